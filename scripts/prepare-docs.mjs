@@ -1,0 +1,16 @@
+// Copies the API reference viewer (swagger-ui-dist) into the Worker's static assets so /docs works offline.
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const source = join(root, "node_modules", "swagger-ui-dist");
+const target = join(root, "public", "docs", "vendor");
+if (!existsSync(source)) {
+  console.warn("swagger-ui-dist is not installed; /docs will have no viewer");
+  process.exit(0);
+}
+mkdirSync(target, { recursive: true });
+for (const file of ["swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"]) {
+  copyFileSync(join(source, file), join(target, file));
+}

@@ -1,0 +1,2 @@
+/** Commands this resource runs inside the Operation's coordinator (see operations/durable-object.ts). */
+export const operationCommands = {};

@@ -1,0 +1,73 @@
+import { and, eq, gt } from "drizzle-orm";
+import { z } from "zod";
+import { getDb, inJsonList } from "../platform/db";
+import { commaList, listPage, pageQueryShape, type ListDefinition } from "../platform/pagination";
+import { defineRoute } from "../platform/routes";
+import { events } from "../platform/schema";
+import { listEnvelope } from "../platform/schemas";
+
+const eventList: ListDefinition = { name: "events", sortable: { id: events.id }, id: events.id, defaultSort: "id", maxLimit: 500 };
+const { limit, nextToken } = pageQueryShape(eventList);
+
+const listEventsQuery = z.strictObject({
+  limit,
+  nextToken,
+  after: z.string().min(1).max(100).optional().describe("Only events after this event id (exclusive)."),
+  types: commaList("Comma list of event types, e.g. operation.created,lines.upserted."),
+  operationId: z.string().min(1).max(100).optional().describe("Only events of this Operation."),
+});
+
+const eventRepresentation = z.object({
+  id: z.string(),
+  type: z.string(),
+  operationId: z.string().optional(),
+  ruleId: z.string().optional(),
+  actor: z.string(),
+  at: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+export const listEvents = defineRoute(
+  {
+    method: "get",
+    path: "/v1/events",
+    summary: "Read the change log",
+    description: "Every change, recorded in the same transaction as the change itself; oldest first. Poll with after=<last id seen>.",
+    tag: "Events",
+    roles: ["OPERATOR"],
+    query: listEventsQuery,
+    responses: { 200: { description: "One page of events.", schema: listEnvelope(eventRepresentation) } },
+    errors: ["invalid_next_token"],
+  },
+  async (c, { query }) => {
+    const principal = c.get("principal");
+    const db = getDb(c.env);
+    const { limit: pageLimit, nextToken: token, ...filters } = query;
+    const page = await listPage({
+      definition: eventList,
+      secret: c.env.PAGINATION_SECRET,
+      binding: { tenant: principal.tenantId, filters },
+      page: { limit: pageLimit, nextToken: token },
+      filters: [
+        eq(events.tenantId, principal.tenantId),
+        query.after ? gt(events.id, query.after) : undefined,
+        query.types && inJsonList(events.type, query.types),
+        query.operationId ? eq(events.operationId, query.operationId) : undefined,
+      ],
+      run: ({ where, orderBy, limit: take, cursorColumns }) =>
+        db.select({ event: events, ...cursorColumns }).from(events).where(and(where)).orderBy(...orderBy).limit(take),
+    });
+    return c.json({
+      items: page.items.map(({ event }) => ({
+        id: event.id,
+        type: event.type,
+        ...(event.operationId && { operationId: event.operationId }),
+        ...(event.ruleId && { ruleId: event.ruleId }),
+        actor: event.actor,
+        at: event.at,
+        data: event.data,
+      })),
+      nextToken: page.nextToken,
+    });
+  },
+);

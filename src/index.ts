@@ -1,0 +1,70 @@
+import { HTTPException } from "hono/http-exception";
+import { bodyLimit } from "hono/body-limit";
+import { authenticate } from "./platform/auth";
+import { createApp, type App } from "./platform/app";
+import { ApiError, problemResponse } from "./platform/errors";
+import { idempotency } from "./platform/idempotency";
+import { buildOpenApiDocument } from "./platform/openapi";
+import { mountRoutes, registeredRoutes } from "./platform/routes";
+import { listEvents } from "./events/list";
+import { operationRoutes } from "./operations/routes";
+import { resourceRoutes } from "./resources";
+
+export { OperationCoordinator } from "./operations/durable-object";
+
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+function buildApp(): App {
+  const app = createApp();
+
+  app.use("*", async (c, next) => {
+    const requestId = crypto.randomUUID();
+    c.set("requestId", requestId);
+    await next();
+    c.res.headers.set("x-request-id", requestId);
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return problemResponse(c, error.problem);
+    if (error instanceof HTTPException && error.status === 400) {
+      // Hono's JSON body parser: malformed JSON.
+      return problemResponse(c, {
+        code: "validation_failed",
+        detail: "The body is not valid JSON.",
+        extras: { errors: [{ field: "body", code: "invalid_json", message: error.message }] },
+      });
+    }
+    console.error(JSON.stringify({ requestId: c.get("requestId"), error: String(error), stack: (error as Error)?.stack }));
+    return problemResponse(c, { code: "internal", detail: "Something went wrong on our side; quote the requestId if you report it." });
+  });
+
+  app.notFound((c) => problemResponse(c, { code: "not_found", detail: `No route ${c.req.method} ${new URL(c.req.url).pathname}.` }));
+
+  app.get("/v1/openapi.json", (c) => c.json(openApiDocument()));
+  app.get("/docs", (c) => c.env.ASSETS.fetch(new Request(new URL("/docs/index.html", c.req.url))));
+  app.get("/docs/*", (c) => c.env.ASSETS.fetch(c.req.raw));
+
+  app.use(
+    "/v1/*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes (8 MiB).`);
+      },
+    }),
+    authenticate,
+    idempotency,
+  );
+
+  mountRoutes(app, [...operationRoutes, ...resourceRoutes, listEvents]);
+  return app;
+}
+
+let cachedDocument: Record<string, unknown> | undefined;
+function openApiDocument() {
+  cachedDocument ??= buildOpenApiDocument(registeredRoutes);
+  return cachedDocument;
+}
+
+export const app = buildApp();
+export default app;

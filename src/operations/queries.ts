@@ -1,0 +1,135 @@
+import { and, eq, gte, inArray, lte, or, sql, type SQL } from "drizzle-orm";
+import type { Principal } from "../platform/app";
+import { inJsonList, type Db } from "../platform/db";
+import { ApiError } from "../platform/errors";
+import { likeContains, listPage, type ListDefinition } from "../platform/pagination";
+import { accountUsers, operationAccounts, operationOwners, operations } from "../platform/schema";
+import type { ListOperationsQuery, OperationRepresentation } from "./schemas";
+
+export type OperationRow = typeof operations.$inferSelect;
+
+export const operationList: ListDefinition = {
+  name: "operations",
+  sortable: {
+    name: operations.nameSort,
+    code: operations.code,
+    startDate: operations.startDate,
+    endDate: operations.endDate,
+    createdAt: operations.createdAt,
+    status: operations.status,
+  },
+  id: operations.id,
+  defaultSort: "-createdAt",
+  maxLimit: 500,
+};
+
+export function toOperationRepresentation(row: OperationRow): OperationRepresentation {
+  return {
+    id: row.id,
+    code: row.code,
+    externalId: row.externalId,
+    name: row.name,
+    description: row.description,
+    type: row.type,
+    status: row.status,
+    startDate: row.startDate,
+    endDate: row.endDate,
+    ownerIds: row.ownerIds,
+    lineCount: row.lineCount,
+    accountCount: row.accountCount,
+    version: row.version,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/**
+ * What an ACCOUNT key may read: PUBLIC Operations, and PRIVATE ones attached to an account
+ * whose users include the key's user. OPERATOR keys see the whole tenant.
+ */
+export function visibleTo(principal: Principal): SQL | undefined {
+  if (principal.role === "OPERATOR") return undefined;
+  return or(
+    eq(operations.type, "PUBLIC"),
+    inArray(
+      operations.id,
+      sql`(select ${operationAccounts.operationId} from ${accountUsers} join ${operationAccounts}
+            on ${operationAccounts.tenantId} = ${accountUsers.tenantId} and ${operationAccounts.accountId} = ${accountUsers.accountId}
+            where ${accountUsers.tenantId} = ${principal.tenantId} and ${accountUsers.userId} = ${principal.userId})`,
+    ),
+  );
+}
+
+export async function findOperation(db: Db, tenantId: string, operationId: string): Promise<OperationRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(operations)
+    .where(and(eq(operations.tenantId, tenantId), eq(operations.id, operationId)))
+    .limit(1);
+  return row;
+}
+
+/** The Operation if the principal may see it; 404 otherwise (never 403: existence is not revealed). */
+export async function getVisibleOperation(db: Db, principal: Principal, operationId: string): Promise<OperationRow> {
+  const [row] = await db
+    .select()
+    .from(operations)
+    .where(and(eq(operations.tenantId, principal.tenantId), eq(operations.id, operationId), visibleTo(principal)))
+    .limit(1);
+  if (!row) throw new ApiError("not_found", `Operation ${operationId} not found.`);
+  return row;
+}
+
+export function operationFilters(principal: Principal, query: ListOperationsQuery): (SQL | undefined)[] {
+  const ids = query.ids ?? query.operationId;
+  const name = query.name ?? query.operationName;
+  const idColumn = { id: operations.id, code: operations.code, externalId: operations.externalId }[query.idType];
+  const nameColumn = query.locale
+    ? sql`lower(coalesce(json_extract(${operations.name}, ${`$."${query.locale}"`}), ''))`
+    : operations.nameSearch;
+  return [
+    eq(operations.tenantId, principal.tenantId),
+    visibleTo(principal),
+    query.status && inJsonList(operations.status, query.status),
+    ids && inJsonList(idColumn, ids),
+    name !== undefined ? sql`${nameColumn} like ${likeContains(name)} escape '\\'` : undefined,
+    query.type && eq(operations.type, query.type),
+    query.startDateFrom ? gte(operations.startDate, query.startDateFrom) : undefined,
+    query.startDateTo ? lte(operations.startDate, query.startDateTo) : undefined,
+    query.endDateFrom ? gte(operations.endDate, query.endDateFrom) : undefined,
+    query.endDateTo ? lte(operations.endDate, query.endDateTo) : undefined,
+    query.ownerIds &&
+      inArray(
+        operations.id,
+        sql`(select ${operationOwners.operationId} from ${operationOwners}
+              where ${operationOwners.tenantId} = ${principal.tenantId} and ${inJsonList(operationOwners.userId, query.ownerIds)})`,
+      ),
+  ];
+}
+
+export async function listOperations(db: Db, secret: string, principal: Principal, query: ListOperationsQuery) {
+  const definition: ListDefinition = query.locale
+    ? {
+        ...operationList,
+        sortable: {
+          ...operationList.sortable,
+          name: sql`lower(coalesce(json_extract(${operations.name}, ${`$."${query.locale}"`}), ''))`,
+        },
+      }
+    : operationList;
+  const { limit, nextToken, sort, ...filters } = query;
+  return listPage({
+    definition,
+    secret,
+    binding: { tenant: principal.tenantId, user: principal.userId, filters },
+    page: { limit, nextToken, sort },
+    filters: operationFilters(principal, query),
+    run: ({ where, orderBy, limit: take, cursorColumns }) =>
+      db
+        .select({ row: operations, ...cursorColumns })
+        .from(operations)
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(take),
+  });
+}

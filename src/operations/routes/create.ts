@@ -1,0 +1,80 @@
+import { actorOf } from "../../platform/app";
+import { getDb, isUniqueViolation, runBatch } from "../../platform/db";
+import { ApiError } from "../../platform/errors";
+import { appendEvent } from "../../platform/events";
+import { idPrefixes, newId } from "../../platform/ids";
+import { searchText, sortText } from "../../platform/locale";
+import { defineRoute } from "../../platform/routes";
+import { operations } from "../../platform/schema";
+import { nowIso } from "../../platform/time";
+import { ownerStatements } from "../commands";
+import { findOperation, toOperationRepresentation } from "../queries";
+import { createOperationBody, operationRepresentation } from "../schemas";
+import { withVersionHeaders } from "./headers";
+
+export default defineRoute(
+  {
+    method: "post",
+    path: "/v1/operations",
+    summary: "Create an Operation",
+    description: "Creates the Operation in DRAFT with no lines and no accounts.",
+    tag: "Operations",
+    roles: ["OPERATOR"],
+    body: createOperationBody,
+    headers: ["Idempotency-Key"],
+    responses: {
+      201: { description: "Created.", schema: operationRepresentation, headers: { Location: "URL of the new Operation", ETag: "Its version" } },
+    },
+    errors: ["duplicate_code", "idempotency_key_reused"],
+  },
+  async (c, { body }) => {
+    const principal = c.get("principal");
+    const db = getDb(c.env);
+    const id = newId(idPrefixes.operation);
+    const now = nowIso();
+    const ownerIds = [...new Set(body.ownerIds ?? [])];
+    const name = body.name;
+    try {
+      await runBatch(db, [
+        db.insert(operations).values({
+          id,
+          tenantId: principal.tenantId,
+          code: body.code,
+          externalId: body.externalId ?? null,
+          name,
+          description: body.description ?? {},
+          nameSearch: searchText(name),
+          nameSort: sortText(name, principal.tenantDefaultLocale),
+          type: body.type,
+          status: "DRAFT",
+          startDate: body.startDate,
+          endDate: body.endDate,
+          ownerIds,
+          lineCount: 0,
+          accountCount: 0,
+          cartCount: 0,
+          orderCount: 0,
+          version: 1,
+          createdAt: now,
+          updatedAt: now,
+        }),
+        ...ownerStatements(db, principal.tenantId, id, ownerIds, false),
+        appendEvent(db, {
+          tenantId: principal.tenantId,
+          type: "operation.created",
+          actor: actorOf(principal),
+          operationId: id,
+          data: { code: body.code, type: body.type },
+        }),
+      ]);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ApiError("duplicate_code", `Operation code ${body.code} is already used in this tenant.`);
+      throw error;
+    }
+    const row = await findOperation(db, principal.tenantId, id);
+    const representation = toOperationRepresentation(row!);
+    c.header("Location", `/v1/operations/${id}`);
+    withVersionHeaders(c, representation.version);
+    return c.json(representation, 201);
+  },
+);

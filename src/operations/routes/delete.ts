@@ -1,0 +1,22 @@
+import { defineRoute } from "../../platform/routes";
+import { operationIdParam } from "../../platform/schemas";
+import { runOperationCommand } from "../durable-object";
+
+export default defineRoute(
+  {
+    method: "delete",
+    path: "/v1/operations/:operationId",
+    summary: "Delete an Operation",
+    description: "Deletes the Operation with its lines and attachments. Refused while a cart or order is linked: set it INACTIVE instead.",
+    tag: "Operations",
+    roles: ["OPERATOR"],
+    params: operationIdParam,
+    headers: ["If-Match", "Idempotency-Key"],
+    responses: { 204: { description: "Deleted." } },
+    errors: ["not_found", "operation_has_links", "version_mismatch", "idempotency_key_reused"],
+  },
+  async (c, { params }) => {
+    await runOperationCommand(c.env, c.get("principal"), params.operationId, "delete", { ifMatch: c.req.header("if-match") });
+    return c.body(null, 204);
+  },
+);

@@ -1,0 +1,24 @@
+import { getDb } from "../../platform/db";
+import { defineRoute } from "../../platform/routes";
+import { operationIdParam } from "../../platform/schemas";
+import { getVisibleOperation, toOperationRepresentation } from "../queries";
+import { operationRepresentation } from "../schemas";
+import { withVersionHeaders } from "./headers";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/operations/:operationId",
+    summary: "Read an Operation",
+    tag: "Operations",
+    roles: ["OPERATOR", "ACCOUNT"],
+    params: operationIdParam,
+    responses: { 200: { description: "The Operation.", schema: operationRepresentation, headers: { ETag: "Its version" } } },
+    errors: ["not_found"],
+  },
+  async (c, { params }) => {
+    const row = await getVisibleOperation(getDb(c.env), c.get("principal"), params.operationId);
+    withVersionHeaders(c, row.version);
+    return c.json(toOperationRepresentation(row));
+  },
+);

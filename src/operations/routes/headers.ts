@@ -1,0 +1,5 @@
+import type { Context } from "hono";
+
+export function withVersionHeaders(c: Context, version: number): void {
+  c.header("ETag", `"${version}"`);
+}

@@ -1,0 +1,24 @@
+import { getDb } from "../../platform/db";
+import { defineRoute } from "../../platform/routes";
+import { listEnvelope } from "../../platform/schemas";
+import { listOperations, toOperationRepresentation } from "../queries";
+import { listOperationsQuery, operationRepresentation } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/operations",
+    summary: "List Operations",
+    description:
+      "Filters combine with AND; comma lists match any of their values. ACCOUNT keys see PUBLIC Operations and PRIVATE ones attached to one of their accounts.",
+    tag: "Operations",
+    roles: ["OPERATOR", "ACCOUNT"],
+    query: listOperationsQuery,
+    responses: { 200: { description: "One page.", schema: listEnvelope(operationRepresentation) } },
+    errors: ["invalid_next_token"],
+  },
+  async (c, { query }) => {
+    const page = await listOperations(getDb(c.env), c.env.PAGINATION_SECRET, c.get("principal"), query);
+    return c.json({ items: page.items.map((item) => toOperationRepresentation(item.row)), nextToken: page.nextToken });
+  },
+);

@@ -1,0 +1,37 @@
+import { defineRoute } from "../../platform/routes";
+import { operationIdParam } from "../../platform/schemas";
+import { runOperationCommand } from "../durable-object";
+import { operationRepresentation, patchOperationBody } from "../schemas";
+import { withVersionHeaders } from "./headers";
+
+export default defineRoute(
+  {
+    method: "patch",
+    path: "/v1/operations/:operationId",
+    summary: "Change an Operation",
+    description:
+      "JSON Merge Patch. name, description, code, externalId, startDate, endDate and ownerIds change in any state; type only in DRAFT. Changing dates of an ACTIVE Operation answers with a Warning header.",
+    tag: "Operations",
+    roles: ["OPERATOR"],
+    params: operationIdParam,
+    body: patchOperationBody,
+    headers: ["If-Match", "Idempotency-Key"],
+    responses: {
+      200: {
+        description: "The changed Operation.",
+        schema: operationRepresentation,
+        headers: { ETag: "Its new version", Warning: '199 - "dates changed on an ACTIVE operation" when that happened' },
+      },
+    },
+    errors: ["not_found", "operation_not_draft", "duplicate_code", "version_mismatch", "idempotency_key_reused"],
+  },
+  async (c, { params, body }) => {
+    const result = await runOperationCommand(c.env, c.get("principal"), params.operationId, "patch", {
+      patch: body,
+      ifMatch: c.req.header("if-match"),
+    });
+    if (result.datesChangedWhileActive) c.header("Warning", '199 - "dates changed on an ACTIVE operation"');
+    withVersionHeaders(c, result.operation.version);
+    return c.json(result.operation);
+  },
+);

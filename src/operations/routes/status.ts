@@ -1,0 +1,30 @@
+import { defineRoute } from "../../platform/routes";
+import { operationIdParam } from "../../platform/schemas";
+import { runOperationCommand } from "../durable-object";
+import { operationRepresentation, statusChangeBody } from "../schemas";
+import { withVersionHeaders } from "./headers";
+
+export default defineRoute(
+  {
+    method: "post",
+    path: "/v1/operations/:operationId/status",
+    summary: "Change an Operation's status",
+    description:
+      "Allowed: DRAFT→ACTIVE (needs ≥ 1 line), ACTIVE→INACTIVE, INACTIVE→ACTIVE, DRAFT→INACTIVE, ACTIVE/INACTIVE→DRAFT while no cart or order is linked. Anything else (including a change to the current status) is 409 invalid_transition.",
+    tag: "Operations",
+    roles: ["OPERATOR"],
+    params: operationIdParam,
+    body: statusChangeBody,
+    headers: ["If-Match", "Idempotency-Key"],
+    responses: { 200: { description: "The Operation in its new status.", schema: operationRepresentation, headers: { ETag: "Its new version" } } },
+    errors: ["not_found", "invalid_transition", "version_mismatch", "idempotency_key_reused"],
+  },
+  async (c, { params, body }) => {
+    const operation = await runOperationCommand(c.env, c.get("principal"), params.operationId, "status", {
+      status: body.status,
+      ifMatch: c.req.header("if-match"),
+    });
+    withVersionHeaders(c, operation.version);
+    return c.json(operation);
+  },
+);

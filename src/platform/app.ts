@@ -1,0 +1,41 @@
+import { Hono } from "hono";
+import type { Env } from "./env";
+
+export type Role = "OPERATOR" | "ACCOUNT";
+
+export interface Principal {
+  tenantId: string;
+  role: Role;
+  /** Set for ACCOUNT keys: the customer user the key acts for. */
+  userId: string | null;
+  keyId: string;
+  tenantDefaultLocale: string;
+}
+
+export interface RequestScope {
+  locale: string | null;
+  storeId: string | null;
+  storeView: string | null;
+}
+
+export interface AppVariables {
+  requestId: string;
+  principal: Principal;
+  scope: RequestScope;
+}
+
+export interface AppBindings {
+  Bindings: Env;
+  Variables: AppVariables;
+}
+
+export type App = Hono<AppBindings>;
+
+export function createApp(): App {
+  return new Hono<AppBindings>();
+}
+
+/** The actor recorded on events and attachments. */
+export function actorOf(principal: Principal): string {
+  return principal.role === "ACCOUNT" ? `user:${principal.userId}` : `key:${principal.keyId}`;
+}

@@ -1,0 +1,140 @@
+import { is, SQL, sql, type SQLWrapper } from "drizzle-orm";
+import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
+import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
+import type { Env } from "./env";
+import * as schema from "./schema";
+
+export type Db = DrizzleD1Database<typeof schema> & { $client: D1Database };
+
+/** D1's per-statement limits (Cloudflare docs). Local D1 does not enforce them. */
+export const D1_MAX_BOUND_PARAMETERS = 100;
+export const D1_MAX_SQL_BYTES = 100_000;
+export const D1_MAX_VALUE_BYTES = 2_000_000;
+/** Stay well under D1's 2 MB limit for one bound string/blob value. */
+export const D1_MAX_JSON_PARAMETER_BYTES = 1_500_000;
+
+export class D1LimitExceeded extends Error {}
+
+function checkStatement(query: string, params: number): void {
+  if (params > D1_MAX_BOUND_PARAMETERS) {
+    throw new D1LimitExceeded(`statement binds ${params} parameters (limit ${D1_MAX_BOUND_PARAMETERS})`);
+  }
+  const bytes = new TextEncoder().encode(query).length;
+  if (bytes > D1_MAX_SQL_BYTES) throw new D1LimitExceeded(`statement is ${bytes} bytes of SQL (limit ${D1_MAX_SQL_BYTES})`);
+}
+
+/**
+ * Wraps a D1 binding so every statement is checked against the production limits.
+ * Tests turn it on (D1_LIMITS_GUARD=on) because the local simulator accepts larger statements.
+ */
+export function guardD1Limits(d1: D1Database): D1Database {
+  const wrapStatement = (statement: D1PreparedStatement, query: string): D1PreparedStatement =>
+    new Proxy(statement, {
+      get(target, prop, receiver) {
+        if (prop === "bind") {
+          return (...values: unknown[]) => {
+            checkStatement(query, values.length);
+            for (const value of values) {
+              if (typeof value === "string" && value.length > 500_000 && new TextEncoder().encode(value).length > D1_MAX_VALUE_BYTES) {
+                throw new D1LimitExceeded(`a bound value exceeds D1's ${D1_MAX_VALUE_BYTES}-byte value limit`);
+              }
+            }
+            return wrapStatement(target.bind(...values), query);
+          };
+        }
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  return new Proxy(d1, {
+    get(target, prop, receiver) {
+      if (prop === "prepare") {
+        return (query: string) => {
+          checkStatement(query, 0);
+          return wrapStatement(target.prepare(query), query);
+        };
+      }
+      if (prop === "batch") {
+        // Statements were already checked when prepared through this proxy; unwrap is not needed.
+        return (statements: D1PreparedStatement[]) => target.batch(statements);
+      }
+      const value = Reflect.get(target, prop, receiver);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+export function d1(env: Env): D1Database {
+  return env.D1_LIMITS_GUARD === "on" ? guardD1Limits(env.DB) : env.DB;
+}
+
+export function getDb(env: Env): Db {
+  return drizzle(d1(env), { schema });
+}
+
+/** Splits items into JSON arrays each under the D1 value limit, for `json_each(?)` statements. */
+export function jsonChunks<T>(items: T[], maxBytes = D1_MAX_JSON_PARAMETER_BYTES): string[] {
+  const chunks: string[] = [];
+  let current: string[] = [];
+  let size = 2;
+  for (const item of items) {
+    const encoded = JSON.stringify(item);
+    if (current.length && size + encoded.length + 1 > maxBytes) {
+      chunks.push(`[${current.join(",")}]`);
+      current = [];
+      size = 2;
+    }
+    current.push(encoded);
+    size += encoded.length + 1;
+  }
+  if (current.length || !chunks.length) chunks.push(`[${current.join(",")}]`);
+  return chunks;
+}
+
+export function isWriteGuardFailure(error: unknown): boolean {
+  return error instanceof Error && /CHECK constraint failed: (write_guard|ok = 1)/i.test(error.message + String((error as { cause?: unknown }).cause ?? ""));
+}
+
+export function isUniqueViolation(error: unknown, indexHint?: string): boolean {
+  const text = error instanceof Error ? error.message + String((error as { cause?: unknown }).cause ?? "") : String(error);
+  return /UNIQUE constraint failed/i.test(text) && (!indexHint || text.includes(indexHint));
+}
+
+/**
+ * `expr IN (values)` bound as one JSON parameter, so a long list never breaks D1's
+ * 100-parameter limit; SQLite still uses an index on `expr`.
+ */
+export function inJsonList(expression: SQLWrapper, values: readonly (string | number)[]): SQL {
+  return sql`${expression} in (select value from json_each(${JSON.stringify(values)}))`;
+}
+
+/** Anything one batch can hold: a drizzle query builder or a raw `sql` statement. */
+export type Statement = SQL | { toSQL(): { sql: string; params: unknown[] } };
+
+const dialect = new SQLiteAsyncDialect();
+
+function compile(statement: Statement): { sql: string; params: unknown[] } {
+  return is(statement, SQL) ? dialect.sqlToQuery(statement) : statement.toSQL();
+}
+
+/**
+ * Runs statements as one D1 batch (one transaction). Used instead of drizzle's batch, which
+ * cannot carry raw statements with parameters.
+ */
+export async function runBatch(db: Db, statements: Statement[]): Promise<D1Result[]> {
+  const client = db.$client;
+  return client.batch(
+    statements.map((statement) => {
+      const query = compile(statement);
+      return client.prepare(query.sql).bind(...query.params);
+    }),
+  );
+}
+
+/**
+ * A statement that aborts its batch unless `condition` holds at that point of the transaction:
+ * the SQL-side re-check behind every Durable Object command.
+ */
+export function writeGuard(condition: SQL): SQL {
+  return sql`insert into write_guard (ok) select 0 where not (${condition})`;
+}

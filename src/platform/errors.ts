@@ -1,0 +1,97 @@
+import type { Context } from "hono";
+
+/** The error catalogue: every problem the API can answer, by code (API.md §2). */
+export const ERROR_CATALOGUE = {
+  validation_failed: { status: 400, title: "Request is not valid" },
+  invalid_next_token: { status: 400, title: "nextToken does not match this list" },
+  unauthorized: { status: 401, title: "Missing or unknown credentials" },
+  client_mismatch: { status: 403, title: "svc-client does not match the key's role" },
+  forbidden: { status: 403, title: "Not allowed for this role" },
+  account_not_permitted: { status: 403, title: "Account is not one of the caller's" },
+  account_not_attached: { status: 403, title: "Account is not attached to this Operation" },
+  not_found: { status: 404, title: "Resource not found" },
+  method_not_allowed: { status: 405, title: "Method not allowed on this resource" },
+  operation_not_draft: { status: 409, title: "Operation is not in DRAFT" },
+  operation_not_private: { status: 409, title: "Operation is not PRIVATE" },
+  operation_has_links: { status: 409, title: "Operation has linked carts or orders" },
+  invalid_transition: { status: 409, title: "Status transition not allowed" },
+  duplicate_scope: { status: 409, title: "A Quotas Rule with this scope exists" },
+  duplicate_code: { status: 409, title: "Operation code already used in this tenant" },
+  operation_not_open: { status: 409, title: "Operation is not open for carts and orders" },
+  idempotency_in_progress: { status: 409, title: "A request with this Idempotency-Key is still running" },
+  version_mismatch: { status: 412, title: "If-Match does not match the current version" },
+  batch_too_large: { status: 413, title: "Batch larger than its limit" },
+  payload_too_large: { status: 413, title: "Request body larger than 8 MiB" },
+  unsupported_media_type: { status: 415, title: "Body must be application/json" },
+  line_bounds_invalid: { status: 422, title: "Line bounds are not valid" },
+  unknown_accounts: { status: 422, title: "Accounts not in the directory" },
+  order_lines_invalid: { status: 422, title: "Order lines are not valid for this Operation" },
+  quota_min_not_met: { status: 422, title: "Order below the effective minimum" },
+  idempotency_key_reused: { status: 422, title: "Idempotency-Key reused with a different request" },
+  rate_limited: { status: 429, title: "Too many requests" },
+  internal: { status: 500, title: "Internal error" },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export interface ProblemItem {
+  index?: number;
+  field?: string;
+  code: string;
+  message: string;
+  [extra: string]: unknown;
+}
+
+/** Everything a problem body may carry beyond the standard members. */
+export interface ProblemExtras {
+  errors?: ProblemItem[];
+  [extra: string]: unknown;
+}
+
+/** A failure the API answers on purpose. Plain data, so it can cross a Durable Object RPC boundary. */
+export interface Problem {
+  code: ErrorCode;
+  detail: string;
+  extras?: ProblemExtras;
+  headers?: Record<string, string>;
+}
+
+export class ApiError extends Error {
+  readonly problem: Problem;
+  constructor(code: ErrorCode, detail: string, extras?: ProblemExtras, headers?: Record<string, string>) {
+    super(detail);
+    this.problem = { code, detail, extras, headers };
+  }
+  static from(problem: Problem): ApiError {
+    return new ApiError(problem.code, problem.detail, problem.extras, problem.headers);
+  }
+  get status(): number {
+    return ERROR_CATALOGUE[this.problem.code].status;
+  }
+}
+
+export const PROBLEM_TYPE_BASE = "https://errors.example/";
+
+export function problemBody(problem: Problem, requestId: string): Record<string, unknown> {
+  const entry = ERROR_CATALOGUE[problem.code];
+  return {
+    type: PROBLEM_TYPE_BASE + problem.code,
+    title: entry.title,
+    status: entry.status,
+    code: problem.code,
+    detail: problem.detail,
+    requestId,
+    ...problem.extras,
+  };
+}
+
+export function problemResponse(c: Context, problem: Problem): Response {
+  const requestId = (c.get("requestId") as string | undefined) ?? crypto.randomUUID();
+  const status = ERROR_CATALOGUE[problem.code].status;
+  const headers: Record<string, string> = {
+    "content-type": "application/problem+json",
+    "x-request-id": requestId,
+    ...problem.headers,
+  };
+  return new Response(JSON.stringify(problemBody(problem, requestId)), { status, headers });
+}

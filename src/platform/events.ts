@@ -1,0 +1,45 @@
+import type { Db } from "./db";
+import { idPrefixes, newId } from "./ids";
+import { events } from "./schema";
+import { nowIso } from "./time";
+
+export type EventType =
+  | "operation.created"
+  | "operation.updated"
+  | "operation.status_changed"
+  | "operation.deleted"
+  | "lines.upserted"
+  | "lines.removed"
+  | "accounts.attached"
+  | "accounts.detached"
+  | "directory.upserted"
+  | "rule.created"
+  | "rule.updated"
+  | "rule.deleted"
+  | "quota_default.updated"
+  | "cart.created"
+  | "order.created"
+  | "order.blocked";
+
+export interface NewEvent {
+  tenantId: string;
+  type: EventType;
+  actor: string;
+  operationId?: string | null;
+  ruleId?: string | null;
+  data: Record<string, unknown>;
+}
+
+/** The insert for one event: put it in the same batch as the change it records. */
+export function appendEvent(db: Db, event: NewEvent) {
+  return db.insert(events).values({
+    id: newId(idPrefixes.event),
+    tenantId: event.tenantId,
+    type: event.type,
+    operationId: event.operationId ?? null,
+    ruleId: event.ruleId ?? null,
+    actor: event.actor,
+    at: nowIso(),
+    data: event.data,
+  });
+}

@@ -1,0 +1,82 @@
+import { and, eq, sql } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import type { AppBindings } from "./app";
+import { sha256Hex } from "./crypto";
+import { getDb } from "./db";
+import { ApiError } from "./errors";
+import { idempotencyKeys } from "./schema";
+import { nowIso } from "./time";
+
+const RETENTION_MS = 48 * 60 * 60 * 1000;
+const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const REPLAYED_HEADERS = ["content-type", "location", "etag", "warning"];
+
+/**
+ * Idempotency-Key (API.md §1): the first request with a key runs and its answer is stored;
+ * a replay with the same method, path and body gets that answer; anything else with the key is 422.
+ */
+export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
+  const key = c.req.header("idempotency-key");
+  if (key === undefined || !UNSAFE_METHODS.has(c.req.method)) return next();
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+    throw new ApiError("validation_failed", "Idempotency-Key must be 1–255 visible ASCII characters.", {
+      errors: [{ field: "header.Idempotency-Key", code: "invalid_string", message: "1–255 visible ASCII characters" }],
+    });
+  }
+  const { tenantId } = c.get("principal");
+  const url = new URL(c.req.url);
+  const fingerprint = await sha256Hex(`${c.req.method} ${url.pathname}${url.search}\n${await c.req.text()}`);
+  const db = getDb(c.env);
+  const now = nowIso();
+  const expiredBefore = new Date(Date.now() - RETENTION_MS).toISOString();
+
+  const claimed = await db
+    .insert(idempotencyKeys)
+    .values({ tenantId, idempotencyKey: key, fingerprint, state: "PENDING", createdAt: now })
+    .onConflictDoUpdate({
+      target: [idempotencyKeys.tenantId, idempotencyKeys.idempotencyKey],
+      set: { fingerprint, state: "PENDING", responseStatus: null, responseHeaders: null, responseBody: null, createdAt: now },
+      setWhere: sql`${idempotencyKeys.createdAt} < ${expiredBefore}`,
+    })
+    .returning({ key: idempotencyKeys.idempotencyKey });
+
+  const where = and(eq(idempotencyKeys.tenantId, tenantId), eq(idempotencyKeys.idempotencyKey, key));
+  if (!claimed.length) {
+    const [stored] = await db.select().from(idempotencyKeys).where(where);
+    if (!stored || stored.fingerprint !== fingerprint) {
+      throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request.");
+    }
+    if (stored.state === "PENDING") {
+      throw new ApiError("idempotency_in_progress", "The first request with this Idempotency-Key has not finished.", undefined, {
+        "retry-after": "1",
+      });
+    }
+    return new Response(stored.responseBody, {
+      status: stored.responseStatus ?? 200,
+      headers: { ...stored.responseHeaders, "idempotent-replayed": "true", "x-request-id": c.get("requestId") },
+    });
+  }
+
+  try {
+    await next();
+  } catch (error) {
+    await db.delete(idempotencyKeys).where(where);
+    throw error;
+  }
+  const response = c.res;
+  if (response.status >= 500) {
+    // Nothing was promised: let the client retry with the same key.
+    await db.delete(idempotencyKeys).where(where);
+    return;
+  }
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const value = response.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  const body = response.status === 204 ? null : await response.clone().text();
+  await db
+    .update(idempotencyKeys)
+    .set({ state: "DONE", responseStatus: response.status, responseHeaders: headers, responseBody: body })
+    .where(where);
+});

@@ -1,0 +1,51 @@
+const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+let lastTime = 0;
+let lastRandom: number[] = [];
+
+function encodeTime(ms: number): string {
+  let out = "";
+  for (let i = 0; i < 10; i++) {
+    out = CROCKFORD[ms % 32] + out;
+    ms = Math.floor(ms / 32);
+  }
+  return out;
+}
+
+function nextRandom(now: number): number[] {
+  if (now <= lastTime && lastRandom.length) {
+    // Same millisecond (or a clock step back): increment so ids stay strictly increasing in this isolate.
+    const next = [...lastRandom];
+    for (let i = next.length - 1; i >= 0; i--) {
+      if (next[i] < 31) {
+        next[i]++;
+        break;
+      }
+      next[i] = 0;
+    }
+    lastRandom = next;
+    return next;
+  }
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  lastRandom = Array.from(bytes, (b) => b % 32);
+  lastRandom[0] = lastRandom[0] & 15; // headroom so increments within one millisecond never overflow
+  lastTime = now;
+  return lastRandom;
+}
+
+/** Time-ordered id (ULID layout): string order follows creation order. */
+export function newId(prefix: string): string {
+  const now = Date.now();
+  const time = encodeTime(Math.max(now, lastTime));
+  const random = nextRandom(now);
+  return `${prefix}_${time}${random.map((n) => CROCKFORD[n]).join("")}`;
+}
+
+export const idPrefixes = {
+  operation: "op",
+  rule: "qr",
+  cart: "cart",
+  order: "ord",
+  event: "evt",
+  key: "key",
+} as const;

@@ -1,0 +1,60 @@
+import { z } from "zod";
+
+export type LocalizedText = Record<string, string>;
+
+const LOCALE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
+
+export const localeTag = z.string().regex(LOCALE_TAG, "must be a BCP 47 language tag such as en or fr-FR");
+
+/** A localized map as written by clients: locale → text. */
+export const localizedText = z
+  .record(localeTag, z.string().max(2000))
+  .refine((map) => Object.keys(map).length <= 50, "at most 50 locales")
+  .describe("Text per BCP 47 locale, e.g. { \"en\": \"Spring\", \"fr\": \"Printemps\" }.");
+
+/** A merge-patch of a localized map: a locale set to null is removed. */
+export const localizedTextPatch = z
+  .record(localeTag, z.string().max(2000).nullable())
+  .describe("Merge patch by locale: a value replaces, null removes that locale.");
+
+export function mergeLocalized(current: LocalizedText, patch: Record<string, string | null>): LocalizedText {
+  const merged: LocalizedText = { ...current };
+  for (const [locale, value] of Object.entries(patch)) {
+    if (value === null) delete merged[locale];
+    else merged[locale] = value;
+  }
+  return merged;
+}
+
+/** Lower-cased values of every locale, joined: what case-insensitive substring filters search. */
+export function searchText(text: LocalizedText): string {
+  return Object.values(text)
+    .map((v) => v.toLowerCase())
+    .join("\u001f");
+}
+
+/**
+ * Picks the text to show for a requested locale: exact tag, then its base language
+ * (fr-FR → fr), then the tenant's default locale, then any value.
+ */
+export function resolveLocale(
+  text: LocalizedText,
+  requested: string | null,
+  tenantDefault: string,
+): { locale: string | null; value: string | null } {
+  const keys = Object.keys(text);
+  const find = (tag: string) => keys.find((k) => k.toLowerCase() === tag.toLowerCase());
+  const candidates = requested ? [requested, requested.split("-")[0]] : [];
+  candidates.push(tenantDefault, tenantDefault.split("-")[0]);
+  for (const candidate of candidates) {
+    const key = find(candidate);
+    if (key) return { locale: key, value: text[key] };
+  }
+  const sortedKeys = [...keys].sort();
+  return sortedKeys.length ? { locale: sortedKeys[0], value: text[sortedKeys[0]] } : { locale: null, value: null };
+}
+
+/** The sort key for a localized field: the tenant default locale's text, else any. */
+export function sortText(text: LocalizedText, tenantDefault: string): string {
+  return (resolveLocale(text, null, tenantDefault).value ?? "").toLowerCase();
+}

@@ -1,0 +1,128 @@
+import { z } from "zod";
+import { ERROR_CATALOGUE, type ErrorCode } from "./errors";
+import type { RouteDefinition } from "./routes";
+
+type JsonSchema = Record<string, unknown>;
+
+/** Problems any authenticated route can answer, whatever it does. */
+const COMMON_ERRORS: ErrorCode[] = ["unauthorized", "client_mismatch", "forbidden", "rate_limited", "internal"];
+
+const HEADER_DOCS: Record<string, { description: string; schema: JsonSchema }> = {
+  "If-Match": { description: 'The ETag from GET ("<version>"). Stale: 412 version_mismatch.', schema: { type: "string" } },
+  "Idempotency-Key": {
+    description: "Replays with the same key, method, path and body return the first answer (kept 48 h). Other requests with the key: 422 idempotency_key_reused.",
+    schema: { type: "string", maxLength: 255 },
+  },
+  locale: { description: "BCP 47 tag selecting the language of front representations.", schema: { type: "string" } },
+  "svc-store": { description: "Default storeId for carts, orders and quota evaluation.", schema: { type: "string" } },
+  "svc-store-view": { description: "Store view, echoed in front representations.", schema: { type: "string" } },
+};
+
+function toSchema(schema: z.ZodType): JsonSchema {
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
+  delete json.$schema;
+  return json;
+}
+
+function objectParameters(schema: z.ZodType | undefined, location: "path" | "query"): JsonSchema[] {
+  if (!schema) return [];
+  const json = toSchema(schema);
+  const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((json.required as string[] | undefined) ?? []);
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: location,
+    required: location === "path" || (required.has(name) && property.default === undefined),
+    description: property.description,
+    schema: property,
+  }));
+}
+
+const problemSchema: JsonSchema = {
+  type: "object",
+  required: ["type", "title", "status", "code", "requestId"],
+  properties: {
+    type: { type: "string", format: "uri" },
+    title: { type: "string" },
+    status: { type: "integer" },
+    code: { type: "string", enum: Object.keys(ERROR_CATALOGUE) },
+    detail: { type: "string" },
+    requestId: { type: "string" },
+    errors: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          index: { type: "integer" },
+          field: { type: "string" },
+          code: { type: "string" },
+          message: { type: "string" },
+          variantExternalId: { type: "string" },
+        },
+      },
+    },
+  },
+  additionalProperties: true,
+};
+
+/** OpenAPI 3.1 document built from the same zod schemas that validate requests. */
+export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const { spec } of routes) {
+    const path = spec.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(spec.responses)) {
+      responses[status] = {
+        description: response.description,
+        ...(response.headers && {
+          headers: Object.fromEntries(
+            Object.entries(response.headers).map(([name, description]) => [name, { description, schema: { type: "string" } }]),
+          ),
+        }),
+        ...(response.schema && { content: { "application/json": { schema: toSchema(response.schema) } } }),
+      };
+    }
+    const errorCodes = [...new Set<ErrorCode>([...COMMON_ERRORS, ...spec.errors, ...(spec.query || spec.body || spec.params ? (["validation_failed"] as ErrorCode[]) : [])])];
+    const byStatus = new Map<number, ErrorCode[]>();
+    for (const code of errorCodes) {
+      const status = ERROR_CATALOGUE[code].status;
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
+    for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+      responses[String(status)] = {
+        description: codes.map((code) => `${code}: ${ERROR_CATALOGUE[code].title}`).join("; "),
+        content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+      };
+    }
+    const headerParameters = (spec.headers ?? []).map((name) => ({ name, in: "header", required: false, ...HEADER_DOCS[name] }));
+    paths[path] ??= {};
+    paths[path][spec.method] = {
+      operationId: `${spec.method}${path.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_, ch: string | undefined) => (ch ? ch.toUpperCase() : ""))}`,
+      summary: spec.summary,
+      description: `${spec.description ?? ""}\n\nRoles: ${spec.roles.join(", ")}.`.trim(),
+      tags: [spec.tag],
+      parameters: [...objectParameters(spec.params, "path"), ...objectParameters(spec.query, "query"), ...headerParameters],
+      ...(spec.body && { requestBody: { required: true, content: { "application/json": { schema: toSchema(spec.body) } } } }),
+      responses,
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Campaign and buying-policy API",
+      version: "1.0.0",
+      description:
+        "Operations (campaigns of product-variant lines and attached buyer accounts), Quotas Rules and their evaluation, carts, orders and server-side comparison. Every error is application/problem+json. Lists are keyset-paginated: pass nextToken from the previous page with the same filters and sort. Unknown query parameters and body fields are rejected with 400 validation_failed so typos never pass silently.",
+    },
+    servers: [{ url: "http://127.0.0.1:8787" }],
+    security: [{ svcClient: [], svcApiKey: [] }],
+    components: {
+      securitySchemes: {
+        svcClient: { type: "apiKey", in: "header", name: "svc-client", description: "OPERATOR or ACCOUNT; must match the key's role." },
+        svcApiKey: { type: "apiKey", in: "header", name: "svc-api-key", description: "The secret key, issued by `npm run key`." },
+      },
+      schemas: { Problem: problemSchema },
+    },
+    paths,
+  };
+}

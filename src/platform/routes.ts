@@ -1,0 +1,103 @@
+import { zValidator } from "@hono/zod-validator";
+import type { Context, MiddlewareHandler } from "hono";
+import { z } from "zod";
+import type { App, AppBindings, Role } from "./app";
+import { requireRole } from "./auth";
+import { ApiError, type ErrorCode } from "./errors";
+import { throwZodError } from "./validation";
+
+export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
+
+type AnyObject = z.ZodObject<z.ZodRawShape>;
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  headers?: Record<string, string>;
+}
+
+/** One route: its contract (fed to validation and to the OpenAPI document) and its handler. */
+export interface RouteSpec<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends z.ZodType | undefined> {
+  method: HttpMethod;
+  /** Hono path syntax: /v1/operations/:operationId */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** Roles allowed to call; anything else answers 403 forbidden. */
+  roles: Role[];
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Extra request headers the route reads (documented). */
+  headers?: ("If-Match" | "Idempotency-Key" | "locale" | "svc-store" | "svc-store-view")[];
+  responses: Record<number, ResponseSpec>;
+  /** Problem codes this route can answer beyond the ones every route can. */
+  errors: ErrorCode[];
+}
+
+type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface RouteInput<P, Q, B> {
+  params: Infer<P>;
+  query: Infer<Q>;
+  body: Infer<B>;
+}
+
+export type RouteHandler<P, Q, B> = (c: Context<AppBindings>, input: RouteInput<P, Q, B>) => Response | Promise<Response>;
+
+export interface RouteDefinition {
+  spec: RouteSpec<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined>;
+  handler: RouteHandler<unknown, unknown, unknown>;
+}
+
+export function defineRoute<
+  P extends AnyObject | undefined = undefined,
+  Q extends AnyObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(spec: RouteSpec<P, Q, B>, handler: RouteHandler<P, Q, B>): RouteDefinition {
+  return { spec, handler } as unknown as RouteDefinition;
+}
+
+const JSON_CONTENT_TYPE = /^application\/([a-z.-]+\+)?json\s*(;.*)?$/i;
+
+const requireJsonBody: MiddlewareHandler<AppBindings> = async (c, next) => {
+  const contentType = c.req.header("content-type") ?? "";
+  if (!JSON_CONTENT_TYPE.test(contentType)) {
+    throw new ApiError("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
+  }
+  await next();
+};
+
+function validator(target: "param" | "query" | "json", schema: z.ZodType): MiddlewareHandler<AppBindings> {
+  const label = target === "param" ? "path" : target === "json" ? "body" : "query";
+  return zValidator(target, schema as never, (result) => {
+    if (!result.success) throwZodError(result.error as z.ZodError, label);
+  }) as unknown as MiddlewareHandler<AppBindings>;
+}
+
+/** All routes mounted so far, in order: the OpenAPI document is built from this list. */
+export const registeredRoutes: RouteDefinition[] = [];
+
+export function mountRoutes(app: App, routes: RouteDefinition[]): void {
+  for (const route of routes) {
+    const { spec, handler } = route;
+    const chain: MiddlewareHandler<AppBindings>[] = [
+      async (c, next) => {
+        requireRole(c.get("principal"), ...spec.roles);
+        await next();
+      },
+    ];
+    if (spec.params) chain.push(validator("param", spec.params));
+    if (spec.query) chain.push(validator("query", spec.query));
+    if (spec.body) chain.push(requireJsonBody, validator("json", spec.body));
+    const invoke: MiddlewareHandler<AppBindings> = async (c) =>
+      handler(c, {
+        params: spec.params ? c.req.valid("param" as never) : undefined,
+        query: spec.query ? c.req.valid("query" as never) : undefined,
+        body: spec.body ? c.req.valid("json" as never) : undefined,
+      });
+    app.on([spec.method.toUpperCase()], [spec.path], ...chain, invoke);
+    registeredRoutes.push(route);
+  }
+}

@@ -1,0 +1,24 @@
+import type { z } from "zod";
+import { ApiError, type ProblemItem } from "./errors";
+
+/** zod issues → the `errors[]` of a 400 validation_failed; an array body's index becomes `index`. */
+export function zodProblemItems(error: z.ZodError, target: string): ProblemItem[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map(String);
+    const item: ProblemItem = {
+      field: [target, ...path].join("."),
+      code: issue.code,
+      message: issue.message,
+    };
+    if (target === "body" && typeof issue.path[0] === "number") item.index = issue.path[0];
+    return item;
+  });
+}
+
+export function validationError(items: ProblemItem[], detail = "The request is not valid; see errors[]."): ApiError {
+  return new ApiError("validation_failed", detail, { errors: items });
+}
+
+export function throwZodError(error: z.ZodError, target: string): never {
+  throw validationError(zodProblemItems(error, target));
+}

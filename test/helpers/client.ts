@@ -1,0 +1,136 @@
+import { env, SELF } from "cloudflare:test";
+
+export type Role = "OPERATOR" | "ACCOUNT";
+
+export interface Caller {
+  tenantId: string;
+  role: Role;
+  key: string;
+  userId?: string;
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+let counter = 0;
+export function uniqueId(prefix: string): string {
+  counter++;
+  return `${prefix}-${Date.now().toString(36)}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** A fresh tenant (own data, nothing shared with other tests) and an OPERATOR key on it. */
+export async function newTenant(options: { defaultLocale?: string } = {}): Promise<Caller> {
+  const tenantId = uniqueId("t");
+  await env.DB.prepare("insert into tenants (id, default_locale, created_at) values (?, ?, ?)")
+    .bind(tenantId, options.defaultLocale ?? "en", new Date().toISOString())
+    .run();
+  return issueKey(tenantId, "OPERATOR");
+}
+
+export async function issueKey(tenantId: string, role: Role, userId?: string): Promise<Caller> {
+  const key = `sk_test_${crypto.randomUUID().replace(/-/g, "")}`;
+  await env.DB.prepare(
+    "insert into api_keys (id, tenant_id, role, user_id, key_hash, created_at) values (?, ?, ?, ?, ?, ?)",
+  )
+    .bind(uniqueId("key"), tenantId, role, userId ?? null, await sha256Hex(key), new Date().toISOString())
+    .run();
+  return { tenantId, role, key, userId };
+}
+
+export interface CallOptions {
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string | number | undefined>;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** Calls the Worker over HTTP as `caller` would. */
+export async function call<T = any>(
+  caller: Caller | null,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<ApiResponse<T>> {
+  const url = new URL(path, "http://api.test");
+  for (const [name, value] of Object.entries(options.query ?? {})) {
+    if (value !== undefined) url.searchParams.set(name, String(value));
+  }
+  const headers: Record<string, string> = { ...(caller && { "svc-client": caller.role, "svc-api-key": caller.key }) };
+  let body: string | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined) headers["content-type"] = "application/json";
+  Object.assign(headers, options.headers);
+  const response = await SELF.fetch(url.toString(), { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = text;
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
+}
+
+/** Asserts the response is a problem+json with this status and code, and returns its body. */
+export function expectProblem(response: ApiResponse, status: number, code: string) {
+  if (response.status !== status || response.body?.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${response.status}: ${response.text.slice(0, 500)}`);
+  }
+  if (!response.headers.get("content-type")?.startsWith("application/problem+json")) {
+    throw new Error(`expected application/problem+json, got ${response.headers.get("content-type")}`);
+  }
+  if (!response.body.requestId || response.body.requestId !== response.headers.get("x-request-id")) {
+    throw new Error("problem body requestId must equal the x-request-id header");
+  }
+  return response.body;
+}
+
+export function expectStatus(response: ApiResponse, status: number) {
+  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
+  return response.body;
+}
+
+/** Walks every page of a list, asserting each has at most `limit` items. */
+export async function collectPages<T = any>(
+  caller: Caller,
+  path: string,
+  query: Record<string, string | number | undefined> = {},
+): Promise<{ items: T[]; pages: number }> {
+  const items: T[] = [];
+  let nextToken: string | undefined;
+  let pages = 0;
+  do {
+    const response = await call(caller, "GET", path, { query: { ...query, nextToken } });
+    expectStatus(response, 200);
+    items.push(...response.body.items);
+    nextToken = response.body.nextToken ?? undefined;
+    pages++;
+    if (pages > 10_000) throw new Error("pagination does not end");
+  } while (nextToken);
+  return { items, pages };
+}
+
+export function operationBody(overrides: Record<string, unknown> = {}) {
+  return {
+    code: uniqueId("OP"),
+    name: { en: "Spring 2027", fr: "Printemps 2027" },
+    type: "PRIVATE",
+    startDate: "2027-03-01T00:00:00Z",
+    endDate: "2027-04-30T23:59:59Z",
+    ...overrides,
+  };
+}
+
+export async function createOperation(caller: Caller, overrides: Record<string, unknown> = {}) {
+  return expectStatus(await call(caller, "POST", "/v1/operations", { body: operationBody(overrides) }), 201);
+}
