@@ -5,7 +5,8 @@ import { createApp, type App } from "./platform/app";
 import { ApiError, problemResponse } from "./platform/errors";
 import { idempotency } from "./platform/idempotency";
 import { buildOpenApiDocument } from "./platform/openapi";
-import { mountRoutes, registeredRoutes } from "./platform/routes";
+import { mountRoleChecks, mountRoutes, registeredRoutes } from "./platform/routes";
+import { mountBenchRoutes } from "./bench/routes";
 import { listEvents } from "./events/list";
 import { operationRoutes } from "./operations/routes";
 import { resourceRoutes } from "./resources";
@@ -41,9 +42,18 @@ function buildApp(): App {
   app.notFound((c) => problemResponse(c, { code: "not_found", detail: `No route ${c.req.method} ${new URL(c.req.url).pathname}.` }));
 
   app.get("/v1/openapi.json", (c) => c.json(openApiDocument()));
-  app.get("/docs", (c) => c.env.ASSETS.fetch(new Request(new URL("/docs/index.html", c.req.url))));
-  app.get("/docs/*", (c) => c.env.ASSETS.fetch(c.req.raw));
+  // Asset responses have immutable headers: copy them so the request-id middleware can add x-request-id.
+  const asset = async (assets: Fetcher, request: Request) => {
+    const response = await assets.fetch(request);
+    return new Response(response.body, response);
+  };
+  app.get("/docs", (c) => asset(c.env.ASSETS, new Request(new URL("/docs/index.html", c.req.url))));
+  app.get("/docs/*", (c) => asset(c.env.ASSETS, c.req.raw));
 
+  const routes = [...operationRoutes, ...resourceRoutes, listEvents];
+  // Check order (API.md §2): credentials and the route's roles answer before the body's size or content.
+  app.use("/v1/*", authenticate);
+  mountRoleChecks(app, routes);
   app.use(
     "/v1/*",
     bodyLimit({
@@ -52,11 +62,11 @@ function buildApp(): App {
         throw new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes (8 MiB).`);
       },
     }),
-    authenticate,
     idempotency,
   );
 
-  mountRoutes(app, [...operationRoutes, ...resourceRoutes, listEvents]);
+  mountRoutes(app, routes);
+  mountBenchRoutes(app);
   return app;
 }
 

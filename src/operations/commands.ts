@@ -1,9 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
+import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import { actorOf, type Principal } from "../platform/app";
 import { isUniqueViolation, isWriteGuardFailure, runBatch, writeGuard, type Db, type Statement } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { appendEvent, type EventType } from "../platform/events";
-import { mergeLocalized, searchText, sortText } from "../platform/locale";
+import { foldedText, mergeLocalized, searchText, sortText } from "../platform/locale";
 import { operationOwners, operations } from "../platform/schema";
 import { nowIso } from "../platform/time";
 import { findOperation, toOperationRepresentation, type OperationRow } from "./queries";
@@ -44,8 +45,8 @@ export function unchangedSince(ctx: CommandContext, row: OperationRow) {
   );
 }
 
-/** Bumps version and updatedAt; `set` adds the command's own column changes. */
-export function bumpOperation(ctx: CommandContext, row: OperationRow, set: Partial<typeof operations.$inferInsert> = {}) {
+/** Bumps version and updatedAt; `set` adds the command's own column changes (values or SQL, e.g. a recount). */
+export function bumpOperation(ctx: CommandContext, row: OperationRow, set: SQLiteUpdateSetSource<typeof operations> = {}) {
   return ctx.db
     .update(operations)
     .set({ ...set, version: row.version + 1, updatedAt: nowIso() })
@@ -122,6 +123,7 @@ export async function patchOperation(
       description,
       nameSearch: searchText(name),
       nameSort: sortText(name, tenantLocale),
+      nameFolded: foldedText(name),
       type: patch.type ?? row.type,
       startDate,
       endDate,
@@ -174,8 +176,12 @@ export async function changeStatus(ctx: CommandContext, input: { status: Operati
   const refusal = transitionRefusal(row, input.status);
   if (refusal) throw new ApiError("invalid_transition", refusal, { from: row.status, to: input.status });
   await commit(ctx, [
-    // Re-checks in SQL what the transition depends on: same version means same status, lines and links.
+    // Re-checks in SQL what the transition depends on: same version means same status and lines.
     unchangedSince(ctx, row),
+    // Links do not bump the version (carts/commands.ts): →DRAFT re-checks them itself.
+    ...(input.status === "DRAFT"
+      ? [writeGuard(sql`exists (select 1 from ${operations} where ${operations.id} = ${row.id} and ${operations.cartCount} = 0 and ${operations.orderCount} = 0)`)]
+      : []),
     bumpOperation(ctx, row, { status: input.status }),
     operationEvent(ctx, "operation.status_changed", { from: row.status, to: input.status }),
   ]);

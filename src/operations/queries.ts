@@ -60,6 +60,18 @@ export function visibleTo(principal: Principal): SQL | undefined {
   );
 }
 
+/**
+ * A constant condition for queries over an Operation's rows (lines, attachments): the Operation is
+ * in the caller's tenant and visible to it. Lets a list check visibility in its own query.
+ */
+export function operationVisibleTo(principal: Principal, operationId: string): SQL {
+  return sql`exists (select 1 from ${operations} where ${and(
+    eq(operations.id, operationId),
+    eq(operations.tenantId, principal.tenantId),
+    visibleTo(principal),
+  )})`;
+}
+
 export async function findOperation(db: Db, tenantId: string, operationId: string): Promise<OperationRow | undefined> {
   const [row] = await db
     .select()
@@ -80,13 +92,16 @@ export async function getVisibleOperation(db: Db, principal: Principal, operatio
   return row;
 }
 
+/** The lower-cased name in one locale ('' without one); the tag is validated, and matched ignoring case. */
+function nameInLocale(locale: string): SQL {
+  return sql`coalesce(json_extract(${operations.nameFolded}, ${`$."${locale.toLowerCase()}"`}), '')`;
+}
+
 export function operationFilters(principal: Principal, query: ListOperationsQuery): (SQL | undefined)[] {
   const ids = query.ids ?? query.operationId;
   const name = query.name ?? query.operationName;
   const idColumn = { id: operations.id, code: operations.code, externalId: operations.externalId }[query.idType];
-  const nameColumn = query.locale
-    ? sql`lower(coalesce(json_extract(${operations.name}, ${`$."${query.locale}"`}), ''))`
-    : operations.nameSearch;
+  const nameColumn = query.locale ? nameInLocale(query.locale) : operations.nameSearch;
   return [
     eq(operations.tenantId, principal.tenantId),
     visibleTo(principal),
@@ -107,23 +122,31 @@ export function operationFilters(principal: Principal, query: ListOperationsQuer
   ];
 }
 
-export async function listOperations(db: Db, secret: string, principal: Principal, query: ListOperationsQuery) {
+/**
+ * `narrowing` lets another view of the Operations (the front list) reuse this list with filters of its
+ * own: `name` keeps its tokens apart, `filters` are ANDed with the query's (and are not part of the
+ * token binding, so a time-based filter such as "open now" does not invalidate the next page).
+ */
+export async function listOperations(
+  db: Db,
+  secret: string,
+  principal: Principal,
+  query: ListOperationsQuery,
+  narrowing: { name?: string; filters?: (SQL | undefined)[] } = {},
+) {
   const definition: ListDefinition = query.locale
     ? {
         ...operationList,
-        sortable: {
-          ...operationList.sortable,
-          name: sql`lower(coalesce(json_extract(${operations.name}, ${`$."${query.locale}"`}), ''))`,
-        },
+        sortable: { ...operationList.sortable, name: nameInLocale(query.locale) },
       }
     : operationList;
   const { limit, nextToken, sort, ...filters } = query;
   return listPage({
     definition,
     secret,
-    binding: { tenant: principal.tenantId, user: principal.userId, filters },
+    binding: { tenant: principal.tenantId, user: principal.userId, filters, ...(narrowing.name && { view: narrowing.name }) },
     page: { limit, nextToken, sort },
-    filters: operationFilters(principal, query),
+    filters: [...operationFilters(principal, query), ...(narrowing.filters ?? [])],
     run: ({ where, orderBy, limit: take, cursorColumns }) =>
       db
         .select({ row: operations, ...cursorColumns })

@@ -18,6 +18,7 @@ export const ERROR_CATALOGUE = {
   duplicate_scope: { status: 409, title: "A Quotas Rule with this scope exists" },
   duplicate_code: { status: 409, title: "Operation code already used in this tenant" },
   operation_not_open: { status: 409, title: "Operation is not open for carts and orders" },
+  cart_already_ordered: { status: 409, title: "This cart has already been ordered" },
   idempotency_in_progress: { status: 409, title: "A request with this Idempotency-Key is still running" },
   version_mismatch: { status: 412, title: "If-Match does not match the current version" },
   batch_too_large: { status: 413, title: "Batch larger than its limit" },

@@ -34,6 +34,16 @@ export function searchText(text: LocalizedText): string {
 }
 
 /**
+ * The map with tags and values lower-cased (Unicode-aware, unlike SQLite's lower()): stored beside a
+ * localized field so a filter or sort narrowed to one locale can stay case-insensitive in SQL.
+ */
+export function foldedText(text: LocalizedText): LocalizedText {
+  const folded: LocalizedText = {};
+  for (const [locale, value] of Object.entries(text)) folded[locale.toLowerCase()] ??= value.toLowerCase();
+  return folded;
+}
+
+/**
  * Picks the text to show for a requested locale: exact tag, then its base language
  * (fr-FR → fr), then the tenant's default locale, then any value.
  */

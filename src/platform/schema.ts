@@ -29,6 +29,8 @@ export const operations = sqliteTable("operations", {
   description: text("description", { mode: "json" }).$type<Record<string, string>>().notNull(),
   nameSearch: text("name_search").notNull(),
   nameSort: text("name_sort").notNull(),
+  /** Locale (lower-cased tag) → lower-cased name: what the locale-narrowed name filter and sort read. */
+  nameFolded: text("name_folded", { mode: "json" }).$type<Record<string, string>>().notNull(),
   type: text("type", { enum: ["PUBLIC", "PRIVATE"] }).notNull(),
   status: text("status", { enum: ["DRAFT", "ACTIVE", "INACTIVE"] }).notNull(),
   startDate: text("start_date").notNull(),

@@ -24,3 +24,66 @@ export const operationIdParam = z.strictObject({ operationId: pathId("The Operat
 
 export const listEnvelope = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), nextToken: z.string().nullable() });
+
+/**
+ * A body that is one of two shapes, told apart by whether `key` is present: validation reports the
+ * errors of the shape the client meant (a plain union would report both), the OpenAPI document shows both.
+ */
+export function eitherBody<A extends z.ZodType, B extends z.ZodType>(key: string, withKey: A, withoutKey: B) {
+  return z
+    .unknown()
+    .transform((value, ctx): z.output<A> | z.output<B> => {
+      const hasKey = value !== null && typeof value === "object" && !Array.isArray(value) && key in value;
+      const result = (hasKey ? withKey : withoutKey).safeParse(value);
+      if (result.success) return result.data as z.output<A> | z.output<B>;
+      for (const issue of result.error.issues) ctx.addIssue({ ...issue } as never);
+      return z.NEVER;
+    })
+    .meta(z.toJSONSchema(z.union([withKey, withoutKey]), { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
+}
+
+/**
+ * A refinement for batch bodies: every repeated key is an issue (code duplicate_key) at the repeat's
+ * index, so the client sees all of them at once. `field` names the key inside each item (null: the item is the key).
+ */
+export function noRepeatedKeys<T>(keyOf: (item: T) => string, field: string | null) {
+  return (items: T[], ctx: z.RefinementCtx) => {
+    const firstIndex = new Map<string, number>();
+    items.forEach((item, index) => {
+      const key = keyOf(item);
+      const first = firstIndex.get(key);
+      if (first === undefined) firstIndex.set(key, index);
+      else {
+        ctx.addIssue({
+          code: "custom",
+          path: field === null ? [index] : [index, field],
+          message: `${key} repeats the item at index ${first}; send each key once per call`,
+          params: { code: "duplicate_key" },
+        });
+      }
+    });
+  };
+}
+
+/**
+ * A check for arrays keyed by one field: every repeat is reported (code duplicate_key, with the
+ * index it repeats) so the client can fix them all at once. Use with `.superRefine(...)`.
+ */
+export function eachKeyOnce<T>(keyOf: (item: T) => string, field: string) {
+  return (items: T[], ctx: z.RefinementCtx) => {
+    const firstIndex = new Map<string, number>();
+    items.forEach((item, index) => {
+      const key = keyOf(item);
+      const first = firstIndex.get(key);
+      if (first === undefined) firstIndex.set(key, index);
+      else {
+        ctx.addIssue({
+          code: "custom",
+          path: [index, field],
+          message: `${key} repeats the item at index ${first}; send each ${field} once`,
+          params: { code: "duplicate_key" },
+        });
+      }
+    });
+  };
+}

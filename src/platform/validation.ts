@@ -7,7 +7,8 @@ export function zodProblemItems(error: z.ZodError, target: string): ProblemItem[
     const path = issue.path.map(String);
     const item: ProblemItem = {
       field: [target, ...path].join("."),
-      code: issue.code,
+      // A custom refinement may name its own code with `params: { code }` (e.g. duplicate_key).
+      code: issue.code === "custom" && typeof issue.params?.code === "string" ? issue.params.code : issue.code,
       message: issue.message,
     };
     if (target === "body" && typeof issue.path[0] === "number") item.index = issue.path[0];

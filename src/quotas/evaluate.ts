@@ -1,4 +1,9 @@
 import type { Env } from "../platform/env";
+import { d1RuleSource } from "./queries";
+import { explainQuota, resolveQuota, type Explanation, type QuotaSourceKind, type RuleIndex } from "./rule-index";
+import { ruleIndexCache } from "./rule-index-cache";
+
+export type { QuotaSourceKind } from "./rule-index";
 
 /** One order to evaluate (API.md §7): storeId already defaulted from svc-store by the caller. */
 export interface QuotaOrder {
@@ -7,8 +12,6 @@ export interface QuotaOrder {
   storeId: string | null;
   amount: number;
 }
-
-export type QuotaSourceKind = "ACCOUNT_SUPPLIER" | "ACCOUNT" | "SUPPLIER" | "DEFAULT";
 
 export interface QuotaResult {
   allowed: boolean;
@@ -19,17 +22,34 @@ export interface QuotaResult {
   source: { kind: QuotaSourceKind; ruleId: string | null };
 }
 
-/**
- * Evaluates orders against the tenant's Quotas Rules through the cached rule index.
- * STUB until issue 4 lands: every order meets a default minimum of 0.
- */
-export async function evaluateOrders(_env: Env, _tenantId: string, orders: QuotaOrder[]): Promise<QuotaResult[]> {
-  return orders.map((order) => ({
-    allowed: true,
-    reason: null,
-    effectiveMinimum: 0,
+export interface ExplainedQuotaResult extends QuotaResult {
+  explanation: Explanation;
+}
+
+function evaluateOne(index: RuleIndex, order: QuotaOrder): QuotaResult {
+  const { kind, rule, minimum } = resolveQuota(index, order);
+  const allowed = order.amount >= minimum;
+  return {
+    allowed,
+    reason: allowed ? null : "quota_min_not_met",
+    effectiveMinimum: minimum,
     amount: order.amount,
-    shortfall: 0,
-    source: { kind: "DEFAULT", ruleId: null },
-  }));
+    shortfall: allowed ? 0 : minimum - order.amount,
+    source: { kind, ruleId: rule?.id ?? null },
+  };
+}
+
+/**
+ * Evaluates orders against the tenant's Quotas Rules through the isolate's cached rule index:
+ * on a warm isolate this issues no D1 query (at most one version check a second per tenant).
+ */
+export async function evaluateOrders(env: Env, tenantId: string, orders: QuotaOrder[]): Promise<QuotaResult[]> {
+  const index = await ruleIndexCache.get(tenantId, d1RuleSource(env));
+  return orders.map((order) => evaluateOne(index, order));
+}
+
+/** evaluateOrders, each result with the candidate rules of every level and why each lost. */
+export async function explainOrders(env: Env, tenantId: string, orders: QuotaOrder[]): Promise<ExplainedQuotaResult[]> {
+  const index = await ruleIndexCache.get(tenantId, d1RuleSource(env));
+  return orders.map((order) => ({ ...evaluateOne(index, order), explanation: explainQuota(index, order) }));
 }

@@ -3,7 +3,7 @@ import { getDb, isUniqueViolation, runBatch } from "../../platform/db";
 import { ApiError } from "../../platform/errors";
 import { appendEvent } from "../../platform/events";
 import { idPrefixes, newId } from "../../platform/ids";
-import { searchText, sortText } from "../../platform/locale";
+import { foldedText, searchText, sortText } from "../../platform/locale";
 import { defineRoute } from "../../platform/routes";
 import { operations } from "../../platform/schema";
 import { nowIso } from "../../platform/time";
@@ -45,6 +45,7 @@ export default defineRoute(
           description: body.description ?? {},
           nameSearch: searchText(name),
           nameSort: sortText(name, principal.tenantDefaultLocale),
+          nameFolded: foldedText(name),
           type: body.type,
           status: "DRAFT",
           startDate: body.startDate,

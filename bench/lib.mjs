@@ -1,0 +1,144 @@
+// The context every bench suite receives. Suites talk to the Worker over loopback HTTP only.
+import { performance } from "node:perf_hooks";
+
+/** @typedef {{ tenantId: string, role: "OPERATOR" | "ACCOUNT", key: string, userId?: string }} Caller */
+/** @typedef {{ p50: number, p99: number, mean: number, min: number, max: number, opsPerSec: number, samples: number }} Stats */
+
+const REQUEST_TIMEOUT_MS = 120_000;
+
+function percentile(sorted, fraction) {
+  if (!sorted.length) return NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
+  return sorted[index];
+}
+
+/** Latency figures (ms) of a list of samples (ms). */
+export function summarize(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const total = sorted.reduce((sum, ms) => sum + ms, 0);
+  const mean = total / sorted.length;
+  return {
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    mean,
+    min: sorted[0],
+    max: sorted[sorted.length - 1],
+    opsPerSec: mean > 0 ? 1000 / mean : Infinity,
+    samples: sorted.length,
+  };
+}
+
+/** Rounds ms figures for tables and JSON: 2 decimals under 10 ms, 1 above. */
+export function round(ms) {
+  if (!Number.isFinite(ms)) return ms;
+  return ms < 10 ? Math.round(ms * 100) / 100 : Math.round(ms * 10) / 10;
+}
+
+export function createContext(baseUrl) {
+  /**
+   * One HTTP call as `caller` (null: no credentials). `ms` is the wall time until the body is read.
+   * @returns {Promise<{ status: number, body: any, ms: number, headers: Headers }>}
+   */
+  async function request(caller, method, path, body, headers = {}) {
+    const init = {
+      method,
+      headers: { ...(caller && { "svc-client": caller.role, "svc-api-key": caller.key }), ...headers },
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    };
+    if (body !== undefined) {
+      init.body = typeof body === "string" ? body : JSON.stringify(body);
+      init.headers["content-type"] = "application/json";
+    }
+    const started = performance.now();
+    const response = await fetch(new URL(path, baseUrl), init);
+    const text = await response.text();
+    const ms = performance.now() - started;
+    let parsed = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, body: parsed, ms, headers: response.headers };
+  }
+
+  /** Like request, but throws unless the status is `expected` (a suite must not time failures). */
+  async function expect(caller, method, path, body, expected = [200, 201, 204]) {
+    const response = await request(caller, method, path, body);
+    const allowed = Array.isArray(expected) ? expected : [expected];
+    if (!allowed.includes(response.status)) {
+      const detail = typeof response.body === "string" ? response.body : JSON.stringify(response.body);
+      throw new Error(`${method} ${path} answered ${response.status}, expected ${allowed.join("/")}: ${detail?.slice(0, 400)}`);
+    }
+    return response;
+  }
+
+  /** A fresh tenant (nothing shared with other suites) and an OPERATOR caller on it. */
+  async function newTenant(options = {}) {
+    const response = await expect(null, "POST", "/__bench/tenants", options, 201);
+    return { tenantId: response.body.tenantId, operator: { tenantId: response.body.tenantId, role: "OPERATOR", key: response.body.operatorKey } };
+  }
+
+  /** Another key on the tenant; ACCOUNT keys act for `userId`. @returns {Promise<Caller>} */
+  async function newKey(tenantId, role, userId) {
+    const response = await expect(null, "POST", "/__bench/keys", { tenantId, role, ...(userId && { userId }) }, 201);
+    return { tenantId, role, key: response.body.key, ...(userId && { userId }) };
+  }
+
+  /**
+   * Times `fn` `iterations` times in a row after `warmup` untimed calls. `fn` may return a number:
+   * then that is the sample (ms), e.g. a server-side figure; otherwise the wall time of the call.
+   * @returns {Promise<Stats>}
+   */
+  async function measure(fn, { iterations = 50, warmup = 5 } = {}) {
+    for (let i = 0; i < warmup; i++) await fn(i);
+    const samples = [];
+    for (let i = 0; i < iterations; i++) {
+      const started = performance.now();
+      const result = await fn(i);
+      samples.push(typeof result === "number" ? result : performance.now() - started);
+    }
+    return summarize(samples);
+  }
+
+  /**
+   * Runs the functions in alternating order, round after round, so drift (GC, disk cache, a busy
+   * core) hits them alike. The LAST named function is the baseline: each result carries ratioP50
+   * and ratioP99 against it, and `ratio` is the first function's ratio.
+   * @returns {Promise<Record<string, Stats & { ratioP50: number, ratioP99: number }> & { ratio: { p50: number, p99: number } }>}
+   */
+  async function sideBySide(functions, { rounds = 50, warmup = 5 } = {}) {
+    const names = Object.keys(functions);
+    if (names.length < 2) throw new Error("sideBySide needs at least two functions");
+    const samples = Object.fromEntries(names.map((name) => [name, []]));
+    for (let round = -warmup; round < rounds; round++) {
+      const order = round % 2 === 0 ? names : [...names].reverse();
+      for (const name of order) {
+        const started = performance.now();
+        const result = await functions[name](round);
+        if (round >= 0) samples[name].push(typeof result === "number" ? result : performance.now() - started);
+      }
+    }
+    const stats = Object.fromEntries(names.map((name) => [name, summarize(samples[name])]));
+    const baseline = stats[names[names.length - 1]];
+    for (const name of names) {
+      stats[name].ratioP50 = stats[name].p50 / baseline.p50;
+      stats[name].ratioP99 = stats[name].p99 / baseline.p99;
+    }
+    return { ...stats, ratio: { p50: stats[names[0]].ratioP50, p99: stats[names[0]].ratioP99 } };
+  }
+
+  /** Runs `fn(i)` for i in [0, count) with at most `concurrency` in flight (seeding only, never timed). */
+  async function pool(count, concurrency, fn) {
+    let next = 0;
+    const workers = Array.from({ length: Math.min(concurrency, count) }, async () => {
+      while (next < count) {
+        const index = next++;
+        await fn(index);
+      }
+    });
+    await Promise.all(workers);
+  }
+
+  return { baseUrl, request, expect, newTenant, newKey, measure, sideBySide, pool, round, summarize };
+}

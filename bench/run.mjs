@@ -1,0 +1,225 @@
+// npm run bench [-- <suite> ...]: starts a private `wrangler dev` (fresh local D1, bench routes on),
+// runs the suites against it over loopback, prints their tables and writes bench/results/<suite>.json.
+import { mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { applyMigrations, repoRoot, runWrangler, spawnWrangler } from "../scripts/lib/wrangler.mjs";
+import { createContext, round } from "./lib.mjs";
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const suitesDir = join(benchDir, "suites");
+const resultsDir = join(benchDir, "results");
+const READY_TIMEOUT_MS = 120_000;
+const SUITE_TIMEOUT_MS = Number(process.env.BENCH_SUITE_TIMEOUT_MS ?? 45 * 60_000);
+
+function availableSuites() {
+  return readdirSync(suitesDir)
+    .filter((file) => file.endsWith(".mjs"))
+    .map((file) => basename(file, ".mjs"))
+    .sort();
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function tail(file, lines = 40) {
+  try {
+    return readFileSync(file, "utf8").split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
+async function waitUntilReady(baseUrl, child, logFile) {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode} before it was ready:\n${tail(logFile)}`);
+    try {
+      const response = await fetch(`${baseUrl}/v1/openapi.json`, { signal: AbortSignal.timeout(5_000) });
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(300);
+  }
+  throw new Error(`wrangler dev was not ready after ${READY_TIMEOUT_MS / 1000}s:\n${tail(logFile)}`);
+}
+
+function formatCell(value) {
+  if (typeof value === "number") return String(Number.isInteger(value) ? value : round(value));
+  if (value === null || value === undefined) return "";
+  return String(value);
+}
+
+function renderTable(rows) {
+  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+  const cells = rows.map((row) => columns.map((column) => formatCell(row[column])));
+  const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((row) => row[i].length)));
+  const line = (values) => values.map((value, i) => (i === 0 ? value.padEnd(widths[i]) : value.padStart(widths[i]))).join("  ");
+  return [line(columns), widths.map((w) => "-".repeat(w)).join("  "), ...cells.map(line)].join("\n");
+}
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms / 1000}s`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+function wranglerVersion() {
+  try {
+    return JSON.parse(readFileSync(join(repoRoot, "node_modules", "wrangler", "package.json"), "utf8")).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+async function main() {
+  const requested = process.argv.slice(2).filter((arg) => !arg.startsWith("-"));
+  const known = availableSuites();
+  const unknown = requested.filter((name) => !known.includes(name));
+  if (unknown.length) {
+    console.error(`Unknown suite(s): ${unknown.join(", ")}. Available: ${known.join(", ")}`);
+    process.exit(2);
+  }
+  const suites = requested.length ? requested : known;
+  if (!suites.length) {
+    console.error("No suites in bench/suites.");
+    process.exit(2);
+  }
+
+  const stateDir = mkdtempSync(join(tmpdir(), "bench-wrangler-"));
+  const persistTo = join(stateDir, "state");
+  const logFile = join(stateDir, "wrangler.log");
+  const bundleDir = join(stateDir, "dist");
+  let child;
+  let cleaned = false;
+  const cleanup = async () => {
+    if (cleaned) return;
+    cleaned = true;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      // wrangler runs workerd as a child: signal the whole process group we created.
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
+      for (let i = 0; i < 50 && child.exitCode === null && child.signalCode === null; i++) await sleep(100);
+      if (child.exitCode === null && child.signalCode === null) {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }
+    if (!process.env.BENCH_KEEP_STATE) rmSync(stateDir, { recursive: true, force: true });
+    else console.error(`state and wrangler log kept in ${stateDir}`);
+  };
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.on(signal, () => {
+      cleanup().finally(() => process.exit(130));
+    });
+  }
+
+  let failures = 0;
+  try {
+    console.error(`Applying migrations to a fresh local D1 in ${persistTo} …`);
+    await applyMigrations({ persistTo });
+    // Serve a snapshot of the Worker: other edits to src/ during the run must not reload it mid-measure.
+    console.error("Building the Worker …");
+    await runWrangler(["deploy", "--dry-run", "--outdir", bundleDir]);
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const log = openSync(logFile, "a");
+    child = spawnWrangler(
+      [
+        "dev",
+        join(bundleDir, "index.js"),
+        "--config", join(repoRoot, "wrangler.toml"),
+        "--no-bundle",
+        "--port", String(port),
+        "--ip", "127.0.0.1",
+        "--persist-to", persistTo,
+        "--var", "BENCH_ROUTES:on",
+        // Production D1 rejects oversized statements; local D1 does not, so the Worker checks them itself.
+        "--var", "D1_LIMITS_GUARD:on",
+        "--show-interactive-dev-session=false",
+        "--log-level", "warn",
+      ],
+      { stdio: ["ignore", log, log], detached: true },
+    );
+    console.error(`Starting wrangler dev on ${baseUrl} (log: ${logFile}) …`);
+    await waitUntilReady(baseUrl, child, logFile);
+    const ctx = createContext(baseUrl);
+    mkdirSync(resultsDir, { recursive: true });
+
+    for (const name of suites) {
+      console.log(`\n== ${name} ==`);
+      const started = Date.now();
+      const loadAtStart = loadavg().map((n) => Math.round(n * 100) / 100);
+      try {
+        const { default: suite } = await import(pathToFileURL(join(suitesDir, `${name}.mjs`)).href);
+        const result = await withTimeout(suite(ctx), SUITE_TIMEOUT_MS, `suite ${name}`);
+        const seconds = Math.round((Date.now() - started) / 100) / 10;
+        console.log(result.title);
+        console.log(renderTable(result.rows));
+        for (const note of [].concat(result.notes ?? [])) console.log(`note: ${note}`);
+        console.log(`(${seconds}s; load average ${loadAtStart.join(" ")} at start, ${loadavg().map((n) => n.toFixed(2)).join(" ")} at end, ${cpus().length} cores)`);
+        const record = {
+          suite: name,
+          title: result.title,
+          ranAt: new Date().toISOString(),
+          durationSeconds: seconds,
+          machine: {
+            cpus: cpus().length,
+            cpuModel: cpus()[0]?.model ?? "unknown",
+            memoryGb: Math.round(totalmem() / 2 ** 30),
+            platform: `${process.platform}-${process.arch}`,
+            node: process.version,
+            wrangler: wranglerVersion(),
+            // Other work on the machine skews every figure: the 1/5/15-minute load averages around the run.
+            loadAverageAtStart: loadAtStart,
+            loadAverageAtEnd: loadavg().map((n) => Math.round(n * 100) / 100),
+          },
+          server: "wrangler dev: local workerd with local D1 (SQLite) and Durable Objects, over loopback",
+          rows: result.rows,
+          notes: [].concat(result.notes ?? []),
+        };
+        writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify(record, null, 2)}\n`);
+      } catch (error) {
+        failures++;
+        console.error(`suite ${name} failed: ${error?.stack ?? error}`);
+        if (child.exitCode !== null) console.error(`wrangler dev exited:\n${tail(logFile)}`);
+      }
+    }
+  } finally {
+    await cleanup();
+  }
+  if (failures) {
+    console.error(`${failures} suite(s) failed.`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error) => {
+  console.error(error?.stack ?? error);
+  process.exitCode = 1;
+});

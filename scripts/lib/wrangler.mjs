@@ -1,0 +1,81 @@
+// Runs the repo's own wrangler (never a global one, never a download) with Node 22, offline-friendly.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+const wranglerEntry = join(repoRoot, "node_modules", "wrangler", "bin", "wrangler.js");
+// Wrangler needs Node ≥ 22; the `node` devDependency provides it even when the shell's node is older.
+const localNode = join(repoRoot, "node_modules", ".bin", "node");
+const nodeBinary = existsSync(localNode) ? localNode : process.execPath;
+
+/** Environment for every wrangler child: no telemetry, no Cloudflare account needed for local work. */
+export function wranglerEnv(extra = {}) {
+  return {
+    ...process.env,
+    WRANGLER_SEND_METRICS: "false",
+    // Local runs use miniflare's placeholder `Request.cf` instead of downloading one.
+    CLOUDFLARE_CF_FETCH_ENABLED: process.env.CLOUDFLARE_CF_FETCH_ENABLED ?? "false",
+    PATH: `${join(repoRoot, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
+    ...extra,
+  };
+}
+
+/** Starts wrangler with the given arguments; the caller owns the child process. */
+export function spawnWrangler(args, options = {}) {
+  if (!existsSync(wranglerEntry)) {
+    throw new Error("wrangler is not installed: run `npm install` first.");
+  }
+  return spawn(nodeBinary, [wranglerEntry, ...args], { cwd: repoRoot, ...options, env: wranglerEnv(options.env) });
+}
+
+/** Runs wrangler to completion and returns its output; rejects with that output when it fails. */
+export function runWrangler(args, { echo = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawnWrangler(args, { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+      if (echo) process.stderr.write(chunk);
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      if (echo) process.stderr.write(chunk);
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code === 0) resolve({ stdout, stderr });
+      else reject(new Error(`wrangler ${args.slice(0, 3).join(" ")} failed (exit ${code}):\n${stderr || stdout}`.trim()));
+    });
+  });
+}
+
+/** `--local` (optionally with a persist dir) or `--remote`: where a D1 command runs. */
+export function d1Target({ remote = false, persistTo } = {}) {
+  if (remote) return ["--remote"];
+  return persistTo ? ["--local", "--persist-to", persistTo] : ["--local"];
+}
+
+export async function applyMigrations(target = {}, { echo = false } = {}) {
+  await runWrangler(["d1", "migrations", "apply", "DB", ...d1Target(target)], { echo });
+}
+
+/** Runs SQL on the D1 database and returns the rows of each statement. */
+export async function executeSql(sqlText, target = {}) {
+  const { stdout } = await runWrangler(["d1", "execute", "DB", ...d1Target(target), "--json", "--command", sqlText]);
+  const start = stdout.indexOf("[");
+  if (start < 0) throw new Error(`wrangler d1 execute printed no JSON:\n${stdout}`);
+  const parsed = JSON.parse(stdout.slice(start));
+  return parsed.map((statement) => statement.results ?? []);
+}
+
+/** A SQL string literal: quotes doubled, so any value is safe inside the statement. */
+export function sqlString(value) {
+  if (value === null || value === undefined) return "null";
+  const text = String(value);
+  if (text.includes("\u0000")) throw new Error("SQL values may not contain NUL characters.");
+  return `'${text.replace(/'/g, "''")}'`;
+}

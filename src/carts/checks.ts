@@ -1,0 +1,107 @@
+import { accountsOfUser } from "../accounts/membership";
+import { findLineIssues, type LineIssue } from "../compare/queries";
+import { getVisibleOperation, type OperationRow } from "../operations/queries";
+import type { Principal } from "../platform/app";
+import type { Db } from "../platform/db";
+import { ApiError } from "../platform/errors";
+import type { StoredOrderLine } from "../platform/schema";
+import { toIsoSeconds } from "../platform/time";
+import { findOrderOfCart, isAttached } from "./queries";
+
+/** A cart or order as it will be linked: defaults applied, nothing checked yet. */
+export interface LinkRequest {
+  operationId: string;
+  accountId: string;
+  storeId: string | null;
+  lines: StoredOrderLine[];
+  cartId: string | null;
+}
+
+/** What the checks found; `accountPermitted` is judged last, after the quota (API.md §2 order). */
+export interface CheckedLink {
+  operation: OperationRow;
+  accountPermitted: boolean;
+}
+
+function requireOpen(row: OperationRow): void {
+  const now = toIsoSeconds(Date.now());
+  if (row.status !== "ACTIVE") {
+    throw new ApiError("operation_not_open", `Operation ${row.id} is ${row.status}; carts and orders need it ACTIVE.`, {
+      status: row.status,
+    });
+  }
+  if (now < row.startDate || now > row.endDate) {
+    throw new ApiError(
+      "operation_not_open",
+      `Operation ${row.id} takes carts and orders from ${row.startDate} to ${row.endDate}; it is now ${now}.`,
+      { startDate: row.startDate, endDate: row.endDate },
+    );
+  }
+}
+
+function lineProblem(issue: LineIssue) {
+  const index = issue.index ?? -1;
+  const bounds = `[${issue.minQuantity}, ${issue.maxQuantity}]`;
+  const message =
+    issue.code === "not_in_operation"
+      ? `${issue.variantExternalId} is not a line of this Operation`
+      : issue.code === "below_min"
+        ? `quantity ${issue.quantity} is below the minimum of ${bounds}`
+        : `quantity ${issue.quantity} is above the maximum of ${bounds}`;
+  return {
+    index,
+    field: `body.lines.${index}.${issue.code === "not_in_operation" ? "variantExternalId" : "quantity"}`,
+    variantExternalId: issue.variantExternalId,
+    code: issue.code,
+    message,
+    quantity: issue.quantity,
+    minQuantity: issue.minQuantity,
+    maxQuantity: issue.maxQuantity,
+  };
+}
+
+async function isPermitted(db: Db, principal: Principal, accountId: string): Promise<boolean> {
+  if (principal.role !== "ACCOUNT") return true;
+  return (await accountsOfUser(db, principal.tenantId, principal.userId ?? "", [accountId])).has(accountId);
+}
+
+/**
+ * Everything a link depends on, read in parallel (each read is one query; the lines are checked by
+ * one statement over the Operation's lines), then judged in the order API.md §2 fixes: 404 (absent or
+ * not visible) → 409 operation_not_open → 409 cart_already_ordered → 403 account_not_attached (PRIVATE)
+ * → 422 order_lines_invalid, one entry per bad line by index.
+ */
+export async function checkLink(db: Db, principal: Principal, request: LinkRequest): Promise<CheckedLink> {
+  const [operation, attached, issues, orderOfCart, accountPermitted] = await Promise.all([
+    getVisibleOperation(db, principal, request.operationId),
+    isAttached(db, principal.tenantId, request.operationId, request.accountId),
+    findLineIssues(db, request.operationId, { lines: request.lines }, { missingRequired: false }),
+    request.cartId ? findOrderOfCart(db, principal.tenantId, request.cartId) : null,
+    isPermitted(db, principal, request.accountId),
+  ]);
+  requireOpen(operation);
+  if (orderOfCart) {
+    throw new ApiError("cart_already_ordered", `Cart ${request.cartId} was ordered as ${orderOfCart}.`, {
+      cartId: request.cartId,
+      orderId: orderOfCart,
+    });
+  }
+  if (operation.type === "PRIVATE" && !attached) {
+    throw new ApiError("account_not_attached", `Account ${request.accountId} is not attached to the PRIVATE Operation ${operation.id}.`, {
+      accountId: request.accountId,
+    });
+  }
+  if (issues.length) {
+    throw new ApiError("order_lines_invalid", `${issues.length} of ${request.lines.length} lines do not fit the Operation; see errors[].`, {
+      errors: issues.map(lineProblem),
+    });
+  }
+  return { operation, accountPermitted };
+}
+
+/** ACCOUNT keys buy only for accounts whose directory users include their user (403 account_not_permitted). */
+export function requirePermittedAccount(checked: CheckedLink, principal: Principal, accountId: string): void {
+  if (!checked.accountPermitted) {
+    throw new ApiError("account_not_permitted", `Account ${accountId} is not one of user ${principal.userId}'s accounts.`, { accountId });
+  }
+}

@@ -1,0 +1,28 @@
+import { getVisibleOperation } from "../../operations/queries";
+import { getDb } from "../../platform/db";
+import { defineRoute } from "../../platform/routes";
+import { listEnvelope, operationIdParam } from "../../platform/schemas";
+import { listOrders, toOrderRepresentation } from "../queries";
+import { listOrdersQuery, orderRepresentation } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/operations/:operationId/orders",
+    summary: "List an Operation's orders",
+    description: "Newest first unless sort says otherwise. ACCOUNT keys see the orders of their own accounts only.",
+    tag: "Carts and orders",
+    roles: ["OPERATOR", "ACCOUNT"],
+    params: operationIdParam,
+    query: listOrdersQuery,
+    responses: { 200: { description: "One page.", schema: listEnvelope(orderRepresentation) } },
+    errors: ["not_found", "invalid_next_token"],
+  },
+  async (c, { params, query }) => {
+    const db = getDb(c.env);
+    const principal = c.get("principal");
+    await getVisibleOperation(db, principal, params.operationId);
+    const page = await listOrders(db, c.env.PAGINATION_SECRET, principal, params.operationId, query);
+    return c.json({ items: page.items.map((item) => toOrderRepresentation(item.row)), nextToken: page.nextToken });
+  },
+);

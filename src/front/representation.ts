@@ -1,0 +1,74 @@
+import { z } from "zod";
+import type { LineRepresentation } from "../lines/schemas";
+import { toOperationRepresentation, type OperationRow } from "../operations/queries";
+import { operationRepresentation } from "../operations/schemas";
+import type { Principal, RequestScope } from "../platform/app";
+import { resolveLocale, type LocalizedText } from "../platform/locale";
+
+/*
+ * Front representations: the admin ones with each localized field as one string, chosen by the
+ * locale header → its base language → the tenant's default locale → any (platform/locale.ts),
+ * plus the locale served and the svc-store-view echo.
+ */
+
+const served = {
+  locale: z.string().nullable().describe("The locale of the text served (of name, for an Operation; of variantName, for a line)."),
+  storeView: z.string().nullable().describe("The svc-store-view header, echoed."),
+};
+
+export const frontOperationRepresentation = operationRepresentation.extend({
+  name: z.string(),
+  description: z.string().nullable().describe("null when the Operation has no description."),
+  ...served,
+});
+
+export const frontLineRepresentation = z.object({
+  variantExternalId: z.string(),
+  variantId: z.string().nullable(),
+  variantName: z.string().nullable().describe("null when the line has no name."),
+  minQuantity: z.number().int(),
+  maxQuantity: z.number().int(),
+  recommendedQuantity: z.number().int().nullable(),
+  updatedAt: z.string(),
+  ...served,
+});
+
+export interface Presentation {
+  locale: string | null;
+  tenantDefault: string;
+  storeView: string | null;
+}
+
+export function presentationOf(principal: Principal, scope: RequestScope): Presentation {
+  return { locale: scope.locale, tenantDefault: principal.tenantDefaultLocale, storeView: scope.storeView };
+}
+
+function localize(text: LocalizedText, presentation: Presentation) {
+  return resolveLocale(text, presentation.locale, presentation.tenantDefault);
+}
+
+export function toFrontOperation(row: OperationRow, presentation: Presentation): z.infer<typeof frontOperationRepresentation> {
+  const name = localize(row.name, presentation);
+  return {
+    ...toOperationRepresentation(row),
+    name: name.value ?? "",
+    description: localize(row.description, presentation).value,
+    locale: name.locale,
+    storeView: presentation.storeView,
+  };
+}
+
+export function toFrontLine(line: LineRepresentation, presentation: Presentation): z.infer<typeof frontLineRepresentation> {
+  const name = localize(line.variantName, presentation);
+  return {
+    variantExternalId: line.variantExternalId,
+    variantId: line.variantId,
+    variantName: name.value,
+    minQuantity: line.minQuantity,
+    maxQuantity: line.maxQuantity,
+    recommendedQuantity: line.recommendedQuantity,
+    updatedAt: line.updatedAt,
+    locale: name.locale,
+    storeView: presentation.storeView,
+  };
+}

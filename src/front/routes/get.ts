@@ -1,0 +1,25 @@
+import { getDb } from "../../platform/db";
+import { defineRoute } from "../../platform/routes";
+import { operationIdParam } from "../../platform/schemas";
+import { findFrontOperation } from "../queries";
+import { frontOperationRepresentation, presentationOf, toFrontOperation } from "../representation";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/front/operations/:operationId",
+    summary: "Read an open Operation (front)",
+    description: "404 unless the Operation is ACTIVE, open now and one the caller may order from.",
+    tag: "Front",
+    roles: ["OPERATOR", "ACCOUNT"],
+    params: operationIdParam,
+    headers: ["locale", "svc-store-view"],
+    responses: { 200: { description: "The Operation.", schema: frontOperationRepresentation } },
+    errors: ["not_found"],
+  },
+  async (c, { params }) => {
+    const principal = c.get("principal");
+    const row = await findFrontOperation(getDb(c.env), principal, params.operationId);
+    return c.json(toFrontOperation(row, presentationOf(principal, c.get("scope"))));
+  },
+);

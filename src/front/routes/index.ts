@@ -1,0 +1,5 @@
+import get from "./get";
+import lines from "./lines";
+import list from "./list";
+
+export const frontRoutes = [list, get, lines];

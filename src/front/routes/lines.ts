@@ -1,0 +1,32 @@
+import { listLines } from "../../lines/queries";
+import { listLinesQuery } from "../../lines/schemas";
+import { getDb } from "../../platform/db";
+import { defineRoute } from "../../platform/routes";
+import { listEnvelope, operationIdParam } from "../../platform/schemas";
+import { findFrontOperation } from "../queries";
+import { frontLineRepresentation, presentationOf, toFrontLine } from "../representation";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/front/operations/:operationId/lines",
+    summary: "List an open Operation's lines (front)",
+    description:
+      "404 unless the Operation is ACTIVE, open now and one the caller may order from; same filters, sort and pagination as GET /v1/operations/{operationId}/lines, variantName as a plain string.",
+    tag: "Front",
+    roles: ["OPERATOR", "ACCOUNT"],
+    params: operationIdParam,
+    query: listLinesQuery,
+    headers: ["locale", "svc-store-view"],
+    responses: { 200: { description: "One page.", schema: listEnvelope(frontLineRepresentation) } },
+    errors: ["not_found", "invalid_next_token"],
+  },
+  async (c, { params, query }) => {
+    const db = getDb(c.env);
+    const principal = c.get("principal");
+    await findFrontOperation(db, principal, params.operationId);
+    const page = await listLines(db, c.env.PAGINATION_SECRET, principal, params.operationId, query);
+    const presentation = presentationOf(principal, c.get("scope"));
+    return c.json({ items: page.items.map((line) => toFrontLine(line, presentation)), nextToken: page.nextToken });
+  },
+);

@@ -1,0 +1,29 @@
+import { listOperations } from "../../operations/queries";
+import { listOperationsQuery } from "../../operations/schemas";
+import { getDb } from "../../platform/db";
+import { defineRoute } from "../../platform/routes";
+import { listEnvelope } from "../../platform/schemas";
+import { openNow } from "../queries";
+import { frontOperationRepresentation, presentationOf, toFrontOperation } from "../representation";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/front/operations",
+    summary: "List the Operations open now (front)",
+    description:
+      "The Operations that are ACTIVE and whose dates include now, and for an ACCOUNT key only those it may order from; same filters, sort and pagination as GET /v1/operations. Localized fields are plain strings in the locale header's language (fallback: base language, the tenant's default locale, any).",
+    tag: "Front",
+    roles: ["OPERATOR", "ACCOUNT"],
+    query: listOperationsQuery,
+    headers: ["locale", "svc-store-view"],
+    responses: { 200: { description: "One page.", schema: listEnvelope(frontOperationRepresentation) } },
+    errors: ["invalid_next_token"],
+  },
+  async (c, { query }) => {
+    const principal = c.get("principal");
+    const page = await listOperations(getDb(c.env), c.env.PAGINATION_SECRET, principal, query, { name: "front", filters: openNow() });
+    const presentation = presentationOf(principal, c.get("scope"));
+    return c.json({ items: page.items.map((item) => toFrontOperation(item.row, presentation)), nextToken: page.nextToken });
+  },
+);

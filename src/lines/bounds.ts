@@ -1,0 +1,72 @@
+import type { ProblemItem } from "../platform/errors";
+import type { LocalizedText } from "../platform/locale";
+import type { LineInput } from "./schemas";
+
+/** A line as stored, the fields a PUT may change. */
+export interface StoredLine {
+  variantExternalId: string;
+  variantId: string | null;
+  variantName: LocalizedText;
+  minQuantity: number;
+  maxQuantity: number;
+  recommendedQuantity: number | null;
+}
+
+export type BoundsErrorCode = "min_gt_max" | "recommended_out_of_bounds" | "missing_bounds";
+
+export interface MergeOutcome {
+  lines: StoredLine[];
+  created: number;
+  updated: number;
+  /** One entry per violated rule, in input order; empty when the whole batch may be written. */
+  errors: ProblemItem[];
+}
+
+/**
+ * Merges each input over the stored line of the same key (omitted fields keep their value) and
+ * validates the merged line: a new line needs both bounds, min ≤ max, recommended within them.
+ */
+export function mergeLines(inputs: LineInput[], existing: Map<string, StoredLine>): MergeOutcome {
+  const lines: StoredLine[] = [];
+  const errors: ProblemItem[] = [];
+  let created = 0;
+  inputs.forEach((input, index) => {
+    const stored = existing.get(input.variantExternalId);
+    if (!stored) created++;
+    const minQuantity = input.minQuantity ?? stored?.minQuantity;
+    const maxQuantity = input.maxQuantity ?? stored?.maxQuantity;
+    const recommendedQuantity = input.recommendedQuantity === undefined ? (stored?.recommendedQuantity ?? null) : input.recommendedQuantity;
+    const report = (code: BoundsErrorCode, field: string, message: string, extra: Record<string, unknown> = {}) =>
+      errors.push({ index, variantExternalId: input.variantExternalId, field, code, message, ...extra });
+
+    const missing = [minQuantity === undefined && "minQuantity", maxQuantity === undefined && "maxQuantity"].filter(
+      (field): field is string => Boolean(field),
+    );
+    if (missing.length) {
+      report("missing_bounds", missing[0], `a new line needs ${missing.join(" and ")}`, { missing });
+    }
+    if (minQuantity !== undefined && maxQuantity !== undefined && minQuantity > maxQuantity) {
+      report("min_gt_max", "maxQuantity", `minQuantity ${minQuantity} is greater than maxQuantity ${maxQuantity}`);
+    }
+    if (
+      recommendedQuantity !== null &&
+      ((minQuantity !== undefined && recommendedQuantity < minQuantity) || (maxQuantity !== undefined && recommendedQuantity > maxQuantity))
+    ) {
+      report(
+        "recommended_out_of_bounds",
+        "recommendedQuantity",
+        `recommendedQuantity ${recommendedQuantity} is outside [${minQuantity ?? "?"}, ${maxQuantity ?? "?"}]`,
+      );
+    }
+    if (errors.length) return; // nothing will be written; skip building rows
+    lines.push({
+      variantExternalId: input.variantExternalId,
+      variantId: input.variantId === undefined ? (stored?.variantId ?? null) : input.variantId,
+      variantName: input.variantName ?? stored?.variantName ?? {},
+      minQuantity: minQuantity!,
+      maxQuantity: maxQuantity!,
+      recommendedQuantity,
+    });
+  });
+  return { lines: errors.length ? [] : lines, created, updated: inputs.length - created, errors };
+}

@@ -1,0 +1,136 @@
+import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import type { Principal } from "../platform/app";
+import { inJsonList, jsonChunks, type Db } from "../platform/db";
+import { likeContains, listPage, type ListDefinition } from "../platform/pagination";
+import { operationLines } from "../platform/schema";
+import { getVisibleOperation, operationVisibleTo } from "../operations/queries";
+import type { StoredLine } from "./bounds";
+import type { LineRepresentation, ListLinesQuery } from "./schemas";
+
+/** coalesce(recommended_quantity, -1), a virtual column indexed by operation_lines_recommended (migrations/0002_lines.sql). */
+const recommendedKey = sql`${operationLines}."recommended_key"`;
+
+/**
+ * An exact-value filter, marked selective: without statistics SQLite would rather scan the
+ * Operation's lines by primary key than seek the quantity's index; unlikely() changes only that estimate.
+ */
+const exactly = (column: SQLWrapper, value: number) => sql`unlikely(${column} = ${value})`;
+
+export const lineList: ListDefinition = {
+  name: "lines",
+  sortable: {
+    variantExternalId: operationLines.variantExternalId,
+    variantName: operationLines.variantNameSort,
+    minQuantity: operationLines.minQuantity,
+    maxQuantity: operationLines.maxQuantity,
+    recommendedQuantity: recommendedKey,
+  },
+  id: operationLines.variantExternalId,
+  defaultSort: "variantExternalId",
+  maxLimit: 1000,
+};
+
+const lineColumns = {
+  variantExternalId: operationLines.variantExternalId,
+  variantId: operationLines.variantId,
+  variantName: operationLines.variantName,
+  minQuantity: operationLines.minQuantity,
+  maxQuantity: operationLines.maxQuantity,
+  recommendedQuantity: operationLines.recommendedQuantity,
+  updatedAt: operationLines.updatedAt,
+};
+
+export function toLineRepresentation(row: LineRepresentation): LineRepresentation {
+  return {
+    variantExternalId: row.variantExternalId,
+    variantId: row.variantId,
+    variantName: row.variantName,
+    minQuantity: row.minQuantity,
+    maxQuantity: row.maxQuantity,
+    recommendedQuantity: row.recommendedQuantity,
+    updatedAt: row.updatedAt,
+  };
+}
+
+export function lineFilters(principal: Principal, operationId: string, query: ListLinesQuery): (SQL | undefined)[] {
+  const variantIds = query.variantIds ?? query.variantExternalId;
+  return [
+    eq(operationLines.operationId, operationId),
+    eq(operationLines.tenantId, principal.tenantId),
+    operationVisibleTo(principal, operationId),
+    variantIds && inJsonList(operationLines.variantExternalId, variantIds),
+    query.variantName !== undefined
+      ? sql`${operationLines.variantNameSearch} like ${likeContains(query.variantName)} escape '\\'`
+      : undefined,
+    query.minQuantity !== undefined ? exactly(operationLines.minQuantity, query.minQuantity) : undefined,
+    query.maxQuantity !== undefined ? exactly(operationLines.maxQuantity, query.maxQuantity) : undefined,
+    query.recommendedQuantity !== undefined ? exactly(recommendedKey, query.recommendedQuantity) : undefined,
+  ];
+}
+
+/**
+ * One page of an Operation's lines. The visibility check rides inside the page query; only an
+ * empty page costs a second query, to tell "no lines match" from "no such Operation" (404).
+ */
+export async function listLines(db: Db, secret: string, principal: Principal, operationId: string, query: ListLinesQuery) {
+  const { limit, nextToken, sort, ...filters } = query;
+  const page = await listPage({
+    definition: lineList,
+    secret,
+    binding: { tenant: principal.tenantId, user: principal.userId, operationId, filters },
+    page: { limit, nextToken, sort },
+    filters: lineFilters(principal, operationId, query),
+    run: ({ where, orderBy, limit: take, cursorColumns }) =>
+      db
+        .select({ ...lineColumns, ...cursorColumns })
+        .from(operationLines)
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(take),
+  });
+  if (!page.items.length) await getVisibleOperation(db, principal, operationId);
+  return page;
+}
+
+/** The stored lines among `keys`, by key: one json_each query (per 1.5 MB of keys). */
+export async function findStoredLines(db: Db, operationId: string, keys: string[]): Promise<Map<string, StoredLine>> {
+  const chunks = await Promise.all(
+    jsonChunks(keys).map((chunk) =>
+      db
+        .select({
+          variantExternalId: operationLines.variantExternalId,
+          variantId: operationLines.variantId,
+          variantName: operationLines.variantName,
+          minQuantity: operationLines.minQuantity,
+          maxQuantity: operationLines.maxQuantity,
+          recommendedQuantity: operationLines.recommendedQuantity,
+        })
+        .from(operationLines)
+        .where(
+          and(
+            eq(operationLines.operationId, operationId),
+            sql`${operationLines.variantExternalId} in (select value from json_each(${chunk}))`,
+          ),
+        ),
+    ),
+  );
+  return new Map(chunks.flat().map((line) => [line.variantExternalId, line]));
+}
+
+/** Which of `keys` are lines of the Operation. */
+export async function findLineKeys(db: Db, operationId: string, keys: string[]): Promise<Set<string>> {
+  const chunks = await Promise.all(
+    jsonChunks(keys).map((chunk) =>
+      db
+        .select({ variantExternalId: operationLines.variantExternalId })
+        .from(operationLines)
+        .where(
+          and(
+            eq(operationLines.operationId, operationId),
+            sql`${operationLines.variantExternalId} in (select value from json_each(${chunk}))`,
+          ),
+        ),
+    ),
+  );
+  return new Set(chunks.flat().map((row) => row.variantExternalId));
+}

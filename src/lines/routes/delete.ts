@@ -1,0 +1,25 @@
+import { defineRoute } from "../../platform/routes";
+import { operationIdParam } from "../../platform/schemas";
+import { runOperationCommand } from "../../operations/durable-object";
+import { deleteLinesBody, deleteLinesResponse, MAX_LINES_PER_CALL } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "delete",
+    path: "/v1/operations/:operationId/lines",
+    summary: "Remove lines",
+    description: `Removes up to ${MAX_LINES_PER_CALL} lines by variantExternalId. DRAFT only. Keys that are not lines of the Operation are listed in notFound, not refused; a call that removes nothing changes nothing (no version bump, no event). More than ${MAX_LINES_PER_CALL}: 413 batch_too_large; an empty array: 400.`,
+    tag: "Lines",
+    roles: ["OPERATOR"],
+    params: operationIdParam,
+    body: deleteLinesBody,
+    batch: { maxItems: MAX_LINES_PER_CALL },
+    headers: ["Idempotency-Key"],
+    responses: { 200: { description: "Lines removed, keys not found, and the line count after the call.", schema: deleteLinesResponse } },
+    errors: ["not_found", "operation_not_draft", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
+  },
+  async (c, { params, body }) => {
+    const result = await runOperationCommand(c.env, c.get("principal"), params.operationId, "removeLines", { variantExternalIds: body });
+    return c.json(result);
+  },
+);

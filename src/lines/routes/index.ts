@@ -1,0 +1,5 @@
+import del from "./delete";
+import list from "./list";
+import put from "./put";
+
+export const lineRoutes = [list, put, del];

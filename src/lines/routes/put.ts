@@ -1,0 +1,31 @@
+import { defineRoute } from "../../platform/routes";
+import { operationIdParam } from "../../platform/schemas";
+import { runOperationCommand } from "../../operations/durable-object";
+import { MAX_LINES_PER_CALL, putLinesBody, putLinesResponse } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "put",
+    path: "/v1/operations/:operationId/lines",
+    summary: "Upsert lines",
+    description: [
+      `Upserts up to ${MAX_LINES_PER_CALL} lines by variantExternalId, all or nothing. DRAFT only.`,
+      "A new line needs minQuantity and maxQuantity; on an existing line omitted fields keep their value and the merged line is validated.",
+      "Every line that breaks a rule is reported in errors[] of 422 line_bounds_invalid (index, variantExternalId, field, code min_gt_max | recommended_out_of_bounds | missing_bounds; one entry per violated rule, ordered by index) and nothing is written.",
+      "A variantExternalId repeated within one call is 400 validation_failed, with one errors[] entry (code duplicate_key) per repeat.",
+      `More than ${MAX_LINES_PER_CALL} lines: 413 batch_too_large; an empty array: 400. Bumps the Operation's version and records lines.upserted.`,
+    ].join(" "),
+    tag: "Lines",
+    roles: ["OPERATOR"],
+    params: operationIdParam,
+    body: putLinesBody,
+    batch: { maxItems: MAX_LINES_PER_CALL },
+    headers: ["Idempotency-Key"],
+    responses: { 200: { description: "Lines created and updated, and the Operation's line count after the call.", schema: putLinesResponse } },
+    errors: ["not_found", "operation_not_draft", "line_bounds_invalid", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
+  },
+  async (c, { params, body }) => {
+    const result = await runOperationCommand(c.env, c.get("principal"), params.operationId, "upsertLines", { lines: body });
+    return c.json(result);
+  },
+);

@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { localizedText } from "../platform/locale";
+import { commaList, pageQueryShape } from "../platform/pagination";
+import { externalKey, MAX_QUANTITY, noRepeatedKeys, quantity } from "../platform/schemas";
+import { lineList } from "./queries";
+
+/** Lines and variant ids per PUT/DELETE call (API.md §11). */
+export const MAX_LINES_PER_CALL = 5000;
+
+export const lineInput = z.strictObject({
+  variantExternalId: externalKey.describe("The line's key within its Operation."),
+  variantId: externalKey.nullable().optional().describe("Omitted: kept (null for a new line); null clears it."),
+  variantName: localizedText.optional().describe("Replaces the whole map when given; omitted: kept ({} for a new line)."),
+  minQuantity: quantity.optional().describe("Required for a new line; omitted on an existing line: kept."),
+  maxQuantity: quantity.optional().describe("Required for a new line; omitted on an existing line: kept."),
+  recommendedQuantity: quantity.nullable().optional().describe("Within [minQuantity, maxQuantity]; null clears it; omitted: kept."),
+});
+export type LineInput = z.output<typeof lineInput>;
+
+export const putLinesBody = z
+  .array(lineInput)
+  .min(1, "send at least one line")
+  .max(MAX_LINES_PER_CALL)
+  .superRefine(noRepeatedKeys((line: LineInput) => line.variantExternalId, "variantExternalId"))
+  .describe(
+    `Up to ${MAX_LINES_PER_CALL} lines, upserted by variantExternalId. A variantExternalId may appear once per call (a repeat is 400 validation_failed naming each repeated index).`,
+  );
+
+export const deleteLinesBody = z
+  .array(externalKey)
+  .min(1, "send at least one variantExternalId")
+  .max(MAX_LINES_PER_CALL)
+  .describe(`Up to ${MAX_LINES_PER_CALL} variantExternalIds; repeats count once.`);
+
+const exactQuantity = (description: string) =>
+  z.coerce.number().int().min(0).max(MAX_QUANTITY).optional().describe(description);
+
+export const listLinesQuery = z.strictObject({
+  ...pageQueryShape(lineList),
+  variantIds: commaList("Comma list of variantExternalIds.", 1000),
+  variantExternalId: commaList("Alias of variantIds.", 1000),
+  variantName: z.string().min(1).max(200).optional().describe("Case-insensitive substring of the variant name in any locale."),
+  minQuantity: exactQuantity("Lines whose minQuantity equals this."),
+  maxQuantity: exactQuantity("Lines whose maxQuantity equals this."),
+  recommendedQuantity: exactQuantity("Lines whose recommendedQuantity equals this."),
+});
+export type ListLinesQuery = z.output<typeof listLinesQuery>;
+
+export const lineRepresentation = z.object({
+  variantExternalId: z.string(),
+  variantId: z.string().nullable(),
+  variantName: z.record(z.string(), z.string()),
+  minQuantity: z.number().int(),
+  maxQuantity: z.number().int(),
+  recommendedQuantity: z.number().int().nullable(),
+  updatedAt: z.string(),
+});
+export type LineRepresentation = z.infer<typeof lineRepresentation>;
+
+export const putLinesResponse = z.object({ created: z.number().int(), updated: z.number().int(), lineCount: z.number().int() });
+export const deleteLinesResponse = z.object({
+  removed: z.number().int(),
+  notFound: z.array(z.string()),
+  lineCount: z.number().int(),
+});

@@ -1,0 +1,26 @@
+import { getDb } from "../../platform/db";
+import { defineRoute } from "../../platform/routes";
+import { createRule } from "../commands";
+import { toRuleRepresentation } from "../queries";
+import { ruleBody, ruleRepresentation } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "post",
+    path: "/v1/buying-policies/quotas/rules",
+    summary: "Create a Quotas Rule",
+    description:
+      "At least one of accountId and supplierId is set; storeId null makes the rule apply in every store. The scope (accountId, supplierId, storeId) is unique in the tenant. Evaluation in this Worker instance sees the rule at once, everywhere else within 1 s.",
+    tag: "Quotas",
+    roles: ["OPERATOR"],
+    body: ruleBody,
+    headers: ["Idempotency-Key"],
+    responses: { 201: { description: "Created.", schema: ruleRepresentation, headers: { Location: "URL of the new rule" } } },
+    errors: ["duplicate_scope", "idempotency_key_reused"],
+  },
+  async (c, { body }) => {
+    const row = await createRule(getDb(c.env), c.get("principal"), body);
+    c.header("Location", `/v1/buying-policies/quotas/rules/${row.id}`);
+    return c.json(toRuleRepresentation(row), 201);
+  },
+);

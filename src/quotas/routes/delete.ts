@@ -1,0 +1,22 @@
+import { getDb } from "../../platform/db";
+import { defineRoute } from "../../platform/routes";
+import { deleteRule } from "../commands";
+import { ruleIdParam } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "delete",
+    path: "/v1/buying-policies/quotas/rules/:ruleId",
+    summary: "Delete a Quotas Rule",
+    tag: "Quotas",
+    roles: ["OPERATOR"],
+    params: ruleIdParam,
+    headers: ["Idempotency-Key"],
+    responses: { 204: { description: "Deleted." } },
+    errors: ["not_found", "version_mismatch", "idempotency_key_reused"],
+  },
+  async (c, { params }) => {
+    await deleteRule(getDb(c.env), c.get("principal"), params.ruleId);
+    return c.body(null, 204);
+  },
+);

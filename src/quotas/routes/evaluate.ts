@@ -1,0 +1,47 @@
+import { requireRole } from "../../platform/auth";
+import { defineRoute } from "../../platform/routes";
+import { evaluateOrders, explainOrders, type QuotaOrder } from "../evaluate";
+import { evaluateBody, evaluateQuery, evaluateResponse, MAX_EVALUATE_ORDERS } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "post",
+    path: "/v1/buying-policies/quotas/evaluate",
+    summary: "Evaluate orders against the Quotas Rules",
+    description: [
+      `1–${MAX_EVALUATE_ORDERS} orders a call (e.g. one per supplier of a cart); results come in the same order.`,
+      "Resolution per order: rules match when each of their set keys equals the order's (storeId null matches every store; an order's storeId defaults to svc-store, and null means no store).",
+      "The first level with a matching rule decides: Account+Supplier, then Account, then Supplier, else the tenant default.",
+      "Within a level the highest minimum wins; equal minimums: the smallest id (the oldest rule). `source` says which rule (or the default) decided.",
+      "A rule change is seen here at once by the Worker instance that made it, and everywhere within 1 s.",
+      "",
+      "`explain=true` adds `explanation` to each result: for each level, the rules of the order's keys, best first, each with an `outcome`:",
+      "`selected` (decided the order), `lower_minimum` (same level, a higher minimum won), `tie_older_rule_wins` (same level and minimum, an older rule won),",
+      "`shadowed_by_higher_level` (matched, but a higher level decided), `store_mismatch` (a rule of the same account/supplier for another store;",
+      "at most 10 listed per level, the rest counted in `omittedStoreMismatches`). `default.outcome` says whether the default decided.",
+      "An explanation shows rules, which only OPERATOR keys may read: `explain=true` with an ACCOUNT key answers 403 forbidden.",
+    ].join("\n"),
+    tag: "Quotas",
+    roles: ["OPERATOR", "ACCOUNT"],
+    query: evaluateQuery,
+    body: evaluateBody,
+    batch: { maxItems: MAX_EVALUATE_ORDERS, field: "orders" },
+    headers: ["svc-store"],
+    responses: { 200: { description: "One result per order.", schema: evaluateResponse } },
+    errors: ["batch_too_large"],
+  },
+  async (c, { query, body }) => {
+    const principal = c.get("principal");
+    if (query.explain) requireRole(principal, "OPERATOR");
+    const storeScope = c.get("scope").storeId;
+    const orders: QuotaOrder[] = body.orders.map((order) => ({
+      accountId: order.accountId,
+      supplierId: order.supplierId ?? null,
+      storeId: order.storeId === undefined ? storeScope : order.storeId,
+      amount: order.amount,
+    }));
+    const { tenantId } = principal;
+    const results = query.explain ? await explainOrders(c.env, tenantId, orders) : await evaluateOrders(c.env, tenantId, orders);
+    return c.json({ results });
+  },
+);

@@ -1,0 +1,18 @@
+import { getDb } from "../../platform/db";
+import { defineRoute } from "../../platform/routes";
+import { getDefaultMinimum } from "../queries";
+import { quotaDefaultRepresentation } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/buying-policies/quotas/default",
+    summary: "Read the tenant's default minimum",
+    description: "The minimum that applies when no Quotas Rule matches an order; 0 until set.",
+    tag: "Quotas",
+    roles: ["OPERATOR"],
+    responses: { 200: { description: "The default.", schema: quotaDefaultRepresentation } },
+    errors: [],
+  },
+  async (c) => c.json({ minimum: await getDefaultMinimum(getDb(c.env), c.get("principal").tenantId) }),
+);

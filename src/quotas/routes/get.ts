@@ -1,0 +1,23 @@
+import { getDb } from "../../platform/db";
+import { ApiError } from "../../platform/errors";
+import { defineRoute } from "../../platform/routes";
+import { findRule, toRuleRepresentation } from "../queries";
+import { ruleIdParam, ruleRepresentation } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/buying-policies/quotas/rules/:ruleId",
+    summary: "Read a Quotas Rule",
+    tag: "Quotas",
+    roles: ["OPERATOR"],
+    params: ruleIdParam,
+    responses: { 200: { description: "The rule.", schema: ruleRepresentation } },
+    errors: ["not_found"],
+  },
+  async (c, { params }) => {
+    const row = await findRule(getDb(c.env), c.get("principal").tenantId, params.ruleId);
+    if (!row) throw new ApiError("not_found", `Quotas Rule ${params.ruleId} not found.`);
+    return c.json(toRuleRepresentation(row));
+  },
+);

@@ -1,0 +1,24 @@
+import { getDb } from "../../platform/db";
+import { defineRoute } from "../../platform/routes";
+import { listEnvelope } from "../../platform/schemas";
+import { listRules, toRuleRepresentation } from "../queries";
+import { listRulesQuery, ruleRepresentation } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/buying-policies/quotas/rules",
+    summary: "List Quotas Rules",
+    description:
+      "Filters combine with AND; each matches its scope key exactly (a rule whose key is null never matches a filter on that key). Default order createdAt; sorting on accountId or supplierId puts rules without that key first.",
+    tag: "Quotas",
+    roles: ["OPERATOR"],
+    query: listRulesQuery,
+    responses: { 200: { description: "One page.", schema: listEnvelope(ruleRepresentation) } },
+    errors: ["invalid_next_token"],
+  },
+  async (c, { query }) => {
+    const page = await listRules(getDb(c.env), c.env.PAGINATION_SECRET, c.get("principal").tenantId, query);
+    return c.json({ items: page.items.map((item) => toRuleRepresentation(item.row)), nextToken: page.nextToken });
+  },
+);

@@ -1,0 +1,23 @@
+import { getDb } from "../../platform/db";
+import { defineRoute } from "../../platform/routes";
+import { setDefaultMinimum } from "../commands";
+import { quotaDefaultBody, quotaDefaultRepresentation } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "put",
+    path: "/v1/buying-policies/quotas/default",
+    summary: "Set the tenant's default minimum",
+    description: "Evaluation in this Worker instance sees the new default at once, everywhere else within 1 s.",
+    tag: "Quotas",
+    roles: ["OPERATOR"],
+    body: quotaDefaultBody,
+    headers: ["Idempotency-Key"],
+    responses: { 200: { description: "The default as stored.", schema: quotaDefaultRepresentation } },
+    errors: ["idempotency_key_reused"],
+  },
+  async (c, { body }) => {
+    await setDefaultMinimum(getDb(c.env), c.get("principal"), body.minimum);
+    return c.json({ minimum: body.minimum });
+  },
+);

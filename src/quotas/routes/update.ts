@@ -1,0 +1,26 @@
+import { getDb } from "../../platform/db";
+import { defineRoute } from "../../platform/routes";
+import { updateRule } from "../commands";
+import { toRuleRepresentation } from "../queries";
+import { ruleBody, ruleIdParam, ruleRepresentation } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "put",
+    path: "/v1/buying-policies/quotas/rules/:ruleId",
+    summary: "Replace a Quotas Rule",
+    description:
+      "Takes the full representation minus id and timestamps: a scope key left out becomes null. Moving the rule onto the scope of another rule answers 409 duplicate_scope.",
+    tag: "Quotas",
+    roles: ["OPERATOR"],
+    params: ruleIdParam,
+    body: ruleBody,
+    headers: ["Idempotency-Key"],
+    responses: { 200: { description: "The rule as stored.", schema: ruleRepresentation } },
+    errors: ["not_found", "duplicate_scope", "version_mismatch", "idempotency_key_reused"],
+  },
+  async (c, { params, body }) => {
+    const row = await updateRule(getDb(c.env), c.get("principal"), params.ruleId, body);
+    return c.json(toRuleRepresentation(row));
+  },
+);

@@ -1,0 +1,236 @@
+/**
+ * The compiled Quotas Rule index (API.md §7): pure data and functions, no I/O, so it can be
+ * unit- and property-tested alone. The cache around it lives in rule-index-cache.ts.
+ *
+ * A tenant's rules are grouped by the keys of the three levels (Account+Supplier, Account,
+ * Supplier). Within a group, the scope is unique per store (the quota_rules_scope index), so a
+ * group holds at most one rule for "every store" and one per named store: resolving an order is
+ * a few map lookups whatever the number of rules or stores.
+ */
+
+export interface IndexedRule {
+  id: string;
+  accountId: string | null;
+  supplierId: string | null;
+  storeId: string | null;
+  minimum: number;
+}
+
+export interface RuleSnapshot {
+  /** tenants.rules_version the rules were read at. */
+  version: number;
+  defaultMinimum: number;
+  rules: IndexedRule[];
+}
+
+export type QuotaLevel = "ACCOUNT_SUPPLIER" | "ACCOUNT" | "SUPPLIER";
+export type QuotaSourceKind = QuotaLevel | "DEFAULT";
+
+/** The rules sharing one level key, e.g. account A1 with supplier S1. */
+interface RuleGroup {
+  /** The best rule with storeId null (it matches every store). */
+  anyStore: IndexedRule | undefined;
+  /** The best rule per named store (absent until the group has one). */
+  byStore: Map<string, IndexedRule> | undefined;
+  /** Every rule of the group, best first: kept only for explanations. */
+  ordered: IndexedRule[];
+}
+
+export interface RuleIndex {
+  version: number;
+  defaultMinimum: number;
+  ruleCount: number;
+  /** Keyed by `pairKey(accountId, supplierId)`. */
+  accountSupplier: Map<string, RuleGroup>;
+  account: Map<string, RuleGroup>;
+  supplier: Map<string, RuleGroup>;
+}
+
+export interface QuotaTarget {
+  accountId: string;
+  supplierId: string | null;
+  storeId: string | null;
+}
+
+export interface Resolution {
+  kind: QuotaSourceKind;
+  rule: IndexedRule | null;
+  minimum: number;
+}
+
+/** The resolution order within a level: highest minimum first, then the smallest id (the oldest rule). */
+export function compareRules(a: IndexedRule, b: IndexedRule): number {
+  if (a.minimum !== b.minimum) return a.minimum > b.minimum ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+function better(a: IndexedRule | undefined, b: IndexedRule | undefined): IndexedRule | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return compareRules(a, b) <= 0 ? a : b;
+}
+
+/** One map key for an (account, supplier) pair; the length prefix keeps any two pairs apart whatever their characters. */
+function pairKey(accountId: string, supplierId: string): string {
+  return `${accountId.length}:${accountId}${supplierId}`;
+}
+
+function addToGroup(group: RuleGroup, rule: IndexedRule): void {
+  group.ordered.push(rule);
+  if (rule.storeId === null) group.anyStore = better(group.anyStore, rule);
+  else {
+    group.byStore ??= new Map();
+    group.byStore.set(rule.storeId, better(group.byStore.get(rule.storeId), rule)!);
+  }
+}
+
+export function buildRuleIndex(snapshot: RuleSnapshot): RuleIndex {
+  const index: RuleIndex = {
+    version: snapshot.version,
+    defaultMinimum: snapshot.defaultMinimum,
+    ruleCount: snapshot.rules.length,
+    accountSupplier: new Map(),
+    account: new Map(),
+    supplier: new Map(),
+  };
+  const shared: RuleGroup[] = [];
+  for (const rule of snapshot.rules) {
+    let map: Map<string, RuleGroup>;
+    let key: string;
+    if (rule.accountId !== null && rule.supplierId !== null) {
+      map = index.accountSupplier;
+      key = pairKey(rule.accountId, rule.supplierId);
+    } else if (rule.accountId !== null) {
+      map = index.account;
+      key = rule.accountId;
+    } else if (rule.supplierId !== null) {
+      map = index.supplier;
+      key = rule.supplierId;
+    } else {
+      continue; // A rule scoped to nothing cannot be stored (API.md §7); never let it match everything.
+    }
+    let group = map.get(key);
+    if (!group) {
+      group = { anyStore: undefined, byStore: undefined, ordered: [] };
+      map.set(key, group);
+    } else if (group.ordered.length === 1) {
+      shared.push(group);
+    }
+    addToGroup(group, rule);
+  }
+  for (const group of shared) group.ordered.sort(compareRules);
+  return index;
+}
+
+/** The groups an order can draw from, highest level first (for explanations; resolveQuota inlines the walk). */
+function groupsOf(index: RuleIndex, target: QuotaTarget): [QuotaLevel, RuleGroup | undefined][] {
+  const { accountId, supplierId } = target;
+  return [
+    ["ACCOUNT_SUPPLIER", supplierId === null ? undefined : index.accountSupplier.get(pairKey(accountId, supplierId))],
+    ["ACCOUNT", index.account.get(accountId)],
+    ["SUPPLIER", supplierId === null ? undefined : index.supplier.get(supplierId)],
+  ];
+}
+
+function bestMatch(group: RuleGroup | undefined, storeId: string | null): IndexedRule | undefined {
+  if (!group) return undefined;
+  return storeId === null || !group.byStore ? group.anyStore : better(group.anyStore, group.byStore.get(storeId));
+}
+
+/** API.md §7 resolution: the first level with a matching rule, its best rule; else the default. */
+export function resolveQuota(index: RuleIndex, target: QuotaTarget): Resolution {
+  const { accountId, supplierId, storeId } = target;
+  let rule: IndexedRule | undefined;
+  if (supplierId !== null) {
+    rule = bestMatch(index.accountSupplier.get(pairKey(accountId, supplierId)), storeId);
+    if (rule) return { kind: "ACCOUNT_SUPPLIER", rule, minimum: rule.minimum };
+  }
+  rule = bestMatch(index.account.get(accountId), storeId);
+  if (rule) return { kind: "ACCOUNT", rule, minimum: rule.minimum };
+  if (supplierId !== null) {
+    rule = bestMatch(index.supplier.get(supplierId), storeId);
+    if (rule) return { kind: "SUPPLIER", rule, minimum: rule.minimum };
+  }
+  return { kind: "DEFAULT", rule: null, minimum: index.defaultMinimum };
+}
+
+export type CandidateOutcome =
+  | "selected"
+  | "lower_minimum"
+  | "tie_older_rule_wins"
+  | "shadowed_by_higher_level"
+  | "store_mismatch";
+
+export interface ExplainedCandidate {
+  ruleId: string;
+  accountId: string | null;
+  supplierId: string | null;
+  storeId: string | null;
+  minimum: number;
+  outcome: CandidateOutcome;
+}
+
+export interface ExplainedLevel {
+  level: QuotaLevel;
+  /** False when the order cannot have rules at this level (no supplier for the supplier levels). */
+  applicable: boolean;
+  /** Rules of this level's key, best first: matching ones, then other stores' (listed up to a cap). */
+  candidates: ExplainedCandidate[];
+  /** Rules of this key for other stores left out of `candidates` to keep the answer short. */
+  omittedStoreMismatches: number;
+}
+
+export interface Explanation {
+  storeId: string | null;
+  levels: ExplainedLevel[];
+  default: { minimum: number; outcome: "selected" | "shadowed_by_higher_level" };
+  decidedBy: { kind: QuotaSourceKind; ruleId: string | null };
+}
+
+/** Per level, how many rules of another store an explanation lists before summarising the rest. */
+export const MAX_LISTED_STORE_MISMATCHES = 10;
+
+/** Why each rule that could concern the order did or did not decide it: for `?explain=true`. */
+export function explainQuota(index: RuleIndex, target: QuotaTarget): Explanation {
+  const decision = resolveQuota(index, target);
+  const levels: ExplainedLevel[] = groupsOf(index, target).map(([level, group]) => {
+    const applicable = level === "ACCOUNT" || target.supplierId !== null;
+    const matching: ExplainedCandidate[] = [];
+    const mismatched: ExplainedCandidate[] = [];
+    let omittedStoreMismatches = 0;
+    for (const rule of group?.ordered ?? []) {
+      const matches = rule.storeId === null || rule.storeId === target.storeId;
+      if (!matches) {
+        if (mismatched.length < MAX_LISTED_STORE_MISMATCHES) mismatched.push(candidate(rule, "store_mismatch"));
+        else omittedStoreMismatches++;
+        continue;
+      }
+      matching.push(candidate(rule, outcomeOf(rule, level, decision)));
+    }
+    return { level, applicable, candidates: [...matching, ...mismatched], omittedStoreMismatches };
+  });
+  return {
+    storeId: target.storeId,
+    levels,
+    default: { minimum: index.defaultMinimum, outcome: decision.kind === "DEFAULT" ? "selected" : "shadowed_by_higher_level" },
+    decidedBy: { kind: decision.kind, ruleId: decision.rule?.id ?? null },
+  };
+}
+
+function candidate(rule: IndexedRule, outcome: CandidateOutcome): ExplainedCandidate {
+  return {
+    ruleId: rule.id,
+    accountId: rule.accountId,
+    supplierId: rule.supplierId,
+    storeId: rule.storeId,
+    minimum: rule.minimum,
+    outcome,
+  };
+}
+
+function outcomeOf(rule: IndexedRule, level: QuotaLevel, decision: Resolution): CandidateOutcome {
+  const winner = decision.rule!;
+  if (rule === winner) return "selected";
+  if (level !== decision.kind) return "shadowed_by_higher_level";
+  return rule.minimum < winner.minimum ? "lower_minimum" : "tie_older_rule_wins";
+}

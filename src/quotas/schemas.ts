@@ -1,0 +1,114 @@
+import { z } from "zod";
+import { pageQueryShape } from "../platform/pagination";
+import { amount, externalKey, pathId } from "../platform/schemas";
+import { ruleList } from "./queries";
+
+/** Evaluate takes up to this many orders a call (API.md §2). */
+export const MAX_EVALUATE_ORDERS = 100;
+
+const scopeKey = (what: string) =>
+  externalKey.nullable().optional().describe(`${what}; omitted or null: the rule does not restrict it.`);
+
+/** A rule as clients write it: POST and PUT take the same full representation (minus ids and timestamps). */
+export const ruleBody = z
+  .strictObject({
+    accountId: scopeKey("The account the rule applies to"),
+    supplierId: scopeKey("The supplier the rule applies to"),
+    storeId: scopeKey("The store the rule applies to (null matches every store)"),
+    minimum: amount.describe("Minimum order amount in minor currency units."),
+  })
+  .refine((rule) => rule.accountId != null || rule.supplierId != null, {
+    message: "at least one of accountId and supplierId must be set",
+    path: ["accountId"],
+  });
+export type RuleBody = z.output<typeof ruleBody>;
+
+export const ruleIdParam = z.strictObject({ ruleId: pathId("The Quotas Rule's id.") });
+
+export const listRulesQuery = z.strictObject({
+  ...pageQueryShape(ruleList),
+  accountId: externalKey.optional().describe("Only rules of exactly this accountId."),
+  supplierId: externalKey.optional().describe("Only rules of exactly this supplierId."),
+  storeId: externalKey.optional().describe("Only rules of exactly this storeId."),
+});
+export type ListRulesQuery = z.output<typeof listRulesQuery>;
+
+export const ruleRepresentation = z.object({
+  id: z.string(),
+  accountId: z.string().nullable(),
+  supplierId: z.string().nullable(),
+  storeId: z.string().nullable(),
+  minimum: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type RuleRepresentation = z.infer<typeof ruleRepresentation>;
+
+export const quotaDefaultBody = z.strictObject({
+  minimum: amount.describe("Minimum order amount in minor currency units when no rule matches."),
+});
+
+export const quotaDefaultRepresentation = z.object({ minimum: z.number().int() });
+
+const evaluatedOrder = z.strictObject({
+  accountId: externalKey,
+  supplierId: externalKey.nullable().optional().describe("Omitted or null: an order with no supplier (only Account-only rules and the default can match)."),
+  storeId: externalKey
+    .nullable()
+    .optional()
+    .describe("Omitted: the svc-store header (if any). null: no store, so only rules for every store match."),
+  amount: amount.describe("The order amount in minor currency units."),
+});
+
+export const evaluateBody = z.strictObject({
+  orders: z
+    .array(evaluatedOrder)
+    .min(1)
+    .max(MAX_EVALUATE_ORDERS)
+    .describe(`1–${MAX_EVALUATE_ORDERS} orders; more answers 413 batch_too_large (checked before the orders themselves).`),
+});
+
+export const evaluateQuery = z.strictObject({
+  explain: z
+    .enum(["true", "false"])
+    .optional()
+    .transform((value) => value === "true")
+    .describe("true adds an explanation per result: the candidate rules of each level and why each lost."),
+});
+
+const sourceKind = z.enum(["ACCOUNT_SUPPLIER", "ACCOUNT", "SUPPLIER", "DEFAULT"]);
+
+const explainedCandidate = z.object({
+  ruleId: z.string(),
+  accountId: z.string().nullable(),
+  supplierId: z.string().nullable(),
+  storeId: z.string().nullable(),
+  minimum: z.number().int(),
+  outcome: z.enum(["selected", "lower_minimum", "tie_older_rule_wins", "shadowed_by_higher_level", "store_mismatch"]),
+});
+
+const explanation = z.object({
+  storeId: z.string().nullable().describe("The store the order was evaluated for (its storeId, else svc-store)."),
+  levels: z.array(
+    z.object({
+      level: z.enum(["ACCOUNT_SUPPLIER", "ACCOUNT", "SUPPLIER"]),
+      applicable: z.boolean().describe("false: the order has no supplier, so this level cannot match."),
+      candidates: z.array(explainedCandidate),
+      omittedStoreMismatches: z.number().int(),
+    }),
+  ),
+  default: z.object({ minimum: z.number().int(), outcome: z.enum(["selected", "shadowed_by_higher_level"]) }),
+  decidedBy: z.object({ kind: sourceKind, ruleId: z.string().nullable() }),
+});
+
+export const evaluationResult = z.object({
+  allowed: z.boolean(),
+  reason: z.enum(["quota_min_not_met"]).nullable(),
+  effectiveMinimum: z.number().int(),
+  amount: z.number().int(),
+  shortfall: z.number().int(),
+  source: z.object({ kind: sourceKind, ruleId: z.string().nullable() }),
+  explanation: explanation.optional().describe("Only with explain=true."),
+});
+
+export const evaluateResponse = z.object({ results: z.array(evaluationResult) });

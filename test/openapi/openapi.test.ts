@@ -1,0 +1,211 @@
+import { SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { app } from "../../src/index";
+import { ERROR_CATALOGUE } from "../../src/platform/errors";
+import { call, expectStatus } from "../helpers/client";
+
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+
+async function fetchDocument() {
+  const res = await call(null, "GET", "/v1/openapi.json");
+  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  return expectStatus(res, 200) as any;
+}
+
+/** Routes the Hono app answers that the document must describe. */
+function documentedRoutes(): { method: string; path: string }[] {
+  const seen = new Set<string>();
+  const routes: { method: string; path: string }[] = [];
+  for (const route of app.routes) {
+    if (route.method === "ALL" || route.path.includes("*")) continue;
+    if (/^\/(v1\/)?__bench\b/.test(route.path) || route.path === "/docs" || route.path === "/v1/openapi.json") continue;
+    const key = `${route.method} ${route.path}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    routes.push({ method: route.method.toLowerCase(), path: route.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}") });
+  }
+  return routes;
+}
+
+function collectRefs(value: unknown, refs: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((v) => collectRefs(v, refs));
+  else if (value && typeof value === "object") {
+    for (const [key, child] of Object.entries(value)) {
+      if (key === "$ref" && typeof child === "string") refs.push(child);
+      else collectRefs(child, refs);
+    }
+  }
+  return refs;
+}
+
+function resolvePointer(document: unknown, ref: string): unknown {
+  if (!ref.startsWith("#/")) return undefined;
+  return ref
+    .slice(2)
+    .split("/")
+    .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .reduce<any>((node, part) => (node == null ? undefined : node[part]), document);
+}
+
+describe("GET /v1/openapi.json", () => {
+  it("is an OpenAPI 3.1 document with the shape tools expect", async () => {
+    const document = await fetchDocument();
+    expect(document.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(typeof document.info?.title).toBe("string");
+    expect(typeof document.info?.version).toBe("string");
+    expect(document.components.securitySchemes.svcClient).toMatchObject({ type: "apiKey", in: "header", name: "svc-client" });
+    expect(document.components.securitySchemes.svcApiKey).toMatchObject({ type: "apiKey", in: "header", name: "svc-api-key" });
+    expect(document.components.schemas.Problem.properties.requestId).toBeTruthy();
+    expect(document.components.schemas.Problem.properties.code.enum.sort()).toEqual(Object.keys(ERROR_CATALOGUE).sort());
+
+    const operationIds = new Set<string>();
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      expect(path.startsWith("/v1/"), path).toBe(true);
+      const pathParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        expect(METHODS as readonly string[], where).toContain(method);
+        expect(typeof operation.summary, where).toBe("string");
+        expect(typeof operation.operationId, where).toBe("string");
+        expect(operationIds.has(operation.operationId), `duplicate operationId ${operation.operationId}`).toBe(false);
+        operationIds.add(operation.operationId);
+        expect(Array.isArray(operation.tags) && operation.tags.length > 0, where).toBe(true);
+
+        const statuses = Object.keys(operation.responses);
+        expect(statuses.some((s) => /^2\d\d$/.test(s)), `${where} has a success response`).toBe(true);
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          expect(status, where).toMatch(/^[1-5]\d\d$/);
+          expect(typeof response.description, `${where} ${status}`).toBe("string");
+          if (Number(status) >= 400) expect(response.content["application/problem+json"].schema.$ref).toBe("#/components/schemas/Problem");
+        }
+        // Every route needs credentials, so 401 is documented everywhere.
+        expect(statuses, where).toContain("401");
+
+        const parameters: any[] = operation.parameters ?? [];
+        for (const parameter of parameters) {
+          expect(["path", "query", "header"], where).toContain(parameter.in);
+          expect(typeof parameter.name, where).toBe("string");
+          expect(parameter.schema, `${where} ${parameter.name}`).toBeTruthy();
+        }
+        const declaredPathParams = parameters.filter((p) => p.in === "path");
+        expect(declaredPathParams.map((p) => p.name).sort(), `${where} path parameters`).toEqual([...pathParams].sort());
+        for (const p of declaredPathParams) expect(p.required, where).toBe(true);
+        const names = parameters.map((p) => `${p.in}:${p.name}`);
+        expect(new Set(names).size, `${where} has no duplicate parameters`).toBe(names.length);
+
+        if (operation.requestBody) expect(operation.requestBody.content["application/json"].schema, where).toBeTruthy();
+      }
+    }
+    for (const ref of collectRefs(document)) expect(resolvePointer(document, ref), `unresolved ${ref}`).toBeTruthy();
+  });
+
+  it("describes every route registered on the app (path and method)", async () => {
+    const document = await fetchDocument();
+    const routes = documentedRoutes();
+    // Sanity: the routes of this issue are among those the app registers.
+    for (const expected of [
+      "get /v1/operations",
+      "post /v1/operations",
+      "get /v1/operations/{operationId}",
+      "patch /v1/operations/{operationId}",
+      "post /v1/operations/{operationId}/status",
+      "delete /v1/operations/{operationId}",
+      "get /v1/events",
+    ]) {
+      expect(routes.map((r) => `${r.method} ${r.path}`)).toContain(expected);
+    }
+    const missing = routes.filter((r) => !document.paths[r.path]?.[r.method]).map((r) => `${r.method.toUpperCase()} ${r.path}`);
+    expect(missing, `routes missing from the OpenAPI document: ${missing.join(", ")}`).toEqual([]);
+    // And nothing is documented that the app does not answer.
+    const registered = new Set(routes.map((r) => `${r.method} ${r.path}`));
+    const extra: string[] = [];
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      for (const method of Object.keys(item)) if (!registered.has(`${method} ${path}`)) extra.push(`${method} ${path}`);
+    }
+    expect(extra).toEqual([]);
+  });
+
+  it("documents the Operation contract: list parameters, bodies, headers and problems", async () => {
+    const document = await fetchDocument();
+    const list = document.paths["/v1/operations"].get;
+    const query = list.parameters.filter((p: any) => p.in === "query").map((p: any) => p.name);
+    for (const name of [
+      "limit",
+      "nextToken",
+      "sort",
+      "status",
+      "ids",
+      "idType",
+      "operationId",
+      "name",
+      "operationName",
+      "type",
+      "startDateFrom",
+      "startDateTo",
+      "endDateFrom",
+      "endDateTo",
+      "ownerIds",
+      "locale",
+    ]) {
+      expect(query).toContain(name);
+    }
+    const create = document.paths["/v1/operations"].post;
+    const createSchema = create.requestBody.content["application/json"].schema;
+    expect(createSchema.required).toEqual(expect.arrayContaining(["code", "name", "type", "startDate", "endDate"]));
+    expect(createSchema.additionalProperties).toBe(false);
+    expect(create.responses["201"].headers.Location).toBeTruthy();
+    expect(create.responses["409"].description).toMatch(/duplicate_code/);
+
+    const patch = document.paths["/v1/operations/{operationId}"].patch;
+    const headerNames = patch.parameters.filter((p: any) => p.in === "header").map((p: any) => p.name);
+    expect(headerNames).toEqual(expect.arrayContaining(["If-Match", "Idempotency-Key"]));
+    expect(patch.responses["412"].description).toMatch(/version_mismatch/);
+    expect(patch.responses["409"].description).toMatch(/operation_not_draft/);
+    expect(patch.responses["200"].headers.Warning).toBeTruthy();
+    const status = document.paths["/v1/operations/{operationId}/status"].post;
+    expect(status.requestBody.content["application/json"].schema.properties.status.enum.sort()).toEqual(["ACTIVE", "DRAFT", "INACTIVE"]);
+    expect(status.responses["409"].description).toMatch(/invalid_transition/);
+    expect(document.paths["/v1/operations/{operationId}"].delete.responses["204"]).toBeTruthy();
+    expect(document.paths["/v1/events"].get.parameters.map((p: any) => p.name)).toContain("after");
+  });
+
+  it("is served without credentials and the same on every call", async () => {
+    const first = await fetchDocument();
+    const second = await fetchDocument();
+    expect(second).toEqual(first);
+  });
+});
+
+describe("GET /docs", () => {
+  it("serves an HTML reference that loads only local assets, all of which answer 200", async () => {
+    const res = await SELF.fetch("http://api.test/docs");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/text\/html/);
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+    const html = await res.text();
+    const refs = [...html.matchAll(/\b(?:src|href)\s*=\s*["']([^"']+)["']/gi)].map((m) => m[1]);
+    expect(refs.length).toBeGreaterThan(0);
+    expect(html).not.toMatch(/(?:src|href)\s*=\s*["']\s*(?:https?:)?\/\//i);
+    expect(html).not.toMatch(/@import\s+url\(\s*["']?(?:https?:)?\/\//i);
+    for (const ref of refs) {
+      const asset = await SELF.fetch(new URL(ref, "http://api.test/docs/").toString());
+      expect(asset.status, ref).toBe(200);
+      const body = await asset.text();
+      expect(body.length, ref).toBeGreaterThan(0);
+    }
+    // The page's own script points the viewer at the local document and turns off the online validator.
+    const scripts = refs.filter((ref) => ref.endsWith(".js") && !ref.includes("vendor"));
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const script of scripts) {
+      const source = await (await SELF.fetch(new URL(script, "http://api.test/docs/").toString())).text();
+      expect(source).toContain("/v1/openapi.json");
+      expect(source).not.toMatch(/https?:\/\//);
+      expect(source).toMatch(/validatorUrl:\s*null/);
+    }
+  });
+
+  it("answers 404 for a missing docs asset", async () => {
+    const res = await SELF.fetch("http://api.test/docs/vendor/nope.js");
+    expect(res.status).toBe(404);
+  });
+});

@@ -1,0 +1,250 @@
+import { describe, expect, it } from "vitest";
+import { call, createOperation, expectProblem, expectStatus, newTenant, operationBody, type ApiResponse } from "../helpers/client";
+import { activeOperation, expectCleanProblem, snapshotTenant } from "./fixtures";
+
+function expectValidation(response: ApiResponse, field?: string | RegExp) {
+  const body = expectProblem(response, 400, "validation_failed");
+  expectCleanProblem(response, 400);
+  expect(Array.isArray(body.errors)).toBe(true);
+  expect(body.errors.length).toBeGreaterThan(0);
+  for (const item of body.errors) {
+    expect(typeof item.code).toBe("string");
+    expect(typeof item.message).toBe("string");
+  }
+  if (field !== undefined) {
+    const fields = body.errors.map((e: any) => e.field);
+    expect(fields.some((f: string) => (typeof field === "string" ? f === field : field.test(f))), JSON.stringify(body.errors)).toBe(true);
+  }
+  return body;
+}
+
+describe("400 validation_failed on create", () => {
+  it("refuses wrong types, unknown enums, missing and unknown fields, bad dates — creating nothing", async () => {
+    const op = await newTenant();
+    const before = await snapshotTenant(op.tenantId);
+    const cases: [Record<string, unknown>, string | RegExp][] = [
+      [operationBody({ code: 123 }), "body.code"],
+      [operationBody({ code: "" }), "body.code"],
+      [operationBody({ name: "Spring" }), "body.name"],
+      [operationBody({ name: { en: 5 } }), "body.name.en"],
+      [operationBody({ name: { "not a locale!": "x" } }), /^body\.name/],
+      [operationBody({ type: "SECRET" }), "body.type"],
+      [operationBody({ type: "public" }), "body.type"],
+      [operationBody({ startDate: "yesterday" }), "body.startDate"],
+      [operationBody({ startDate: "2027-13-45T00:00:00Z" }), "body.startDate"],
+      [operationBody({ startDate: 1_700_000_000_000 }), "body.startDate"],
+      [operationBody({ startDate: "2027-05-01T00:00:00Z", endDate: "2027-04-30T23:59:59Z" }), "body.startDate"],
+      [operationBody({ ownerIds: "u1" }), "body.ownerIds"],
+      [operationBody({ ownerIds: [1, 2] }), /^body\.ownerIds\./],
+      [operationBody({ externalId: false }), "body.externalId"],
+      [operationBody({ status: "ACTIVE" }), /body/],
+      [operationBody({ lineCount: 5 }), /body/],
+      [operationBody({ unknownField: true }), /body/],
+    ];
+    for (const [body, field] of cases) {
+      expectValidation(await call(op, "POST", "/v1/operations", { body }), field);
+    }
+    const { code: _code, ...withoutCode } = operationBody();
+    expectValidation(await call(op, "POST", "/v1/operations", { body: withoutCode }), "body.code");
+    const { startDate: _start, ...withoutStart } = operationBody();
+    expectValidation(await call(op, "POST", "/v1/operations", { body: withoutStart }), "body.startDate");
+    for (const body of [[], [operationBody()], "text", 42, null, true]) {
+      expectValidation(await call(op, "POST", "/v1/operations", { body }));
+    }
+    expect(await snapshotTenant(op.tenantId)).toEqual(before);
+  });
+
+  it("refuses malformed JSON with 400 validation_failed", async () => {
+    const op = await newTenant();
+    for (const rawBody of ["{", '{"code": "A",}', "not json", "", '{"code": "A"} trailing', "\u0000"]) {
+      const res = await call(op, "POST", "/v1/operations", { rawBody, headers: { "content-type": "application/json" } });
+      const body = expectValidation(res);
+      expect(body.errors[0].field).toBe("body");
+    }
+    const target = await createOperation(op);
+    expectValidation(await call(op, "PATCH", `/v1/operations/${target.id}`, { rawBody: "{name:" }));
+    expectValidation(await call(op, "POST", `/v1/operations/${target.id}/status`, { rawBody: "ACTIVE" }));
+    expect(expectStatus(await call(op, "GET", `/v1/operations/${target.id}`), 200).version).toBe(1);
+  });
+});
+
+describe("400 validation_failed on PATCH and status", () => {
+  it("refuses startDate after endDate, in the body and after merging with the stored dates", async () => {
+    const op = await newTenant();
+    const target = await createOperation(op, { startDate: "2027-03-01T00:00:00Z", endDate: "2027-04-30T00:00:00Z" });
+    const path = `/v1/operations/${target.id}`;
+    expectValidation(await call(op, "PATCH", path, { body: { startDate: "2027-06-01T00:00:00Z", endDate: "2027-05-01T00:00:00Z" } }), "body.startDate");
+    // Each alone is fine, but merged with the stored value it is not.
+    expectValidation(await call(op, "PATCH", path, { body: { startDate: "2027-05-01T00:00:00Z" } }), "body.startDate");
+    expectValidation(await call(op, "PATCH", path, { body: { endDate: "2027-02-01T00:00:00Z" } }), "body.startDate");
+    // Equal dates are allowed (startDate ≤ endDate).
+    expectStatus(await call(op, "PATCH", path, { body: { endDate: "2027-03-01T00:00:00Z" } }), 200);
+    const read = expectStatus(await call(op, "GET", path), 200);
+    expect(read.version).toBe(2);
+    expect(read.startDate).toBe("2027-03-01T00:00:00Z");
+    expect(read.endDate).toBe("2027-03-01T00:00:00Z");
+  });
+
+  it("refuses wrong types, unknown fields and fields that cannot be patched", async () => {
+    const op = await newTenant();
+    const target = await createOperation(op);
+    const path = `/v1/operations/${target.id}`;
+    const before = await snapshotTenant(op.tenantId);
+    for (const [body, field] of [
+      [{ code: 1 }, "body.code"],
+      [{ type: "HIDDEN" }, "body.type"],
+      [{ name: { en: 1 } }, "body.name.en"],
+      [{ name: "x" }, "body.name"],
+      [{ startDate: "2027-02-30T25:00:00Z" }, "body.startDate"],
+      [{ status: "ACTIVE" }, /body/],
+      [{ id: "op_other" }, /body/],
+      [{ version: 9 }, /body/],
+      [{ lineCount: 0 }, /body/],
+      [{ ownerIds: [""] }, /^body\.ownerIds/],
+    ] as [unknown, string | RegExp][]) {
+      expectValidation(await call(op, "PATCH", path, { body }), field);
+    }
+    expectValidation(await call(op, "PATCH", path, { body: [] }));
+    // Removing every locale of the name would leave it empty.
+    expectValidation(await call(op, "PATCH", path, { body: { name: { en: null, fr: null } } }), "body.name");
+    for (const body of [{}, { status: "ARCHIVED" }, { status: "active" }, { status: "ACTIVE", extra: 1 }, { status: null }, []]) {
+      expectValidation(await call(op, "POST", `${path}/status`, { body }));
+    }
+    expect(await snapshotTenant(op.tenantId)).toEqual(before);
+  });
+
+  it("checks the shape before looking the Operation up (400 before 404)", async () => {
+    const op = await newTenant();
+    expectValidation(await call(op, "PATCH", "/v1/operations/op_missing", { body: { type: "NOPE" } }));
+    expectValidation(await call(op, "POST", "/v1/operations/op_missing/status", { body: { status: "NOPE" } }));
+    expectProblem(await call(op, "PATCH", "/v1/operations/op_missing", { body: { type: "PUBLIC" } }), 404, "not_found");
+  });
+});
+
+describe("400 validation_failed on list queries", () => {
+  it("refuses limits out of range, unknown parameters, unknown enums and bad values", async () => {
+    const op = await newTenant();
+    for (const [query, field] of [
+      [{ limit: 0 }, "query.limit"],
+      [{ limit: 501 }, "query.limit"],
+      [{ limit: -1 }, "query.limit"],
+      [{ limit: 2.5 }, "query.limit"],
+      [{ limit: "ten" }, "query.limit"],
+      [{ status: "DRAFT,ARCHIVED" }, /^query\.status/],
+      [{ status: "" }, /^query\.status/],
+      [{ type: "BOTH" }, "query.type"],
+      [{ idType: "uuid", ids: "a" }, "query.idType"],
+      [{ sort: "price" }, "query.sort"],
+      [{ sort: "name,,code" }, "query.sort"],
+      [{ sort: "+name" }, "query.sort"],
+      [{ startDateFrom: "soon" }, "query.startDateFrom"],
+      [{ endDateTo: "2027-01-01T00:00:00Q" }, "query.endDateTo"],
+      [{ locale: "not a locale" }, "query.locale"],
+      [{ name: "" }, "query.name"],
+      [{ ids: ",,," }, /^query\.ids/],
+      [{ unknownFilter: "x" }, /query/],
+      [{ operationStatus: "DRAFT" }, /query/],
+    ] as [Record<string, string | number>, string | RegExp][]) {
+      expectValidation(await call(op, "GET", "/v1/operations", { query }), field);
+    }
+    expectStatus(await call(op, "GET", "/v1/operations", { query: { limit: 1 } }), 200);
+    expectStatus(await call(op, "GET", "/v1/operations", { query: { limit: 500 } }), 200);
+    // A parameter given twice is not a comma list.
+    const twice = await call(op, "GET", "/v1/operations?status=DRAFT&status=ACTIVE");
+    expectValidation(twice);
+    for (const query of [{ limit: 0 }, { limit: 501 }, { after: "" }, { types: "" }, { what: "x" }]) {
+      expectValidation(await call(op, "GET", "/v1/events", { query }));
+    }
+  });
+});
+
+describe("other problems", () => {
+  it("answers 404 not_found for unknown routes and unknown or malformed ids", async () => {
+    const op = await newTenant();
+    for (const [method, path] of [
+      ["GET", "/v1/no-such-thing"],
+      ["GET", "/v1/operations/op_x/unknown"],
+      ["PUT", "/v1/operations"],
+      ["GET", "/nothing-here"],
+      ["GET", "/v2/operations"],
+    ]) {
+      expectCleanProblem(expectProblemRes(await call(op, method, path), 404, "not_found"));
+    }
+    for (const method of ["GET", "DELETE"]) {
+      expectProblem(await call(op, method, "/v1/operations/op_00000000000000000000000000"), 404, "not_found");
+    }
+    expectProblem(await call(op, "PATCH", "/v1/operations/op_nope", { body: { code: "X" } }), 404, "not_found");
+    expectProblem(await call(op, "POST", "/v1/operations/op_nope/status", { body: { status: "ACTIVE" } }), 404, "not_found");
+    expectProblem(await call(op, "GET", `/v1/operations/${encodeURIComponent("' or 1=1 --")}`), 404, "not_found");
+  });
+
+  it("answers 409 duplicate_code on create and on PATCH; codes are per tenant", async () => {
+    const op = await newTenant();
+    const first = await createOperation(op, { code: "SPRING-27" });
+    const before = await snapshotTenant(op.tenantId);
+    expectCleanProblem(expectProblemRes(await call(op, "POST", "/v1/operations", { body: operationBody({ code: "SPRING-27" }) }), 409, "duplicate_code"));
+    const second = await createOperation(op, { code: "SUMMER-27" });
+    const afterSecond = await snapshotTenant(op.tenantId);
+    expect(afterSecond.operations).toHaveLength(before.operations.length + 1);
+    expectCleanProblem(
+      expectProblemRes(await call(op, "PATCH", `/v1/operations/${second.id}`, { body: { code: "SPRING-27" } }), 409, "duplicate_code"),
+    );
+    expect(await snapshotTenant(op.tenantId)).toEqual(afterSecond);
+    // Keeping one's own code is not a conflict; another tenant may use the same code.
+    expectStatus(await call(op, "PATCH", `/v1/operations/${first.id}`, { body: { code: "SPRING-27" } }), 200);
+    const other = await newTenant();
+    await createOperation(other, { code: "SPRING-27" });
+  });
+
+  it("answers 409 operation_not_draft when the type changes outside DRAFT", async () => {
+    const op = await newTenant();
+    const active = await activeOperation(op, { type: "PRIVATE" });
+    const before = await snapshotTenant(op.tenantId);
+    expectProblem(await call(op, "PATCH", `/v1/operations/${active.id}`, { body: { type: "PUBLIC" } }), 409, "operation_not_draft");
+    expectProblem(
+      await call(op, "PATCH", `/v1/operations/${active.id}`, { body: { type: "PUBLIC", name: { en: "changed" } } }),
+      409,
+      "operation_not_draft",
+    );
+    expect(await snapshotTenant(op.tenantId)).toEqual(before);
+  });
+
+  it("answers 413 payload_too_large for a body over 8 MiB, changing nothing", async () => {
+    const op = await newTenant();
+    const target = await createOperation(op);
+    const before = await snapshotTenant(op.tenantId);
+    const big = JSON.stringify(operationBody({ description: { en: "x".repeat(8 * 1024 * 1024) } }));
+    expectCleanProblem(expectProblemRes(await call(op, "POST", "/v1/operations", { rawBody: big }), 413, "payload_too_large"));
+    expectCleanProblem(expectProblemRes(await call(op, "PATCH", `/v1/operations/${target.id}`, { rawBody: big }), 413, "payload_too_large"));
+    expect(await snapshotTenant(op.tenantId)).toEqual(before);
+    // Just under the limit is a size the API reads (and then refuses on its shape: description locales are ≤ 2000 chars).
+    const underLimit = JSON.stringify(operationBody({ description: { en: "x".repeat(7 * 1024 * 1024) } }));
+    expectProblem(await call(op, "POST", "/v1/operations", { rawBody: underLimit }), 400, "validation_failed");
+  });
+
+  it("puts x-request-id on every response and the same value in problem bodies", async () => {
+    const op = await newTenant();
+    const created = await call(op, "POST", "/v1/operations", { body: operationBody() });
+    const ids = new Set<string>();
+    for (const res of [
+      created,
+      await call(op, "GET", "/v1/operations"),
+      await call(op, "GET", `/v1/operations/${created.body.id}`),
+      await call(op, "GET", "/v1/openapi.json"),
+      await call(null, "GET", "/v1/operations"),
+      await call(op, "GET", "/v1/nope"),
+      await call(op, "DELETE", `/v1/operations/${created.body.id}`),
+    ]) {
+      const requestId = res.headers.get("x-request-id");
+      expect(requestId, `${res.status} ${res.text.slice(0, 100)}`).toBeTruthy();
+      ids.add(requestId!);
+      if (res.status >= 400) expect(res.body.requestId).toBe(requestId);
+    }
+    expect(ids.size).toBe(7);
+  });
+});
+
+function expectProblemRes(response: ApiResponse, status: number, code: string): ApiResponse {
+  expectProblem(response, status, code);
+  return response;
+}

@@ -1,0 +1,131 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { call, createOperation, expectProblem, expectStatus, newTenant } from "../helpers/client";
+import { addLineDirectly, eventsOf } from "./fixtures";
+
+async function keyIdOf(tenantId: string) {
+  const row = await env.DB.prepare("select id from api_keys where tenant_id = ? and role = 'OPERATOR'").bind(tenantId).first<{ id: string }>();
+  return row!.id;
+}
+
+describe("GET /v1/events", () => {
+  it("records each Operation change in order with its actor and data", async () => {
+    const op = await newTenant();
+    const target = await createOperation(op, { code: "EV-1", type: "PUBLIC" });
+    expectStatus(await call(op, "PATCH", `/v1/operations/${target.id}`, { body: { ownerIds: ["u1"], description: { en: "d" } } }), 200);
+    await addLineDirectly(op.tenantId, target.id);
+    expectStatus(await call(op, "POST", `/v1/operations/${target.id}/status`, { body: { status: "ACTIVE" } }), 200);
+    expectStatus(await call(op, "POST", `/v1/operations/${target.id}/status`, { body: { status: "INACTIVE" } }), 200);
+    expectStatus(await call(op, "DELETE", `/v1/operations/${target.id}`), 204);
+
+    const events = await eventsOf(op);
+    expect(events.map((e) => e.type)).toEqual([
+      "operation.created",
+      "operation.updated",
+      "operation.status_changed",
+      "operation.status_changed",
+      "operation.deleted",
+    ]);
+    const actor = `key:${await keyIdOf(op.tenantId)}`;
+    for (const event of events) {
+      expect(event.id).toMatch(/^evt_/);
+      expect(event.operationId).toBe(target.id);
+      expect(event.actor).toBe(actor);
+      expect(Date.parse(event.at)).not.toBeNaN();
+      expect(event).not.toHaveProperty("ruleId");
+      expect(Object.keys(event).sort()).toEqual(["actor", "at", "data", "id", "operationId", "type"]);
+    }
+    expect(events[0].data).toMatchObject({ code: "EV-1", type: "PUBLIC" });
+    expect([...events[1].data.changed].sort()).toEqual(["description", "ownerIds"]);
+    expect(events[2].data).toEqual({ from: "DRAFT", to: "ACTIVE" });
+    expect(events[3].data).toEqual({ from: "ACTIVE", to: "INACTIVE" });
+    expect(events[4].data).toMatchObject({ code: "EV-1" });
+    // Ids are time-ordered: oldest first is id order.
+    expect(events.map((e) => e.id)).toEqual([...events.map((e) => e.id)].sort());
+  });
+
+  it("reads after a given event id (exclusive), oldest first, page by page", async () => {
+    const op = await newTenant();
+    for (let i = 0; i < 7; i++) await createOperation(op, { code: `E-${i}` });
+    const all = await eventsOf(op);
+    expect(all.map((e) => e.data.code)).toEqual(["E-0", "E-1", "E-2", "E-3", "E-4", "E-5", "E-6"]);
+
+    const after = await eventsOf(op, { after: all[2].id });
+    expect(after.map((e) => e.id)).toEqual(all.slice(3).map((e) => e.id));
+    expect(await eventsOf(op, { after: all[6].id })).toEqual([]);
+    // Any string works as a position, e.g. one before every id.
+    expect((await eventsOf(op, { after: "evt_0" })).map((e) => e.id)).toEqual(all.map((e) => e.id));
+
+    // Pages of 2: no duplicates or gaps, each page at most 2.
+    const seen: string[] = [];
+    let nextToken: string | undefined;
+    let pages = 0;
+    do {
+      const page = expectStatus(await call(op, "GET", "/v1/events", { query: { limit: 2, after: all[0].id, nextToken } }), 200);
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.items.map((e: any) => e.id));
+      nextToken = page.nextToken ?? undefined;
+      pages++;
+    } while (nextToken);
+    expect(seen).toEqual(all.slice(1).map((e) => e.id));
+    expect(pages).toBe(3);
+
+    // New events after the last one seen: polling picks exactly those up.
+    await createOperation(op, { code: "E-7" });
+    const polled = await eventsOf(op, { after: all[6].id });
+    expect(polled.map((e) => e.data.code)).toEqual(["E-7"]);
+  });
+
+  it("filters by types and operationId; the token is bound to them", async () => {
+    const op = await newTenant();
+    const a = await createOperation(op);
+    const b = await createOperation(op);
+    expectStatus(await call(op, "PATCH", `/v1/operations/${a.id}`, { body: { code: "A2" } }), 200);
+    expectStatus(await call(op, "PATCH", `/v1/operations/${b.id}`, { body: { code: "B2" } }), 200);
+    const ofA = await eventsOf(op, { operationId: a.id });
+    expect(ofA.map((e) => e.type)).toEqual(["operation.created", "operation.updated"]);
+    const updates = await eventsOf(op, { types: "operation.updated" });
+    expect(updates.map((e) => e.operationId)).toEqual([a.id, b.id]);
+    const both = await eventsOf(op, { types: "operation.updated,operation.created", operationId: b.id });
+    expect(both).toHaveLength(2);
+
+    const first = expectStatus(await call(op, "GET", "/v1/events", { query: { limit: 1 } }), 200);
+    expectProblem(
+      await call(op, "GET", "/v1/events", { query: { limit: 1, nextToken: first.nextToken, types: "operation.updated" } }),
+      400,
+      "invalid_next_token",
+    );
+    expectProblem(await call(op, "GET", "/v1/events", { query: { limit: 1, nextToken: first.nextToken, after: "evt_0" } }), 400, "invalid_next_token");
+    expectProblem(await call(op, "GET", "/v1/events", { query: { nextToken: `${first.nextToken}x` } }), 400, "invalid_next_token");
+    expectStatus(await call(op, "GET", "/v1/events", { query: { limit: 1, nextToken: first.nextToken } }), 200);
+  });
+
+  it("never shows another tenant's events", async () => {
+    const a = await newTenant();
+    const b = await newTenant();
+    const inA = await createOperation(a);
+    await createOperation(b);
+    const eventsOfB = await eventsOf(b);
+    expect(eventsOfB).toHaveLength(1);
+    expect(eventsOfB.some((e) => e.operationId === inA.id)).toBe(false);
+    expect(await eventsOf(b, { operationId: inA.id })).toEqual([]);
+    expect((await eventsOf(b, { after: "evt_0" })).map((e) => e.id)).toEqual(eventsOfB.map((e) => e.id));
+    // A token issued to A does not open B's log.
+    expectStatus(await call(a, "POST", "/v1/operations", { body: { code: "A-2", name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-01-02" } }), 201);
+    const pageOfA = expectStatus(await call(a, "GET", "/v1/events", { query: { limit: 1 } }), 200);
+    expect(pageOfA.nextToken).toBeTruthy();
+    expectProblem(await call(b, "GET", "/v1/events", { query: { limit: 1, nextToken: pageOfA.nextToken } }), 400, "invalid_next_token");
+  });
+
+  it("writes no event for a refused change", async () => {
+    const op = await newTenant();
+    const target = await createOperation(op, { code: "TAKEN" });
+    const other = await createOperation(op);
+    const before = await eventsOf(op);
+    expectProblem(await call(op, "POST", `/v1/operations/${target.id}/status`, { body: { status: "ACTIVE" } }), 409, "invalid_transition");
+    expectProblem(await call(op, "PATCH", `/v1/operations/${other.id}`, { body: { code: "TAKEN" } }), 409, "duplicate_code");
+    expectProblem(await call(op, "PATCH", `/v1/operations/${other.id}`, { body: { code: "Y" }, headers: { "If-Match": '"7"' } }), 412, "version_mismatch");
+    expectProblem(await call(op, "POST", "/v1/operations", { body: { code: "TAKEN", name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-01-02" } }), 409, "duplicate_code");
+    expect(await eventsOf(op)).toEqual(before);
+  });
+});

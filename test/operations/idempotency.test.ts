@@ -1,0 +1,156 @@
+import { describe, expect, it } from "vitest";
+import { call, createOperation, expectProblem, expectStatus, newTenant, operationBody, uniqueId } from "../helpers/client";
+import { addLineDirectly, eventsOf, snapshotTenant } from "./fixtures";
+
+const withKey = (key: string, extra: Record<string, string> = {}) => ({ "Idempotency-Key": key, ...extra });
+
+describe("Idempotency-Key", () => {
+  it("replays a create: same status, body and headers, one Operation and one event", async () => {
+    const op = await newTenant();
+    const key = uniqueId("idem");
+    const body = operationBody();
+    const first = await call(op, "POST", "/v1/operations", { body, headers: withKey(key) });
+    expectStatus(first, 201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const afterFirst = await snapshotTenant(op.tenantId);
+
+    const replay = await call(op, "POST", "/v1/operations", { body, headers: withKey(key) });
+    expect(replay.status).toBe(201);
+    expect(replay.text).toBe(first.text);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.headers.get("location")).toBe(first.headers.get("location"));
+    expect(replay.headers.get("etag")).toBe(first.headers.get("etag"));
+    expect(replay.headers.get("content-type")).toBe(first.headers.get("content-type"));
+    expect(replay.headers.get("x-request-id")).toBeTruthy();
+    expect(replay.headers.get("x-request-id")).not.toBe(first.headers.get("x-request-id"));
+
+    expect(await snapshotTenant(op.tenantId)).toEqual(afterFirst);
+    expect(afterFirst.operations).toHaveLength(1);
+    expect((await eventsOf(op)).filter((e) => e.type === "operation.created")).toHaveLength(1);
+  });
+
+  it("answers 422 idempotency_key_reused for the same key with another body, path or method", async () => {
+    const op = await newTenant();
+    const key = uniqueId("idem");
+    const body = operationBody();
+    const created = expectStatus(await call(op, "POST", "/v1/operations", { body, headers: withKey(key) }), 201);
+    const before = await snapshotTenant(op.tenantId);
+    expectProblem(await call(op, "POST", "/v1/operations", { body: { ...body, code: "OTHER" }, headers: withKey(key) }), 422, "idempotency_key_reused");
+    // The same JSON with other whitespace is another body.
+    expectProblem(
+      await call(op, "POST", "/v1/operations", { rawBody: JSON.stringify(body, null, 2), headers: withKey(key) }),
+      422,
+      "idempotency_key_reused",
+    );
+    expectProblem(
+      await call(op, "PATCH", `/v1/operations/${created.id}`, { body: { code: "X" }, headers: withKey(key) }),
+      422,
+      "idempotency_key_reused",
+    );
+    expectProblem(await call(op, "DELETE", `/v1/operations/${created.id}`, { headers: withKey(key) }), 422, "idempotency_key_reused");
+    expectProblem(await call(op, "POST", "/v1/operations?x=1", { body, headers: withKey(key) }), 422, "idempotency_key_reused");
+    expect(await snapshotTenant(op.tenantId)).toEqual(before);
+  });
+
+  it("scopes keys to the tenant", async () => {
+    const a = await newTenant();
+    const b = await newTenant();
+    const key = uniqueId("idem");
+    const body = operationBody();
+    const inA = expectStatus(await call(a, "POST", "/v1/operations", { body, headers: withKey(key) }), 201);
+    const inBResponse = await call(b, "POST", "/v1/operations", { body, headers: withKey(key) });
+    const inB = expectStatus(inBResponse, 201);
+    expect(inBResponse.headers.get("idempotent-replayed")).toBeNull();
+    expect(inB.id).not.toBe(inA.id);
+    expect((await snapshotTenant(b.tenantId)).operations).toHaveLength(1);
+    // Another body under the same key in B is B's own conflict, not A's.
+    expectProblem(await call(b, "POST", "/v1/operations", { body: operationBody(), headers: withKey(key) }), 422, "idempotency_key_reused");
+  });
+
+  it("replays PATCH, status and DELETE without applying them twice", async () => {
+    const op = await newTenant();
+    const target = await createOperation(op);
+    await addLineDirectly(op.tenantId, target.id);
+    const path = `/v1/operations/${target.id}`;
+
+    const patchKey = uniqueId("idem");
+    const patched = await call(op, "PATCH", path, { body: { name: { it: "Primavera" } }, headers: withKey(patchKey) });
+    expect(expectStatus(patched, 200).version).toBe(2);
+    const patchReplay = await call(op, "PATCH", path, { body: { name: { it: "Primavera" } }, headers: withKey(patchKey) });
+    expect(patchReplay.status).toBe(200);
+    expect(patchReplay.text).toBe(patched.text);
+    expect(patchReplay.headers.get("etag")).toBe('"2"');
+    expect(patchReplay.headers.get("idempotent-replayed")).toBe("true");
+
+    const statusKey = uniqueId("idem");
+    const activated = await call(op, "POST", `${path}/status`, { body: { status: "ACTIVE" }, headers: withKey(statusKey) });
+    expect(expectStatus(activated, 200).version).toBe(3);
+    const statusReplay = await call(op, "POST", `${path}/status`, { body: { status: "ACTIVE" }, headers: withKey(statusKey) });
+    // Not 409 invalid_transition: the first answer is replayed.
+    expect(statusReplay.status).toBe(200);
+    expect(statusReplay.text).toBe(activated.text);
+
+    const dateKey = uniqueId("idem");
+    const moved = await call(op, "PATCH", path, { body: { endDate: "2027-12-31T00:00:00Z" }, headers: withKey(dateKey) });
+    expect(moved.headers.get("warning")).toMatch(/^199 /);
+    const movedReplay = await call(op, "PATCH", path, { body: { endDate: "2027-12-31T00:00:00Z" }, headers: withKey(dateKey) });
+    expect(movedReplay.headers.get("warning")).toBe(moved.headers.get("warning"));
+
+    expectStatus(await call(op, "POST", `${path}/status`, { body: { status: "INACTIVE" } }), 200);
+    const deleteKey = uniqueId("idem");
+    const deleted = await call(op, "DELETE", path, { headers: withKey(deleteKey) });
+    expect(deleted.status).toBe(204);
+    const deleteReplay = await call(op, "DELETE", path, { headers: withKey(deleteKey) });
+    expect(deleteReplay.status).toBe(204);
+    expect(deleteReplay.text).toBe("");
+    expect(deleteReplay.headers.get("idempotent-replayed")).toBe("true");
+
+    const types = (await eventsOf(op)).map((e) => e.type);
+    expect(types).toEqual([
+      "operation.created",
+      "operation.updated",
+      "operation.status_changed",
+      "operation.updated",
+      "operation.status_changed",
+      "operation.deleted",
+    ]);
+  });
+
+  it("replays a refused request's answer too", async () => {
+    const op = await newTenant();
+    const target = await createOperation(op);
+    const key = uniqueId("idem");
+    const refused = await call(op, "POST", `/v1/operations/${target.id}/status`, { body: { status: "ACTIVE" }, headers: withKey(key) });
+    expectProblem(refused, 409, "invalid_transition");
+    await addLineDirectly(op.tenantId, target.id);
+    const replay = await call(op, "POST", `/v1/operations/${target.id}/status`, { body: { status: "ACTIVE" }, headers: withKey(key) });
+    expect(replay.status).toBe(409);
+    expect(replay.body.code).toBe("invalid_transition");
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(expectStatus(await call(op, "GET", `/v1/operations/${target.id}`), 200).status).toBe("DRAFT");
+  });
+
+  it("replays concurrent duplicates once: exactly one create runs", async () => {
+    const op = await newTenant();
+    const key = uniqueId("idem");
+    const body = operationBody();
+    const responses = await Promise.all(Array.from({ length: 5 }, () => call(op, "POST", "/v1/operations", { body, headers: withKey(key) })));
+    for (const res of responses) {
+      // Either the answer (first or replayed) or "still running, retry".
+      if (res.status !== 201) expectProblem(res, 409, "idempotency_in_progress");
+    }
+    expect(responses.some((r) => r.status === 201)).toBe(true);
+    expect((await snapshotTenant(op.tenantId)).operations).toHaveLength(1);
+  });
+
+  it("refuses a malformed key and ignores keys on GET", async () => {
+    const op = await newTenant();
+    expectProblem(await call(op, "POST", "/v1/operations", { body: operationBody(), headers: withKey("x".repeat(256)) }), 400, "validation_failed");
+    expectProblem(await call(op, "POST", "/v1/operations", { body: operationBody(), headers: withKey("with space") }), 400, "validation_failed");
+    expect((await snapshotTenant(op.tenantId)).operations).toHaveLength(0);
+    const key = uniqueId("idem");
+    expectStatus(await call(op, "GET", "/v1/operations", { headers: withKey(key) }), 200);
+    // The key was not consumed by the GET.
+    expectStatus(await call(op, "POST", "/v1/operations", { body: operationBody(), headers: withKey(key) }), 201);
+  });
+});

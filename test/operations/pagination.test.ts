@@ -1,0 +1,141 @@
+import { describe, expect, it } from "vitest";
+import { call, collectPages, createOperation, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
+
+async function seed(op: Caller, count: number) {
+  const created: any[] = [];
+  for (let i = 0; i < count; i++) {
+    created.push(
+      await createOperation(op, {
+        code: `P-${String(i).padStart(3, "0")}`,
+        name: { en: `Name ${String.fromCharCode(65 + (i % 26))}${i % 3}` },
+        startDate: `2027-0${1 + (i % 9)}-01T00:00:00Z`,
+        endDate: "2027-12-31T00:00:00Z",
+      }),
+    );
+  }
+  return created;
+}
+
+async function page(op: Caller, query: Record<string, string | number | undefined>) {
+  return expectStatus(await call(op, "GET", "/v1/operations", { query }), 200) as { items: any[]; nextToken: string | null };
+}
+
+describe("keyset pagination", () => {
+  it("walks every page without duplicates or gaps, each page within limit", async () => {
+    const op = await newTenant();
+    const created = await seed(op, 23);
+    for (const [sort, limits] of [
+      [undefined, [1, 23, 50]],
+      ["name", [5]],
+      ["-startDate", [4]],
+      ["code", [6]],
+      ["status,-name", [5]],
+    ] as const) {
+      for (const limit of limits) {
+        const { items, pages } = await collectPages(op, "/v1/operations", { sort, limit });
+        expect(items.map((o: any) => o.id).sort()).toEqual(created.map((o) => o.id).sort());
+        expect(pages).toBe(Math.ceil(23 / limit));
+      }
+    }
+    const first = await page(op, { limit: 10 });
+    expect(first.items).toHaveLength(10);
+    expect(typeof first.nextToken).toBe("string");
+    const last = await page(op, { limit: 50 });
+    expect(last.nextToken).toBeNull();
+  });
+
+  it("stays correct while rows are inserted and deleted between pages", async () => {
+    for (const sort of [undefined, "name", "-startDate,code"]) {
+      const op = await newTenant();
+      const created = await seed(op, 12);
+      const deleted = new Set<string>();
+      const inserted = new Set<string>();
+      const seen: string[] = [];
+      let nextToken: string | undefined;
+      let round = 0;
+      do {
+        const result = await page(op, { limit: 4, sort, ids: undefined, nextToken });
+        seen.push(...result.items.map((o) => o.id));
+        nextToken = result.nextToken ?? undefined;
+        round++;
+        // Between pages: delete one row already seen and one not yet seen, and insert a row.
+        const unseen = created.filter((o) => !seen.includes(o.id) && !deleted.has(o.id));
+        const seenAlive = created.filter((o) => seen.includes(o.id) && !deleted.has(o.id));
+        for (const victim of [unseen[unseen.length - 1], seenAlive[0]]) {
+          if (!victim) continue;
+          expectStatus(await call(op, "DELETE", `/v1/operations/${victim.id}`), 204);
+          deleted.add(victim.id);
+        }
+        const fresh = await createOperation(op, { code: `NEW-${sort}-${round}`, name: { en: `Name M${round}` } });
+        inserted.add(fresh.id);
+      } while (nextToken && round < 50);
+
+      expect(new Set(seen).size, "no row shown twice").toBe(seen.length);
+      const throughout = created.filter((o) => !deleted.has(o.id));
+      for (const o of throughout) expect(seen, `${o.code} existed throughout (sort ${sort})`).toContain(o.id);
+      for (const id of seen) expect(created.some((o) => o.id === id) || inserted.has(id)).toBe(true);
+    }
+  });
+
+  it("stays correct when the row a token points at is deleted", async () => {
+    const op = await newTenant();
+    const created = await seed(op, 6);
+    const first = await page(op, { limit: 3, sort: "code" });
+    expect(first.items.map((o) => o.code)).toEqual(["P-000", "P-001", "P-002"]);
+    expectStatus(await call(op, "DELETE", `/v1/operations/${created[2].id}`), 204);
+    const second = await page(op, { limit: 3, sort: "code", nextToken: first.nextToken! });
+    expect(second.items.map((o) => o.code)).toEqual(["P-003", "P-004", "P-005"]);
+    expect(second.nextToken).toBeNull();
+  });
+
+  it("answers 400 invalid_next_token for a token used with other filters or sort, or tampered", async () => {
+    const op = await newTenant();
+    await seed(op, 6);
+    const first = await page(op, { limit: 2, sort: "name", status: "DRAFT" });
+    const token = first.nextToken!;
+    expect(token).toBeTruthy();
+    // The same filters and sort accept it (limit may change).
+    expectStatus(await call(op, "GET", "/v1/operations", { query: { limit: 3, sort: "name", status: "DRAFT", nextToken: token } }), 200);
+
+    const mismatches: Record<string, string | number>[] = [
+      { limit: 2, sort: "-name", status: "DRAFT" },
+      { limit: 2, sort: "code", status: "DRAFT" },
+      { limit: 2, status: "DRAFT" },
+      { limit: 2, sort: "name" },
+      { limit: 2, sort: "name", status: "DRAFT,ACTIVE" },
+      { limit: 2, sort: "name", status: "DRAFT", type: "PRIVATE" },
+      { limit: 2, sort: "name", status: "DRAFT", name: "name" },
+      { limit: 2, sort: "name", status: "DRAFT", locale: "en" },
+      { limit: 2, sort: "name", status: "DRAFT", ids: "P-000", idType: "code" },
+      { limit: 2, sort: "name", status: "DRAFT", startDateFrom: "2027-01-01" },
+    ];
+    for (const query of mismatches) {
+      expectProblem(await call(op, "GET", "/v1/operations", { query: { ...query, nextToken: token } }), 400, "invalid_next_token");
+    }
+
+    const [body, signature] = token.split(".");
+    const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === "A" ? "B" : "A") + s.slice(i + 1);
+    const forged = btoa(JSON.stringify({ k: ["", "op_0"], b: "x" })).replace(/=+$/, "");
+    for (const tampered of [
+      `${flip(body, 3)}.${signature}`,
+      `${body}.${flip(signature, 0)}`,
+      `${body}.`,
+      body,
+      `${body}.${signature}.extra`,
+      `${forged}.${signature}`,
+      "not-a-token",
+      "....",
+      "%%%",
+      "eyJrIjpbXX0.AAAAAAAAAAAAAAAAAAAAAA",
+    ]) {
+      expectProblem(
+        await call(op, "GET", "/v1/operations", { query: { limit: 2, sort: "name", status: "DRAFT", nextToken: tampered } }),
+        400,
+        "invalid_next_token",
+      );
+    }
+    // A token of another list (events) does not open this one.
+    const events = expectStatus(await call(op, "GET", "/v1/events", { query: { limit: 1 } }), 200);
+    expectProblem(await call(op, "GET", "/v1/operations", { query: { limit: 1, nextToken: events.nextToken } }), 400, "invalid_next_token");
+  });
+});

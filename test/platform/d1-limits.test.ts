@@ -1,0 +1,41 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { D1LimitExceeded, D1_MAX_BOUND_PARAMETERS, getDb, guardD1Limits } from "../../src/platform/db";
+import type { Principal } from "../../src/platform/app";
+import { listOperations } from "../../src/operations/queries";
+import { listOperationsQuery } from "../../src/operations/schemas";
+import { call, createOperation, expectStatus, newTenant } from "../helpers/client";
+import { recordingDb } from "./recording-db";
+
+describe("D1 limits guard", () => {
+  it("is on in tests, for the Worker's own database handle", async () => {
+    expect(env.D1_LIMITS_GUARD).toBe("on");
+    const db = getDb(env);
+    const params = Array.from({ length: D1_MAX_BOUND_PARAMETERS + 1 }, (_, i) => i);
+    const tooMany = `select 1 where 1 in (${params.map(() => "?").join(",")})`;
+    expect(() => db.$client.prepare(tooMany).bind(...params)).toThrow(D1LimitExceeded);
+    const atLimit = params.slice(0, D1_MAX_BOUND_PARAMETERS);
+    await expect(db.$client.prepare(`select 1 where 1 in (${atLimit.map(() => "?").join(",")})`).bind(...atLimit).all()).resolves.toBeTruthy();
+    expect(() => guardD1Limits(env.DB).prepare(`select '${"x".repeat(100_001)}'`)).toThrow(D1LimitExceeded);
+  });
+
+  it("keeps a 500-value ids filter to one bound parameter, and the list answers", async () => {
+    const op = await newTenant();
+    const kept = await createOperation(op);
+    const ids = [kept.id, ...Array.from({ length: 499 }, (_, i) => `op_${String(i).padStart(26, "0")}`)];
+
+    const principal: Principal = { tenantId: op.tenantId, role: "OPERATOR", userId: null, keyId: "k", tenantDefaultLocale: "en" };
+    const { db, statements } = recordingDb();
+    for (const idType of ["id", "code", "externalId"]) {
+      await listOperations(db, "s", principal, listOperationsQuery.parse({ ids: ids.join(","), idType, ownerIds: ids.join(",") }));
+    }
+    for (const statement of statements) expect(statement.params.length).toBeLessThanOrEqual(10);
+    expect(statements.length).toBe(3);
+    for (const statement of statements) expect(statement.sql).toMatch(/json_each\(\?\)/);
+
+    const page = expectStatus(await call(op, "GET", "/v1/operations", { query: { ids: ids.join(",") } }), 200);
+    expect(page.items.map((o: any) => o.id)).toEqual([kept.id]);
+    const aliased = expectStatus(await call(op, "GET", "/v1/operations", { query: { operationId: ids.join(","), ownerIds: ids.slice(1).join(",") } }), 200);
+    expect(aliased.items).toEqual([]);
+  });
+});

@@ -1,0 +1,304 @@
+import { env } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
+import { call, expectProblem, expectStatus, issueKey, newTenant, type Caller } from "../helpers/client";
+
+const RULES = "/v1/buying-policies/quotas/rules";
+const EVALUATE = "/v1/buying-policies/quotas/evaluate";
+
+interface Order {
+  accountId: string;
+  supplierId?: string | null;
+  storeId?: string | null;
+  amount: number;
+}
+
+async function createRule(caller: Caller, body: Record<string, unknown>) {
+  return expectStatus(await call(caller, "POST", RULES, { body }), 201);
+}
+
+async function evaluate(caller: Caller, orders: Order[], options: { store?: string; explain?: boolean } = {}) {
+  const response = await call(caller, "POST", EVALUATE, {
+    body: { orders },
+    headers: options.store ? { "svc-store": options.store } : {},
+    query: options.explain ? { explain: "true" } : {},
+  });
+  return expectStatus(response, 200).results as any[];
+}
+
+async function evaluateOne(caller: Caller, order: Order, options: { store?: string } = {}) {
+  return (await evaluate(caller, [order], options))[0];
+}
+
+const decidedBy = (result: any) => [result.source.kind, result.source.ruleId, result.effectiveMinimum];
+
+describe("evaluate: resolution", () => {
+  it("walks the levels: Account+Supplier, then Account, then Supplier, then the default", async () => {
+    const op = await newTenant();
+    const accountSupplier = await createRule(op, { accountId: "A1", supplierId: "S1", minimum: 100 });
+    const account = await createRule(op, { accountId: "A1", minimum: 200 });
+    const supplier = await createRule(op, { supplierId: "S1", minimum: 300 });
+    await createRule(op, { supplierId: "S2", minimum: 400 });
+    expectStatus(await call(op, "PUT", "/v1/buying-policies/quotas/default", { body: { minimum: 50 } }), 200);
+
+    const results = await evaluate(op, [
+      { accountId: "A1", supplierId: "S1", amount: 1000 },
+      { accountId: "A1", supplierId: "S3", amount: 1000 },
+      { accountId: "A2", supplierId: "S1", amount: 1000 },
+      { accountId: "A2", supplierId: "S3", amount: 1000 },
+      { accountId: "A1", amount: 1000 },
+      { accountId: "A2", supplierId: null, amount: 1000 },
+    ]);
+    expect(results.map(decidedBy)).toEqual([
+      ["ACCOUNT_SUPPLIER", accountSupplier.id, 100],
+      ["ACCOUNT", account.id, 200],
+      ["SUPPLIER", supplier.id, 300],
+      ["DEFAULT", null, 50],
+      ["ACCOUNT", account.id, 200], // no supplier: Account-only rules and the default only
+      ["DEFAULT", null, 50],
+    ]);
+  });
+
+  it("answers allowed, reason, shortfall and amount as §7 defines them", async () => {
+    const op = await newTenant();
+    const rule = await createRule(op, { accountId: "A1", minimum: 15000 });
+    const [below, equal, above] = await evaluate(op, [
+      { accountId: "A1", amount: 12000 },
+      { accountId: "A1", amount: 15000 },
+      { accountId: "A1", amount: 15001 },
+    ]);
+    expect(below).toEqual({
+      allowed: false,
+      reason: "quota_min_not_met",
+      effectiveMinimum: 15000,
+      amount: 12000,
+      shortfall: 3000,
+      source: { kind: "ACCOUNT", ruleId: rule.id },
+    });
+    expect(equal).toMatchObject({ allowed: true, reason: null, shortfall: 0, amount: 15000 });
+    expect(above).toMatchObject({ allowed: true, reason: null, shortfall: 0, amount: 15001 });
+  });
+
+  it("within a level the highest minimum wins, and on equal minimums the oldest rule", async () => {
+    const op = await newTenant();
+    const older = await createRule(op, { accountId: "A1", supplierId: "S1", storeId: "st_1", minimum: 500 });
+    const newer = await createRule(op, { accountId: "A1", supplierId: "S1", minimum: 500 });
+    const higher = await createRule(op, { accountId: "A1", storeId: "st_1", minimum: 900 });
+    await createRule(op, { accountId: "A1", minimum: 100 });
+    expect(older.id < newer.id).toBe(true);
+    expect(decidedBy(await evaluateOne(op, { accountId: "A1", supplierId: "S1", storeId: "st_1", amount: 0 }))).toEqual([
+      "ACCOUNT_SUPPLIER",
+      older.id,
+      500,
+    ]);
+    expect(decidedBy(await evaluateOne(op, { accountId: "A1", storeId: "st_1", amount: 0 }))).toEqual(["ACCOUNT", higher.id, 900]);
+    // Raising the newer rule's minimum makes it win.
+    expectStatus(await call(op, "PUT", `${RULES}/${newer.id}`, { body: { accountId: "A1", supplierId: "S1", minimum: 501 } }), 200);
+    expect(decidedBy(await evaluateOne(op, { accountId: "A1", supplierId: "S1", storeId: "st_1", amount: 0 }))).toEqual([
+      "ACCOUNT_SUPPLIER",
+      newer.id,
+      501,
+    ]);
+  });
+});
+
+describe("evaluate: stores", () => {
+  it("a store rule needs the order's store; a rule without store matches every store; svc-store supplies a missing storeId", async () => {
+    const op = await newTenant();
+    const everyStore = await createRule(op, { supplierId: "S1", minimum: 100 });
+    const store1 = await createRule(op, { supplierId: "S1", storeId: "st_1", minimum: 700 });
+    const accountStore2 = await createRule(op, { accountId: "A1", storeId: "st_2", minimum: 50 });
+    const order = { accountId: "A1", supplierId: "S1", amount: 600 };
+
+    expect(decidedBy(await evaluateOne(op, order))).toEqual(["SUPPLIER", everyStore.id, 100]);
+    expect(decidedBy(await evaluateOne(op, { ...order, storeId: "st_1" }))).toEqual(["SUPPLIER", store1.id, 700]);
+    expect(decidedBy(await evaluateOne(op, { ...order, storeId: "st_3" }))).toEqual(["SUPPLIER", everyStore.id, 100]);
+    // From the header:
+    expect(decidedBy(await evaluateOne(op, order, { store: "st_1" }))).toEqual(["SUPPLIER", store1.id, 700]);
+    expect(decidedBy(await evaluateOne(op, order, { store: "st_2" }))).toEqual(["ACCOUNT", accountStore2.id, 50]);
+    // The order's own storeId wins over the header; null means "no store" even with the header.
+    expect(decidedBy(await evaluateOne(op, { ...order, storeId: "st_1" }, { store: "st_2" }))).toEqual(["SUPPLIER", store1.id, 700]);
+    expect(decidedBy(await evaluateOne(op, { ...order, storeId: null }, { store: "st_1" }))).toEqual(["SUPPLIER", everyStore.id, 100]);
+  });
+});
+
+describe("evaluate: batches, shapes and roles", () => {
+  const order = { accountId: "A1", amount: 1 };
+
+  it("takes 1 to 100 orders; more is 413 batch_too_large even when items are invalid; none is 400", async () => {
+    const op = await newTenant();
+    expect(await evaluate(op, Array.from({ length: 100 }, () => order))).toHaveLength(100);
+    expectProblem(await call(op, "POST", EVALUATE, { body: { orders: Array.from({ length: 101 }, () => order) } }), 413, "batch_too_large");
+    expectProblem(await call(op, "POST", EVALUATE, { body: { orders: Array.from({ length: 101 }, () => ({ amount: -1 })) } }), 413, "batch_too_large");
+    expectProblem(await call(op, "POST", EVALUATE, { body: { orders: [] } }), 400, "validation_failed");
+  });
+
+  it("rejects invalid orders with 400 naming the field", async () => {
+    const op = await newTenant();
+    const cases: [unknown, string][] = [
+      [{}, "body.orders"],
+      [{ orders: [{ amount: 1 }] }, "body.orders.0.accountId"],
+      [{ orders: [order, { accountId: "A1", amount: -1 }] }, "body.orders.1.amount"],
+      [{ orders: [{ accountId: "A1", amount: 2 ** 53 }] }, "body.orders.0.amount"],
+      [{ orders: [{ accountId: "A1", amount: 1.5 }] }, "body.orders.0.amount"],
+      [{ orders: [{ accountId: "A1", amount: 1, currency: "EUR" }] }, "body.orders.0"],
+      [{ orders: [{ accountId: "A1", supplierId: 3, amount: 1 }] }, "body.orders.0.supplierId"],
+    ];
+    for (const [body, field] of cases) {
+      const problem = expectProblem(await call(op, "POST", EVALUATE, { body }), 400, "validation_failed");
+      expect(problem.errors.map((e: { field: string }) => e.field)).toContain(field);
+    }
+    expectProblem(await call(op, "POST", EVALUATE, { body: { orders: [order] }, query: { explain: "yes" } }), 400, "validation_failed");
+  });
+
+  it("ACCOUNT keys may evaluate; tenants never see each other's rules", async () => {
+    const owner = await newTenant();
+    const rule = await createRule(owner, { accountId: "A1", minimum: 100 });
+    const account = await issueKey(owner.tenantId, "ACCOUNT", "u_1");
+    expect(decidedBy(await evaluateOne(account, { accountId: "A1", amount: 5 }))).toEqual(["ACCOUNT", rule.id, 100]);
+    const stranger = await newTenant();
+    expect(decidedBy(await evaluateOne(stranger, { accountId: "A1", amount: 5 }))).toEqual(["DEFAULT", null, 0]);
+    expectProblem(await call(null, "POST", EVALUATE, { body: { orders: [order] } }), 401, "unauthorized");
+  });
+});
+
+describe("evaluate: explain", () => {
+  it("lists the candidates of each level and why each lost, only when asked", async () => {
+    const op = await newTenant();
+    const winner = await createRule(op, { accountId: "A1", supplierId: "S1", minimum: 300 });
+    const tie = await createRule(op, { accountId: "A1", supplierId: "S1", storeId: "st_1", minimum: 300 });
+    const lower = await createRule(op, { accountId: "A1", supplierId: "S1", storeId: "st_2", minimum: 100 });
+    const account = await createRule(op, { accountId: "A1", minimum: 50 });
+    const order = { accountId: "A1", supplierId: "S1", storeId: "st_1", amount: 10 };
+    expect((await evaluateOne(op, order)).explanation).toBeUndefined();
+
+    const [result] = await evaluate(op, [order], { explain: true });
+    expect(decidedBy(result)).toEqual(["ACCOUNT_SUPPLIER", winner.id, 300]);
+    const levels = result.explanation.levels.map((level: any) => [level.level, level.candidates.map((c: any) => [c.ruleId, c.outcome])]);
+    expect(levels).toEqual([
+      [
+        "ACCOUNT_SUPPLIER",
+        [
+          [winner.id, "selected"],
+          [tie.id, "tie_older_rule_wins"],
+          [lower.id, "store_mismatch"],
+        ],
+      ],
+      ["ACCOUNT", [[account.id, "shadowed_by_higher_level"]]],
+      ["SUPPLIER", []],
+    ]);
+    expect(result.explanation.storeId).toBe("st_1");
+    expect(result.explanation.default).toEqual({ minimum: 0, outcome: "shadowed_by_higher_level" });
+
+    // On st_2 the cheaper store rule matches and loses on its minimum.
+    const [st2] = await evaluate(op, [{ ...order, storeId: "st_2" }], { explain: true });
+    expect(st2.explanation.levels[0].candidates.map((c: any) => [c.ruleId, c.outcome])).toEqual([
+      [winner.id, "selected"],
+      [lower.id, "lower_minimum"],
+      [tie.id, "store_mismatch"],
+    ]);
+  });
+
+  it("is for OPERATOR keys only: an explanation shows rules, which ACCOUNT keys may not read", async () => {
+    const op = await newTenant();
+    await createRule(op, { accountId: "A1", minimum: 50 });
+    const account = await issueKey(op.tenantId, "ACCOUNT", "u_1");
+    const body = { orders: [{ accountId: "A1", amount: 10 }] };
+    expectProblem(await call(account, "POST", EVALUATE, { body, query: { explain: "true" } }), 403, "forbidden");
+    expectStatus(await call(account, "POST", EVALUATE, { body, query: { explain: "false" } }), 200);
+  });
+});
+
+describe("evaluate: large tenants", () => {
+  it("reads every rule of a tenant whose rules span many packed chunks, interleaved with another tenant's", async () => {
+    const op = await newTenant();
+    const other = await newTenant();
+    const rows = Array.from({ length: 1500 }, (_, i) => {
+      const tenantId = i % 2 ? other.tenantId : op.tenantId;
+      return [`qr_bulk_${String(i).padStart(5, "0")}`, tenantId, `A${Math.floor(i / 2)}`, i % 2 ? 1 : 1000 + i];
+    });
+    await env.DB.prepare(
+      `insert into quota_rules (id, tenant_id, account_id, minimum, created_at, updated_at)
+       select value->>0, value->>1, value->>2, value->>3, 'x', 'x' from json_each(?)`,
+    )
+      .bind(JSON.stringify(rows))
+      .run();
+    const sample = Array.from({ length: 100 }, (_, k) => 2 * Math.floor((k * 749) / 99));
+    const results = await evaluate(op, sample.map((i) => ({ accountId: `A${i / 2}`, amount: 0 })));
+    expect(results.map((r) => [r.source.ruleId, r.effectiveMinimum])).toEqual(sample.map((i) => [`qr_bulk_${String(i).padStart(5, "0")}`, 1000 + i]));
+    const theirs = await evaluate(other, [{ accountId: "A0", amount: 0 }]);
+    expect(theirs[0]).toMatchObject({ effectiveMinimum: 1, source: { ruleId: "qr_bulk_00001" } });
+  });
+});
+
+describe("evaluate: freshness", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("sees a rule's creation, update and deletion and a default change at the very next request", async () => {
+    const op = await newTenant();
+    const order = { accountId: "A1", supplierId: "S1", amount: 100 };
+    expect(decidedBy(await evaluateOne(op, order))).toEqual(["DEFAULT", null, 0]); // warms the index
+
+    const rule = await createRule(op, { accountId: "A1", minimum: 200 });
+    expect(decidedBy(await evaluateOne(op, order))).toEqual(["ACCOUNT", rule.id, 200]);
+
+    expectStatus(await call(op, "PUT", `${RULES}/${rule.id}`, { body: { accountId: "A1", supplierId: "S1", minimum: 50 } }), 200);
+    expect(decidedBy(await evaluateOne(op, order))).toEqual(["ACCOUNT_SUPPLIER", rule.id, 50]);
+
+    expectStatus(await call(op, "DELETE", `${RULES}/${rule.id}`), 204);
+    expect(decidedBy(await evaluateOne(op, order))).toEqual(["DEFAULT", null, 0]);
+
+    expectStatus(await call(op, "PUT", "/v1/buying-policies/quotas/default", { body: { minimum: 150 } }), 200);
+    expect(await evaluateOne(op, order)).toMatchObject({ allowed: false, shortfall: 50, source: { kind: "DEFAULT", ruleId: null } });
+  });
+
+  it("a warm isolate answers without any D1 query", async () => {
+    const op = await newTenant();
+    const rule = await createRule(op, { accountId: "A1", minimum: 200 });
+    const now = Date.now();
+    vi.spyOn(Date, "now").mockReturnValue(now); // the cache's clock stands still: no version check falls due
+    await evaluateOne(op, { accountId: "A1", amount: 1 }); // loads the index and the key
+
+    const db = env.DB as unknown as Record<string, (...args: unknown[]) => unknown>;
+    let queries = 0;
+    for (const method of ["prepare", "batch", "exec"]) {
+      const original = db[method];
+      vi.spyOn(db, method).mockImplementation(function (this: unknown, ...args: unknown[]) {
+        queries++;
+        return original.apply(env.DB, args);
+      });
+    }
+    const stats = { ...ruleIndexCache.stats };
+    for (let i = 0; i < 20; i++) {
+      expect(decidedBy(await evaluateOne(op, { accountId: "A1", amount: 1 }))).toEqual(["ACCOUNT", rule.id, 200]);
+    }
+    expect(queries).toBe(0);
+    expect(ruleIndexCache.stats.loads).toBe(stats.loads);
+    expect(ruleIndexCache.stats.versionChecks).toBe(stats.versionChecks);
+    expect(ruleIndexCache.stats.hits - stats.hits).toBe(20);
+
+    // The probe does count: a rule read goes through it.
+    expectStatus(await call(op, "GET", `${RULES}/${rule.id}`), 200);
+    expect(queries).toBeGreaterThan(0);
+  });
+
+  it("sees another instance's write within 1 s, and trusts its index until then", async () => {
+    const op = await newTenant();
+    const rule = await createRule(op, { accountId: "A1", minimum: 200 });
+    let clock = Date.now();
+    vi.spyOn(Date, "now").mockImplementation(() => clock);
+    const order = { accountId: "A1", amount: 1 };
+    expect(decidedBy(await evaluateOne(op, order))).toEqual(["ACCOUNT", rule.id, 200]); // loaded at `clock`
+    const loadedAt = clock;
+
+    // Another Worker instance changes the rule: same batch shape as the API's, but this isolate's cache is not told.
+    await env.DB.batch([
+      env.DB.prepare("update quota_rules set minimum = 999 where id = ?").bind(rule.id),
+      env.DB.prepare("update tenants set rules_version = rules_version + 1 where id = ?").bind(op.tenantId),
+    ]);
+    clock = loadedAt + 999;
+    expect(decidedBy(await evaluateOne(op, order))).toEqual(["ACCOUNT", rule.id, 200]);
+    clock = loadedAt + 1000;
+    expect(decidedBy(await evaluateOne(op, order))).toEqual(["ACCOUNT", rule.id, 999]);
+  });
+});
