@@ -1,4 +1,4 @@
-import { and, eq, gt } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { getDb, inJsonList } from "../platform/db";
 import { commaList, listPage, pageQueryShape, type ListDefinition } from "../platform/pagination";
@@ -6,13 +6,20 @@ import { defineRoute } from "../platform/routes";
 import { events } from "../platform/schema";
 import { listEnvelope } from "../platform/schemas";
 
-const eventList: ListDefinition = { name: "events", sortable: { id: events.id }, id: events.id, defaultSort: "id", maxLimit: 500 };
+/** Commit order: SQLite assigns rowids in the order transactions commit. */
+const commitOrder = sql`${events}.rowid`;
+const eventList: ListDefinition = { name: "events", sortable: { id: commitOrder }, id: commitOrder, defaultSort: "id", maxLimit: 500 };
 const { limit, nextToken } = pageQueryShape(eventList);
 
 const listEventsQuery = z.strictObject({
   limit,
   nextToken,
-  after: z.string().min(1).max(100).optional().describe("Only events after this event id (exclusive)."),
+  after: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe("Only events recorded after this event (its id; exclusive). Events are in commit order, so polling with the last id seen never skips one."),
   types: commaList("Comma list of event types, e.g. operation.created,lines.upserted."),
   operationId: z.string().min(1).max(100).optional().describe("Only events of this Operation."),
 });
@@ -26,6 +33,17 @@ const eventRepresentation = z.object({
   at: z.string(),
   data: z.record(z.string(), z.unknown()),
 });
+
+/**
+ * Where `after` stands in commit order: that event's own position, or for an id that is not one of
+ * the tenant's events (e.g. "evt_0" to start from the beginning), after the last event with a smaller id.
+ */
+function commitPositionAfter(tenantId: string, after: string) {
+  return sql`coalesce(
+    (select rowid from ${events} where ${events.tenantId} = ${tenantId} and ${events.id} = ${after}),
+    (select max(rowid) from ${events} where ${events.tenantId} = ${tenantId} and ${events.id} <= ${after}),
+    0)`;
+}
 
 export const listEvents = defineRoute(
   {
@@ -50,7 +68,7 @@ export const listEvents = defineRoute(
       page: { limit: pageLimit, nextToken: token },
       filters: [
         eq(events.tenantId, principal.tenantId),
-        query.after ? gt(events.id, query.after) : undefined,
+        query.after ? sql`${commitOrder} > ${commitPositionAfter(principal.tenantId, query.after)}` : undefined,
         query.types && inJsonList(events.type, query.types),
         query.operationId ? eq(events.operationId, query.operationId) : undefined,
       ],

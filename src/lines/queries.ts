@@ -56,7 +56,7 @@ export function lineFilters(principal: Principal, operationId: string, query: Li
   const variantIds = query.variantIds ?? query.variantExternalId;
   return [
     eq(operationLines.operationId, operationId),
-    eq(operationLines.tenantId, principal.tenantId),
+    // Also scopes the tenant: the Operation must be the caller's (and visible to it).
     operationVisibleTo(principal, operationId),
     variantIds && inJsonList(operationLines.variantExternalId, variantIds),
     query.variantName !== undefined

@@ -9,8 +9,10 @@ import { apiKeys, tenants } from "./schema";
 
 const ROLES: readonly Role[] = ["OPERATOR", "ACCOUNT"];
 
-// Key lookups are cached briefly so hot paths (quota evaluation) issue no D1 query per request.
-const principalCache = new BoundedCache<string, Principal | null>(10_000, 30_000);
+// Key lookups are cached briefly so hot paths (quota evaluation) issue no D1 query per request;
+// a revoked key therefore stops working within KEY_CACHE_TTL_MS on every isolate.
+export const KEY_CACHE_TTL_MS = 10_000;
+const principalCache = new BoundedCache<string, Principal | null>(10_000, KEY_CACHE_TTL_MS);
 
 async function findPrincipal(env: AppBindings["Bindings"], keyHash: string): Promise<Principal | null> {
   const cached = principalCache.get(keyHash);

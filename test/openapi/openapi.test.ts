@@ -149,6 +149,9 @@ describe("GET /v1/openapi.json", () => {
     ]) {
       expect(query).toContain(name);
     }
+    const limit = list.parameters.find((p: any) => p.name === "limit");
+    expect(limit.schema).toMatchObject({ default: 50, minimum: 1, maximum: 500 });
+    expect(limit.required).toBe(false);
     const create = document.paths["/v1/operations"].post;
     const createSchema = create.requestBody.content["application/json"].schema;
     expect(createSchema.required).toEqual(expect.arrayContaining(["code", "name", "type", "startDate", "endDate"]));

@@ -128,6 +128,21 @@ describe("ACCOUNT keys", () => {
     expect(expectStatus(await call(account, "GET", "/v1/operations"), 200).items).toEqual([]);
   });
 
+  it("see a PRIVATE Operation once it is attached through the accounts API, and no longer once detached", async () => {
+    const op = await newTenant();
+    const userId = uniqueId("u");
+    const accountId = uniqueId("acc");
+    const target = await createOperation(op, { type: "PRIVATE" });
+    const account = await issueKey(op.tenantId, "ACCOUNT", userId);
+    expectStatus(await call(op, "PUT", "/v1/accounts", { body: [{ accountId, name: "Shop", users: [{ userId, email: `${userId}@example.test` }] }] }), 200);
+    expectProblem(await call(account, "GET", `/v1/operations/${target.id}`), 404, "not_found");
+    expectStatus(await call(op, "PUT", `/v1/operations/${target.id}/accounts`, { body: [accountId] }), 200);
+    expect(expectStatus(await call(account, "GET", `/v1/operations/${target.id}`), 200).accountCount).toBe(1);
+    expect(expectStatus(await call(account, "GET", "/v1/operations"), 200).items.map((o: any) => o.id)).toEqual([target.id]);
+    expectStatus(await call(op, "DELETE", `/v1/operations/${target.id}/accounts`, { body: [accountId] }), 200);
+    expectProblem(await call(account, "GET", `/v1/operations/${target.id}`), 404, "not_found");
+  });
+
   it("never see another tenant's Operations, even with the same user id and account id", async () => {
     const a = await newTenant();
     const b = await newTenant();

@@ -1,3 +1,4 @@
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createOperation, expectProblem, expectStatus, newTenant, operationBody, type ApiResponse } from "../helpers/client";
 import { activeOperation, expectCleanProblem, snapshotTenant } from "./fixtures";
@@ -196,6 +197,16 @@ describe("other problems", () => {
     await createOperation(other, { code: "SPRING-27" });
   });
 
+  it("answers exactly one of several concurrent creates with the same code; the others get duplicate_code", async () => {
+    const op = await newTenant();
+    const responses = await Promise.all(Array.from({ length: 4 }, () => call(op, "POST", "/v1/operations", { body: operationBody({ code: "RACE" }) })));
+    expect(responses.filter((r) => r.status === 201)).toHaveLength(1);
+    for (const r of responses.filter((r) => r.status !== 201)) expectProblem(r, 409, "duplicate_code");
+    const snapshot = await snapshotTenant(op.tenantId);
+    expect(snapshot.operations).toHaveLength(1);
+    expect(snapshot.events).toHaveLength(1);
+  });
+
   it("answers 409 operation_not_draft when the type changes outside DRAFT", async () => {
     const op = await newTenant();
     const active = await activeOperation(op, { type: "PRIVATE" });
@@ -220,6 +231,40 @@ describe("other problems", () => {
     // Just under the limit is a size the API reads (and then refuses on its shape: description locales are ≤ 2000 chars).
     const underLimit = JSON.stringify(operationBody({ description: { en: "x".repeat(7 * 1024 * 1024) } }));
     expectProblem(await call(op, "POST", "/v1/operations", { rawBody: underLimit }), 400, "validation_failed");
+  });
+
+  it("answers 413 for an oversized body sent without Content-Length (streamed)", async () => {
+    const op = await newTenant();
+    const chunk = new TextEncoder().encode("x".repeat(1024 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"code":"'));
+        if (sent++ < 9) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const response = await SELF.fetch("http://api.test/v1/operations", {
+      method: "POST",
+      headers: { "svc-client": "OPERATOR", "svc-api-key": op.key, "content-type": "application/json" },
+      body: stream,
+    });
+    const text = await response.text();
+    expect(response.status, text.slice(0, 200)).toBe(413);
+    expect(JSON.parse(text).code).toBe("payload_too_large");
+    expect((await snapshotTenant(op.tenantId)).operations).toEqual([]);
+  });
+
+  it("answers 500 internal without SQL or stack text when something unexpected fails", async () => {
+    const op = await newTenant();
+    const target = await createOperation(op);
+    // Stored data the code cannot read back (not JSON) stands in for any unexpected failure.
+    await env.DB.prepare("update operations set name = 'not json {' where id = ?").bind(target.id).run();
+    const response = await call(op, "GET", `/v1/operations/${target.id}`);
+    const body = expectProblem(response, 500, "internal");
+    expectCleanProblem(response, 500);
+    expect(Object.keys(body).sort()).toEqual(["code", "detail", "requestId", "status", "title", "type"]);
+    expect(body.detail).not.toMatch(/json|parse|syntax/i);
   });
 
   it("puts x-request-id on every response and the same value in problem bodies", async () => {

@@ -136,6 +136,19 @@ describe("status transitions", () => {
     expectStatus(await setStatus(op, future.id, "ACTIVE"), 200);
   });
 
+  it("activates once a line is added through the lines API, and refuses again when the last line is removed in DRAFT", async () => {
+    const op = await newTenant();
+    const target = await createOperation(op);
+    expectProblem(await setStatus(op, target.id, "ACTIVE"), 409, "invalid_transition");
+    expectStatus(await call(op, "PUT", `/v1/operations/${target.id}/lines`, { body: [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 5 }] }), 200);
+    expectStatus(await call(op, "DELETE", `/v1/operations/${target.id}/lines`, { body: ["SKU-1"] }), 200);
+    expectProblem(await setStatus(op, target.id, "ACTIVE"), 409, "invalid_transition");
+    expectStatus(await call(op, "PUT", `/v1/operations/${target.id}/lines`, { body: [{ variantExternalId: "SKU-2", minQuantity: 1, maxQuantity: 5 }] }), 200);
+    const active = expectStatus(await setStatus(op, target.id, "ACTIVE"), 200);
+    expect(active.lineCount).toBe(1);
+    expect(active.status).toBe("ACTIVE");
+  });
+
   it("refuses ACTIVE/INACTIVE → DRAFT while a cart or an order is linked", async () => {
     const op = await newTenant();
     for (const from of ["ACTIVE", "INACTIVE"] as const) {

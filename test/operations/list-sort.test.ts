@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Caller } from "../helpers/client";
+import { call, createOperation, expectStatus, newTenant, type Caller } from "../helpers/client";
 import { expectedOrder, listIds, seedOperations, type Op } from "./list-data";
 
 let op: Caller;
@@ -58,5 +58,31 @@ describe("GET /v1/operations sort", () => {
 
   it("ignores a repeated sort field after its first use", async () => {
     expect(await listIds(op, { sort: "code,-code" })).toEqual(expectedOrder(data, "code"));
+  });
+});
+
+describe("name sort and the tenant's default locale", () => {
+  it("sorts by the name in the tenant's default locale, falling back to its base language, then to the first locale by tag", async () => {
+    const op = await newTenant({ defaultLocale: "fr-CA" });
+    const names = [
+      { en: "Apple", fr: "Zèbre" },
+      { en: "Zoo", fr: "abricot" },
+      { en: "Mango", fr: "Mangue" },
+      { de: "Birne", it: "Pera" },
+      { "fr-CA": "Bleuet", fr: "Myrtille", en: "Blueberry" },
+    ];
+    const created = [];
+    for (const name of names) created.push(await createOperation(op, { name }));
+    const key = (name: Record<string, string>) => (name["fr-CA"] ?? name.fr ?? name[Object.keys(name).sort()[0]]).toLowerCase();
+    const expected = created
+      .map((o) => ({ id: o.id, key: key(o.name) }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : 1))
+      .map((o) => o.id);
+    expect(await listIds(op, { sort: "name" }, 2)).toEqual(expected);
+    expect(await listIds(op, { sort: "-name" }, 2)).toEqual([...expected].reverse());
+    // A name change moves the Operation in the order.
+    const last = expected[expected.length - 1];
+    expectStatus(await call(op, "PATCH", `/v1/operations/${last}`, { body: { name: { "fr-CA": "Aaa" } } }), 200);
+    expect(await listIds(op, { sort: "name" }, 2)).toEqual([last, ...expected.slice(0, -1)]);
   });
 });

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, collectPages, createOperation, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
 
@@ -75,6 +76,29 @@ describe("keyset pagination", () => {
       for (const o of throughout) expect(seen, `${o.code} existed throughout (sort ${sort})`).toContain(o.id);
       for (const id of seen) expect(created.some((o) => o.id === id) || inserted.has(id)).toBe(true);
     }
+  });
+
+  it("serves 50 per page by default and up to 500 on request", async () => {
+    const op = await newTenant();
+    const now = Date.now();
+    // Rows written straight to D1: the page size is what is under test, not creation.
+    await env.DB.batch(
+      Array.from({ length: 501 }, (_, i) =>
+        env.DB.prepare(
+          `insert into operations (id, tenant_id, code, name, name_folded, name_search, name_sort, type, status, start_date, end_date, created_at, updated_at)
+           values (?, ?, ?, '{"en":"Bulk"}', '{"en":"bulk"}', 'bulk', 'bulk', 'PUBLIC', 'DRAFT', '2027-01-01T00:00:00Z', '2027-02-01T00:00:00Z', ?, ?)`,
+        ).bind(`op_bulk${String(i).padStart(4, "0")}`, op.tenantId, `BULK-${i}`, new Date(now + i).toISOString(), new Date(now + i).toISOString()),
+      ),
+    );
+    const first = await page(op, {});
+    expect(first.items).toHaveLength(50);
+    expect(first.items[0].code).toBe("BULK-500");
+    expect(first.nextToken).toBeTruthy();
+    const big = await page(op, { limit: 500 });
+    expect(big.items).toHaveLength(500);
+    const rest = await page(op, { limit: 500, nextToken: big.nextToken! });
+    expect(rest.items.map((o) => o.code)).toEqual(["BULK-0"]);
+    expect(rest.nextToken).toBeNull();
   });
 
   it("stays correct when the row a token points at is deleted", async () => {
