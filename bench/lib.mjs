@@ -34,6 +34,34 @@ export function round(ms) {
   return ms < 10 ? Math.round(ms * 100) / 100 : Math.round(ms * 10) / 10;
 }
 
+/** A deterministic PRNG (mulberry32) in [0, 1), so every run seeds the same data. */
+export function seededRandom(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Calls of `fn(i)` completed per second over `ms`, with `concurrency` calls in flight. */
+export async function throughput(fn, concurrency, ms) {
+  let done = 0;
+  const started = performance.now();
+  const deadline = started + ms;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        await fn(done);
+        done++;
+      }
+    }),
+  );
+  return (done * 1000) / (performance.now() - started);
+}
+
 export function createContext(baseUrl) {
   /**
    * One HTTP call as `caller` (null: no credentials). `ms` is the wall time until the body is read.
@@ -140,5 +168,5 @@ export function createContext(baseUrl) {
     await Promise.all(workers);
   }
 
-  return { baseUrl, request, expect, newTenant, newKey, measure, sideBySide, pool, round, summarize };
+  return { baseUrl, request, expect, newTenant, newKey, measure, sideBySide, pool, throughput, random: seededRandom, round, summarize };
 }

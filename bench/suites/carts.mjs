@@ -53,22 +53,6 @@ async function openOperation(ctx, operator, lines, code) {
   return operation.id;
 }
 
-/** Requests completed per second over `ms` with `concurrency` in flight. */
-async function throughput(fn, concurrency, ms) {
-  let done = 0;
-  const started = performance.now();
-  const deadline = started + ms;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        await fn(done);
-        done++;
-      }
-    }),
-  );
-  return (done * 1000) / (performance.now() - started);
-}
-
 export default async function carts(ctx) {
   const { operator } = await ctx.newTenant();
   const lines = operationLines();
@@ -154,7 +138,7 @@ export default async function carts(ctx) {
   for (let w = 0; w < THROUGHPUT_WINDOWS; w++) {
     const names = Object.keys(runs);
     for (const name of w % 2 === 0 ? names : names.reverse()) {
-      rates[name].push(await throughput(runs[name], THROUGHPUT_CONCURRENCY, THROUGHPUT_WINDOW_MS));
+      rates[name].push(await ctx.throughput(runs[name], THROUGHPUT_CONCURRENCY, THROUGHPUT_WINDOW_MS));
     }
   }
 

@@ -53,10 +53,7 @@ export default async function linesSuite(ctx) {
   let operationsWithLines = 0;
 
   const createOperation = async (type) => (await ctx.expect(operator, "POST", "/v1/operations", operationBody(type), 201)).body.id;
-  const putLines = async (id, body) => {
-    const response = await ctx.expect(operator, "PUT", `/v1/operations/${id}/lines`, body, 200);
-    return response;
-  };
+  const putLines = (id, body) => ctx.expect(operator, "PUT", `/v1/operations/${id}/lines`, body, 200);
   const rawUpsert = (id, body) => ctx.expect(operator, "PUT", `/v1/__bench/raw-upsert/${id}`, body, 200);
   const operationWithLines = async () => {
     const id = await createOperation();

@@ -5,18 +5,6 @@ const OPERATION_COUNT = 300;
 const ROUNDS = 100;
 const WARMUP = 5;
 
-/** Deterministic PRNG (mulberry32) so every run seeds the same data. */
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SEASONS = [
   { en: "Spring", fr: "Printemps", de: "Frühling" },
   { en: "Summer", fr: "Été", de: "Sommer" },
@@ -61,7 +49,7 @@ function operationBody(index, next) {
 
 /** Seeds the tenant; returns how statuses were reached (ACTIVE needs a line, so the lines route). */
 async function seed(ctx, operator) {
-  const next = random(2);
+  const next = ctx.random(2);
   const bodies = Array.from({ length: OPERATION_COUNT }, (_, i) => operationBody(i, next));
   const ids = new Array(OPERATION_COUNT);
   await ctx.pool(OPERATION_COUNT, 4, async (i) => {

@@ -1,21 +1,13 @@
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { actorOf, type Principal } from "../platform/app";
-import { jsonChunks, runBatch, type Db, type Statement } from "../platform/db";
+import { inJsonChunks, jsonChunks, runBatch, type Db, type Statement } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { appendEvent } from "../platform/events";
-import { accountUsers, operationAccounts, operations } from "../platform/schema";
+import { accountUsers, operationAccounts } from "../platform/schema";
 import { nowIso } from "../platform/time";
-import {
-  bumpOperation,
-  commit,
-  loadOperation,
-  operationEvent,
-  requireDraft,
-  unchangedSince,
-  type CommandContext,
-} from "../operations/commands";
+import { commitRowChange, loadOperation, requireDraft, type CommandContext } from "../operations/commands";
 import type { OperationRow } from "../operations/queries";
-import { accountsOfUser } from "./membership";
+import { permittedAccounts } from "./membership";
 import { findAttachedIds, findAttachmentStates, findDirectoryIds } from "./queries";
 import type { DirectoryAccountInput } from "./schemas";
 
@@ -38,11 +30,8 @@ function requireEditableAttachments(row: OperationRow, what: string): void {
   }
 }
 
-/** ACCOUNT keys act only on accounts whose users include their own user; OPERATOR keys on any. */
-async function requirePermitted(ctx: CommandContext, accountIds: string[]): Promise<void> {
-  const { principal } = ctx;
-  if (principal.role === "OPERATOR") return;
-  const permitted = await accountsOfUser(ctx.db, principal.tenantId, principal.userId ?? "", accountIds);
+/** 403 unless the key may act for every account (`permitted`, from permittedAccounts); nothing is changed. */
+function requirePermitted(principal: Principal, accountIds: string[], permitted: Set<string>): void {
   const refused = accountIds.filter((id) => !permitted.has(id));
   if (refused.length) {
     throw new ApiError(
@@ -53,52 +42,42 @@ async function requirePermitted(ctx: CommandContext, accountIds: string[]): Prom
   }
 }
 
-function recountAccounts(row: OperationRow) {
-  return sql`(select count(*) from ${operationAccounts} where ${operationAccounts.operationId} = ${row.id})`;
-}
-
-function readAccountCount(row: OperationRow) {
-  return sql`select ${operations.accountCount} as accountCount from ${operations} where ${operations.id} = ${row.id}`;
-}
-
-function committedAccountCount(results: D1Result[]): number {
-  return (results[results.length - 1].results[0] as { accountCount: number }).accountCount;
-}
+/** What an attachment command recounts: the Operation's accountCount, over operation_accounts. */
+const ATTACHMENT_ROWS = { count: "accountCount", operationColumn: operationAccounts.operationId } as const;
 
 /** Attach: 404 → 409 (DRAFT, PRIVATE) → 422 unknown_accounts → 403 account_not_permitted, then one batch. */
 export async function attachAccounts(ctx: CommandContext, input: { accountIds: string[] }): Promise<AttachResult> {
   const row = await loadOperation(ctx);
   requireEditableAttachments(row, "Attaching accounts");
   const ids = [...new Set(input.accountIds)];
-  const attachedNow = await findAttachmentStates(ctx.db, row.tenantId, row.id, ids);
+  // Both reads at once; their verdicts still come in the contract's order (422, then 403).
+  const [attachedNow, permitted] = await Promise.all([
+    findAttachmentStates(ctx.db, row.tenantId, row.id, ids),
+    permittedAccounts(ctx.db, ctx.principal, ids),
+  ]);
   const unknownAccountIds = ids.filter((id) => !attachedNow.has(id));
   if (unknownAccountIds.length) {
     throw new ApiError("unknown_accounts", `${unknownAccountIds.length} accounts are not in the directory; nothing was attached.`, {
       unknownAccountIds,
     });
   }
-  await requirePermitted(ctx, ids);
+  requirePermitted(ctx.principal, ids, permitted);
   const toAttach = ids.filter((id) => !attachedNow.get(id));
   const alreadyAttached = ids.length - toAttach.length;
   if (!toAttach.length) return { attached: 0, alreadyAttached, accountCount: row.accountCount };
   const attachedAt = nowIso();
   const attachedBy = actorOf(ctx.principal);
-  const results = await commit(ctx, [
-    unchangedSince(ctx, row),
-    ...jsonChunks(toAttach).map(
+  const accountCount = await commitRowChange(ctx, row, {
+    writes: jsonChunks(toAttach).map(
       (chunk) => sql`insert into operation_accounts (operation_id, account_id, tenant_id, operation_status, attached_at, attached_by)
         select ${row.id}, value, ${row.tenantId}, 'NOT_STARTED', ${attachedAt}, ${attachedBy} from json_each(${chunk}) where true
         on conflict (operation_id, account_id) do nothing`,
     ),
-    bumpOperation(ctx, row, { accountCount: recountAccounts(row) }),
-    operationEvent(ctx, "accounts.attached", {
-      attached: toAttach.length,
-      alreadyAttached,
-      accountCount: row.accountCount + toAttach.length,
-    }),
-    readAccountCount(row),
-  ]);
-  return { attached: toAttach.length, alreadyAttached, accountCount: committedAccountCount(results) };
+    ...ATTACHMENT_ROWS,
+    event: "accounts.attached",
+    data: { attached: toAttach.length, alreadyAttached, accountCount: row.accountCount + toAttach.length },
+  });
+  return { attached: toAttach.length, alreadyAttached, accountCount };
 }
 
 /** Detach: same state and permission rules; ids that are not attached are reported, not refused. */
@@ -106,25 +85,19 @@ export async function detachAccounts(ctx: CommandContext, input: { accountIds: s
   const row = await loadOperation(ctx);
   requireEditableAttachments(row, "Detaching accounts");
   const ids = [...new Set(input.accountIds)];
-  await requirePermitted(ctx, ids);
-  const attached = await findAttachedIds(ctx.db, row.id, ids);
+  const [permitted, attached] = await Promise.all([permittedAccounts(ctx.db, ctx.principal, ids), findAttachedIds(ctx.db, row.id, ids)]);
+  requirePermitted(ctx.principal, ids, permitted);
   const notAttached = ids.filter((id) => !attached.has(id));
   if (!attached.size) return { detached: 0, notAttached, accountCount: row.accountCount };
-  const results = await commit(ctx, [
-    unchangedSince(ctx, row),
-    ...jsonChunks([...attached]).map(
-      (chunk) => sql`delete from ${operationAccounts} where ${operationAccounts.operationId} = ${row.id}
-        and ${operationAccounts.accountId} in (select value from json_each(${chunk}))`,
+  const accountCount = await commitRowChange(ctx, row, {
+    writes: inJsonChunks(operationAccounts.accountId, [...attached]).map((accountIsIn) =>
+      ctx.db.delete(operationAccounts).where(and(eq(operationAccounts.operationId, row.id), accountIsIn)),
     ),
-    bumpOperation(ctx, row, { accountCount: recountAccounts(row) }),
-    operationEvent(ctx, "accounts.detached", {
-      detached: attached.size,
-      notAttached: notAttached.length,
-      accountCount: row.accountCount - attached.size,
-    }),
-    readAccountCount(row),
-  ]);
-  return { detached: attached.size, notAttached, accountCount: committedAccountCount(results) };
+    ...ATTACHMENT_ROWS,
+    event: "accounts.detached",
+    data: { detached: attached.size, notAttached: notAttached.length, accountCount: row.accountCount - attached.size },
+  });
+  return { detached: attached.size, notAttached, accountCount };
 }
 
 /** Commands this resource runs inside the Operation's coordinator (see operations/durable-object.ts). */
@@ -159,9 +132,8 @@ export async function upsertDirectory(db: Db, principal: Principal, input: Direc
         on conflict (tenant_id, account_id) do update set
           name = excluded.name, name_search = excluded.name_search, users = excluded.users, updated_at = excluded.updated_at`,
     ),
-    ...jsonChunks(accountIds).map(
-      (chunk) => sql`delete from ${accountUsers} where ${accountUsers.tenantId} = ${tenantId}
-        and ${accountUsers.accountId} in (select value from json_each(${chunk}))`,
+    ...inJsonChunks(accountUsers.accountId, accountIds).map((accountIsIn) =>
+      db.delete(accountUsers).where(and(eq(accountUsers.tenantId, tenantId), accountIsIn)),
     ),
     ...(userTuples.length ? jsonChunks(userTuples) : []).map(
       (chunk) => sql`insert into account_users (tenant_id, account_id, user_id, email_lower)

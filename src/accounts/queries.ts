@@ -1,9 +1,11 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Principal } from "../platform/app";
-import { inJsonList, jsonChunks, type Db } from "../platform/db";
-import { likeContains, listPage, type ListDefinition } from "../platform/pagination";
+import { inJsonList, selectInChunks, type Db } from "../platform/db";
+import { containsText, listPage, selectRows, type ListDefinition } from "../platform/pagination";
 import { accounts, accountUsers, operationAccounts } from "../platform/schema";
 import { getVisibleOperation, operationVisibleTo } from "../operations/queries";
+import { accountIdsOfUser, accountIdsWhere, ownAccountsOnly } from "./membership";
 import type { ListAttachmentsQuery, ListDirectoryQuery } from "./schemas";
 
 export const directoryList: ListDefinition = {
@@ -26,21 +28,18 @@ export const attachmentList: ListDefinition = {
   maxLimit: 1000,
 };
 
-/**
- * Account ids whose users match, read through the account_users indexes
- * ((tenant_id, user_id) and (tenant_id, email_lower)) rather than by scanning accounts.
- */
-function accountIdsWhere(tenantId: string, condition: SQL): SQL {
-  return sql`(select ${accountUsers.accountId} from ${accountUsers} where ${accountUsers.tenantId} = ${tenantId} and ${condition})`;
-}
-
-const ofUser = (tenantId: string, userId: string) => accountIdsWhere(tenantId, sql`${accountUsers.userId} = ${userId}`);
 const ofEmail = (tenantId: string, email: string) =>
   accountIdsWhere(tenantId, sql`${accountUsers.emailLower} = ${email.trim().toLowerCase()}`);
 
-/** ACCOUNT keys only ever see the accounts they are a user of; OPERATOR keys see all. */
-function ownAccounts(principal: Principal, column: typeof accounts.accountId | typeof operationAccounts.accountId) {
-  return principal.role === "ACCOUNT" ? inArray(column, ofUser(principal.tenantId, principal.userId ?? "")) : undefined;
+/** The filters both account lists share, on the list's account id column; ACCOUNT keys see only their own accounts. */
+function accountFilters(principal: Principal, column: AnySQLiteColumn, query: ListDirectoryQuery | ListAttachmentsQuery): (SQL | undefined)[] {
+  const accountIds = query.accountIds ?? query.accountId;
+  return [
+    ownAccountsOnly(principal, column),
+    accountIds && inJsonList(column, accountIds),
+    query.userId !== undefined ? inArray(column, accountIdsOfUser(principal.tenantId, query.userId)) : undefined,
+    query.email !== undefined ? inArray(column, ofEmail(principal.tenantId, query.email)) : undefined,
+  ];
 }
 
 // ---- directory ------------------------------------------------------------------------
@@ -53,7 +52,6 @@ export function toDirectoryRepresentation(row: DirectoryRow) {
 
 export async function listDirectory(db: Db, secret: string, principal: Principal, query: ListDirectoryQuery) {
   const { limit, nextToken, sort, ...filters } = query;
-  const accountIds = query.accountIds ?? query.accountId;
   return listPage({
     definition: directoryList,
     secret,
@@ -61,33 +59,22 @@ export async function listDirectory(db: Db, secret: string, principal: Principal
     page: { limit, nextToken, sort },
     filters: [
       eq(accounts.tenantId, principal.tenantId),
-      ownAccounts(principal, accounts.accountId),
-      accountIds && inJsonList(accounts.accountId, accountIds),
-      query.name !== undefined ? sql`${accounts.nameSearch} like ${likeContains(query.name)} escape '\\'` : undefined,
-      query.userId !== undefined ? inArray(accounts.accountId, ofUser(principal.tenantId, query.userId)) : undefined,
-      query.email !== undefined ? inArray(accounts.accountId, ofEmail(principal.tenantId, query.email)) : undefined,
+      ...accountFilters(principal, accounts.accountId, query),
+      containsText(accounts.nameSearch, query.name),
     ],
-    run: ({ where, orderBy, limit: take, cursorColumns }) =>
-      db
-        .select({ row: accounts, ...cursorColumns })
-        .from(accounts)
-        .where(where)
-        .orderBy(...orderBy)
-        .limit(take),
+    run: selectRows(db, accounts),
   });
 }
 
 /** Which of `accountIds` the tenant's directory holds. */
 export async function findDirectoryIds(db: Db, tenantId: string, accountIds: string[]): Promise<Set<string>> {
-  const chunks = await Promise.all(
-    jsonChunks(accountIds).map((chunk) =>
-      db
-        .select({ accountId: accounts.accountId })
-        .from(accounts)
-        .where(and(eq(accounts.tenantId, tenantId), sql`${accounts.accountId} in (select value from json_each(${chunk}))`)),
-    ),
+  const rows = await selectInChunks(accounts.accountId, accountIds, (accountIsIn) =>
+    db
+      .select({ accountId: accounts.accountId })
+      .from(accounts)
+      .where(and(eq(accounts.tenantId, tenantId), accountIsIn)),
   );
-  return new Set(chunks.flat().map((row) => row.accountId));
+  return new Set(rows.map((row) => row.accountId));
 }
 
 // ---- attachments ----------------------------------------------------------------------
@@ -127,23 +114,18 @@ export function toAttachmentRepresentation(row: AttachmentRow): AttachmentRow {
  */
 export async function listAttachments(db: Db, secret: string, principal: Principal, operationId: string, query: ListAttachmentsQuery) {
   const { limit, nextToken, sort, ...filters } = query;
-  const accountIds = query.accountIds ?? query.accountId;
-  const tenantId = principal.tenantId;
   const page = await listPage({
     definition: attachmentList,
     secret,
-    binding: { tenant: tenantId, user: principal.userId, operationId, filters },
+    binding: { tenant: principal.tenantId, user: principal.userId, operationId, filters },
     page: { limit, nextToken, sort },
     filters: [
       eq(operationAccounts.operationId, operationId),
       // Scopes the tenant too. A tenant_id term on operation_accounts would tempt SQLite into the
       // tenant-wide (tenant_id, account_id) index instead of this Operation's primary-key range.
       operationVisibleTo(principal, operationId),
-      ownAccounts(principal, operationAccounts.accountId),
-      accountIds && inJsonList(operationAccounts.accountId, accountIds),
-      query.accountName !== undefined ? sql`${accounts.nameSearch} like ${likeContains(query.accountName)} escape '\\'` : undefined,
-      query.userId !== undefined ? inArray(operationAccounts.accountId, ofUser(tenantId, query.userId)) : undefined,
-      query.email !== undefined ? inArray(operationAccounts.accountId, ofEmail(tenantId, query.email)) : undefined,
+      ...accountFilters(principal, operationAccounts.accountId, query),
+      containsText(accounts.nameSearch, query.accountName),
       query.operationStatus && inJsonList(operationAccounts.operationStatus, query.operationStatus),
     ],
     run: ({ where, orderBy, limit: take, cursorColumns }) =>
@@ -166,35 +148,23 @@ export async function findAttachmentStates(
   operationId: string,
   accountIds: string[],
 ): Promise<Map<string, boolean>> {
-  const chunks = await Promise.all(
-    jsonChunks(accountIds).map((chunk) =>
-      db
-        .select({ accountId: accounts.accountId, attachedId: operationAccounts.accountId })
-        .from(accounts)
-        .leftJoin(
-          operationAccounts,
-          and(eq(operationAccounts.operationId, operationId), eq(operationAccounts.accountId, accounts.accountId)),
-        )
-        .where(and(eq(accounts.tenantId, tenantId), sql`${accounts.accountId} in (select value from json_each(${chunk}))`)),
-    ),
+  const rows = await selectInChunks(accounts.accountId, accountIds, (accountIsIn) =>
+    db
+      .select({ accountId: accounts.accountId, attachedId: operationAccounts.accountId })
+      .from(accounts)
+      .leftJoin(operationAccounts, and(eq(operationAccounts.operationId, operationId), eq(operationAccounts.accountId, accounts.accountId)))
+      .where(and(eq(accounts.tenantId, tenantId), accountIsIn)),
   );
-  return new Map(chunks.flat().map((row) => [row.accountId, row.attachedId !== null]));
+  return new Map(rows.map((row) => [row.accountId, row.attachedId !== null]));
 }
 
 /** Which of `accountIds` are attached to the Operation. */
 export async function findAttachedIds(db: Db, operationId: string, accountIds: string[]): Promise<Set<string>> {
-  const chunks = await Promise.all(
-    jsonChunks(accountIds).map((chunk) =>
-      db
-        .select({ accountId: operationAccounts.accountId })
-        .from(operationAccounts)
-        .where(
-          and(
-            eq(operationAccounts.operationId, operationId),
-            sql`${operationAccounts.accountId} in (select value from json_each(${chunk}))`,
-          ),
-        ),
-    ),
+  const rows = await selectInChunks(operationAccounts.accountId, accountIds, (accountIsIn) =>
+    db
+      .select({ accountId: operationAccounts.accountId })
+      .from(operationAccounts)
+      .where(and(eq(operationAccounts.operationId, operationId), accountIsIn)),
   );
-  return new Set(chunks.flat().map((row) => row.accountId));
+  return new Set(rows.map((row) => row.accountId));
 }

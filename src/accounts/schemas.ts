@@ -16,10 +16,10 @@ const emailAddress = z
   .max(320)
   .regex(/^[^\s@]+@[^\s@]+$/, "must be an email address");
 
-export const accountUser = z.strictObject({ userId: externalKey, email: emailAddress });
+const accountUser = z.strictObject({ userId: externalKey, email: emailAddress });
 export type AccountUser = z.output<typeof accountUser>;
 
-export const directoryAccountInput = z.strictObject({
+const directoryAccountInput = z.strictObject({
   accountId: externalKey,
   name: z.string().trim().min(1).max(500),
   users: z
@@ -48,23 +48,27 @@ export const accountIdsBody = z
 
 const text = (description: string) => z.string().min(1).max(200).optional().describe(description);
 
-export const listDirectoryQuery = z.strictObject({
-  ...pageQueryShape(directoryList),
+const accountName = text("Case-insensitive substring of the account name.");
+
+/** The filters of both account lists (accounts/queries.ts accountFilters). */
+const accountFilterShape = {
   accountIds: commaList("Comma list of accountIds.", 2000),
   accountId: commaList("Alias of accountIds.", 2000),
-  name: text("Case-insensitive substring of the account name."),
   userId: text("Accounts whose users include this userId."),
   email: text("Accounts with a user of this email (exact, ignoring case)."),
+};
+
+export const listDirectoryQuery = z.strictObject({
+  ...pageQueryShape(directoryList),
+  ...accountFilterShape,
+  name: accountName,
 });
 export type ListDirectoryQuery = z.output<typeof listDirectoryQuery>;
 
 export const listAttachmentsQuery = z.strictObject({
   ...pageQueryShape(attachmentList),
-  accountIds: commaList("Comma list of accountIds.", 2000),
-  accountId: commaList("Alias of accountIds.", 2000),
-  accountName: text("Case-insensitive substring of the account name."),
-  userId: text("Accounts whose users include this userId."),
-  email: text("Accounts with a user of this email (exact, ignoring case)."),
+  ...accountFilterShape,
+  accountName,
   operationStatus: commaEnumList(OPERATION_ACCOUNT_STATUSES, "Comma list of NOT_STARTED, CART_CREATED, ORDERED."),
 });
 export type ListAttachmentsQuery = z.output<typeof listAttachmentsQuery>;

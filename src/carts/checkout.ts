@@ -29,15 +29,17 @@ function linkRequest(body: CartBody, scope: RequestScope): LinkRequest {
     })),
     cartId: null,
   };
-  // The lines are stored as one JSON value: keep it within what one D1 value holds.
-  if (JSON.stringify(request.lines).length > D1_MAX_JSON_PARAMETER_BYTES) {
+  // The lines are stored as one JSON value: keep it within what one D1 value holds. A UTF-16 unit
+  // takes at most 3 UTF-8 bytes, so the bytes are counted only when the length cannot settle it.
+  const json = JSON.stringify(request.lines);
+  if (json.length * 3 > D1_MAX_JSON_PARAMETER_BYTES && new TextEncoder().encode(json).length > D1_MAX_JSON_PARAMETER_BYTES) {
     throw new ApiError("batch_too_large", `The lines take more than ${D1_MAX_JSON_PARAMETER_BYTES} bytes; split the cart.`);
   }
   return request;
 }
 
 /** One order per supplier (lines without a supplier form one more), in order of first appearance. */
-export function quotaOrdersOf(request: LinkRequest): QuotaOrder[] {
+function quotaOrdersOf(request: LinkRequest): QuotaOrder[] {
   const amounts = new Map<string | null, number>();
   for (const line of request.lines) {
     amounts.set(line.supplierId, (amounts.get(line.supplierId) ?? 0) + line.quantity * line.unitPrice);

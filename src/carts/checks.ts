@@ -1,4 +1,4 @@
-import { accountsOfUser } from "../accounts/membership";
+import { permittedAccounts } from "../accounts/membership";
 import { findLineIssues, type LineIssue } from "../compare/queries";
 import { getVisibleOperation, type OperationRow } from "../operations/queries";
 import type { Principal } from "../platform/app";
@@ -60,11 +60,6 @@ function lineProblem(issue: LineIssue) {
   };
 }
 
-async function isPermitted(db: Db, principal: Principal, accountId: string): Promise<boolean> {
-  if (principal.role !== "ACCOUNT") return true;
-  return (await accountsOfUser(db, principal.tenantId, principal.userId ?? "", [accountId])).has(accountId);
-}
-
 /**
  * Everything a link depends on, read in parallel (each read is one query; the lines are checked by
  * one statement over the Operation's lines), then judged in the order API.md §2 fixes: 404 (absent or
@@ -72,12 +67,12 @@ async function isPermitted(db: Db, principal: Principal, accountId: string): Pro
  * → 422 order_lines_invalid, one entry per bad line by index.
  */
 export async function checkLink(db: Db, principal: Principal, request: LinkRequest): Promise<CheckedLink> {
-  const [operation, attached, issues, orderOfCart, accountPermitted] = await Promise.all([
+  const [operation, attached, issues, orderOfCart, permitted] = await Promise.all([
     getVisibleOperation(db, principal, request.operationId),
     isAttached(db, principal.tenantId, request.operationId, request.accountId),
     findLineIssues(db, request.operationId, { lines: request.lines }, { missingRequired: false }),
     request.cartId ? findOrderOfCart(db, principal.tenantId, request.cartId) : null,
-    isPermitted(db, principal, request.accountId),
+    permittedAccounts(db, principal, [request.accountId]),
   ]);
   requireOpen(operation);
   if (orderOfCart) {
@@ -96,7 +91,7 @@ export async function checkLink(db: Db, principal: Principal, request: LinkReque
       errors: issues.map(lineProblem),
     });
   }
-  return { operation, accountPermitted };
+  return { operation, accountPermitted: permitted.has(request.accountId) };
 }
 
 /** ACCOUNT keys buy only for accounts whose directory users include their user (403 account_not_permitted). */

@@ -1,5 +1,6 @@
-import { and, eq, ne, sql } from "drizzle-orm";
-import type { CommandContext } from "../operations/commands";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { OPERATION_ACCOUNT_STATUSES } from "../accounts/schemas";
+import { operationEvent, type CommandContext } from "../operations/commands";
 import { actorOf, type Principal } from "../platform/app";
 import { isUniqueViolation, isWriteGuardFailure, runBatch, writeGuard, type Db, type Statement } from "../platform/db";
 import { ApiError } from "../platform/errors";
@@ -54,18 +55,34 @@ async function link(ctx: CommandContext, input: LinkInput, statementsAt: (guard:
   }
 }
 
-function linkEvent(ctx: CommandContext, type: "cart.created" | "order.created", data: Record<string, unknown>) {
-  return appendEvent(ctx.db, { tenantId: ctx.principal.tenantId, type, actor: actorOf(ctx.principal), operationId: ctx.operationId, data });
+/**
+ * What every link writes beside its own row: the Operation's cart or order count, and the account's
+ * progress in the Operation, which only moves forward (NOT_STARTED → CART_CREATED → ORDERED).
+ */
+function linkUpdates(ctx: CommandContext, count: "cartCount" | "orderCount", accountId: string, progress: "CART_CREATED" | "ORDERED") {
+  const earlier = OPERATION_ACCOUNT_STATUSES.slice(0, OPERATION_ACCOUNT_STATUSES.indexOf(progress));
+  return [
+    ctx.db
+      .update(operations)
+      .set({ [count]: sql`${operations[count]} + 1` })
+      .where(eq(operations.id, ctx.operationId)),
+    ctx.db
+      .update(operationAccounts)
+      .set({ operationStatus: progress })
+      .where(
+        and(
+          eq(operationAccounts.operationId, ctx.operationId),
+          eq(operationAccounts.accountId, accountId),
+          inArray(operationAccounts.operationStatus, earlier),
+        ),
+      ),
+  ];
 }
 
-function attachment(ctx: CommandContext, accountId: string) {
-  return and(eq(operationAccounts.operationId, ctx.operationId), eq(operationAccounts.accountId, accountId));
-}
-
-async function createCart(ctx: CommandContext, input: LinkInput) {
-  const { request } = input;
-  const row: CartRow = {
-    id: newId(idPrefixes.cart),
+/** The fields a cart and an order share, for a new one. */
+function newLinkRow(ctx: CommandContext, request: LinkRequest, idPrefix: string) {
+  return {
+    id: newId(idPrefix),
     tenantId: ctx.principal.tenantId,
     operationId: ctx.operationId,
     accountId: request.accountId,
@@ -74,49 +91,34 @@ async function createCart(ctx: CommandContext, input: LinkInput) {
     createdBy: actorOf(ctx.principal),
     createdAt: nowIso(),
   };
+}
+
+async function createCart(ctx: CommandContext, input: LinkInput) {
+  const row: CartRow = newLinkRow(ctx, input.request, idPrefixes.cart);
+  const cart = toCartRepresentation(row);
   await link(ctx, input, (guard) => [
     guard,
     ctx.db.insert(carts).values(row),
-    ctx.db.update(operations).set({ cartCount: sql`${operations.cartCount} + 1` }).where(eq(operations.id, ctx.operationId)),
-    // Progress only moves forward: NOT_STARTED → CART_CREATED, never back from ORDERED.
-    ctx.db
-      .update(operationAccounts)
-      .set({ operationStatus: "CART_CREATED" })
-      .where(and(attachment(ctx, request.accountId), eq(operationAccounts.operationStatus, "NOT_STARTED"))),
-    linkEvent(ctx, "cart.created", {
+    ...linkUpdates(ctx, "cartCount", row.accountId, "CART_CREATED"),
+    operationEvent(ctx, "cart.created", {
       cartId: row.id,
       accountId: row.accountId,
       storeId: row.storeId,
       lineCount: row.lines.length,
-      total: orderTotal(request.lines),
+      total: cart.total,
     }),
   ]);
-  return toCartRepresentation(row);
+  return cart;
 }
 
 async function createOrder(ctx: CommandContext, input: LinkInput) {
   const { request } = input;
-  const row: OrderRow = {
-    id: newId(idPrefixes.order),
-    tenantId: ctx.principal.tenantId,
-    operationId: ctx.operationId,
-    accountId: request.accountId,
-    cartId: request.cartId,
-    storeId: request.storeId,
-    lines: request.lines,
-    total: orderTotal(request.lines),
-    createdBy: actorOf(ctx.principal),
-    createdAt: nowIso(),
-  };
+  const row: OrderRow = { ...newLinkRow(ctx, request, idPrefixes.order), cartId: request.cartId, total: orderTotal(request.lines) };
   await link(ctx, input, (guard) => [
     guard,
     ctx.db.insert(orders).values(row),
-    ctx.db.update(operations).set({ orderCount: sql`${operations.orderCount} + 1` }).where(eq(operations.id, ctx.operationId)),
-    ctx.db
-      .update(operationAccounts)
-      .set({ operationStatus: "ORDERED" })
-      .where(and(attachment(ctx, request.accountId), ne(operationAccounts.operationStatus, "ORDERED"))),
-    linkEvent(ctx, "order.created", {
+    ...linkUpdates(ctx, "orderCount", row.accountId, "ORDERED"),
+    operationEvent(ctx, "order.created", {
       orderId: row.id,
       cartId: row.cartId,
       accountId: row.accountId,
@@ -132,7 +134,7 @@ async function createOrder(ctx: CommandContext, input: LinkInput) {
 export const operationCommands = { createCart, createOrder };
 
 /**
- * A blocked order creates nothing but is recorded. Its own small batch, outside the coordinator:
+ * A blocked order creates nothing but is recorded. Its own statement, outside the coordinator:
  * it changes no Operation state, so it need not wait behind the Operation's writes.
  */
 export async function recordBlockedOrder(
@@ -141,19 +143,17 @@ export async function recordBlockedOrder(
   request: LinkRequest,
   evaluation: { orders: QuotaOrder[]; results: QuotaResult[] },
 ): Promise<void> {
-  await runBatch(db, [
-    appendEvent(db, {
-      tenantId: principal.tenantId,
-      type: "order.blocked",
-      actor: actorOf(principal),
-      operationId: request.operationId,
-      data: {
-        accountId: request.accountId,
-        cartId: request.cartId,
-        storeId: request.storeId,
-        orders: evaluation.orders,
-        results: evaluation.results,
-      },
-    }),
-  ]);
+  await appendEvent(db, {
+    tenantId: principal.tenantId,
+    type: "order.blocked",
+    actor: actorOf(principal),
+    operationId: request.operationId,
+    data: {
+      accountId: request.accountId,
+      cartId: request.cartId,
+      storeId: request.storeId,
+      orders: evaluation.orders,
+      results: evaluation.results,
+    },
+  });
 }

@@ -1,10 +1,11 @@
-import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
-import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import { ownAccountsOnly } from "../accounts/membership";
+import { getVisibleOperation, operationVisibleTo } from "../operations/queries";
 import type { Principal } from "../platform/app";
 import { inJsonList, type Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { listPage, type ListDefinition } from "../platform/pagination";
-import { accountUsers, carts, operationAccounts, orders, type StoredOrderLine } from "../platform/schema";
+import { listPage, selectRows, type ListDefinition } from "../platform/pagination";
+import { carts, operationAccounts, orders, type StoredOrderLine } from "../platform/schema";
 import type { ListOrdersQuery } from "./schemas";
 
 export type CartRow = typeof carts.$inferSelect;
@@ -51,34 +52,21 @@ export function toOrderRepresentation(row: OrderRow) {
 }
 
 /**
- * What an ACCOUNT key may read of carts and orders: those of the accounts its user belongs to.
- * OPERATOR keys read the whole tenant.
+ * The cart or order `id` of the caller's tenant; for an ACCOUNT key, only one of an account its user
+ * belongs to. OPERATOR keys read the whole tenant.
  */
-function ownAccounts(principal: Principal, accountColumn: AnySQLiteColumn): SQL | undefined {
-  if (principal.role === "OPERATOR") return undefined;
-  return inArray(
-    accountColumn,
-    sql`(select ${accountUsers.accountId} from ${accountUsers}
-          where ${accountUsers.tenantId} = ${principal.tenantId} and ${accountUsers.userId} = ${principal.userId})`,
-  );
+function visible(principal: Principal, table: typeof carts | typeof orders, id: string): SQL | undefined {
+  return and(eq(table.tenantId, principal.tenantId), eq(table.id, id), ownAccountsOnly(principal, table.accountId));
 }
 
 export async function findVisibleCart(db: Db, principal: Principal, cartId: string): Promise<CartRow> {
-  const [row] = await db
-    .select()
-    .from(carts)
-    .where(and(eq(carts.tenantId, principal.tenantId), eq(carts.id, cartId), ownAccounts(principal, carts.accountId)))
-    .limit(1);
+  const [row] = await db.select().from(carts).where(visible(principal, carts, cartId)).limit(1);
   if (!row) throw new ApiError("not_found", `Cart ${cartId} not found.`);
   return row;
 }
 
 export async function findVisibleOrder(db: Db, principal: Principal, orderId: string): Promise<OrderRow> {
-  const [row] = await db
-    .select()
-    .from(orders)
-    .where(and(eq(orders.tenantId, principal.tenantId), eq(orders.id, orderId), ownAccounts(principal, orders.accountId)))
-    .limit(1);
+  const [row] = await db.select().from(orders).where(visible(principal, orders, orderId)).limit(1);
   if (!row) throw new ApiError("not_found", `Order ${orderId} not found.`);
   return row;
 }
@@ -88,7 +76,7 @@ export async function findVisibleOrderSummary(db: Db, principal: Principal, orde
   const [row] = await db
     .select({ id: orders.id, operationId: orders.operationId, lineCount: sql<number>`json_array_length(${orders.lines})` })
     .from(orders)
-    .where(and(eq(orders.tenantId, principal.tenantId), eq(orders.id, orderId), ownAccounts(principal, orders.accountId)))
+    .where(visible(principal, orders, orderId))
     .limit(1);
   if (!row) throw new ApiError("not_found", `Order ${orderId} not found.`);
   return row;
@@ -115,11 +103,14 @@ export async function isAttached(db: Db, tenantId: string, operationId: string, 
   return Boolean(row);
 }
 
-/** One page of an Operation's orders (the caller has already been shown the Operation). */
+/**
+ * One page of an Operation's orders. As for lines, the visibility check rides inside the page query;
+ * only an empty page costs a second query, to tell "no orders" from "no such Operation" (404).
+ */
 export async function listOrders(db: Db, secret: string, principal: Principal, operationId: string, query: ListOrdersQuery) {
   const { limit, nextToken, sort, ...filters } = query;
   const accountIds = query.accountIds ?? query.accountId;
-  return listPage({
+  const page = await listPage({
     definition: orderList,
     secret,
     binding: { tenant: principal.tenantId, user: principal.userId, operationId, filters },
@@ -127,15 +118,12 @@ export async function listOrders(db: Db, secret: string, principal: Principal, o
     filters: [
       eq(orders.operationId, operationId),
       eq(orders.tenantId, principal.tenantId),
-      ownAccounts(principal, orders.accountId),
+      operationVisibleTo(principal, operationId),
+      ownAccountsOnly(principal, orders.accountId),
       accountIds && inJsonList(orders.accountId, accountIds),
     ],
-    run: ({ where, orderBy, limit: take, cursorColumns }) =>
-      db
-        .select({ row: orders, ...cursorColumns })
-        .from(orders)
-        .where(where)
-        .orderBy(...orderBy)
-        .limit(take),
+    run: selectRows(db, orders),
   });
+  if (!page.items.length) await getVisibleOperation(db, principal, operationId);
+  return page;
 }

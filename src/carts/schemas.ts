@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { commaList, pageQueryShape } from "../platform/pagination";
-import { amount, eachKeyOnce, eitherBody, externalKey, pathId, quantity } from "../platform/schemas";
+import { amount, eitherBody, externalKey, noRepeatedKeys, pathId, quantity } from "../platform/schemas";
 import { orderList } from "./queries";
 
 /** Lines per cart or order: the Operation's own batch limit, and what one stored row holds comfortably. */
@@ -27,7 +27,7 @@ export const cartBody = z
     lines: z
       .array(orderLine)
       .min(1)
-      .superRefine(eachKeyOnce((line: OrderLineInput) => line.variantExternalId, "variantExternalId"))
+      .superRefine(noRepeatedKeys((line: OrderLineInput) => line.variantExternalId, "variantExternalId"))
       .describe(`1–${MAX_ORDER_LINES} lines, each variantExternalId once.`),
   })
   .superRefine((body, ctx) => {
@@ -42,7 +42,7 @@ export const cartBody = z
   });
 export type CartBody = z.output<typeof cartBody>;
 
-export const orderFromCartBody = z.strictObject({ cartId: pathId("Orders this cart as it is.") });
+const orderFromCartBody = z.strictObject({ cartId: pathId("Orders this cart as it is.") });
 
 export const orderBody = eitherBody("cartId", orderFromCartBody, cartBody).describe(
   "Either { cartId } to order a cart, or a cart body to order directly.",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { eachKeyOnce, eitherBody, externalKey, pathId, quantity } from "../platform/schemas";
+import { eitherBody, externalKey, noRepeatedKeys, pathId, quantity } from "../platform/schemas";
 
 /** Lines per comparison request (API.md §2). */
 export const MAX_COMPARE_LINES = 10_000;
@@ -10,7 +10,7 @@ const compareLinesBody = z.strictObject({
   lines: z
     .array(compareLine)
     .min(1, "send at least one line")
-    .superRefine(eachKeyOnce((line: z.output<typeof compareLine>) => line.variantExternalId, "variantExternalId"))
+    .superRefine(noRepeatedKeys((line: z.output<typeof compareLine>) => line.variantExternalId, "variantExternalId"))
     .describe(`1–${MAX_COMPARE_LINES} lines, each variantExternalId once.`),
 });
 

@@ -1,7 +1,7 @@
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { getDb, inJsonList } from "../platform/db";
-import { commaList, listPage, pageQueryShape, type ListDefinition } from "../platform/pagination";
+import { commaList, listPage, mapPage, pageQueryShape, selectRows, type ListDefinition } from "../platform/pagination";
 import { defineRoute } from "../platform/routes";
 import { events } from "../platform/schema";
 import { listEnvelope } from "../platform/schemas";
@@ -72,11 +72,10 @@ export const listEvents = defineRoute(
         query.types && inJsonList(events.type, query.types),
         query.operationId ? eq(events.operationId, query.operationId) : undefined,
       ],
-      run: ({ where, orderBy, limit: take, cursorColumns }) =>
-        db.select({ event: events, ...cursorColumns }).from(events).where(and(where)).orderBy(...orderBy).limit(take),
+      run: selectRows(db, events),
     });
-    return c.json({
-      items: page.items.map(({ event }) => ({
+    return c.json(
+      mapPage(page, ({ row: event }) => ({
         id: event.id,
         type: event.type,
         ...(event.operationId && { operationId: event.operationId }),
@@ -85,7 +84,6 @@ export const listEvents = defineRoute(
         at: event.at,
         data: event.data,
       })),
-      nextToken: page.nextToken,
-    });
+    );
   },
 );

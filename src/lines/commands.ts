@@ -1,18 +1,10 @@
-import { sql } from "drizzle-orm";
-import { jsonChunks, type Statement } from "../platform/db";
+import { and, eq, sql } from "drizzle-orm";
+import { inJsonChunks, jsonChunks, type Statement } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { searchText, sortText } from "../platform/locale";
-import { operationLines, operations } from "../platform/schema";
+import { operationLines } from "../platform/schema";
 import { nowIso } from "../platform/time";
-import {
-  bumpOperation,
-  commit,
-  loadOperation,
-  operationEvent,
-  requireDraft,
-  unchangedSince,
-  type CommandContext,
-} from "../operations/commands";
+import { commitRowChange, loadOperation, requireDraft, type CommandContext } from "../operations/commands";
 import type { OperationRow } from "../operations/queries";
 import { mergeLines, type StoredLine } from "./bounds";
 import { findLineKeys, findStoredLines } from "./queries";
@@ -30,19 +22,8 @@ export interface RemoveLinesResult {
   lineCount: number;
 }
 
-/** Recounted inside the batch that changed the lines, so lineCount is exact whatever happened before. */
-function recountLines(row: OperationRow) {
-  return sql`(select count(*) from ${operationLines} where ${operationLines.operationId} = ${row.id})`;
-}
-
-/** Last statement of a line batch: the count as committed, read back in the same transaction. */
-function readLineCount(row: OperationRow) {
-  return sql`select ${operations.lineCount} as lineCount from ${operations} where ${operations.id} = ${row.id}`;
-}
-
-function committedLineCount(results: D1Result[]): number {
-  return (results[results.length - 1].results[0] as { lineCount: number }).lineCount;
-}
+/** What a line command recounts: the Operation's lineCount, over operation_lines. */
+const LINE_ROWS = { count: "lineCount", operationColumn: operationLines.operationId } as const;
 
 /**
  * One statement per JSON chunk (usually one for 5000 lines): rows travel as compact arrays in a
@@ -93,14 +74,13 @@ export async function upsertLines(ctx: CommandContext, input: { lines: LineInput
       errors,
     });
   }
-  const results = await commit(ctx, [
-    unchangedSince(ctx, row),
-    ...upsertStatements(ctx, row, lines, nowIso()),
-    bumpOperation(ctx, row, { lineCount: recountLines(row) }),
-    operationEvent(ctx, "lines.upserted", { created, updated, lineCount: row.lineCount + created }),
-    readLineCount(row),
-  ]);
-  return { created, updated, lineCount: committedLineCount(results) };
+  const lineCount = await commitRowChange(ctx, row, {
+    writes: upsertStatements(ctx, row, lines, nowIso()),
+    ...LINE_ROWS,
+    event: "lines.upserted",
+    data: { created, updated, lineCount: row.lineCount + created },
+  });
+  return { created, updated, lineCount };
 }
 
 /** DELETE lines: keys that are not lines are reported, not refused. Removing nothing writes nothing. */
@@ -111,17 +91,15 @@ export async function removeLines(ctx: CommandContext, input: { variantExternalI
   const found = await findLineKeys(ctx.db, row.id, keys);
   const notFound = keys.filter((key) => !found.has(key));
   if (!found.size) return { removed: 0, notFound, lineCount: row.lineCount };
-  const results = await commit(ctx, [
-    unchangedSince(ctx, row),
-    ...jsonChunks([...found]).map(
-      (chunk) => sql`delete from ${operationLines} where ${operationLines.operationId} = ${row.id}
-        and ${operationLines.variantExternalId} in (select value from json_each(${chunk}))`,
+  const lineCount = await commitRowChange(ctx, row, {
+    writes: inJsonChunks(operationLines.variantExternalId, [...found]).map((keyIsIn) =>
+      ctx.db.delete(operationLines).where(and(eq(operationLines.operationId, row.id), keyIsIn)),
     ),
-    bumpOperation(ctx, row, { lineCount: recountLines(row) }),
-    operationEvent(ctx, "lines.removed", { removed: found.size, notFound: notFound.length, lineCount: row.lineCount - found.size }),
-    readLineCount(row),
-  ]);
-  return { removed: found.size, notFound, lineCount: committedLineCount(results) };
+    ...LINE_ROWS,
+    event: "lines.removed",
+    data: { removed: found.size, notFound: notFound.length, lineCount: row.lineCount - found.size },
+  });
+  return { removed: found.size, notFound, lineCount };
 }
 
 /** Commands this resource runs inside the Operation's coordinator (see operations/durable-object.ts). */

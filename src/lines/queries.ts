@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { Principal } from "../platform/app";
-import { inJsonList, jsonChunks, type Db } from "../platform/db";
-import { likeContains, listPage, type ListDefinition } from "../platform/pagination";
+import { inJsonList, selectInChunks, type Db } from "../platform/db";
+import { containsText, listPage, type ListDefinition } from "../platform/pagination";
 import { operationLines } from "../platform/schema";
 import { getVisibleOperation, operationVisibleTo } from "../operations/queries";
 import type { StoredLine } from "./bounds";
@@ -30,15 +30,17 @@ export const lineList: ListDefinition = {
   maxLimit: 1000,
 };
 
-const lineColumns = {
+/** The fields a PUT may change (a StoredLine). */
+const storedLineColumns = {
   variantExternalId: operationLines.variantExternalId,
   variantId: operationLines.variantId,
   variantName: operationLines.variantName,
   minQuantity: operationLines.minQuantity,
   maxQuantity: operationLines.maxQuantity,
   recommendedQuantity: operationLines.recommendedQuantity,
-  updatedAt: operationLines.updatedAt,
 };
+
+const lineColumns = { ...storedLineColumns, updatedAt: operationLines.updatedAt };
 
 export function toLineRepresentation(row: LineRepresentation): LineRepresentation {
   return {
@@ -52,16 +54,14 @@ export function toLineRepresentation(row: LineRepresentation): LineRepresentatio
   };
 }
 
-export function lineFilters(principal: Principal, operationId: string, query: ListLinesQuery): (SQL | undefined)[] {
+function lineFilters(principal: Principal, operationId: string, query: ListLinesQuery): (SQL | undefined)[] {
   const variantIds = query.variantIds ?? query.variantExternalId;
   return [
     eq(operationLines.operationId, operationId),
     // Also scopes the tenant: the Operation must be the caller's (and visible to it).
     operationVisibleTo(principal, operationId),
     variantIds && inJsonList(operationLines.variantExternalId, variantIds),
-    query.variantName !== undefined
-      ? sql`${operationLines.variantNameSearch} like ${likeContains(query.variantName)} escape '\\'`
-      : undefined,
+    containsText(operationLines.variantNameSearch, query.variantName),
     query.minQuantity !== undefined ? exactly(operationLines.minQuantity, query.minQuantity) : undefined,
     query.maxQuantity !== undefined ? exactly(operationLines.maxQuantity, query.maxQuantity) : undefined,
     query.recommendedQuantity !== undefined ? exactly(recommendedKey, query.recommendedQuantity) : undefined,
@@ -94,43 +94,22 @@ export async function listLines(db: Db, secret: string, principal: Principal, op
 
 /** The stored lines among `keys`, by key: one json_each query (per 1.5 MB of keys). */
 export async function findStoredLines(db: Db, operationId: string, keys: string[]): Promise<Map<string, StoredLine>> {
-  const chunks = await Promise.all(
-    jsonChunks(keys).map((chunk) =>
-      db
-        .select({
-          variantExternalId: operationLines.variantExternalId,
-          variantId: operationLines.variantId,
-          variantName: operationLines.variantName,
-          minQuantity: operationLines.minQuantity,
-          maxQuantity: operationLines.maxQuantity,
-          recommendedQuantity: operationLines.recommendedQuantity,
-        })
-        .from(operationLines)
-        .where(
-          and(
-            eq(operationLines.operationId, operationId),
-            sql`${operationLines.variantExternalId} in (select value from json_each(${chunk}))`,
-          ),
-        ),
-    ),
+  const lines = await selectInChunks(operationLines.variantExternalId, keys, (keyIsIn) =>
+    db
+      .select(storedLineColumns)
+      .from(operationLines)
+      .where(and(eq(operationLines.operationId, operationId), keyIsIn)),
   );
-  return new Map(chunks.flat().map((line) => [line.variantExternalId, line]));
+  return new Map(lines.map((line) => [line.variantExternalId, line]));
 }
 
 /** Which of `keys` are lines of the Operation. */
 export async function findLineKeys(db: Db, operationId: string, keys: string[]): Promise<Set<string>> {
-  const chunks = await Promise.all(
-    jsonChunks(keys).map((chunk) =>
-      db
-        .select({ variantExternalId: operationLines.variantExternalId })
-        .from(operationLines)
-        .where(
-          and(
-            eq(operationLines.operationId, operationId),
-            sql`${operationLines.variantExternalId} in (select value from json_each(${chunk}))`,
-          ),
-        ),
-    ),
+  const rows = await selectInChunks(operationLines.variantExternalId, keys, (keyIsIn) =>
+    db
+      .select({ variantExternalId: operationLines.variantExternalId })
+      .from(operationLines)
+      .where(and(eq(operationLines.operationId, operationId), keyIsIn)),
   );
-  return new Set(chunks.flat().map((row) => row.variantExternalId));
+  return new Set(rows.map((row) => row.variantExternalId));
 }

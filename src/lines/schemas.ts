@@ -7,7 +7,7 @@ import { lineList } from "./queries";
 /** Lines and variant ids per PUT/DELETE call (API.md §11). */
 export const MAX_LINES_PER_CALL = 5000;
 
-export const lineInput = z.strictObject({
+const lineInput = z.strictObject({
   variantExternalId: externalKey.describe("The line's key within its Operation."),
   variantId: externalKey.nullable().optional().describe("Omitted: kept (null for a new line); null clears it."),
   variantName: localizedText.optional().describe("Replaces the whole map when given; omitted: kept ({} for a new line)."),

@@ -1,5 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
+import type { AnySQLiteColumn, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import { actorOf, type Principal } from "../platform/app";
 import { isUniqueViolation, isWriteGuardFailure, runBatch, writeGuard, type Db, type Statement } from "../platform/db";
 import { ApiError } from "../platform/errors";
@@ -24,7 +24,7 @@ export async function loadOperation(ctx: CommandContext): Promise<OperationRow> 
   return row;
 }
 
-export function checkIfMatch(row: OperationRow, ifMatch: string | null | undefined): void {
+function checkIfMatch(row: OperationRow, ifMatch: string | null | undefined): void {
   if (ifMatch === undefined || ifMatch === null || ifMatch === "*") return;
   const versions = ifMatch.split(",").map((tag) => tag.trim().replace(/^W\//, "").replace(/"/g, ""));
   if (!versions.includes(String(row.version))) {
@@ -78,7 +78,39 @@ export async function commit(ctx: CommandContext, statements: Statement[]) {
   }
 }
 
-export async function reloadRepresentation(ctx: CommandContext) {
+/** The counts of an Operation's own rows, kept exact by the commands that change those rows. */
+export type RowCount = "lineCount" | "accountCount";
+
+/**
+ * The batch of a command that changes rows under the Operation (lines, attachments): the version
+ * guard, the writes, the count recounted in SQL (rows whose `operationColumn` is this Operation)
+ * with the version bump, the event, and the count read back in the same transaction — so it is
+ * exact whatever happened before. Returns that count.
+ */
+export async function commitRowChange(
+  ctx: CommandContext,
+  row: OperationRow,
+  change: {
+    writes: Statement[];
+    count: RowCount;
+    operationColumn: AnySQLiteColumn;
+    event: EventType;
+    data: Record<string, unknown>;
+  },
+): Promise<number> {
+  const column = change.operationColumn;
+  const recount = sql`(select count(*) from ${column.table} where ${column} = ${row.id})`;
+  const results = await commit(ctx, [
+    unchangedSince(ctx, row),
+    ...change.writes,
+    bumpOperation(ctx, row, { [change.count]: recount }),
+    operationEvent(ctx, change.event, change.data),
+    sql`select ${operations[change.count]} as count from ${operations} where ${operations.id} = ${row.id}`,
+  ]);
+  return (results[results.length - 1].results[0] as { count: number }).count;
+}
+
+async function reloadRepresentation(ctx: CommandContext) {
   return toOperationRepresentation(await loadOperation(ctx));
 }
 
@@ -161,7 +193,7 @@ const ALLOWED_TRANSITIONS: Record<OperationStatus, OperationStatus[]> = {
 };
 
 /** Pure: why a transition is refused, or null when it is allowed. */
-export function transitionRefusal(row: Pick<OperationRow, "status" | "lineCount" | "cartCount" | "orderCount">, to: OperationStatus): string | null {
+function transitionRefusal(row: Pick<OperationRow, "status" | "lineCount" | "cartCount" | "orderCount">, to: OperationStatus): string | null {
   if (!ALLOWED_TRANSITIONS[row.status].includes(to)) return `${row.status} → ${to} is not an allowed transition.`;
   if (row.status === "DRAFT" && to === "ACTIVE" && row.lineCount < 1) return "DRAFT → ACTIVE needs at least one line.";
   if (to === "DRAFT" && row.cartCount + row.orderCount > 0) {
@@ -190,7 +222,7 @@ export async function changeStatus(ctx: CommandContext, input: { status: Operati
 
 // ---- delete ---------------------------------------------------------------------------
 
-/** Tables whose rows belong to one Operation and go with it; filled in by the resources that own them. */
+/** Deletes the Operation with the rows that belong to it: `dependentDeletes` names them (durable-object.ts: lines, attachments). */
 export async function deleteOperation(
   ctx: CommandContext,
   input: { ifMatch?: string | null },

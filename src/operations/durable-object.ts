@@ -39,6 +39,8 @@ export type CommandOutcome<T> = { ok: true; value: T } | { ok: false; problem: P
  */
 export class OperationCoordinator extends DurableObject<Env> {
   private tail: Promise<unknown> = Promise.resolve();
+  /** One drizzle handle for the object's lifetime, not one per command. */
+  private db: Db | undefined;
 
   async execute<K extends CommandName>(
     principal: Principal,
@@ -57,7 +59,8 @@ export class OperationCoordinator extends DurableObject<Env> {
     name: K,
     input: CommandInput<K>,
   ): Promise<CommandOutcome<CommandOutput<K>>> {
-    const ctx: CommandContext = { db: getDb(this.env), principal, operationId };
+    this.db ??= getDb(this.env);
+    const ctx: CommandContext = { db: this.db, principal, operationId };
     const command = COMMANDS[name] as (ctx: CommandContext, input: CommandInput<K>) => Promise<CommandOutput<K>>;
     try {
       return { ok: true, value: await command(ctx, input) };

@@ -2,7 +2,7 @@ import { and, eq, gte, inArray, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Principal } from "../platform/app";
 import { inJsonList, type Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { likeContains, listPage, type ListDefinition } from "../platform/pagination";
+import { containsText, listPage, selectRows, type ListDefinition } from "../platform/pagination";
 import { accountUsers, operationAccounts, operationOwners, operations } from "../platform/schema";
 import type { ListOperationsQuery, OperationRepresentation } from "./schemas";
 
@@ -97,7 +97,7 @@ function nameInLocale(locale: string): SQL {
   return sql`coalesce(json_extract(${operations.nameFolded}, ${`$."${locale.toLowerCase()}"`}), '')`;
 }
 
-export function operationFilters(principal: Principal, query: ListOperationsQuery): (SQL | undefined)[] {
+function operationFilters(principal: Principal, query: ListOperationsQuery): (SQL | undefined)[] {
   const ids = query.ids ?? query.operationId;
   const name = query.name ?? query.operationName;
   const idColumn = { id: operations.id, code: operations.code, externalId: operations.externalId }[query.idType];
@@ -107,7 +107,7 @@ export function operationFilters(principal: Principal, query: ListOperationsQuer
     visibleTo(principal),
     query.status && inJsonList(operations.status, query.status),
     ids && inJsonList(idColumn, ids),
-    name !== undefined ? sql`${nameColumn} like ${likeContains(name)} escape '\\'` : undefined,
+    containsText(nameColumn, name),
     query.type && eq(operations.type, query.type),
     query.startDateFrom ? gte(operations.startDate, query.startDateFrom) : undefined,
     query.startDateTo ? lte(operations.startDate, query.startDateTo) : undefined,
@@ -147,12 +147,6 @@ export async function listOperations(
     binding: { tenant: principal.tenantId, user: principal.userId, filters, ...(narrowing.name && { view: narrowing.name }) },
     page: { limit, nextToken, sort },
     filters: [...operationFilters(principal, query), ...(narrowing.filters ?? [])],
-    run: ({ where, orderBy, limit: take, cursorColumns }) =>
-      db
-        .select({ row: operations, ...cursorColumns })
-        .from(operations)
-        .where(where)
-        .orderBy(...orderBy)
-        .limit(take),
+    run: selectRows(db, operations),
   });
 }

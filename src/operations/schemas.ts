@@ -7,7 +7,6 @@ import { operationList } from "./queries";
 export const OPERATION_STATUSES = ["DRAFT", "ACTIVE", "INACTIVE"] as const;
 export const OPERATION_TYPES = ["PUBLIC", "PRIVATE"] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];
-export type OperationType = (typeof OPERATION_TYPES)[number];
 
 const ownerIds = z.array(externalKey).max(100).describe("Users who own the Operation.");
 

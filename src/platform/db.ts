@@ -73,7 +73,7 @@ export function getDb(env: Env): Db {
 }
 
 /** Splits items into JSON arrays each under the D1 value limit, for `json_each(?)` statements. */
-export function jsonChunks<T>(items: T[], maxBytes = D1_MAX_JSON_PARAMETER_BYTES): string[] {
+export function jsonChunks<T>(items: readonly T[], maxBytes = D1_MAX_JSON_PARAMETER_BYTES): string[] {
   const chunks: string[] = [];
   let current: string[] = [];
   let size = 2;
@@ -105,7 +105,28 @@ export function isUniqueViolation(error: unknown, indexHint?: string): boolean {
  * 100-parameter limit; SQLite still uses an index on `expr`.
  */
 export function inJsonList(expression: SQLWrapper, values: readonly (string | number)[]): SQL {
-  return sql`${expression} in (select value from json_each(${JSON.stringify(values)}))`;
+  return inJsonArray(expression, JSON.stringify(values));
+}
+
+function inJsonArray(expression: SQLWrapper, jsonArray: string): SQL {
+  return sql`${expression} in (select value from json_each(${jsonArray}))`;
+}
+
+/**
+ * `expression IN` a list too long for one bound value (a 5000-key batch): one condition per
+ * `jsonChunks` chunk, each for a statement of its own (usually there is one).
+ */
+export function inJsonChunks(expression: SQLWrapper, values: readonly (string | number)[]): SQL[] {
+  return jsonChunks(values).map((chunk) => inJsonArray(expression, chunk));
+}
+
+/** Runs `select` once per `inJsonChunks` condition over `keys` (in parallel) and joins the rows. */
+export async function selectInChunks<Row>(
+  expression: SQLWrapper,
+  keys: readonly (string | number)[],
+  select: (keyIsIn: SQL) => Promise<Row[]>,
+): Promise<Row[]> {
+  return (await Promise.all(inJsonChunks(expression, keys).map(select))).flat();
 }
 
 /** Anything one batch can hold: a drizzle query builder or a raw `sql` statement. */

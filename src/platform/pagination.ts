@@ -1,7 +1,8 @@
-import { and, sql, type SQL } from "drizzle-orm";
-import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import { and, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import { base64UrlDecodeText, base64UrlEncodeText, hmacSha256, timingSafeEqual } from "./crypto";
+import type { Db } from "./db";
 import { ApiError } from "./errors";
 
 /** A sortable field: a non-null SQL expression (nulls are coalesced so keyset comparisons stay total). */
@@ -35,7 +36,7 @@ export interface Page<Row> {
 
 export const DEFAULT_LIMIT = 50;
 
-/** Query fields shared by every list: limit, nextToken and sort (validated per list by `pageQuerySchema`). */
+/** Query fields shared by every list: limit (up to the list's maxLimit), nextToken, and sort (over the list's sortable fields). */
 export function pageQueryShape(definition: ListDefinition) {
   const fields = Object.keys(definition.sortable);
   const sortPattern = new RegExp(`^-?(${fields.join("|")})(,-?(${fields.join("|")}))*$`);
@@ -161,6 +162,22 @@ export async function listPage<Row extends Record<string, unknown>>(options: {
   return { items, nextToken };
 }
 
+/** The `run` of a list of one table's whole rows: each item is `{ row }`. */
+export function selectRows<T extends SQLiteTable>(db: Db, table: T) {
+  return ({ where, orderBy, limit, cursorColumns }: RunPageOptions) =>
+    db
+      .select({ row: table, ...cursorColumns })
+      .from(table)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(limit);
+}
+
+/** The page with each item turned into its representation. */
+export function mapPage<Row, Item>(page: Page<Row>, represent: (row: Row) => Item): Page<Item> {
+  return { items: page.items.map((row) => represent(row)), nextToken: page.nextToken };
+}
+
 function keysetCondition(expressions: SortExpression[], directions: boolean[], values: (string | number)[]): SQL {
   if (directions.every((d) => d === directions[0])) {
     // Row values let SQLite seek straight into the index.
@@ -219,4 +236,12 @@ export function commaEnumList<T extends string>(values: readonly [T, ...T[]], de
 /** Escapes LIKE wildcards so a text filter matches the literal substring. */
 export function likeContains(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+/**
+ * A substring filter on lower-cased stored text (e.g. a `searchText` column): case-insensitive,
+ * wildcards taken literally. No condition when `text` is undefined.
+ */
+export function containsText(expression: SQLWrapper, text: string | undefined): SQL | undefined {
+  return text === undefined ? undefined : sql`${expression} like ${likeContains(text)} escape '\\'`;
 }

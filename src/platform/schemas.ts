@@ -43,33 +43,11 @@ export function eitherBody<A extends z.ZodType, B extends z.ZodType>(key: string
 }
 
 /**
- * A refinement for batch bodies: every repeated key is an issue (code duplicate_key) at the repeat's
- * index, so the client sees all of them at once. `field` names the key inside each item (null: the item is the key).
+ * A refinement for arrays keyed by one field (use with `.superRefine(...)`): every repeated key is an
+ * issue (code duplicate_key) at the repeat's index, naming the index it repeats, so the client can
+ * fix them all at once.
  */
-export function noRepeatedKeys<T>(keyOf: (item: T) => string, field: string | null) {
-  return (items: T[], ctx: z.RefinementCtx) => {
-    const firstIndex = new Map<string, number>();
-    items.forEach((item, index) => {
-      const key = keyOf(item);
-      const first = firstIndex.get(key);
-      if (first === undefined) firstIndex.set(key, index);
-      else {
-        ctx.addIssue({
-          code: "custom",
-          path: field === null ? [index] : [index, field],
-          message: `${key} repeats the item at index ${first}; send each key once per call`,
-          params: { code: "duplicate_key" },
-        });
-      }
-    });
-  };
-}
-
-/**
- * A check for arrays keyed by one field: every repeat is reported (code duplicate_key, with the
- * index it repeats) so the client can fix them all at once. Use with `.superRefine(...)`.
- */
-export function eachKeyOnce<T>(keyOf: (item: T) => string, field: string) {
+export function noRepeatedKeys<T>(keyOf: (item: T) => string, field: string) {
   return (items: T[], ctx: z.RefinementCtx) => {
     const firstIndex = new Map<string, number>();
     items.forEach((item, index) => {

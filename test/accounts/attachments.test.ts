@@ -1,19 +1,14 @@
 import { env } from "cloudflare:test";
-import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import { listAttachments } from "../../src/accounts/queries";
 import { listAttachmentsQuery } from "../../src/accounts/schemas";
-import type { Db } from "../../src/platform/db";
-import * as schema from "../../src/platform/schema";
-import { call, collectPages, createOperation, expectProblem, expectStatus, issueKey, newTenant, type Caller } from "../helpers/client";
-import { accountId, attach, makeAccounts, putDirectory } from "./fixtures";
+import { call, collectPages, createOperation, expectProblem, expectStatus, issueKey, newTenant, readOperation } from "../helpers/client";
+import { queryPlan, recordingDb, testPrincipal } from "../helpers/recording-db";
+import { putDirectory } from "../helpers/setup";
+import { accountId, attach, makeAccounts } from "./fixtures";
 
 const accountsPath = (operationId: string) => `/v1/operations/${operationId}/accounts`;
 const ids = (items: { accountId: string }[]) => items.map((item) => item.accountId);
-
-async function readOperation(caller: Caller, operationId: string) {
-  return expectStatus(await call(caller, "GET", `/v1/operations/${operationId}`), 200);
-}
 
 async function setup(count = 12) {
   const op = await newTenant();
@@ -259,7 +254,7 @@ describe("attachment list", () => {
 
   it("reads each page from this Operation's rows, and userId/email through the account_users indexes", async () => {
     const { op, operation } = await populated();
-    const principal = { tenantId: op.tenantId, role: "OPERATOR" as const, userId: null, keyId: "k", tenantDefaultLocale: "en" };
+    const principal = testPrincipal(op.tenantId);
     const cases: [Record<string, string>, RegExp[]][] = [
       [{}, [/SEARCH operation_accounts USING PRIMARY KEY \(operation_id=\?/]],
       [{ sort: "accountName" }, [/SEARCH operation_accounts USING PRIMARY KEY \(operation_id=\?/]],
@@ -269,26 +264,10 @@ describe("attachment list", () => {
       [{ email: "shared@example.test" }, [/SEARCH account_users USING (COVERING )?INDEX account_users_email \(tenant_id=\? AND email_lower=\?/, /SEARCH operation_accounts USING PRIMARY KEY \(operation_id=\? AND account_id=\?/]],
     ];
     for (const [query, expected] of cases) {
-      const statements: { sql: string; params: unknown[] }[] = [];
-      const recordingDb = new Proxy(env.DB, {
-        get(target, prop) {
-          if (prop === "prepare") {
-            return (sql: string) => ({
-              bind: (...params: unknown[]) => {
-                statements.push({ sql, params });
-                return target.prepare(sql).bind(...params);
-              },
-            });
-          }
-          const value = Reflect.get(target, prop);
-          return typeof value === "function" ? value.bind(target) : value;
-        },
-      });
-      const db = drizzle(recordingDb, { schema }) as unknown as Db;
+      const { db, statements } = recordingDb();
       await listAttachments(db, env.PAGINATION_SECRET, principal, operation.id, listAttachmentsQuery.parse({ limit: "5", ...query }));
-      const { sql, params } = statements.find((s) => s.sql.includes('from "operation_accounts"'))!;
-      const { results } = await env.DB.prepare(`explain query plan ${sql}`).bind(...params).all<{ detail: string }>();
-      const plan = results.map((row) => row.detail).join("\n");
+      const pageQuery = statements.find((s) => s.sql.includes('from "operation_accounts"'))!;
+      const plan = (await queryPlan(pageQuery)).map((row) => row.detail).join("\n");
       for (const pattern of expected) expect(plan, JSON.stringify(query)).toMatch(pattern);
       expect(plan).not.toMatch(/SCAN (operation_accounts|account_users|accounts)/);
       expect(plan).not.toMatch(/operation_accounts_account/);

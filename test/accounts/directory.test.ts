@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, collectPages, expectProblem, expectStatus, issueKey, newTenant } from "../helpers/client";
-import { accountId, makeAccounts, putDirectory } from "./fixtures";
+import { putDirectory } from "../helpers/setup";
+import { accountId, makeAccounts } from "./fixtures";
 
 const ids = (items: { accountId: string }[]) => items.map((item) => item.accountId);
 

@@ -21,10 +21,6 @@ export function makeAccounts(count: number, shape: (i: number) => Partial<Direct
   });
 }
 
-export async function putDirectory(caller: Caller, accounts: unknown[]) {
-  return expectStatus(await call(caller, "PUT", "/v1/accounts", { body: accounts }), 200);
-}
-
 export async function attach(caller: Caller, operationId: string, ids: string[]) {
   return expectStatus(await call(caller, "PUT", `/v1/operations/${operationId}/accounts`, { body: ids }), 200);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { call, expectProblem, expectStatus, issueKey, newTenant } from "../helpers/client";
-import { accountWithKey, cartBody, eventTypes, line, linkState, putAccounts, setUpOperation } from "./fixtures";
+import { call, eventsOf, expectProblem, expectStatus, issueKey, newTenant } from "../helpers/client";
+import { snapshotTenant } from "../helpers/direct";
+import { accountWithKey, cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
 
 describe("POST /v1/carts", () => {
   it("creates a cart linked to the Operation, readable by id, recorded as cart.created", async () => {
@@ -26,7 +27,7 @@ describe("POST /v1/carts", () => {
     expect(cart.id).toMatch(/^cart_/);
     expect(cart.createdBy).toMatch(/^key:/);
     expect(expectStatus(await call(op, "GET", `/v1/carts/${cart.id}`), 200)).toEqual(cart);
-    expect(await eventTypes(op)).toContain("cart.created");
+    expect((await eventsOf(op)).map((event) => event.type)).toContain("cart.created");
   });
 
   it("takes storeId from the body over svc-store", async () => {
@@ -56,14 +57,14 @@ describe("POST /v1/carts", () => {
     // An ACCOUNT key whose accounts are not attached to a PRIVATE Operation cannot see it at all.
     const buyer = await accountWithKey(op);
     const hidden = await setUpOperation(op);
-    const before = await linkState(op.tenantId);
+    const before = await snapshotTenant(op.tenantId);
     expectProblem(
       await call(buyer.caller, "POST", "/v1/carts", { body: cartBody(hidden.id, buyer.accountId, [line("SKU-A", 1)]) }),
       404,
       "not_found",
     );
-    expect(await linkState(op.tenantId)).toEqual(before);
-    expect((await linkState(other.tenantId)).carts).toEqual([]);
+    expect(await snapshotTenant(op.tenantId)).toEqual(before);
+    expect((await snapshotTenant(other.tenantId)).carts).toEqual([]);
   });
 
   it("answers 409 operation_not_open unless ACTIVE and open now", async () => {
@@ -89,21 +90,21 @@ describe("POST /v1/carts", () => {
     // The same user also belongs to a second account, which is not attached.
     await putAccounts(op, [{ accountId: "A-OTHER", users: [{ userId: buyer.userId, email: `${buyer.userId}@example.test` }] }]);
     const operation = await setUpOperation(op, { attach: [buyer.accountId] });
-    const before = await linkState(op.tenantId);
+    const before = await snapshotTenant(op.tenantId);
     expectProblem(await call(op, "POST", "/v1/carts", { body: cartBody(operation.id, "A-OTHER", [line("SKU-A", 1)]) }), 403, "account_not_attached");
     expectProblem(
       await call(buyer.caller, "POST", "/v1/carts", { body: cartBody(operation.id, "A-OTHER", [line("SKU-A", 1)]) }),
       403,
       "account_not_attached",
     );
-    expect(await linkState(op.tenantId)).toEqual(before);
+    expect(await snapshotTenant(op.tenantId)).toEqual(before);
     expectStatus(await call(buyer.caller, "POST", "/v1/carts", { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }), 201);
   });
 
   it("answers 422 order_lines_invalid listing every bad line by index, and creates nothing", async () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC" });
-    const before = await linkState(op.tenantId);
+    const before = await snapshotTenant(op.tenantId);
     const res = await call(op, "POST", "/v1/carts", {
       body: cartBody(operation.id, "A1", [
         line("SKU-A", 10), // max 10: fine
@@ -121,7 +122,7 @@ describe("POST /v1/carts", () => {
       [4, "SKU-B2", "not_in_operation"],
     ]);
     expect(problem.errors[0]).toMatchObject({ quantity: 1, minQuantity: 2, maxQuantity: 5, field: "body.lines.1.quantity" });
-    expect(await linkState(op.tenantId)).toEqual(before);
+    expect(await snapshotTenant(op.tenantId)).toEqual(before);
   });
 
   it("answers 403 account_not_permitted to an ACCOUNT key buying for someone else's account, after the 422 checks", async () => {
@@ -129,7 +130,7 @@ describe("POST /v1/carts", () => {
     const buyer = await accountWithKey(op);
     await putAccounts(op, [{ accountId: "A-NOT-MINE" }]);
     const operation = await setUpOperation(op, { type: "PUBLIC" });
-    const before = await linkState(op.tenantId);
+    const before = await snapshotTenant(op.tenantId);
     expectProblem(
       await call(buyer.caller, "POST", "/v1/carts", { body: cartBody(operation.id, "A-NOT-MINE", [line("SKU-A", 1)]) }),
       403,
@@ -141,7 +142,7 @@ describe("POST /v1/carts", () => {
       422,
       "order_lines_invalid",
     );
-    expect(await linkState(op.tenantId)).toEqual(before);
+    expect(await snapshotTenant(op.tenantId)).toEqual(before);
     expectStatus(await call(buyer.caller, "POST", "/v1/carts", { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }), 201);
   });
 
@@ -189,7 +190,7 @@ describe("POST /v1/carts", () => {
 
     const tooMany = Array.from({ length: 5001 }, (_, i) => line(`SKU-${i}`, 1));
     expectProblem(await post(cartBody(operation.id, "A1", tooMany)), 413, "batch_too_large");
-    expect((await linkState(op.tenantId)).carts).toEqual([]);
+    expect((await snapshotTenant(op.tenantId)).carts).toEqual([]);
   });
 
   it("accepts 5000 lines, validated in one statement", async () => {
@@ -214,7 +215,7 @@ describe("POST /v1/carts", () => {
     const again = await call(op, "POST", "/v1/carts", request);
     expect(again.status).toBe(201);
     expect(again.body.id).toBe(first.id);
-    expect((await linkState(op.tenantId)).carts).toHaveLength(1);
+    expect((await snapshotTenant(op.tenantId)).carts).toHaveLength(1);
   });
 });
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, expectProblem, expectStatus, newTenant } from "../helpers/client";
-import { accountWithKey, cartBody, line, putAccounts, setUpOperation } from "./fixtures";
+import { accountWithKey, cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
 
 const status = (operationId: string, to: string) => ({ path: `/v1/operations/${operationId}/status`, body: { status: to } });
 

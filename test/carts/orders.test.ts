@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { call, collectPages, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
-import { accountWithKey, cartBody, eventTypes, line, linkState, putAccounts, setUpOperation } from "./fixtures";
+import { call, collectPages, eventsOf, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
+import { snapshotTenant } from "../helpers/direct";
+import { accountWithKey, cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
 
 async function rule(op: Caller, body: Record<string, unknown>) {
   return expectStatus(await call(op, "POST", "/v1/buying-policies/quotas/rules", { body }), 201);
@@ -36,7 +37,7 @@ describe("POST /v1/orders", () => {
     expect(order).toMatchObject({ cartId: cart.id, accountId: "A1", storeId: "st_c", lines: cart.lines, total: 1500, operationId: operation.id });
     const again = expectProblem(await call(op, "POST", "/v1/orders", { body: { cartId: cart.id } }), 409, "cart_already_ordered");
     expect(again.orderId).toBe(order.id);
-    expect((await linkState(op.tenantId)).orders).toHaveLength(1);
+    expect((await snapshotTenant(op.tenantId)).orders).toHaveLength(1);
   });
 
   it("places one order when the same cart is ordered concurrently", async () => {
@@ -99,7 +100,7 @@ describe("POST /v1/orders", () => {
     expectProblem(await post(op, cartBody(open.id, "A-UNATTACHED", [line("SKU-A", 1)])), 403, "account_not_attached");
     expectProblem(await post(op, cartBody(open.id, buyer.accountId, [line("SKU-B", 9)])), 422, "order_lines_invalid");
     expectProblem(await post(buyer.caller, cartBody(open.id, "A-NOT-MINE", [line("SKU-A", 1)])), 403, "account_not_permitted");
-    expect((await linkState(op.tenantId)).orders).toEqual([]);
+    expect((await snapshotTenant(op.tenantId)).orders).toEqual([]);
   });
 
   it("evaluates quotas per supplier: one supplier below its minimum blocks the whole order, results list each", async () => {
@@ -113,7 +114,7 @@ describe("POST /v1/orders", () => {
     await rule(op, { supplierId: "S2", minimum: 500 });
     const a1s2 = await rule(op, { accountId: "A1", supplierId: "S2", minimum: 800 });
     expectStatus(await call(op, "PUT", "/v1/buying-policies/quotas/default", { body: { minimum: 50 } }), 200);
-    const before = await linkState(op.tenantId);
+    const before = await snapshotTenant(op.tenantId);
     const lines = [
       line("SKU-A", 2, 2500, "S1"), // S1: 5000 < 10000
       line("SKU-B", 2, 300, "S2"), // S2: 600 + 300 = 900 ≥ 800 (account+supplier beats supplier-only's 500)
@@ -140,7 +141,7 @@ describe("POST /v1/orders", () => {
     expect(evaluated.results).toEqual(problem.results);
 
     // Nothing created or linked; only the order.blocked event is new.
-    const after = await linkState(op.tenantId);
+    const after = await snapshotTenant(op.tenantId);
     expect(after.orders).toEqual([]);
     expect(after.operations.find((o: any) => o.id === ops.id)).toMatchObject({ order_count: 0 });
     const blockedEvents = expectStatus(await call(op, "GET", "/v1/events", { query: { types: "order.blocked" } }), 200).items;
@@ -192,7 +193,7 @@ describe("POST /v1/orders", () => {
       403,
       "account_not_permitted",
     );
-    expect(await eventTypes(op)).not.toContain("order.created");
+    expect((await eventsOf(op)).map((event) => event.type)).not.toContain("order.created");
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, expectProblem, expectStatus, newTenant } from "../helpers/client";
-import { accountWithKey, cartBody, line, setUpOperation, type LineSpec } from "../carts/fixtures";
+import { accountWithKey, cartBody, line, setUpOperation, type LineSpec } from "../helpers/setup";
 
 const LINES: LineSpec[] = [
   { variantExternalId: "SKU-A", minQuantity: 0, maxQuantity: 10 },

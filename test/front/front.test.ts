@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, collectPages, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
-import { accountWithKey, setUpOperation, type LineSpec } from "../carts/fixtures";
+import { accountWithKey, setUpOperation, type LineSpec } from "../helpers/setup";
 
 const frontIds = async (caller: Caller, query: Record<string, string | number | undefined> = {}) =>
   (await collectPages(caller, "/v1/front/operations", query)).items.map((o: any) => o.id);

@@ -120,6 +120,26 @@ export async function collectPages<T = any>(
   return { items, pages };
 }
 
+/** The query parameters API.md gives GET /v1/operations (and the front list). */
+export const OPERATION_LIST_PARAMETERS = [
+  "limit",
+  "nextToken",
+  "sort",
+  "status",
+  "ids",
+  "idType",
+  "operationId",
+  "name",
+  "operationName",
+  "type",
+  "startDateFrom",
+  "startDateTo",
+  "endDateFrom",
+  "endDateTo",
+  "ownerIds",
+  "locale",
+];
+
 export function operationBody(overrides: Record<string, unknown> = {}) {
   return {
     code: uniqueId("OP"),
@@ -133,4 +153,17 @@ export function operationBody(overrides: Record<string, unknown> = {}) {
 
 export async function createOperation(caller: Caller, overrides: Record<string, unknown> = {}) {
   return expectStatus(await call(caller, "POST", "/v1/operations", { body: operationBody(overrides) }), 201);
+}
+
+export async function readOperation(caller: Caller, operationId: string) {
+  return expectStatus(await call(caller, "GET", `/v1/operations/${operationId}`), 200);
+}
+
+export async function setStatus(caller: Caller, operationId: string, status: string, headers: Record<string, string> = {}) {
+  return call(caller, "POST", `/v1/operations/${operationId}/status`, { body: { status }, headers });
+}
+
+/** Every event of the caller's tenant that matches `query` (GET /v1/events), walking all pages. */
+export async function eventsOf(caller: Caller, query: Record<string, string | number | undefined> = {}) {
+  return (await collectPages(caller, "/v1/events", query)).items;
 }

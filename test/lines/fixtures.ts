@@ -21,18 +21,3 @@ export function makeLines(count: number, shape: (i: number) => Record<string, un
 export async function putLines(caller: Caller, operationId: string, lines: unknown[]) {
   return expectStatus(await call(caller, "PUT", `/v1/operations/${operationId}/lines`, { body: lines }), 200);
 }
-
-export async function readOperation(caller: Caller, operationId: string) {
-  return expectStatus(await call(caller, "GET", `/v1/operations/${operationId}`), 200);
-}
-
-export async function eventsOf(caller: Caller, operationId: string) {
-  const items: any[] = [];
-  let nextToken: string | undefined;
-  do {
-    const page = expectStatus(await call(caller, "GET", "/v1/events", { query: { operationId, limit: 500, nextToken } }), 200);
-    items.push(...page.items);
-    nextToken = page.nextToken ?? undefined;
-  } while (nextToken);
-  return items;
-}

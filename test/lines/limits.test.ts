@@ -1,13 +1,12 @@
 import { env } from "cloudflare:test";
-import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listLines } from "../../src/lines/queries";
 import { listLinesQuery } from "../../src/lines/schemas";
 import type { Principal } from "../../src/platform/app";
-import { D1LimitExceeded, guardD1Limits, type Db } from "../../src/platform/db";
-import * as schema from "../../src/platform/schema";
-import { call, collectPages, createOperation, expectStatus, newTenant, type Caller } from "../helpers/client";
-import { makeLines, putLines, readOperation } from "./fixtures";
+import { D1LimitExceeded, guardD1Limits } from "../../src/platform/db";
+import { call, collectPages, createOperation, expectStatus, newTenant, readOperation, type Caller } from "../helpers/client";
+import { queryPlan, recordingDb, testPrincipal } from "../helpers/recording-db";
+import { makeLines, putLines } from "./fixtures";
 
 describe("D1 per-statement limits", () => {
   it("the guard is on in tests and refuses a statement over 100 parameters or 100 KB of SQL", async () => {
@@ -48,33 +47,6 @@ describe("D1 per-statement limits", () => {
   });
 });
 
-/** A D1 binding that records every statement the list builds, so the test can ask SQLite for its plan. */
-function recording(d1: D1Database, statements: { sql: string; params: unknown[] }[]): D1Database {
-  return new Proxy(d1, {
-    get(target, prop) {
-      if (prop === "prepare") {
-        return (query: string) => {
-          const statement = target.prepare(query);
-          return new Proxy(statement, {
-            get(inner, key) {
-              if (key === "bind") {
-                return (...params: unknown[]) => {
-                  statements.push({ sql: query, params });
-                  return inner.bind(...params);
-                };
-              }
-              const value = Reflect.get(inner, key);
-              return typeof value === "function" ? value.bind(inner) : value;
-            },
-          });
-        };
-      }
-      const value = Reflect.get(target, prop);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
-
 describe("line list query plans", () => {
   let op: Caller;
   let operationId: string;
@@ -84,26 +56,18 @@ describe("line list query plans", () => {
     op = await newTenant();
     operationId = (await createOperation(op)).id;
     await putLines(op, operationId, makeLines(300));
-    principal = { tenantId: op.tenantId, role: "OPERATOR", userId: null, keyId: "k", tenantDefaultLocale: "en" };
+    principal = testPrincipal(op.tenantId);
   });
 
   /** The plan of the page query the API runs for these query parameters (page 1, and page 2 with its token). */
   async function plans(query: Record<string, string>) {
-    const statements: { sql: string; params: unknown[] }[] = [];
-    const db = drizzle(recording(env.DB, statements), { schema }) as unknown as Db;
+    const { db, statements } = recordingDb();
     const parsed = listLinesQuery.parse({ limit: "20", ...query });
     const first = await listLines(db, env.PAGINATION_SECRET, principal, operationId, parsed);
     if (first.nextToken) await listLines(db, env.PAGINATION_SECRET, principal, operationId, { ...parsed, nextToken: first.nextToken });
     const pageQueries = statements.filter((s) => s.sql.includes('from "operation_lines"'));
     expect(pageQueries.length).toBe(first.nextToken ? 2 : 1);
-    return Promise.all(
-      pageQueries.map(async ({ sql, params }) => {
-        const { results } = await env.DB.prepare(`explain query plan ${sql}`)
-          .bind(...params)
-          .all<{ detail: string }>();
-        return results.map((row) => row.detail).join("\n");
-      }),
-    );
+    return Promise.all(pageQueries.map(async (statement) => (await queryPlan(statement)).map((row) => row.detail).join("\n")));
   }
 
   const cases: [Record<string, string>, RegExp][] = [

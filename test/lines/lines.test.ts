@@ -3,20 +3,18 @@ import {
   call,
   collectPages,
   createOperation,
+  eventsOf,
   expectProblem,
   expectStatus,
   issueKey,
   newTenant,
+  readOperation,
+  setStatus,
   uniqueId,
-  type Caller,
 } from "../helpers/client";
-import { eventsOf, makeLines, putLines, readOperation, sku } from "./fixtures";
+import { makeLines, putLines, sku } from "./fixtures";
 
 const linesPath = (operationId: string) => `/v1/operations/${operationId}/lines`;
-
-async function activate(caller: Caller, operationId: string) {
-  return expectStatus(await call(caller, "POST", `/v1/operations/${operationId}/status`, { body: { status: "ACTIVE" } }), 200);
-}
 
 describe("PUT lines at full scale", () => {
   it("upserts 5000 lines in one call and pages through all of them in a stable order", async () => {
@@ -178,7 +176,7 @@ describe("merge, then validate", () => {
     await putLines(op, operation.id, makeLines(5000));
     const before = await readOperation(op, operation.id);
     const beforeLines = (await collectPages(op, linesPath(operation.id), { limit: 1000 })).items;
-    const eventsBefore = await eventsOf(op, operation.id);
+    const eventsBefore = await eventsOf(op, { operationId: operation.id });
 
     const batch = makeLines(5000, (i) => ({ maxQuantity: 50, ...(i === 4321 && { minQuantity: 60, recommendedQuantity: null }) }));
     const problem = expectProblem(await call(op, "PUT", linesPath(operation.id), { body: batch }), 422, "line_bounds_invalid");
@@ -186,7 +184,7 @@ describe("merge, then validate", () => {
 
     expect(await readOperation(op, operation.id)).toEqual(before);
     expect((await collectPages(op, linesPath(operation.id), { limit: 1000 })).items).toEqual(beforeLines);
-    expect(await eventsOf(op, operation.id)).toEqual(eventsBefore);
+    expect(await eventsOf(op, { operationId: operation.id })).toEqual(eventsBefore);
   });
 });
 
@@ -250,7 +248,7 @@ describe("state, roles and tenancy", () => {
     const op = await newTenant();
     const operation = await createOperation(op);
     await putLines(op, operation.id, makeLines(2));
-    await activate(op, operation.id);
+    expectStatus(await setStatus(op, operation.id, "ACTIVE"), 200);
     const invalid = [{ variantExternalId: "X", minQuantity: 9, maxQuantity: 1 }];
     expectProblem(await call(op, "PUT", linesPath("op_unknown"), { body: invalid }), 404, "not_found");
     expectProblem(await call(op, "PUT", linesPath(operation.id), { body: invalid }), 409, "operation_not_draft");
@@ -323,7 +321,7 @@ describe("DELETE lines", () => {
     await putLines(op, operation.id, makeLines(10));
     await putLines(op, operation.id, makeLines(12));
     expectStatus(await call(op, "DELETE", linesPath(operation.id), { body: [sku(0), sku(1), "GONE"] }), 200);
-    const events = (await eventsOf(op, operation.id)).filter((event) => event.type.startsWith("lines."));
+    const events = (await eventsOf(op, { operationId: operation.id })).filter((event) => event.type.startsWith("lines."));
     expect(events.map((event) => [event.type, event.data])).toEqual([
       ["lines.upserted", { created: 10, updated: 0, lineCount: 10 }],
       ["lines.upserted", { created: 2, updated: 10, lineCount: 12 }],
@@ -361,7 +359,7 @@ describe("serialized batches", () => {
       expect([0, 100]).toContain(present);
     }
 
-    const events = await eventsOf(op, operation.id);
+    const events = await eventsOf(op, { operationId: operation.id });
     const statusIndex = events.findIndex((event) => event.type === "operation.status_changed");
     expect(statusIndex).toBeGreaterThan(0);
     expect(events.slice(statusIndex + 1).filter((event) => event.type.startsWith("lines."))).toEqual([]);

@@ -2,7 +2,7 @@ import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "../../src/index";
 import { ERROR_CATALOGUE } from "../../src/platform/errors";
-import { call, expectStatus } from "../helpers/client";
+import { call, expectStatus, OPERATION_LIST_PARAMETERS } from "../helpers/client";
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
@@ -129,26 +129,7 @@ describe("GET /v1/openapi.json", () => {
     const document = await fetchDocument();
     const list = document.paths["/v1/operations"].get;
     const query = list.parameters.filter((p: any) => p.in === "query").map((p: any) => p.name);
-    for (const name of [
-      "limit",
-      "nextToken",
-      "sort",
-      "status",
-      "ids",
-      "idType",
-      "operationId",
-      "name",
-      "operationName",
-      "type",
-      "startDateFrom",
-      "startDateTo",
-      "endDateFrom",
-      "endDateTo",
-      "ownerIds",
-      "locale",
-    ]) {
-      expect(query).toContain(name);
-    }
+    for (const name of OPERATION_LIST_PARAMETERS) expect(query).toContain(name);
     const limit = list.parameters.find((p: any) => p.name === "limit");
     expect(limit.schema).toMatchObject({ default: 50, minimum: 1, maximum: 500 });
     expect(limit.required).toBe(false);

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createOperation, expectProblem, expectStatus, issueKey, newTenant, operationBody, uniqueId, type Caller } from "../helpers/client";
-import { accountKeyAttachedTo, snapshotTenant } from "./fixtures";
+import { accountKeyAttachedTo, snapshotTenant } from "../helpers/direct";
 
 async function sha256Hex(text: string) {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));

@@ -1,7 +1,8 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createOperation, expectProblem, expectStatus, newTenant, operationBody, type ApiResponse } from "../helpers/client";
-import { activeOperation, expectCleanProblem, snapshotTenant } from "./fixtures";
+import { activeOperation, snapshotTenant } from "../helpers/direct";
+import { expectCleanProblem } from "../helpers/problems";
 
 function expectValidation(response: ApiResponse, field?: string | RegExp) {
   const body = expectProblem(response, 400, "validation_failed");

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, createOperation, expectProblem, expectStatus, newTenant } from "../helpers/client";
-import { addLineDirectly, eventsOf } from "./fixtures";
+import { call, createOperation, eventsOf, expectProblem, expectStatus, newTenant } from "../helpers/client";
+import { addLineDirectly } from "../helpers/direct";
 
 async function keyIdOf(tenantId: string) {
   const row = await env.DB.prepare("select id from api_keys where tenant_id = ? and role = 'OPERATOR'").bind(tenantId).first<{ id: string }>();

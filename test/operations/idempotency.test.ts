@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, createOperation, expectProblem, expectStatus, newTenant, operationBody, uniqueId } from "../helpers/client";
-import { addLineDirectly, eventsOf, snapshotTenant } from "./fixtures";
+import { call, createOperation, eventsOf, expectProblem, expectStatus, newTenant, operationBody, uniqueId } from "../helpers/client";
+import { addLineDirectly, snapshotTenant } from "../helpers/direct";
 
 const withKey = (key: string, extra: Record<string, string> = {}) => ({ "Idempotency-Key": key, ...extra });
 

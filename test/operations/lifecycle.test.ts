@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, createOperation, expectProblem, expectStatus, newTenant, operationBody, type Caller } from "../helpers/client";
-import { accountKeyAttachedTo, activeOperation, addLineDirectly, eventsOf, linkDirectly, setStatus, snapshotTenant } from "./fixtures";
+import { call, createOperation, eventsOf, expectProblem, expectStatus, newTenant, operationBody, setStatus, type Caller } from "../helpers/client";
+import { accountKeyAttachedTo, activeOperation, addLineDirectly, linkDirectly, snapshotTenant } from "../helpers/direct";
 
 const WARNING = '199 - "dates changed on an ACTIVE operation"';
 

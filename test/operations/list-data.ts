@@ -1,8 +1,8 @@
 // The Operations the list tests query, and the orders and filter results expected of them,
 // computed here from the data (not by the code under test).
 import { expect } from "vitest";
-import { call, collectPages, expectStatus, newTenant, type Caller } from "../helpers/client";
-import { addLineDirectly, setStatus } from "./fixtures";
+import { call, collectPages, expectStatus, newTenant, setStatus, type Caller } from "../helpers/client";
+import { addLineDirectly } from "../helpers/direct";
 
 export interface Op {
   id: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, collectPages, createOperation, expectProblem, expectStatus, newTenant, uniqueId } from "../helpers/client";
-import { activeOperation, addLineDirectly, eventsOf, snapshotTenant } from "./fixtures";
+import { call, collectPages, createOperation, eventsOf, expectProblem, expectStatus, newTenant, uniqueId } from "../helpers/client";
+import { activeOperation, addLineDirectly, snapshotTenant } from "../helpers/direct";
 
 describe("tenant isolation", () => {
   it("answers 404 on every Operation route for another tenant's id, changing nothing", async () => {

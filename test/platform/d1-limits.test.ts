@@ -1,11 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { D1LimitExceeded, D1_MAX_BOUND_PARAMETERS, getDb, guardD1Limits } from "../../src/platform/db";
-import type { Principal } from "../../src/platform/app";
 import { listOperations } from "../../src/operations/queries";
 import { listOperationsQuery } from "../../src/operations/schemas";
 import { call, createOperation, expectStatus, newTenant } from "../helpers/client";
-import { recordingDb } from "./recording-db";
+import { recordingDb, testPrincipal } from "../helpers/recording-db";
 
 describe("D1 limits guard", () => {
   it("is on in tests, for the Worker's own database handle", async () => {
@@ -24,7 +23,7 @@ describe("D1 limits guard", () => {
     const kept = await createOperation(op);
     const ids = [kept.id, ...Array.from({ length: 499 }, (_, i) => `op_${String(i).padStart(26, "0")}`)];
 
-    const principal: Principal = { tenantId: op.tenantId, role: "OPERATOR", userId: null, keyId: "k", tenantDefaultLocale: "en" };
+    const principal = testPrincipal(op.tenantId);
     const { db, statements } = recordingDb();
     for (const idType of ["id", "code", "externalId"]) {
       await listOperations(db, "s", principal, listOperationsQuery.parse({ ids: ids.join(","), idType, ownerIds: ids.join(",") }));

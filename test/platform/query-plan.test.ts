@@ -3,7 +3,7 @@ import type { Principal } from "../../src/platform/app";
 import { listOperations } from "../../src/operations/queries";
 import { listOperationsQuery } from "../../src/operations/schemas";
 import { createOperation, newTenant, uniqueId } from "../helpers/client";
-import { queryPlan, recordingDb, type PlanRow } from "./recording-db";
+import { queryPlan, recordingDb, testPrincipal, type PlanRow } from "../helpers/recording-db";
 
 const SECRET = "plan-test-secret";
 
@@ -57,8 +57,8 @@ describe("EXPLAIN QUERY PLAN of the Operation list", () => {
   it("never scans a table without an index, for every filter, sort and role", async () => {
     const op = await newTenant();
     for (let i = 0; i < 4; i++) await createOperation(op, { type: i % 2 ? "PUBLIC" : "PRIVATE", ownerIds: ["u1"] });
-    const operator: Principal = { tenantId: op.tenantId, role: "OPERATOR", userId: null, keyId: "k", tenantDefaultLocale: "en" };
-    const account: Principal = { tenantId: op.tenantId, role: "ACCOUNT", userId: uniqueId("u"), keyId: "k", tenantDefaultLocale: "en" };
+    const operator = testPrincipal(op.tenantId);
+    const account = testPrincipal(op.tenantId, "ACCOUNT", uniqueId("u"));
     const failures: string[] = [];
     for (const principal of [operator, account]) {
       const extraFilters: Record<string, string>[] = [{}, { status: "ACTIVE" }, { name: "a", locale: "en" }];
@@ -81,7 +81,7 @@ describe("EXPLAIN QUERY PLAN of the Operation list", () => {
 
   it("serves the default order and each indexed sort from an index, without a temporary sort", async () => {
     const op = await newTenant();
-    const operator: Principal = { tenantId: op.tenantId, role: "OPERATOR", userId: null, keyId: "k", tenantDefaultLocale: "en" };
+    const operator = testPrincipal(op.tenantId);
     for (const [query, index] of [
       [{}, /USING INDEX operations_created\b/],
       [{ sort: "createdAt" }, /USING INDEX operations_created\b/],

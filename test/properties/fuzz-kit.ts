@@ -4,8 +4,9 @@
 // request a file makes (cloudflare/workers-sdk#15446); each file gets a fresh runtime.
 import fc from "fast-check";
 import { expect } from "vitest";
-import { call, createOperation, expectStatus, newTenant, uniqueId, type ApiResponse, type Caller } from "../helpers/client";
-import { accountKeyAttachedTo, activeOperation, expectCleanProblem, linkDirectly, snapshotTenant } from "../operations/fixtures";
+import { call, createOperation, expectStatus, newTenant, OPERATION_LIST_PARAMETERS, uniqueId, type ApiResponse, type Caller } from "../helpers/client";
+import { accountKeyAttachedTo, activeOperation, linkDirectly, snapshotTenant } from "../helpers/direct";
+import { expectCleanProblem } from "../helpers/problems";
 
 // ---- arbitraries ---------------------------------------------------------------------------
 
@@ -203,26 +204,8 @@ export const body = (shape: fc.Arbitrary<unknown>): fc.Arbitrary<Body> =>
     { weight: 1, arbitrary: fc.constant({ none: true as const }) },
   );
 
-const QUERY_KEYS = [
-  "limit",
-  "nextToken",
-  "sort",
-  "status",
-  "ids",
-  "idType",
-  "operationId",
-  "name",
-  "operationName",
-  "type",
-  "startDateFrom",
-  "startDateTo",
-  "endDateFrom",
-  "endDateTo",
-  "ownerIds",
-  "locale",
-  "after",
-  "types",
-];
+/** The Operation list's parameters and those of /v1/events. */
+const QUERY_KEYS = [...OPERATION_LIST_PARAMETERS, "after", "types"];
 
 const queryValue = fc.oneof(
   fc.constantFrom("0", "1", "500", "501", "-1", "1.5", "DRAFT,ACTIVE", "DRAFT,,", ",", "-name,code", "name,-", "price", "code", "externalId", "PUBLIC", "fr", "2027-03-01", "op_x,op_y", "operation.created"),

@@ -1,4 +1,5 @@
 import { getDb } from "../../platform/db";
+import { mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { listEnvelope } from "../../platform/schemas";
 import { listDirectory, toDirectoryRepresentation } from "../queries";
@@ -19,6 +20,6 @@ export default defineRoute(
   },
   async (c, { query }) => {
     const page = await listDirectory(getDb(c.env), c.env.PAGINATION_SECRET, c.get("principal"), query);
-    return c.json({ items: page.items.map((item) => toDirectoryRepresentation(item.row)), nextToken: page.nextToken });
+    return c.json(mapPage(page, (item) => toDirectoryRepresentation(item.row)));
   },
 );

@@ -1,5 +1,5 @@
-import { getVisibleOperation } from "../../operations/queries";
 import { getDb } from "../../platform/db";
+import { mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { listEnvelope, operationIdParam } from "../../platform/schemas";
 import { listOrders, toOrderRepresentation } from "../queries";
@@ -19,10 +19,7 @@ export default defineRoute(
     errors: ["not_found", "invalid_next_token"],
   },
   async (c, { params, query }) => {
-    const db = getDb(c.env);
-    const principal = c.get("principal");
-    await getVisibleOperation(db, principal, params.operationId);
-    const page = await listOrders(db, c.env.PAGINATION_SECRET, principal, params.operationId, query);
-    return c.json({ items: page.items.map((item) => toOrderRepresentation(item.row)), nextToken: page.nextToken });
+    const page = await listOrders(getDb(c.env), c.env.PAGINATION_SECRET, c.get("principal"), params.operationId, query);
+    return c.json(mapPage(page, (item) => toOrderRepresentation(item.row)));
   },
 );

@@ -1,6 +1,7 @@
 import { listLines } from "../../lines/queries";
 import { listLinesQuery } from "../../lines/schemas";
 import { getDb } from "../../platform/db";
+import { mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { listEnvelope, operationIdParam } from "../../platform/schemas";
 import { findFrontOperation } from "../queries";
@@ -27,6 +28,6 @@ export default defineRoute(
     await findFrontOperation(db, principal, params.operationId);
     const page = await listLines(db, c.env.PAGINATION_SECRET, principal, params.operationId, query);
     const presentation = presentationOf(principal, c.get("scope"));
-    return c.json({ items: page.items.map((line) => toFrontLine(line, presentation)), nextToken: page.nextToken });
+    return c.json(mapPage(page, (line) => toFrontLine(line, presentation)));
   },
 );

@@ -1,6 +1,7 @@
 import { listOperations } from "../../operations/queries";
 import { listOperationsQuery } from "../../operations/schemas";
 import { getDb } from "../../platform/db";
+import { mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { listEnvelope } from "../../platform/schemas";
 import { openNow } from "../queries";
@@ -24,6 +25,6 @@ export default defineRoute(
     const principal = c.get("principal");
     const page = await listOperations(getDb(c.env), c.env.PAGINATION_SECRET, principal, query, { name: "front", filters: openNow() });
     const presentation = presentationOf(principal, c.get("scope"));
-    return c.json({ items: page.items.map((item) => toFrontOperation(item.row, presentation)), nextToken: page.nextToken });
+    return c.json(mapPage(page, (item) => toFrontOperation(item.row, presentation)));
   },
 );

@@ -18,8 +18,6 @@ export default defineRoute(
     responses: { 200: { description: "Lines removed, keys not found, and the line count after the call.", schema: deleteLinesResponse } },
     errors: ["not_found", "operation_not_draft", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { params, body }) => {
-    const result = await runOperationCommand(c.env, c.get("principal"), params.operationId, "removeLines", { variantExternalIds: body });
-    return c.json(result);
-  },
+  async (c, { params, body }) =>
+    c.json(await runOperationCommand(c.env, c.get("principal"), params.operationId, "removeLines", { variantExternalIds: body })),
 );

@@ -1,4 +1,5 @@
 import { getDb } from "../../platform/db";
+import { mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { listEnvelope, operationIdParam } from "../../platform/schemas";
 import { listLines, toLineRepresentation } from "../queries";
@@ -20,6 +21,6 @@ export default defineRoute(
   },
   async (c, { params, query }) => {
     const page = await listLines(getDb(c.env), c.env.PAGINATION_SECRET, c.get("principal"), params.operationId, query);
-    return c.json({ items: page.items.map(toLineRepresentation), nextToken: page.nextToken });
+    return c.json(mapPage(page, toLineRepresentation));
   },
 );

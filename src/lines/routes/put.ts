@@ -24,8 +24,6 @@ export default defineRoute(
     responses: { 200: { description: "Lines created and updated, and the Operation's line count after the call.", schema: putLinesResponse } },
     errors: ["not_found", "operation_not_draft", "line_bounds_invalid", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { params, body }) => {
-    const result = await runOperationCommand(c.env, c.get("principal"), params.operationId, "upsertLines", { lines: body });
-    return c.json(result);
-  },
+  async (c, { params, body }) =>
+    c.json(await runOperationCommand(c.env, c.get("principal"), params.operationId, "upsertLines", { lines: body })),
 );

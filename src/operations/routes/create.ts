@@ -8,7 +8,7 @@ import { defineRoute } from "../../platform/routes";
 import { operations } from "../../platform/schema";
 import { nowIso } from "../../platform/time";
 import { ownerStatements } from "../commands";
-import { findOperation, toOperationRepresentation } from "../queries";
+import { toOperationRepresentation, type OperationRow } from "../queries";
 import { createOperationBody, operationRepresentation } from "../schemas";
 import { withVersionHeaders } from "./headers";
 
@@ -34,31 +34,32 @@ export default defineRoute(
     const now = nowIso();
     const ownerIds = [...new Set(body.ownerIds ?? [])];
     const name = body.name;
+    const row: OperationRow = {
+      id,
+      tenantId: principal.tenantId,
+      code: body.code,
+      externalId: body.externalId ?? null,
+      name,
+      description: body.description ?? {},
+      nameSearch: searchText(name),
+      nameSort: sortText(name, principal.tenantDefaultLocale),
+      nameFolded: foldedText(name),
+      type: body.type,
+      status: "DRAFT",
+      startDate: body.startDate,
+      endDate: body.endDate,
+      ownerIds,
+      lineCount: 0,
+      accountCount: 0,
+      cartCount: 0,
+      orderCount: 0,
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+    };
     try {
       await runBatch(db, [
-        db.insert(operations).values({
-          id,
-          tenantId: principal.tenantId,
-          code: body.code,
-          externalId: body.externalId ?? null,
-          name,
-          description: body.description ?? {},
-          nameSearch: searchText(name),
-          nameSort: sortText(name, principal.tenantDefaultLocale),
-          nameFolded: foldedText(name),
-          type: body.type,
-          status: "DRAFT",
-          startDate: body.startDate,
-          endDate: body.endDate,
-          ownerIds,
-          lineCount: 0,
-          accountCount: 0,
-          cartCount: 0,
-          orderCount: 0,
-          version: 1,
-          createdAt: now,
-          updatedAt: now,
-        }),
+        db.insert(operations).values(row),
         ...ownerStatements(db, principal.tenantId, id, ownerIds, false),
         appendEvent(db, {
           tenantId: principal.tenantId,
@@ -72,8 +73,8 @@ export default defineRoute(
       if (isUniqueViolation(error)) throw new ApiError("duplicate_code", `Operation code ${body.code} is already used in this tenant.`);
       throw error;
     }
-    const row = await findOperation(db, principal.tenantId, id);
-    const representation = toOperationRepresentation(row!);
+    // The row as inserted is the row as stored: no second read.
+    const representation = toOperationRepresentation(row);
     c.header("Location", `/v1/operations/${id}`);
     withVersionHeaders(c, representation.version);
     return c.json(representation, 201);

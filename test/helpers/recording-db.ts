@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/d1";
+import type { Principal, Role } from "../../src/platform/app";
 import { guardD1Limits, type Db } from "../../src/platform/db";
 import * as schema from "../../src/platform/schema";
 
@@ -54,4 +55,9 @@ export async function queryPlan(statement: RecordedStatement): Promise<PlanRow[]
     .bind(...statement.params)
     .all<PlanRow>();
   return results;
+}
+
+/** The principal a test hands to the src functions it calls directly (no key behind it). */
+export function testPrincipal(tenantId: string, role: Role = "OPERATOR", userId: string | null = null): Principal {
+  return { tenantId, role, userId, keyId: "k", tenantDefaultLocale: "en" };
 }

@@ -1,6 +1,5 @@
-// Sets up Operations ready to take carts and orders, through the public routes only.
-import { env } from "cloudflare:test";
-import { call, expectStatus, issueKey, uniqueId, type Caller } from "../helpers/client";
+// Sets up directories and Operations ready to take carts and orders, through the public routes only.
+import { call, expectStatus, issueKey, setStatus, uniqueId, type Caller } from "./client";
 
 /** Dates that include now for the rest of this century. */
 export const OPEN_DATES = { startDate: "2020-01-01T00:00:00Z", endDate: "2099-12-31T23:59:59Z" };
@@ -19,9 +18,16 @@ export const DEFAULT_LINES: LineSpec[] = [
   { variantExternalId: "SKU-C", minQuantity: 1, maxQuantity: 100 },
 ];
 
+export async function putDirectory(caller: Caller, accounts: unknown[]) {
+  return expectStatus(await call(caller, "PUT", "/v1/accounts", { body: accounts }), 200);
+}
+
+/** Directory accounts in short: the name defaults to the accountId, users to none. */
 export async function putAccounts(operator: Caller, accounts: { accountId: string; name?: string; users?: { userId: string; email: string }[] }[]) {
-  const body = accounts.map((a) => ({ accountId: a.accountId, name: a.name ?? a.accountId, users: a.users ?? [] }));
-  expectStatus(await call(operator, "PUT", "/v1/accounts", { body }), 200);
+  await putDirectory(
+    operator,
+    accounts.map((a) => ({ accountId: a.accountId, name: a.name ?? a.accountId, users: a.users ?? [] })),
+  );
 }
 
 /** A directory account whose only user is a fresh userId, and an ACCOUNT key for that user. */
@@ -56,10 +62,8 @@ export async function setUpOperation(operator: Caller, setup: OperationSetup = {
   }
   const status = setup.status ?? "ACTIVE";
   if (status !== "DRAFT") {
-    expectStatus(await call(operator, "POST", `/v1/operations/${created.id}/status`, { body: { status: "ACTIVE" } }), 200);
-    if (status === "INACTIVE") {
-      expectStatus(await call(operator, "POST", `/v1/operations/${created.id}/status`, { body: { status: "INACTIVE" } }), 200);
-    }
+    expectStatus(await setStatus(operator, created.id, "ACTIVE"), 200);
+    if (status === "INACTIVE") expectStatus(await setStatus(operator, created.id, "INACTIVE"), 200);
   }
   return created as { id: string; version: number };
 }
@@ -74,26 +78,3 @@ export const line = (variantExternalId: string, quantity: number, unitPrice = 10
   unitPrice,
   ...(supplierId !== undefined && { supplierId }),
 });
-
-/** Every row a cart or order request could change, for "a refused request changes nothing". */
-export async function linkState(tenantId: string) {
-  const [operations, carts, orders, attachments, events] = await env.DB.batch([
-    env.DB.prepare("select id, cart_count, order_count, version, updated_at from operations where tenant_id = ? order by id").bind(tenantId),
-    env.DB.prepare("select id from carts where tenant_id = ? order by id").bind(tenantId),
-    env.DB.prepare("select id from orders where tenant_id = ? order by id").bind(tenantId),
-    env.DB.prepare("select operation_id, account_id, operation_status from operation_accounts where tenant_id = ? order by 1, 2").bind(tenantId),
-    env.DB.prepare("select type from events where tenant_id = ? order by id").bind(tenantId),
-  ]);
-  return {
-    operations: operations.results,
-    carts: carts.results,
-    orders: orders.results,
-    attachments: attachments.results,
-    events: events.results,
-  };
-}
-
-export async function eventTypes(operator: Caller): Promise<string[]> {
-  const rows = await env.DB.prepare("select type from events where tenant_id = ? order by id").bind(operator.tenantId).all<{ type: string }>();
-  return rows.results.map((r) => r.type);
-}
