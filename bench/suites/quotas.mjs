@@ -3,6 +3,7 @@
 // latency one request at a time and for throughput with requests in flight; then the cold first
 // evaluation after a rule change (the index of 10,000 rules is read and rebuilt).
 import { performance } from "node:perf_hooks";
+import { seededRandom } from "../lib.mjs";
 
 const RULE_COUNT = 10_000;
 const ACCOUNTS = 2_000;
@@ -19,17 +20,6 @@ const COLD_SAMPLES = 20;
 const EVALUATE = "/v1/buying-policies/quotas/evaluate";
 const RULES = "/v1/buying-policies/quotas/rules";
 
-/** Deterministic PRNG (mulberry32) so every run seeds the same rules. */
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const account = (i) => `A${String(i).padStart(4, "0")}`;
 const supplier = (i) => `S${String(i).padStart(3, "0")}`;
@@ -37,7 +27,7 @@ const store = (i) => `st_${i}`;
 
 /** 10,000 distinct scopes: half Account+Supplier, a quarter Account-only, the rest Supplier-only or per store. */
 function ruleBodies() {
-  const next = random(4);
+  const next = seededRandom(4);
   const pick = (n) => Math.floor(next() * n);
   const seen = new Set();
   const bodies = [];
@@ -61,7 +51,7 @@ function ruleBodies() {
 
 /** Orders that land on every level (and on the default), some with a store. */
 function orderBodies(rules) {
-  const next = random(9);
+  const next = seededRandom(9);
   const pick = (n) => Math.floor(next() * n);
   return Array.from({ length: 256 }, (_, i) => {
     const rule = rules[pick(rules.length)];
@@ -75,21 +65,6 @@ function orderBodies(rules) {
   });
 }
 
-/** Requests completed in `ms` with `concurrency` in flight. */
-async function throughput(fn, concurrency, ms) {
-  let done = 0;
-  const deadline = performance.now() + ms;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        await fn(done);
-        done++;
-      }
-    }),
-  );
-  return (done * 1000) / (performance.now() - started);
-}
 
 export default async function quotas(ctx) {
   const { operator } = await ctx.newTenant();
@@ -126,7 +101,7 @@ export default async function quotas(ctx) {
   for (let w = 0; w < THROUGHPUT_WINDOWS; w++) {
     const order = w % 2 === 0 ? ["evaluate", "constant"] : ["constant", "evaluate"];
     for (const name of order) {
-      perSecond[name].push(await throughput(name === "evaluate" ? evaluate1 : constant, THROUGHPUT_CONCURRENCY, THROUGHPUT_WINDOW_MS));
+      perSecond[name].push(await ctx.throughput(name === "evaluate" ? evaluate1 : constant, THROUGHPUT_CONCURRENCY, THROUGHPUT_WINDOW_MS));
     }
   }
   const median = (values) => {
