@@ -3,7 +3,8 @@ import { bodyLimit } from "hono/body-limit";
 import { authenticate } from "./platform/auth";
 import { createApp, type App } from "./platform/app";
 import { ApiError, problemResponse } from "./platform/errors";
-import { idempotency } from "./platform/idempotency";
+import { idempotency, purgeExpiredIdempotencyKeys } from "./platform/idempotency";
+import type { Env } from "./platform/env";
 import { buildOpenApiDocument } from "./platform/openapi";
 import { mountRoleChecks, mountRoutes, registeredRoutes } from "./platform/routes";
 import { mountBenchRoutes } from "./bench/routes";
@@ -77,4 +78,11 @@ function openApiDocument() {
 }
 
 export const app = buildApp();
-export default app;
+
+export default {
+  fetch: app.fetch,
+  /** Hourly housekeeping (wrangler.toml [triggers]). */
+  async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext) {
+    ctx.waitUntil(purgeExpiredIdempotencyKeys(env));
+  },
+} satisfies ExportedHandler<Env>;

@@ -1,13 +1,14 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import type { AppBindings } from "./app";
+import type { Env } from "./env";
 import { sha256Hex } from "./crypto";
 import { getDb } from "./db";
 import { ApiError } from "./errors";
 import { idempotencyKeys } from "./schema";
 import { nowIso } from "./time";
 
-const RETENTION_MS = 48 * 60 * 60 * 1000;
+export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
 const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const REPLAYED_HEADERS = ["content-type", "location", "etag", "warning"];
 
@@ -28,7 +29,7 @@ export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
   const fingerprint = await sha256Hex(`${c.req.method} ${url.pathname}${url.search}\n${await c.req.text()}`);
   const db = getDb(c.env);
   const now = nowIso();
-  const expiredBefore = new Date(Date.now() - RETENTION_MS).toISOString();
+  const expiredBefore = new Date(Date.now() - IDEMPOTENCY_RETENTION_MS).toISOString();
 
   const claimed = await db
     .insert(idempotencyKeys)
@@ -80,3 +81,13 @@ export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
     .set({ state: "DONE", responseStatus: response.status, responseHeaders: headers, responseBody: body })
     .where(where);
 });
+
+/**
+ * Drops stored answers past their retention (run by the cron trigger). Expired keys are also
+ * reclaimed when reused, so this only keeps the table from growing without bound.
+ */
+export async function purgeExpiredIdempotencyKeys(env: Env, now = Date.now()): Promise<number> {
+  const expiredBefore = new Date(now - IDEMPOTENCY_RETENTION_MS).toISOString();
+  const result = await getDb(env).delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, expiredBefore));
+  return result.meta.changes ?? 0;
+}
