@@ -144,26 +144,34 @@ export async function patchOperation(
     });
   }
   const ownerIds = patch.ownerIds ? [...new Set(patch.ownerIds)] : row.ownerIds;
+  const next = {
+    code: patch.code ?? row.code,
+    externalId: patch.externalId === undefined ? row.externalId : patch.externalId,
+    name,
+    description,
+    type: patch.type ?? row.type,
+    startDate,
+    endDate,
+    ownerIds,
+  };
+  const changed = (Object.keys(next) as (keyof typeof next)[]).filter(
+    (field) => JSON.stringify(next[field]) !== JSON.stringify(row[field]),
+  );
+  // A merge patch that changes nothing is answered like a read: no new version, no event.
+  if (!changed.length) return { operation: toOperationRepresentation(row), datesChangedWhileActive: false };
   const datesChanged = startDate !== row.startDate || endDate !== row.endDate;
   const tenantLocale = ctx.principal.tenantDefaultLocale;
   const statements: Statement[] = [
     unchangedSince(ctx, row),
     bumpOperation(ctx, row, {
-      code: patch.code ?? row.code,
-      externalId: patch.externalId === undefined ? row.externalId : patch.externalId,
-      name,
-      description,
+      ...next,
       nameSearch: searchText(name),
       nameSort: sortText(name, tenantLocale),
       nameFolded: foldedText(name),
-      type: patch.type ?? row.type,
-      startDate,
-      endDate,
-      ownerIds,
     }),
   ];
-  if (patch.ownerIds) statements.push(...ownerStatements(ctx.db, ctx.principal.tenantId, row.id, ownerIds, true));
-  statements.push(operationEvent(ctx, "operation.updated", { changed: Object.keys(patch) }));
+  if (changed.includes("ownerIds")) statements.push(...ownerStatements(ctx.db, ctx.principal.tenantId, row.id, ownerIds, true));
+  statements.push(operationEvent(ctx, "operation.updated", { changed }));
   await commit(ctx, statements);
   return {
     operation: await reloadRepresentation(ctx),

@@ -335,6 +335,19 @@ describe("PATCH", () => {
     expect(inactiveMoved.headers.get("warning")).toBeNull();
   });
 
+  it("answers a patch that changes nothing like a read: same version, no event", async () => {
+    const op = await newTenant();
+    const target = await createOperation(op);
+    const before = await eventsOf(op);
+    for (const body of [{}, { code: target.code, name: { en: target.name.en }, type: target.type }]) {
+      const response = await call(op, "PATCH", `/v1/operations/${target.id}`, { body, headers: { "If-Match": '"1"' } });
+      expectStatus(response, 200);
+      expect(response.body.version).toBe(1);
+      expect(response.headers.get("etag")).toBe('"1"');
+    }
+    expect(await eventsOf(op)).toEqual(before);
+  });
+
   it("records what changed in the operation.updated event", async () => {
     const op = await newTenant();
     const target = await createOperation(op);

@@ -10,7 +10,7 @@ export default defineRoute(
     path: "/v1/operations/:operationId",
     summary: "Change an Operation",
     description:
-      "JSON Merge Patch. name, description, code, externalId, startDate, endDate and ownerIds change in any state; type only in DRAFT. Changing dates of an ACTIVE Operation answers with a Warning header.",
+      "JSON Merge Patch. name, description, code, externalId, startDate, endDate and ownerIds change in any state; type only in DRAFT. Changing dates of an ACTIVE Operation answers with a Warning header. A patch that changes nothing answers 200 with the current version and records no event.",
     tag: "Operations",
     roles: ["OPERATOR"],
     params: operationIdParam,
