@@ -93,6 +93,11 @@ function newLinkRow(ctx: CommandContext, request: LinkRequest, idPrefix: string)
   };
 }
 
+/** What cart.created and order.created record besides their ids. */
+function linkEventData(row: CartRow, total: number) {
+  return { accountId: row.accountId, storeId: row.storeId, lineCount: row.lines.length, total };
+}
+
 async function createCart(ctx: CommandContext, input: LinkInput) {
   const row: CartRow = newLinkRow(ctx, input.request, idPrefixes.cart);
   const cart = toCartRepresentation(row);
@@ -100,13 +105,7 @@ async function createCart(ctx: CommandContext, input: LinkInput) {
     guard,
     ctx.db.insert(carts).values(row),
     ...linkUpdates(ctx, "cartCount", row.accountId, "CART_CREATED"),
-    operationEvent(ctx, "cart.created", {
-      cartId: row.id,
-      accountId: row.accountId,
-      storeId: row.storeId,
-      lineCount: row.lines.length,
-      total: cart.total,
-    }),
+    operationEvent(ctx, "cart.created", { cartId: row.id, ...linkEventData(row, cart.total) }),
   ]);
   return cart;
 }
@@ -118,14 +117,7 @@ async function createOrder(ctx: CommandContext, input: LinkInput) {
     guard,
     ctx.db.insert(orders).values(row),
     ...linkUpdates(ctx, "orderCount", row.accountId, "ORDERED"),
-    operationEvent(ctx, "order.created", {
-      orderId: row.id,
-      cartId: row.cartId,
-      accountId: row.accountId,
-      storeId: row.storeId,
-      lineCount: row.lines.length,
-      total: row.total,
-    }),
+    operationEvent(ctx, "order.created", { orderId: row.id, cartId: row.cartId, ...linkEventData(row, row.total) }),
   ]);
   return toOrderRepresentation(row);
 }
