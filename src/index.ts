@@ -1,8 +1,8 @@
-import { HTTPException } from "hono/http-exception";
 import { bodyLimit } from "hono/body-limit";
 import { authenticate } from "./platform/auth";
 import { createApp, type App } from "./platform/app";
-import { ApiError, problemResponse } from "./platform/errors";
+import { ApiError, logFailure } from "./platform/errors";
+import { serve } from "./platform/serve";
 import { idempotency, purgeExpiredIdempotencyKeys } from "./platform/idempotency";
 import type { Env } from "./platform/env";
 import { buildOpenApiDocument } from "./platform/openapi";
@@ -18,29 +18,6 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 function buildApp(): App {
   const app = createApp();
-
-  app.use("*", async (c, next) => {
-    const requestId = crypto.randomUUID();
-    c.set("requestId", requestId);
-    await next();
-    c.res.headers.set("x-request-id", requestId);
-  });
-
-  app.onError((error, c) => {
-    if (error instanceof ApiError) return problemResponse(c, error.problem);
-    if (error instanceof HTTPException && error.status === 400) {
-      // Hono's JSON body parser: malformed JSON.
-      return problemResponse(c, {
-        code: "validation_failed",
-        detail: "The body is not valid JSON.",
-        extras: { errors: [{ field: "body", code: "invalid_json", message: error.message }] },
-      });
-    }
-    console.error(JSON.stringify({ requestId: c.get("requestId"), error: String(error), stack: (error as Error)?.stack }));
-    return problemResponse(c, { code: "internal", detail: "Something went wrong on our side; quote the requestId if you report it." });
-  });
-
-  app.notFound((c) => problemResponse(c, { code: "not_found", detail: `No route ${c.req.method} ${new URL(c.req.url).pathname}.` }));
 
   app.get("/v1/openapi.json", (c) => c.json(openApiDocument()));
   // Asset responses have immutable headers: copy them so the request-id middleware can add x-request-id.
@@ -80,9 +57,9 @@ function openApiDocument() {
 export const app = buildApp();
 
 export default {
-  fetch: app.fetch,
+  fetch: serve(app),
   /** Hourly housekeeping (wrangler.toml [triggers]). */
   async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext) {
-    ctx.waitUntil(purgeExpiredIdempotencyKeys(env));
+    ctx.waitUntil(purgeExpiredIdempotencyKeys(env).catch((error) => logFailure(crypto.randomUUID(), "scheduled purge", error)));
   },
 } satisfies ExportedHandler<Env>;

@@ -30,27 +30,29 @@ const COMMANDS = {
 export type CommandName = keyof typeof COMMANDS;
 export type CommandInput<K extends CommandName> = Parameters<(typeof COMMANDS)[K]>[1];
 export type CommandOutput<K extends CommandName> = Awaited<ReturnType<(typeof COMMANDS)[K]>>;
-export type CommandOutcome<T> = { ok: true; value: T } | { ok: false; problem: Problem };
+/** A command's result as plain data: what crosses the RPC boundary back to the Worker. */
+export type CommandOutcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; problem: Problem }
+  | { ok: false; failure: { message: string; stack?: string } };
 
 /**
  * One object per Operation: runs its commands strictly one after another. The input gate
- * does not hold other calls while a command awaits D1, so the queue below does; each
- * command's batch also re-checks the Operation's state in SQL.
+ * opens while a command awaits D1, so each command runs inside `blockConcurrencyWhile`, which
+ * keeps every other call waiting until it ends. (A promise chain would do the same only by
+ * resuming one call's command from another call's promise: Workers forbid one request from
+ * continuing on I/O another started.) Each command's batch also re-checks the Operation's state
+ * in SQL.
  */
 export class OperationCoordinator extends DurableObject<Env> {
-  private tail: Promise<unknown> = Promise.resolve();
-  /** One drizzle handle for the object's lifetime, not one per command. */
-  private db: Db | undefined;
-
   async execute<K extends CommandName>(
     principal: Principal,
     operationId: string,
     name: K,
     input: CommandInput<K>,
   ): Promise<CommandOutcome<CommandOutput<K>>> {
-    const run = this.tail.then(() => this.run(principal, operationId, name, input));
-    this.tail = run.catch(() => undefined);
-    return run;
+    // The callback never throws: a throwing callback would reset the object.
+    return this.ctx.blockConcurrencyWhile(() => this.run(principal, operationId, name, input));
   }
 
   private async run<K extends CommandName>(
@@ -59,15 +61,22 @@ export class OperationCoordinator extends DurableObject<Env> {
     name: K,
     input: CommandInput<K>,
   ): Promise<CommandOutcome<CommandOutput<K>>> {
-    this.db ??= getDb(this.env);
-    const ctx: CommandContext = { db: this.db, principal, operationId };
+    const ctx: CommandContext = { db: getDb(this.env), principal, operationId };
     const command = COMMANDS[name] as (ctx: CommandContext, input: CommandInput<K>) => Promise<CommandOutput<K>>;
     try {
       return { ok: true, value: await command(ctx, input) };
     } catch (error) {
       if (error instanceof ApiError) return { ok: false, problem: error.problem };
-      throw error;
+      return { ok: false, failure: { message: String(error), stack: (error as Error)?.stack } };
     }
+  }
+}
+
+/** A command that failed unexpectedly inside the Operation's object; its stack is the object's. */
+export class CommandFailed extends Error {
+  constructor(name: string, failure: { message: string; stack?: string }) {
+    super(`command ${name} failed: ${failure.message}`);
+    if (failure.stack) this.stack = `${this.name}: ${this.message}\n  inside the Durable Object: ${failure.stack}`;
   }
 }
 
@@ -81,6 +90,7 @@ export async function runOperationCommand<K extends CommandName>(
 ): Promise<CommandOutput<K>> {
   const stub = env.OPERATION_COORDINATOR.get(env.OPERATION_COORDINATOR.idFromName(operationId));
   const outcome = (await stub.execute(principal, operationId, name, input as never)) as CommandOutcome<CommandOutput<K>>;
-  if (!outcome.ok) throw ApiError.from(outcome.problem);
+  if ("problem" in outcome) throw ApiError.from(outcome.problem);
+  if ("failure" in outcome) throw new CommandFailed(name, outcome.failure);
   return outcome.value;
 }

@@ -1,5 +1,7 @@
 import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
 import type { Env } from "./env";
+import { ApiError, INTERNAL_PROBLEM, logFailure, problemResponse } from "./errors";
 
 export type Role = "OPERATOR" | "ACCOUNT";
 
@@ -31,8 +33,42 @@ export interface AppBindings {
 
 export type App = Hono<AppBindings>;
 
+/** The requestId `serve` gave each incoming request, so its logs and the app's answer agree. */
+const requestIds = new WeakMap<Request, string>();
+
+export function assignRequestId(request: Request): string {
+  const requestId = crypto.randomUUID();
+  requestIds.set(request, requestId);
+  return requestId;
+}
+
+/**
+ * The app with what every request gets whatever its route: a requestId (x-request-id on every
+ * answer), problem+json for every error a handler throws, and a problem+json 404.
+ */
 export function createApp(): App {
-  return new Hono<AppBindings>();
+  const app = new Hono<AppBindings>();
+  app.use("*", async (c, next) => {
+    const requestId = requestIds.get(c.req.raw) ?? crypto.randomUUID();
+    c.set("requestId", requestId);
+    await next();
+    c.res.headers.set("x-request-id", requestId);
+  });
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return problemResponse(c, error.problem);
+    if (error instanceof HTTPException && error.status === 400) {
+      // Hono's JSON body parser: malformed JSON.
+      return problemResponse(c, {
+        code: "validation_failed",
+        detail: "The body is not valid JSON.",
+        extras: { errors: [{ field: "body", code: "invalid_json", message: error.message }] },
+      });
+    }
+    logFailure(c.get("requestId"), `${c.req.method} ${c.req.routePath}`, error);
+    return problemResponse(c, INTERNAL_PROBLEM);
+  });
+  app.notFound((c) => problemResponse(c, { code: "not_found", detail: `No route ${c.req.method} ${new URL(c.req.url).pathname}.` }));
+  return app;
 }
 
 /** The actor recorded on events and attachments. */

@@ -5,15 +5,17 @@ export async function sha256Hex(text: string): Promise<string> {
   return toHex(new Uint8Array(digest));
 }
 
-// Every list request signs at least once; import each secret once per isolate, not per call.
-const hmacKeys = new Map<string, Promise<CryptoKey>>();
+// Every list request signs at least once: import each secret once per isolate, not per call.
+// Only the finished key is kept (plain data): a pending import is one request's I/O.
+const hmacKeys = new Map<string, CryptoKey>();
 
-function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = hmacKeys.get(secret);
-  if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    hmacKeys.set(secret, key);
-  }
+async function hmacKey(secret: string): Promise<CryptoKey> {
+  const cached = hmacKeys.get(secret);
+  if (cached) return cached;
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  // Bounded: one entry per configured secret (a rotation adds one).
+  if (hmacKeys.size >= 8) hmacKeys.clear();
+  hmacKeys.set(secret, key);
   return key;
 }
 

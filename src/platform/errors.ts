@@ -87,7 +87,11 @@ export function problemBody(problem: Problem, requestId: string): Record<string,
 }
 
 export function problemResponse(c: Context, problem: Problem): Response {
-  const requestId = (c.get("requestId") as string | undefined) ?? crypto.randomUUID();
+  return problemResponseFor(problem, (c.get("requestId") as string | undefined) ?? crypto.randomUUID());
+}
+
+/** The problem+json answer of `problem`, for code that runs outside a route (no Hono context). */
+export function problemResponseFor(problem: Problem, requestId: string): Response {
   const status = ERROR_CATALOGUE[problem.code].status;
   const headers: Record<string, string> = {
     "content-type": "application/problem+json",
@@ -95,4 +99,15 @@ export function problemResponse(c: Context, problem: Problem): Response {
     ...problem.headers,
   };
   return new Response(JSON.stringify(problemBody(problem, requestId)), { status, headers });
+}
+
+/** What an unexpected failure answers: no SQL, no stack, just a requestId to quote. */
+export const INTERNAL_PROBLEM: Problem = {
+  code: "internal",
+  detail: "Something went wrong on our side; quote the requestId if you report it.",
+};
+
+/** Logs an unexpected failure with its stack (never sent to the client). */
+export function logFailure(requestId: string, where: string, error: unknown): void {
+  console.error(JSON.stringify({ requestId, where, error: String(error), stack: (error as Error)?.stack }));
 }

@@ -7,7 +7,8 @@ import { idPrefixes, newId } from "../platform/ids";
 import { quotaRules, tenants } from "../platform/schema";
 import { nowIso } from "../platform/time";
 import { findRule, toRuleRepresentation, type RuleRow } from "./queries";
-import { ruleIndexCache } from "./rule-index-cache";
+import type { IndexedRule } from "./rule-index";
+import { ruleIndexCache, type RuleChange } from "./rule-index-cache";
 import type { RuleBody } from "./schemas";
 
 /** A write lost to a concurrent change of the same rule: read again and retry. */
@@ -34,9 +35,9 @@ function unchangedRule(row: RuleRow) {
 
 /**
  * Runs one rule/default write as a single D1 batch whose `bumpAt`-th statement bumps the version,
- * then tells this isolate's rule-index cache, so its next evaluation reads the change.
+ * then hands `change` to this isolate's rule-index cache, so its next evaluation sees it.
  */
-async function commitRuleWrite(db: Db, tenantId: string, statements: Statement[], bumpAt: number): Promise<void> {
+async function commitRuleWrite(db: Db, tenantId: string, statements: Statement[], bumpAt: number, change: RuleChange): Promise<void> {
   let results: D1Result[];
   try {
     results = await runBatch(db, statements);
@@ -51,7 +52,11 @@ async function commitRuleWrite(db: Db, tenantId: string, statements: Statement[]
   }
   const version = (results[bumpAt].results as { version: number }[])[0]?.version;
   if (version === undefined) ruleIndexCache.forget(tenantId);
-  else ruleIndexCache.noteWrite(tenantId, version);
+  else ruleIndexCache.applyWrite(tenantId, version, change);
+}
+
+function indexedRule(row: RuleRow): IndexedRule {
+  return { id: row.id, accountId: row.accountId, supplierId: row.supplierId, storeId: row.storeId, minimum: row.minimum };
 }
 
 function scopeOf(body: RuleBody) {
@@ -70,6 +75,7 @@ export async function createRule(db: Db, principal: Principal, body: RuleBody): 
       ruleEvent(db, principal, "rule.created", row.id, { rule: toRuleRepresentation(row) }),
     ],
     1,
+    { upserted: [indexedRule(row)] },
   );
   return row;
 }
@@ -106,6 +112,7 @@ export function updateRule(db: Db, principal: Principal, ruleId: string, body: R
         ruleEvent(db, principal, "rule.updated", ruleId, { rule: toRuleRepresentation(after), previous: toRuleRepresentation(before) }),
       ],
       2,
+      { upserted: [indexedRule(after)] },
     );
     return after;
   });
@@ -123,6 +130,7 @@ export function deleteRule(db: Db, principal: Principal, ruleId: string): Promis
         ruleEvent(db, principal, "rule.deleted", ruleId, { rule: toRuleRepresentation(before) }),
       ],
       2,
+      { deletedIds: [ruleId] },
     ),
   );
 }
@@ -136,5 +144,6 @@ export async function setDefaultMinimum(db: Db, principal: Principal, minimum: n
       appendEvent(db, { tenantId: principal.tenantId, type: "quota_default.updated", actor: actorOf(principal), data: { minimum } }),
     ],
     0,
+    { defaultMinimum: minimum },
   );
 }

@@ -1,4 +1,4 @@
-import { buildRuleIndex, type RuleIndex, type RuleSnapshot } from "./rule-index";
+import { buildRuleIndex, type IndexedRule, type RuleIndex, type RuleSnapshot } from "./rule-index";
 
 /** Where the cache reads a tenant's rules from (D1 in the Worker, a fake in unit tests). */
 export interface RuleSource {
@@ -13,12 +13,20 @@ export interface RuleIndexCacheOptions {
   maxTenants?: number;
   /** Rules kept at most over all tenants: bounds isolate memory whatever the tenants' sizes. */
   maxRules?: number;
-  /** How long an index is trusted before the version is checked again (API.md §7: 1 s). */
+  /** How long an index is trusted before the version is checked again (evaluation promises 1 s). */
   recheckMs?: number;
   now?: () => number;
 }
 
+/** What one committed write changed, so the writer's isolate can apply it without reading the tenant again. */
+export interface RuleChange {
+  upserted?: IndexedRule[];
+  deletedIds?: string[];
+  defaultMinimum?: number;
+}
+
 interface Entry {
+  snapshot: RuleSnapshot;
   index: RuleIndex;
   /** When the version this index was built from was last confirmed current (start of that read). */
   checkedAt: number;
@@ -29,16 +37,18 @@ interface Entry {
 const MAX_WRITE_FLOORS = 1000;
 
 /**
- * Per-tenant compiled rule indexes in isolate memory.
+ * Per-tenant compiled rule indexes in isolate memory, holding plain data only.
  *
- * A warm index answers without any I/O for `recheckMs`; then one request checks
- * tenants.rules_version (shared by all concurrent requests) and rebuilds only if it moved.
- * Every rule or default write bumps that version in its own batch, so another isolate sees a
- * change within `recheckMs`, and the isolate that wrote it sees it at once through `noteWrite`.
+ * Workers forbid one request from awaiting I/O that another request started, so nothing here
+ * is a promise shared between requests: a request that finds its tenant's index due for a check
+ * reads the version (and, if it moved, the rules) itself, and stores the result as data for the
+ * requests after it. A warm index answers without any I/O for `recheckMs`. Every rule or default
+ * write bumps tenants.rules_version in its own batch, so another isolate sees a change within
+ * `recheckMs`; the isolate that wrote it applies the change to its index at once (`applyWrite`),
+ * so it neither serves the old rules nor makes its concurrent requests all reload the tenant.
  */
 export class RuleIndexCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly pending = new Map<string, Promise<RuleIndex>>();
   /** The version a local write produced: an older snapshot read concurrently must not be cached. */
   private readonly writeFloors = new Map<string, number>();
   private totalWeight = 0;
@@ -47,7 +57,7 @@ export class RuleIndexCache {
   private readonly recheckMs: number;
   private readonly now: () => number;
   /** Counters for tests and diagnostics: each load and version check is one D1 round trip. */
-  readonly stats = { hits: 0, versionChecks: 0, loads: 0 };
+  readonly stats = { hits: 0, versionChecks: 0, loads: 0, appliedWrites: 0 };
 
   constructor(options: RuleIndexCacheOptions = {}) {
     this.maxTenants = options.maxTenants ?? 1000;
@@ -66,20 +76,36 @@ export class RuleIndexCache {
         this.stats.hits++;
         return entry.index;
       }
+      const startedAt = this.now();
+      this.stats.versionChecks++;
+      const version = await source.currentVersion(tenantId);
+      // Another request of this isolate may have stored a newer index meanwhile: prefer it.
+      const latest = this.entries.get(tenantId) ?? entry;
+      if (version === latest.index.version) {
+        if (this.entries.get(tenantId) === latest && latest.checkedAt < startedAt) latest.checkedAt = startedAt;
+        return latest.index;
+      }
     }
-    const running = this.pending.get(tenantId);
-    if (running) return running;
-    const task = this.revalidate(tenantId, source, entry).finally(() => {
-      if (this.pending.get(tenantId) === task) this.pending.delete(tenantId);
-    });
-    this.pending.set(tenantId, task);
-    return task;
+    return this.load(tenantId, source);
   }
 
   /**
-   * Called by the writer after its batch committed with `version`: the next request in this
-   * isolate reads the new rules instead of trusting the cached index for up to `recheckMs`.
+   * Called by the writer after its batch committed with `version`. When this isolate holds the
+   * index of the version just before, the change is applied to it (no read); otherwise the
+   * index is dropped, and no snapshot older than `version` will be cached again.
    */
+  applyWrite(tenantId: string, version: number, change: RuleChange): void {
+    const entry = this.entries.get(tenantId);
+    if (entry && entry.index.version >= version) return;
+    if (entry && entry.index.version === version - 1) {
+      this.stats.appliedWrites++;
+      this.store(tenantId, applyChange(entry.snapshot, version, change), this.now());
+      return;
+    }
+    this.noteWrite(tenantId, version);
+  }
+
+  /** A write committed `version` but this isolate cannot apply it: the next request reads the tenant again. */
   noteWrite(tenantId: string, version: number): void {
     const entry = this.entries.get(tenantId);
     if (entry && entry.index.version >= version) return;
@@ -91,9 +117,10 @@ export class RuleIndexCache {
 
   /** Drops what is known of the tenant (e.g. after a write whose outcome is unknown). */
   forget(tenantId: string): void {
-    this.remove(tenantId);
-    // A read already running may predate the write: later requests must not join it.
-    this.pending.delete(tenantId);
+    const entry = this.entries.get(tenantId);
+    if (!entry) return;
+    this.entries.delete(tenantId);
+    this.totalWeight -= entry.weight;
   }
 
   get size(): number {
@@ -104,46 +131,45 @@ export class RuleIndexCache {
     return this.totalWeight - this.entries.size;
   }
 
-  private async revalidate(tenantId: string, source: RuleSource, entry: Entry | undefined): Promise<RuleIndex> {
-    if (entry) {
-      const startedAt = this.now();
-      this.stats.versionChecks++;
-      const version = await source.currentVersion(tenantId);
-      if (version === entry.index.version) {
-        // Only refresh the entry still cached: a local write may have replaced or dropped it meanwhile.
-        if (this.entries.get(tenantId) === entry) entry.checkedAt = startedAt;
-        return entry.index;
-      }
-    }
+  private async load(tenantId: string, source: RuleSource): Promise<RuleIndex> {
     const startedAt = this.now();
     this.stats.loads++;
-    const index = buildRuleIndex(await source.loadSnapshot(tenantId));
+    const snapshot = await source.loadSnapshot(tenantId);
+    const current = this.entries.get(tenantId);
+    // A request that finished first, or a local write, may already hold this version or a newer one.
+    if (current && current.index.version >= snapshot.version) {
+      if (current.index.version === snapshot.version && current.checkedAt < startedAt) current.checkedAt = startedAt;
+      return current.index;
+    }
     const floor = this.writeFloors.get(tenantId);
-    if (floor === undefined || index.version >= floor) {
-      this.writeFloors.delete(tenantId);
-      const current = this.entries.get(tenantId);
-      if (!current || current.index.version <= index.version) this.store(tenantId, index, startedAt);
+    if (floor !== undefined && snapshot.version < floor) return buildRuleIndex(snapshot);
+    this.writeFloors.delete(tenantId);
+    return this.store(tenantId, snapshot, startedAt);
+  }
+
+  private store(tenantId: string, snapshot: RuleSnapshot, checkedAt: number): RuleIndex {
+    this.forget(tenantId);
+    const index = buildRuleIndex(snapshot);
+    const weight = index.ruleCount + 1;
+    this.entries.set(tenantId, { snapshot, index, checkedAt, weight });
+    this.totalWeight += weight;
+    while (this.entries.size > 1 && (this.entries.size > this.maxTenants || this.totalWeight > this.maxRules)) {
+      this.forget(this.entries.keys().next().value as string);
     }
     return index;
   }
-
-  private store(tenantId: string, index: RuleIndex, checkedAt: number): void {
-    this.remove(tenantId);
-    const weight = index.ruleCount + 1;
-    this.entries.set(tenantId, { index, checkedAt, weight });
-    this.totalWeight += weight;
-    while (this.entries.size > 1 && (this.entries.size > this.maxTenants || this.totalWeight > this.maxRules)) {
-      this.remove(this.entries.keys().next().value as string);
-    }
-  }
-
-  private remove(tenantId: string): void {
-    const entry = this.entries.get(tenantId);
-    if (!entry) return;
-    this.entries.delete(tenantId);
-    this.totalWeight -= entry.weight;
-  }
 }
 
-/** The isolate's cache: every request of this Worker instance shares it. */
+/** The snapshot of `version`: `snapshot` (the version before) with one write's change applied. */
+function applyChange(snapshot: RuleSnapshot, version: number, change: RuleChange): RuleSnapshot {
+  const replaced = new Set([...(change.deletedIds ?? []), ...(change.upserted ?? []).map((rule) => rule.id)]);
+  const rules = replaced.size ? snapshot.rules.filter((rule) => !replaced.has(rule.id)) : snapshot.rules;
+  return {
+    version,
+    defaultMinimum: change.defaultMinimum ?? snapshot.defaultMinimum,
+    rules: change.upserted?.length ? [...rules, ...change.upserted] : rules,
+  };
+}
+
+/** The isolate's cache: every request of this Worker instance reads it; it holds no promise. */
 export const ruleIndexCache = new RuleIndexCache();

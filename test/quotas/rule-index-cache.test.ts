@@ -118,15 +118,78 @@ describe("rule index cache", () => {
     expect(after.account.get("A")!.anyStore!.minimum).toBe(99);
   });
 
-  it("concurrent requests share one load and one version check", async () => {
+  it("never makes a request wait on another's read: each stale request reads for itself", async () => {
     const { clock, source, cache } = setup();
     source.write("t1", (t) => t.rules.push(ruleOf("qr_1", 10)));
-    const indexes = await Promise.all(Array.from({ length: 20 }, () => cache.get("t1", source)));
-    expect(new Set(indexes).size).toBe(1);
-    expect(source.snapshotReads).toBe(1);
+    let release!: () => void;
+    source.gate = new Promise((resolve) => (release = resolve));
+    const cold = Array.from({ length: 5 }, () => cache.get("t1", source));
+    await Promise.resolve();
+    // Each of the five started its own read: nothing pending is shared between them.
+    expect(source.snapshotReads).toBe(5);
+    release();
+    source.gate = null;
+    expect(new Set((await Promise.all(cold)).map((index) => index.version))).toEqual(new Set([1]));
+    // The first read that finished was stored as data: later requests hit it.
+    const loads = source.snapshotReads;
+    await cache.get("t1", source);
+    expect(source.snapshotReads).toBe(loads);
+
     clock.now += 1000;
-    await Promise.all(Array.from({ length: 20 }, () => cache.get("t1", source)));
-    expect(source.versionReads).toBe(1);
+    source.gate = new Promise((resolve) => (release = resolve));
+    const due = Array.from({ length: 4 }, () => cache.get("t1", source));
+    await Promise.resolve();
+    expect(source.versionReads).toBe(4);
+    release();
+    source.gate = null;
+    await Promise.all(due);
+    expect(source.snapshotReads).toBe(loads); // the version had not moved: no reload
+    await cache.get("t1", source);
+    expect(source.versionReads).toBe(4); // and the check was stored: fresh again for 1 s
+  });
+
+  it("holds no promise between calls: a cache with a read in flight holds only data", async () => {
+    const { source, cache } = setup();
+    source.write("t1", (t) => t.rules.push(ruleOf("qr_1", 10)));
+    source.gate = new Promise(() => undefined); // a read that never ends (its request died)
+    void cache.get("t1", source);
+    const values = Object.values(cache as unknown as Record<string, unknown>).flatMap((value) =>
+      value instanceof Map ? [...value.values()] : [value],
+    );
+    expect(values.some((value) => value instanceof Promise)).toBe(false);
+    source.gate = null;
+    expect((await cache.get("t1", source)).version).toBe(1); // the next request is not stuck behind it
+  });
+
+  it("applies the writer's own change without reading the tenant again", async () => {
+    const { source, cache } = setup();
+    source.write("t1", (t) => t.rules.push(ruleOf("qr_1", 10), ruleOf("qr_2", 5)));
+    await cache.get("t1", source);
+    const reads = source.reads;
+    const version = source.write("t1", (t) => (t.rules[0] = ruleOf("qr_1", 30)));
+    cache.applyWrite("t1", version, { upserted: [ruleOf("qr_1", 30)] });
+    const next = source.write("t1", (t) => (t.defaultMinimum = 7));
+    cache.applyWrite("t1", next, { defaultMinimum: 7 });
+    const last = source.write("t1", (t) => t.rules.splice(1, 1));
+    cache.applyWrite("t1", last, { deletedIds: ["qr_2"] });
+    const index = await cache.get("t1", source);
+    expect(source.reads).toBe(reads);
+    expect(cache.stats.appliedWrites).toBe(3);
+    expect(index).toMatchObject({ version: last, defaultMinimum: 7, ruleCount: 1 });
+    expect(index.account.get("A")!.anyStore).toMatchObject({ id: "qr_1", minimum: 30 });
+  });
+
+  it("reads the tenant again when another isolate wrote in between (a version gap)", async () => {
+    const { source, cache } = setup();
+    source.write("t1", (t) => t.rules.push(ruleOf("qr_1", 10)));
+    await cache.get("t1", source);
+    source.write("t1", (t) => t.rules.push(ruleOf("qr_9", 90))); // elsewhere
+    const version = source.write("t1", (t) => (t.rules[0] = ruleOf("qr_1", 30))); // here
+    cache.applyWrite("t1", version, { upserted: [ruleOf("qr_1", 30)] });
+    const index = await cache.get("t1", source);
+    expect(cache.stats.appliedWrites).toBe(0);
+    expect(source.snapshotReads).toBe(2);
+    expect(index).toMatchObject({ version, ruleCount: 2 });
   });
 
   it("keeps tenants apart", async () => {

@@ -1,0 +1,47 @@
+import { assignRequestId, type App } from "./app";
+import type { Env } from "./env";
+import { INTERNAL_PROBLEM, logFailure, problemResponseFor } from "./errors";
+
+/** Bodies that are streamed on purpose: sent as they come, so a failure mid-way cannot become a problem. */
+const STREAMED_TYPES = /^(text\/event-stream|text\/csv)\b/i;
+
+/**
+ * The Worker's fetch handler around the app. The app turns a handler's error into problem+json,
+ * but some failures happen after a handler returned: a response body that fails while it is read,
+ * a `waitUntil` task, a throw past Hono. Those answer problem+json 500 `internal` with
+ * x-request-id too, and are logged with their stack; nothing reaches the client as plain text.
+ */
+export function serve(app: App): ExportedHandlerFetchHandler<Env> {
+  return async (request, env, ctx) => {
+    const requestId = assignRequestId(request);
+    const where = `${request.method} ${new URL(request.url).pathname}`;
+    let response: Response;
+    try {
+      response = await app.fetch(request, env, guardWaitUntil(ctx, requestId, where));
+    } catch (error) {
+      logFailure(requestId, where, error);
+      return problemResponseFor(INTERNAL_PROBLEM, requestId);
+    }
+    if (response.body === null || STREAMED_TYPES.test(response.headers.get("content-type") ?? "")) return response;
+    // Read the body here, in this request, so a body that cannot be sent fails where it can still be answered.
+    try {
+      return new Response(await response.arrayBuffer(), response);
+    } catch (error) {
+      logFailure(requestId, `${where} (response body)`, error);
+      return problemResponseFor(INTERNAL_PROBLEM, requestId);
+    }
+  };
+}
+
+/** The execution context with `waitUntil` tasks whose failure is logged instead of lost. */
+function guardWaitUntil(ctx: ExecutionContext, requestId: string, where: string): ExecutionContext {
+  const waitUntil = (task: Promise<unknown>) =>
+    ctx.waitUntil(Promise.resolve(task).catch((error) => logFailure(requestId, `${where} (waitUntil)`, error)));
+  return new Proxy(ctx, {
+    get(target, property) {
+      if (property === "waitUntil") return waitUntil;
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
