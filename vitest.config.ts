@@ -1,5 +1,23 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+
+/** The Worker exactly as `wrangler deploy` would upload it, so tests can check what ships. */
+function productionBundle(): string {
+  const outdir = mkdtempSync(join(tmpdir(), "deploy-dry-run-"));
+  try {
+    execFileSync(join("node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", outdir], {
+      stdio: "ignore",
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    });
+    return readFileSync(join(outdir, "index.js"), "utf8");
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
@@ -12,7 +30,7 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations,
             // Local D1 does not enforce the platform's per-statement limits; this makes the Worker check them.
             D1_LIMITS_GUARD: "on",
-            BENCH_ROUTES: "off",
+            PRODUCTION_BUNDLE: productionBundle(),
           },
         },
       }),

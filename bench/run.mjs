@@ -1,4 +1,4 @@
-// npm run bench [-- <suite> ...]: starts a private `wrangler dev` (fresh local D1, bench routes on),
+// npm run bench [-- <suite> ...]: starts a private `wrangler dev` of bench/worker (fresh local D1),
 // runs the suites against it over loopback, prints their tables and writes bench/results/<suite>.json.
 import { mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -10,6 +10,8 @@ import { createContext, round } from "./lib.mjs";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const suitesDir = join(benchDir, "suites");
+// The bench serves its own entry: the API plus the baselines (bench/worker), never the production bundle.
+const BENCH_ENTRY = join(benchDir, "worker", "index.ts");
 const resultsDir = join(benchDir, "results");
 const READY_TIMEOUT_MS = 120_000;
 const SUITE_TIMEOUT_MS = Number(process.env.BENCH_SUITE_TIMEOUT_MS ?? 45 * 60_000);
@@ -145,7 +147,7 @@ async function main() {
     await applyMigrations({ persistTo });
     // Serve a snapshot of the Worker: other edits to src/ during the run must not reload it mid-measure.
     console.error("Building the Worker …");
-    await runWrangler(["deploy", "--dry-run", "--outdir", bundleDir]);
+    await runWrangler(["deploy", BENCH_ENTRY, "--dry-run", "--outdir", bundleDir]);
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const log = openSync(logFile, "a");
@@ -158,7 +160,6 @@ async function main() {
         "--port", String(port),
         "--ip", "127.0.0.1",
         "--persist-to", persistTo,
-        "--var", "BENCH_ROUTES:on",
         // Production D1 rejects oversized statements; local D1 does not, so the Worker checks them itself.
         "--var", "D1_LIMITS_GUARD:on",
         "--show-interactive-dev-session=false",

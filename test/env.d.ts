@@ -5,6 +5,8 @@ declare global {
   namespace Cloudflare {
     interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
+      /** The output of `wrangler deploy --dry-run` (vitest.config.ts). */
+      PRODUCTION_BUNDLE: string;
     }
   }
 }

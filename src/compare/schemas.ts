@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { eitherBody, externalKey, noRepeatedKeys, pathId, quantity } from "../platform/schemas";
+import { eitherBody, externalKey, noRepeatedKeys, pathId, quantity } from "../platform/fields";
 
-/** Lines per comparison request (API.md §2). */
+/** Lines per comparison request. */
 export const MAX_COMPARE_LINES = 10_000;
 
 const compareLine = z.strictObject({ variantExternalId: externalKey, quantity });

@@ -1,8 +1,8 @@
 import { and, eq, gte, lte, type SQL } from "drizzle-orm";
-import type { Principal } from "../platform/app";
+import type { Principal } from "../platform/principal";
 import type { Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { operations } from "../platform/schema";
+import { operations } from "../platform/tables";
 import { toIsoSeconds } from "../platform/time";
 import { visibleTo, type OperationRow } from "../operations/queries";
 

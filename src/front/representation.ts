@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { LineRepresentation } from "../lines/schemas";
 import { toOperationRepresentation, type OperationRow } from "../operations/queries";
 import { operationRepresentation } from "../operations/schemas";
-import type { Principal, RequestScope } from "../platform/app";
+import type { Principal, RequestScope } from "../platform/principal";
 import { resolveLocale, type LocalizedText } from "../platform/locale";
 
 /*

@@ -1,13 +1,12 @@
-import { and, eq, sql } from "drizzle-orm";
-import { inJsonChunks, jsonChunks, type Statement } from "../platform/db";
+import { insertFromJson, jsonChunks, jsonField, type Statement } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { searchText, sortText } from "../platform/locale";
-import { operationLines } from "../platform/schema";
+import { operationLines } from "../platform/tables";
 import { nowIso } from "../platform/time";
-import { commitRowChange, loadOperation, requireDraft, type CommandContext } from "../operations/commands";
-import type { OperationRow } from "../operations/queries";
+import { defineCommand, type CommandContext } from "../platform/commands";
+import { commitRowChange, loadOperation, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../write/operation";
 import { mergeLines, type StoredLine } from "./bounds";
-import { findLineKeys, findStoredLines } from "./queries";
+import { findStoredLines } from "./queries";
 import type { LineInput } from "./schemas";
 
 export interface UpsertLinesResult {
@@ -22,8 +21,8 @@ export interface RemoveLinesResult {
   lineCount: number;
 }
 
-/** What a line command recounts: the Operation's lineCount, over operation_lines. */
-const LINE_ROWS = { count: "lineCount", operationColumn: operationLines.operationId } as const;
+/** The Operation's lines: counted in lineCount, keyed by variantExternalId. */
+const LINE_ROWS: OwnedRows = { count: "lineCount", operationColumn: operationLines.operationId, keyColumn: operationLines.variantExternalId };
 
 /**
  * One statement per JSON chunk (usually one for 5000 lines): rows travel as compact arrays in a
@@ -41,17 +40,37 @@ function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredL
     line.maxQuantity,
     line.recommendedQuantity,
   ]);
-  return jsonChunks(tuples).map(
-    (chunk) => sql`insert into operation_lines (operation_id, variant_external_id, tenant_id, variant_id, variant_name,
-        variant_name_search, variant_name_sort, min_quantity, max_quantity, recommended_quantity, updated_at)
-      select ${row.id}, value ->> 0, ${row.tenantId}, value ->> 1, value ->> 2, value ->> 3, value ->> 4,
-        value ->> 5, value ->> 6, value ->> 7, ${updatedAt}
-      from json_each(${chunk}) where true
-      on conflict (operation_id, variant_external_id) do update set
-        variant_id = excluded.variant_id, variant_name = excluded.variant_name,
-        variant_name_search = excluded.variant_name_search, variant_name_sort = excluded.variant_name_sort,
-        min_quantity = excluded.min_quantity, max_quantity = excluded.max_quantity,
-        recommended_quantity = excluded.recommended_quantity, updated_at = excluded.updated_at`,
+    return jsonChunks(tuples).map((chunk) =>
+    insertFromJson(
+      operationLines,
+      chunk,
+      [
+        [operationLines.operationId, row.id],
+        [operationLines.variantExternalId, jsonField(0)],
+        [operationLines.tenantId, row.tenantId],
+        [operationLines.variantId, jsonField(1)],
+        [operationLines.variantName, jsonField(2)],
+        [operationLines.variantNameSearch, jsonField(3)],
+        [operationLines.variantNameSort, jsonField(4)],
+        [operationLines.minQuantity, jsonField(5)],
+        [operationLines.maxQuantity, jsonField(6)],
+        [operationLines.recommendedQuantity, jsonField(7)],
+        [operationLines.updatedAt, updatedAt],
+      ],
+      {
+        target: [operationLines.operationId, operationLines.variantExternalId],
+        update: [
+          operationLines.variantId,
+          operationLines.variantName,
+          operationLines.variantNameSearch,
+          operationLines.variantNameSort,
+          operationLines.minQuantity,
+          operationLines.maxQuantity,
+          operationLines.recommendedQuantity,
+          operationLines.updatedAt,
+        ],
+      },
+    ),
   );
 }
 
@@ -59,7 +78,7 @@ function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredL
  * PUT lines: two reads (the Operation, the stored lines of the batch's keys), the merge and its
  * validation in memory, then one batch that writes everything or nothing.
  */
-export async function upsertLines(ctx: CommandContext, input: { lines: LineInput[] }): Promise<UpsertLinesResult> {
+export const upsertLines = defineCommand("lines.upsert", async (ctx: CommandContext, input: { lines: LineInput[] }): Promise<UpsertLinesResult> => {
   const row = await loadOperation(ctx);
   requireDraft(row, "Changing lines");
   const stored = await findStoredLines(
@@ -75,32 +94,26 @@ export async function upsertLines(ctx: CommandContext, input: { lines: LineInput
     });
   }
   const lineCount = await commitRowChange(ctx, row, {
+    rows: LINE_ROWS,
     writes: upsertStatements(ctx, row, lines, nowIso()),
-    ...LINE_ROWS,
     event: "lines.upserted",
     data: { created, updated, lineCount: row.lineCount + created },
   });
   return { created, updated, lineCount };
-}
+});
 
 /** DELETE lines: keys that are not lines are reported, not refused. Removing nothing writes nothing. */
-export async function removeLines(ctx: CommandContext, input: { variantExternalIds: string[] }): Promise<RemoveLinesResult> {
+export const removeLines = defineCommand("lines.remove", async (ctx: CommandContext, input: { variantExternalIds: string[] }): Promise<RemoveLinesResult> => {
   const row = await loadOperation(ctx);
   requireDraft(row, "Changing lines");
-  const keys = [...new Set(input.variantExternalIds)];
-  const found = await findLineKeys(ctx.db, row.id, keys);
-  const notFound = keys.filter((key) => !found.has(key));
-  if (!found.size) return { removed: 0, notFound, lineCount: row.lineCount };
-  const lineCount = await commitRowChange(ctx, row, {
-    writes: inJsonChunks(operationLines.variantExternalId, [...found]).map((keyIsIn) =>
-      ctx.db.delete(operationLines).where(and(eq(operationLines.operationId, row.id), keyIsIn)),
-    ),
-    ...LINE_ROWS,
+  const { removed, notFound, count } = await removeOwnedRows(ctx, row, {
+    rows: LINE_ROWS,
+    keys: input.variantExternalIds,
     event: "lines.removed",
-    data: { removed: found.size, notFound: notFound.length, lineCount: row.lineCount - found.size },
+    eventNames: { removed: "removed", notFound: "notFound" },
   });
-  return { removed: found.size, notFound, lineCount };
-}
+  return { removed, notFound, lineCount: count };
+});
 
-/** Commands this resource runs inside the Operation's coordinator (see operations/durable-object.ts). */
-export const operationCommands = { upsertLines, removeLines };
+/** The commands of this resource, for the coordinator's registry. */
+export const lineCommands = [upsertLines, removeLines];

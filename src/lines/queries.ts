@@ -1,14 +1,11 @@
 import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import type { Principal } from "../platform/app";
+import type { Principal } from "../platform/principal";
 import { inJsonList, selectInChunks, type Db } from "../platform/db";
 import { containsText, listPage, type ListDefinition } from "../platform/pagination";
-import { operationLines } from "../platform/schema";
+import { operationLines } from "../platform/tables";
 import { getVisibleOperation, operationVisibleTo } from "../operations/queries";
 import type { StoredLine } from "./bounds";
-import type { LineRepresentation, ListLinesQuery } from "./schemas";
-
-/** coalesce(recommended_quantity, -1), a virtual column indexed by operation_lines_recommended (migrations/0002_lines.sql). */
-const recommendedKey = sql`${operationLines}."recommended_key"`;
+import { lineList, type LineRepresentation, type ListLinesQuery } from "./schemas";
 
 /**
  * An exact-value filter, marked selective: without statistics SQLite would rather scan the
@@ -16,19 +13,6 @@ const recommendedKey = sql`${operationLines}."recommended_key"`;
  */
 const exactly = (column: SQLWrapper, value: number) => sql`unlikely(${column} = ${value})`;
 
-export const lineList: ListDefinition = {
-  name: "lines",
-  sortable: {
-    variantExternalId: operationLines.variantExternalId,
-    variantName: operationLines.variantNameSort,
-    minQuantity: operationLines.minQuantity,
-    maxQuantity: operationLines.maxQuantity,
-    recommendedQuantity: recommendedKey,
-  },
-  id: operationLines.variantExternalId,
-  defaultSort: "variantExternalId",
-  maxLimit: 1000,
-};
 
 /** The fields a PUT may change (a StoredLine). */
 const storedLineColumns = {
@@ -64,7 +48,7 @@ function lineFilters(principal: Principal, operationId: string, query: ListLines
     containsText(operationLines.variantNameSearch, query.variantName),
     query.minQuantity !== undefined ? exactly(operationLines.minQuantity, query.minQuantity) : undefined,
     query.maxQuantity !== undefined ? exactly(operationLines.maxQuantity, query.maxQuantity) : undefined,
-    query.recommendedQuantity !== undefined ? exactly(recommendedKey, query.recommendedQuantity) : undefined,
+    query.recommendedQuantity !== undefined ? exactly(operationLines.recommendedKey, query.recommendedQuantity) : undefined,
   ];
 }
 
@@ -101,15 +85,4 @@ export async function findStoredLines(db: Db, operationId: string, keys: string[
       .where(and(eq(operationLines.operationId, operationId), keyIsIn)),
   );
   return new Map(lines.map((line) => [line.variantExternalId, line]));
-}
-
-/** Which of `keys` are lines of the Operation. */
-export async function findLineKeys(db: Db, operationId: string, keys: string[]): Promise<Set<string>> {
-  const rows = await selectInChunks(operationLines.variantExternalId, keys, (keyIsIn) =>
-    db
-      .select({ variantExternalId: operationLines.variantExternalId })
-      .from(operationLines)
-      .where(and(eq(operationLines.operationId, operationId), keyIsIn)),
-  );
-  return new Set(rows.map((row) => row.variantExternalId));
 }

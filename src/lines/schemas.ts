@@ -1,10 +1,24 @@
 import { z } from "zod";
 import { localizedText } from "../platform/locale";
-import { commaList, pageQueryShape } from "../platform/pagination";
-import { externalKey, MAX_QUANTITY, noRepeatedKeys, quantity } from "../platform/schemas";
-import { lineList } from "./queries";
+import { commaList, pageQueryShape , type ListDefinition } from "../platform/pagination";
+import { externalKey, MAX_QUANTITY, noRepeatedKeys, quantity } from "../platform/fields";
+import { operationLines } from "../platform/tables";
 
-/** Lines and variant ids per PUT/DELETE call (API.md §11). */
+export const lineList: ListDefinition = {
+  name: "lines",
+  sortable: {
+    variantExternalId: operationLines.variantExternalId,
+    variantName: operationLines.variantNameSort,
+    minQuantity: operationLines.minQuantity,
+    maxQuantity: operationLines.maxQuantity,
+    recommendedQuantity: operationLines.recommendedKey,
+  },
+  id: operationLines.variantExternalId,
+  defaultSort: "variantExternalId",
+  maxLimit: 1000,
+};
+
+/** Lines and variant ids per PUT/DELETE call. */
 export const MAX_LINES_PER_CALL = 5000;
 
 const lineInput = z.strictObject({

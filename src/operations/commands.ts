@@ -1,114 +1,12 @@
-import { and, eq, sql } from "drizzle-orm";
-import type { AnySQLiteColumn, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
-import { actorOf, type Principal } from "../platform/app";
-import { isUniqueViolation, isWriteGuardFailure, runBatch, writeGuard, type Db, type Statement } from "../platform/db";
+import { eq, sql } from "drizzle-orm";
+import { defineCommand, type CommandContext } from "../platform/commands";
+import { insertFromJson, jsonField, writeGuard, type Db, type Statement } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { appendEvent, type EventType } from "../platform/events";
 import { foldedText, mergeLocalized, searchText, sortText } from "../platform/locale";
-import { operationOwners, operations } from "../platform/schema";
-import { nowIso } from "../platform/time";
-import { findOperation, toOperationRepresentation, type OperationRow } from "./queries";
+import { operationAccounts, operationLines, operationOwners, operations } from "../platform/tables";
+import { bumpOperation, checkIfMatch, commit, loadOperation, operationEvent, requireDraft, unchangedSince, type OperationRow } from "../write/operation";
+import { toOperationRepresentation } from "./queries";
 import type { OperationPatch, OperationStatus } from "./schemas";
-
-/** Who runs a command, on which Operation: what every command handler receives. */
-export interface CommandContext {
-  db: Db;
-  principal: Principal;
-  operationId: string;
-}
-
-/** The Operation, or 404 — scoped to the caller's tenant. */
-export async function loadOperation(ctx: CommandContext): Promise<OperationRow> {
-  const row = await findOperation(ctx.db, ctx.principal.tenantId, ctx.operationId);
-  if (!row) throw new ApiError("not_found", `Operation ${ctx.operationId} not found.`);
-  return row;
-}
-
-function checkIfMatch(row: OperationRow, ifMatch: string | null | undefined): void {
-  if (ifMatch === undefined || ifMatch === null || ifMatch === "*") return;
-  const versions = ifMatch.split(",").map((tag) => tag.trim().replace(/^W\//, "").replace(/"/g, ""));
-  if (!versions.includes(String(row.version))) {
-    throw new ApiError("version_mismatch", `If-Match ${ifMatch} does not match the current version "${row.version}".`);
-  }
-}
-
-export function requireDraft(row: OperationRow, what: string): void {
-  if (row.status !== "DRAFT") {
-    throw new ApiError("operation_not_draft", `${what} needs the Operation in DRAFT; it is ${row.status}.`);
-  }
-}
-
-/** Guard: the Operation is still at the version the command read (so nothing changed it in between). */
-export function unchangedSince(ctx: CommandContext, row: OperationRow) {
-  return writeGuard(
-    sql`exists (select 1 from ${operations} where ${operations.id} = ${row.id} and ${operations.version} = ${row.version})`,
-  );
-}
-
-/** Bumps version and updatedAt; `set` adds the command's own column changes (values or SQL, e.g. a recount). */
-export function bumpOperation(ctx: CommandContext, row: OperationRow, set: SQLiteUpdateSetSource<typeof operations> = {}) {
-  return ctx.db
-    .update(operations)
-    .set({ ...set, version: row.version + 1, updatedAt: nowIso() })
-    .where(and(eq(operations.id, row.id), eq(operations.version, row.version)));
-}
-
-export function operationEvent(ctx: CommandContext, type: EventType, data: Record<string, unknown>) {
-  return appendEvent(ctx.db, {
-    tenantId: ctx.principal.tenantId,
-    type,
-    actor: actorOf(ctx.principal),
-    operationId: ctx.operationId,
-    data,
-  });
-}
-
-/** Runs a command's statements as one D1 transaction; a failed guard means a concurrent change won. */
-export async function commit(ctx: CommandContext, statements: Statement[]) {
-  try {
-    return await runBatch(ctx.db, statements);
-  } catch (error) {
-    if (isWriteGuardFailure(error)) {
-      throw new ApiError("version_mismatch", "The Operation changed while this command ran; read it again and retry.");
-    }
-    if (isUniqueViolation(error, "operations.code") || isUniqueViolation(error, "operations_code")) {
-      throw new ApiError("duplicate_code", "Another Operation of this tenant already has this code.");
-    }
-    throw error;
-  }
-}
-
-/** The counts of an Operation's own rows, kept exact by the commands that change those rows. */
-export type RowCount = "lineCount" | "accountCount";
-
-/**
- * The batch of a command that changes rows under the Operation (lines, attachments): the version
- * guard, the writes, the count recounted in SQL (rows whose `operationColumn` is this Operation)
- * with the version bump, the event, and the count read back in the same transaction — so it is
- * exact whatever happened before. Returns that count.
- */
-export async function commitRowChange(
-  ctx: CommandContext,
-  row: OperationRow,
-  change: {
-    writes: Statement[];
-    count: RowCount;
-    operationColumn: AnySQLiteColumn;
-    event: EventType;
-    data: Record<string, unknown>;
-  },
-): Promise<number> {
-  const column = change.operationColumn;
-  const recount = sql`(select count(*) from ${column.table} where ${column} = ${row.id})`;
-  const results = await commit(ctx, [
-    unchangedSince(ctx, row),
-    ...change.writes,
-    bumpOperation(ctx, row, { [change.count]: recount }),
-    operationEvent(ctx, change.event, change.data),
-    sql`select ${operations[change.count]} as count from ${operations} where ${operations.id} = ${row.id}`,
-  ]);
-  return (results[results.length - 1].results[0] as { count: number }).count;
-}
 
 async function reloadRepresentation(ctx: CommandContext) {
   return toOperationRepresentation(await loadOperation(ctx));
@@ -121,10 +19,10 @@ export interface PatchResult {
   datesChangedWhileActive: boolean;
 }
 
-export async function patchOperation(
+export const patchOperation = defineCommand("operation.patch", async (
   ctx: CommandContext,
   input: { patch: OperationPatch; ifMatch?: string | null },
-): Promise<PatchResult> {
+): Promise<PatchResult> => {
   const row = await loadOperation(ctx);
   checkIfMatch(row, input.ifMatch);
   const { patch } = input;
@@ -162,7 +60,7 @@ export async function patchOperation(
   const datesChanged = startDate !== row.startDate || endDate !== row.endDate;
   const tenantLocale = ctx.principal.tenantDefaultLocale;
   const statements: Statement[] = [
-    unchangedSince(ctx, row),
+    unchangedSince(row),
     bumpOperation(ctx, row, {
       ...next,
       nameSearch: searchText(name),
@@ -177,16 +75,23 @@ export async function patchOperation(
     operation: await reloadRepresentation(ctx),
     datesChangedWhileActive: datesChanged && row.status === "ACTIVE",
   };
-}
+});
 
 export function ownerStatements(db: Db, tenantId: string, operationId: string, ownerIds: string[], replace: boolean) {
   const statements: Statement[] = [];
   if (replace) statements.push(db.delete(operationOwners).where(eq(operationOwners.operationId, operationId)));
   if (ownerIds.length) {
     statements.push(
-      sql`insert into ${operationOwners} (tenant_id, user_id, operation_id)
-        select ${tenantId}, value, ${operationId} from json_each(${JSON.stringify(ownerIds)}) where true
-        on conflict do nothing`,
+      insertFromJson(
+        operationOwners,
+        JSON.stringify(ownerIds),
+        [
+          [operationOwners.tenantId, tenantId],
+          [operationOwners.userId, jsonField()],
+          [operationOwners.operationId, operationId],
+        ],
+        { target: [operationOwners.tenantId, operationOwners.userId, operationOwners.operationId] },
+      ),
     );
   }
   return statements;
@@ -210,14 +115,14 @@ function transitionRefusal(row: Pick<OperationRow, "status" | "lineCount" | "car
   return null;
 }
 
-export async function changeStatus(ctx: CommandContext, input: { status: OperationStatus; ifMatch?: string | null }) {
+export const changeStatus = defineCommand("operation.status", async (ctx: CommandContext, input: { status: OperationStatus; ifMatch?: string | null }) => {
   const row = await loadOperation(ctx);
   checkIfMatch(row, input.ifMatch);
   const refusal = transitionRefusal(row, input.status);
   if (refusal) throw new ApiError("invalid_transition", refusal, { from: row.status, to: input.status });
   await commit(ctx, [
     // Re-checks in SQL what the transition depends on: same version means same status and lines.
-    unchangedSince(ctx, row),
+    unchangedSince(row),
     // Links do not bump the version (carts/commands.ts): →DRAFT re-checks them itself.
     ...(input.status === "DRAFT"
       ? [writeGuard(sql`exists (select 1 from ${operations} where ${operations.id} = ${row.id} and ${operations.cartCount} = 0 and ${operations.orderCount} = 0)`)]
@@ -226,16 +131,12 @@ export async function changeStatus(ctx: CommandContext, input: { status: Operati
     operationEvent(ctx, "operation.status_changed", { from: row.status, to: input.status }),
   ]);
   return reloadRepresentation(ctx);
-}
+});
 
 // ---- delete ---------------------------------------------------------------------------
 
-/** Deletes the Operation with the rows that belong to it: `dependentDeletes` names them (durable-object.ts: lines, attachments). */
-export async function deleteOperation(
-  ctx: CommandContext,
-  input: { ifMatch?: string | null },
-  dependentDeletes: (db: Db, operationId: string) => Statement[],
-) {
+/** Deletes the Operation with every row that belongs to it: lines, attachments, owners. */
+export const deleteOperation = defineCommand("operation.delete", async (ctx: CommandContext, input: { ifMatch?: string | null }) => {
   const row = await loadOperation(ctx);
   checkIfMatch(row, input.ifMatch);
   if (row.cartCount + row.orderCount > 0) {
@@ -250,9 +151,13 @@ export async function deleteOperation(
       sql`exists (select 1 from ${operations} where ${operations.id} = ${row.id} and ${operations.version} = ${row.version}
             and ${operations.cartCount} = 0 and ${operations.orderCount} = 0)`,
     ),
-    ...dependentDeletes(ctx.db, row.id),
+    ctx.db.delete(operationLines).where(eq(operationLines.operationId, row.id)),
+    ctx.db.delete(operationAccounts).where(eq(operationAccounts.operationId, row.id)),
     ctx.db.delete(operationOwners).where(eq(operationOwners.operationId, row.id)),
     ctx.db.delete(operations).where(eq(operations.id, row.id)),
     operationEvent(ctx, "operation.deleted", { code: row.code }),
   ]);
-}
+});
+
+/** The commands of this resource, for the coordinator's registry. */
+export const operationCommands = [patchOperation, changeStatus, deleteOperation];

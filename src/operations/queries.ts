@@ -1,27 +1,15 @@
 import { and, eq, gte, inArray, lte, or, sql, type SQL } from "drizzle-orm";
-import type { Principal } from "../platform/app";
+import type { Principal } from "../platform/principal";
 import { inJsonList, type Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { containsText, listPage, selectRows, type ListDefinition } from "../platform/pagination";
-import { accountUsers, operationAccounts, operationOwners, operations } from "../platform/schema";
-import type { ListOperationsQuery, OperationRepresentation } from "./schemas";
+import { accountUsers, operationAccounts, operationOwners, operations } from "../platform/tables";
+import { type ListOperationsQuery, operationList, type OperationRepresentation } from "./schemas";
 
-export type OperationRow = typeof operations.$inferSelect;
+import type { OperationRow } from "../write/operation";
 
-export const operationList: ListDefinition = {
-  name: "operations",
-  sortable: {
-    name: operations.nameSort,
-    code: operations.code,
-    startDate: operations.startDate,
-    endDate: operations.endDate,
-    createdAt: operations.createdAt,
-    status: operations.status,
-  },
-  id: operations.id,
-  defaultSort: "-createdAt",
-  maxLimit: 500,
-};
+export type { OperationRow };
+
 
 export function toOperationRepresentation(row: OperationRow): OperationRepresentation {
   return {
@@ -70,15 +58,6 @@ export function operationVisibleTo(principal: Principal, operationId: string): S
     eq(operations.tenantId, principal.tenantId),
     visibleTo(principal),
   )})`;
-}
-
-export async function findOperation(db: Db, tenantId: string, operationId: string): Promise<OperationRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(operations)
-    .where(and(eq(operations.tenantId, tenantId), eq(operations.id, operationId)))
-    .limit(1);
-  return row;
 }
 
 /** The Operation if the principal may see it; 404 otherwise (never 403: existence is not revealed). */

@@ -1,8 +1,23 @@
 import { z } from "zod";
 import { localeTag, localizedText, localizedTextPatch } from "../platform/locale";
-import { commaEnumList, commaList, pageQueryShape } from "../platform/pagination";
-import { dateTime, externalKey } from "../platform/schemas";
-import { operationList } from "./queries";
+import { commaEnumList, commaList, pageQueryShape , type ListDefinition } from "../platform/pagination";
+import { dateTime, externalKey } from "../platform/fields";
+import { operations } from "../platform/tables";
+
+export const operationList: ListDefinition = {
+  name: "operations",
+  sortable: {
+    name: operations.nameSort,
+    code: operations.code,
+    startDate: operations.startDate,
+    endDate: operations.endDate,
+    createdAt: operations.createdAt,
+    status: operations.status,
+  },
+  id: operations.id,
+  defaultSort: "-createdAt",
+  maxLimit: 500,
+};
 
 export const OPERATION_STATUSES = ["DRAFT", "ACTIVE", "INACTIVE"] as const;
 export const OPERATION_TYPES = ["PUBLIC", "PRIVATE"] as const;

@@ -1,29 +1,20 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import type { Coordinator } from "./commands";
+import type { Db } from "./db";
 import type { Env } from "./env";
+import type { Principal, RequestScope } from "./principal";
 import { ApiError, INTERNAL_PROBLEM, logFailure, problemResponse } from "./errors";
 
-export type Role = "OPERATOR" | "ACCOUNT";
-
-export interface Principal {
-  tenantId: string;
-  role: Role;
-  /** Set for ACCOUNT keys: the customer user the key acts for. */
-  userId: string | null;
-  keyId: string;
-  tenantDefaultLocale: string;
-}
-
-export interface RequestScope {
-  locale: string | null;
-  storeId: string | null;
-  storeView: string | null;
-}
-
+/** What a request carries beside its input, set once by the app's middleware. */
 export interface AppVariables {
   requestId: string;
+  /** The request's database handle. */
+  db: Db;
   principal: Principal;
   scope: RequestScope;
+  /** Sends the request's Operation commands to their Durable Objects. */
+  coordinator: Coordinator;
 }
 
 export interface AppBindings {
@@ -69,9 +60,4 @@ export function createApp(): App {
   });
   app.notFound((c) => problemResponse(c, { code: "not_found", detail: `No route ${c.req.method} ${new URL(c.req.url).pathname}.` }));
   return app;
-}
-
-/** The actor recorded on events and attachments. */
-export function actorOf(principal: Principal): string {
-  return principal.role === "ACCOUNT" ? `user:${principal.userId}` : `key:${principal.keyId}`;
 }

@@ -1,11 +1,12 @@
 import { eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
-import type { AppBindings, Principal, Role } from "./app";
+import type { AppBindings } from "./app";
+import type { Principal, Role } from "./principal";
 import { timingSafeEqual, sha256Hex } from "./crypto";
 import { getDb } from "./db";
 import { ApiError } from "./errors";
-import { BoundedCache } from "./memo";
-import { apiKeys, tenants } from "./schema";
+import { BoundedCache } from "./bounded-cache";
+import { apiKeys, tenants } from "./tables";
 
 const ROLES: readonly Role[] = ["OPERATOR", "ACCOUNT"];
 

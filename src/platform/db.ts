@@ -1,8 +1,7 @@
 import { is, SQL, sql, type SQLWrapper } from "drizzle-orm";
-import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
+import { SQLiteAsyncDialect, type AnySQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
-import type { Env } from "./env";
-import * as schema from "./schema";
+import * as schema from "./tables";
 
 export type Db = DrizzleD1Database<typeof schema> & { $client: D1Database };
 
@@ -64,11 +63,17 @@ export function guardD1Limits(d1: D1Database): D1Database {
   });
 }
 
-export function d1(env: Env): D1Database {
+/** The bindings a database handle is made from (the Worker's env, or a Durable Object's). */
+export interface DatabaseBindings {
+  DB: D1Database;
+  D1_LIMITS_GUARD?: string;
+}
+
+export function d1(env: DatabaseBindings): D1Database {
   return env.D1_LIMITS_GUARD === "on" ? guardD1Limits(env.DB) : env.DB;
 }
 
-export function getDb(env: Env): Db {
+export function getDb(env: DatabaseBindings): Db {
   return drizzle(d1(env), { schema });
 }
 
@@ -134,6 +139,44 @@ export type Statement = SQL | { toSQL(): { sql: string; params: unknown[] } };
 
 const dialect = new SQLiteAsyncDialect();
 
+/** The SQL text of a query built from the schema objects, for statements prepared on the raw binding (`?` marks a parameter). */
+export function sqlText(query: SQL): string {
+  return dialect.sqlToQuery(query).sql;
+}
+
+/** A field of the current `json_each` row: `value ->> n` of a tuple, or the whole `value`. */
+export function jsonField(index?: number): SQL {
+  return sql.raw(index === undefined ? "value" : `value ->> ${index}`);
+}
+
+const columnNames = (columns: readonly AnySQLiteColumn[]) => sql.join(columns.map((column) => sql.identifier(column.name)), sql`, `);
+
+/**
+ * One statement that inserts every row of a JSON array (one bound parameter, whatever the row
+ * count): `values` gives each column its SQL (a `jsonField` of the row, or a constant). With
+ * `onConflict`, a row whose `target` key exists updates the `update` columns (none: it is skipped).
+ * Column names come from the schema objects, never from literals.
+ */
+export function insertFromJson(
+  table: SQLiteTable,
+  rows: string,
+  values: readonly (readonly [AnySQLiteColumn, unknown])[],
+  onConflict?: { target: readonly AnySQLiteColumn[]; update?: readonly AnySQLiteColumn[] },
+): SQL {
+  const selected = sql.join(values.map(([, value]) => (is(value, SQL) ? value : sql`${value}`)), sql`, `);
+  let conflict = sql``;
+  if (onConflict) {
+    const update = onConflict.update ?? [];
+    conflict = update.length
+      ? sql` on conflict (${columnNames(onConflict.target)}) do update set ${sql.join(
+          update.map((column) => sql`${sql.identifier(column.name)} = excluded.${sql.identifier(column.name)}`),
+          sql`, `,
+        )}`
+      : sql` on conflict (${columnNames(onConflict.target)}) do nothing`;
+  }
+  return sql`insert into ${table} (${columnNames(values.map(([column]) => column))}) select ${selected} from json_each(${rows}) where true${conflict}`;
+}
+
 function compile(statement: Statement): { sql: string; params: unknown[] } {
   return is(statement, SQL) ? dialect.sqlToQuery(statement) : statement.toSQL();
 }
@@ -157,5 +200,5 @@ export async function runBatch(db: Db, statements: Statement[]): Promise<D1Resul
  * the SQL-side re-check behind every Durable Object command.
  */
 export function writeGuard(condition: SQL): SQL {
-  return sql`insert into write_guard (ok) select 0 where not (${condition})`;
+  return sql`insert into ${schema.writeGuards} (${sql.identifier(schema.writeGuards.ok.name)}) select 0 where not (${condition})`;
 }

@@ -1,10 +1,9 @@
-import type { OperationCoordinator } from "../operations/durable-object";
+import type { CommandExecutor } from "./commands";
 
 export interface Env {
   DB: D1Database;
-  OPERATION_COORDINATOR: DurableObjectNamespace<OperationCoordinator>;
+  OPERATION_COORDINATOR: DurableObjectNamespace<CommandExecutor>;
   ASSETS: Fetcher;
   PAGINATION_SECRET: string;
-  BENCH_ROUTES?: string;
   D1_LIMITS_GUARD?: string;
 }

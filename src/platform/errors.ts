@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 
-/** The error catalogue: every problem the API can answer, by code (API.md §2). */
+/** The error catalogue: every problem the API can answer, by code (each route declares the ones it can answer). */
 export const ERROR_CATALOGUE = {
   validation_failed: { status: 400, title: "Request is not valid" },
   invalid_next_token: { status: 400, title: "nextToken does not match this list" },

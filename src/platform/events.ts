@@ -1,6 +1,6 @@
 import type { Db } from "./db";
 import { idPrefixes, newId } from "./ids";
-import { events } from "./schema";
+import { events } from "./tables";
 import { nowIso } from "./time";
 
 export type EventType =

@@ -5,7 +5,7 @@ import type { Env } from "./env";
 import { sha256Hex } from "./crypto";
 import { getDb } from "./db";
 import { ApiError } from "./errors";
-import { idempotencyKeys } from "./schema";
+import { idempotencyKeys } from "./tables";
 import { nowIso } from "./time";
 
 export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
@@ -13,7 +13,7 @@ const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const REPLAYED_HEADERS = ["content-type", "location", "etag", "warning"];
 
 /**
- * Idempotency-Key (API.md §1): the first request with a key runs and its answer is stored;
+ * Idempotency-Key (documented on every route that takes it): the first request with a key runs and its answer is stored;
  * a replay with the same method, path and body gets that answer; anything else with the key is 422.
  */
 export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
@@ -27,7 +27,7 @@ export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
   const { tenantId } = c.get("principal");
   const url = new URL(c.req.url);
   const fingerprint = await sha256Hex(`${c.req.method} ${url.pathname}${url.search}\n${await c.req.text()}`);
-  const db = getDb(c.env);
+  const db = c.var.db;
   const now = nowIso();
   const expiredBefore = new Date(Date.now() - IDEMPOTENCY_RETENTION_MS).toISOString();
 

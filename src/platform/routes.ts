@@ -1,7 +1,8 @@
 import { zValidator } from "@hono/zod-validator";
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
-import type { App, AppBindings, Role } from "./app";
+import type { App, AppBindings } from "./app";
+import type { Role } from "./principal";
 import { requireRole } from "./auth";
 import { ApiError, type ErrorCode } from "./errors";
 import { throwZodError } from "./validation";
@@ -114,9 +115,6 @@ function batchBodyValidator(schema: z.ZodType, batch: { maxItems: number; field?
   };
 }
 
-/** All routes mounted so far, in order: the OpenAPI document is built from this list. */
-export const registeredRoutes: RouteDefinition[] = [];
-
 /**
  * Registers each route's role check on its own, so the app can run it ahead of middleware that
  * reads the body (size limit, idempotency): a caller without the role gets 403 whatever it sent.
@@ -146,6 +144,5 @@ export function mountRoutes(app: App, routes: RouteDefinition[]): void {
         body: spec.body ? c.req.valid("json" as never) : undefined,
       });
     app.on([spec.method.toUpperCase()], [spec.path], ...chain, invoke);
-    registeredRoutes.push(route);
   }
 }

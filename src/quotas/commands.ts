@@ -1,10 +1,10 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
-import { actorOf, type Principal } from "../platform/app";
+import { actorOf, type Principal } from "../platform/principal";
 import { isUniqueViolation, isWriteGuardFailure, runBatch, writeGuard, type Db, type Statement } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { appendEvent, type EventType } from "../platform/events";
 import { idPrefixes, newId } from "../platform/ids";
-import { quotaRules, tenants } from "../platform/schema";
+import { quotaRules, tenants } from "../platform/tables";
 import { nowIso } from "../platform/time";
 import { findRule, toRuleRepresentation, type RuleRow } from "./queries";
 import type { IndexedRule } from "./rule-index";
@@ -23,7 +23,8 @@ function ruleEvent(db: Db, principal: Principal, type: EventType, ruleId: string
 
 /** Every rule or default write bumps the version in its own batch: rule-index caches compare against it. */
 function bumpRulesVersion(tenantId: string, set: SQL = sql``) {
-  return sql`update ${tenants} set ${set}rules_version = rules_version + 1 where ${tenants.id} = ${tenantId} returning rules_version as version`;
+  const version = sql.identifier(tenants.rulesVersion.name);
+  return sql`update ${tenants} set ${set}${version} = ${version} + 1 where ${tenants.id} = ${tenantId} returning ${version} as version`;
 }
 
 /** The rule is still exactly as read (same updated_at), so the event's "before" is the truth. */
@@ -140,7 +141,7 @@ export async function setDefaultMinimum(db: Db, principal: Principal, minimum: n
     db,
     principal.tenantId,
     [
-      bumpRulesVersion(principal.tenantId, sql`quota_default_minimum = ${minimum}, `),
+      bumpRulesVersion(principal.tenantId, sql`${sql.identifier(tenants.quotaDefaultMinimum.name)} = ${minimum}, `),
       appendEvent(db, { tenantId: principal.tenantId, type: "quota_default.updated", actor: actorOf(principal), data: { minimum } }),
     ],
     0,

@@ -5,7 +5,7 @@ import { ruleIndexCache } from "./rule-index-cache";
 
 export type { QuotaSourceKind } from "./rule-index";
 
-/** One order to evaluate (API.md §7): storeId already defaulted from svc-store by the caller. */
+/** One order to evaluate: storeId already defaulted from svc-store by the caller. */
 export interface QuotaOrder {
   accountId: string;
   supplierId: string | null;

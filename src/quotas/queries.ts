@@ -1,27 +1,14 @@
 import { and, eq, sql } from "drizzle-orm";
-import { d1, type Db } from "../platform/db";
+import { d1, sqlText, type Db } from "../platform/db";
 import type { Env } from "../platform/env";
 import { listPage, type ListDefinition } from "../platform/pagination";
-import { quotaRules, tenants } from "../platform/schema";
+import { quotaRules, tenants } from "../platform/tables";
 import type { RuleSource } from "./rule-index-cache";
 import type { IndexedRule, RuleSnapshot } from "./rule-index";
-import type { ListRulesQuery, RuleRepresentation } from "./schemas";
+import { type ListRulesQuery, ruleList, type RuleRepresentation } from "./schemas";
 
 export type RuleRow = typeof quotaRules.$inferSelect;
 
-export const ruleList: ListDefinition = {
-  name: "quota_rules",
-  sortable: {
-    minimum: quotaRules.minimum,
-    createdAt: quotaRules.createdAt,
-    // Unset scope keys sort first, as the empty string: sort expressions must be non-null.
-    accountId: sql`coalesce(${quotaRules.accountId}, '')`,
-    supplierId: sql`coalesce(${quotaRules.supplierId}, '')`,
-  },
-  id: quotaRules.id,
-  defaultSort: "createdAt",
-  maxLimit: 500,
-};
 
 export function toRuleRepresentation(row: RuleRow): RuleRepresentation {
   return {
@@ -76,15 +63,19 @@ export async function getDefaultMinimum(db: Db, tenantId: string): Promise<numbe
   return row?.minimum ?? 0;
 }
 
-const VERSION_SQL = "select rules_version as version from tenants where id = ?";
-const DEFAULT_SQL = "select rules_version as version, quota_default_minimum as defaultMinimum from tenants where id = ?";
+const byId = sql`${tenants.id} = ${sql.raw("?")}`;
+const VERSION_SQL = sqlText(sql`select ${tenants.rulesVersion} as version from ${tenants} where ${byId}`);
+const DEFAULT_SQL = sqlText(sql`select ${tenants.rulesVersion} as version, ${tenants.quotaDefaultMinimum} as defaultMinimum from ${tenants} where ${byId}`);
 /**
  * The rules packed as JSON texts: far cheaper to carry and decode than one result row per rule
  * (about half the time for 10,000 rules). Grouping by rowid ranges keeps each text to at most 256
  * rules, so even rules with 200-character keys stay under D1's 2 MB limit on one value.
  */
-const RULES_SQL =
-  "select json_group_array(json_array(id, account_id, supplier_id, store_id, minimum)) as rules from quota_rules where tenant_id = ? group by rowid >> 8";
+const r = quotaRules;
+const RULES_SQL = sqlText(
+  sql`select json_group_array(json_array(${r.id}, ${r.accountId}, ${r.supplierId}, ${r.storeId}, ${r.minimum})) as rules
+    from ${r} where ${r.tenantId} = ${sql.raw("?")} group by ${r}.rowid >> 8`,
+);
 
 type PackedRule = [id: string, accountId: string | null, supplierId: string | null, storeId: string | null, minimum: number];
 

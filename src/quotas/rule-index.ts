@@ -1,5 +1,5 @@
 /**
- * The compiled Quotas Rule index (API.md §7): pure data and functions, no I/O, so it can be
+ * The compiled Quotas Rule index (resolution as the evaluate route documents it): pure data and functions, no I/O, so it can be
  * unit- and property-tested alone. The cache around it lives in rule-index-cache.ts.
  *
  * A tenant's rules are grouped by the keys of the three levels (Account+Supplier, Account,
@@ -107,7 +107,7 @@ export function buildRuleIndex(snapshot: RuleSnapshot): RuleIndex {
       map = index.supplier;
       key = rule.supplierId;
     } else {
-      continue; // A rule scoped to nothing cannot be stored (API.md §7); never let it match everything.
+      continue; // A rule scoped to nothing cannot be stored (validation refuses it); never let it match everything.
     }
     let group = map.get(key);
     if (!group) {
@@ -137,7 +137,7 @@ function bestMatch(group: RuleGroup | undefined, storeId: string | null): Indexe
   return storeId === null || !group.byStore ? group.anyStore : better(group.anyStore, group.byStore.get(storeId));
 }
 
-/** API.md §7 resolution: the first level with a matching rule, its best rule; else the default. */
+/** Resolution: the first level with a matching rule, its best rule; else the default. */
 export function resolveQuota(index: RuleIndex, target: QuotaTarget): Resolution {
   const { accountId, supplierId, storeId } = target;
   let rule: IndexedRule | undefined;

@@ -1,9 +1,24 @@
+import { sql } from "drizzle-orm";
 import { z } from "zod";
-import { pageQueryShape } from "../platform/pagination";
-import { amount, externalKey, pathId } from "../platform/schemas";
-import { ruleList } from "./queries";
+import { pageQueryShape , type ListDefinition } from "../platform/pagination";
+import { amount, externalKey, pathId } from "../platform/fields";
+import { quotaRules } from "../platform/tables";
 
-/** Evaluate takes up to this many orders a call (API.md §2). */
+export const ruleList: ListDefinition = {
+  name: "quota_rules",
+  sortable: {
+    minimum: quotaRules.minimum,
+    createdAt: quotaRules.createdAt,
+    // Unset scope keys sort first, as the empty string: sort expressions must be non-null.
+    accountId: sql`coalesce(${quotaRules.accountId}, '')`,
+    supplierId: sql`coalesce(${quotaRules.supplierId}, '')`,
+  },
+  id: quotaRules.id,
+  defaultSort: "createdAt",
+  maxLimit: 500,
+};
+
+/** Evaluate takes up to this many orders a call. */
 export const MAX_EVALUATE_ORDERS = 100;
 
 const scopeKey = (what: string) =>

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/d1";
-import type { Principal, Role } from "../../src/platform/app";
+import type { Principal, Role } from "../../src/platform/principal";
 import { guardD1Limits, type Db } from "../../src/platform/db";
-import * as schema from "../../src/platform/schema";
+import * as schema from "../../src/platform/tables";
 
 export interface RecordedStatement {
   sql: string;

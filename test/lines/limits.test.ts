@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listLines } from "../../src/lines/queries";
 import { listLinesQuery } from "../../src/lines/schemas";
-import type { Principal } from "../../src/platform/app";
+import type { Principal } from "../../src/platform/principal";
 import { D1LimitExceeded, guardD1Limits } from "../../src/platform/db";
 import { call, collectPages, createOperation, expectStatus, newTenant, readOperation, type Caller } from "../helpers/client";
 import { queryPlan, recordingDb, testPrincipal } from "../helpers/recording-db";

@@ -1,7 +1,9 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { runOperationCommand } from "../../src/operations/durable-object";
-import { createApp, type Principal } from "../../src/platform/app";
+import { coordinatorFor } from "../../src/coordinator/runner";
+import { defineCommand } from "../../src/platform/commands";
+import { createApp } from "../../src/platform/app";
+import { type Principal } from "../../src/platform/principal";
 import { serve } from "../../src/platform/serve";
 
 /*
@@ -26,7 +28,9 @@ function failingApp() {
     c.executionCtx.waitUntil(Promise.reject(new Error("background task failed")));
     return c.json({ ok: true });
   });
-  app.get("/durable-object", async (c) => c.json(await runOperationCommand(c.env, principal, "op_failures", "no-such-command" as never, {} as never)));
+  // A command the Durable Object does not know: it fails inside the object, not in the Worker.
+  const unknownCommand = defineCommand("no-such-command", async () => "never runs");
+  app.get("/durable-object", async (c) => c.json(await coordinatorFor(c.env, principal).run("op_failures", unknownCommand, {})));
   app.get("/throw", () => {
     throw new TypeError("a bug in a handler");
   });

@@ -1,6 +1,5 @@
-import { getDb } from "../../platform/db";
 import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/schemas";
+import { operationIdParam } from "../../platform/fields";
 import { findFrontOperation } from "../queries";
 import { frontOperationRepresentation, presentationOf, toFrontOperation } from "../representation";
 
@@ -19,7 +18,7 @@ export default defineRoute(
   },
   async (c, { params }) => {
     const principal = c.get("principal");
-    const row = await findFrontOperation(getDb(c.env), principal, params.operationId);
+    const row = await findFrontOperation(c.var.db, principal, params.operationId);
     return c.json(toFrontOperation(row, presentationOf(principal, c.get("scope"))));
   },
 );

@@ -1,9 +1,8 @@
 import { listLines } from "../../lines/queries";
 import { listLinesQuery } from "../../lines/schemas";
-import { getDb } from "../../platform/db";
 import { mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope, operationIdParam } from "../../platform/schemas";
+import { listEnvelope, operationIdParam } from "../../platform/fields";
 import { findFrontOperation } from "../queries";
 import { frontLineRepresentation, presentationOf, toFrontLine } from "../representation";
 
@@ -23,7 +22,7 @@ export default defineRoute(
     errors: ["not_found", "invalid_next_token"],
   },
   async (c, { params, query }) => {
-    const db = getDb(c.env);
+    const db = c.var.db;
     const principal = c.get("principal");
     await findFrontOperation(db, principal, params.operationId);
     const page = await listLines(db, c.env.PAGINATION_SECRET, principal, params.operationId, query);

@@ -1,9 +1,8 @@
 import { listOperations } from "../../operations/queries";
 import { listOperationsQuery } from "../../operations/schemas";
-import { getDb } from "../../platform/db";
 import { mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope } from "../../platform/schemas";
+import { listEnvelope } from "../../platform/fields";
 import { openNow } from "../queries";
 import { frontOperationRepresentation, presentationOf, toFrontOperation } from "../representation";
 
@@ -23,7 +22,7 @@ export default defineRoute(
   },
   async (c, { query }) => {
     const principal = c.get("principal");
-    const page = await listOperations(getDb(c.env), c.env.PAGINATION_SECRET, principal, query, { name: "front", filters: openNow() });
+    const page = await listOperations(c.var.db, c.env.PAGINATION_SECRET, principal, query, { name: "front", filters: openNow() });
     const presentation = presentationOf(principal, c.get("scope"));
     return c.json(mapPage(page, (item) => toFrontOperation(item.row, presentation)));
   },

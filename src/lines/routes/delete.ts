@@ -1,6 +1,6 @@
 import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/schemas";
-import { runOperationCommand } from "../../operations/durable-object";
+import { operationIdParam } from "../../platform/fields";
+import { removeLines } from "../commands";
 import { deleteLinesBody, deleteLinesResponse, MAX_LINES_PER_CALL } from "../schemas";
 
 export default defineRoute(
@@ -19,5 +19,5 @@ export default defineRoute(
     errors: ["not_found", "operation_not_draft", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
   async (c, { params, body }) =>
-    c.json(await runOperationCommand(c.env, c.get("principal"), params.operationId, "removeLines", { variantExternalIds: body })),
+    c.json(await c.var.coordinator.run(params.operationId, removeLines, { variantExternalIds: body })),
 );

@@ -1,6 +1,6 @@
 import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/schemas";
-import { runOperationCommand } from "../../operations/durable-object";
+import { operationIdParam } from "../../platform/fields";
+import { upsertLines } from "../commands";
 import { MAX_LINES_PER_CALL, putLinesBody, putLinesResponse } from "../schemas";
 
 export default defineRoute(
@@ -25,5 +25,5 @@ export default defineRoute(
     errors: ["not_found", "operation_not_draft", "line_bounds_invalid", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
   async (c, { params, body }) =>
-    c.json(await runOperationCommand(c.env, c.get("principal"), params.operationId, "upsertLines", { lines: body })),
+    c.json(await c.var.coordinator.run(params.operationId, upsertLines, { lines: body })),
 );

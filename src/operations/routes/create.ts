@@ -1,11 +1,11 @@
-import { actorOf } from "../../platform/app";
-import { getDb, isUniqueViolation, runBatch } from "../../platform/db";
+import { actorOf } from "../../platform/principal";
+import { isUniqueViolation, runBatch } from "../../platform/db";
 import { ApiError } from "../../platform/errors";
 import { appendEvent } from "../../platform/events";
 import { idPrefixes, newId } from "../../platform/ids";
 import { foldedText, searchText, sortText } from "../../platform/locale";
 import { defineRoute } from "../../platform/routes";
-import { operations } from "../../platform/schema";
+import { operations } from "../../platform/tables";
 import { nowIso } from "../../platform/time";
 import { ownerStatements } from "../commands";
 import { toOperationRepresentation, type OperationRow } from "../queries";
@@ -29,7 +29,7 @@ export default defineRoute(
   },
   async (c, { body }) => {
     const principal = c.get("principal");
-    const db = getDb(c.env);
+    const db = c.var.db;
     const id = newId(idPrefixes.operation);
     const now = nowIso();
     const ownerIds = [...new Set(body.ownerIds ?? [])];

@@ -1,6 +1,6 @@
 import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/schemas";
-import { runOperationCommand } from "../durable-object";
+import { operationIdParam } from "../../platform/fields";
+import { deleteOperation } from "../commands";
 
 export default defineRoute(
   {
@@ -16,7 +16,7 @@ export default defineRoute(
     errors: ["not_found", "operation_has_links", "version_mismatch", "idempotency_key_reused"],
   },
   async (c, { params }) => {
-    await runOperationCommand(c.env, c.get("principal"), params.operationId, "delete", { ifMatch: c.req.header("if-match") });
+    await c.var.coordinator.run(params.operationId, deleteOperation, { ifMatch: c.req.header("if-match") });
     return c.body(null, 204);
   },
 );

@@ -1,6 +1,5 @@
-import { getDb } from "../../platform/db";
 import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/schemas";
+import { operationIdParam } from "../../platform/fields";
 import { getVisibleOperation, toOperationRepresentation } from "../queries";
 import { operationRepresentation } from "../schemas";
 import { withVersionHeaders } from "./headers";
@@ -17,7 +16,7 @@ export default defineRoute(
     errors: ["not_found"],
   },
   async (c, { params }) => {
-    const row = await getVisibleOperation(getDb(c.env), c.get("principal"), params.operationId);
+    const row = await getVisibleOperation(c.var.db, c.get("principal"), params.operationId);
     withVersionHeaders(c, row.version);
     return c.json(toOperationRepresentation(row));
   },

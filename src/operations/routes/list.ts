@@ -1,7 +1,6 @@
-import { getDb } from "../../platform/db";
 import { mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope } from "../../platform/schemas";
+import { listEnvelope } from "../../platform/fields";
 import { listOperations, toOperationRepresentation } from "../queries";
 import { listOperationsQuery, operationRepresentation } from "../schemas";
 
@@ -19,7 +18,7 @@ export default defineRoute(
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {
-    const page = await listOperations(getDb(c.env), c.env.PAGINATION_SECRET, c.get("principal"), query);
+    const page = await listOperations(c.var.db, c.env.PAGINATION_SECRET, c.get("principal"), query);
     return c.json(mapPage(page, (item) => toOperationRepresentation(item.row)));
   },
 );

@@ -1,6 +1,6 @@
 import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/schemas";
-import { runOperationCommand } from "../durable-object";
+import { operationIdParam } from "../../platform/fields";
+import { patchOperation } from "../commands";
 import { operationRepresentation, patchOperationBody } from "../schemas";
 import { withVersionHeaders } from "./headers";
 
@@ -26,7 +26,7 @@ export default defineRoute(
     errors: ["not_found", "operation_not_draft", "duplicate_code", "version_mismatch", "idempotency_key_reused"],
   },
   async (c, { params, body }) => {
-    const result = await runOperationCommand(c.env, c.get("principal"), params.operationId, "patch", {
+    const result = await c.var.coordinator.run(params.operationId, patchOperation, {
       patch: body,
       ifMatch: c.req.header("if-match"),
     });

@@ -1,6 +1,6 @@
 import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/schemas";
-import { runOperationCommand } from "../durable-object";
+import { operationIdParam } from "../../platform/fields";
+import { changeStatus } from "../commands";
 import { operationRepresentation, statusChangeBody } from "../schemas";
 import { withVersionHeaders } from "./headers";
 
@@ -20,7 +20,7 @@ export default defineRoute(
     errors: ["not_found", "invalid_transition", "version_mismatch", "idempotency_key_reused"],
   },
   async (c, { params, body }) => {
-    const operation = await runOperationCommand(c.env, c.get("principal"), params.operationId, "status", {
+    const operation = await c.var.coordinator.run(params.operationId, changeStatus, {
       status: body.status,
       ifMatch: c.req.header("if-match"),
     });

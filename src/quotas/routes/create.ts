@@ -1,4 +1,3 @@
-import { getDb } from "../../platform/db";
 import { defineRoute } from "../../platform/routes";
 import { createRule } from "../commands";
 import { toRuleRepresentation } from "../queries";
@@ -19,7 +18,7 @@ export default defineRoute(
     errors: ["duplicate_scope", "idempotency_key_reused"],
   },
   async (c, { body }) => {
-    const row = await createRule(getDb(c.env), c.get("principal"), body);
+    const row = await createRule(c.var.db, c.get("principal"), body);
     c.header("Location", `/v1/buying-policies/quotas/rules/${row.id}`);
     return c.json(toRuleRepresentation(row), 201);
   },

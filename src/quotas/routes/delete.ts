@@ -1,4 +1,3 @@
-import { getDb } from "../../platform/db";
 import { defineRoute } from "../../platform/routes";
 import { deleteRule } from "../commands";
 import { ruleIdParam } from "../schemas";
@@ -16,7 +15,7 @@ export default defineRoute(
     errors: ["not_found", "version_mismatch", "idempotency_key_reused"],
   },
   async (c, { params }) => {
-    await deleteRule(getDb(c.env), c.get("principal"), params.ruleId);
+    await deleteRule(c.var.db, c.get("principal"), params.ruleId);
     return c.body(null, 204);
   },
 );

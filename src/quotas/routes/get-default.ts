@@ -1,4 +1,3 @@
-import { getDb } from "../../platform/db";
 import { defineRoute } from "../../platform/routes";
 import { getDefaultMinimum } from "../queries";
 import { quotaDefaultRepresentation } from "../schemas";
@@ -14,5 +13,5 @@ export default defineRoute(
     responses: { 200: { description: "The default.", schema: quotaDefaultRepresentation } },
     errors: [],
   },
-  async (c) => c.json({ minimum: await getDefaultMinimum(getDb(c.env), c.get("principal").tenantId) }),
+  async (c) => c.json({ minimum: await getDefaultMinimum(c.var.db, c.get("principal").tenantId) }),
 );

@@ -1,4 +1,3 @@
-import { getDb } from "../../platform/db";
 import { ApiError } from "../../platform/errors";
 import { defineRoute } from "../../platform/routes";
 import { findRule, toRuleRepresentation } from "../queries";
@@ -16,7 +15,7 @@ export default defineRoute(
     errors: ["not_found"],
   },
   async (c, { params }) => {
-    const row = await findRule(getDb(c.env), c.get("principal").tenantId, params.ruleId);
+    const row = await findRule(c.var.db, c.get("principal").tenantId, params.ruleId);
     if (!row) throw new ApiError("not_found", `Quotas Rule ${params.ruleId} not found.`);
     return c.json(toRuleRepresentation(row));
   },

@@ -1,6 +1,5 @@
-import { getDb } from "../../platform/db";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope } from "../../platform/schemas";
+import { listEnvelope } from "../../platform/fields";
 import { listRules, toRuleRepresentation } from "../queries";
 import { listRulesQuery, ruleRepresentation } from "../schemas";
 
@@ -18,7 +17,7 @@ export default defineRoute(
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {
-    const page = await listRules(getDb(c.env), c.env.PAGINATION_SECRET, c.get("principal").tenantId, query);
+    const page = await listRules(c.var.db, c.env.PAGINATION_SECRET, c.get("principal").tenantId, query);
     return c.json({ items: page.items.map((item) => toRuleRepresentation(item.row)), nextToken: page.nextToken });
   },
 );

@@ -1,4 +1,3 @@
-import { getDb } from "../../platform/db";
 import { defineRoute } from "../../platform/routes";
 import { setDefaultMinimum } from "../commands";
 import { quotaDefaultBody, quotaDefaultRepresentation } from "../schemas";
@@ -17,7 +16,7 @@ export default defineRoute(
     errors: ["idempotency_key_reused"],
   },
   async (c, { body }) => {
-    await setDefaultMinimum(getDb(c.env), c.get("principal"), body.minimum);
+    await setDefaultMinimum(c.var.db, c.get("principal"), body.minimum);
     return c.json({ minimum: body.minimum });
   },
 );

@@ -1,4 +1,3 @@
-import { getDb } from "../../platform/db";
 import { defineRoute } from "../../platform/routes";
 import { updateRule } from "../commands";
 import { toRuleRepresentation } from "../queries";
@@ -20,7 +19,7 @@ export default defineRoute(
     errors: ["not_found", "duplicate_scope", "version_mismatch", "idempotency_key_reused"],
   },
   async (c, { params, body }) => {
-    const row = await updateRule(getDb(c.env), c.get("principal"), params.ruleId, body);
+    const row = await updateRule(c.var.db, c.get("principal"), params.ruleId, body);
     return c.json(toRuleRepresentation(row));
   },
 );

@@ -1,0 +1,71 @@
+import { sql } from "drizzle-orm";
+import { sha256Hex } from "../../src/platform/crypto";
+import { jsonChunks, runBatch, type Db } from "../../src/platform/db";
+import { idPrefixes, newId } from "../../src/platform/ids";
+import { searchText, sortText } from "../../src/platform/locale";
+import { apiKeys, tenants } from "../../src/platform/tables";
+import { nowIso } from "../../src/platform/time";
+
+export interface RawLine {
+  variantExternalId: string;
+  minQuantity: number;
+  maxQuantity: number;
+  recommendedQuantity?: number | null;
+  variantName?: Record<string, string>;
+}
+
+export async function createBenchTenant(db: Db, tenantId: string, defaultLocale: string): Promise<void> {
+  await db.insert(tenants).values({ id: tenantId, defaultLocale, quotaDefaultMinimum: 0, rulesVersion: 0, createdAt: nowIso() });
+}
+
+export async function tenantExists(db: Db, tenantId: string): Promise<boolean> {
+  const rows = await db.select({ id: tenants.id }).from(tenants).where(sql`${tenants.id} = ${tenantId}`).limit(1);
+  return rows.length > 0;
+}
+
+export async function insertBenchKey(db: Db, tenantId: string, role: "OPERATOR" | "ACCOUNT", userId: string | null, key: string) {
+  await db.insert(apiKeys).values({
+    id: newId(idPrefixes.key),
+    tenantId,
+    role,
+    userId,
+    keyHash: await sha256Hex(key),
+    createdAt: nowIso(),
+  });
+}
+
+/**
+ * The floor for line upserts: one `insert … select … from json_each(?)` per chunk, no
+ * reads, no validation, no counts, no events. Only lines of an Operation of `tenantId` are written.
+ * Returns how many rows the statements touched.
+ */
+export async function rawUpsertLines(db: Db, tenantId: string, tenantDefaultLocale: string, operationId: string, lines: RawLine[]) {
+  const now = nowIso();
+  const prepared = lines.map((line) => {
+    const name = line.variantName ?? {};
+    return {
+      v: line.variantExternalId,
+      n: JSON.stringify(name),
+      s: searchText(name),
+      o: sortText(name, tenantDefaultLocale),
+      min: line.minQuantity,
+      max: line.maxQuantity,
+      r: line.recommendedQuantity ?? null,
+    };
+  });
+  const statements = jsonChunks(prepared).map(
+    (chunk) => sql`insert into operation_lines (operation_id, variant_external_id, tenant_id, variant_name, variant_name_search,
+        variant_name_sort, min_quantity, max_quantity, recommended_quantity, updated_at)
+      select ${operationId}, json_extract(value, '$.v'), ${tenantId}, json_extract(value, '$.n'), json_extract(value, '$.s'),
+        json_extract(value, '$.o'), json_extract(value, '$.min'), json_extract(value, '$.max'), json_extract(value, '$.r'), ${now}
+      from json_each(${chunk})
+      where exists (select 1 from operations where id = ${operationId} and tenant_id = ${tenantId})
+      on conflict (operation_id, variant_external_id) do update set
+        variant_name = excluded.variant_name, variant_name_search = excluded.variant_name_search,
+        variant_name_sort = excluded.variant_name_sort, min_quantity = excluded.min_quantity,
+        max_quantity = excluded.max_quantity, recommended_quantity = excluded.recommended_quantity,
+        updated_at = excluded.updated_at`,
+  );
+  const results = await runBatch(db, statements);
+  return results.reduce((sum, result) => sum + (result.meta?.changes ?? 0), 0);
+}

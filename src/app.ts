@@ -1,0 +1,76 @@
+import { bodyLimit } from "hono/body-limit";
+import { attachmentRoutes } from "./attachments/routes";
+import { checkoutRoutes } from "./checkout/routes";
+import { compareRoutes } from "./compare/routes";
+import { coordinatorFor } from "./coordinator/runner";
+import { directoryRoutes } from "./directory/routes";
+import { eventRoutes } from "./events/routes";
+import { frontRoutes } from "./front/routes";
+import { lineRoutes } from "./lines/routes";
+import { operationRoutes } from "./operations/routes";
+import { createApp, type App } from "./platform/app";
+import { authenticate } from "./platform/auth";
+import { getDb } from "./platform/db";
+import { ApiError } from "./platform/errors";
+import { idempotency } from "./platform/idempotency";
+import { buildOpenApiDocument } from "./platform/openapi";
+import { mountRoleChecks, mountRoutes, type RouteDefinition } from "./platform/routes";
+import { quotaRoutes } from "./quotas/routes";
+
+/** Every route of the API, in the order the OpenAPI document lists them. */
+export const apiRoutes: RouteDefinition[] = [
+  ...operationRoutes,
+  ...lineRoutes,
+  ...directoryRoutes,
+  ...attachmentRoutes,
+  ...quotaRoutes,
+  ...checkoutRoutes,
+  ...compareRoutes,
+  ...frontRoutes,
+  ...eventRoutes,
+];
+
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The request path: requestId → db on c.var → docs and the OpenAPI document (no key) →
+ * /v1: credentials → the route's roles → body size → Idempotency-Key → the route's validation
+ * and handler. `extend` mounts more routes (the bench's entry adds its baselines).
+ */
+export function buildApp(extend?: (app: App) => void): App {
+  const app = createApp();
+  app.use("*", async (c, next) => {
+    c.set("db", getDb(c.env));
+    await next();
+  });
+
+  let openApiDocument: Record<string, unknown> | undefined;
+  app.get("/v1/openapi.json", (c) => c.json((openApiDocument ??= buildOpenApiDocument(apiRoutes))));
+  // Asset responses have immutable headers: copy them so x-request-id can be added.
+  const asset = async (assets: Fetcher, request: Request) => {
+    const response = await assets.fetch(request);
+    return new Response(response.body, response);
+  };
+  app.get("/docs", (c) => asset(c.env.ASSETS, new Request(new URL("/docs/index.html", c.req.url))));
+  app.get("/docs/*", (c) => asset(c.env.ASSETS, c.req.raw));
+
+  // Credentials and the route's roles answer before the body's size or content.
+  app.use("/v1/*", authenticate, async (c, next) => {
+    c.set("coordinator", coordinatorFor(c.env, c.var.principal));
+    await next();
+  });
+  mountRoleChecks(app, apiRoutes);
+  app.use(
+    "/v1/*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes (8 MiB).`);
+      },
+    }),
+    idempotency,
+  );
+  mountRoutes(app, apiRoutes);
+  extend?.(app);
+  return app;
+}

@@ -1,0 +1,106 @@
+import { actorOf, type Principal } from "../platform/principal";
+import { defineCommand, type CommandContext } from "../platform/commands";
+import { insertFromJson, jsonChunks, jsonField } from "../platform/db";
+import { ApiError } from "../platform/errors";
+import { operationAccounts } from "../platform/tables";
+import { nowIso } from "../platform/time";
+import { permittedAccounts } from "../directory/membership";
+import { commitRowChange, loadOperation, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../write/operation";
+import { findAttachmentStates } from "./queries";
+
+export interface AttachResult {
+  attached: number;
+  alreadyAttached: number;
+  accountCount: number;
+}
+
+export interface DetachResult {
+  detached: number;
+  notAttached: string[];
+  accountCount: number;
+}
+
+function requireEditableAttachments(row: OperationRow, what: string): void {
+  requireDraft(row, what);
+  if (row.type !== "PRIVATE") {
+    throw new ApiError("operation_not_private", `${what} needs a PRIVATE Operation; this one is ${row.type} (every account may order from it).`);
+  }
+}
+
+/** 403 unless the key may act for every account (`permitted`, from permittedAccounts); nothing is changed. */
+function requirePermitted(principal: Principal, accountIds: string[], permitted: Set<string>): void {
+  const refused = accountIds.filter((id) => !permitted.has(id));
+  if (refused.length) {
+    throw new ApiError(
+      "account_not_permitted",
+      `${refused.length} of these accounts do not list user ${principal.userId} among their users; nothing was changed.`,
+      { accountIds: refused },
+    );
+  }
+}
+
+/** The Operation's attached accounts: counted in accountCount, keyed by accountId. */
+const ATTACHMENT_ROWS: OwnedRows = { count: "accountCount", operationColumn: operationAccounts.operationId, keyColumn: operationAccounts.accountId };
+
+/** Attach: 404 → 409 (DRAFT, PRIVATE) → 422 unknown_accounts → 403 account_not_permitted, then one batch. */
+export const attachAccounts = defineCommand("accounts.attach", async (ctx: CommandContext, input: { accountIds: string[] }): Promise<AttachResult> => {
+  const row = await loadOperation(ctx);
+  requireEditableAttachments(row, "Attaching accounts");
+  const ids = [...new Set(input.accountIds)];
+  // Both reads at once; their verdicts still come in the contract's order (422, then 403).
+  const [attachedNow, permitted] = await Promise.all([
+    findAttachmentStates(ctx.db, row.tenantId, row.id, ids),
+    permittedAccounts(ctx.db, ctx.principal, ids),
+  ]);
+  const unknownAccountIds = ids.filter((id) => !attachedNow.has(id));
+  if (unknownAccountIds.length) {
+    throw new ApiError("unknown_accounts", `${unknownAccountIds.length} accounts are not in the directory; nothing was attached.`, {
+      unknownAccountIds,
+    });
+  }
+  requirePermitted(ctx.principal, ids, permitted);
+  const toAttach = ids.filter((id) => !attachedNow.get(id));
+  const alreadyAttached = ids.length - toAttach.length;
+  if (!toAttach.length) return { attached: 0, alreadyAttached, accountCount: row.accountCount };
+  const attachedAt = nowIso();
+  const attachedBy = actorOf(ctx.principal);
+  const accountCount = await commitRowChange(ctx, row, {
+    rows: ATTACHMENT_ROWS,
+    writes: jsonChunks(toAttach).map((chunk) =>
+      insertFromJson(
+        operationAccounts,
+        chunk,
+        [
+          [operationAccounts.operationId, row.id],
+          [operationAccounts.accountId, jsonField()],
+          [operationAccounts.tenantId, row.tenantId],
+          [operationAccounts.operationStatus, "NOT_STARTED"],
+          [operationAccounts.attachedAt, attachedAt],
+          [operationAccounts.attachedBy, attachedBy],
+        ],
+        { target: [operationAccounts.operationId, operationAccounts.accountId] },
+      ),
+    ),
+    event: "accounts.attached",
+    data: { attached: toAttach.length, alreadyAttached, accountCount: row.accountCount + toAttach.length },
+  });
+  return { attached: toAttach.length, alreadyAttached, accountCount };
+});
+
+/** Detach: same state and permission rules; ids that are not attached are reported, not refused. */
+export const detachAccounts = defineCommand("accounts.detach", async (ctx: CommandContext, input: { accountIds: string[] }): Promise<DetachResult> => {
+  const row = await loadOperation(ctx);
+  requireEditableAttachments(row, "Detaching accounts");
+  const ids = [...new Set(input.accountIds)];
+  requirePermitted(ctx.principal, ids, await permittedAccounts(ctx.db, ctx.principal, ids));
+  const { removed, notFound, count } = await removeOwnedRows(ctx, row, {
+    rows: ATTACHMENT_ROWS,
+    keys: ids,
+    event: "accounts.detached",
+    eventNames: { removed: "detached", notFound: "notAttached" },
+  });
+  return { detached: removed, notAttached: notFound, accountCount: count };
+});
+
+/** The commands of this resource, for the coordinator's registry. */
+export const attachmentCommands = [attachAccounts, detachAccounts];

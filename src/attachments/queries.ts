@@ -1,0 +1,87 @@
+import { and, eq } from "drizzle-orm";
+import type { Principal } from "../platform/principal";
+import { inJsonList, selectInChunks, type Db } from "../platform/db";
+import { containsText, listPage } from "../platform/pagination";
+import { accounts, operationAccounts } from "../platform/tables";
+import { getVisibleOperation, operationVisibleTo } from "../operations/queries";
+import { accountFilters } from "../directory/queries";
+import { attachmentList, type ListAttachmentsQuery } from "./schemas";
+
+const attachmentColumns = {
+  accountId: operationAccounts.accountId,
+  accountName: accounts.name,
+  users: accounts.users,
+  operationStatus: operationAccounts.operationStatus,
+  attachedAt: operationAccounts.attachedAt,
+  attachedBy: operationAccounts.attachedBy,
+};
+
+export interface AttachmentRow {
+  accountId: string;
+  accountName: string;
+  users: { userId: string; email: string }[];
+  operationStatus: "NOT_STARTED" | "CART_CREATED" | "ORDERED";
+  attachedAt: string;
+  attachedBy: string;
+}
+
+export function toAttachmentRepresentation(row: AttachmentRow): AttachmentRow {
+  return {
+    accountId: row.accountId,
+    accountName: row.accountName,
+    users: row.users,
+    operationStatus: row.operationStatus,
+    attachedAt: row.attachedAt,
+    attachedBy: row.attachedBy,
+  };
+}
+
+/**
+ * One page of an Operation's attached accounts, with names and users joined from the directory.
+ * ACCOUNT keys see only their own accounts' attachments (never other customers' users).
+ */
+export async function listAttachments(db: Db, secret: string, principal: Principal, operationId: string, query: ListAttachmentsQuery) {
+  const { limit, nextToken, sort, ...filters } = query;
+  const page = await listPage({
+    definition: attachmentList,
+    secret,
+    binding: { tenant: principal.tenantId, user: principal.userId, operationId, filters },
+    page: { limit, nextToken, sort },
+    filters: [
+      eq(operationAccounts.operationId, operationId),
+      // Scopes the tenant too. A tenant_id term on operation_accounts would tempt SQLite into the
+      // tenant-wide (tenant_id, account_id) index instead of this Operation's primary-key range.
+      operationVisibleTo(principal, operationId),
+      ...accountFilters(principal, operationAccounts.accountId, query),
+      containsText(accounts.nameSearch, query.accountName),
+      query.operationStatus && inJsonList(operationAccounts.operationStatus, query.operationStatus),
+    ],
+    run: ({ where, orderBy, limit: take, cursorColumns }) =>
+      db
+        .select({ ...attachmentColumns, ...cursorColumns })
+        .from(operationAccounts)
+        .innerJoin(accounts, and(eq(accounts.tenantId, operationAccounts.tenantId), eq(accounts.accountId, operationAccounts.accountId)))
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(take),
+  });
+  if (!page.items.length) await getVisibleOperation(db, principal, operationId);
+  return page;
+}
+
+/** Of `accountIds`, those in the directory, each with whether it is attached to the Operation: one query. */
+export async function findAttachmentStates(
+  db: Db,
+  tenantId: string,
+  operationId: string,
+  accountIds: string[],
+): Promise<Map<string, boolean>> {
+  const rows = await selectInChunks(accounts.accountId, accountIds, (accountIsIn) =>
+    db
+      .select({ accountId: accounts.accountId, attachedId: operationAccounts.accountId })
+      .from(accounts)
+      .leftJoin(operationAccounts, and(eq(operationAccounts.operationId, operationId), eq(operationAccounts.accountId, accounts.accountId)))
+      .where(and(eq(accounts.tenantId, tenantId), accountIsIn)),
+  );
+  return new Map(rows.map((row) => [row.accountId, row.attachedId !== null]));
+}

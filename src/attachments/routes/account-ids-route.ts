@@ -1,0 +1,34 @@
+import type { Command } from "../../platform/commands";
+import type { ErrorCode } from "../../platform/errors";
+import { defineRoute, type HttpMethod, type ResponseSpec } from "../../platform/routes";
+import { operationIdParam } from "../../platform/fields";
+import { accountIdsBody, MAX_ACCOUNT_IDS_PER_CALL } from "../schemas";
+
+/** Attach and detach: the same path, body, limit and roles; they differ in the command they run and its answer. */
+export function accountIdsRoute(route: {
+  method: HttpMethod;
+  command: Command<{ accountIds: string[] }, unknown>;
+  summary: string;
+  description: string;
+  response: ResponseSpec;
+  errors: ErrorCode[];
+}) {
+  return defineRoute(
+    {
+      method: route.method,
+      path: "/v1/operations/:operationId/accounts",
+      summary: route.summary,
+      description: route.description,
+      tag: "Accounts",
+      roles: ["OPERATOR", "ACCOUNT"],
+      params: operationIdParam,
+      body: accountIdsBody,
+      batch: { maxItems: MAX_ACCOUNT_IDS_PER_CALL },
+      headers: ["Idempotency-Key"],
+      responses: { 200: route.response },
+      errors: route.errors,
+    },
+    async (c, { params, body }) =>
+      c.json(await c.var.coordinator.run(params.operationId, route.command, { accountIds: body })),
+  );
+}

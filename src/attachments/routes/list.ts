@@ -1,0 +1,25 @@
+import { mapPage } from "../../platform/pagination";
+import { defineRoute } from "../../platform/routes";
+import { listEnvelope, operationIdParam } from "../../platform/fields";
+import { listAttachments, toAttachmentRepresentation } from "../queries";
+import { attachmentRepresentation, listAttachmentsQuery } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/operations/:operationId/accounts",
+    summary: "List an Operation's attached accounts",
+    description:
+      "Filters combine with AND. accountName: case-insensitive substring; userId / email: accounts with that user / a user of that email (exact, ignoring case); operationStatus: the account's progress in this Operation. Sort accountName uses the lower-cased name. ACCOUNT keys may list the Operations they can see, and see only their own accounts' attachments.",
+    tag: "Accounts",
+    roles: ["OPERATOR", "ACCOUNT"],
+    params: operationIdParam,
+    query: listAttachmentsQuery,
+    responses: { 200: { description: "One page of attached accounts.", schema: listEnvelope(attachmentRepresentation) } },
+    errors: ["not_found", "invalid_next_token"],
+  },
+  async (c, { params, query }) => {
+    const page = await listAttachments(c.var.db, c.env.PAGINATION_SECRET, c.get("principal"), params.operationId, query);
+    return c.json(mapPage(page, toAttachmentRepresentation));
+  },
+);

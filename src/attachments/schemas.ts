@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { externalKey } from "../platform/fields";
+import { commaEnumList, pageQueryShape, type ListDefinition } from "../platform/pagination";
+import { accounts, operationAccounts } from "../platform/tables";
+import { accountFilterShape, accountName, userRepresentation } from "../directory/schemas";
+
+/** Account ids per attach/detach call. */
+export const MAX_ACCOUNT_IDS_PER_CALL = 2000;
+
+/** An attached account's progress in the Operation; it only moves forward. */
+export const OPERATION_ACCOUNT_STATUSES = ["NOT_STARTED", "CART_CREATED", "ORDERED"] as const;
+
+export const attachmentList: ListDefinition = {
+  name: "operation-accounts",
+  sortable: {
+    accountId: operationAccounts.accountId,
+    accountName: accounts.nameSearch,
+    attachedAt: operationAccounts.attachedAt,
+  },
+  id: operationAccounts.accountId,
+  defaultSort: "accountId",
+  maxLimit: 1000,
+};
+
+export const accountIdsBody = z
+  .array(externalKey)
+  .min(1, "send at least one accountId")
+  .max(MAX_ACCOUNT_IDS_PER_CALL)
+  .describe(`Up to ${MAX_ACCOUNT_IDS_PER_CALL} accountIds; repeats count once.`);
+
+export const listAttachmentsQuery = z.strictObject({
+  ...pageQueryShape(attachmentList),
+  ...accountFilterShape,
+  accountName,
+  operationStatus: commaEnumList(OPERATION_ACCOUNT_STATUSES, "Comma list of NOT_STARTED, CART_CREATED, ORDERED."),
+});
+export type ListAttachmentsQuery = z.output<typeof listAttachmentsQuery>;
+
+export const attachmentRepresentation = z.object({
+  accountId: z.string(),
+  accountName: z.string(),
+  users: z.array(userRepresentation),
+  operationStatus: z.enum(OPERATION_ACCOUNT_STATUSES),
+  attachedAt: z.string(),
+  attachedBy: z.string(),
+});
+
+export const attachResponse = z.object({
+  attached: z.number().int(),
+  alreadyAttached: z.number().int(),
+  accountCount: z.number().int(),
+});
+export const detachResponse = z.object({
+  detached: z.number().int(),
+  notAttached: z.array(z.string()),
+  accountCount: z.number().int(),
+});

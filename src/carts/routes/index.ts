@@ -1,7 +1,0 @@
-import createCart from "./create-cart";
-import createOrder from "./create-order";
-import getCart from "./get-cart";
-import getOrder from "./get-order";
-import listOrders from "./list-orders";
-
-export const cartRoutes = [createCart, getCart, createOrder, getOrder, listOrders];

@@ -1,0 +1,102 @@
+import { permittedAccounts } from "../directory/membership";
+import { findLineIssues, type LineIssue } from "../lines/order-fit";
+import { getVisibleOperation, type OperationRow } from "../operations/queries";
+import type { Principal } from "../platform/principal";
+import type { Db } from "../platform/db";
+import { ApiError } from "../platform/errors";
+import type { StoredOrderLine } from "../platform/tables";
+import { toIsoSeconds } from "../platform/time";
+import { findOrderOfCart, isAttached } from "./queries";
+
+/** A cart or order as it will be placed: defaults applied, nothing checked yet. */
+export interface Placement {
+  operationId: string;
+  accountId: string;
+  storeId: string | null;
+  lines: StoredOrderLine[];
+  cartId: string | null;
+}
+
+/** What the checks found; `accountPermitted` is judged last, after the quota (the order the create-order route documents). */
+export interface CheckedPlacement {
+  operation: OperationRow;
+  accountPermitted: boolean;
+}
+
+function requireOpen(row: OperationRow): void {
+  const now = toIsoSeconds(Date.now());
+  if (row.status !== "ACTIVE") {
+    throw new ApiError("operation_not_open", `Operation ${row.id} is ${row.status}; carts and orders need it ACTIVE.`, {
+      status: row.status,
+    });
+  }
+  if (now < row.startDate || now > row.endDate) {
+    throw new ApiError(
+      "operation_not_open",
+      `Operation ${row.id} takes carts and orders from ${row.startDate} to ${row.endDate}; it is now ${now}.`,
+      { startDate: row.startDate, endDate: row.endDate },
+    );
+  }
+}
+
+function lineProblem(issue: LineIssue) {
+  const index = issue.index ?? -1;
+  const bounds = `[${issue.minQuantity}, ${issue.maxQuantity}]`;
+  const message =
+    issue.code === "not_in_operation"
+      ? `${issue.variantExternalId} is not a line of this Operation`
+      : issue.code === "below_min"
+        ? `quantity ${issue.quantity} is below the minimum of ${bounds}`
+        : `quantity ${issue.quantity} is above the maximum of ${bounds}`;
+  return {
+    index,
+    field: `body.lines.${index}.${issue.code === "not_in_operation" ? "variantExternalId" : "quantity"}`,
+    variantExternalId: issue.variantExternalId,
+    code: issue.code,
+    message,
+    quantity: issue.quantity,
+    minQuantity: issue.minQuantity,
+    maxQuantity: issue.maxQuantity,
+  };
+}
+
+/**
+ * Everything a placement depends on, read in parallel (each read is one query; the lines are checked by
+ * one statement over the Operation's lines), then judged in a fixed order: 404 (absent or
+ * not visible) → 409 operation_not_open → 409 cart_already_ordered → 403 account_not_attached (PRIVATE)
+ * → 422 order_lines_invalid, one entry per bad line by index.
+ */
+export async function checkPlacement(db: Db, principal: Principal, request: Placement): Promise<CheckedPlacement> {
+  const [operation, attached, issues, orderOfCart, permitted] = await Promise.all([
+    getVisibleOperation(db, principal, request.operationId),
+    isAttached(db, principal.tenantId, request.operationId, request.accountId),
+    findLineIssues(db, request.operationId, { lines: request.lines }, { missingRequired: false }),
+    request.cartId ? findOrderOfCart(db, principal.tenantId, request.cartId) : null,
+    permittedAccounts(db, principal, [request.accountId]),
+  ]);
+  requireOpen(operation);
+  if (orderOfCart) {
+    throw new ApiError("cart_already_ordered", `Cart ${request.cartId} was ordered as ${orderOfCart}.`, {
+      cartId: request.cartId,
+      orderId: orderOfCart,
+    });
+  }
+  if (operation.type === "PRIVATE" && !attached) {
+    throw new ApiError("account_not_attached", `Account ${request.accountId} is not attached to the PRIVATE Operation ${operation.id}.`, {
+      accountId: request.accountId,
+    });
+  }
+  if (issues.length) {
+    throw new ApiError("order_lines_invalid", `${issues.length} of ${request.lines.length} lines do not fit the Operation; see errors[].`, {
+      errors: issues.map(lineProblem),
+    });
+  }
+  return { operation, accountPermitted: permitted.has(request.accountId) };
+}
+
+/** ACCOUNT keys buy only for accounts whose directory users include their user (403 account_not_permitted). */
+export function requirePermittedAccount(checked: CheckedPlacement, principal: Principal, accountId: string): void {
+  if (!checked.accountPermitted) {
+    throw new ApiError("account_not_permitted", `Account ${accountId} is not one of user ${principal.userId}'s accounts.`, { accountId });
+  }
+}

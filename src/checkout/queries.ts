@@ -1,0 +1,122 @@
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import { ownAccountsOnly } from "../directory/membership";
+import { getVisibleOperation, operationVisibleTo } from "../operations/queries";
+import type { Principal } from "../platform/principal";
+import { inJsonList, type Db } from "../platform/db";
+import { ApiError } from "../platform/errors";
+import { listPage, selectRows, type ListDefinition } from "../platform/pagination";
+import { carts, operationAccounts, orders, type StoredOrderLine } from "../platform/tables";
+import { type ListOrdersQuery, orderList } from "./schemas";
+
+export type CartRow = typeof carts.$inferSelect;
+export type OrderRow = typeof orders.$inferSelect;
+
+
+/** Σ quantity × unitPrice (validated on the way in to stay within 2^53−1). */
+export function orderTotal(lines: StoredOrderLine[]): number {
+  return lines.reduce((sum, line) => sum + line.quantity * line.unitPrice, 0);
+}
+
+export function toCartRepresentation(row: CartRow) {
+  return {
+    id: row.id,
+    operationId: row.operationId,
+    accountId: row.accountId,
+    storeId: row.storeId,
+    lines: row.lines,
+    total: orderTotal(row.lines),
+    createdBy: row.createdBy,
+    createdAt: row.createdAt,
+  };
+}
+
+export function toOrderRepresentation(row: OrderRow) {
+  return {
+    id: row.id,
+    operationId: row.operationId,
+    accountId: row.accountId,
+    cartId: row.cartId,
+    storeId: row.storeId,
+    lines: row.lines,
+    total: row.total,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt,
+  };
+}
+
+/**
+ * The cart or order `id` of the caller's tenant; for an ACCOUNT key, only one of an account its user
+ * belongs to. OPERATOR keys read the whole tenant.
+ */
+function visible(principal: Principal, table: typeof carts | typeof orders, id: string): SQL | undefined {
+  return and(eq(table.tenantId, principal.tenantId), eq(table.id, id), ownAccountsOnly(principal, table.accountId));
+}
+
+export async function findVisibleCart(db: Db, principal: Principal, cartId: string): Promise<CartRow> {
+  const [row] = await db.select().from(carts).where(visible(principal, carts, cartId)).limit(1);
+  if (!row) throw new ApiError("not_found", `Cart ${cartId} not found.`);
+  return row;
+}
+
+export async function findVisibleOrder(db: Db, principal: Principal, orderId: string): Promise<OrderRow> {
+  const [row] = await db.select().from(orders).where(visible(principal, orders, orderId)).limit(1);
+  if (!row) throw new ApiError("not_found", `Order ${orderId} not found.`);
+  return row;
+}
+
+/** An order's place and size without its lines (a compare reads the lines in SQL, not in the Worker). */
+export async function findVisibleOrderSummary(db: Db, principal: Principal, orderId: string) {
+  const [row] = await db
+    .select({ id: orders.id, operationId: orders.operationId, lineCount: sql<number>`json_array_length(${orders.lines})` })
+    .from(orders)
+    .where(visible(principal, orders, orderId))
+    .limit(1);
+  if (!row) throw new ApiError("not_found", `Order ${orderId} not found.`);
+  return row;
+}
+
+/** The order placed from this cart, if any (orders_cart_id keeps it to one). */
+export async function findOrderOfCart(db: Db, tenantId: string, cartId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(and(eq(orders.cartId, cartId), eq(orders.tenantId, tenantId)))
+    .limit(1);
+  return row?.id ?? null;
+}
+
+export async function isAttached(db: Db, tenantId: string, operationId: string, accountId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ accountId: operationAccounts.accountId })
+    .from(operationAccounts)
+    .where(
+      and(eq(operationAccounts.operationId, operationId), eq(operationAccounts.accountId, accountId), eq(operationAccounts.tenantId, tenantId)),
+    )
+    .limit(1);
+  return Boolean(row);
+}
+
+/**
+ * One page of an Operation's orders. As for lines, the visibility check rides inside the page query;
+ * only an empty page costs a second query, to tell "no orders" from "no such Operation" (404).
+ */
+export async function listOrders(db: Db, secret: string, principal: Principal, operationId: string, query: ListOrdersQuery) {
+  const { limit, nextToken, sort, ...filters } = query;
+  const accountIds = query.accountIds ?? query.accountId;
+  const page = await listPage({
+    definition: orderList,
+    secret,
+    binding: { tenant: principal.tenantId, user: principal.userId, operationId, filters },
+    page: { limit, nextToken, sort },
+    filters: [
+      eq(orders.operationId, operationId),
+      eq(orders.tenantId, principal.tenantId),
+      operationVisibleTo(principal, operationId),
+      ownAccountsOnly(principal, orders.accountId),
+      accountIds && inJsonList(orders.accountId, accountIds),
+    ],
+    run: selectRows(db, orders),
+  });
+  if (!page.items.length) await getVisibleOperation(db, principal, operationId);
+  return page;
+}

@@ -1,0 +1,35 @@
+import { defineRoute } from "../../platform/routes";
+import { placeOrder } from "../place";
+import { MAX_ORDER_LINES, orderBody, orderRepresentation } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "post",
+    path: "/v1/orders",
+    summary: "Place an order",
+    description:
+      "From { cartId } (a cart is ordered once) or directly from a cart body. Same checks as a cart, then quota evaluation per supplier: the lines of each supplierId form one order (lines without one form an order only Account-only rules and the default match), amount = Σ quantity × unitPrice, storeId from the body (or the cart), else svc-store. Any order below its effective minimum: 422 quota_min_not_met with results[] (as evaluate returns them) and orders[] (what was evaluated, same positions); nothing is created and an order.blocked event is recorded.",
+    tag: "Carts and orders",
+    roles: ["OPERATOR", "ACCOUNT"],
+    body: orderBody,
+    batch: { maxItems: MAX_ORDER_LINES, field: "lines" },
+    headers: ["Idempotency-Key", "svc-store"],
+    responses: { 201: { description: "Placed and linked.", schema: orderRepresentation, headers: { Location: "URL of the new order" } } },
+    errors: [
+      "batch_too_large",
+      "not_found",
+      "operation_not_open",
+      "cart_already_ordered",
+      "account_not_attached",
+      "order_lines_invalid",
+      "quota_min_not_met",
+      "account_not_permitted",
+      "idempotency_key_reused",
+    ],
+  },
+  async (c, { body }) => {
+    const order = await placeOrder(c, body);
+    c.header("Location", `/v1/orders/${order.id}`);
+    return c.json(order, 201);
+  },
+);

@@ -1,0 +1,18 @@
+import { defineRoute } from "../../platform/routes";
+import { findVisibleCart, toCartRepresentation } from "../queries";
+import { cartIdParam, cartRepresentation } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/carts/:cartId",
+    summary: "Read a cart",
+    description: "ACCOUNT keys read the carts of their own accounts only.",
+    tag: "Carts and orders",
+    roles: ["OPERATOR", "ACCOUNT"],
+    params: cartIdParam,
+    responses: { 200: { description: "The cart.", schema: cartRepresentation } },
+    errors: ["not_found"],
+  },
+  async (c, { params }) => c.json(toCartRepresentation(await findVisibleCart(c.var.db, c.get("principal"), params.cartId))),
+);

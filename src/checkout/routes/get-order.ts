@@ -1,0 +1,18 @@
+import { defineRoute } from "../../platform/routes";
+import { findVisibleOrder, toOrderRepresentation } from "../queries";
+import { orderIdParam, orderRepresentation } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/orders/:orderId",
+    summary: "Read an order",
+    description: "ACCOUNT keys read the orders of their own accounts only.",
+    tag: "Carts and orders",
+    roles: ["OPERATOR", "ACCOUNT"],
+    params: orderIdParam,
+    responses: { 200: { description: "The order.", schema: orderRepresentation } },
+    errors: ["not_found"],
+  },
+  async (c, { params }) => c.json(toOrderRepresentation(await findVisibleOrder(c.var.db, c.get("principal"), params.orderId))),
+);

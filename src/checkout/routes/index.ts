@@ -1,0 +1,7 @@
+import createCart from "./create-cart";
+import createOrder from "./create-order";
+import getCart from "./get-cart";
+import getOrder from "./get-order";
+import listOrders from "./list-orders";
+
+export const checkoutRoutes = [createCart, getCart, createOrder, getOrder, listOrders];

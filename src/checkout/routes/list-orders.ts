@@ -1,0 +1,24 @@
+import { mapPage } from "../../platform/pagination";
+import { defineRoute } from "../../platform/routes";
+import { listEnvelope, operationIdParam } from "../../platform/fields";
+import { listOrders, toOrderRepresentation } from "../queries";
+import { listOrdersQuery, orderRepresentation } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/operations/:operationId/orders",
+    summary: "List an Operation's orders",
+    description: "Newest first unless sort says otherwise. ACCOUNT keys see the orders of their own accounts only.",
+    tag: "Carts and orders",
+    roles: ["OPERATOR", "ACCOUNT"],
+    params: operationIdParam,
+    query: listOrdersQuery,
+    responses: { 200: { description: "One page.", schema: listEnvelope(orderRepresentation) } },
+    errors: ["not_found", "invalid_next_token"],
+  },
+  async (c, { params, query }) => {
+    const page = await listOrders(c.var.db, c.env.PAGINATION_SECRET, c.get("principal"), params.operationId, query);
+    return c.json(mapPage(page, (item) => toOrderRepresentation(item.row)));
+  },
+);

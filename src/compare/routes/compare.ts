@@ -1,0 +1,67 @@
+import { findVisibleOrderSummary } from "../../checkout/queries";
+import { getVisibleOperation } from "../../operations/queries";
+import { ApiError } from "../../platform/errors";
+import { defineRoute } from "../../platform/routes";
+import { operationIdParam } from "../../platform/fields";
+import { findLineIssues, type LineIssue, type OrderLinesSource } from "../../lines/order-fit";
+import { compareBody, compareResponse, MAX_COMPARE_LINES } from "../schemas";
+
+function summarize(checked: number, issues: LineIssue[]) {
+  const count = (code: LineIssue["code"]) => issues.filter((issue) => issue.code === code).length;
+  const belowMin = count("below_min");
+  const aboveMax = count("above_max");
+  const notInOperation = count("not_in_operation");
+  return {
+    ok: issues.length === 0,
+    summary: {
+      checked,
+      inBounds: checked - belowMin - aboveMax - notInOperation,
+      belowMin,
+      aboveMax,
+      notInOperation,
+      missingRequired: count("missing_required"),
+    },
+    issues: issues.map(({ variantExternalId, code, quantity, minQuantity, maxQuantity }) => ({
+      variantExternalId,
+      code,
+      quantity,
+      minQuantity,
+      maxQuantity,
+    })),
+  };
+}
+
+export default defineRoute(
+  {
+    method: "post",
+    path: "/v1/operations/:operationId/compare",
+    summary: "Compare an order with the Operation",
+    description:
+      "Checks an order's lines (sent, or a placed order of this Operation) against the Operation's lines in the database: lines not in the Operation, below the minimum (a quantity of 0 included) or above the maximum, and the Operation lines with minQuantity > 0 the order leaves out. Answers only the discrepancies, with counts. Changes nothing.",
+    tag: "Carts and orders",
+    roles: ["OPERATOR", "ACCOUNT"],
+    params: operationIdParam,
+    body: compareBody,
+    batch: { maxItems: MAX_COMPARE_LINES, field: "lines" },
+    responses: { 200: { description: "The comparison.", schema: compareResponse } },
+    errors: ["batch_too_large", "not_found"],
+  },
+  async (c, { params, body }) => {
+    const db = c.var.db;
+    const principal = c.get("principal");
+    const operation = await getVisibleOperation(db, principal, params.operationId);
+    let source: OrderLinesSource;
+    let checked: number;
+    if ("orderId" in body) {
+      const order = await findVisibleOrderSummary(db, principal, body.orderId);
+      if (order.operationId !== operation.id) throw new ApiError("not_found", `Order ${body.orderId} is not an order of Operation ${operation.id}.`);
+      source = { orderId: order.id, tenantId: principal.tenantId };
+      checked = order.lineCount;
+    } else {
+      source = { lines: body.lines };
+      checked = body.lines.length;
+    }
+    const issues = await findLineIssues(db, operation.id, source, { missingRequired: true });
+    return c.json(summarize(checked, issues));
+  },
+);

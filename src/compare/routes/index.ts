@@ -1,0 +1,3 @@
+import compare from "./compare";
+
+export const compareRoutes = [compare];

@@ -1,0 +1,34 @@
+import { DurableObject } from "cloudflare:workers";
+import type { CommandContext, CommandExecutor, CommandOutcome } from "../platform/commands";
+import { getDb } from "../platform/db";
+import type { Env } from "../platform/env";
+import { ApiError } from "../platform/errors";
+import type { Principal } from "../platform/principal";
+import { COMMANDS } from "./registry";
+
+/**
+ * One object per Operation: runs its commands strictly one after another. The input gate
+ * opens while a command awaits D1, so each command runs inside `blockConcurrencyWhile`, which
+ * keeps every other call waiting until it ends. (A promise chain would do the same only by
+ * resuming one call's command from another call's promise: Workers forbid one request from
+ * continuing on I/O another started.) Each command's batch also re-checks the Operation's state
+ * in SQL.
+ */
+export class OperationCoordinator extends DurableObject<Env> implements CommandExecutor {
+  async execute(principal: Principal, operationId: string, name: string, input: unknown): Promise<CommandOutcome<unknown>> {
+    // The callback never throws: a throwing callback would reset the object.
+    return this.ctx.blockConcurrencyWhile(() => this.run(principal, operationId, name, input));
+  }
+
+  private async run(principal: Principal, operationId: string, name: string, input: unknown): Promise<CommandOutcome<unknown>> {
+    const ctx: CommandContext = { db: getDb(this.env), principal, operationId };
+    try {
+      const command = COMMANDS.get(name);
+      if (!command) throw new Error(`No command is named ${name}.`);
+      return { ok: true, value: await command.run(ctx, input) };
+    } catch (error) {
+      if (error instanceof ApiError) return { ok: false, problem: error.problem };
+      return { ok: false, failure: { message: String(error), stack: (error as Error)?.stack } };
+    }
+  }
+}

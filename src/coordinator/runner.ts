@@ -1,0 +1,28 @@
+import type { Command, CommandOutcome, Coordinator } from "../platform/commands";
+import type { Env } from "../platform/env";
+import { ApiError } from "../platform/errors";
+import type { Principal } from "../platform/principal";
+
+/** A command that failed unexpectedly inside the Operation's Durable Object; its stack is the object's. */
+export class CommandFailed extends Error {
+  constructor(name: string, failure: { message: string; stack?: string }) {
+    super(`command ${name} failed: ${failure.message}`);
+    if (failure.stack) this.stack = `${this.name}: ${this.message}\n  inside the Durable Object: ${failure.stack}`;
+  }
+}
+
+/**
+ * The request's way to its Operations' Durable Objects (`c.var.coordinator`): sends a command by
+ * name with the caller's principal; a refused command is rethrown as its problem.
+ */
+export function coordinatorFor(env: Env, principal: Principal): Coordinator {
+  return {
+    async run<Input, Output>(operationId: string, command: Command<Input, Output>, input: Input): Promise<Output> {
+      const stub = env.OPERATION_COORDINATOR.get(env.OPERATION_COORDINATOR.idFromName(operationId));
+      const outcome = (await stub.execute(principal, operationId, command.name, input)) as CommandOutcome<Output>;
+      if ("problem" in outcome) throw ApiError.from(outcome.problem);
+      if ("failure" in outcome) throw new CommandFailed(command.name, outcome.failure);
+      return outcome.value as Output;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { Principal } from "../platform/principal";
+import { inJsonList, selectInChunks, type Db } from "../platform/db";
+import { containsText, listPage, selectRows } from "../platform/pagination";
+import { accounts, accountUsers } from "../platform/tables";
+import { accountIdsOfUser, accountIdsWhere, ownAccountsOnly } from "./membership";
+import { directoryList, type AccountFilters, type ListDirectoryQuery } from "./schemas";
+
+const ofEmail = (tenantId: string, email: string) =>
+  accountIdsWhere(tenantId, sql`${accountUsers.emailLower} = ${email.trim().toLowerCase()}`);
+
+/** The filters both account lists share, on the list's account id column; ACCOUNT keys see only their own accounts. */
+export function accountFilters(principal: Principal, column: AnySQLiteColumn, query: AccountFilters): (SQL | undefined)[] {
+  const accountIds = query.accountIds ?? query.accountId;
+  return [
+    ownAccountsOnly(principal, column),
+    accountIds && inJsonList(column, accountIds),
+    query.userId !== undefined ? inArray(column, accountIdsOfUser(principal.tenantId, query.userId)) : undefined,
+    query.email !== undefined ? inArray(column, ofEmail(principal.tenantId, query.email)) : undefined,
+  ];
+}
+
+export type DirectoryRow = typeof accounts.$inferSelect;
+
+export function toDirectoryRepresentation(row: DirectoryRow) {
+  return { accountId: row.accountId, name: row.name, users: row.users, createdAt: row.createdAt, updatedAt: row.updatedAt };
+}
+
+export async function listDirectory(db: Db, secret: string, principal: Principal, query: ListDirectoryQuery) {
+  const { limit, nextToken, sort, ...filters } = query;
+  return listPage({
+    definition: directoryList,
+    secret,
+    binding: { tenant: principal.tenantId, user: principal.userId, filters },
+    page: { limit, nextToken, sort },
+    filters: [
+      eq(accounts.tenantId, principal.tenantId),
+      ...accountFilters(principal, accounts.accountId, query),
+      containsText(accounts.nameSearch, query.name),
+    ],
+    run: selectRows(db, accounts),
+  });
+}
+
+/** Which of `accountIds` the tenant's directory holds. */
+export async function findDirectoryIds(db: Db, tenantId: string, accountIds: string[]): Promise<Set<string>> {
+  const rows = await selectInChunks(accounts.accountId, accountIds, (accountIsIn) =>
+    db
+      .select({ accountId: accounts.accountId })
+      .from(accounts)
+      .where(and(eq(accounts.tenantId, tenantId), accountIsIn)),
+  );
+  return new Set(rows.map((row) => row.accountId));
+}
+

@@ -1,0 +1,24 @@
+import { mapPage } from "../../platform/pagination";
+import { defineRoute } from "../../platform/routes";
+import { listEnvelope } from "../../platform/fields";
+import { listDirectory, toDirectoryRepresentation } from "../queries";
+import { directoryAccountRepresentation, listDirectoryQuery } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/accounts",
+    summary: "List directory accounts",
+    description:
+      "Filters combine with AND. name: case-insensitive substring; userId: accounts with that user; email: accounts with a user of that email, exact ignoring case. ACCOUNT keys see only the accounts they are a user of.",
+    tag: "Accounts",
+    roles: ["OPERATOR", "ACCOUNT"],
+    query: listDirectoryQuery,
+    responses: { 200: { description: "One page of accounts.", schema: listEnvelope(directoryAccountRepresentation) } },
+    errors: ["invalid_next_token"],
+  },
+  async (c, { query }) => {
+    const page = await listDirectory(c.var.db, c.env.PAGINATION_SECRET, c.get("principal"), query);
+    return c.json(mapPage(page, (item) => toDirectoryRepresentation(item.row)));
+  },
+);

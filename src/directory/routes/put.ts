@@ -1,0 +1,20 @@
+import { defineRoute } from "../../platform/routes";
+import { upsertDirectory } from "../commands";
+import { MAX_DIRECTORY_ACCOUNTS_PER_CALL, putDirectoryBody, putDirectoryResponse } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "put",
+    path: "/v1/accounts",
+    summary: "Upsert directory accounts",
+    description: `Mirrors the customer system's accounts: up to ${MAX_DIRECTORY_ACCOUNTS_PER_CALL} accounts per call, upserted by accountId, all or nothing. users (default []) replaces the account's users. More than ${MAX_DIRECTORY_ACCOUNTS_PER_CALL}: 413 batch_too_large; an empty array: 400. Records directory.upserted.`,
+    tag: "Accounts",
+    roles: ["OPERATOR"],
+    body: putDirectoryBody,
+    batch: { maxItems: MAX_DIRECTORY_ACCOUNTS_PER_CALL },
+    headers: ["Idempotency-Key"],
+    responses: { 200: { description: "Accounts created and updated.", schema: putDirectoryResponse } },
+    errors: ["batch_too_large", "idempotency_key_reused"],
+  },
+  async (c, { body }) => c.json(await upsertDirectory(c.var.db, c.get("principal"), body)),
+);

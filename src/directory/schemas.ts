@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { externalKey, noRepeatedKeys } from "../platform/fields";
+import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
+import { accounts } from "../platform/tables";
+
+/** Accounts per directory PUT, and users per account. */
+export const MAX_DIRECTORY_ACCOUNTS_PER_CALL = 5000;
+export const MAX_USERS_PER_ACCOUNT = 200;
+
+export const directoryList: ListDefinition = {
+  name: "accounts",
+  sortable: { accountId: accounts.accountId, name: accounts.nameSearch },
+  id: accounts.accountId,
+  defaultSort: "accountId",
+  maxLimit: 1000,
+};
+
+const emailAddress = z
+  .string()
+  .trim()
+  .max(320)
+  .regex(/^[^\s@]+@[^\s@]+$/, "must be an email address");
+
+const accountUser = z.strictObject({ userId: externalKey, email: emailAddress });
+export type AccountUser = z.output<typeof accountUser>;
+
+const directoryAccountInput = z.strictObject({
+  accountId: externalKey,
+  name: z.string().trim().min(1).max(500),
+  users: z
+    .array(accountUser)
+    .max(MAX_USERS_PER_ACCOUNT)
+    .superRefine(noRepeatedKeys((user: AccountUser) => user.userId, "userId"))
+    .default([])
+    .describe("Replaces the account's users; omitted means none."),
+});
+export type DirectoryAccountInput = z.output<typeof directoryAccountInput>;
+
+export const putDirectoryBody = z
+  .array(directoryAccountInput)
+  .min(1, "send at least one account")
+  .max(MAX_DIRECTORY_ACCOUNTS_PER_CALL)
+  .superRefine(noRepeatedKeys((account: DirectoryAccountInput) => account.accountId, "accountId"))
+  .describe(
+    `Up to ${MAX_DIRECTORY_ACCOUNTS_PER_CALL} accounts, upserted by accountId. An accountId may appear once per call, a userId once per account (a repeat is 400 validation_failed, code duplicate_key).`,
+  );
+
+const text = (description: string) => z.string().min(1).max(200).optional().describe(description);
+
+/** A case-insensitive substring filter on account names. */
+export const accountName = text("Case-insensitive substring of the account name.");
+
+/** The filters of every account list (the directory's and an Operation's attachments): see accountFilters. */
+export const accountFilterShape = {
+  accountIds: commaList("Comma list of accountIds.", 2000),
+  accountId: commaList("Alias of accountIds.", 2000),
+  userId: text("Accounts whose users include this userId."),
+  email: text("Accounts with a user of this email (exact, ignoring case)."),
+};
+export type AccountFilters = { accountIds?: string[]; accountId?: string[]; userId?: string; email?: string };
+
+export const listDirectoryQuery = z.strictObject({
+  ...pageQueryShape(directoryList),
+  ...accountFilterShape,
+  name: accountName,
+});
+export type ListDirectoryQuery = z.output<typeof listDirectoryQuery>;
+
+export const userRepresentation = z.object({ userId: z.string(), email: z.string() });
+
+export const directoryAccountRepresentation = z.object({
+  accountId: z.string(),
+  name: z.string(),
+  users: z.array(userRepresentation),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const putDirectoryResponse = z.object({ created: z.number().int(), updated: z.number().int() });

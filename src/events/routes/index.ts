@@ -1,0 +1,3 @@
+import list from "./list";
+
+export const eventRoutes = [list];

@@ -1,0 +1,89 @@
+import { eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import { inJsonList } from "../../platform/db";
+import { commaList, listPage, mapPage, pageQueryShape, selectRows, type ListDefinition } from "../../platform/pagination";
+import { defineRoute } from "../../platform/routes";
+import { events } from "../../platform/tables";
+import { listEnvelope } from "../../platform/fields";
+
+/** Commit order: SQLite assigns rowids in the order transactions commit. */
+const commitOrder = sql`${events}.rowid`;
+const eventList: ListDefinition = { name: "events", sortable: { id: commitOrder }, id: commitOrder, defaultSort: "id", maxLimit: 500 };
+const { limit, nextToken } = pageQueryShape(eventList);
+
+const listEventsQuery = z.strictObject({
+  limit,
+  nextToken,
+  after: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe("Only events recorded after this event (its id; exclusive). Events are in commit order, so polling with the last id seen never skips one."),
+  types: commaList("Comma list of event types, e.g. operation.created,lines.upserted."),
+  operationId: z.string().min(1).max(100).optional().describe("Only events of this Operation."),
+});
+
+const eventRepresentation = z.object({
+  id: z.string(),
+  type: z.string(),
+  operationId: z.string().optional(),
+  ruleId: z.string().optional(),
+  actor: z.string(),
+  at: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+/**
+ * Where `after` stands in commit order: that event's own position, or for an id that is not one of
+ * the tenant's events (e.g. "evt_0" to start from the beginning), after the last event with a smaller id.
+ */
+function commitPositionAfter(tenantId: string, after: string) {
+  return sql`coalesce(
+    (select rowid from ${events} where ${events.tenantId} = ${tenantId} and ${events.id} = ${after}),
+    (select max(rowid) from ${events} where ${events.tenantId} = ${tenantId} and ${events.id} <= ${after}),
+    0)`;
+}
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/events",
+    summary: "Read the change log",
+    description: "Every change, recorded in the same transaction as the change itself; oldest first. Poll with after=<last id seen>.",
+    tag: "Events",
+    roles: ["OPERATOR"],
+    query: listEventsQuery,
+    responses: { 200: { description: "One page of events.", schema: listEnvelope(eventRepresentation) } },
+    errors: ["invalid_next_token"],
+  },
+  async (c, { query }) => {
+    const principal = c.get("principal");
+    const db = c.var.db;
+    const { limit: pageLimit, nextToken: token, ...filters } = query;
+    const page = await listPage({
+      definition: eventList,
+      secret: c.env.PAGINATION_SECRET,
+      binding: { tenant: principal.tenantId, filters },
+      page: { limit: pageLimit, nextToken: token },
+      filters: [
+        eq(events.tenantId, principal.tenantId),
+        query.after ? sql`${commitOrder} > ${commitPositionAfter(principal.tenantId, query.after)}` : undefined,
+        query.types && inJsonList(events.type, query.types),
+        query.operationId ? eq(events.operationId, query.operationId) : undefined,
+      ],
+      run: selectRows(db, events),
+    });
+    return c.json(
+      mapPage(page, ({ row: event }) => ({
+        id: event.id,
+        type: event.type,
+        ...(event.operationId && { operationId: event.operationId }),
+        ...(event.ruleId && { ruleId: event.ruleId }),
+        actor: event.actor,
+        at: event.at,
+        data: event.data,
+      })),
+    );
+  },
+);

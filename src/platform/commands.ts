@@ -1,0 +1,39 @@
+import type { Principal } from "./principal";
+import type { Db } from "./db";
+import type { Problem } from "./errors";
+
+/** Who runs a command, on which Operation: what every command receives. */
+export interface CommandContext {
+  db: Db;
+  principal: Principal;
+  operationId: string;
+}
+
+/**
+ * A state-changing command on one Operation. It runs inside the Operation's Durable Object, one at
+ * a time; `name` is how the Worker names it across the RPC boundary (functions cannot cross it).
+ */
+export interface Command<Input, Output> {
+  readonly name: string;
+  run(ctx: CommandContext, input: Input): Promise<Output>;
+}
+
+export function defineCommand<Input, Output>(name: string, run: (ctx: CommandContext, input: Input) => Promise<Output>): Command<Input, Output> {
+  return { name, run };
+}
+
+/** A command's result as plain data: what crosses the RPC boundary back to the Worker. */
+export type CommandOutcome<Output> =
+  | { ok: true; value: Output }
+  | { ok: false; problem: Problem }
+  | { ok: false; failure: { message: string; stack?: string } };
+
+/** The Operation's Durable Object as the Worker calls it. */
+export interface CommandExecutor extends Rpc.DurableObjectBranded {
+  execute(principal: Principal, operationId: string, name: string, input: unknown): Promise<CommandOutcome<unknown>>;
+}
+
+/** Sends commands to their Operation's Durable Object on behalf of the request's principal (`c.var.coordinator`). */
+export interface Coordinator {
+  run<Input, Output>(operationId: string, command: Command<Input, Output>, input: Input): Promise<Output>;
+}

@@ -1,0 +1,67 @@
+import { z } from "zod";
+import { toIsoSeconds } from "./time";
+
+/** Largest quantity the API stores: a signed 32-bit integer. */
+export const MAX_QUANTITY = 2_147_483_647;
+
+export const quantity = z.number().int().min(0).max(MAX_QUANTITY);
+export const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** External identifiers chosen by clients (codes, SKUs, account ids). */
+export const externalKey = z.string().trim().min(1).max(200);
+
+/** ISO-8601 date-time (or date) → the stored layout, to the second, in UTC. */
+export const dateTime = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/, "must be an ISO-8601 date-time")
+  .refine((v) => !Number.isNaN(Date.parse(v)), "must be a real date")
+  .transform((v) => toIsoSeconds(v))
+  .refine((v) => v >= "0001-01-01T00:00:00Z" && v <= "9999-12-31T23:59:59Z", "out of range");
+
+export const pathId = (description: string) => z.string().min(1).max(100).describe(description);
+
+export const operationIdParam = z.strictObject({ operationId: pathId("The Operation's id.") });
+
+export const listEnvelope = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), nextToken: z.string().nullable() });
+
+/**
+ * A body that is one of two shapes, told apart by whether `key` is present: validation reports the
+ * errors of the shape the client meant (a plain union would report both), the OpenAPI document shows both.
+ */
+export function eitherBody<A extends z.ZodType, B extends z.ZodType>(key: string, withKey: A, withoutKey: B) {
+  return z
+    .unknown()
+    .transform((value, ctx): z.output<A> | z.output<B> => {
+      const hasKey = value !== null && typeof value === "object" && !Array.isArray(value) && key in value;
+      const result = (hasKey ? withKey : withoutKey).safeParse(value);
+      if (result.success) return result.data as z.output<A> | z.output<B>;
+      for (const issue of result.error.issues) ctx.addIssue({ ...issue } as never);
+      return z.NEVER;
+    })
+    .meta(z.toJSONSchema(z.union([withKey, withoutKey]), { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
+}
+
+/**
+ * A refinement for arrays keyed by one field (use with `.superRefine(...)`): every repeated key is an
+ * issue (code duplicate_key) at the repeat's index, naming the index it repeats, so the client can
+ * fix them all at once.
+ */
+export function noRepeatedKeys<T>(keyOf: (item: T) => string, field: string) {
+  return (items: T[], ctx: z.RefinementCtx) => {
+    const firstIndex = new Map<string, number>();
+    items.forEach((item, index) => {
+      const key = keyOf(item);
+      const first = firstIndex.get(key);
+      if (first === undefined) firstIndex.set(key, index);
+      else {
+        ctx.addIssue({
+          code: "custom",
+          path: [index, field],
+          message: `${key} repeats the item at index ${first}; send each ${field} once`,
+          params: { code: "duplicate_key" },
+        });
+      }
+    });
+  };
+}

@@ -1,0 +1,151 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { AnySQLiteColumn, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
+import { actorOf } from "../platform/principal";
+import type { CommandContext } from "../platform/commands";
+import { inJsonChunks, isUniqueViolation, isWriteGuardFailure, runBatch, selectInChunks, writeGuard, type Db, type Statement } from "../platform/db";
+import { ApiError } from "../platform/errors";
+import { appendEvent, type EventType } from "../platform/events";
+import { operations } from "../platform/tables";
+import { nowIso } from "../platform/time";
+
+/*
+ * The steps every Operation command shares. A command reads top to bottom:
+ *   load (loadOperation) → check (requireDraft, checkIfMatch, its own rules) →
+ *   one batch: the guard (unchangedSince), its change, counts and version (bumpOperation), its event.
+ */
+
+export type OperationRow = typeof operations.$inferSelect;
+
+export async function findOperation(db: Db, tenantId: string, operationId: string): Promise<OperationRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(operations)
+    .where(and(eq(operations.tenantId, tenantId), eq(operations.id, operationId)))
+    .limit(1);
+  return row;
+}
+
+/** The Operation, or 404: scoped to the caller's tenant. */
+export async function loadOperation(ctx: CommandContext): Promise<OperationRow> {
+  const row = await findOperation(ctx.db, ctx.principal.tenantId, ctx.operationId);
+  if (!row) throw new ApiError("not_found", `Operation ${ctx.operationId} not found.`);
+  return row;
+}
+
+export function checkIfMatch(row: OperationRow, ifMatch: string | null | undefined): void {
+  if (ifMatch === undefined || ifMatch === null || ifMatch === "*") return;
+  const versions = ifMatch.split(",").map((tag) => tag.trim().replace(/^W\//, "").replace(/"/g, ""));
+  if (!versions.includes(String(row.version))) {
+    throw new ApiError("version_mismatch", `If-Match ${ifMatch} does not match the current version "${row.version}".`);
+  }
+}
+
+export function requireDraft(row: OperationRow, what: string): void {
+  if (row.status !== "DRAFT") {
+    throw new ApiError("operation_not_draft", `${what} needs the Operation in DRAFT; it is ${row.status}.`);
+  }
+}
+
+/** Guard: the Operation is still at the version the command read (so nothing changed it in between). */
+export function unchangedSince(row: OperationRow) {
+  return writeGuard(sql`exists (select 1 from ${operations} where ${operations.id} = ${row.id} and ${operations.version} = ${row.version})`);
+}
+
+/** Bumps version and updatedAt; `set` adds the command's own column changes (values or SQL, e.g. a recount). */
+export function bumpOperation(ctx: CommandContext, row: OperationRow, set: SQLiteUpdateSetSource<typeof operations> = {}) {
+  return ctx.db
+    .update(operations)
+    .set({ ...set, version: row.version + 1, updatedAt: nowIso() })
+    .where(and(eq(operations.id, row.id), eq(operations.version, row.version)));
+}
+
+export function operationEvent(ctx: CommandContext, type: EventType, data: Record<string, unknown>) {
+  return appendEvent(ctx.db, {
+    tenantId: ctx.principal.tenantId,
+    type,
+    actor: actorOf(ctx.principal),
+    operationId: ctx.operationId,
+    data,
+  });
+}
+
+/** Runs a command's statements as one D1 transaction; a failed guard means a concurrent change won. */
+export async function commit(ctx: CommandContext, statements: Statement[]) {
+  try {
+    return await runBatch(ctx.db, statements);
+  } catch (error) {
+    if (isWriteGuardFailure(error)) {
+      throw new ApiError("version_mismatch", "The Operation changed while this command ran; read it again and retry.");
+    }
+    if (isUniqueViolation(error, "operations.code") || isUniqueViolation(error, "operations_code")) {
+      throw new ApiError("duplicate_code", "Another Operation of this tenant already has this code.");
+    }
+    throw error;
+  }
+}
+
+/** The rows an Operation owns and counts (lines, attachments): the count column and the rows' key columns. */
+export interface OwnedRows {
+  count: "lineCount" | "accountCount";
+  operationColumn: AnySQLiteColumn;
+  keyColumn: AnySQLiteColumn;
+}
+
+/**
+ * The batch of a command that changes rows under the Operation: the version guard, the writes,
+ * the count recounted in SQL with the version bump, the event, and the count read back in the same
+ * transaction, so it is exact whatever happened before. Returns that count.
+ */
+export async function commitRowChange(
+  ctx: CommandContext,
+  row: OperationRow,
+  change: { rows: OwnedRows; writes: Statement[]; event: EventType; data: Record<string, unknown> },
+): Promise<number> {
+  const { count, operationColumn } = change.rows;
+  const recount = sql`(select count(*) from ${operationColumn.table} where ${operationColumn} = ${row.id})`;
+  const results = await commit(ctx, [
+    unchangedSince(row),
+    ...change.writes,
+    bumpOperation(ctx, row, { [count]: recount }),
+    operationEvent(ctx, change.event, change.data),
+    sql`select ${operations[count]} as count from ${operations} where ${operations.id} = ${row.id}`,
+  ]);
+  return (results[results.length - 1].results[0] as { count: number }).count;
+}
+
+/** Which of `keys` are rows of the Operation (one json_each query per 1.5 MB of keys). */
+export async function findOwnedKeys(db: Db, rows: OwnedRows, operationId: string, keys: readonly string[]): Promise<Set<string>> {
+  const found = await selectInChunks(rows.keyColumn, keys, (keyIsIn) =>
+    db
+      .select({ key: sql<string>`${rows.keyColumn}` })
+      .from(rows.operationColumn.table)
+      .where(and(eq(rows.operationColumn, operationId), keyIsIn)),
+  );
+  return new Set(found.map((entry) => entry.key));
+}
+
+/**
+ * Removes the Operation's rows among `keys` (lines, attachments): keys that are not rows are
+ * reported, not refused, and removing nothing writes nothing.
+ */
+export async function removeOwnedRows(
+  ctx: CommandContext,
+  row: OperationRow,
+  change: { rows: OwnedRows; keys: readonly string[]; event: EventType; eventNames: { removed: string; notFound: string } },
+): Promise<{ removed: number; notFound: string[]; count: number }> {
+  const keys = [...new Set(change.keys)];
+  const found = await findOwnedKeys(ctx.db, change.rows, row.id, keys);
+  const notFound = keys.filter((key) => !found.has(key));
+  const before = row[change.rows.count];
+  if (!found.size) return { removed: 0, notFound, count: before };
+  const { operationColumn, keyColumn } = change.rows;
+  const count = await commitRowChange(ctx, row, {
+    rows: change.rows,
+    writes: inJsonChunks(keyColumn, [...found]).map((keyIsIn) =>
+      ctx.db.delete(operationColumn.table).where(and(eq(operationColumn, row.id), keyIsIn)),
+    ),
+    event: change.event,
+    data: { [change.eventNames.removed]: found.size, [change.eventNames.notFound]: notFound.length, [change.rows.count]: before - found.size },
+  });
+  return { removed: found.size, notFound, count };
+}
