@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import type { Principal } from "../platform/principal";
 import { inJsonList, selectInChunks, type Db } from "../platform/db";
-import { containsText, listPage } from "../platform/pagination";
+import { containsText, type ListContext } from "../platform/pagination";
 import { accounts, operationAccounts } from "../platform/tables";
-import { getVisibleOperation, operationVisibleTo } from "../operations/queries";
+import { listOperationRows } from "../operations/queries";
 import { accountFilters } from "../directory/queries";
 import { attachmentList, type ListAttachmentsQuery } from "./schemas";
 
@@ -40,33 +40,28 @@ export function toAttachmentRepresentation(row: AttachmentRow): AttachmentRow {
  * One page of an Operation's attached accounts, with names and users joined from the directory.
  * ACCOUNT keys see only their own accounts' attachments (never other customers' users).
  */
-export async function listAttachments(db: Db, secret: string, principal: Principal, operationId: string, query: ListAttachmentsQuery) {
-  const { limit, nextToken, sort, ...filters } = query;
-  const page = await listPage({
+export async function listAttachments(ctx: ListContext, operationId: string, query: ListAttachmentsQuery) {
+  const { principal } = ctx;
+  return listOperationRows(ctx, operationId, {
     definition: attachmentList,
-    secret,
-    binding: { tenant: principal.tenantId, user: principal.userId, operationId, filters },
-    page: { limit, nextToken, sort },
+    query,
+    // No tenant_id term on operation_accounts: it would tempt SQLite into the tenant-wide
+    // (tenant_id, account_id) index instead of this Operation's primary-key range (visibility scopes the tenant).
     filters: [
       eq(operationAccounts.operationId, operationId),
-      // Scopes the tenant too. A tenant_id term on operation_accounts would tempt SQLite into the
-      // tenant-wide (tenant_id, account_id) index instead of this Operation's primary-key range.
-      operationVisibleTo(principal, operationId),
       ...accountFilters(principal, operationAccounts.accountId, query),
       containsText(accounts.nameSearch, query.accountName),
       query.operationStatus && inJsonList(operationAccounts.operationStatus, query.operationStatus),
     ],
-    run: ({ where, orderBy, limit: take, cursorColumns }) =>
-      db
+    run: ({ where, orderBy, limit, cursorColumns }) =>
+      ctx.db
         .select({ ...attachmentColumns, ...cursorColumns })
         .from(operationAccounts)
         .innerJoin(accounts, and(eq(accounts.tenantId, operationAccounts.tenantId), eq(accounts.accountId, operationAccounts.accountId)))
         .where(where)
         .orderBy(...orderBy)
-        .limit(take),
+        .limit(limit),
   });
-  if (!page.items.length) await getVisibleOperation(db, principal, operationId);
-  return page;
 }
 
 /** Of `accountIds`, those in the directory, each with whether it is attached to the Operation: one query. */

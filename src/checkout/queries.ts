@@ -1,10 +1,10 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { ownAccountsOnly } from "../directory/membership";
-import { getVisibleOperation, operationVisibleTo } from "../operations/queries";
+import { listOperationRows } from "../operations/queries";
 import type { Principal } from "../platform/principal";
 import { inJsonList, type Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { listPage, selectRows, type ListDefinition } from "../platform/pagination";
+import { type ListContext, selectRows } from "../platform/pagination";
 import { carts, operationAccounts, orders, type StoredOrderLine } from "../platform/tables";
 import { type ListOrdersQuery, orderList } from "./schemas";
 
@@ -96,27 +96,18 @@ export async function isAttached(db: Db, tenantId: string, operationId: string, 
   return Boolean(row);
 }
 
-/**
- * One page of an Operation's orders. As for lines, the visibility check rides inside the page query;
- * only an empty page costs a second query, to tell "no orders" from "no such Operation" (404).
- */
-export async function listOrders(db: Db, secret: string, principal: Principal, operationId: string, query: ListOrdersQuery) {
-  const { limit, nextToken, sort, ...filters } = query;
+/** One page of an Operation's orders; ACCOUNT keys see only their own accounts' orders. */
+export async function listOrders(ctx: ListContext, operationId: string, query: ListOrdersQuery) {
   const accountIds = query.accountIds ?? query.accountId;
-  const page = await listPage({
+  return listOperationRows(ctx, operationId, {
     definition: orderList,
-    secret,
-    binding: { tenant: principal.tenantId, user: principal.userId, operationId, filters },
-    page: { limit, nextToken, sort },
+    query,
     filters: [
       eq(orders.operationId, operationId),
-      eq(orders.tenantId, principal.tenantId),
-      operationVisibleTo(principal, operationId),
-      ownAccountsOnly(principal, orders.accountId),
+      eq(orders.tenantId, ctx.principal.tenantId),
+      ownAccountsOnly(ctx.principal, orders.accountId),
       accountIds && inJsonList(orders.accountId, accountIds),
     ],
-    run: selectRows(db, orders),
+    run: selectRows(ctx.db, orders),
   });
-  if (!page.items.length) await getVisibleOperation(db, principal, operationId);
-  return page;
 }

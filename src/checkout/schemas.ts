@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { commaList, pageQueryShape , type ListDefinition } from "../platform/pagination";
-import { amount, eitherBody, externalKey, noRepeatedKeys, pathId, quantity } from "../platform/fields";
+import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
+import { amount, eitherBody, externalKey, keyedBatch, pathId, quantity } from "../platform/fields";
 import { orders } from "../platform/tables";
 
 export const orderList: ListDefinition = {
@@ -32,11 +32,7 @@ export const cartBody = z
     operationId: pathId("The Operation the cart buys from."),
     accountId: externalKey.describe("The buying account."),
     storeId: externalKey.nullable().optional().describe("Defaults to the svc-store header."),
-    lines: z
-      .array(orderLine)
-      .min(1)
-      .superRefine(noRepeatedKeys((line: OrderLineInput) => line.variantExternalId, "variantExternalId"))
-      .describe(`1–${MAX_ORDER_LINES} lines, each variantExternalId once.`),
+    lines: keyedBatch(orderLine, { field: "variantExternalId", keyOf: (line) => line.variantExternalId, what: "line" }).describe(`1–${MAX_ORDER_LINES} lines, each variantExternalId once.`),
   })
   .superRefine((body, ctx) => {
     if (exactTotal(body.lines) > BigInt(Number.MAX_SAFE_INTEGER)) {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { eitherBody, externalKey, noRepeatedKeys, pathId, quantity } from "../platform/fields";
+import { eitherBody, externalKey, keyedBatch, pathId, quantity } from "../platform/fields";
 
 /** Lines per comparison request. */
 export const MAX_COMPARE_LINES = 10_000;
@@ -7,11 +7,7 @@ export const MAX_COMPARE_LINES = 10_000;
 const compareLine = z.strictObject({ variantExternalId: externalKey, quantity });
 
 const compareLinesBody = z.strictObject({
-  lines: z
-    .array(compareLine)
-    .min(1, "send at least one line")
-    .superRefine(noRepeatedKeys((line: z.output<typeof compareLine>) => line.variantExternalId, "variantExternalId"))
-    .describe(`1–${MAX_COMPARE_LINES} lines, each variantExternalId once.`),
+  lines: keyedBatch(compareLine, { field: "variantExternalId", keyOf: (line) => line.variantExternalId, what: "line" }).describe(`1–${MAX_COMPARE_LINES} lines, each variantExternalId once.`),
 });
 
 export const compareBody = eitherBody("orderId", z.strictObject({ orderId: pathId("A placed order of this Operation.") }), compareLinesBody).describe(

@@ -2,7 +2,7 @@ import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Principal } from "../platform/principal";
 import { inJsonList, selectInChunks, type Db } from "../platform/db";
-import { containsText, listPage, selectRows } from "../platform/pagination";
+import { containsText, listPage, selectRows, type ListContext } from "../platform/pagination";
 import { accounts, accountUsers } from "../platform/tables";
 import { accountIdsOfUser, accountIdsWhere, ownAccountsOnly } from "./membership";
 import { directoryList, type AccountFilters, type ListDirectoryQuery } from "./schemas";
@@ -27,13 +27,12 @@ export function toDirectoryRepresentation(row: DirectoryRow) {
   return { accountId: row.accountId, name: row.name, users: row.users, createdAt: row.createdAt, updatedAt: row.updatedAt };
 }
 
-export async function listDirectory(db: Db, secret: string, principal: Principal, query: ListDirectoryQuery) {
-  const { limit, nextToken, sort, ...filters } = query;
+export async function listDirectory({ db, secret, principal }: ListContext, query: ListDirectoryQuery) {
   return listPage({
     definition: directoryList,
     secret,
-    binding: { tenant: principal.tenantId, user: principal.userId, filters },
-    page: { limit, nextToken, sort },
+    scope: { tenant: principal.tenantId, user: principal.userId },
+    query,
     filters: [
       eq(accounts.tenantId, principal.tenantId),
       ...accountFilters(principal, accounts.accountId, query),

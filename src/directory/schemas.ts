@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { externalKey, noRepeatedKeys } from "../platform/fields";
+import { externalKey, keyedBatch } from "../platform/fields";
 import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { accounts } from "../platform/tables";
 
@@ -27,20 +27,18 @@ export type AccountUser = z.output<typeof accountUser>;
 const directoryAccountInput = z.strictObject({
   accountId: externalKey,
   name: z.string().trim().min(1).max(500),
-  users: z
-    .array(accountUser)
-    .max(MAX_USERS_PER_ACCOUNT)
-    .superRefine(noRepeatedKeys((user: AccountUser) => user.userId, "userId"))
+  users: keyedBatch(accountUser, { field: "userId", keyOf: (user) => user.userId, min: 0, max: MAX_USERS_PER_ACCOUNT, what: "user" })
     .default([])
     .describe("Replaces the account's users; omitted means none."),
 });
 export type DirectoryAccountInput = z.output<typeof directoryAccountInput>;
 
-export const putDirectoryBody = z
-  .array(directoryAccountInput)
-  .min(1, "send at least one account")
-  .max(MAX_DIRECTORY_ACCOUNTS_PER_CALL)
-  .superRefine(noRepeatedKeys((account: DirectoryAccountInput) => account.accountId, "accountId"))
+export const putDirectoryBody = keyedBatch(directoryAccountInput, {
+  field: "accountId",
+  keyOf: (account) => account.accountId,
+  max: MAX_DIRECTORY_ACCOUNTS_PER_CALL,
+  what: "account",
+})
   .describe(
     `Up to ${MAX_DIRECTORY_ACCOUNTS_PER_CALL} accounts, upserted by accountId. An accountId may appear once per call, a userId once per account (a repeat is 400 validation_failed, code duplicate_key).`,
   );

@@ -1,9 +1,9 @@
 import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { Principal } from "../platform/principal";
 import { inJsonList, selectInChunks, type Db } from "../platform/db";
-import { containsText, listPage, type ListDefinition } from "../platform/pagination";
+import { containsText, type ListContext } from "../platform/pagination";
 import { operationLines } from "../platform/tables";
-import { getVisibleOperation, operationVisibleTo } from "../operations/queries";
+import { listOperationRows } from "../operations/queries";
 import type { StoredLine } from "./bounds";
 import { lineList, type LineRepresentation, type ListLinesQuery } from "./schemas";
 
@@ -38,12 +38,10 @@ export function toLineRepresentation(row: LineRepresentation): LineRepresentatio
   };
 }
 
-function lineFilters(principal: Principal, operationId: string, query: ListLinesQuery): (SQL | undefined)[] {
+function lineFilters(query: ListLinesQuery, operationId: string): (SQL | undefined)[] {
   const variantIds = query.variantIds ?? query.variantExternalId;
   return [
     eq(operationLines.operationId, operationId),
-    // Also scopes the tenant: the Operation must be the caller's (and visible to it).
-    operationVisibleTo(principal, operationId),
     variantIds && inJsonList(operationLines.variantExternalId, variantIds),
     containsText(operationLines.variantNameSearch, query.variantName),
     query.minQuantity !== undefined ? exactly(operationLines.minQuantity, query.minQuantity) : undefined,
@@ -56,24 +54,19 @@ function lineFilters(principal: Principal, operationId: string, query: ListLines
  * One page of an Operation's lines. The visibility check rides inside the page query; only an
  * empty page costs a second query, to tell "no lines match" from "no such Operation" (404).
  */
-export async function listLines(db: Db, secret: string, principal: Principal, operationId: string, query: ListLinesQuery) {
-  const { limit, nextToken, sort, ...filters } = query;
-  const page = await listPage({
+export async function listLines(ctx: ListContext, operationId: string, query: ListLinesQuery) {
+  return listOperationRows(ctx, operationId, {
     definition: lineList,
-    secret,
-    binding: { tenant: principal.tenantId, user: principal.userId, operationId, filters },
-    page: { limit, nextToken, sort },
-    filters: lineFilters(principal, operationId, query),
-    run: ({ where, orderBy, limit: take, cursorColumns }) =>
-      db
+    query,
+    filters: lineFilters(query, operationId),
+    run: ({ where, orderBy, limit, cursorColumns }) =>
+      ctx.db
         .select({ ...lineColumns, ...cursorColumns })
         .from(operationLines)
         .where(where)
         .orderBy(...orderBy)
-        .limit(take),
+        .limit(limit),
   });
-  if (!page.items.length) await getVisibleOperation(db, principal, operationId);
-  return page;
 }
 
 /** The stored lines among `keys`, by key: one json_each query (per 1.5 MB of keys). */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { localizedText } from "../platform/locale";
-import { commaList, pageQueryShape , type ListDefinition } from "../platform/pagination";
-import { externalKey, MAX_QUANTITY, noRepeatedKeys, quantity } from "../platform/fields";
+import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
+import { externalKey, keyedBatch, MAX_QUANTITY, quantity } from "../platform/fields";
 import { operationLines } from "../platform/tables";
 
 export const lineList: ListDefinition = {
@@ -31,11 +31,7 @@ const lineInput = z.strictObject({
 });
 export type LineInput = z.output<typeof lineInput>;
 
-export const putLinesBody = z
-  .array(lineInput)
-  .min(1, "send at least one line")
-  .max(MAX_LINES_PER_CALL)
-  .superRefine(noRepeatedKeys((line: LineInput) => line.variantExternalId, "variantExternalId"))
+export const putLinesBody = keyedBatch(lineInput, { field: "variantExternalId", keyOf: (line) => line.variantExternalId, max: MAX_LINES_PER_CALL, what: "line" })
   .describe(
     `Up to ${MAX_LINES_PER_CALL} lines, upserted by variantExternalId. A variantExternalId may appear once per call (a repeat is 400 validation_failed naming each repeated index).`,
   );

@@ -2,7 +2,7 @@ import { and, eq, gte, inArray, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Principal } from "../platform/principal";
 import { inJsonList, type Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { containsText, listPage, selectRows, type ListDefinition } from "../platform/pagination";
+import { containsText, listPage, selectRows, type ListContext, type ListDefinition, type PageRequest, type RunPageOptions } from "../platform/pagination";
 import { accountUsers, operationAccounts, operationOwners, operations } from "../platform/tables";
 import { type ListOperationsQuery, operationList, type OperationRepresentation } from "./schemas";
 
@@ -107,9 +107,7 @@ function operationFilters(principal: Principal, query: ListOperationsQuery): (SQ
  * token binding, so a time-based filter such as "open now" does not invalidate the next page).
  */
 export async function listOperations(
-  db: Db,
-  secret: string,
-  principal: Principal,
+  { db, secret, principal }: ListContext,
   query: ListOperationsQuery,
   narrowing: { name?: string; filters?: (SQL | undefined)[] } = {},
 ) {
@@ -119,13 +117,33 @@ export async function listOperations(
         sortable: { ...operationList.sortable, name: nameInLocale(query.locale) },
       }
     : operationList;
-  const { limit, nextToken, sort, ...filters } = query;
   return listPage({
     definition,
     secret,
-    binding: { tenant: principal.tenantId, user: principal.userId, filters, ...(narrowing.name && { view: narrowing.name }) },
-    page: { limit, nextToken, sort },
+    scope: { tenant: principal.tenantId, user: principal.userId, ...(narrowing.name && { view: narrowing.name }) },
+    query,
     filters: [...operationFilters(principal, query), ...(narrowing.filters ?? [])],
     run: selectRows(db, operations),
   });
+}
+
+/**
+ * One page of rows that belong to an Operation (lines, attachments, orders). The visibility check
+ * rides inside the page query; only an empty page costs a second query, to tell "none match" from
+ * "no such Operation" (404).
+ */
+export async function listOperationRows<Row extends Record<string, unknown>>(
+  { db, secret, principal }: ListContext,
+  operationId: string,
+  list: { definition: ListDefinition; query: PageRequest; filters: (SQL | undefined)[]; run: (options: RunPageOptions) => Promise<Row[]> },
+) {
+  const page = await listPage({
+    ...list,
+    secret,
+    scope: { tenant: principal.tenantId, user: principal.userId, operationId },
+    // Also scopes the tenant: the Operation must be the caller's (and visible to it).
+    filters: [...list.filters, operationVisibleTo(principal, operationId)],
+  });
+  if (!page.items.length) await getVisibleOperation(db, principal, operationId);
+  return page;
 }

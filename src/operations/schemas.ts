@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { localeTag, localizedText, localizedTextPatch } from "../platform/locale";
-import { commaEnumList, commaList, pageQueryShape , type ListDefinition } from "../platform/pagination";
+import { commaEnumList, commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { dateTime, externalKey } from "../platform/fields";
 import { operations } from "../platform/tables";
 

@@ -3,7 +3,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppBindings } from "./app";
 import type { Principal, Role } from "./principal";
 import { timingSafeEqual, sha256Hex } from "./crypto";
-import { getDb } from "./db";
+import type { Db } from "./db";
 import { ApiError } from "./errors";
 import { BoundedCache } from "./bounded-cache";
 import { apiKeys, tenants } from "./tables";
@@ -15,10 +15,10 @@ const ROLES: readonly Role[] = ["OPERATOR", "ACCOUNT"];
 export const KEY_CACHE_TTL_MS = 10_000;
 const principalCache = new BoundedCache<string, Principal | null>(10_000, KEY_CACHE_TTL_MS);
 
-async function findPrincipal(env: AppBindings["Bindings"], keyHash: string): Promise<Principal | null> {
+async function findPrincipal(db: Db, keyHash: string): Promise<Principal | null> {
   const cached = principalCache.get(keyHash);
   if (cached !== undefined) return cached;
-  const rows = await getDb(env)
+  const rows = await db
     .select({
       keyId: apiKeys.id,
       keyHash: apiKeys.keyHash,
@@ -49,7 +49,7 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   }
   const key = c.req.header("svc-api-key");
   if (!key) throw new ApiError("unauthorized", "svc-api-key is missing.");
-  const principal = await findPrincipal(c.env, await sha256Hex(key));
+  const principal = await findPrincipal(c.var.db, await sha256Hex(key));
   if (!principal) throw new ApiError("unauthorized", "svc-api-key is not a valid key.");
   if (principal.role !== client) {
     throw new ApiError("client_mismatch", `svc-client is ${client} but the key's role is ${principal.role}.`);

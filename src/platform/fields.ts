@@ -65,3 +65,17 @@ export function noRepeatedKeys<T>(keyOf: (item: T) => string, field: string) {
     });
   };
 }
+
+/**
+ * A batch of items keyed by `field`: 1–`max` items (the minimum is `min`), each key once; a repeat
+ * is 400 validation_failed with code duplicate_key at the repeat's index.
+ */
+export function keyedBatch<Item extends z.ZodType>(
+  item: Item,
+  options: { field: string; keyOf: (item: z.output<Item>) => string; max?: number; min?: number; what: string },
+) {
+  let batch = z.array(item);
+  if (options.min !== 0) batch = batch.min(options.min ?? 1, `send at least one ${options.what}`);
+  if (options.max !== undefined) batch = batch.max(options.max);
+  return batch.superRefine(noRepeatedKeys(options.keyOf, options.field));
+}

@@ -3,7 +3,10 @@ import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import { base64UrlDecodeText, base64UrlEncodeText, hmacSha256, timingSafeEqual } from "./crypto";
 import type { Db } from "./db";
+import type { Context } from "hono";
+import type { AppBindings } from "./app";
 import { ApiError } from "./errors";
+import type { Principal } from "./principal";
 
 /** A sortable field: a non-null SQL expression (nulls are coalesced so keyset comparisons stay total). */
 export type SortExpression = AnySQLiteColumn | SQL;
@@ -103,13 +106,16 @@ export interface RunPageOptions {
 export async function listPage<Row extends Record<string, unknown>>(options: {
   definition: ListDefinition;
   secret: string;
-  /** What the token is bound to beyond the sort: the scope (tenant, operation) and the filters. */
-  binding: unknown;
-  page: PageRequest;
+  /** Whose list this is (tenant, user, operation, view): a token is bound to it. */
+  scope: Record<string, unknown>;
+  /** The validated query: limit, nextToken and sort page the list; the rest are its filters, also bound to the token. */
+  query: PageRequest;
   filters: (SQL | undefined)[];
   run: (options: RunPageOptions) => Promise<Row[]>;
 }): Promise<Page<Omit<Row, `_k${number}`>>> {
-  const { definition, page } = options;
+  const { definition } = options;
+  const { limit, nextToken: token, sort, ...queryFilters } = options.query as PageRequest & Record<string, unknown>;
+  const page: PageRequest = { limit, nextToken: token, sort };
   const sortKeys = parseSort(definition, page.sort);
   const expressions = sortKeys.map((k) => definition.sortable[k.field]);
   const directions = sortKeys.map((k) => k.desc);
@@ -120,7 +126,7 @@ export async function listPage<Row extends Record<string, unknown>>(options: {
   }
   const bindingDigest = await hmacSha256(
     options.secret,
-    canonical({ list: definition.name, binding: options.binding, sort: sortKeys }),
+    canonical({ list: definition.name, binding: { ...options.scope, filters: queryFilters }, sort: sortKeys }),
   );
 
   let keyset: SQL | undefined;
@@ -160,6 +166,17 @@ export async function listPage<Row extends Record<string, unknown>>(options: {
     return copy as Omit<Row, `_k${number}`>;
   });
   return { items, nextToken };
+}
+
+/** What every list reads with: the request's database, the token secret and the caller. */
+export interface ListContext {
+  db: Db;
+  secret: string;
+  principal: Principal;
+}
+
+export function listContextOf(c: Context<AppBindings>): ListContext {
+  return { db: c.var.db, secret: c.env.PAGINATION_SECRET, principal: c.var.principal };
 }
 
 /** The `run` of a list of one table's whole rows: each item is `{ row }`. */

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { d1, sqlText, type Db } from "../platform/db";
 import type { Env } from "../platform/env";
-import { listPage, type ListDefinition } from "../platform/pagination";
+import { listPage, type ListContext } from "../platform/pagination";
 import { quotaRules, tenants } from "../platform/tables";
 import type { RuleSource } from "./rule-index-cache";
 import type { IndexedRule, RuleSnapshot } from "./rule-index";
@@ -31,13 +31,14 @@ export async function findRule(db: Db, tenantId: string, ruleId: string): Promis
   return row;
 }
 
-export async function listRules(db: Db, secret: string, tenantId: string, query: ListRulesQuery) {
-  const { limit, nextToken, sort, ...filters } = query;
+export async function listRules({ db, secret, principal }: ListContext, query: ListRulesQuery) {
+  const { tenantId } = principal;
+  const filters = query;
   return listPage({
     definition: ruleList,
     secret,
-    binding: { tenant: tenantId, filters },
-    page: { limit, nextToken, sort },
+    scope: { tenant: tenantId },
+    query,
     filters: [
       eq(quotaRules.tenantId, tenantId),
       filters.accountId !== undefined ? eq(quotaRules.accountId, filters.accountId) : undefined,

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
-import { pageQueryShape , type ListDefinition } from "../platform/pagination";
+import { pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { amount, externalKey, pathId } from "../platform/fields";
 import { quotaRules } from "../platform/tables";
 

@@ -26,7 +26,7 @@ describe("D1 limits guard", () => {
     const principal = testPrincipal(op.tenantId);
     const { db, statements } = recordingDb();
     for (const idType of ["id", "code", "externalId"]) {
-      await listOperations(db, "s", principal, listOperationsQuery.parse({ ids: ids.join(","), idType, ownerIds: ids.join(",") }));
+      await listOperations({ db, secret: "s", principal }, listOperationsQuery.parse({ ids: ids.join(","), idType, ownerIds: ids.join(",") }));
     }
     for (const statement of statements) expect(statement.params.length).toBeLessThanOrEqual(10);
     expect(statements.length).toBe(3);

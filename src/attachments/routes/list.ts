@@ -1,4 +1,4 @@
-import { mapPage } from "../../platform/pagination";
+import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { listEnvelope, operationIdParam } from "../../platform/fields";
 import { listAttachments, toAttachmentRepresentation } from "../queries";
@@ -19,7 +19,7 @@ export default defineRoute(
     errors: ["not_found", "invalid_next_token"],
   },
   async (c, { params, query }) => {
-    const page = await listAttachments(c.var.db, c.env.PAGINATION_SECRET, c.get("principal"), params.operationId, query);
+    const page = await listAttachments(listContextOf(c), params.operationId, query);
     return c.json(mapPage(page, toAttachmentRepresentation));
   },
 );

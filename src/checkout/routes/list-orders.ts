@@ -1,4 +1,4 @@
-import { mapPage } from "../../platform/pagination";
+import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { listEnvelope, operationIdParam } from "../../platform/fields";
 import { listOrders, toOrderRepresentation } from "../queries";
@@ -18,7 +18,7 @@ export default defineRoute(
     errors: ["not_found", "invalid_next_token"],
   },
   async (c, { params, query }) => {
-    const page = await listOrders(c.var.db, c.env.PAGINATION_SECRET, c.get("principal"), params.operationId, query);
+    const page = await listOrders(listContextOf(c), params.operationId, query);
     return c.json(mapPage(page, (item) => toOrderRepresentation(item.row)));
   },
 );

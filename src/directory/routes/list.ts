@@ -1,4 +1,4 @@
-import { mapPage } from "../../platform/pagination";
+import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { listEnvelope } from "../../platform/fields";
 import { listDirectory, toDirectoryRepresentation } from "../queries";
@@ -18,7 +18,7 @@ export default defineRoute(
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {
-    const page = await listDirectory(c.var.db, c.env.PAGINATION_SECRET, c.get("principal"), query);
+    const page = await listDirectory(listContextOf(c), query);
     return c.json(mapPage(page, (item) => toDirectoryRepresentation(item.row)));
   },
 );

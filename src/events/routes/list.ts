@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { inJsonList } from "../../platform/db";
-import { commaList, listPage, mapPage, pageQueryShape, selectRows, type ListDefinition } from "../../platform/pagination";
+import { commaList, listContextOf, listPage, mapPage, pageQueryShape, selectRows, type ListDefinition } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { events } from "../../platform/tables";
 import { listEnvelope } from "../../platform/fields";
@@ -58,14 +58,12 @@ export default defineRoute(
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {
-    const principal = c.get("principal");
-    const db = c.var.db;
-    const { limit: pageLimit, nextToken: token, ...filters } = query;
+    const { db, secret, principal } = listContextOf(c);
     const page = await listPage({
       definition: eventList,
-      secret: c.env.PAGINATION_SECRET,
-      binding: { tenant: principal.tenantId, filters },
-      page: { limit: pageLimit, nextToken: token },
+      secret,
+      scope: { tenant: principal.tenantId },
+      query,
       filters: [
         eq(events.tenantId, principal.tenantId),
         query.after ? sql`${commitOrder} > ${commitPositionAfter(principal.tenantId, query.after)}` : undefined,

@@ -1,6 +1,6 @@
 import { listLines } from "../../lines/queries";
 import { listLinesQuery } from "../../lines/schemas";
-import { mapPage } from "../../platform/pagination";
+import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { listEnvelope, operationIdParam } from "../../platform/fields";
 import { findFrontOperation } from "../queries";
@@ -25,7 +25,7 @@ export default defineRoute(
     const db = c.var.db;
     const principal = c.get("principal");
     await findFrontOperation(db, principal, params.operationId);
-    const page = await listLines(db, c.env.PAGINATION_SECRET, principal, params.operationId, query);
+    const page = await listLines(listContextOf(c), params.operationId, query);
     const presentation = presentationOf(principal, c.get("scope"));
     return c.json(mapPage(page, (line) => toFrontLine(line, presentation)));
   },

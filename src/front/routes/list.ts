@@ -1,6 +1,6 @@
 import { listOperations } from "../../operations/queries";
 import { listOperationsQuery } from "../../operations/schemas";
-import { mapPage } from "../../platform/pagination";
+import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { listEnvelope } from "../../platform/fields";
 import { openNow } from "../queries";
@@ -22,7 +22,7 @@ export default defineRoute(
   },
   async (c, { query }) => {
     const principal = c.get("principal");
-    const page = await listOperations(c.var.db, c.env.PAGINATION_SECRET, principal, query, { name: "front", filters: openNow() });
+    const page = await listOperations(listContextOf(c), query, { name: "front", filters: openNow() });
     const presentation = presentationOf(principal, c.get("scope"));
     return c.json(mapPage(page, (item) => toFrontOperation(item.row, presentation)));
   },

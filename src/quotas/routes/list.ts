@@ -2,6 +2,7 @@ import { defineRoute } from "../../platform/routes";
 import { listEnvelope } from "../../platform/fields";
 import { listRules, toRuleRepresentation } from "../queries";
 import { listRulesQuery, ruleRepresentation } from "../schemas";
+import { listContextOf } from "../../platform/pagination";
 
 export default defineRoute(
   {
@@ -17,7 +18,7 @@ export default defineRoute(
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {
-    const page = await listRules(c.var.db, c.env.PAGINATION_SECRET, c.get("principal").tenantId, query);
+    const page = await listRules(listContextOf(c), query);
     return c.json({ items: page.items.map((item) => toRuleRepresentation(item.row)), nextToken: page.nextToken });
   },
 );
