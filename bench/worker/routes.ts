@@ -7,7 +7,7 @@ import { ApiError } from "../../src/platform/errors";
 import { newId } from "../../src/platform/ids";
 import { localeTag, localizedText } from "../../src/platform/locale";
 import { externalKey, quantity } from "../../src/platform/fields";
-import { throwZodError } from "../../src/platform/validation";
+import { invalidJsonError, throwZodError } from "../../src/platform/validation";
 import { createBenchTenant, insertBenchKey, rawUpsertLines, tenantExists } from "./queries";
 
 /*
@@ -35,15 +35,14 @@ const rawLinesBody = z
   .min(1)
   .max(5000);
 
-
 async function jsonBody<T extends z.ZodType>(c: Context<AppBindings>, schema: T, fallback?: unknown): Promise<z.output<T>> {
   const text = await c.req.text();
   let value: unknown = fallback;
   if (text.trim()) {
     try {
       value = JSON.parse(text);
-    } catch {
-      throw new ApiError("validation_failed", "The body is not valid JSON.", { errors: [{ field: "body", code: "invalid_json", message: "not JSON" }] });
+    } catch (error) {
+      throw invalidJsonError(error);
     }
   }
   const parsed = schema.safeParse(value);

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Principal } from "../platform/principal";
-import { inJsonList, selectInChunks, type Db } from "../platform/db";
+import { existingKeys, inJsonList, type Db } from "../platform/db";
 import { containsText, listPage, selectRows, type ListContext } from "../platform/pagination";
 import { accounts, accountUsers } from "../platform/tables";
 import { accountIdsOfUser, accountIdsWhere, ownAccountsOnly } from "./membership";
@@ -43,13 +43,7 @@ export async function listDirectory({ db, secret, principal }: ListContext, quer
 }
 
 /** Which of `accountIds` the tenant's directory holds. */
-export async function findDirectoryIds(db: Db, tenantId: string, accountIds: string[]): Promise<Set<string>> {
-  const rows = await selectInChunks(accounts.accountId, accountIds, (accountIsIn) =>
-    db
-      .select({ accountId: accounts.accountId })
-      .from(accounts)
-      .where(and(eq(accounts.tenantId, tenantId), accountIsIn)),
-  );
-  return new Set(rows.map((row) => row.accountId));
+export function findDirectoryIds(db: Db, tenantId: string, accountIds: string[]): Promise<Set<string>> {
+  return existingKeys(db, accounts.accountId, accountIds, eq(accounts.tenantId, tenantId));
 }
 

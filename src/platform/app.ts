@@ -5,6 +5,7 @@ import type { Db } from "./db";
 import type { Env } from "./env";
 import type { Principal, RequestScope } from "./principal";
 import { ApiError, INTERNAL_PROBLEM, logFailure, problemResponse } from "./errors";
+import { invalidJsonError } from "./validation";
 
 /** What a request carries beside its input, set once by the app's middleware. */
 export interface AppVariables {
@@ -47,14 +48,8 @@ export function createApp(): App {
   });
   app.onError((error, c) => {
     if (error instanceof ApiError) return problemResponse(c, error.problem);
-    if (error instanceof HTTPException && error.status === 400) {
-      // Hono's JSON body parser: malformed JSON.
-      return problemResponse(c, {
-        code: "validation_failed",
-        detail: "The body is not valid JSON.",
-        extras: { errors: [{ field: "body", code: "invalid_json", message: error.message }] },
-      });
-    }
+    // Hono's own JSON body parser: malformed JSON.
+    if (error instanceof HTTPException && error.status === 400) return problemResponse(c, invalidJsonError(error).problem);
     logFailure(c.get("requestId"), `${c.req.method} ${c.req.routePath}`, error);
     return problemResponse(c, INTERNAL_PROBLEM);
   });

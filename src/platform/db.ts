@@ -134,6 +134,17 @@ export async function selectInChunks<Row>(
   return (await Promise.all(inJsonChunks(expression, keys).map(select))).flat();
 }
 
+/** Which of `keys` exist as `keyColumn` in the rows `where` selects (one json_each query per 1.5 MB of keys). */
+export async function existingKeys(db: Db, keyColumn: AnySQLiteColumn, keys: readonly string[], where: SQL | undefined): Promise<Set<string>> {
+  const rows = await selectInChunks(keyColumn, keys, (keyIsIn) =>
+    db
+      .select({ key: sql<string>`${keyColumn}` })
+      .from(keyColumn.table)
+      .where(where ? sql`${where} and ${keyIsIn}` : keyIsIn),
+  );
+  return new Set(rows.map((row) => row.key));
+}
+
 /** Anything one batch can hold: a drizzle query builder or a raw `sql` statement. */
 export type Statement = SQL | { toSQL(): { sql: string; params: unknown[] } };
 

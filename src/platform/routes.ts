@@ -5,7 +5,7 @@ import type { App, AppBindings } from "./app";
 import type { Role } from "./principal";
 import { requireRole } from "./auth";
 import { ApiError, type ErrorCode } from "./errors";
-import { throwZodError } from "./validation";
+import { invalidJsonError, throwZodError } from "./validation";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
@@ -18,7 +18,12 @@ export interface ResponseSpec {
 }
 
 /** One route: its contract (fed to validation and to the OpenAPI document) and its handler. */
-export interface RouteSpec<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends z.ZodType | undefined> {
+export interface RouteSpec<
+  P extends AnyObject | undefined,
+  Q extends AnyObject | undefined,
+  B extends z.ZodType | undefined,
+  R extends Record<number, ResponseSpec> = Record<number, ResponseSpec>,
+> {
   method: HttpMethod;
   /** Hono path syntax: /v1/operations/:operationId */
   path: string;
@@ -32,7 +37,7 @@ export interface RouteSpec<P extends AnyObject | undefined, Q extends AnyObject 
   body?: B;
   /** Extra request headers the route reads (documented). */
   headers?: ("If-Match" | "Idempotency-Key" | "locale" | "svc-store" | "svc-store-view")[];
-  responses: Record<number, ResponseSpec>;
+  responses: R;
   /** Problem codes this route can answer beyond the ones every route can. */
   errors: ErrorCode[];
   /**
@@ -57,12 +62,30 @@ export interface RouteDefinition {
   handler: RouteHandler<unknown, unknown, unknown>;
 }
 
+/** The body of a route's successful answers: the output of each declared response schema. */
+type ResponseBody<R> = { [S in keyof R]: R[S] extends { schema: infer T extends z.ZodType } ? z.output<T> : undefined }[keyof R];
+
+/**
+ * What a caller sends and gets, for clients and tests (`RouteTypes<typeof route>`): the inputs as
+ * sent (before defaults and coercion) and the body of a successful answer. Types only: no value.
+ */
+export interface RouteTypes<P, Q, B, R> {
+  params: P extends z.ZodType ? z.input<P> : undefined;
+  query: Q extends z.ZodType ? z.input<Q> : undefined;
+  body: B extends z.ZodType ? z.input<B> : undefined;
+  response: ResponseBody<R>;
+}
+
+/** A route definition that still carries its types (`RouteDefinition` erases them for mounting). */
+export type TypedRoute<P, Q, B, R> = RouteDefinition & { readonly types?: RouteTypes<P, Q, B, R> };
+
 export function defineRoute<
   P extends AnyObject | undefined = undefined,
   Q extends AnyObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
->(spec: RouteSpec<P, Q, B>, handler: RouteHandler<P, Q, B>): RouteDefinition {
-  return { spec, handler } as unknown as RouteDefinition;
+  const R extends Record<number, ResponseSpec> = Record<number, ResponseSpec>,
+>(spec: RouteSpec<P, Q, B, R>, handler: RouteHandler<P, Q, B>): TypedRoute<P, Q, B, R> {
+  return { spec, handler } as unknown as TypedRoute<P, Q, B, R>;
 }
 
 const JSON_CONTENT_TYPE = /^application\/([a-z.-]+\+)?json\s*(;.*)?$/i;
@@ -97,9 +120,7 @@ function batchBodyValidator(schema: z.ZodType, batch: { maxItems: number; field?
     try {
       body = await c.req.json();
     } catch (error) {
-      throw new ApiError("validation_failed", "The body is not valid JSON.", {
-        errors: [{ field: "body", code: "invalid_json", message: (error as Error).message }],
-      });
+      throw invalidJsonError(error);
     }
     const items = batchItems(body, batch.field);
     if (Array.isArray(items) && items.length > batch.maxItems) {

@@ -23,3 +23,10 @@ export function validationError(items: ProblemItem[], detail = "The request is n
 export function throwZodError(error: z.ZodError, target: string): never {
   throw validationError(zodProblemItems(error, target));
 }
+
+/** The one answer to a body that is not JSON, wherever it is found unparsable. */
+export function invalidJsonError(error: unknown): ApiError {
+  return new ApiError("validation_failed", "The body is not valid JSON.", {
+    errors: [{ field: "body", code: "invalid_json", message: error instanceof Error ? error.message : String(error) }],
+  });
+}

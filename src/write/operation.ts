@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import { actorOf } from "../platform/principal";
 import type { CommandContext } from "../platform/commands";
-import { inJsonChunks, isUniqueViolation, isWriteGuardFailure, runBatch, selectInChunks, writeGuard, type Db, type Statement } from "../platform/db";
+import { existingKeys, inJsonChunks, isUniqueViolation, isWriteGuardFailure, runBatch, writeGuard, type Db, type Statement } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { appendEvent, type EventType } from "../platform/events";
 import { operations } from "../platform/tables";
@@ -113,16 +113,6 @@ export async function commitRowChange(
   return (results[results.length - 1].results[0] as { count: number }).count;
 }
 
-/** Which of `keys` are rows of the Operation (one json_each query per 1.5 MB of keys). */
-export async function findOwnedKeys(db: Db, rows: OwnedRows, operationId: string, keys: readonly string[]): Promise<Set<string>> {
-  const found = await selectInChunks(rows.keyColumn, keys, (keyIsIn) =>
-    db
-      .select({ key: sql<string>`${rows.keyColumn}` })
-      .from(rows.operationColumn.table)
-      .where(and(eq(rows.operationColumn, operationId), keyIsIn)),
-  );
-  return new Set(found.map((entry) => entry.key));
-}
 
 /**
  * Removes the Operation's rows among `keys` (lines, attachments): keys that are not rows are
@@ -134,7 +124,7 @@ export async function removeOwnedRows(
   change: { rows: OwnedRows; keys: readonly string[]; event: EventType; eventNames: { removed: string; notFound: string } },
 ): Promise<{ removed: number; notFound: string[]; count: number }> {
   const keys = [...new Set(change.keys)];
-  const found = await findOwnedKeys(ctx.db, change.rows, row.id, keys);
+  const found = await existingKeys(ctx.db, change.rows.keyColumn, keys, eq(change.rows.operationColumn, row.id));
   const notFound = keys.filter((key) => !found.has(key));
   const before = row[change.rows.count];
   if (!found.size) return { removed: 0, notFound, count: before };

@@ -1,4 +1,8 @@
 import { env, SELF } from "cloudflare:test";
+import createOperationRoute from "../../src/operations/routes/create";
+import getOperationRoute from "../../src/operations/routes/get";
+import statusRoute from "../../src/operations/routes/status";
+import type { RouteDefinition, RouteTypes } from "../../src/platform/routes";
 
 export type Role = "OPERATOR" | "ACCOUNT";
 
@@ -81,6 +85,33 @@ export async function call<T = any>(
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyTypedRoute = RouteDefinition & { readonly types?: RouteTypes<any, any, any, any> };
+type TypesOf<Route extends AnyTypedRoute> = NonNullable<Route["types"]>;
+
+/**
+ * Calls a route through its own definition: the path, method, inputs and the answer's body are
+ * typed from the route's zod schemas (a successful answer's body; problems are read with expectProblem).
+ */
+export async function callRoute<Route extends AnyTypedRoute>(
+  caller: Caller | null,
+  route: Route,
+  input: {
+    params?: TypesOf<Route>["params"];
+    query?: TypesOf<Route>["query"];
+    body?: TypesOf<Route>["body"];
+    headers?: Record<string, string>;
+  } = {},
+): Promise<ApiResponse<TypesOf<Route>["response"]>> {
+  const params = (input.params ?? {}) as Record<string, string>;
+  const path = route.spec.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(params[name]));
+  return call(caller, route.spec.method.toUpperCase(), path, {
+    body: input.body,
+    query: input.query as Record<string, string | number | undefined> | undefined,
+    headers: input.headers,
+  });
+}
+
 /** Asserts the response is a problem+json with this status and code, and returns its body. */
 export function expectProblem(response: ApiResponse, status: number, code: string) {
   if (response.status !== status || response.body?.code !== code) {
@@ -95,7 +126,7 @@ export function expectProblem(response: ApiResponse, status: number, code: strin
   return response.body;
 }
 
-export function expectStatus(response: ApiResponse, status: number) {
+export function expectStatus<T>(response: ApiResponse<T>, status: number): T {
   if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
   return response.body;
 }
@@ -152,15 +183,15 @@ export function operationBody(overrides: Record<string, unknown> = {}) {
 }
 
 export async function createOperation(caller: Caller, overrides: Record<string, unknown> = {}) {
-  return expectStatus(await call(caller, "POST", "/v1/operations", { body: operationBody(overrides) }), 201);
+  return expectStatus(await callRoute(caller, createOperationRoute, { body: operationBody(overrides) as never }), 201);
 }
 
 export async function readOperation(caller: Caller, operationId: string) {
-  return expectStatus(await call(caller, "GET", `/v1/operations/${operationId}`), 200);
+  return expectStatus(await callRoute(caller, getOperationRoute, { params: { operationId } }), 200);
 }
 
 export async function setStatus(caller: Caller, operationId: string, status: string, headers: Record<string, string> = {}) {
-  return call(caller, "POST", `/v1/operations/${operationId}/status`, { body: { status }, headers });
+  return callRoute(caller, statusRoute, { params: { operationId }, body: { status } as never, headers });
 }
 
 /** Every event of the caller's tenant that matches `query` (GET /v1/events), walking all pages. */
