@@ -1,4 +1,5 @@
-import { call, expectStatus, type Caller } from "./client";
+import { attachPut } from "../../src/attachments/routes/attach";
+import { callRoute, expectStatus, type Caller } from "./client";
 
 export const accountId = (i: number) => `ACC-${String(i).padStart(5, "0")}`;
 
@@ -22,5 +23,5 @@ export function makeAccounts(count: number, shape: (i: number) => Partial<Direct
 }
 
 export async function attach(caller: Caller, operationId: string, ids: string[]) {
-  return expectStatus(await call(caller, "PUT", `/v1/operations/${operationId}/accounts`, { body: ids }), 200);
+  return expectStatus(await callRoute(caller, attachPut, { params: { operationId }, body: ids }), 200);
 }

@@ -1,5 +1,8 @@
 // Sets up directories and Operations ready to take carts and orders, through the public routes only.
-import { call, expectStatus, issueKey, setStatus, uniqueId, type Caller } from "./client";
+import { attachPut } from "../../src/attachments/routes/attach";
+import putLinesRoute from "../../src/lines/routes/put";
+import createOperationRoute from "../../src/operations/routes/create";
+import { call, callRoute, expectStatus, issueKey, setStatus, uniqueId, type Caller } from "./client";
 
 /** Dates that include now for the rest of this century. */
 export const OPEN_DATES = { startDate: "2020-01-01T00:00:00Z", endDate: "2099-12-31T23:59:59Z" };
@@ -50,22 +53,23 @@ export interface OperationSetup {
 export async function setUpOperation(operator: Caller, setup: OperationSetup = {}) {
   const type = setup.type ?? "PRIVATE";
   const created = expectStatus(
-    await call(operator, "POST", "/v1/operations", {
+    await callRoute(operator, createOperationRoute, {
       body: { code: uniqueId("OP"), name: { en: "Spring", fr: "Printemps" }, type, ...OPEN_DATES, ...setup.overrides },
     }),
     201,
   );
+  const operationId = created.id;
   const lines = setup.lines ?? DEFAULT_LINES;
-  if (lines.length) expectStatus(await call(operator, "PUT", `/v1/operations/${created.id}/lines`, { body: lines }), 200);
+  if (lines.length) expectStatus(await callRoute(operator, putLinesRoute, { params: { operationId }, body: lines }), 200);
   if (setup.attach?.length) {
-    expectStatus(await call(operator, "PUT", `/v1/operations/${created.id}/accounts`, { body: setup.attach }), 200);
+    expectStatus(await callRoute(operator, attachPut, { params: { operationId }, body: setup.attach }), 200);
   }
   const status = setup.status ?? "ACTIVE";
   if (status !== "DRAFT") {
     expectStatus(await setStatus(operator, created.id, "ACTIVE"), 200);
     if (status === "INACTIVE") expectStatus(await setStatus(operator, created.id, "INACTIVE"), 200);
   }
-  return created as { id: string; version: number };
+  return created;
 }
 
 export function cartBody(operationId: string, accountId: string, lines: Record<string, unknown>[], extra: Record<string, unknown> = {}) {

@@ -1,4 +1,5 @@
-import { call, expectStatus, type Caller } from "../helpers/client";
+import putLinesRoute from "../../src/lines/routes/put";
+import { type Caller, callRoute, expectStatus } from "../helpers/client";
 
 export const sku = (i: number) => `SKU-${String(i).padStart(5, "0")}`;
 
@@ -19,5 +20,5 @@ export function makeLines(count: number, shape: (i: number) => Record<string, un
 }
 
 export async function putLines(caller: Caller, operationId: string, lines: unknown[]) {
-  return expectStatus(await call(caller, "PUT", `/v1/operations/${operationId}/lines`, { body: lines }), 200);
+  return expectStatus(await callRoute(caller, putLinesRoute, { params: { operationId }, body: lines as never }), 200);
 }

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Command } from "../../platform/commands";
 import type { ErrorCode } from "../../platform/errors";
 import { defineRoute, type HttpMethod, type ResponseSpec } from "../../platform/routes";
@@ -5,12 +6,12 @@ import { operationIdParam } from "../../platform/fields";
 import { accountIdsBody, MAX_ACCOUNT_IDS_PER_CALL } from "../schemas";
 
 /** Attach and detach: the same path, body, limit and roles; they differ in the command they run and its answer. */
-export function accountIdsRoute(route: {
+export function accountIdsRoute<Answer extends z.ZodType>(route: {
   method: HttpMethod;
-  command: Command<{ accountIds: string[] }, unknown>;
+  command: Command<{ accountIds: string[] }, z.output<Answer>>;
   summary: string;
   description: string;
-  response: ResponseSpec;
+  response: ResponseSpec & { schema: Answer };
   errors: ErrorCode[];
 }) {
   return defineRoute(
