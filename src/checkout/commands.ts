@@ -18,10 +18,11 @@ export interface CheckedPlacement {
 }
 
 /**
- * The SQL re-check of every placement (a cart or an order linked to its Operation): the Operation still exists, is ACTIVE and open now, and is at
- * the version the checks read (its lines, attachments and type are as checked). Links do not bump
- * the version, so checkout traffic never makes an admin's If-Match stale; a delete or a →DRAFT
- * transition guards on cart_count/order_count = 0 instead, so it can never commit together with a link.
+ * The SQL re-check of every placement (a cart or an order linked to its Operation): the Operation
+ * still exists, is ACTIVE and open now, and is at the version the checks read (its lines,
+ * attachments and type are as checked). Placements do not bump the version, so checkout traffic
+ * never makes an admin's If-Match stale; a delete or a →DRAFT transition guards on
+ * cart_count/order_count = 0 instead, so it can never commit together with a placement.
  */
 function stillOpenAt(ctx: CommandContext, version: number) {
   const now = toIsoSeconds(Date.now());

@@ -123,7 +123,7 @@ export const changeStatus = defineCommand("operation.status", async (ctx: Comman
   await commit(ctx, [
     // Re-checks in SQL what the transition depends on: same version means same status and lines.
     unchangedSince(row),
-    // Links do not bump the version (carts/commands.ts): →DRAFT re-checks them itself.
+    // Placements (carts, orders) do not bump the version (checkout/commands.ts): →DRAFT re-checks them itself.
     ...(input.status === "DRAFT"
       ? [writeGuard(sql`exists (select 1 from ${operations} where ${operations.id} = ${row.id} and ${operations.cartCount} = 0 and ${operations.orderCount} = 0)`)]
       : []),
