@@ -2,10 +2,11 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { listAttachments } from "../../src/attachments/queries";
 import { listAttachmentsQuery } from "../../src/attachments/schemas";
-import { call, collectPages, createOperation, expectProblem, expectStatus, issueKey, newTenant, readOperation } from "../helpers/client";
+import { call, callRoute, collectPages, createOperation, expectProblem, expectStatus, issueKey, newTenant, readOperation } from "../helpers/client";
 import { queryPlan, recordingDb, testPrincipal } from "../helpers/recording-db";
 import { putDirectory } from "../helpers/setup";
 import { accountId, attach, makeAccounts } from "../helpers/accounts";
+import { routes } from "../helpers/routes";
 
 const accountsPath = (operationId: string) => `/v1/operations/${operationId}/accounts`;
 const ids = (items: { accountId: string }[]) => items.map((item) => item.accountId);
@@ -69,7 +70,7 @@ describe("attach and detach at full scale", () => {
     await attach(op, operation.id, [accountId(0), accountId(1), accountId(2)]);
     await attach(op, operation.id, [accountId(2), accountId(3)]);
     expectStatus(await call(op, "DELETE", accountsPath(operation.id), { body: [accountId(0), accountId(4)] }), 200);
-    const events = expectStatus(await call(op, "GET", "/v1/events", { query: { operationId: operation.id, types: "accounts.attached,accounts.detached" } }), 200).items;
+    const events = expectStatus(await callRoute(op, routes.listEvents, { query: { operationId: operation.id, types: "accounts.attached,accounts.detached" } }), 200).items;
     expect(events.map((event: any) => [event.type, event.data])).toEqual([
       ["accounts.attached", { attached: 3, alreadyAttached: 0, accountCount: 3 }],
       ["accounts.attached", { attached: 1, alreadyAttached: 1, accountCount: 4 }],
@@ -100,8 +101,8 @@ describe("rules and their order", () => {
 
     const privateOp = await createOperation(op, { type: "PRIVATE" });
     await attach(op, privateOp.id, [accountId(0)]);
-    expectStatus(await call(op, "PUT", `/v1/operations/${privateOp.id}/lines`, { body: [{ variantExternalId: "A", minQuantity: 0, maxQuantity: 1 }] }), 200);
-    expectStatus(await call(op, "POST", `/v1/operations/${privateOp.id}/status`, { body: { status: "ACTIVE" } }), 200);
+    expectStatus(await callRoute(op, routes.putLines, { params: { operationId: privateOp.id }, body: [{ variantExternalId: "A", minQuantity: 0, maxQuantity: 1 }] }), 200);
+    expectStatus(await callRoute(op, routes.changeStatus, { params: { operationId: privateOp.id }, body: { status: "ACTIVE" } }), 200);
     expectProblem(await call(op, "PUT", accountsPath(privateOp.id), { body: [accountId(1)] }), 409, "operation_not_draft");
     expectProblem(await call(op, "POST", accountsPath(privateOp.id), { body: [accountId(1)] }), 409, "operation_not_draft");
     expectProblem(await call(op, "DELETE", accountsPath(privateOp.id), { body: [accountId(0)] }), 409, "operation_not_draft");

@@ -1,7 +1,8 @@
 import { createExecutionContext, env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import benchWorker from "../../bench/worker/index";
-import { call, createOperation, expectProblem, newTenant } from "../helpers/client";
+import { call, callRoute, createOperation, expectProblem, newTenant } from "../helpers/client";
+import { routes } from "../helpers/routes";
 
 /*
  * The bench's baselines live in the bench's own Worker entry (bench/worker/index.ts); the production
@@ -23,7 +24,7 @@ describe("bench routes stay out of production", () => {
       body: [{ variantExternalId: "SKU-1", minQuantity: 1, maxQuantity: 2 }],
     });
     expectProblem(upsert, 404, "not_found");
-    expect((await call(op, "GET", `/v1/operations/${operation.id}`)).body.lineCount).toBe(0);
+    expect((await callRoute(op, routes.getOperation, { params: { operationId: operation.id } })).body.lineCount).toBe(0);
   });
 
   it("the served API answers 404 to the unauthenticated tenant and key factories", async () => {

@@ -1,17 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { call, eventsOf, expectProblem, expectStatus, issueKey, newTenant } from "../helpers/client";
+import { call, callRoute, eventsOf, expectProblem, expectStatus, issueKey, newTenant } from "../helpers/client";
 import { snapshotTenant } from "../helpers/direct";
 import { accountWithKey, cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
+import { routes } from "../helpers/routes";
 
 describe("POST /v1/carts", () => {
   it("creates a cart linked to the Operation, readable by id, recorded as cart.created", async () => {
     const op = await newTenant();
     await putAccounts(op, [{ accountId: "A1" }]);
     const operation = await setUpOperation(op, { attach: ["A1"] });
-    const res = await call(op, "POST", "/v1/carts", {
-      body: cartBody(operation.id, "A1", [line("SKU-A", 3, 250, "S1"), line("SKU-B", 2, 1000)]),
-      headers: { "svc-store": "st_9" },
-    });
+    const res = await callRoute(op, routes.createCart, { body: cartBody(operation.id, "A1", [line("SKU-A", 3, 250, "S1"), line("SKU-B", 2, 1000)]),
+      headers: { "svc-store": "st_9" } });
     const cart = expectStatus(res, 201);
     expect(res.headers.get("location")).toBe(`/v1/carts/${cart.id}`);
     expect(cart).toMatchObject({
@@ -26,7 +25,7 @@ describe("POST /v1/carts", () => {
     });
     expect(cart.id).toMatch(/^cart_/);
     expect(cart.createdBy).toMatch(/^key:/);
-    expect(expectStatus(await call(op, "GET", `/v1/carts/${cart.id}`), 200)).toEqual(cart);
+    expect(expectStatus(await callRoute(op, routes.getCart, { params: { cartId: cart.id } }), 200)).toEqual(cart);
     expect((await eventsOf(op)).map((event) => event.type)).toContain("cart.created");
   });
 
@@ -34,10 +33,8 @@ describe("POST /v1/carts", () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC" });
     const cart = expectStatus(
-      await call(op, "POST", "/v1/carts", {
-        body: cartBody(operation.id, "A1", [line("SKU-A", 1)], { storeId: "st_body" }),
-        headers: { "svc-store": "st_header" },
-      }),
+      await callRoute(op, routes.createCart, { body: cartBody(operation.id, "A1", [line("SKU-A", 1)], { storeId: "st_body" }),
+        headers: { "svc-store": "st_header" } }),
       201,
     );
     expect(cart.storeId).toBe("st_body");
@@ -47,19 +44,19 @@ describe("POST /v1/carts", () => {
     const op = await newTenant();
     const other = await newTenant();
     const foreign = await setUpOperation(other, { type: "PUBLIC" });
-    expectProblem(await call(op, "POST", "/v1/carts", { body: cartBody("op_nope", "A1", [line("SKU-A", 1)]) }), 404, "not_found");
-    expectProblem(await call(op, "POST", "/v1/carts", { body: cartBody(foreign.id, "A1", [line("SKU-A", 1)]) }), 404, "not_found");
+    expectProblem(await callRoute(op, routes.createCart, { body: cartBody("op_nope", "A1", [line("SKU-A", 1)]) }), 404, "not_found");
+    expectProblem(await callRoute(op, routes.createCart, { body: cartBody(foreign.id, "A1", [line("SKU-A", 1)]) }), 404, "not_found");
 
     const deleted = await setUpOperation(op, { type: "PUBLIC", status: "DRAFT" });
-    expectStatus(await call(op, "DELETE", `/v1/operations/${deleted.id}`), 204);
-    expectProblem(await call(op, "POST", "/v1/carts", { body: cartBody(deleted.id, "A1", [line("SKU-A", 1)]) }), 404, "not_found");
+    expectStatus(await callRoute(op, routes.deleteOperation, { params: { operationId: deleted.id } }), 204);
+    expectProblem(await callRoute(op, routes.createCart, { body: cartBody(deleted.id, "A1", [line("SKU-A", 1)]) }), 404, "not_found");
 
     // An ACCOUNT key whose accounts are not attached to a PRIVATE Operation cannot see it at all.
     const buyer = await accountWithKey(op);
     const hidden = await setUpOperation(op);
     const before = await snapshotTenant(op.tenantId);
     expectProblem(
-      await call(buyer.caller, "POST", "/v1/carts", { body: cartBody(hidden.id, buyer.accountId, [line("SKU-A", 1)]) }),
+      await callRoute(buyer.caller, routes.createCart, { body: cartBody(hidden.id, buyer.accountId, [line("SKU-A", 1)]) }),
       404,
       "not_found",
     );
@@ -80,7 +77,7 @@ describe("POST /v1/carts", () => {
     // Closing an ACTIVE Operation by moving its end date shuts it at once.
     const open = await setUpOperation(op, { type: "PUBLIC" });
     expectStatus(await call(op, "POST", "/v1/carts", body(open.id)), 201);
-    expectStatus(await call(op, "PATCH", `/v1/operations/${open.id}`, { body: { endDate: "2021-06-01T00:00:00Z" } }), 200);
+    expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: open.id }, body: { endDate: "2021-06-01T00:00:00Z" } }), 200);
     expectProblem(await call(op, "POST", "/v1/carts", body(open.id)), 409, "operation_not_open");
   });
 
@@ -91,29 +88,27 @@ describe("POST /v1/carts", () => {
     await putAccounts(op, [{ accountId: "A-OTHER", users: [{ userId: buyer.userId, email: `${buyer.userId}@example.test` }] }]);
     const operation = await setUpOperation(op, { attach: [buyer.accountId] });
     const before = await snapshotTenant(op.tenantId);
-    expectProblem(await call(op, "POST", "/v1/carts", { body: cartBody(operation.id, "A-OTHER", [line("SKU-A", 1)]) }), 403, "account_not_attached");
+    expectProblem(await callRoute(op, routes.createCart, { body: cartBody(operation.id, "A-OTHER", [line("SKU-A", 1)]) }), 403, "account_not_attached");
     expectProblem(
-      await call(buyer.caller, "POST", "/v1/carts", { body: cartBody(operation.id, "A-OTHER", [line("SKU-A", 1)]) }),
+      await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, "A-OTHER", [line("SKU-A", 1)]) }),
       403,
       "account_not_attached",
     );
     expect(await snapshotTenant(op.tenantId)).toEqual(before);
-    expectStatus(await call(buyer.caller, "POST", "/v1/carts", { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }), 201);
+    expectStatus(await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }), 201);
   });
 
   it("answers 422 order_lines_invalid listing every bad line by index, and creates nothing", async () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC" });
     const before = await snapshotTenant(op.tenantId);
-    const res = await call(op, "POST", "/v1/carts", {
-      body: cartBody(operation.id, "A1", [
+    const res = await callRoute(op, routes.createCart, { body: cartBody(operation.id, "A1", [
         line("SKU-A", 10), // max 10: fine
         line("SKU-B", 1), // min 2
         line("SKU-X", 1), // not a line
         line("SKU-C", 101), // max 100
         line("SKU-B2", 0), // not a line either
-      ]),
-    });
+      ]) });
     const problem = expectProblem(res, 422, "order_lines_invalid");
     expect(problem.errors.map((e: any) => [e.index, e.variantExternalId, e.code])).toEqual([
       [1, "SKU-B", "below_min"],
@@ -132,18 +127,18 @@ describe("POST /v1/carts", () => {
     const operation = await setUpOperation(op, { type: "PUBLIC" });
     const before = await snapshotTenant(op.tenantId);
     expectProblem(
-      await call(buyer.caller, "POST", "/v1/carts", { body: cartBody(operation.id, "A-NOT-MINE", [line("SKU-A", 1)]) }),
+      await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, "A-NOT-MINE", [line("SKU-A", 1)]) }),
       403,
       "account_not_permitted",
     );
     // Content problems answer first (API.md §2: 422 before 403 account_not_permitted).
     expectProblem(
-      await call(buyer.caller, "POST", "/v1/carts", { body: cartBody(operation.id, "A-NOT-MINE", [line("SKU-X", 1)]) }),
+      await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, "A-NOT-MINE", [line("SKU-X", 1)]) }),
       422,
       "order_lines_invalid",
     );
     expect(await snapshotTenant(op.tenantId)).toEqual(before);
-    expectStatus(await call(buyer.caller, "POST", "/v1/carts", { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }), 201);
+    expectStatus(await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }), 201);
   });
 
   it("checks in order: 404, then 409 state, then 403 attachment, then 422 lines", async () => {
@@ -152,17 +147,17 @@ describe("POST /v1/carts", () => {
     const inactive = await setUpOperation(op, { status: "INACTIVE", attach: ["A1"] });
     const active = await setUpOperation(op, { attach: ["A1"] });
     const bad = [line("SKU-X", 1)];
-    expectProblem(await call(op, "POST", "/v1/carts", { body: cartBody(inactive.id, "A-UNATTACHED", bad) }), 409, "operation_not_open");
-    expectProblem(await call(op, "POST", "/v1/carts", { body: cartBody(active.id, "A-UNATTACHED", bad) }), 403, "account_not_attached");
-    expectProblem(await call(op, "POST", "/v1/carts", { body: cartBody(active.id, "A1", bad) }), 422, "order_lines_invalid");
+    expectProblem(await callRoute(op, routes.createCart, { body: cartBody(inactive.id, "A-UNATTACHED", bad) }), 409, "operation_not_open");
+    expectProblem(await callRoute(op, routes.createCart, { body: cartBody(active.id, "A-UNATTACHED", bad) }), 403, "account_not_attached");
+    expectProblem(await callRoute(op, routes.createCart, { body: cartBody(active.id, "A1", bad) }), 422, "order_lines_invalid");
     // Shape before existence: a malformed body for an unknown Operation is 400.
-    expectProblem(await call(op, "POST", "/v1/carts", { body: cartBody("op_nope", "A1", [line("SKU-A", -1)]) }), 400, "validation_failed");
+    expectProblem(await callRoute(op, routes.createCart, { body: cartBody("op_nope", "A1", [line("SKU-A", -1)]) }), 400, "validation_failed");
   });
 
   it("answers 400 validation_failed for malformed bodies and 413 above 5000 lines", async () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC" });
-    const post = (body: unknown) => call(op, "POST", "/v1/carts", { body });
+    const post = (body: unknown) => callRoute(op, routes.createCart, { body });
     const bodies: unknown[] = [
       cartBody(operation.id, "A1", [line("SKU-A", 1.5)]),
       cartBody(operation.id, "A1", [line("SKU-A", -1)]),
@@ -198,12 +193,12 @@ describe("POST /v1/carts", () => {
     const lines = Array.from({ length: 5000 }, (_, i) => ({ variantExternalId: `SKU-${i}`, minQuantity: 1, maxQuantity: 10 }));
     const operation = await setUpOperation(op, { type: "PUBLIC", lines });
     const cart = expectStatus(
-      await call(op, "POST", "/v1/carts", { body: cartBody(operation.id, "A1", lines.map((l, i) => line(l.variantExternalId, 1 + (i % 10), 7))) }),
+      await callRoute(op, routes.createCart, { body: cartBody(operation.id, "A1", lines.map((l, i) => line(l.variantExternalId, 1 + (i % 10), 7))) }),
       201,
     );
     expect(cart.lines).toHaveLength(5000);
     const bad = lines.map((l, i) => line(l.variantExternalId, i % 1000 === 0 ? 11 : 1));
-    const problem = expectProblem(await call(op, "POST", "/v1/carts", { body: cartBody(operation.id, "A1", bad) }), 422, "order_lines_invalid");
+    const problem = expectProblem(await callRoute(op, routes.createCart, { body: cartBody(operation.id, "A1", bad) }), 422, "order_lines_invalid");
     expect(problem.errors.map((e: any) => e.index)).toEqual([0, 1000, 2000, 3000, 4000]);
   });
 
@@ -226,17 +221,17 @@ describe("GET /v1/carts/{id}", () => {
     const stranger = await accountWithKey(op);
     const operation = await setUpOperation(op, { type: "PUBLIC" });
     const cart = expectStatus(
-      await call(buyer.caller, "POST", "/v1/carts", { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }),
+      await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }),
       201,
     );
     expect(cart.createdBy).toBe(`user:${buyer.userId}`);
-    expectStatus(await call(buyer.caller, "GET", `/v1/carts/${cart.id}`), 200);
-    expectStatus(await call(op, "GET", `/v1/carts/${cart.id}`), 200);
-    expectProblem(await call(stranger.caller, "GET", `/v1/carts/${cart.id}`), 404, "not_found");
+    expectStatus(await callRoute(buyer.caller, routes.getCart, { params: { cartId: cart.id } }), 200);
+    expectStatus(await callRoute(op, routes.getCart, { params: { cartId: cart.id } }), 200);
+    expectProblem(await callRoute(stranger.caller, routes.getCart, { params: { cartId: cart.id } }), 404, "not_found");
     const other = await newTenant();
-    expectProblem(await call(other, "GET", `/v1/carts/${cart.id}`), 404, "not_found");
+    expectProblem(await callRoute(other, routes.getCart, { params: { cartId: cart.id } }), 404, "not_found");
     expectProblem(await call(await issueKey(other.tenantId, "ACCOUNT", buyer.userId), "GET", `/v1/carts/${cart.id}`), 404, "not_found");
-    expectProblem(await call(op, "GET", "/v1/carts/cart_unknown"), 404, "not_found");
+    expectProblem(await callRoute(op, routes.getCart, { params: { cartId: "cart_unknown" } }), 404, "not_found");
   });
 });
 

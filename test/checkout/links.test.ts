@@ -1,8 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, expectProblem, expectStatus, newTenant } from "../helpers/client";
+import { call, callRoute, expectProblem, expectStatus, newTenant } from "../helpers/client";
 import { accountWithKey, cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
 import { createCart } from "../../src/checkout/commands";
+import { routes } from "../helpers/routes";
 
 const status = (operationId: string, to: string) => ({ path: `/v1/operations/${operationId}/status`, body: { status: to } });
 
@@ -10,21 +11,21 @@ describe("links between an Operation and its carts and orders", () => {
   it("refuses DELETE while linked, with the counts and a hint to set INACTIVE; still refused once INACTIVE", async () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC" });
-    for (let i = 0; i < 2; i++) expectStatus(await call(op, "POST", "/v1/carts", { body: cartBody(operation.id, "A1", [line("SKU-A", 1)]) }), 201);
-    expectStatus(await call(op, "POST", "/v1/orders", { body: cartBody(operation.id, "A1", [line("SKU-A", 1)]) }), 201);
-    const problem = expectProblem(await call(op, "DELETE", `/v1/operations/${operation.id}`), 409, "operation_has_links");
+    for (let i = 0; i < 2; i++) expectStatus(await callRoute(op, routes.createCart, { body: cartBody(operation.id, "A1", [line("SKU-A", 1)]) }), 201);
+    expectStatus(await callRoute(op, routes.createOrder, { body: cartBody(operation.id, "A1", [line("SKU-A", 1)]) }), 201);
+    const problem = expectProblem(await callRoute(op, routes.deleteOperation, { params: { operationId: operation.id } }), 409, "operation_has_links");
     expect(problem).toMatchObject({ linkedCarts: 2, linkedOrders: 1 });
     expect(problem.detail).toMatch(/INACTIVE/);
     const inactive = status(operation.id, "INACTIVE");
     expectStatus(await call(op, "POST", inactive.path, { body: inactive.body }), 200);
-    expectProblem(await call(op, "DELETE", `/v1/operations/${operation.id}`), 409, "operation_has_links");
-    expectStatus(await call(op, "GET", `/v1/operations/${operation.id}`), 200);
+    expectProblem(await callRoute(op, routes.deleteOperation, { params: { operationId: operation.id } }), 409, "operation_has_links");
+    expectStatus(await callRoute(op, routes.getOperation, { params: { operationId: operation.id } }), 200);
   });
 
   it("refuses ACTIVE→DRAFT and INACTIVE→DRAFT while a cart or order is linked", async () => {
     const op = await newTenant();
     const withCart = await setUpOperation(op, { type: "PUBLIC" });
-    expectStatus(await call(op, "POST", "/v1/carts", { body: cartBody(withCart.id, "A1", [line("SKU-A", 1)]) }), 201);
+    expectStatus(await callRoute(op, routes.createCart, { body: cartBody(withCart.id, "A1", [line("SKU-A", 1)]) }), 201);
     const toDraft = status(withCart.id, "DRAFT");
     expectProblem(await call(op, "POST", toDraft.path, { body: toDraft.body }), 409, "invalid_transition");
     const toInactive = status(withCart.id, "INACTIVE");
@@ -32,7 +33,7 @@ describe("links between an Operation and its carts and orders", () => {
     expectProblem(await call(op, "POST", toDraft.path, { body: toDraft.body }), 409, "invalid_transition");
 
     const withOrder = await setUpOperation(op, { type: "PUBLIC" });
-    expectStatus(await call(op, "POST", "/v1/orders", { body: cartBody(withOrder.id, "A1", [line("SKU-A", 1)]) }), 201);
+    expectStatus(await callRoute(op, routes.createOrder, { body: cartBody(withOrder.id, "A1", [line("SKU-A", 1)]) }), 201);
     const orderToDraft = status(withOrder.id, "DRAFT");
     expectProblem(await call(op, "POST", orderToDraft.path, { body: orderToDraft.body }), 409, "invalid_transition");
 
@@ -45,24 +46,24 @@ describe("links between an Operation and its carts and orders", () => {
   it("does not bump the Operation's version: an admin's If-Match stays valid through checkout traffic", async () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC" });
-    const read = await call(op, "GET", `/v1/operations/${operation.id}`);
+    const read = await callRoute(op, routes.getOperation, { params: { operationId: operation.id } });
     const etag = read.headers.get("etag")!;
-    expectStatus(await call(op, "POST", "/v1/carts", { body: cartBody(operation.id, "A1", [line("SKU-A", 1)]) }), 201);
-    expectStatus(await call(op, "POST", "/v1/orders", { body: cartBody(operation.id, "A1", [line("SKU-A", 1)]) }), 201);
-    const after = await call(op, "GET", `/v1/operations/${operation.id}`);
+    expectStatus(await callRoute(op, routes.createCart, { body: cartBody(operation.id, "A1", [line("SKU-A", 1)]) }), 201);
+    expectStatus(await callRoute(op, routes.createOrder, { body: cartBody(operation.id, "A1", [line("SKU-A", 1)]) }), 201);
+    const after = await callRoute(op, routes.getOperation, { params: { operationId: operation.id } });
     expect(after.headers.get("etag")).toBe(etag);
     expect(after.body.updatedAt).toBe(read.body.updatedAt);
-    expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { name: { de: "Frühling" } }, headers: { "If-Match": etag } }), 200);
+    expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { name: { de: "Frühling" } }, headers: { "If-Match": etag } }), 200);
   });
 
   it("never lets a DELETE succeed together with a cart: concurrent carts and a delete in flight", async () => {
     for (let round = 0; round < 4; round++) {
       const op = await newTenant();
       const operation = await setUpOperation(op, { type: "PUBLIC" });
-      const postCart = () => call(op, "POST", "/v1/carts", { body: cartBody(operation.id, "A1", [line("SKU-A", 1)]) });
+      const postCart = () => callRoute(op, routes.createCart, { body: cartBody(operation.id, "A1", [line("SKU-A", 1)]) });
       // Even rounds send the delete first, odd rounds in the middle of the burst.
       const early = round % 2 === 0 ? [] : Array.from({ length: 6 }, postCart);
-      const deletion = call(op, "DELETE", `/v1/operations/${operation.id}`);
+      const deletion = callRoute(op, routes.deleteOperation, { params: { operationId: operation.id } });
       const late = Array.from({ length: round % 2 === 0 ? 12 : 6 }, postCart);
       const [deleted, ...created] = await Promise.all([deletion, ...early, ...late]);
       const createdCount = created.filter((r) => r.status === 201).length;
@@ -71,13 +72,13 @@ describe("links between an Operation and its carts and orders", () => {
       expect(rows!.n).toBe(createdCount);
       if (deleted.status === 204) {
         expect(createdCount).toBe(0);
-        expectProblem(await call(op, "GET", `/v1/operations/${operation.id}`), 404, "not_found");
+        expectProblem(await callRoute(op, routes.getOperation, { params: { operationId: operation.id } }), 404, "not_found");
       } else {
         const problem = expectProblem(deleted, 409, "operation_has_links");
         expect(createdCount).toBeGreaterThan(0);
         expect(problem.linkedCarts).toBeGreaterThan(0);
         // No increment lost: the counter equals the carts linked.
-        const again = expectProblem(await call(op, "DELETE", `/v1/operations/${operation.id}`), 409, "operation_has_links");
+        const again = expectProblem(await callRoute(op, routes.deleteOperation, { params: { operationId: operation.id } }), 409, "operation_has_links");
         expect(again.linkedCarts).toBe(createdCount);
       }
     }
@@ -87,11 +88,11 @@ describe("links between an Operation and its carts and orders", () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC" });
     const results = await Promise.all([
-      ...Array.from({ length: 10 }, () => call(op, "POST", "/v1/carts", { body: cartBody(operation.id, "A1", [line("SKU-A", 1)]) })),
-      ...Array.from({ length: 6 }, () => call(op, "POST", "/v1/orders", { body: cartBody(operation.id, "A1", [line("SKU-A", 1)]) })),
+      ...Array.from({ length: 10 }, () => callRoute(op, routes.createCart, { body: cartBody(operation.id, "A1", [line("SKU-A", 1)]) })),
+      ...Array.from({ length: 6 }, () => callRoute(op, routes.createOrder, { body: cartBody(operation.id, "A1", [line("SKU-A", 1)]) })),
     ]);
     for (const res of results) expectStatus(res, 201);
-    const problem = expectProblem(await call(op, "DELETE", `/v1/operations/${operation.id}`), 409, "operation_has_links");
+    const problem = expectProblem(await callRoute(op, routes.deleteOperation, { params: { operationId: operation.id } }), 409, "operation_has_links");
     expect(problem).toMatchObject({ linkedCarts: 10, linkedOrders: 6 });
   });
 
@@ -101,24 +102,24 @@ describe("links between an Operation and its carts and orders", () => {
     await putAccounts(op, [{ accountId: "A-IDLE" }]);
     const operation = await setUpOperation(op, { attach: [buyer.accountId, "A-IDLE"] });
     const progress = async () => {
-      const list = expectStatus(await call(op, "GET", `/v1/operations/${operation.id}/accounts`), 200);
+      const list = expectStatus(await callRoute(op, routes.listAttachments, { params: { operationId: operation.id } }), 200);
       return Object.fromEntries(list.items.map((a: any) => [a.accountId, a.operationStatus]));
     };
     expect(await progress()).toEqual({ [buyer.accountId]: "NOT_STARTED", "A-IDLE": "NOT_STARTED" });
     const cart = expectStatus(
-      await call(buyer.caller, "POST", "/v1/carts", { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }),
+      await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }),
       201,
     );
     expect(await progress()).toEqual({ [buyer.accountId]: "CART_CREATED", "A-IDLE": "NOT_STARTED" });
-    expectStatus(await call(buyer.caller, "POST", "/v1/orders", { body: { cartId: cart.id } }), 201);
+    expectStatus(await callRoute(buyer.caller, routes.createOrder, { body: { cartId: cart.id } }), 201);
     expect(await progress()).toEqual({ [buyer.accountId]: "ORDERED", "A-IDLE": "NOT_STARTED" });
     expectStatus(
-      await call(buyer.caller, "POST", "/v1/carts", { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 2)]) }),
+      await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 2)]) }),
       201,
     );
     expect(await progress()).toEqual({ [buyer.accountId]: "ORDERED", "A-IDLE": "NOT_STARTED" });
     const ordered = expectStatus(
-      await call(op, "GET", `/v1/operations/${operation.id}/accounts`, { query: { operationStatus: "ORDERED" } }),
+      await callRoute(op, routes.listAttachments, { params: { operationId: operation.id }, query: { operationStatus: "ORDERED" } }),
       200,
     );
     expect(ordered.items.map((a: any) => a.accountId)).toEqual([buyer.accountId]);
@@ -158,7 +159,7 @@ describe("the placement re-check inside the Operation's Durable Object", () => {
     expect(refused).toMatchObject({ ok: false, problem: { code: "order_lines_invalid" } });
     const linked = await linkWithStaleVersion(op.tenantId, operation.id, [line("SKU-B", 2)]);
     expect(linked).toMatchObject({ ok: true, value: { operationId: operation.id, accountId: "A1" } });
-    const problem = expectProblem(await call(op, "DELETE", `/v1/operations/${operation.id}`), 409, "operation_has_links");
+    const problem = expectProblem(await callRoute(op, routes.deleteOperation, { params: { operationId: operation.id } }), 409, "operation_has_links");
     expect(problem.linkedCarts).toBe(1);
   });
 
@@ -170,7 +171,7 @@ describe("the placement re-check inside the Operation's Durable Object", () => {
       problem: { code: "operation_not_open" },
     });
     const gone = await setUpOperation(op, { type: "PUBLIC", status: "DRAFT" });
-    expectStatus(await call(op, "DELETE", `/v1/operations/${gone.id}`), 204);
+    expectStatus(await callRoute(op, routes.deleteOperation, { params: { operationId: gone.id } }), 204);
     expect(await linkWithStaleVersion(op.tenantId, gone.id, [line("SKU-A", 1)])).toMatchObject({ ok: false, problem: { code: "not_found" } });
     const rows = await env.DB.prepare("select count(*) as n from carts where tenant_id = ?").bind(op.tenantId).first<{ n: number }>();
     expect(rows!.n).toBe(0);

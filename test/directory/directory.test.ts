@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { call, collectPages, expectProblem, expectStatus, issueKey, newTenant } from "../helpers/client";
+import { callRoute, collectPages, expectProblem, expectStatus, issueKey, newTenant } from "../helpers/client";
 import { putDirectory } from "../helpers/setup";
 import { accountId, makeAccounts } from "../helpers/accounts";
+import { routes } from "../helpers/routes";
 
 const ids = (items: { accountId: string }[]) => items.map((item) => item.accountId);
 
@@ -40,7 +41,7 @@ describe("PUT /v1/accounts", () => {
     const op = await newTenant();
     await putDirectory(op, makeAccounts(4));
     await putDirectory(op, makeAccounts(6));
-    const events = expectStatus(await call(op, "GET", "/v1/events", { query: { types: "directory.upserted" } }), 200).items;
+    const events = expectStatus(await callRoute(op, routes.listEvents, { query: { types: "directory.upserted" } }), 200).items;
     expect(events.map((event: any) => event.data)).toEqual([
       { created: 4, updated: 0, users: 6 },
       { created: 2, updated: 4, users: 8 },
@@ -51,13 +52,13 @@ describe("PUT /v1/accounts", () => {
     const op = await newTenant();
     expect(await putDirectory(op, makeAccounts(5000))).toEqual({ created: 0 + 5000, updated: 0 });
     expect((await collectPages(op, "/v1/accounts", { limit: 1000 })).items.length).toBe(5000);
-    expectProblem(await call(op, "PUT", "/v1/accounts", { body: makeAccounts(5001) }), 413, "batch_too_large");
-    expectProblem(await call(op, "PUT", "/v1/accounts", { body: Array.from({ length: 5001 }, () => ({ bad: true })) }), 413, "batch_too_large");
+    expectProblem(await callRoute(op, routes.putDirectory, { body: makeAccounts(5001) }), 413, "batch_too_large");
+    expectProblem(await callRoute(op, routes.putDirectory, { body: Array.from({ length: 5001 }, () => ({ bad: true })) }), 413, "batch_too_large");
   });
 
   it("rejects bad shapes, empty batches and repeated keys with 400, writing nothing", async () => {
     const op = await newTenant();
-    expectProblem(await call(op, "PUT", "/v1/accounts", { body: [] }), 400, "validation_failed");
+    expectProblem(await callRoute(op, routes.putDirectory, { body: [] }), 400, "validation_failed");
     for (const body of [
       [{ accountId: "A", name: "" }],
       [{ accountId: "A" }],
@@ -66,18 +67,16 @@ describe("PUT /v1/accounts", () => {
       [{ accountId: "A", name: "x", users: [{ userId: "u" }] }],
       [{ accountId: "A", name: "x", extra: 1 }],
     ]) {
-      expectProblem(await call(op, "PUT", "/v1/accounts", { body }), 400, "validation_failed");
+      expectProblem(await callRoute(op, routes.putDirectory, { body }), 400, "validation_failed");
     }
     const repeated = expectProblem(
-      await call(op, "PUT", "/v1/accounts", { body: [...makeAccounts(2), makeAccounts(1)[0]] }),
+      await callRoute(op, routes.putDirectory, { body: [...makeAccounts(2), makeAccounts(1)[0]] }),
       400,
       "validation_failed",
     );
     expect(repeated.errors).toEqual([expect.objectContaining({ index: 2, code: "duplicate_key", field: "body.2.accountId" })]);
     const repeatedUser = expectProblem(
-      await call(op, "PUT", "/v1/accounts", {
-        body: [{ accountId: "A", name: "x", users: [{ userId: "u", email: "a@x.test" }, { userId: "u", email: "b@x.test" }] }],
-      }),
+      await callRoute(op, routes.putDirectory, { body: [{ accountId: "A", name: "x", users: [{ userId: "u", email: "a@x.test" }, { userId: "u", email: "b@x.test" }] }] }),
       400,
       "validation_failed",
     );
@@ -88,7 +87,7 @@ describe("PUT /v1/accounts", () => {
   it("is OPERATOR-only", async () => {
     const op = await newTenant();
     const buyer = await issueKey(op.tenantId, "ACCOUNT", "u_1");
-    expectProblem(await call(buyer, "PUT", "/v1/accounts", { body: makeAccounts(1) }), 403, "forbidden");
+    expectProblem(await callRoute(buyer, routes.putDirectory, { body: makeAccounts(1) }), 403, "forbidden");
   });
 });
 
@@ -112,8 +111,8 @@ describe("GET /v1/accounts", () => {
     expect(await list({ sort: "name" })).toEqual(ids(byName));
     expect(await list({ sort: "-name" })).toEqual(ids(byName).reverse());
     expect(await list({ sort: "-accountId" })).toEqual(ids(accounts).reverse());
-    expectProblem(await call(op, "GET", "/v1/accounts", { query: { sort: "email" } }), 400, "validation_failed");
-    expectProblem(await call(op, "GET", "/v1/accounts", { query: { limit: 1001 } }), 400, "validation_failed");
+    expectProblem(await callRoute(op, routes.listDirectory, { query: { sort: "email" } }), 400, "validation_failed");
+    expectProblem(await callRoute(op, routes.listDirectory, { query: { limit: 1001 } }), 400, "validation_failed");
   });
 
   it("shows an ACCOUNT key only the accounts it is a user of, and never another tenant's", async () => {

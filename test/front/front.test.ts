@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { call, collectPages, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
+import { type Caller, callRoute, collectPages, expectProblem, expectStatus, newTenant } from "../helpers/client";
 import { accountWithKey, setUpOperation, type LineSpec } from "../helpers/setup";
+import { routes } from "../helpers/routes";
 
 const frontIds = async (caller: Caller, query: Record<string, string | number | undefined> = {}) =>
   (await collectPages(caller, "/v1/front/operations", query)).items.map((o: any) => o.id);
@@ -29,9 +30,9 @@ describe("front representations", () => {
     const notAttached = await setUpOperation(op);
     expect(new Set(await frontIds(buyer.caller))).toEqual(new Set([publicOne.id, attached.id]));
     expect(new Set(await frontIds(op))).toEqual(new Set([publicOne.id, attached.id, notAttached.id]));
-    expectStatus(await call(buyer.caller, "GET", `/v1/front/operations/${attached.id}`), 200);
-    expectProblem(await call(buyer.caller, "GET", `/v1/front/operations/${notAttached.id}`), 404, "not_found");
-    expectProblem(await call(buyer.caller, "GET", `/v1/front/operations/${notAttached.id}/lines`), 404, "not_found");
+    expectStatus(await callRoute(buyer.caller, routes.getFrontOperation, { params: { operationId: attached.id } }), 200);
+    expectProblem(await callRoute(buyer.caller, routes.getFrontOperation, { params: { operationId: notAttached.id } }), 404, "not_found");
+    expectProblem(await callRoute(buyer.caller, routes.listFrontLines, { params: { operationId: notAttached.id } }), 404, "not_found");
   });
 
   it("serves localized fields as strings: exact tag → base language → tenant default → any", async () => {
@@ -44,7 +45,7 @@ describe("front representations", () => {
       },
     });
     const read = async (locale?: string) =>
-      expectStatus(await call(op, "GET", `/v1/front/operations/${operation.id}`, { headers: locale ? { locale } : {} }), 200);
+      expectStatus(await callRoute(op, routes.getFrontOperation, { params: { operationId: operation.id }, headers: locale ? { locale } : {} }), 200);
     expect(await read("fr-CA")).toMatchObject({ name: "Printemps québécois", locale: "fr-CA" });
     expect(await read("fr-FR")).toMatchObject({ name: "Printemps", locale: "fr" });
     expect(await read("fr")).toMatchObject({ name: "Printemps", locale: "fr" });
@@ -55,7 +56,7 @@ describe("front representations", () => {
     expect((await read("fr-FR")).description).toBe("Only in English");
 
     const elsewhere = await setUpOperation(op, { type: "PUBLIC", overrides: { name: { nl: "Lente", it: "Primavera" } } });
-    const any = expectStatus(await call(op, "GET", `/v1/front/operations/${elsewhere.id}`, { headers: { locale: "es" } }), 200);
+    const any = expectStatus(await callRoute(op, routes.getFrontOperation, { params: { operationId: elsewhere.id }, headers: { locale: "es" } }), 200);
     expect(["Lente", "Primavera"]).toContain(any.name);
     expect(any.locale).toBe(any.name === "Lente" ? "nl" : "it");
     expect(any.description).toBeNull();
@@ -64,13 +65,13 @@ describe("front representations", () => {
   it("is the admin representation with strings, plus locale and the svc-store-view echo", async () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC", overrides: { description: { en: "Desc", fr: "Descr" } } });
-    const admin = expectStatus(await call(op, "GET", `/v1/operations/${operation.id}`), 200);
+    const admin = expectStatus(await callRoute(op, routes.getOperation, { params: { operationId: operation.id } }), 200);
     const front = expectStatus(
-      await call(op, "GET", `/v1/front/operations/${operation.id}`, { headers: { locale: "fr", "svc-store-view": "sv_fr" } }),
+      await callRoute(op, routes.getFrontOperation, { params: { operationId: operation.id }, headers: { locale: "fr", "svc-store-view": "sv_fr" } }),
       200,
     );
     expect(front).toEqual({ ...admin, name: "Printemps", description: "Descr", locale: "fr", storeView: "sv_fr" });
-    const listed = expectStatus(await call(op, "GET", "/v1/front/operations", { headers: { locale: "en" } }), 200);
+    const listed = expectStatus(await callRoute(op, routes.listFrontOperations, { headers: { locale: "en" } }), 200);
     expect(listed.items[0]).toEqual({ ...admin, name: "Spring", description: "Desc", locale: "en", storeView: null });
   });
 
@@ -93,16 +94,16 @@ describe("front representations", () => {
     ]);
     expect(await frontIds(op, { name: "ALPH" })).toEqual([ids[0]]);
     expect(await frontIds(op, { ids: `${ids[1]},${ids[3]}` })).toEqual([ids[3], ids[1]]);
-    const first = expectStatus(await call(op, "GET", "/v1/front/operations", { query: { limit: 2 } }), 200);
+    const first = expectStatus(await callRoute(op, routes.listFrontOperations, { query: { limit: 2 } }), 200);
     expectProblem(
-      await call(op, "GET", "/v1/front/operations", { query: { limit: 2, name: "a", nextToken: first.nextToken } }),
+      await callRoute(op, routes.listFrontOperations, { query: { limit: 2, name: "a", nextToken: first.nextToken } }),
       400,
       "invalid_next_token",
     );
     // A token of the admin list does not open the front list.
-    const admin = expectStatus(await call(op, "GET", "/v1/operations", { query: { limit: 2 } }), 200);
-    expectProblem(await call(op, "GET", "/v1/front/operations", { query: { limit: 2, nextToken: admin.nextToken } }), 400, "invalid_next_token");
-    expectProblem(await call(op, "GET", "/v1/front/operations", { query: { limit: 0 } }), 400, "validation_failed");
+    const admin = expectStatus(await callRoute(op, routes.listOperations, { query: { limit: 2 } }), 200);
+    expectProblem(await callRoute(op, routes.listFrontOperations, { query: { limit: 2, nextToken: admin.nextToken } }), 400, "invalid_next_token");
+    expectProblem(await callRoute(op, routes.listFrontOperations, { query: { limit: 0 } }), 400, "validation_failed");
   });
 
   it("serves an open Operation's lines with variantName as a string, same filters and pagination", async () => {
@@ -116,7 +117,7 @@ describe("front representations", () => {
     const operation = await setUpOperation(op, { type: "PUBLIC", lines });
     const page = await collectPages(op, `/v1/front/operations/${operation.id}/lines`, { limit: 3 });
     expect(page.pages).toBe(2);
-    const res = await call(op, "GET", `/v1/front/operations/${operation.id}/lines`, { headers: { locale: "fr-BE", "svc-store-view": "sv" } });
+    const res = await callRoute(op, routes.listFrontLines, { params: { operationId: operation.id }, headers: { locale: "fr-BE", "svc-store-view": "sv" } });
     expect(expectStatus(res, 200).items.map((l: any) => [l.variantExternalId, l.variantName, l.locale])).toEqual([
       ["SKU-1", "Chemise rouge", "fr"],
       ["SKU-2", "Blue shirt", "en"],
@@ -125,7 +126,7 @@ describe("front representations", () => {
     ]);
     expect(res.body.items[0]).toMatchObject({ minQuantity: 1, maxQuantity: 5, recommendedQuantity: 2, variantId: null, storeView: "sv" });
     const filtered = expectStatus(
-      await call(op, "GET", `/v1/front/operations/${operation.id}/lines`, { query: { variantName: "shirt", sort: "-variantExternalId" } }),
+      await callRoute(op, routes.listFrontLines, { params: { operationId: operation.id }, query: { variantName: "shirt", sort: "-variantExternalId" } }),
       200,
     );
     expect(filtered.items.map((l: any) => l.variantExternalId)).toEqual(["SKU-2", "SKU-1"]);
@@ -139,8 +140,8 @@ describe("front representations", () => {
     const future = await setUpOperation(op, { type: "PUBLIC", overrides: { startDate: "2098-01-01T00:00:00Z", endDate: "2099-01-01T00:00:00Z" } });
     const foreign = await setUpOperation(other, { type: "PUBLIC" });
     for (const id of [draft.id, inactive.id, future.id, foreign.id, "op_unknown"]) {
-      expectProblem(await call(op, "GET", `/v1/front/operations/${id}`), 404, "not_found");
-      expectProblem(await call(op, "GET", `/v1/front/operations/${id}/lines`), 404, "not_found");
+      expectProblem(await callRoute(op, routes.getFrontOperation, { params: { operationId: id } }), 404, "not_found");
+      expectProblem(await callRoute(op, routes.listFrontLines, { params: { operationId: id } }), 404, "not_found");
     }
     expect(await frontIds(op)).toEqual([]);
     expect(await frontIds(other)).toEqual([foreign.id]);

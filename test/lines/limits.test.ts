@@ -4,9 +4,10 @@ import { listLines } from "../../src/lines/queries";
 import { listLinesQuery } from "../../src/lines/schemas";
 import type { Principal } from "../../src/platform/principal";
 import { D1LimitExceeded, guardD1Limits } from "../../src/platform/db";
-import { call, collectPages, createOperation, expectStatus, newTenant, readOperation, type Caller } from "../helpers/client";
+import { type Caller, callRoute, collectPages, createOperation, expectStatus, newTenant, readOperation } from "../helpers/client";
 import { queryPlan, recordingDb, testPrincipal } from "../helpers/recording-db";
 import { makeLines, putLines } from "./fixtures";
+import { routes } from "../helpers/routes";
 
 describe("D1 per-statement limits", () => {
   it("the guard is on in tests and refuses a statement over 100 parameters or 100 KB of SQL", async () => {
@@ -39,7 +40,7 @@ describe("D1 per-statement limits", () => {
     expect(items.length).toBe(5000);
     expect(items[4999].variantName.fr).toBe(longName(4999).fr);
     const removed = expectStatus(
-      await call(op, "DELETE", `/v1/operations/${operation.id}/lines`, { body: lines.map((line) => line.variantExternalId) }),
+      await callRoute(op, routes.deleteLines, { params: { operationId: operation.id }, body: lines.map((line) => line.variantExternalId) }),
       200,
     );
     expect(removed).toEqual({ removed: 5000, notFound: [], lineCount: 0 });

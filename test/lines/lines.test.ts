@@ -1,18 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  call,
-  collectPages,
-  createOperation,
-  eventsOf,
-  expectProblem,
-  expectStatus,
-  issueKey,
-  newTenant,
-  readOperation,
-  setStatus,
-  uniqueId,
-} from "../helpers/client";
+import { call, callRoute, collectPages, createOperation, eventsOf, expectProblem, expectStatus, issueKey, newTenant, readOperation, setStatus, uniqueId } from "../helpers/client";
 import { makeLines, putLines, sku } from "./fixtures";
+import { routes } from "../helpers/routes";
 
 const linesPath = (operationId: string) => `/v1/operations/${operationId}/lines`;
 
@@ -273,8 +262,8 @@ describe("state, roles and tenancy", () => {
     expectProblem(await call(buyer, "DELETE", linesPath(publicOp.id), { body: [sku(0)] }), 403, "forbidden");
 
     // Once one of its accounts is attached, the PRIVATE Operation's lines are readable.
-    expectStatus(await call(op, "PUT", "/v1/accounts", { body: [{ accountId: "ACC-1", name: "Acme", users: [{ userId: "u_buyer", email: "b@acme.test" }] }] }), 200);
-    expectStatus(await call(op, "PUT", `/v1/operations/${privateOp.id}/accounts`, { body: ["ACC-1"] }), 200);
+    expectStatus(await callRoute(op, routes.putDirectory, { body: [{ accountId: "ACC-1", name: "Acme", users: [{ userId: "u_buyer", email: "b@acme.test" }] }] }), 200);
+    expectStatus(await callRoute(op, routes.attachAccounts, { params: { operationId: privateOp.id }, body: ["ACC-1"] }), 200);
     expect(expectStatus(await call(buyer, "GET", linesPath(privateOp.id)), 200).items.length).toBe(3);
   });
 
@@ -339,7 +328,7 @@ describe("serialized batches", () => {
     await putLines(op, operation.id, makeLines(1, () => ({}), 90_000));
     const batches = Array.from({ length: 20 }, (_, b) => makeLines(100, () => ({}), b * 100));
     const requests = batches.map((lines) => call(op, "PUT", linesPath(operation.id), { body: lines }));
-    requests.splice(10, 0, call(op, "POST", `/v1/operations/${operation.id}/status`, { body: { status: "ACTIVE" } }));
+    requests.splice(10, 0, callRoute(op, routes.changeStatus, { params: { operationId: operation.id }, body: { status: "ACTIVE" } }));
     const responses = await Promise.all(requests);
     const statusResponse = responses.splice(10, 1)[0];
     expectStatus(statusResponse, 200);

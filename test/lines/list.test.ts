@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, collectPages, createOperation, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
+import { call, type Caller, callRoute, collectPages, createOperation, expectProblem, expectStatus, newTenant } from "../helpers/client";
 import { putLines } from "./fixtures";
+import { routes } from "../helpers/routes";
 
 interface Line {
   variantExternalId: string;
@@ -141,7 +142,7 @@ describe("line list filters", () => {
     // The token of one Operation does not open another's lines.
     const other = await createOperation(op);
     expectProblem(
-      await call(op, "GET", `/v1/operations/${other.id}/lines`, { query: { limit: 5, minQuantity: 1, nextToken: first.nextToken } }),
+      await callRoute(op, routes.listLines, { params: { operationId: other.id }, query: { limit: 5, minQuantity: 1, nextToken: first.nextToken } }),
       400,
       "invalid_next_token",
     );
@@ -151,7 +152,7 @@ describe("line list filters", () => {
 
   it("answers an empty page for an Operation without lines, and 404 for an unknown one", async () => {
     const empty = await createOperation(op);
-    expect(expectStatus(await call(op, "GET", `/v1/operations/${empty.id}/lines`), 200)).toEqual({ items: [], nextToken: null });
-    expectProblem(await call(op, "GET", "/v1/operations/op_nope/lines"), 404, "not_found");
+    expect(expectStatus(await callRoute(op, routes.listLines, { params: { operationId: empty.id } }), 200)).toEqual({ items: [], nextToken: null });
+    expectProblem(await callRoute(op, routes.listLines, { params: { operationId: "op_nope" } }), 404, "not_found");
   });
 });

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, createOperation, expectProblem, expectStatus, issueKey, newTenant, operationBody, uniqueId, type Caller } from "../helpers/client";
+import { call, type Caller, callRoute, createOperation, expectProblem, expectStatus, issueKey, newTenant, operationBody, uniqueId } from "../helpers/client";
 import { accountKeyAttachedTo, snapshotTenant } from "../helpers/direct";
+import { routes } from "../helpers/routes";
 
 async function sha256Hex(text: string) {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -31,8 +32,8 @@ describe("authentication", () => {
     await env.DB.prepare("update api_keys set revoked_at = ? where key_hash = ?")
       .bind(new Date().toISOString(), await sha256Hex(revoked.key))
       .run();
-    expectProblem(await call(revoked, "GET", "/v1/operations"), 401, "unauthorized");
-    expectProblem(await call(revoked, "POST", "/v1/operations", { body: operationBody() }), 401, "unauthorized");
+    expectProblem(await callRoute(revoked, routes.listOperations), 401, "unauthorized");
+    expectProblem(await callRoute(revoked, routes.createOperation, { body: operationBody() }), 401, "unauthorized");
   });
 
   it("checks credentials before anything else: unknown routes, bad bodies and big bodies answer 401 first", async () => {
@@ -67,49 +68,49 @@ describe("ACCOUNT keys", () => {
   it("are refused 403 forbidden on create, patch, status, delete and events, changing nothing", async () => {
     const { op, account, attached, publicOp } = await setting();
     const before = await snapshotTenant(op.tenantId);
-    expectProblem(await call(account, "POST", "/v1/operations", { body: operationBody() }), 403, "forbidden");
+    expectProblem(await callRoute(account, routes.createOperation, { body: operationBody() }), 403, "forbidden");
     // Role is checked before the body shape.
-    expectProblem(await call(account, "POST", "/v1/operations", { body: { nonsense: true } }), 403, "forbidden");
+    expectProblem(await callRoute(account, routes.createOperation, { body: { nonsense: true } }), 403, "forbidden");
     expectProblem(await call(account, "POST", "/v1/operations", { rawBody: "{oops" }), 403, "forbidden");
     // ... and before the body's size or an Idempotency-Key are looked at.
     const big = JSON.stringify({ padding: "x".repeat(9 * 1024 * 1024) });
     expectProblem(await call(account, "POST", "/v1/operations", { rawBody: big }), 403, "forbidden");
     expectProblem(
-      await call(account, "POST", "/v1/operations", { body: operationBody(), headers: { "Idempotency-Key": uniqueId("idem") } }),
+      await callRoute(account, routes.createOperation, { body: operationBody(), headers: { "Idempotency-Key": uniqueId("idem") } }),
       403,
       "forbidden",
     );
     for (const target of [attached, publicOp]) {
-      expectProblem(await call(account, "PATCH", `/v1/operations/${target.id}`, { body: { code: "X" } }), 403, "forbidden");
-      expectProblem(await call(account, "POST", `/v1/operations/${target.id}/status`, { body: { status: "INACTIVE" } }), 403, "forbidden");
-      expectProblem(await call(account, "DELETE", `/v1/operations/${target.id}`), 403, "forbidden");
+      expectProblem(await callRoute(account, routes.patchOperation, { params: { operationId: target.id }, body: { code: "X" } }), 403, "forbidden");
+      expectProblem(await callRoute(account, routes.changeStatus, { params: { operationId: target.id }, body: { status: "INACTIVE" } }), 403, "forbidden");
+      expectProblem(await callRoute(account, routes.deleteOperation, { params: { operationId: target.id } }), 403, "forbidden");
     }
-    expectProblem(await call(account, "GET", "/v1/events"), 403, "forbidden");
-    expectProblem(await call(account, "GET", "/v1/events", { query: { after: "evt_0" } }), 403, "forbidden");
+    expectProblem(await callRoute(account, routes.listEvents), 403, "forbidden");
+    expectProblem(await callRoute(account, routes.listEvents, { query: { after: "evt_0" } }), 403, "forbidden");
     expect(await snapshotTenant(op.tenantId)).toEqual(before);
   });
 
   it("list and read only PUBLIC Operations and PRIVATE ones attached to one of their accounts", async () => {
     const { op, account, publicOp, attached, other } = await setting();
-    const list = expectStatus(await call(account, "GET", "/v1/operations"), 200);
+    const list = expectStatus(await callRoute(account, routes.listOperations), 200);
     expect(list.items.map((o: any) => o.id).sort()).toEqual([publicOp.id, attached.id].sort());
 
-    expectStatus(await call(account, "GET", `/v1/operations/${publicOp.id}`), 200);
-    const read = expectStatus(await call(account, "GET", `/v1/operations/${attached.id}`), 200);
+    expectStatus(await callRoute(account, routes.getOperation, { params: { operationId: publicOp.id } }), 200);
+    const read = expectStatus(await callRoute(account, routes.getOperation, { params: { operationId: attached.id } }), 200);
     expect(read.id).toBe(attached.id);
-    expectProblem(await call(account, "GET", `/v1/operations/${other.id}`), 404, "not_found");
+    expectProblem(await callRoute(account, routes.getOperation, { params: { operationId: other.id } }), 404, "not_found");
 
     // Filters never widen what the key may see.
-    const byIds = expectStatus(await call(account, "GET", "/v1/operations", { query: { ids: `${other.id},${attached.id}` } }), 200);
+    const byIds = expectStatus(await callRoute(account, routes.listOperations, { query: { ids: `${other.id},${attached.id}` } }), 200);
     expect(byIds.items.map((o: any) => o.id)).toEqual([attached.id]);
-    const byCode = expectStatus(await call(account, "GET", "/v1/operations", { query: { ids: other.code, idType: "code" } }), 200);
+    const byCode = expectStatus(await callRoute(account, routes.listOperations, { query: { ids: other.code, idType: "code" } }), 200);
     expect(byCode.items).toEqual([]);
-    const privates = expectStatus(await call(account, "GET", "/v1/operations", { query: { type: "PRIVATE", limit: 1 } }), 200);
+    const privates = expectStatus(await callRoute(account, routes.listOperations, { query: { type: "PRIVATE", limit: 1 } }), 200);
     expect(privates.items.map((o: any) => o.id)).toEqual([attached.id]);
     expect(privates.nextToken).toBeNull();
 
     // The OPERATOR of the tenant sees all three.
-    const all = expectStatus(await call(op, "GET", "/v1/operations"), 200);
+    const all = expectStatus(await callRoute(op, routes.listOperations), 200);
     expect(all.items).toHaveLength(3);
   });
 
@@ -118,14 +119,14 @@ describe("ACCOUNT keys", () => {
     const target = await createOperation(op, { type: "PRIVATE" });
     const userId = uniqueId("u");
     const account: Caller = await issueKey(op.tenantId, "ACCOUNT", userId);
-    expectProblem(await call(account, "GET", `/v1/operations/${target.id}`), 404, "not_found");
+    expectProblem(await callRoute(account, routes.getOperation, { params: { operationId: target.id } }), 404, "not_found");
 
     const { accountId } = await accountKeyAttachedTo(op.tenantId, [target.id], userId);
-    expectStatus(await call(account, "GET", `/v1/operations/${target.id}`), 200);
+    expectStatus(await callRoute(account, routes.getOperation, { params: { operationId: target.id } }), 200);
 
     await env.DB.prepare("delete from operation_accounts where operation_id = ? and account_id = ?").bind(target.id, accountId).run();
-    expectProblem(await call(account, "GET", `/v1/operations/${target.id}`), 404, "not_found");
-    expect(expectStatus(await call(account, "GET", "/v1/operations"), 200).items).toEqual([]);
+    expectProblem(await callRoute(account, routes.getOperation, { params: { operationId: target.id } }), 404, "not_found");
+    expect(expectStatus(await callRoute(account, routes.listOperations), 200).items).toEqual([]);
   });
 
   it("see a PRIVATE Operation once it is attached through the accounts API, and no longer once detached", async () => {
@@ -134,13 +135,13 @@ describe("ACCOUNT keys", () => {
     const accountId = uniqueId("acc");
     const target = await createOperation(op, { type: "PRIVATE" });
     const account = await issueKey(op.tenantId, "ACCOUNT", userId);
-    expectStatus(await call(op, "PUT", "/v1/accounts", { body: [{ accountId, name: "Shop", users: [{ userId, email: `${userId}@example.test` }] }] }), 200);
-    expectProblem(await call(account, "GET", `/v1/operations/${target.id}`), 404, "not_found");
-    expectStatus(await call(op, "PUT", `/v1/operations/${target.id}/accounts`, { body: [accountId] }), 200);
-    expect(expectStatus(await call(account, "GET", `/v1/operations/${target.id}`), 200).accountCount).toBe(1);
-    expect(expectStatus(await call(account, "GET", "/v1/operations"), 200).items.map((o: any) => o.id)).toEqual([target.id]);
-    expectStatus(await call(op, "DELETE", `/v1/operations/${target.id}/accounts`, { body: [accountId] }), 200);
-    expectProblem(await call(account, "GET", `/v1/operations/${target.id}`), 404, "not_found");
+    expectStatus(await callRoute(op, routes.putDirectory, { body: [{ accountId, name: "Shop", users: [{ userId, email: `${userId}@example.test` }] }] }), 200);
+    expectProblem(await callRoute(account, routes.getOperation, { params: { operationId: target.id } }), 404, "not_found");
+    expectStatus(await callRoute(op, routes.attachAccounts, { params: { operationId: target.id }, body: [accountId] }), 200);
+    expect(expectStatus(await callRoute(account, routes.getOperation, { params: { operationId: target.id } }), 200).accountCount).toBe(1);
+    expect(expectStatus(await callRoute(account, routes.listOperations), 200).items.map((o: any) => o.id)).toEqual([target.id]);
+    expectStatus(await callRoute(op, routes.detachAccounts, { params: { operationId: target.id }, body: [accountId] }), 200);
+    expectProblem(await callRoute(account, routes.getOperation, { params: { operationId: target.id } }), 404, "not_found");
   });
 
   it("never see another tenant's Operations, even with the same user id and account id", async () => {
@@ -151,8 +152,8 @@ describe("ACCOUNT keys", () => {
     const publicInA = await createOperation(a, { type: "PUBLIC" });
     await accountKeyAttachedTo(a.tenantId, [inA.id], userId);
     const accountInB = await issueKey(b.tenantId, "ACCOUNT", userId);
-    expect(expectStatus(await call(accountInB, "GET", "/v1/operations"), 200).items).toEqual([]);
-    expectProblem(await call(accountInB, "GET", `/v1/operations/${inA.id}`), 404, "not_found");
-    expectProblem(await call(accountInB, "GET", `/v1/operations/${publicInA.id}`), 404, "not_found");
+    expect(expectStatus(await callRoute(accountInB, routes.listOperations), 200).items).toEqual([]);
+    expectProblem(await callRoute(accountInB, routes.getOperation, { params: { operationId: inA.id } }), 404, "not_found");
+    expectProblem(await callRoute(accountInB, routes.getOperation, { params: { operationId: publicInA.id } }), 404, "not_found");
   });
 });

@@ -1,8 +1,9 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, createOperation, expectProblem, expectStatus, newTenant, operationBody, type ApiResponse } from "../helpers/client";
+import { type ApiResponse, call, callRoute, createOperation, expectProblem, expectStatus, newTenant, operationBody } from "../helpers/client";
 import { activeOperation, snapshotTenant } from "../helpers/direct";
 import { expectCleanProblem } from "../helpers/problems";
+import { routes } from "../helpers/routes";
 
 function expectValidation(response: ApiResponse, field?: string | RegExp) {
   const body = expectProblem(response, 400, "validation_failed");
@@ -44,14 +45,14 @@ describe("400 validation_failed on create", () => {
       [operationBody({ unknownField: true }), /body/],
     ];
     for (const [body, field] of cases) {
-      expectValidation(await call(op, "POST", "/v1/operations", { body }), field);
+      expectValidation(await callRoute(op, routes.createOperation, { body }), field);
     }
     const { code: _code, ...withoutCode } = operationBody();
-    expectValidation(await call(op, "POST", "/v1/operations", { body: withoutCode }), "body.code");
+    expectValidation(await callRoute(op, routes.createOperation, { body: withoutCode }), "body.code");
     const { startDate: _start, ...withoutStart } = operationBody();
-    expectValidation(await call(op, "POST", "/v1/operations", { body: withoutStart }), "body.startDate");
+    expectValidation(await callRoute(op, routes.createOperation, { body: withoutStart }), "body.startDate");
     for (const body of [[], [operationBody()], "text", 42, null, true]) {
-      expectValidation(await call(op, "POST", "/v1/operations", { body }));
+      expectValidation(await callRoute(op, routes.createOperation, { body }));
     }
     expect(await snapshotTenant(op.tenantId)).toEqual(before);
   });
@@ -66,7 +67,7 @@ describe("400 validation_failed on create", () => {
     const target = await createOperation(op);
     expectValidation(await call(op, "PATCH", `/v1/operations/${target.id}`, { rawBody: "{name:" }));
     expectValidation(await call(op, "POST", `/v1/operations/${target.id}/status`, { rawBody: "ACTIVE" }));
-    expect(expectStatus(await call(op, "GET", `/v1/operations/${target.id}`), 200).version).toBe(1);
+    expect(expectStatus(await callRoute(op, routes.getOperation, { params: { operationId: target.id } }), 200).version).toBe(1);
   });
 });
 
@@ -117,9 +118,9 @@ describe("400 validation_failed on PATCH and status", () => {
 
   it("checks the shape before looking the Operation up (400 before 404)", async () => {
     const op = await newTenant();
-    expectValidation(await call(op, "PATCH", "/v1/operations/op_missing", { body: { type: "NOPE" } }));
-    expectValidation(await call(op, "POST", "/v1/operations/op_missing/status", { body: { status: "NOPE" } }));
-    expectProblem(await call(op, "PATCH", "/v1/operations/op_missing", { body: { type: "PUBLIC" } }), 404, "not_found");
+    expectValidation(await callRoute(op, routes.patchOperation, { params: { operationId: "op_missing" }, body: { type: "NOPE" } }));
+    expectValidation(await callRoute(op, routes.changeStatus, { params: { operationId: "op_missing" }, body: { status: "NOPE" } }));
+    expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: "op_missing" }, body: { type: "PUBLIC" } }), 404, "not_found");
   });
 });
 
@@ -147,15 +148,15 @@ describe("400 validation_failed on list queries", () => {
       [{ unknownFilter: "x" }, /query/],
       [{ operationStatus: "DRAFT" }, /query/],
     ] as [Record<string, string | number>, string | RegExp][]) {
-      expectValidation(await call(op, "GET", "/v1/operations", { query }), field);
+      expectValidation(await callRoute(op, routes.listOperations, { query }), field);
     }
-    expectStatus(await call(op, "GET", "/v1/operations", { query: { limit: 1 } }), 200);
-    expectStatus(await call(op, "GET", "/v1/operations", { query: { limit: 500 } }), 200);
+    expectStatus(await callRoute(op, routes.listOperations, { query: { limit: 1 } }), 200);
+    expectStatus(await callRoute(op, routes.listOperations, { query: { limit: 500 } }), 200);
     // A parameter given twice is not a comma list.
     const twice = await call(op, "GET", "/v1/operations?status=DRAFT&status=ACTIVE");
     expectValidation(twice);
     for (const query of [{ limit: 0 }, { limit: 501 }, { after: "" }, { types: "" }, { what: "x" }]) {
-      expectValidation(await call(op, "GET", "/v1/events", { query }));
+      expectValidation(await callRoute(op, routes.listEvents, { query }));
     }
   });
 });
@@ -175,32 +176,32 @@ describe("other problems", () => {
     for (const method of ["GET", "DELETE"]) {
       expectProblem(await call(op, method, "/v1/operations/op_00000000000000000000000000"), 404, "not_found");
     }
-    expectProblem(await call(op, "PATCH", "/v1/operations/op_nope", { body: { code: "X" } }), 404, "not_found");
-    expectProblem(await call(op, "POST", "/v1/operations/op_nope/status", { body: { status: "ACTIVE" } }), 404, "not_found");
-    expectProblem(await call(op, "GET", `/v1/operations/${encodeURIComponent("' or 1=1 --")}`), 404, "not_found");
+    expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: "op_nope" }, body: { code: "X" } }), 404, "not_found");
+    expectProblem(await callRoute(op, routes.changeStatus, { params: { operationId: "op_nope" }, body: { status: "ACTIVE" } }), 404, "not_found");
+    expectProblem(await callRoute(op, routes.getOperation, { params: { operationId: encodeURIComponent("' or 1=1 --") } }), 404, "not_found");
   });
 
   it("answers 409 duplicate_code on create and on PATCH; codes are per tenant", async () => {
     const op = await newTenant();
     const first = await createOperation(op, { code: "SPRING-27" });
     const before = await snapshotTenant(op.tenantId);
-    expectCleanProblem(expectProblemRes(await call(op, "POST", "/v1/operations", { body: operationBody({ code: "SPRING-27" }) }), 409, "duplicate_code"));
+    expectCleanProblem(expectProblemRes(await callRoute(op, routes.createOperation, { body: operationBody({ code: "SPRING-27" }) }), 409, "duplicate_code"));
     const second = await createOperation(op, { code: "SUMMER-27" });
     const afterSecond = await snapshotTenant(op.tenantId);
     expect(afterSecond.operations).toHaveLength(before.operations.length + 1);
     expectCleanProblem(
-      expectProblemRes(await call(op, "PATCH", `/v1/operations/${second.id}`, { body: { code: "SPRING-27" } }), 409, "duplicate_code"),
+      expectProblemRes(await callRoute(op, routes.patchOperation, { params: { operationId: second.id }, body: { code: "SPRING-27" } }), 409, "duplicate_code"),
     );
     expect(await snapshotTenant(op.tenantId)).toEqual(afterSecond);
     // Keeping one's own code is not a conflict; another tenant may use the same code.
-    expectStatus(await call(op, "PATCH", `/v1/operations/${first.id}`, { body: { code: "SPRING-27" } }), 200);
+    expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: first.id }, body: { code: "SPRING-27" } }), 200);
     const other = await newTenant();
     await createOperation(other, { code: "SPRING-27" });
   });
 
   it("answers exactly one of several concurrent creates with the same code; the others get duplicate_code", async () => {
     const op = await newTenant();
-    const responses = await Promise.all(Array.from({ length: 4 }, () => call(op, "POST", "/v1/operations", { body: operationBody({ code: "RACE" }) })));
+    const responses = await Promise.all(Array.from({ length: 4 }, () => callRoute(op, routes.createOperation, { body: operationBody({ code: "RACE" }) })));
     expect(responses.filter((r) => r.status === 201)).toHaveLength(1);
     for (const r of responses.filter((r) => r.status !== 201)) expectProblem(r, 409, "duplicate_code");
     const snapshot = await snapshotTenant(op.tenantId);
@@ -212,9 +213,9 @@ describe("other problems", () => {
     const op = await newTenant();
     const active = await activeOperation(op, { type: "PRIVATE" });
     const before = await snapshotTenant(op.tenantId);
-    expectProblem(await call(op, "PATCH", `/v1/operations/${active.id}`, { body: { type: "PUBLIC" } }), 409, "operation_not_draft");
+    expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: active.id }, body: { type: "PUBLIC" } }), 409, "operation_not_draft");
     expectProblem(
-      await call(op, "PATCH", `/v1/operations/${active.id}`, { body: { type: "PUBLIC", name: { en: "changed" } } }),
+      await callRoute(op, routes.patchOperation, { params: { operationId: active.id }, body: { type: "PUBLIC", name: { en: "changed" } } }),
       409,
       "operation_not_draft",
     );
@@ -261,7 +262,7 @@ describe("other problems", () => {
     const target = await createOperation(op);
     // Stored data the code cannot read back (not JSON) stands in for any unexpected failure.
     await env.DB.prepare("update operations set name = 'not json {' where id = ?").bind(target.id).run();
-    const response = await call(op, "GET", `/v1/operations/${target.id}`);
+    const response = await callRoute(op, routes.getOperation, { params: { operationId: target.id } });
     const body = expectProblem(response, 500, "internal");
     expectCleanProblem(response, 500);
     expect(Object.keys(body).sort()).toEqual(["code", "detail", "requestId", "status", "title", "type"]);
@@ -270,16 +271,16 @@ describe("other problems", () => {
 
   it("puts x-request-id on every response and the same value in problem bodies", async () => {
     const op = await newTenant();
-    const created = await call(op, "POST", "/v1/operations", { body: operationBody() });
+    const created = await callRoute(op, routes.createOperation, { body: operationBody() });
     const ids = new Set<string>();
     for (const res of [
       created,
-      await call(op, "GET", "/v1/operations"),
-      await call(op, "GET", `/v1/operations/${created.body.id}`),
+      await callRoute(op, routes.listOperations),
+      await callRoute(op, routes.getOperation, { params: { operationId: created.body.id } }),
       await call(op, "GET", "/v1/openapi.json"),
-      await call(null, "GET", "/v1/operations"),
+      await callRoute(null, routes.listOperations),
       await call(op, "GET", "/v1/nope"),
-      await call(op, "DELETE", `/v1/operations/${created.body.id}`),
+      await callRoute(op, routes.deleteOperation, { params: { operationId: created.body.id } }),
     ]) {
       const requestId = res.headers.get("x-request-id");
       expect(requestId, `${res.status} ${res.text.slice(0, 100)}`).toBeTruthy();

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, createOperation, eventsOf, expectProblem, expectStatus, newTenant } from "../helpers/client";
+import { callRoute, createOperation, eventsOf, expectProblem, expectStatus, newTenant } from "../helpers/client";
 import { addLineDirectly } from "../helpers/direct";
+import { routes } from "../helpers/routes";
 
 async function keyIdOf(tenantId: string) {
   const row = await env.DB.prepare("select id from api_keys where tenant_id = ? and role = 'OPERATOR'").bind(tenantId).first<{ id: string }>();
@@ -12,11 +13,11 @@ describe("GET /v1/events", () => {
   it("records each Operation change in order with its actor and data", async () => {
     const op = await newTenant();
     const target = await createOperation(op, { code: "EV-1", type: "PUBLIC" });
-    expectStatus(await call(op, "PATCH", `/v1/operations/${target.id}`, { body: { ownerIds: ["u1"], description: { en: "d" } } }), 200);
+    expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { ownerIds: ["u1"], description: { en: "d" } } }), 200);
     await addLineDirectly(op.tenantId, target.id);
-    expectStatus(await call(op, "POST", `/v1/operations/${target.id}/status`, { body: { status: "ACTIVE" } }), 200);
-    expectStatus(await call(op, "POST", `/v1/operations/${target.id}/status`, { body: { status: "INACTIVE" } }), 200);
-    expectStatus(await call(op, "DELETE", `/v1/operations/${target.id}`), 204);
+    expectStatus(await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "ACTIVE" } }), 200);
+    expectStatus(await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "INACTIVE" } }), 200);
+    expectStatus(await callRoute(op, routes.deleteOperation, { params: { operationId: target.id } }), 204);
 
     const events = await eventsOf(op);
     expect(events.map((e) => e.type)).toEqual([
@@ -61,7 +62,7 @@ describe("GET /v1/events", () => {
     let nextToken: string | undefined;
     let pages = 0;
     do {
-      const page = expectStatus(await call(op, "GET", "/v1/events", { query: { limit: 2, after: all[0].id, nextToken } }), 200);
+      const page = expectStatus(await callRoute(op, routes.listEvents, { query: { limit: 2, after: all[0].id, nextToken } }), 200);
       expect(page.items.length).toBeLessThanOrEqual(2);
       seen.push(...page.items.map((e: any) => e.id));
       nextToken = page.nextToken ?? undefined;
@@ -80,8 +81,8 @@ describe("GET /v1/events", () => {
     const op = await newTenant();
     const a = await createOperation(op);
     const b = await createOperation(op);
-    expectStatus(await call(op, "PATCH", `/v1/operations/${a.id}`, { body: { code: "A2" } }), 200);
-    expectStatus(await call(op, "PATCH", `/v1/operations/${b.id}`, { body: { code: "B2" } }), 200);
+    expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: a.id }, body: { code: "A2" } }), 200);
+    expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: b.id }, body: { code: "B2" } }), 200);
     const ofA = await eventsOf(op, { operationId: a.id });
     expect(ofA.map((e) => e.type)).toEqual(["operation.created", "operation.updated"]);
     const updates = await eventsOf(op, { types: "operation.updated" });
@@ -89,15 +90,15 @@ describe("GET /v1/events", () => {
     const both = await eventsOf(op, { types: "operation.updated,operation.created", operationId: b.id });
     expect(both).toHaveLength(2);
 
-    const first = expectStatus(await call(op, "GET", "/v1/events", { query: { limit: 1 } }), 200);
+    const first = expectStatus(await callRoute(op, routes.listEvents, { query: { limit: 1 } }), 200);
     expectProblem(
-      await call(op, "GET", "/v1/events", { query: { limit: 1, nextToken: first.nextToken, types: "operation.updated" } }),
+      await callRoute(op, routes.listEvents, { query: { limit: 1, nextToken: first.nextToken, types: "operation.updated" } }),
       400,
       "invalid_next_token",
     );
-    expectProblem(await call(op, "GET", "/v1/events", { query: { limit: 1, nextToken: first.nextToken, after: "evt_0" } }), 400, "invalid_next_token");
-    expectProblem(await call(op, "GET", "/v1/events", { query: { nextToken: `${first.nextToken}x` } }), 400, "invalid_next_token");
-    expectStatus(await call(op, "GET", "/v1/events", { query: { limit: 1, nextToken: first.nextToken } }), 200);
+    expectProblem(await callRoute(op, routes.listEvents, { query: { limit: 1, nextToken: first.nextToken, after: "evt_0" } }), 400, "invalid_next_token");
+    expectProblem(await callRoute(op, routes.listEvents, { query: { nextToken: `${first.nextToken}x` } }), 400, "invalid_next_token");
+    expectStatus(await callRoute(op, routes.listEvents, { query: { limit: 1, nextToken: first.nextToken } }), 200);
   });
 
   it("never shows another tenant's events", async () => {
@@ -111,10 +112,10 @@ describe("GET /v1/events", () => {
     expect(await eventsOf(b, { operationId: inA.id })).toEqual([]);
     expect((await eventsOf(b, { after: "evt_0" })).map((e) => e.id)).toEqual(eventsOfB.map((e) => e.id));
     // A token issued to A does not open B's log.
-    expectStatus(await call(a, "POST", "/v1/operations", { body: { code: "A-2", name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-01-02" } }), 201);
-    const pageOfA = expectStatus(await call(a, "GET", "/v1/events", { query: { limit: 1 } }), 200);
+    expectStatus(await callRoute(a, routes.createOperation, { body: { code: "A-2", name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-01-02" } }), 201);
+    const pageOfA = expectStatus(await callRoute(a, routes.listEvents, { query: { limit: 1 } }), 200);
     expect(pageOfA.nextToken).toBeTruthy();
-    expectProblem(await call(b, "GET", "/v1/events", { query: { limit: 1, nextToken: pageOfA.nextToken } }), 400, "invalid_next_token");
+    expectProblem(await callRoute(b, routes.listEvents, { query: { limit: 1, nextToken: pageOfA.nextToken } }), 400, "invalid_next_token");
   });
 
   it("writes no event for a refused change", async () => {
@@ -122,10 +123,10 @@ describe("GET /v1/events", () => {
     const target = await createOperation(op, { code: "TAKEN" });
     const other = await createOperation(op);
     const before = await eventsOf(op);
-    expectProblem(await call(op, "POST", `/v1/operations/${target.id}/status`, { body: { status: "ACTIVE" } }), 409, "invalid_transition");
-    expectProblem(await call(op, "PATCH", `/v1/operations/${other.id}`, { body: { code: "TAKEN" } }), 409, "duplicate_code");
-    expectProblem(await call(op, "PATCH", `/v1/operations/${other.id}`, { body: { code: "Y" }, headers: { "If-Match": '"7"' } }), 412, "version_mismatch");
-    expectProblem(await call(op, "POST", "/v1/operations", { body: { code: "TAKEN", name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-01-02" } }), 409, "duplicate_code");
+    expectProblem(await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "ACTIVE" } }), 409, "invalid_transition");
+    expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: other.id }, body: { code: "TAKEN" } }), 409, "duplicate_code");
+    expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: other.id }, body: { code: "Y" }, headers: { "If-Match": '"7"' } }), 412, "version_mismatch");
+    expectProblem(await callRoute(op, routes.createOperation, { body: { code: "TAKEN", name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-01-02" } }), 409, "duplicate_code");
     expect(await eventsOf(op)).toEqual(before);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { call, createOperation, eventsOf, expectProblem, expectStatus, newTenant, operationBody, uniqueId } from "../helpers/client";
+import { call, callRoute, createOperation, eventsOf, expectProblem, expectStatus, newTenant, operationBody, uniqueId } from "../helpers/client";
 import { addLineDirectly, snapshotTenant } from "../helpers/direct";
+import { routes } from "../helpers/routes";
 
 const withKey = (key: string, extra: Record<string, string> = {}) => ({ "Idempotency-Key": key, ...extra });
 
@@ -9,12 +10,12 @@ describe("Idempotency-Key", () => {
     const op = await newTenant();
     const key = uniqueId("idem");
     const body = operationBody();
-    const first = await call(op, "POST", "/v1/operations", { body, headers: withKey(key) });
+    const first = await callRoute(op, routes.createOperation, { body, headers: withKey(key) });
     expectStatus(first, 201);
     expect(first.headers.get("idempotent-replayed")).toBeNull();
     const afterFirst = await snapshotTenant(op.tenantId);
 
-    const replay = await call(op, "POST", "/v1/operations", { body, headers: withKey(key) });
+    const replay = await callRoute(op, routes.createOperation, { body, headers: withKey(key) });
     expect(replay.status).toBe(201);
     expect(replay.text).toBe(first.text);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
@@ -33,9 +34,9 @@ describe("Idempotency-Key", () => {
     const op = await newTenant();
     const key = uniqueId("idem");
     const body = operationBody();
-    const created = expectStatus(await call(op, "POST", "/v1/operations", { body, headers: withKey(key) }), 201);
+    const created = expectStatus(await callRoute(op, routes.createOperation, { body, headers: withKey(key) }), 201);
     const before = await snapshotTenant(op.tenantId);
-    expectProblem(await call(op, "POST", "/v1/operations", { body: { ...body, code: "OTHER" }, headers: withKey(key) }), 422, "idempotency_key_reused");
+    expectProblem(await callRoute(op, routes.createOperation, { body: { ...body, code: "OTHER" }, headers: withKey(key) }), 422, "idempotency_key_reused");
     // The same JSON with other whitespace is another body.
     expectProblem(
       await call(op, "POST", "/v1/operations", { rawBody: JSON.stringify(body, null, 2), headers: withKey(key) }),
@@ -43,11 +44,11 @@ describe("Idempotency-Key", () => {
       "idempotency_key_reused",
     );
     expectProblem(
-      await call(op, "PATCH", `/v1/operations/${created.id}`, { body: { code: "X" }, headers: withKey(key) }),
+      await callRoute(op, routes.patchOperation, { params: { operationId: created.id }, body: { code: "X" }, headers: withKey(key) }),
       422,
       "idempotency_key_reused",
     );
-    expectProblem(await call(op, "DELETE", `/v1/operations/${created.id}`, { headers: withKey(key) }), 422, "idempotency_key_reused");
+    expectProblem(await callRoute(op, routes.deleteOperation, { params: { operationId: created.id }, headers: withKey(key) }), 422, "idempotency_key_reused");
     expectProblem(await call(op, "POST", "/v1/operations?x=1", { body, headers: withKey(key) }), 422, "idempotency_key_reused");
     expect(await snapshotTenant(op.tenantId)).toEqual(before);
   });
@@ -57,14 +58,14 @@ describe("Idempotency-Key", () => {
     const b = await newTenant();
     const key = uniqueId("idem");
     const body = operationBody();
-    const inA = expectStatus(await call(a, "POST", "/v1/operations", { body, headers: withKey(key) }), 201);
-    const inBResponse = await call(b, "POST", "/v1/operations", { body, headers: withKey(key) });
+    const inA = expectStatus(await callRoute(a, routes.createOperation, { body, headers: withKey(key) }), 201);
+    const inBResponse = await callRoute(b, routes.createOperation, { body, headers: withKey(key) });
     const inB = expectStatus(inBResponse, 201);
     expect(inBResponse.headers.get("idempotent-replayed")).toBeNull();
     expect(inB.id).not.toBe(inA.id);
     expect((await snapshotTenant(b.tenantId)).operations).toHaveLength(1);
     // Another body under the same key in B is B's own conflict, not A's.
-    expectProblem(await call(b, "POST", "/v1/operations", { body: operationBody(), headers: withKey(key) }), 422, "idempotency_key_reused");
+    expectProblem(await callRoute(b, routes.createOperation, { body: operationBody(), headers: withKey(key) }), 422, "idempotency_key_reused");
   });
 
   it("replays PATCH, status and DELETE without applying them twice", async () => {
@@ -120,21 +121,21 @@ describe("Idempotency-Key", () => {
     const op = await newTenant();
     const target = await createOperation(op);
     const key = uniqueId("idem");
-    const refused = await call(op, "POST", `/v1/operations/${target.id}/status`, { body: { status: "ACTIVE" }, headers: withKey(key) });
+    const refused = await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "ACTIVE" }, headers: withKey(key) });
     expectProblem(refused, 409, "invalid_transition");
     await addLineDirectly(op.tenantId, target.id);
-    const replay = await call(op, "POST", `/v1/operations/${target.id}/status`, { body: { status: "ACTIVE" }, headers: withKey(key) });
+    const replay = await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "ACTIVE" }, headers: withKey(key) });
     expect(replay.status).toBe(409);
     expect(replay.body.code).toBe("invalid_transition");
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
-    expect(expectStatus(await call(op, "GET", `/v1/operations/${target.id}`), 200).status).toBe("DRAFT");
+    expect(expectStatus(await callRoute(op, routes.getOperation, { params: { operationId: target.id } }), 200).status).toBe("DRAFT");
   });
 
   it("replays concurrent duplicates once: exactly one create runs", async () => {
     const op = await newTenant();
     const key = uniqueId("idem");
     const body = operationBody();
-    const responses = await Promise.all(Array.from({ length: 5 }, () => call(op, "POST", "/v1/operations", { body, headers: withKey(key) })));
+    const responses = await Promise.all(Array.from({ length: 5 }, () => callRoute(op, routes.createOperation, { body, headers: withKey(key) })));
     for (const res of responses) {
       // Either the answer (first or replayed) or "still running, retry".
       if (res.status !== 201) expectProblem(res, 409, "idempotency_in_progress");
@@ -145,12 +146,12 @@ describe("Idempotency-Key", () => {
 
   it("refuses a malformed key and ignores keys on GET", async () => {
     const op = await newTenant();
-    expectProblem(await call(op, "POST", "/v1/operations", { body: operationBody(), headers: withKey("x".repeat(256)) }), 400, "validation_failed");
-    expectProblem(await call(op, "POST", "/v1/operations", { body: operationBody(), headers: withKey("with space") }), 400, "validation_failed");
+    expectProblem(await callRoute(op, routes.createOperation, { body: operationBody(), headers: withKey("x".repeat(256)) }), 400, "validation_failed");
+    expectProblem(await callRoute(op, routes.createOperation, { body: operationBody(), headers: withKey("with space") }), 400, "validation_failed");
     expect((await snapshotTenant(op.tenantId)).operations).toHaveLength(0);
     const key = uniqueId("idem");
-    expectStatus(await call(op, "GET", "/v1/operations", { headers: withKey(key) }), 200);
+    expectStatus(await callRoute(op, routes.listOperations, { headers: withKey(key) }), 200);
     // The key was not consumed by the GET.
-    expectStatus(await call(op, "POST", "/v1/operations", { body: operationBody(), headers: withKey(key) }), 201);
+    expectStatus(await callRoute(op, routes.createOperation, { body: operationBody(), headers: withKey(key) }), 201);
   });
 });

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, createOperation, eventsOf, expectProblem, expectStatus, newTenant, operationBody, setStatus, type Caller } from "../helpers/client";
+import { call, type Caller, callRoute, createOperation, eventsOf, expectProblem, expectStatus, newTenant, operationBody, setStatus } from "../helpers/client";
 import { accountKeyAttachedTo, activeOperation, addLineDirectly, linkDirectly, snapshotTenant } from "../helpers/direct";
+import { routes } from "../helpers/routes";
 
 const WARNING = '199 - "dates changed on an ACTIVE operation"';
 
@@ -16,7 +17,7 @@ describe("create and read", () => {
       startDate: "2027-03-01",
       endDate: "2027-04-30T23:59:59.999+02:00",
     });
-    const res = await call(op, "POST", "/v1/operations", { body });
+    const res = await callRoute(op, routes.createOperation, { body });
     const created = expectStatus(res, 201);
     expect(created.id).toMatch(/^op_[0-9A-Z]{26}$/);
     expect(res.headers.get("location")).toBe(`/v1/operations/${created.id}`);
@@ -53,17 +54,17 @@ describe("create and read", () => {
     const op = await newTenant();
     const created = await createOperation(op);
     expect(created.status).toBe("DRAFT");
-    const read = await call(op, "GET", `/v1/operations/${created.id}`);
+    const read = await callRoute(op, routes.getOperation, { params: { operationId: created.id } });
     expectStatus(read, 200);
     expect(read.headers.get("etag")).toBe('"1"');
-    const list = await call(op, "GET", "/v1/operations");
+    const list = await callRoute(op, routes.listOperations);
     expect(list.body.items.map((o: any) => o.id)).toEqual([created.id]);
-    const patched = await call(op, "PATCH", `/v1/operations/${created.id}`, { body: { name: { de: "Frühling" } } });
+    const patched = await callRoute(op, routes.patchOperation, { params: { operationId: created.id }, body: { name: { de: "Frühling" } } });
     expectStatus(patched, 200);
     expect(patched.body.name).toEqual({ en: "Spring 2027", fr: "Printemps 2027", de: "Frühling" });
-    expectProblem(await call(op, "POST", `/v1/operations/${created.id}/status`, { body: { status: "ACTIVE" } }), 409, "invalid_transition");
-    expectStatus(await call(op, "DELETE", `/v1/operations/${created.id}`), 204);
-    expectProblem(await call(op, "GET", `/v1/operations/${created.id}`), 404, "not_found");
+    expectProblem(await callRoute(op, routes.changeStatus, { params: { operationId: created.id }, body: { status: "ACTIVE" } }), 409, "invalid_transition");
+    expectStatus(await callRoute(op, routes.deleteOperation, { params: { operationId: created.id } }), 204);
+    expectProblem(await callRoute(op, routes.getOperation, { params: { operationId: created.id } }), 404, "not_found");
   });
 });
 
@@ -140,10 +141,10 @@ describe("status transitions", () => {
     const op = await newTenant();
     const target = await createOperation(op);
     expectProblem(await setStatus(op, target.id, "ACTIVE"), 409, "invalid_transition");
-    expectStatus(await call(op, "PUT", `/v1/operations/${target.id}/lines`, { body: [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 5 }] }), 200);
-    expectStatus(await call(op, "DELETE", `/v1/operations/${target.id}/lines`, { body: ["SKU-1"] }), 200);
+    expectStatus(await callRoute(op, routes.putLines, { params: { operationId: target.id }, body: [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 5 }] }), 200);
+    expectStatus(await callRoute(op, routes.deleteLines, { params: { operationId: target.id }, body: ["SKU-1"] }), 200);
     expectProblem(await setStatus(op, target.id, "ACTIVE"), 409, "invalid_transition");
-    expectStatus(await call(op, "PUT", `/v1/operations/${target.id}/lines`, { body: [{ variantExternalId: "SKU-2", minQuantity: 1, maxQuantity: 5 }] }), 200);
+    expectStatus(await callRoute(op, routes.putLines, { params: { operationId: target.id }, body: [{ variantExternalId: "SKU-2", minQuantity: 1, maxQuantity: 5 }] }), 200);
     const active = expectStatus(await setStatus(op, target.id, "ACTIVE"), 200);
     expect(active.lineCount).toBe(1);
     expect(active.status).toBe("ACTIVE");
@@ -210,7 +211,7 @@ describe("ETag, If-Match and versions", () => {
 
   it("answers 404 before 412: a stale If-Match on an unknown id is not_found", async () => {
     const op = await newTenant();
-    expectProblem(await call(op, "DELETE", "/v1/operations/op_unknown", { headers: { "If-Match": '"9"' } }), 404, "not_found");
+    expectProblem(await callRoute(op, routes.deleteOperation, { params: { operationId: "op_unknown" }, headers: { "If-Match": '"9"' } }), 404, "not_found");
   });
 
   it("serializes concurrent changes: none is lost, versions increase by one each", async () => {
@@ -263,29 +264,29 @@ describe("PATCH", () => {
     expect(expectStatus(await call(op, "GET", path), 200)).toEqual(patched);
 
     // The replaced owners drive the ownerIds filter.
-    const byOldOwner = expectStatus(await call(op, "GET", "/v1/operations", { query: { ownerIds: "u1" } }), 200);
+    const byOldOwner = expectStatus(await callRoute(op, routes.listOperations, { query: { ownerIds: "u1" } }), 200);
     expect(byOldOwner.items).toEqual([]);
-    const byNewOwner = expectStatus(await call(op, "GET", "/v1/operations", { query: { ownerIds: "u3" } }), 200);
+    const byNewOwner = expectStatus(await callRoute(op, routes.listOperations, { query: { ownerIds: "u3" } }), 200);
     expect(byNewOwner.items.map((o: any) => o.id)).toEqual([target.id]);
     // The renamed name drives the name filter.
-    expect(expectStatus(await call(op, "GET", "/v1/operations", { query: { name: "printemps" } }), 200).items).toEqual([]);
-    expect(expectStatus(await call(op, "GET", "/v1/operations", { query: { name: "LENZ" } }), 200).items).toHaveLength(1);
+    expect(expectStatus(await callRoute(op, routes.listOperations, { query: { name: "printemps" } }), 200).items).toEqual([]);
+    expect(expectStatus(await callRoute(op, routes.listOperations, { query: { name: "LENZ" } }), 200).items).toHaveLength(1);
   });
 
   it("changes type only in DRAFT (keeping the same type is not a change of type)", async () => {
     const op = await newTenant();
     const draft = await createOperation(op, { type: "PRIVATE" });
-    expect(expectStatus(await call(op, "PATCH", `/v1/operations/${draft.id}`, { body: { type: "PUBLIC" } }), 200).type).toBe("PUBLIC");
+    expect(expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: draft.id }, body: { type: "PUBLIC" } }), 200).type).toBe("PUBLIC");
     for (const status of ["ACTIVE", "INACTIVE"]) {
       const target = await createOperation(op, { type: "PRIVATE" });
       await addLineDirectly(op.tenantId, target.id);
       expectStatus(await setStatus(op, target.id, status), 200);
-      expectProblem(await call(op, "PATCH", `/v1/operations/${target.id}`, { body: { type: "PUBLIC" } }), 409, "operation_not_draft");
-      const same = expectStatus(await call(op, "PATCH", `/v1/operations/${target.id}`, { body: { type: "PRIVATE", code: `${target.code}-b` } }), 200);
+      expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { type: "PUBLIC" } }), 409, "operation_not_draft");
+      const same = expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { type: "PRIVATE", code: `${target.code}-b` } }), 200);
       expect(same.type).toBe("PRIVATE");
       // Back in DRAFT the type may change again.
       expectStatus(await setStatus(op, target.id, "DRAFT"), 200);
-      expect(expectStatus(await call(op, "PATCH", `/v1/operations/${target.id}`, { body: { type: "PUBLIC" } }), 200).type).toBe("PUBLIC");
+      expect(expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { type: "PUBLIC" } }), 200).type).toBe("PUBLIC");
     }
   });
 
@@ -296,9 +297,7 @@ describe("PATCH", () => {
       await addLineDirectly(op.tenantId, target.id);
       expectStatus(await setStatus(op, target.id, status), 200);
       const patched = expectStatus(
-        await call(op, "PATCH", `/v1/operations/${target.id}`, {
-          body: { name: { en: "N" }, description: { en: "D" }, code: `${target.code}-2`, externalId: "x", ownerIds: ["o"] },
-        }),
+        await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { name: { en: "N" }, description: { en: "D" }, code: `${target.code}-2`, externalId: "x", ownerIds: ["o"] } }),
         200,
       );
       expect(patched).toMatchObject({ status, code: `${target.code}-2`, externalId: "x", ownerIds: ["o"], description: { en: "D" } });
@@ -326,7 +325,7 @@ describe("PATCH", () => {
 
     // Not ACTIVE: no warning.
     const draft = await createOperation(op);
-    const draftMoved = await call(op, "PATCH", `/v1/operations/${draft.id}`, { body: { endDate: "2027-06-30T00:00:00Z" } });
+    const draftMoved = await callRoute(op, routes.patchOperation, { params: { operationId: draft.id }, body: { endDate: "2027-06-30T00:00:00Z" } });
     expectStatus(draftMoved, 200);
     expect(draftMoved.headers.get("warning")).toBeNull();
     expectStatus(await setStatus(op, active.id, "INACTIVE"), 200);
@@ -340,7 +339,7 @@ describe("PATCH", () => {
     const target = await createOperation(op);
     const before = await eventsOf(op);
     for (const body of [{}, { code: target.code, name: { en: target.name.en }, type: target.type }]) {
-      const response = await call(op, "PATCH", `/v1/operations/${target.id}`, { body, headers: { "If-Match": '"1"' } });
+      const response = await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body, headers: { "If-Match": '"1"' } });
       expectStatus(response, 200);
       expect(response.body.version).toBe(1);
       expect(response.headers.get("etag")).toBe('"1"');
@@ -352,7 +351,7 @@ describe("PATCH", () => {
     const op = await newTenant();
     const target = await createOperation(op);
     const [created] = await eventsOf(op);
-    expectStatus(await call(op, "PATCH", `/v1/operations/${target.id}`, { body: { code: "C2", name: { it: "x" } } }), 200);
+    expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { code: "C2", name: { it: "x" } } }), 200);
     const [updated] = await eventsOf(op, { after: created.id });
     expect(updated.type).toBe("operation.updated");
     expect(updated.operationId).toBe(target.id);
@@ -369,10 +368,10 @@ describe("DELETE", () => {
     await addLineDirectly(op.tenantId, keep.id);
     await accountKeyAttachedTo(op.tenantId, [target.id, keep.id]);
 
-    const res = await call(op, "DELETE", `/v1/operations/${target.id}`);
+    const res = await callRoute(op, routes.deleteOperation, { params: { operationId: target.id } });
     expect(res.status).toBe(204);
-    expectProblem(await call(op, "GET", `/v1/operations/${target.id}`), 404, "not_found");
-    expectProblem(await call(op, "DELETE", `/v1/operations/${target.id}`), 404, "not_found");
+    expectProblem(await callRoute(op, routes.getOperation, { params: { operationId: target.id } }), 404, "not_found");
+    expectProblem(await callRoute(op, routes.deleteOperation, { params: { operationId: target.id } }), 404, "not_found");
     expectProblem(await setStatus(op, target.id, "ACTIVE"), 404, "not_found");
 
     const snapshot = await snapshotTenant(op.tenantId);
@@ -393,7 +392,7 @@ describe("DELETE", () => {
       const target = await activeOperation(op);
       await linkDirectly(target.id, links);
       const before = await snapshotTenant(op.tenantId);
-      const problem = expectProblem(await call(op, "DELETE", `/v1/operations/${target.id}`), 409, "operation_has_links");
+      const problem = expectProblem(await callRoute(op, routes.deleteOperation, { params: { operationId: target.id } }), 409, "operation_has_links");
       expect(problem.detail).toMatch(/INACTIVE/);
       expect(await snapshotTenant(op.tenantId)).toEqual(before);
     }
@@ -403,7 +402,7 @@ describe("DELETE", () => {
     const op = await newTenant();
     const target = await activeOperation(op);
     await linkDirectly(target.id, { carts: 1 });
-    expectProblem(await call(op, "DELETE", `/v1/operations/${target.id}`, { headers: { "If-Match": '"1"' } }), 412, "version_mismatch");
+    expectProblem(await callRoute(op, routes.deleteOperation, { params: { operationId: target.id }, headers: { "If-Match": '"1"' } }), 412, "version_mismatch");
   });
 });
 
@@ -413,7 +412,7 @@ describe("storage", () => {
     const other = await newTenant();
     const otherBefore = await snapshotTenant(other.tenantId);
     const target = await createOperation(op);
-    expectStatus(await call(op, "PATCH", `/v1/operations/${target.id}`, { body: { code: "Z" } }), 200);
+    expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { code: "Z" } }), 200);
     const { results } = await env.DB.prepare("select count(*) as n from operations where id = ?").bind(target.id).all<{ n: number }>();
     expect(results[0].n).toBe(1);
     expect(await snapshotTenant(other.tenantId)).toEqual(otherBefore);

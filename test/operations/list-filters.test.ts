@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, expectProblem, expectStatus, type Caller } from "../helpers/client";
+import { type Caller, callRoute, expectProblem, expectStatus } from "../helpers/client";
 import { expectFilter, expectedOrder, listIds, lower, SEED, seedOperations, type Op } from "./list-data";
+import { routes } from "../helpers/routes";
 
 let op: Caller;
 let data: Op[];
@@ -13,7 +14,7 @@ describe("GET /v1/operations filters", () => {
     const ids = await listIds(op, {});
     expect(ids).toEqual(expectedOrder(data, "-createdAt"));
     expect(ids).toHaveLength(SEED.length);
-    const one = expectStatus(await call(op, "GET", "/v1/operations"), 200);
+    const one = expectStatus(await callRoute(op, routes.listOperations), 200);
     expect(one.items).toHaveLength(SEED.length);
     expect(one.nextToken).toBeNull();
     expect(one.items[0]).toEqual(data.find((o) => o.id === one.items[0].id));
@@ -122,12 +123,12 @@ describe("GET /v1/operations filters", () => {
 
   it("accepts 500 ids in one filter (one bound parameter under D1's limits)", async () => {
     const ids = [data[0].id, data[3].id, ...Array.from({ length: 498 }, (_, i) => `op_missing_${i}`)];
-    const res = await call(op, "GET", "/v1/operations", { query: { ids: ids.join(",") } });
+    const res = await callRoute(op, routes.listOperations, { query: { ids: ids.join(",") } });
     const page = expectStatus(res, 200);
     expect(page.items.map((o: Op) => o.id).sort()).toEqual([data[0].id, data[3].id].sort());
     const codes = [...Array.from({ length: 499 }, (_, i) => `NOPE-${i}`), "J-juliet"];
-    const byCode = expectStatus(await call(op, "GET", "/v1/operations", { query: { ids: codes.join(","), idType: "code" } }), 200);
+    const byCode = expectStatus(await callRoute(op, routes.listOperations, { query: { ids: codes.join(","), idType: "code" } }), 200);
     expect(byCode.items.map((o: Op) => o.code)).toEqual(["J-juliet"]);
-    expectProblem(await call(op, "GET", "/v1/operations", { query: { ids: [...ids, "one-more"].join(",") } }), 400, "validation_failed");
+    expectProblem(await callRoute(op, routes.listOperations, { query: { ids: [...ids, "one-more"].join(",") } }), 400, "validation_failed");
   });
 });

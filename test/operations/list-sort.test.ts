@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createOperation, expectStatus, newTenant, type Caller } from "../helpers/client";
+import { type Caller, callRoute, createOperation, expectStatus, newTenant } from "../helpers/client";
 import { expectedOrder, listIds, seedOperations, type Op } from "./list-data";
+import { routes } from "../helpers/routes";
 
 let op: Caller;
 let data: Op[];
@@ -82,7 +83,7 @@ describe("name sort and the tenant's default locale", () => {
     expect(await listIds(op, { sort: "-name" }, 2)).toEqual([...expected].reverse());
     // A name change moves the Operation in the order.
     const last = expected[expected.length - 1];
-    expectStatus(await call(op, "PATCH", `/v1/operations/${last}`, { body: { name: { "fr-CA": "Aaa" } } }), 200);
+    expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: last }, body: { name: { "fr-CA": "Aaa" } } }), 200);
     expect(await listIds(op, { sort: "name" }, 2)).toEqual([last, ...expected.slice(0, -1)]);
   });
 });

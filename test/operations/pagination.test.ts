@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, collectPages, createOperation, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
+import { type Caller, callRoute, collectPages, createOperation, expectProblem, expectStatus, newTenant } from "../helpers/client";
+import { routes } from "../helpers/routes";
 
 async function seed(op: Caller, count: number) {
   const created: any[] = [];
@@ -18,7 +19,7 @@ async function seed(op: Caller, count: number) {
 }
 
 async function page(op: Caller, query: Record<string, string | number | undefined>) {
-  return expectStatus(await call(op, "GET", "/v1/operations", { query }), 200) as { items: any[]; nextToken: string | null };
+  return expectStatus(await callRoute(op, routes.listOperations, { query }), 200) as { items: any[]; nextToken: string | null };
 }
 
 describe("keyset pagination", () => {
@@ -64,7 +65,7 @@ describe("keyset pagination", () => {
         const seenAlive = created.filter((o) => seen.includes(o.id) && !deleted.has(o.id));
         for (const victim of [unseen[unseen.length - 1], seenAlive[0]]) {
           if (!victim) continue;
-          expectStatus(await call(op, "DELETE", `/v1/operations/${victim.id}`), 204);
+          expectStatus(await callRoute(op, routes.deleteOperation, { params: { operationId: victim.id } }), 204);
           deleted.add(victim.id);
         }
         const fresh = await createOperation(op, { code: `NEW-${sort}-${round}`, name: { en: `Name M${round}` } });
@@ -106,7 +107,7 @@ describe("keyset pagination", () => {
     const created = await seed(op, 6);
     const first = await page(op, { limit: 3, sort: "code" });
     expect(first.items.map((o) => o.code)).toEqual(["P-000", "P-001", "P-002"]);
-    expectStatus(await call(op, "DELETE", `/v1/operations/${created[2].id}`), 204);
+    expectStatus(await callRoute(op, routes.deleteOperation, { params: { operationId: created[2].id } }), 204);
     const second = await page(op, { limit: 3, sort: "code", nextToken: first.nextToken! });
     expect(second.items.map((o) => o.code)).toEqual(["P-003", "P-004", "P-005"]);
     expect(second.nextToken).toBeNull();
@@ -119,7 +120,7 @@ describe("keyset pagination", () => {
     const token = first.nextToken!;
     expect(token).toBeTruthy();
     // The same filters and sort accept it (limit may change).
-    expectStatus(await call(op, "GET", "/v1/operations", { query: { limit: 3, sort: "name", status: "DRAFT", nextToken: token } }), 200);
+    expectStatus(await callRoute(op, routes.listOperations, { query: { limit: 3, sort: "name", status: "DRAFT", nextToken: token } }), 200);
 
     const mismatches: Record<string, string | number>[] = [
       { limit: 2, sort: "-name", status: "DRAFT" },
@@ -134,7 +135,7 @@ describe("keyset pagination", () => {
       { limit: 2, sort: "name", status: "DRAFT", startDateFrom: "2027-01-01" },
     ];
     for (const query of mismatches) {
-      expectProblem(await call(op, "GET", "/v1/operations", { query: { ...query, nextToken: token } }), 400, "invalid_next_token");
+      expectProblem(await callRoute(op, routes.listOperations, { query: { ...query, nextToken: token } }), 400, "invalid_next_token");
     }
 
     const [body, signature] = token.split(".");
@@ -153,13 +154,13 @@ describe("keyset pagination", () => {
       "eyJrIjpbXX0.AAAAAAAAAAAAAAAAAAAAAA",
     ]) {
       expectProblem(
-        await call(op, "GET", "/v1/operations", { query: { limit: 2, sort: "name", status: "DRAFT", nextToken: tampered } }),
+        await callRoute(op, routes.listOperations, { query: { limit: 2, sort: "name", status: "DRAFT", nextToken: tampered } }),
         400,
         "invalid_next_token",
       );
     }
     // A token of another list (events) does not open this one.
-    const events = expectStatus(await call(op, "GET", "/v1/events", { query: { limit: 1 } }), 200);
-    expectProblem(await call(op, "GET", "/v1/operations", { query: { limit: 1, nextToken: events.nextToken } }), 400, "invalid_next_token");
+    const events = expectStatus(await callRoute(op, routes.listEvents, { query: { limit: 1 } }), 200);
+    expectProblem(await callRoute(op, routes.listOperations, { query: { limit: 1, nextToken: events.nextToken } }), 400, "invalid_next_token");
   });
 });

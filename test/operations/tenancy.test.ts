@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { call, collectPages, createOperation, eventsOf, expectProblem, expectStatus, newTenant, uniqueId } from "../helpers/client";
+import { call, callRoute, collectPages, createOperation, eventsOf, expectProblem, expectStatus, newTenant, uniqueId } from "../helpers/client";
 import { activeOperation, addLineDirectly, snapshotTenant } from "../helpers/direct";
+import { routes } from "../helpers/routes";
 
 describe("tenant isolation", () => {
   it("answers 404 on every Operation route for another tenant's id, changing nothing", async () => {
@@ -58,7 +59,7 @@ describe("tenant isolation", () => {
       await createOperation(a);
       await createOperation(b);
     }
-    const pageOfA = expectStatus(await call(a, "GET", "/v1/operations", { query: { limit: 1 } }), 200);
-    expectProblem(await call(b, "GET", "/v1/operations", { query: { limit: 1, nextToken: pageOfA.nextToken } }), 400, "invalid_next_token");
+    const pageOfA = expectStatus(await callRoute(a, routes.listOperations, { query: { limit: 1 } }), 200);
+    expectProblem(await callRoute(b, routes.listOperations, { query: { limit: 1, nextToken: pageOfA.nextToken } }), 400, "invalid_next_token");
   });
 });

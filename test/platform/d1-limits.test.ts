@@ -3,8 +3,9 @@ import { describe, expect, it } from "vitest";
 import { D1LimitExceeded, D1_MAX_BOUND_PARAMETERS, getDb, guardD1Limits } from "../../src/platform/db";
 import { listOperations } from "../../src/operations/queries";
 import { listOperationsQuery } from "../../src/operations/schemas";
-import { call, createOperation, expectStatus, newTenant } from "../helpers/client";
+import { callRoute, createOperation, expectStatus, newTenant } from "../helpers/client";
 import { recordingDb, testPrincipal } from "../helpers/recording-db";
+import { routes } from "../helpers/routes";
 
 describe("D1 limits guard", () => {
   it("is on in tests, for the Worker's own database handle", async () => {
@@ -32,9 +33,9 @@ describe("D1 limits guard", () => {
     expect(statements.length).toBe(3);
     for (const statement of statements) expect(statement.sql).toMatch(/json_each\(\?\)/);
 
-    const page = expectStatus(await call(op, "GET", "/v1/operations", { query: { ids: ids.join(",") } }), 200);
+    const page = expectStatus(await callRoute(op, routes.listOperations, { query: { ids: ids.join(",") } }), 200);
     expect(page.items.map((o: any) => o.id)).toEqual([kept.id]);
-    const aliased = expectStatus(await call(op, "GET", "/v1/operations", { query: { operationId: ids.join(","), ownerIds: ids.slice(1).join(",") } }), 200);
+    const aliased = expectStatus(await callRoute(op, routes.listOperations, { query: { operationId: ids.join(","), ownerIds: ids.slice(1).join(",") } }), 200);
     expect(aliased.items).toEqual([]);
   });
 });

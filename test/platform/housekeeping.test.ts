@@ -1,7 +1,8 @@
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { call, expectStatus, newTenant, operationBody } from "../helpers/client";
+import { callRoute, expectStatus, newTenant, operationBody } from "../helpers/client";
+import { routes } from "../helpers/routes";
 
 async function storedKeys(tenantId: string): Promise<string[]> {
   const { results } = await env.DB.prepare("select idempotency_key from idempotency_keys where tenant_id = ? order by idempotency_key")
@@ -13,7 +14,7 @@ async function storedKeys(tenantId: string): Promise<string[]> {
 describe("scheduled housekeeping", () => {
   it("purges Idempotency-Key answers older than 48 h and keeps recent ones", async () => {
     const op = await newTenant();
-    expectStatus(await call(op, "POST", "/v1/operations", { body: operationBody(), headers: { "Idempotency-Key": "recent" } }), 201);
+    expectStatus(await callRoute(op, routes.createOperation, { body: operationBody(), headers: { "Idempotency-Key": "recent" } }), 201);
     const old = new Date(Date.now() - 49 * 3600_000).toISOString();
     await env.DB.prepare(
       "insert into idempotency_keys (tenant_id, idempotency_key, fingerprint, state, response_status, response_body, created_at) values (?, 'old', 'f', 'DONE', 201, '{}', ?)",

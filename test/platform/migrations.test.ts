@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, expectStatus, newTenant, uniqueId } from "../helpers/client";
+import { callRoute, expectStatus, newTenant, uniqueId } from "../helpers/client";
+import { routes } from "../helpers/routes";
 
 describe("migration 0006 (per-locale folded names)", () => {
   it("backfills name_folded for Operations written before it, so the locale filter finds them", async () => {
@@ -22,7 +23,7 @@ describe("migration 0006 (per-locale folded names)", () => {
 
     const row = await env.DB.prepare("select name_folded from operations where id = ?").bind(id).first<{ name_folded: string }>();
     expect(JSON.parse(row!.name_folded)).toEqual({ en: "legacy sale", fr: "soldes anciennes" });
-    const found = expectStatus(await call(op, "GET", "/v1/operations", { query: { name: "anciennes", locale: "fr" } }), 200);
+    const found = expectStatus(await callRoute(op, routes.listOperations, { query: { name: "anciennes", locale: "fr" } }), 200);
     expect(found.items.map((o: any) => o.id)).toEqual([id]);
   });
 });

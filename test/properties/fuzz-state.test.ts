@@ -1,8 +1,9 @@
 // Random bodies, ids and headers at the status and DELETE routes (see fuzz-kit.ts).
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, expectStatus } from "../helpers/client";
+import { callRoute, expectStatus } from "../helpers/client";
 import { anyJson, body, callerIn, checkRequest, encodeSegment, headers, operationIdIn, outcomes, queryString, send, settings, setupWorld, statusBody, type World } from "./fuzz-kit";
+import { routes } from "../helpers/routes";
 
 let world: World;
 beforeAll(async () => {
@@ -45,8 +46,8 @@ describe("random input at the Operation state routes", () => {
   });
 
   it("leaves the API answering normally", async () => {
-    for (const id of world.idPool.slice(0, 4)) expectStatus(await call(world.operator, "GET", `/v1/operations/${id}`), 200);
-    const list = expectStatus(await call(world.operator, "GET", "/v1/operations", { query: { limit: 500 } }), 200);
+    for (const id of world.idPool.slice(0, 4)) expectStatus(await callRoute(world.operator, routes.getOperation, { params: { operationId: id } }), 200);
+    const list = expectStatus(await callRoute(world.operator, routes.listOperations, { query: { limit: 500 } }), 200);
     expect(list.items.length).toBeGreaterThanOrEqual(4);
   });
 });

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
-import { call, expectProblem, expectStatus, issueKey, newTenant, type Caller } from "../helpers/client";
+import { call, type Caller, callRoute, expectProblem, expectStatus, issueKey, newTenant } from "../helpers/client";
+import { routes } from "../helpers/routes";
 
 const RULES = "/v1/buying-policies/quotas/rules";
 const EVALUATE = "/v1/buying-policies/quotas/evaluate";
@@ -39,7 +40,7 @@ describe("evaluate: resolution", () => {
     const account = await createRule(op, { accountId: "A1", minimum: 200 });
     const supplier = await createRule(op, { supplierId: "S1", minimum: 300 });
     await createRule(op, { supplierId: "S2", minimum: 400 });
-    expectStatus(await call(op, "PUT", "/v1/buying-policies/quotas/default", { body: { minimum: 50 } }), 200);
+    expectStatus(await callRoute(op, routes.putQuotaDefault, { body: { minimum: 50 } }), 200);
 
     const results = await evaluate(op, [
       { accountId: "A1", supplierId: "S1", amount: 1000 },
@@ -248,7 +249,7 @@ describe("evaluate: freshness", () => {
     expectStatus(await call(op, "DELETE", `${RULES}/${rule.id}`), 204);
     expect(decidedBy(await evaluateOne(op, order))).toEqual(["DEFAULT", null, 0]);
 
-    expectStatus(await call(op, "PUT", "/v1/buying-policies/quotas/default", { body: { minimum: 150 } }), 200);
+    expectStatus(await callRoute(op, routes.putQuotaDefault, { body: { minimum: 150 } }), 200);
     expect(await evaluateOne(op, order)).toMatchObject({ allowed: false, shortfall: 50, source: { kind: "DEFAULT", ruleId: null } });
   });
 

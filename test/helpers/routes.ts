@@ -1,0 +1,69 @@
+// Every route of the API by a name a test can read, for callRoute (typed params and answers).
+import { attachPost, attachPut } from "../../src/attachments/routes/attach";
+import detachAccounts from "../../src/attachments/routes/detach";
+import listAttachments from "../../src/attachments/routes/list";
+import createCart from "../../src/checkout/routes/create-cart";
+import createOrder from "../../src/checkout/routes/create-order";
+import getCart from "../../src/checkout/routes/get-cart";
+import getOrder from "../../src/checkout/routes/get-order";
+import listOrders from "../../src/checkout/routes/list-orders";
+import compare from "../../src/compare/routes/compare";
+import listDirectory from "../../src/directory/routes/list";
+import putDirectory from "../../src/directory/routes/put";
+import listEvents from "../../src/events/routes/list";
+import getFrontOperation from "../../src/front/routes/get";
+import listFrontLines from "../../src/front/routes/lines";
+import listFrontOperations from "../../src/front/routes/list";
+import deleteLines from "../../src/lines/routes/delete";
+import listLines from "../../src/lines/routes/list";
+import putLines from "../../src/lines/routes/put";
+import createOperation from "../../src/operations/routes/create";
+import deleteOperation from "../../src/operations/routes/delete";
+import getOperation from "../../src/operations/routes/get";
+import listOperations from "../../src/operations/routes/list";
+import patchOperation from "../../src/operations/routes/patch";
+import changeStatus from "../../src/operations/routes/status";
+import createRule from "../../src/quotas/routes/create";
+import deleteRule from "../../src/quotas/routes/delete";
+import evaluateQuotas from "../../src/quotas/routes/evaluate";
+import getRule from "../../src/quotas/routes/get";
+import getQuotaDefault from "../../src/quotas/routes/get-default";
+import listRules from "../../src/quotas/routes/list";
+import putQuotaDefault from "../../src/quotas/routes/put-default";
+import updateRule from "../../src/quotas/routes/update";
+
+export const routes = {
+  listOperations,
+  createOperation,
+  getOperation,
+  patchOperation,
+  changeStatus,
+  deleteOperation,
+  listLines,
+  putLines,
+  deleteLines,
+  listDirectory,
+  putDirectory,
+  listAttachments,
+  attachAccounts: attachPut,
+  attachAccountsByPost: attachPost,
+  detachAccounts,
+  listRules,
+  createRule,
+  getRule,
+  updateRule,
+  deleteRule,
+  getQuotaDefault,
+  putQuotaDefault,
+  evaluateQuotas,
+  createCart,
+  getCart,
+  createOrder,
+  getOrder,
+  listOrders,
+  compare,
+  listFrontOperations,
+  getFrontOperation,
+  listFrontLines,
+  listEvents,
+};
