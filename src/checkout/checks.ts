@@ -27,7 +27,7 @@ function requireOpen(row: OperationRow): void {
   const now = toIsoSeconds(Date.now());
   if (row.status !== "ACTIVE") {
     throw new ApiError("operation_not_open", `Operation ${row.id} is ${row.status}; carts and orders need it ACTIVE.`, {
-      status: row.status,
+      operationStatus: row.status,
     });
   }
   if (now < row.startDate || now > row.endDate) {

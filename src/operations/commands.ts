@@ -108,7 +108,8 @@ const ALLOWED_TRANSITIONS: Record<OperationStatus, OperationStatus[]> = {
 /** Pure: why a transition is refused, or null when it is allowed. */
 function transitionRefusal(row: Pick<OperationRow, "status" | "lineCount" | "cartCount" | "orderCount">, to: OperationStatus): string | null {
   if (!ALLOWED_TRANSITIONS[row.status].includes(to)) return `${row.status} → ${to} is not an allowed transition.`;
-  if (row.status === "DRAFT" && to === "ACTIVE" && row.lineCount < 1) return "DRAFT → ACTIVE needs at least one line.";
+  // Lines change only in DRAFT, so an INACTIVE Operation that never had one must not become ACTIVE either.
+  if (to === "ACTIVE" && row.lineCount < 1) return `${row.status} → ACTIVE needs at least one line.`;
   if (to === "DRAFT" && row.cartCount + row.orderCount > 0) {
     return `${row.status} → DRAFT is refused while carts or orders are linked (${row.cartCount} carts, ${row.orderCount} orders).`;
   }

@@ -73,8 +73,12 @@ export class ApiError extends Error {
 
 export const PROBLEM_TYPE_BASE = "https://errors.example/";
 
+/** RFC 9457's members: a problem's extras never overwrite them. */
+const RESERVED_MEMBERS = new Set(["type", "title", "status", "detail", "instance", "code", "requestId"]);
+
 export function problemBody(problem: Problem, requestId: string): Record<string, unknown> {
   const entry = ERROR_CATALOGUE[problem.code];
+  const extras = Object.fromEntries(Object.entries(problem.extras ?? {}).filter(([name]) => !RESERVED_MEMBERS.has(name)));
   return {
     type: PROBLEM_TYPE_BASE + problem.code,
     title: entry.title,
@@ -82,7 +86,7 @@ export function problemBody(problem: Problem, requestId: string): Record<string,
     code: problem.code,
     detail: problem.detail,
     requestId,
-    ...problem.extras,
+    ...extras,
   };
 }
 

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, type Caller, callRoute, createOperation, eventsOf, expectProblem, expectStatus, newTenant, operationBody, setStatus } from "../helpers/client";
+import { call, type Caller, callRoute, createOperation, eventsOf, expectProblem, expectStatus, newTenant, operationBody, readOperation, setStatus } from "../helpers/client";
 import { accountKeyAttachedTo, activeOperation, addLineDirectly, linkDirectly, snapshotTenant } from "../helpers/direct";
 import { routes } from "../helpers/routes";
 
@@ -135,6 +135,17 @@ describe("status transitions", () => {
     const future = await createOperation(op, { startDate: "2999-01-01T00:00:00Z", endDate: "2999-01-02T00:00:00Z" });
     await addLineDirectly(op.tenantId, future.id);
     expectStatus(await setStatus(op, future.id, "ACTIVE"), 200);
+  });
+
+  it("needs at least one line for every transition into ACTIVE, also DRAFT → INACTIVE → ACTIVE", async () => {
+    const op = await newTenant();
+    const target = await createOperation(op);
+    expectStatus(await setStatus(op, target.id, "INACTIVE"), 200);
+    const before = await snapshotTenant(op.tenantId);
+    const problem = expectProblem(await setStatus(op, target.id, "ACTIVE"), 409, "invalid_transition");
+    expect(problem).toMatchObject({ from: "INACTIVE", to: "ACTIVE" });
+    expect(await snapshotTenant(op.tenantId)).toEqual(before);
+    expect((await readOperation(op, target.id)).status).toBe("INACTIVE");
   });
 
   it("activates once a line is added through the lines API, and refuses again when the last line is removed in DRAFT", async () => {

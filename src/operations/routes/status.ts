@@ -10,7 +10,7 @@ export default defineRoute(
     path: "/v1/operations/:operationId/status",
     summary: "Change an Operation's status",
     description:
-      "Allowed: DRAFT→ACTIVE (needs ≥ 1 line), ACTIVE→INACTIVE, INACTIVE→ACTIVE, DRAFT→INACTIVE, ACTIVE/INACTIVE→DRAFT while no cart or order is linked. Anything else (including a change to the current status) is 409 invalid_transition.",
+      "Allowed: DRAFT→ACTIVE, ACTIVE→INACTIVE, INACTIVE→ACTIVE, DRAFT→INACTIVE, ACTIVE/INACTIVE→DRAFT while no cart or order is linked. Every transition into ACTIVE needs at least one line. Anything else (including a change to the current status) is 409 invalid_transition.",
     tag: "Operations",
     roles: ["OPERATOR"],
     params: operationIdParam,
