@@ -32,6 +32,8 @@ export interface RouteSpec<
   tag: string;
   /** Roles allowed to call; anything else answers 403 forbidden. */
   roles: Role[];
+  /** Query parameters only OPERATOR keys may send (any other key sending one: 403 forbidden, before any validation). */
+  operatorOnlyQuery?: string[];
   params?: P;
   query?: Q;
   body?: B;
@@ -144,7 +146,12 @@ function batchBodyValidator(schema: z.ZodType, batch: { maxItems: number; field?
 export function mountRoleChecks(app: App, routes: RouteDefinition[]): void {
   for (const { spec } of routes) {
     app.on([spec.method.toUpperCase()], [spec.path], async (c, next) => {
-      requireRole(c.get("principal"), ...spec.roles);
+      const principal = c.get("principal");
+      requireRole(principal, ...spec.roles);
+      const sent = (spec.operatorOnlyQuery ?? []).filter((name) => c.req.query(name) !== undefined);
+      if (sent.length && principal.role !== "OPERATOR") {
+        throw new ApiError("forbidden", `${sent.join(", ")} may only be sent with an OPERATOR key.`);
+      }
       await next();
     });
   }

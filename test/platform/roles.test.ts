@@ -33,6 +33,19 @@ describe("roles, for every registered route", () => {
     });
   }
 
+  for (const { spec } of apiRoutes.filter((route) => route.spec.operatorOnlyQuery?.length)) {
+    it(`${spec.method.toUpperCase()} ${spec.path}: ACCOUNT sending ${spec.operatorOnlyQuery!.join(", ")} answers 403 whatever the body`, async () => {
+      const op = await newTenant();
+      const account = await issueKey(op.tenantId, "ACCOUNT", "u_roles");
+      for (const name of spec.operatorOnlyQuery!) {
+        for (const value of ["true", "false", "nonsense"]) {
+          const input = spec.method === "get" ? { query: { [name]: value } } : { query: { [name]: value }, rawBody: "not json {" };
+          expectProblem(await call(account, spec.method.toUpperCase(), concretePath(spec.path), input), 403, "forbidden");
+        }
+      }
+    });
+  }
+
   it("lets OPERATOR keys past the role check on every route (they answer anything but 403)", async () => {
     const op = await newTenant();
     for (const { spec } of apiRoutes) {

@@ -206,7 +206,21 @@ describe("evaluate: explain", () => {
     const account = await issueKey(op.tenantId, "ACCOUNT", "u_1");
     const body = { orders: [{ accountId: "A1", amount: 10 }] };
     expectProblem(await call(account, "POST", EVALUATE, { body, query: { explain: "true" } }), 403, "forbidden");
-    expectStatus(await call(account, "POST", EVALUATE, { body, query: { explain: "false" } }), 200);
+    expectProblem(await call(account, "POST", EVALUATE, { body, query: { explain: "false" } }), 403, "forbidden");
+  });
+
+  it("answers 403 to an ACCOUNT key sending explain before it reads the body or the query's value", async () => {
+    const op = await newTenant();
+    const account = await issueKey(op.tenantId, "ACCOUNT", "u_1");
+    for (const input of [
+      { body: { orders: "not orders" }, query: { explain: "true" } },
+      { rawBody: "{ not json", query: { explain: "true" } },
+      { body: { orders: [] }, query: { explain: "maybe" } },
+    ]) {
+      expectProblem(await call(account, "POST", EVALUATE, input), 403, "forbidden");
+    }
+    // Without explain, the same bad body is the caller's 400.
+    expectProblem(await call(account, "POST", EVALUATE, { body: { orders: "not orders" } }), 400, "validation_failed");
   });
 });
 

@@ -1,4 +1,3 @@
-import { requireRole } from "../../platform/auth";
 import { defineRoute } from "../../platform/routes";
 import { evaluateOrders, explainOrders, type QuotaOrder } from "../evaluate";
 import { evaluateBody, evaluateQuery, evaluateResponse, MAX_EVALUATE_ORDERS } from "../schemas";
@@ -19,10 +18,11 @@ export default defineRoute(
       "`selected` (decided the order), `lower_minimum` (same level, a higher minimum won), `tie_older_rule_wins` (same level and minimum, an older rule won),",
       "`shadowed_by_higher_level` (matched, but a higher level decided), `store_mismatch` (a rule of the same account/supplier for another store;",
       "at most 10 listed per level, the rest counted in `omittedStoreMismatches`). `default.outcome` says whether the default decided.",
-      "An explanation shows rules, which only OPERATOR keys may read: `explain=true` with an ACCOUNT key answers 403 forbidden.",
+      "An explanation shows rules, which only OPERATOR keys may read: `explain` (any value) with an ACCOUNT key answers 403 forbidden, before the body is read.",
     ].join("\n"),
     tag: "Quotas",
     roles: ["OPERATOR", "ACCOUNT"],
+    operatorOnlyQuery: ["explain"],
     query: evaluateQuery,
     body: evaluateBody,
     batch: { maxItems: MAX_EVALUATE_ORDERS, field: "orders" },
@@ -32,7 +32,6 @@ export default defineRoute(
   },
   async (c, { query, body }) => {
     const principal = c.get("principal");
-    if (query.explain) requireRole(principal, "OPERATOR");
     const storeScope = c.get("scope").storeId;
     const orders: QuotaOrder[] = body.orders.map((order) => ({
       accountId: order.accountId,
