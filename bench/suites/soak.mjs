@@ -393,18 +393,21 @@ export default async function soak(ctx) {
 
   const actions = {
     evaluate: () => {
+      // ACCOUNT keys evaluate their own accounts only (u_0 belongs to every 100th account).
+      const asAccount = pick(4) === 0;
       const orders = Array.from({ length: 1 + pick(5) }, () => {
         const useRule = pick(4) !== 0;
         const rule = rules[pick(rules.length)];
+        const anyAccount = useRule && rule.accountId ? rule.accountId : account(pick(DIRECTORY_ACCOUNTS + 100));
         const order = {
-          accountId: useRule && rule.accountId ? rule.accountId : account(pick(DIRECTORY_ACCOUNTS + 100)),
+          accountId: asAccount ? account(100 * pick(DIRECTORY_ACCOUNTS / 100)) : anyAccount,
           supplierId: useRule && rule.supplierId ? rule.supplierId : pick(5) === 0 ? null : supplier(pick(SUPPLIERS)),
           amount: 100 * pick(600),
         };
         if (pick(3) === 0) order.storeId = useRule && rule.storeId ? rule.storeId : store(pick(STORES));
         return order;
       });
-      return call("evaluate", pick(4) === 0 ? accountCaller : operator, "POST", EVALUATE, { orders }, isStatus(200));
+      return call("evaluate", asAccount ? accountCaller : operator, "POST", EVALUATE, { orders }, isStatus(200));
     },
     "lines page": async (state) => {
       if (!state.lines || !state.lines.token) {

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
 import { call, type Caller, callRoute, expectProblem, expectStatus, issueKey, newTenant } from "../helpers/client";
 import { routes } from "../helpers/routes";
+import { accountWithKey } from "../helpers/setup";
 
 const RULES = "/v1/buying-policies/quotas/rules";
 const EVALUATE = "/v1/buying-policies/quotas/evaluate";
@@ -152,14 +153,32 @@ describe("evaluate: batches, shapes and roles", () => {
     expectProblem(await call(op, "POST", EVALUATE, { body: { orders: [order] }, query: { explain: "yes" } }), 400, "validation_failed");
   });
 
-  it("ACCOUNT keys may evaluate; tenants never see each other's rules", async () => {
+  it("ACCOUNT keys may evaluate their own accounts; tenants never see each other's rules", async () => {
     const owner = await newTenant();
     const rule = await createRule(owner, { accountId: "A1", minimum: 100 });
-    const account = await issueKey(owner.tenantId, "ACCOUNT", "u_1");
+    const { caller: account } = await accountWithKey(owner, "A1");
     expect(decidedBy(await evaluateOne(account, { accountId: "A1", amount: 5 }))).toEqual(["ACCOUNT", rule.id, 100]);
     const stranger = await newTenant();
     expect(decidedBy(await evaluateOne(stranger, { accountId: "A1", amount: 5 }))).toEqual(["DEFAULT", null, 0]);
     expectProblem(await call(null, "POST", EVALUATE, { body: { orders: [order] } }), 401, "unauthorized");
+  });
+});
+
+describe("evaluate: ACCOUNT keys", () => {
+  it("evaluate only the accounts their user belongs to: others answer 403 account_not_permitted, naming them", async () => {
+    const op = await newTenant();
+    await createRule(op, { accountId: "A2", minimum: 700 });
+    const { caller: account } = await accountWithKey(op, "A1");
+    const refused = expectProblem(
+      await call(account, "POST", EVALUATE, { body: { orders: [{ accountId: "A1", amount: 5 }, { accountId: "A2", amount: 5 }, { accountId: "A3", amount: 5 }] } }),
+      403,
+      "account_not_permitted",
+    );
+    expect(refused.accountIds).toEqual(["A2", "A3"]);
+    expect(JSON.stringify(refused)).not.toContain("qr_"); // nothing of another account's rules
+    expect(await evaluate(account, [{ accountId: "A1", amount: 5 }])).toHaveLength(1);
+    // OPERATOR keys evaluate any account of the tenant.
+    expect(await evaluate(op, [{ accountId: "A2", amount: 5 }, { accountId: "A9", amount: 5 }])).toHaveLength(2);
   });
 });
 

@@ -1,3 +1,7 @@
+import { permittedAccounts } from "../../directory/membership";
+import type { Db } from "../../platform/db";
+import { ApiError } from "../../platform/errors";
+import type { Principal } from "../../platform/principal";
 import { defineRoute } from "../../platform/routes";
 import { evaluateOrders, explainOrders, type QuotaOrder } from "../evaluate";
 import { evaluateBody, evaluateQuery, evaluateResponse, MAX_EVALUATE_ORDERS } from "../schemas";
@@ -13,6 +17,7 @@ export default defineRoute(
       "The first level with a matching rule decides: Account+Supplier, then Account, then Supplier, else the tenant default.",
       "Within a level the highest minimum wins; equal minimums: the smallest id (the oldest rule). `source` says which rule (or the default) decided.",
       "A rule change is seen here at once by the Worker instance that made it, and everywhere within 1 s.",
+      "An ACCOUNT key evaluates only accounts whose directory users include its user: any other accountId answers 403 account_not_permitted, listing them in `accountIds`.",
       "",
       "`explain=true` adds `explanation` to each result: for each level, the rules of the order's keys, best first, each with an `outcome`:",
       "`selected` (decided the order), `lower_minimum` (same level, a higher minimum won), `tie_older_rule_wins` (same level and minimum, an older rule won),",
@@ -28,7 +33,7 @@ export default defineRoute(
     batch: { maxItems: MAX_EVALUATE_ORDERS, field: "orders" },
     headers: ["svc-store"],
     responses: { 200: { description: "One result per order.", schema: evaluateResponse } },
-    errors: ["batch_too_large"],
+    errors: ["batch_too_large", "account_not_permitted"],
   },
   async (c, { query, body }) => {
     const principal = c.get("principal");
@@ -39,8 +44,22 @@ export default defineRoute(
       storeId: order.storeId === undefined ? storeScope : order.storeId,
       amount: order.amount,
     }));
+    await requirePermittedAccounts(c.var.db, principal, orders);
     const { tenantId } = principal;
     const results = query.explain ? await explainOrders(c.env, tenantId, orders) : await evaluateOrders(c.env, tenantId, orders);
     return c.json({ results });
   },
 );
+
+/** ACCOUNT keys evaluate their own accounts only (an OPERATOR key costs no query here). */
+async function requirePermittedAccounts(db: Db, principal: Principal, orders: QuotaOrder[]): Promise<void> {
+  if (principal.role === "OPERATOR") return;
+  const accountIds = [...new Set(orders.map((order) => order.accountId))];
+  const permitted = await permittedAccounts(db, principal, accountIds);
+  const refused = accountIds.filter((id) => !permitted.has(id));
+  if (refused.length) {
+    throw new ApiError("account_not_permitted", `${refused.length} of these accounts are not user ${principal.userId}'s; nothing was evaluated.`, {
+      accountIds: refused,
+    });
+  }
+}
