@@ -12,9 +12,14 @@ export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
 const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const REPLAYED_HEADERS = ["content-type", "location", "etag", "warning"];
 
+/** A claim this old is taken over: the request that made it died before it could answer. */
+export const IDEMPOTENCY_CLAIM_TIMEOUT_MS = 60_000;
+
 /**
- * Idempotency-Key (documented on every route that takes it): the first request with a key runs and its answer is stored;
- * a replay with the same method, path and body gets that answer; anything else with the key is 422.
+ * Idempotency-Key (documented on every route that takes it): the first request with a key runs and
+ * its answer is stored; a replay by the same caller (tenant, role, user) with the same method, path
+ * and body gets that answer; anything else with the key is 422. Keys are the caller's own: another
+ * user of the tenant with the same key runs its own request.
  */
 export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
   const key = c.req.header("idempotency-key");
@@ -24,24 +29,28 @@ export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
       errors: [{ field: "header.Idempotency-Key", code: "invalid_string", message: "1–255 visible ASCII characters" }],
     });
   }
-  const { tenantId } = c.get("principal");
+  const { tenantId, role, userId } = c.get("principal");
+  const caller = `${role}:${userId ?? ""}`;
   const url = new URL(c.req.url);
   const fingerprint = await sha256Hex(`${c.req.method} ${url.pathname}${url.search}\n${await c.req.text()}`);
   const db = c.var.db;
   const now = nowIso();
   const expiredBefore = new Date(Date.now() - IDEMPOTENCY_RETENTION_MS).toISOString();
+  const abandonedBefore = new Date(Date.now() - IDEMPOTENCY_CLAIM_TIMEOUT_MS).toISOString();
 
   const claimed = await db
     .insert(idempotencyKeys)
-    .values({ tenantId, idempotencyKey: key, fingerprint, state: "PENDING", createdAt: now })
+    .values({ tenantId, caller, idempotencyKey: key, fingerprint, state: "PENDING", createdAt: now })
     .onConflictDoUpdate({
-      target: [idempotencyKeys.tenantId, idempotencyKeys.idempotencyKey],
+      target: [idempotencyKeys.tenantId, idempotencyKeys.caller, idempotencyKeys.idempotencyKey],
       set: { fingerprint, state: "PENDING", responseStatus: null, responseHeaders: null, responseBody: null, createdAt: now },
-      setWhere: sql`${idempotencyKeys.createdAt} < ${expiredBefore}`,
+      // Expired answers, and claims whose request died without answering, are taken over.
+      setWhere: sql`${idempotencyKeys.createdAt} < ${expiredBefore}
+        or (${idempotencyKeys.state} = 'PENDING' and ${idempotencyKeys.createdAt} < ${abandonedBefore})`,
     })
     .returning({ key: idempotencyKeys.idempotencyKey });
 
-  const where = and(eq(idempotencyKeys.tenantId, tenantId), eq(idempotencyKeys.idempotencyKey, key));
+  const where = and(eq(idempotencyKeys.tenantId, tenantId), eq(idempotencyKeys.caller, caller), eq(idempotencyKeys.idempotencyKey, key));
   if (!claimed.length) {
     const [stored] = await db.select().from(idempotencyKeys).where(where);
     if (!stored || stored.fingerprint !== fingerprint) {

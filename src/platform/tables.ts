@@ -177,6 +177,8 @@ export const idempotencyKeys = sqliteTable(
   "idempotency_keys",
   {
     tenantId: text("tenant_id").notNull(),
+    /** "ROLE:userId": a key is the caller's own (userId empty for OPERATOR keys). */
+    caller: text("caller").notNull(),
     idempotencyKey: text("idempotency_key").notNull(),
     fingerprint: text("fingerprint").notNull(),
     state: text("state", { enum: ["PENDING", "DONE"] }).notNull(),
@@ -185,7 +187,7 @@ export const idempotencyKeys = sqliteTable(
     responseBody: text("response_body"),
     createdAt: text("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.idempotencyKey] })],
+  (t) => [primaryKey({ columns: [t.tenantId, t.caller, t.idempotencyKey] })],
 );
 
 /**

@@ -1,7 +1,9 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, callRoute, createOperation, eventsOf, expectProblem, expectStatus, newTenant, operationBody, uniqueId } from "../helpers/client";
 import { addLineDirectly, snapshotTenant } from "../helpers/direct";
 import { routes } from "../helpers/routes";
+import { accountWithKey, cartBody, line, setUpOperation } from "../helpers/setup";
 
 const withKey = (key: string, extra: Record<string, string> = {}) => ({ "Idempotency-Key": key, ...extra });
 
@@ -153,5 +155,50 @@ describe("Idempotency-Key", () => {
     expectStatus(await callRoute(op, routes.listOperations, { headers: withKey(key) }), 200);
     // The key was not consumed by the GET.
     expectStatus(await callRoute(op, routes.createOperation, { body: operationBody(), headers: withKey(key) }), 201);
+  });
+
+  it("scopes keys to the caller: another user resending a user's key and body runs its own request", async () => {
+    const op = await newTenant();
+    const operation = await setUpOperation(op, { type: "PUBLIC" });
+    const alice = await accountWithKey(op);
+    const bob = await accountWithKey(op);
+    const key = uniqueId("idem");
+    const body = cartBody(operation.id, alice.accountId, [line("SKU-A", 1)]);
+    const cart = expectStatus(await callRoute(alice.caller, routes.createCart, { body, headers: withKey(key) }), 201);
+    // Bob may not buy for Alice's account: with her key and body he still gets his own 403, never her cart.
+    expectProblem(await callRoute(bob.caller, routes.createCart, { body, headers: withKey(key) }), 403, "account_not_permitted");
+    // His retry replays his own answer.
+    const retry = await callRoute(bob.caller, routes.createCart, { body, headers: withKey(key) });
+    expect([retry.status, retry.body.code]).toEqual([403, "account_not_permitted"]);
+    expect(retry.text).not.toContain(cart.id);
+    // Alice's own replay still gets her cart.
+    const replay = await callRoute(alice.caller, routes.createCart, { body, headers: withKey(key) });
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(expectStatus(replay, 201).id).toBe(cart.id);
+  });
+
+  it("takes over a claim whose request died without answering, after 60 s, and not before", async () => {
+    const op = await newTenant();
+    const body = operationBody();
+    // The claim a request makes for this very POST, as if it had died right after making it.
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`POST /v1/operations\n${JSON.stringify(body)}`));
+    const fingerprint = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+    const claim = async (key: string, ageMs: number) =>
+      env.DB.prepare(
+        "insert into idempotency_keys (tenant_id, caller, idempotency_key, fingerprint, state, created_at) values (?, 'OPERATOR:', ?, ?, 'PENDING', ?)",
+      )
+        .bind(op.tenantId, key, fingerprint, new Date(Date.now() - ageMs).toISOString())
+        .run();
+    const recent = uniqueId("idem");
+    await claim(recent, 10_000);
+    expectProblem(await callRoute(op, routes.createOperation, { body, headers: withKey(recent) }), 409, "idempotency_in_progress");
+    const abandoned = uniqueId("idem");
+    await claim(abandoned, 61_000);
+    const taken = await callRoute(op, routes.createOperation, { body, headers: withKey(abandoned) });
+    const created = expectStatus(taken, 201);
+    // The answer is stored for the caller's retries like any other.
+    const replay = await callRoute(op, routes.createOperation, { body, headers: withKey(abandoned) });
+    expect(expectStatus(replay, 201).id).toBe(created.id);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
   });
 });
