@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { localizedText } from "../platform/locale";
 import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { externalKey, keyedBatch, MAX_QUANTITY, quantity } from "../platform/fields";
+import { externalKey, keyedBatch, MAX_QUANTITY, quantity, queryInteger } from "../platform/fields";
 import { operationLines } from "../platform/tables";
 
 export const lineList: ListDefinition = {
@@ -43,7 +43,7 @@ export const deleteLinesBody = z
   .describe(`Up to ${MAX_LINES_PER_CALL} variantExternalIds; repeats count once.`);
 
 const exactQuantity = (description: string) =>
-  z.coerce.number().int().min(0).max(MAX_QUANTITY).optional().describe(description);
+  queryInteger(0, MAX_QUANTITY).optional().describe(description);
 
 export const listLinesQuery = z.strictObject({
   ...pageQueryShape(lineList),

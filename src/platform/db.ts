@@ -77,20 +77,29 @@ export function getDb(env: DatabaseBindings): Db {
   return drizzle(d1(env), { schema });
 }
 
-/** Splits items into JSON arrays each under the D1 value limit, for `json_each(?)` statements. */
+const utf8 = new TextEncoder();
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** The UTF-8 size of a JSON text (what D1 counts); ASCII, the usual case, needs no encoding. */
+function utf8Bytes(text: string): number {
+  return NON_ASCII.test(text) ? utf8.encode(text).length : text.length;
+}
+
+/** Splits items into JSON arrays each under the D1 value limit (in UTF-8 bytes), for `json_each(?)` statements. */
 export function jsonChunks<T>(items: readonly T[], maxBytes = D1_MAX_JSON_PARAMETER_BYTES): string[] {
   const chunks: string[] = [];
   let current: string[] = [];
   let size = 2;
   for (const item of items) {
     const encoded = JSON.stringify(item);
-    if (current.length && size + encoded.length + 1 > maxBytes) {
+    const bytes = utf8Bytes(encoded);
+    if (current.length && size + bytes + 1 > maxBytes) {
       chunks.push(`[${current.join(",")}]`);
       current = [];
       size = 2;
     }
     current.push(encoded);
-    size += encoded.length + 1;
+    size += bytes + 1;
   }
   if (current.length || !chunks.length) chunks.push(`[${current.join(",")}]`);
   return chunks;

@@ -7,8 +7,24 @@ export const MAX_QUANTITY = 2_147_483_647;
 export const quantity = z.number().int().min(0).max(MAX_QUANTITY);
 export const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
-/** External identifiers chosen by clients (codes, SKUs, account ids). */
-export const externalKey = z.string().trim().min(1).max(200);
+/** No control character (NUL, newline, tab…) may be stored in an identifier or a code. */
+const NO_CONTROL_CHARACTERS = /^[^\p{Cc}]*$/u;
+
+/** External identifiers chosen by clients (codes, SKUs, account ids): 1–128 characters, none a control character. */
+export const externalKey = z.string().trim().min(1).max(128).regex(NO_CONTROL_CHARACTERS, "must not contain control characters");
+
+/**
+ * An integer in a query string: decimal digits only (no `0x10`, `1e2`, `10.0`, sign or spaces),
+ * then bounded like any integer.
+ */
+export const queryInteger = (min: number, max: number, defaultValue?: number) =>
+  z
+    .string()
+    .regex(/^\d{1,16}$/, "must be a decimal integer (digits only)")
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    // The OpenAPI document shows it as the integer it is (platform/openapi.ts reads this).
+    .meta({ queryInteger: { minimum: min, maximum: max, ...(defaultValue !== undefined && { default: defaultValue }) } });
 
 /** ISO-8601 date-time (or date) → the stored layout, to the second, in UTC. */
 export const dateTime = z
@@ -18,7 +34,8 @@ export const dateTime = z
   .transform((v) => toIsoSeconds(v))
   .refine((v) => v >= "0001-01-01T00:00:00Z" && v <= "9999-12-31T23:59:59Z", "out of range");
 
-export const pathId = (description: string) => z.string().min(1).max(100).describe(description);
+export const pathId = (description: string) =>
+  z.string().min(1).max(100).regex(NO_CONTROL_CHARACTERS, "must not contain control characters").describe(description);
 
 export const operationIdParam = z.strictObject({ operationId: pathId("The Operation's id.") });
 

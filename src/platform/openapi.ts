@@ -24,18 +24,29 @@ function toSchema(schema: z.ZodType): JsonSchema {
   return json;
 }
 
+/** A query integer (fields.ts queryInteger) is validated as digits in a string; document the integer it means. */
+function asQueryInteger(property: JsonSchema): JsonSchema {
+  const bounds = property.queryInteger as { minimum: number; maximum: number; default?: number } | undefined;
+  if (!bounds) return property;
+  const description = [property.description, "Decimal digits only (no sign, exponent, fraction or hex)."].filter(Boolean).join(" ");
+  return { type: "integer", ...bounds, description };
+}
+
 function objectParameters(schema: z.ZodType | undefined, location: "path" | "query"): JsonSchema[] {
   if (!schema) return [];
   const json = toSchema(schema);
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required as string[] | undefined) ?? []);
-  return Object.entries(properties).map(([name, property]) => ({
-    name,
-    in: location,
-    required: location === "path" || (required.has(name) && property.default === undefined),
-    description: property.description,
-    schema: property,
-  }));
+  return Object.entries(properties).map(([name, raw]) => {
+    const property = asQueryInteger(raw);
+    return {
+      name,
+      in: location,
+      required: location === "path" || (required.has(name) && property.default === undefined),
+      description: property.description,
+      schema: property,
+    };
+  });
 }
 
 const problemSchema: JsonSchema = {

@@ -6,6 +6,7 @@ import type { Db } from "./db";
 import type { Context } from "hono";
 import type { AppBindings } from "./app";
 import { ApiError } from "./errors";
+import { queryInteger } from "./fields";
 import type { Principal } from "./principal";
 
 /** A sortable field: a non-null SQL expression (nulls are coalesced so keyset comparisons stay total). */
@@ -44,12 +45,9 @@ export function pageQueryShape(definition: ListDefinition) {
   const fields = Object.keys(definition.sortable);
   const sortPattern = new RegExp(`^-?(${fields.join("|")})(,-?(${fields.join("|")}))*$`);
   return {
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(definition.maxLimit)
-      .default(DEFAULT_LIMIT)
+    limit: queryInteger(1, definition.maxLimit, DEFAULT_LIMIT)
+      .optional()
+      .transform((value) => value ?? DEFAULT_LIMIT)
       .describe(`Page size, 1–${definition.maxLimit}.`),
     nextToken: z.string().min(1).max(2000).optional().describe("Opaque token from the previous page."),
     sort: z

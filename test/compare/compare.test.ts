@@ -147,16 +147,17 @@ describe("POST /v1/operations/{id}/compare", () => {
     expect(result.issues.at(-1)?.code).toBe("missing_required");
   });
 
-  it("handles orders whose keys take more than one D1 value (long variant ids)", async () => {
+  it("handles orders whose keys take more than one D1 value (long variant ids of multi-byte characters)", async () => {
     const op = await newTenant();
-    const key = (name: string) => name.padEnd(200, "x");
+    // 128 characters (the longest id), most of them 3 bytes in UTF-8: D1 counts bytes.
+    const key = (name: string) => name.padEnd(128, "€");
     const lines = [
       { variantExternalId: key("L0"), minQuantity: 1, maxQuantity: 5 },
       { variantExternalId: key("L1"), minQuantity: 1, maxQuantity: 5 },
       { variantExternalId: key("L2"), minQuantity: 0, maxQuantity: 5 },
     ];
     const operation = await setUpOperation(op, { type: "PUBLIC", lines, status: "DRAFT" });
-    // ~2.2 MB of keys: over one D1 value, so the lines travel in two JSON parameters.
+    // ~3.8 MB of keys: over one D1 value, so the lines travel in several JSON parameters.
     const order = Array.from({ length: 10_000 }, (_, i) => ({ variantExternalId: key(`N${i}`), quantity: 1 }));
     order[9000] = { variantExternalId: key("L0"), quantity: 6 };
     const result = expectStatus(await compare(op, operation.id, { lines: order }), 200);
