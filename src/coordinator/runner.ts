@@ -1,6 +1,7 @@
 import type { Command, CommandOutcome, Coordinator } from "../platform/commands";
 import type { Env } from "../platform/env";
 import { ApiError } from "../platform/errors";
+import { idPrefixes, isWellFormedId } from "../platform/ids";
 import type { Principal } from "../platform/principal";
 
 /** A command that failed unexpectedly inside the Operation's Durable Object; its stack is the object's. */
@@ -13,11 +14,14 @@ export class CommandFailed extends Error {
 
 /**
  * The request's way to its Operations' Durable Objects (`c.var.coordinator`): sends a command by
- * name with the caller's principal; a refused command is rethrown as its problem.
+ * name with the caller's principal; a refused command is rethrown as its problem. The objects keep
+ * nothing in their own storage (D1 is the record), so an unknown but well-formed id costs no storage.
  */
 export function coordinatorFor(env: Env, principal: Principal): Coordinator {
   return {
     async run<Input, Output>(operationId: string, command: Command<Input, Output>, input: Input): Promise<Output> {
+      // An id no Operation can have is answered here: no Durable Object is started for it.
+      if (!isWellFormedId(idPrefixes.operation, operationId)) throw new ApiError("not_found", `Operation ${operationId} not found.`);
       const stub = env.OPERATION_COORDINATOR.get(env.OPERATION_COORDINATOR.idFromName(operationId));
       const outcome = (await stub.execute(principal, operationId, command.name, input)) as CommandOutcome<Output>;
       if ("problem" in outcome) throw ApiError.from(outcome.problem);

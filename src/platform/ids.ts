@@ -49,3 +49,8 @@ export const idPrefixes = {
   event: "evt",
   key: "key",
 } as const;
+
+/** Whether `value` is an id `newId(prefix)` could have made: a cheap check before any lookup. */
+export function isWellFormedId(prefix: string, value: string): boolean {
+  return value.length === prefix.length + 27 && value.startsWith(`${prefix}_`) && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(value.slice(prefix.length + 1));
+}
