@@ -5,7 +5,22 @@ import type { RouteDefinition } from "./routes";
 type JsonSchema = Record<string, unknown>;
 
 /** Problems any authenticated route can answer, whatever it does. */
-const COMMON_ERRORS: ErrorCode[] = ["unauthorized", "client_mismatch", "forbidden", "rate_limited", "internal"];
+/** What every /v1 route can answer, whatever it is: credentials, the body size limit, a failure of ours. */
+const COMMON_ERRORS: ErrorCode[] = ["unauthorized", "client_mismatch", "payload_too_large", "internal"];
+/** What the Idempotency-Key middleware can answer, on every POST, PUT, PATCH and DELETE. */
+const IDEMPOTENCY_ERRORS: ErrorCode[] = ["validation_failed", "idempotency_key_reused", "idempotency_in_progress"];
+
+const isUnsafe = (method: string) => method !== "get";
+
+/** Exactly the problems a route can answer: each middleware's own, and the route's. */
+function errorsOf(spec: RouteDefinition["spec"]): ErrorCode[] {
+  const codes: ErrorCode[] = [...COMMON_ERRORS];
+  if (spec.roles.length < 2 || spec.operatorOnlyQuery?.length) codes.push("forbidden");
+  if (spec.query || spec.body || spec.params) codes.push("validation_failed");
+  if (spec.body) codes.push("unsupported_media_type");
+  if (isUnsafe(spec.method)) codes.push(...IDEMPOTENCY_ERRORS);
+  return [...new Set([...codes, ...spec.errors])];
+}
 
 const HEADER_DOCS: Record<string, { description: string; schema: JsonSchema }> = {
   "If-Match": { description: 'The ETag from GET ("<version>"). Stale: 412 version_mismatch.', schema: { type: "string" } },
@@ -93,7 +108,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
         ...(response.schema && { content: { "application/json": { schema: toSchema(response.schema) } } }),
       };
     }
-    const errorCodes = [...new Set<ErrorCode>([...COMMON_ERRORS, ...spec.errors, ...(spec.query || spec.body || spec.params ? (["validation_failed"] as ErrorCode[]) : [])])];
+    const errorCodes = errorsOf(spec);
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of errorCodes) {
       const status = ERROR_CATALOGUE[code].status;
@@ -105,7 +120,9 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
         content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
       };
     }
-    const headerParameters = (spec.headers ?? []).map((name) => ({ name, in: "header", required: false, ...HEADER_DOCS[name] }));
+    // Idempotency-Key is honoured on every unsafe method, whether or not the route names it.
+    const headers = [...new Set([...(spec.headers ?? []), ...(isUnsafe(spec.method) ? (["Idempotency-Key"] as const) : [])])];
+    const headerParameters = headers.map((name) => ({ name, in: "header", required: false, ...HEADER_DOCS[name] }));
     paths[path] ??= {};
     paths[path][spec.method] = {
       operationId: `${spec.method}${path.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_, ch: string | undefined) => (ch ? ch.toUpperCase() : ""))}`,
@@ -123,7 +140,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       title: "Campaign and buying-policy API",
       version: "1.0.0",
       description:
-        "Operations (campaigns of product-variant lines and attached buyer accounts), Quotas Rules and their evaluation, carts, orders and server-side comparison. Every error is application/problem+json. Lists are keyset-paginated: pass nextToken from the previous page with the same filters and sort. Unknown query parameters and body fields are rejected with 400 validation_failed so typos never pass silently.",
+        "Operations (campaigns of product-variant lines and attached buyer accounts), Quotas Rules and their evaluation, carts, orders and server-side comparison. Every error is application/problem+json. Lists are keyset-paginated: pass nextToken from the previous page with the same filters and sort. Unknown query parameters and body fields are rejected with 400 validation_failed so typos never pass silently. A path of this document called with a method it does not list answers 405 method_not_allowed with an Allow header.",
     },
     servers: [{ url: "http://127.0.0.1:8787" }],
     security: [{ svcClient: [], svcApiKey: [] }],

@@ -167,7 +167,6 @@ describe("other problems", () => {
     for (const [method, path] of [
       ["GET", "/v1/no-such-thing"],
       ["GET", "/v1/operations/op_x/unknown"],
-      ["PUT", "/v1/operations"],
       ["GET", "/nothing-here"],
       ["GET", "/v2/operations"],
     ]) {
@@ -176,6 +175,8 @@ describe("other problems", () => {
     for (const method of ["GET", "DELETE"]) {
       expectProblem(await call(op, method, "/v1/operations/op_00000000000000000000000000"), 404, "not_found");
     }
+    // A known path with another method is 405 (declared-answers.test.ts), not 404.
+    expectProblem(await call(op, "PUT", "/v1/operations"), 405, "method_not_allowed");
     expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: "op_nope" }, body: { code: "X" } }), 404, "not_found");
     expectProblem(await callRoute(op, routes.changeStatus, { params: { operationId: "op_nope" }, body: { status: "ACTIVE" } }), 404, "not_found");
     expectProblem(await callRoute(op, routes.getOperation, { params: { operationId: encodeURIComponent("' or 1=1 --") } }), 404, "not_found");

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { apiRoutes } from "../../src/app";
+import { ERROR_CATALOGUE } from "../../src/platform/errors";
+import { call, expectProblem, newTenant } from "../helpers/client";
+
+/*
+ * The document declares exactly what each route can answer: what its middleware and handler can
+ * produce, nothing they cannot. Driven by the registered routes, so a new route is covered too.
+ */
+async function document() {
+  const op = await newTenant();
+  return (await call(op, "GET", "/v1/openapi.json")).body;
+}
+
+const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, "{$1}");
+
+describe("what the OpenAPI document declares", () => {
+  it("for every route: 415 exactly with a body, Idempotency-Key and its answers exactly on unsafe methods, 403 exactly when a role can be refused", async () => {
+    const doc = await document();
+    for (const { spec } of apiRoutes) {
+      const operation = doc.paths[openApiPath(spec.path)][spec.method];
+      const where = `${spec.method.toUpperCase()} ${spec.path}`;
+      const statuses = Object.keys(operation.responses);
+      expect(statuses.includes("415"), where).toBe(Boolean(spec.body));
+      const headers = operation.parameters.filter((p: { in: string }) => p.in === "header").map((p: { name: string }) => p.name);
+      const unsafe = spec.method !== "get";
+      expect(headers.includes("Idempotency-Key"), where).toBe(unsafe);
+      expect((operation.responses["422"]?.description ?? "").includes("idempotency_key_reused"), where).toBe(unsafe);
+      const refusable = !spec.roles.includes("ACCOUNT") || Boolean(spec.operatorOnlyQuery?.length) || spec.errors.includes("forbidden");
+      expect((operation.responses["403"]?.description ?? "").includes("forbidden"), where).toBe(refusable);
+      expect(statuses.includes("403"), where).toBe(true); // client_mismatch: any key of the other role
+      expect(statuses, where).not.toContain("429"); // nothing limits the rate (yet): nothing may promise 429
+    }
+  });
+
+  it("lists no error code that nothing can produce", async () => {
+    const doc = await document();
+    const declared = new Set<string>();
+    for (const path of Object.values(doc.paths) as Record<string, { responses: Record<string, { description: string }> }>[]) {
+      for (const operation of Object.values(path)) {
+        for (const response of Object.values(operation.responses)) for (const code of Object.keys(ERROR_CATALOGUE)) if (response.description.includes(`${code}:`)) declared.add(code);
+      }
+    }
+    // method_not_allowed answers a method a path does not take, which no operation of the document can declare.
+    const undeclared = Object.keys(ERROR_CATALOGUE).filter((code) => !declared.has(code) && code !== "method_not_allowed");
+    expect(undeclared).toEqual([]);
+  });
+});
+
+describe("a path with a method it does not take", () => {
+  it("answers 405 method_not_allowed with Allow; an unknown path answers 404", async () => {
+    const op = await newTenant();
+    const patch = await call(op, "PATCH", "/v1/operations", { body: {} });
+    expect(expectProblem(patch, 405, "method_not_allowed").allowed).toEqual(["GET", "POST"]);
+    expect(patch.headers.get("allow")).toBe("GET, POST");
+    const evaluate = await call(op, "GET", "/v1/buying-policies/quotas/evaluate");
+    expectProblem(evaluate, 405, "method_not_allowed");
+    expect(evaluate.headers.get("allow")).toBe("POST");
+    expect((await call(op, "PUT", "/v1/operations/op_x/status", { body: {} })).headers.get("allow")).toBe("POST");
+    expectProblem(await call(op, "GET", "/v1/nothing-here"), 404, "not_found");
+  });
+});
