@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { OPERATION_ACCOUNT_STATUSES } from "../attachments/schemas";
 import { defineCommand, type CommandContext } from "../platform/commands";
-import { isUniqueViolation, isWriteGuardFailure, runBatch, writeGuard, type Statement } from "../platform/db";
+import { isWriteGuardFailure, violatesUnique, runBatch, writeGuard, type Statement } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { idPrefixes, newId } from "../platform/ids";
 import { actorOf } from "../platform/principal";
@@ -45,7 +45,7 @@ async function commitPlacement(ctx: CommandContext, input: CheckedPlacement, sta
       await runBatch(ctx.db, statementsAt(stillOpenAt(ctx, version)));
       return;
     } catch (error) {
-      if (isUniqueViolation(error, "orders.cart_id")) {
+      if (violatesUnique(error, orders.cartId)) {
         throw new ApiError("cart_already_ordered", `Cart ${input.placement.cartId} has already been ordered.`, { cartId: input.placement.cartId });
       }
       if (!isWriteGuardFailure(error)) throw error;

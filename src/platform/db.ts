@@ -1,4 +1,4 @@
-import { is, SQL, sql, type SQLWrapper } from "drizzle-orm";
+import { getTableName, is, SQL, sql, type SQLWrapper } from "drizzle-orm";
 import { SQLiteAsyncDialect, type AnySQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import * as schema from "./tables";
@@ -105,13 +105,40 @@ export function jsonChunks<T>(items: readonly T[], maxBytes = D1_MAX_JSON_PARAME
   return chunks;
 }
 
-export function isWriteGuardFailure(error: unknown): boolean {
-  return error instanceof Error && /CHECK constraint failed: (write_guard|ok = 1)/i.test(error.message + String((error as { cause?: unknown }).cause ?? ""));
+/**
+ * The constraint a failed statement broke. D1 reports SQLite's message and no code, so this is the
+ * one place that reads it: "UNIQUE constraint failed: t.a, t.b" (or "index 'name'" for an
+ * expression index) and "CHECK constraint failed: <expression>".
+ */
+export type ConstraintFailure = { kind: "unique"; columns: string[]; index: string | null } | { kind: "check"; expression: string };
+
+export function constraintFailure(error: unknown): ConstraintFailure | null {
+  const text = error instanceof Error ? `${error.message}\n${String((error as { cause?: unknown }).cause ?? "")}` : String(error);
+  const unique = /UNIQUE constraint failed: (?:index '([^']+)'|([\w.]+(?:, [\w.]+)*))/.exec(text);
+  if (unique) return { kind: "unique", index: unique[1] ?? null, columns: unique[2] ? unique[2].split(", ") : [] };
+  const check = /CHECK constraint failed: ([^\n:]+)/.exec(text);
+  if (check) return { kind: "check", expression: check[1].trim() };
+  return null;
 }
 
-export function isUniqueViolation(error: unknown, indexHint?: string): boolean {
-  const text = error instanceof Error ? error.message + String((error as { cause?: unknown }).cause ?? "") : String(error);
-  return /UNIQUE constraint failed/i.test(text) && (!indexHint || text.includes(indexHint));
+/** Whether `error` broke the unique key made of exactly these columns (in any order). */
+export function violatesUnique(error: unknown, ...columns: AnySQLiteColumn[]): boolean {
+  const failure = constraintFailure(error);
+  if (failure?.kind !== "unique") return false;
+  const expected = columns.map((column) => `${getTableName(column.table)}.${column.name}`).sort();
+  return failure.columns.length === expected.length && [...failure.columns].sort().every((name, i) => name === expected[i]);
+}
+
+/** Whether `error` broke the unique index of this name (an expression index names no columns). */
+export function violatesUniqueIndex(error: unknown, index: string): boolean {
+  const failure = constraintFailure(error);
+  return failure?.kind === "unique" && failure.index === index;
+}
+
+/** Whether a batch was aborted by its writeGuard: the state it depended on changed. */
+export function isWriteGuardFailure(error: unknown): boolean {
+  const failure = constraintFailure(error);
+  return failure?.kind === "check" && (failure.expression === "ok = 1" || failure.expression.startsWith(getTableName(schema.writeGuards)));
 }
 
 /**

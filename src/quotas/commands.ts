@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { actorOf, type Principal } from "../platform/principal";
-import { isUniqueViolation, isWriteGuardFailure, runBatch, writeGuard, type Db, type Statement } from "../platform/db";
+import { isWriteGuardFailure, violatesUniqueIndex, runBatch, writeGuard, type Db, type Statement } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { appendEvent, type EventType } from "../platform/events";
 import { idPrefixes, newId } from "../platform/ids";
@@ -43,7 +43,7 @@ async function commitRuleWrite(db: Db, tenantId: string, statements: Statement[]
   try {
     results = await runBatch(db, statements);
   } catch (error) {
-    if (isUniqueViolation(error, "quota_rules")) {
+    if (violatesUniqueIndex(error, "quota_rules_scope")) {
       throw new ApiError("duplicate_scope", "A Quotas Rule with this accountId, supplierId and storeId already exists.");
     }
     if (isWriteGuardFailure(error)) throw new RuleChanged();

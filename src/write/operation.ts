@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import { actorOf } from "../platform/principal";
 import type { CommandContext } from "../platform/commands";
-import { existingKeys, inJsonChunks, isUniqueViolation, isWriteGuardFailure, runBatch, writeGuard, type Db, type Statement } from "../platform/db";
+import { existingKeys, inJsonChunks, isWriteGuardFailure, runBatch, violatesUnique, writeGuard, type Db, type Statement } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { appendEvent, type EventType } from "../platform/events";
 import { operations } from "../platform/tables";
@@ -77,7 +77,7 @@ export async function commit(ctx: CommandContext, statements: Statement[]) {
     if (isWriteGuardFailure(error)) {
       throw new ApiError("version_mismatch", "The Operation changed while this command ran; read it again and retry.");
     }
-    if (isUniqueViolation(error, "operations.code") || isUniqueViolation(error, "operations_code")) {
+    if (violatesUnique(error, operations.tenantId, operations.code)) {
       throw new ApiError("duplicate_code", "Another Operation of this tenant already has this code.");
     }
     throw error;

@@ -1,5 +1,5 @@
 import { actorOf } from "../../platform/principal";
-import { isUniqueViolation, runBatch } from "../../platform/db";
+import { runBatch, violatesUnique } from "../../platform/db";
 import { ApiError } from "../../platform/errors";
 import { appendEvent } from "../../platform/events";
 import { idPrefixes, newId } from "../../platform/ids";
@@ -70,7 +70,8 @@ export default defineRoute(
         }),
       ]);
     } catch (error) {
-      if (isUniqueViolation(error)) throw new ApiError("duplicate_code", `Operation code ${body.code} is already used in this tenant.`);
+      // Only the (tenant, code) key means a taken code; any other failure is not the caller's.
+      if (violatesUnique(error, operations.tenantId, operations.code)) throw new ApiError("duplicate_code", `Operation code ${body.code} is already used in this tenant.`);
       throw error;
     }
     // The row as inserted is the row as stored: no second read.
