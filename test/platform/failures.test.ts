@@ -2,6 +2,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { coordinatorFor } from "../../src/coordinator/runner";
 import { defineCommand } from "../../src/platform/commands";
+import { newId } from "../../src/platform/ids";
 import { createApp } from "../../src/platform/app";
 import { type Principal } from "../../src/platform/principal";
 import { serve } from "../../src/platform/serve";
@@ -30,7 +31,7 @@ function failingApp() {
   });
   // A command the Durable Object does not know: it fails inside the object, not in the Worker.
   const unknownCommand = defineCommand("no-such-command", async () => "never runs");
-  app.get("/durable-object", async (c) => c.json(await coordinatorFor(c.env, principal).run("op_failures", unknownCommand, {})));
+  app.get("/durable-object", async (c) => c.json(await coordinatorFor(c.env, principal).run(newId("op"), unknownCommand, {})));
   app.get("/throw", () => {
     throw new TypeError("a bug in a handler");
   });
