@@ -30,6 +30,7 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations,
             // Local D1 does not enforce the platform's per-statement limits; this makes the Worker check them.
             D1_LIMITS_GUARD: "on",
+            PAGINATION_SECRET: "test-pagination-secret",
             PRODUCTION_BUNDLE: productionBundle(),
           },
         },

@@ -1,6 +1,7 @@
 // npm run bench [-- <suite> ...]: starts a private `wrangler dev` of bench/worker (fresh local D1),
 // runs the suites against it over loopback, prints their tables and writes bench/results/<suite>.json.
 import { mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -162,6 +163,7 @@ async function main() {
         "--persist-to", persistTo,
         // Production D1 rejects oversized statements; local D1 does not, so the Worker checks them itself.
         "--var", "D1_LIMITS_GUARD:on",
+        "--var", `PAGINATION_SECRET:${randomBytes(32).toString("base64url")}`,
         "--show-interactive-dev-session=false",
         "--log-level", "warn",
       ],

@@ -1,7 +1,8 @@
 // npm start: local D1 migrations, docs assets, demo keys and data, then `wrangler dev` in the foreground.
 // Works offline with no Cloudflare account: everything runs in local workerd with local D1.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEMO_ACCOUNT_USER, DEMO_TENANT, seedDemo } from "./lib/demo.mjs";
 import { issueKeys } from "./lib/keys.mjs";
@@ -88,7 +89,18 @@ function banner(operatorKey, accountKey, skipped) {
   return lines.join("\n");
 }
 
+/** The local Worker's secrets: a random PAGINATION_SECRET in .dev.vars, made once and kept. */
+function ensureLocalSecrets() {
+  const file = join(repoRoot, ".dev.vars");
+  const current = existsSync(file) ? readFileSync(file, "utf8") : "";
+  if (/^PAGINATION_SECRET=/m.test(current)) return;
+  const line = `PAGINATION_SECRET=${randomBytes(32).toString("base64url")}\n`;
+  writeFileSync(file, current && !current.endsWith("\n") ? `${current}\n${line}` : current + line);
+  console.error("Wrote a new local PAGINATION_SECRET to .dev.vars.");
+}
+
 async function main() {
+  ensureLocalSecrets();
   await prepareDocs();
   console.error("Applying local D1 migrations …");
   await applyMigrations({});

@@ -4,6 +4,7 @@ export interface Env {
   DB: D1Database;
   OPERATION_COORDINATOR: DurableObjectNamespace<CommandExecutor>;
   ASSETS: Fetcher;
+  /** A secret (never a committed var): the HMAC key of pagination tokens; serve() refuses to run without it. */
   PAGINATION_SECRET: string;
   D1_LIMITS_GUARD?: string;
 }

@@ -14,6 +14,11 @@ const STREAMED_TYPES = /^(text\/event-stream|text\/csv)\b/i;
 export function serve(app: App): ExportedHandlerFetchHandler<Env> {
   return async (request, env, ctx) => {
     const requestId = assignRequestId(request);
+    if (!env.PAGINATION_SECRET) {
+      // A deployment without its secret must not sign tokens with a guessable key: refuse, loudly.
+      logFailure(requestId, "configuration", new Error("PAGINATION_SECRET is not set: `wrangler secret put PAGINATION_SECRET` (locally, `npm start` writes one into .dev.vars)."));
+      return problemResponseFor(INTERNAL_PROBLEM, requestId);
+    }
     const where = `${request.method} ${new URL(request.url).pathname}`;
     let response: Response;
     try {

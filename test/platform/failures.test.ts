@@ -85,4 +85,15 @@ describe("failures outside a route answer problem+json", () => {
     expect(logs[0]).toMatchObject({ requestId: response.headers.get("x-request-id"), error: "Error: background task failed" });
     expect(logs[0].where).toContain("waitUntil");
   });
+
+  it("a Worker without its PAGINATION_SECRET refuses to serve: 500 internal, and the log says which setting is missing", async () => {
+    errorLog = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const ctx = createExecutionContext();
+    const response = await serve(createApp())(new Request("http://api.test/v1/operations"), { ...env, PAGINATION_SECRET: "" }, ctx);
+    expect(response.status).toBe(500);
+    expect(JSON.parse(await response.text())).toMatchObject({ code: "internal", requestId: response.headers.get("x-request-id") });
+    const logs = loggedFailures(errorLog);
+    expect(logs).toHaveLength(1);
+    expect(logs[0].error).toContain("PAGINATION_SECRET is not set");
+  });
 });
