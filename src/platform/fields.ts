@@ -15,16 +15,18 @@ export const externalKey = z.string().trim().min(1).max(128).regex(NO_CONTROL_CH
 
 /**
  * An integer in a query string: decimal digits only (no `0x10`, `1e2`, `10.0`, sign or spaces),
- * then bounded like any integer.
+ * then bounded like any integer; absent, it is `defaultValue` when one is given.
  */
-export const queryInteger = (min: number, max: number, defaultValue?: number) =>
-  z
+export function queryInteger(min: number, max: number, defaultValue?: number) {
+  const integer = z
     .string()
     .regex(/^\d{1,16}$/, "must be a decimal integer (digits only)")
     .transform(Number)
     .pipe(z.number().int().min(min).max(max))
     // The OpenAPI document shows it as the integer it is (platform/openapi.ts reads this).
     .meta({ queryInteger: { minimum: min, maximum: max, ...(defaultValue !== undefined && { default: defaultValue }) } });
+  return defaultValue === undefined ? integer : integer.default(defaultValue);
+}
 
 /** ISO-8601 date-time (or date) → the stored layout, to the second, in UTC. */
 export const dateTime = z

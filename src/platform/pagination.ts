@@ -45,10 +45,7 @@ export function pageQueryShape(definition: ListDefinition) {
   const fields = Object.keys(definition.sortable);
   const sortPattern = new RegExp(`^-?(${fields.join("|")})(,-?(${fields.join("|")}))*$`);
   return {
-    limit: queryInteger(1, definition.maxLimit, DEFAULT_LIMIT)
-      .optional()
-      .transform((value) => value ?? DEFAULT_LIMIT)
-      .describe(`Page size, 1–${definition.maxLimit}.`),
+    limit: queryInteger(1, definition.maxLimit, DEFAULT_LIMIT).describe(`Page size, 1–${definition.maxLimit}.`),
     nextToken: z.string().min(1).max(2000).optional().describe("Opaque token from the previous page."),
     sort: z
       .string()
