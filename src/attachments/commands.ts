@@ -1,10 +1,10 @@
-import { actorOf, type Principal } from "../platform/principal";
+import { actorOf } from "../platform/principal";
 import { defineCommand, type CommandContext } from "../platform/commands";
 import { insertFromJson, jsonChunks, jsonField } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { operationAccounts } from "../platform/tables";
 import { nowIso } from "../platform/time";
-import { permittedAccounts } from "../directory/membership";
+import { permittedAccounts, requirePermitted, requirePermittedAccounts } from "../directory/membership";
 import { commitRowChange, loadOperation, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../write/operation";
 import { findAttachmentStates } from "./queries";
 
@@ -27,18 +27,6 @@ function requireEditableAttachments(row: OperationRow, what: string): void {
   }
 }
 
-/** 403 unless the key may act for every account (`permitted`, from permittedAccounts); nothing is changed. */
-function requirePermitted(principal: Principal, accountIds: string[], permitted: Set<string>): void {
-  const refused = accountIds.filter((id) => !permitted.has(id));
-  if (refused.length) {
-    throw new ApiError(
-      "account_not_permitted",
-      `${refused.length} of these accounts do not list user ${principal.userId} among their users; nothing was changed.`,
-      { accountIds: refused },
-    );
-  }
-}
-
 /** The Operation's attached accounts: counted in accountCount, keyed by accountId. */
 const ATTACHMENT_ROWS: OwnedRows = { count: "accountCount", operationColumn: operationAccounts.operationId, keyColumn: operationAccounts.accountId };
 
@@ -58,7 +46,7 @@ export const attachAccounts = defineCommand("accounts.attach", async (ctx: Comma
       unknownAccountIds,
     });
   }
-  requirePermitted(ctx.principal, ids, permitted);
+  requirePermitted(ctx.principal, ids, permitted, "nothing was changed");
   const toAttach = ids.filter((id) => !attachedNow.get(id));
   const alreadyAttached = ids.length - toAttach.length;
   if (!toAttach.length) return { attached: 0, alreadyAttached, accountCount: row.accountCount };
@@ -92,7 +80,7 @@ export const detachAccounts = defineCommand("accounts.detach", async (ctx: Comma
   const row = await loadOperation(ctx);
   requireEditableAttachments(row, "Detaching accounts");
   const ids = [...new Set(input.accountIds)];
-  requirePermitted(ctx.principal, ids, await permittedAccounts(ctx.db, ctx.principal, ids));
+  await requirePermittedAccounts(ctx.db, ctx.principal, ids, "nothing was changed");
   const { removed, notFound, count } = await removeOwnedRows(ctx, row, {
     rows: ATTACHMENT_ROWS,
     keys: ids,

@@ -2,6 +2,7 @@ import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Principal } from "../platform/principal";
 import { inJsonList, type Db } from "../platform/db";
+import { ApiError } from "../platform/errors";
 import { accountUsers } from "../platform/tables";
 
 /**
@@ -39,4 +40,25 @@ export async function accountsOfUser(db: Db, tenantId: string, userId: string, a
 export async function permittedAccounts(db: Db, principal: Principal, accountIds: string[]): Promise<Set<string>> {
   if (principal.role === "OPERATOR") return new Set(accountIds);
   return accountsOfUser(db, principal.tenantId, principal.userId ?? "", accountIds);
+}
+
+/**
+ * 403 account_not_permitted unless the principal may act for every account (`permitted`, from
+ * permittedAccounts), naming the others; `consequence` tells the caller what did not happen.
+ */
+export function requirePermitted(principal: Principal, accountIds: readonly string[], permitted: Set<string>, consequence: string): void {
+  const refused = accountIds.filter((id) => !permitted.has(id));
+  if (refused.length) {
+    throw new ApiError(
+      "account_not_permitted",
+      `${refused.length} of these accounts do not list user ${principal.userId} among their users; ${consequence}.`,
+      { accountIds: refused },
+    );
+  }
+}
+
+/** requirePermitted, reading the permissions first (no query for an OPERATOR key). */
+export async function requirePermittedAccounts(db: Db, principal: Principal, accountIds: readonly string[], consequence: string): Promise<void> {
+  const unique = [...new Set(accountIds)];
+  requirePermitted(principal, unique, await permittedAccounts(db, principal, unique), consequence);
 }

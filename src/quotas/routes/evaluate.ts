@@ -1,7 +1,4 @@
-import { permittedAccounts } from "../../directory/membership";
-import type { Db } from "../../platform/db";
-import { ApiError } from "../../platform/errors";
-import type { Principal } from "../../platform/principal";
+import { requirePermittedAccounts } from "../../directory/membership";
 import { defineRoute } from "../../platform/routes";
 import { evaluateOrders, explainOrders, type QuotaOrder } from "../evaluate";
 import { evaluateBody, evaluateQuery, evaluateResponse, MAX_EVALUATE_ORDERS } from "../schemas";
@@ -44,22 +41,10 @@ export default defineRoute(
       storeId: order.storeId === undefined ? storeScope : order.storeId,
       amount: order.amount,
     }));
-    await requirePermittedAccounts(c.var.db, principal, orders);
+    // ACCOUNT keys evaluate their own accounts only (an OPERATOR key costs no query here).
+    await requirePermittedAccounts(c.var.db, principal, orders.map((order) => order.accountId), "nothing was evaluated");
     const { tenantId } = principal;
     const results = query.explain ? await explainOrders(c.env, tenantId, orders) : await evaluateOrders(c.env, tenantId, orders);
     return c.json({ results });
   },
 );
-
-/** ACCOUNT keys evaluate their own accounts only (an OPERATOR key costs no query here). */
-async function requirePermittedAccounts(db: Db, principal: Principal, orders: QuotaOrder[]): Promise<void> {
-  if (principal.role === "OPERATOR") return;
-  const accountIds = [...new Set(orders.map((order) => order.accountId))];
-  const permitted = await permittedAccounts(db, principal, accountIds);
-  const refused = accountIds.filter((id) => !permitted.has(id));
-  if (refused.length) {
-    throw new ApiError("account_not_permitted", `${refused.length} of these accounts are not user ${principal.userId}'s; nothing was evaluated.`, {
-      accountIds: refused,
-    });
-  }
-}
