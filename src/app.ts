@@ -8,14 +8,13 @@ import { eventRoutes } from "./events/routes";
 import { frontRoutes } from "./front/routes";
 import { lineRoutes } from "./lines/routes";
 import { operationRoutes } from "./operations/routes";
-import type { Context } from "hono";
-import { createApp, type App, type AppBindings } from "./platform/app";
+import { createApp, type App } from "./platform/app";
 import { authenticate } from "./platform/auth";
 import { getDb } from "./platform/db";
-import { ApiError, problemResponse } from "./platform/errors";
+import { ApiError } from "./platform/errors";
 import { idempotency } from "./platform/idempotency";
 import { buildOpenApiDocument } from "./platform/openapi";
-import { mountRoleChecks, mountRoutes, type RouteDefinition } from "./platform/routes";
+import { answerUnrouted, mountRoleChecks, mountRoutes, type RouteDefinition } from "./platform/routes";
 import { quotaRoutes } from "./quotas/routes";
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
@@ -73,26 +72,6 @@ export function buildApp(extend?: (app: App) => void): App {
   );
   mountRoutes(app, apiRoutes);
   extend?.(app);
-  app.notFound(answerUnrouted);
+  app.notFound(answerUnrouted(apiRoutes));
   return app;
-}
-
-const routePatterns = apiRoutes.map(({ spec }) => ({
-  method: spec.method.toUpperCase(),
-  path: new RegExp(`^${spec.path.replace(/:[A-Za-z]+/g, "[^/]+")}$`),
-}));
-
-/** A path the API has, with a method it does not take: 405 with Allow; anything else: 404. */
-function answerUnrouted(c: Context<AppBindings>): Response {
-  const path = new URL(c.req.url).pathname;
-  const allowed = [...new Set(routePatterns.filter((route) => route.path.test(path)).map((route) => route.method))];
-  if (allowed.length) {
-    return problemResponse(c, {
-      code: "method_not_allowed",
-      detail: `${path} takes ${allowed.join(", ")}, not ${c.req.method}.`,
-      extras: { allowed },
-      headers: { allow: allowed.join(", ") },
-    });
-  }
-  return problemResponse(c, { code: "not_found", detail: `No route ${c.req.method} ${path}.` });
 }

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Coordinator } from "./commands";
 import type { Db } from "./db";
@@ -53,6 +53,11 @@ export function createApp(): App {
     logFailure(c.get("requestId"), `${c.req.method} ${c.req.routePath}`, error);
     return problemResponse(c, INTERNAL_PROBLEM);
   });
-  app.notFound((c) => problemResponse(c, { code: "not_found", detail: `No route ${c.req.method} ${new URL(c.req.url).pathname}.` }));
+  app.notFound(routeNotFound);
   return app;
+}
+
+/** The answer to a request no route takes. */
+export function routeNotFound(c: Context<AppBindings>): Response {
+  return problemResponse(c, { code: "not_found", detail: `No route ${c.req.method} ${new URL(c.req.url).pathname}.` });
 }

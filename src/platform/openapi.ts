@@ -4,7 +4,6 @@ import type { RouteDefinition } from "./routes";
 
 type JsonSchema = Record<string, unknown>;
 
-/** Problems any authenticated route can answer, whatever it does. */
 /** What every /v1 route can answer, whatever it is: credentials, the body size limit, a failure of ours. */
 const COMMON_ERRORS: ErrorCode[] = ["unauthorized", "client_mismatch", "payload_too_large", "internal"];
 /** What the Idempotency-Key middleware can answer, on every POST, PUT, PATCH and DELETE. */
@@ -120,8 +119,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
         content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
       };
     }
-    // Idempotency-Key is honoured on every unsafe method, whether or not the route names it.
-    const headers = [...new Set([...(spec.headers ?? []), ...(isUnsafe(spec.method) ? (["Idempotency-Key"] as const) : [])])];
+    // Idempotency-Key is honoured on every unsafe method (the middleware takes it on all of them).
+    const headers = [...(spec.headers ?? []), ...(isUnsafe(spec.method) ? (["Idempotency-Key"] as const) : [])];
     const headerParameters = headers.map((name) => ({ name, in: "header", required: false, ...HEADER_DOCS[name] }));
     paths[path] ??= {};
     paths[path][spec.method] = {

@@ -1,10 +1,10 @@
 import { zValidator } from "@hono/zod-validator";
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
-import type { App, AppBindings } from "./app";
+import { routeNotFound, type App, type AppBindings } from "./app";
 import type { Role } from "./principal";
 import { requireRole } from "./auth";
-import { ApiError, type ErrorCode } from "./errors";
+import { ApiError, problemResponse, type ErrorCode } from "./errors";
 import { invalidJsonError, throwZodError } from "./validation";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
@@ -37,8 +37,8 @@ export interface RouteSpec<
   params?: P;
   query?: Q;
   body?: B;
-  /** Extra request headers the route reads (documented). */
-  headers?: ("If-Match" | "Idempotency-Key" | "locale" | "svc-store" | "svc-store-view")[];
+  /** Extra request headers the route reads (documented). Idempotency-Key needs no mention: every unsafe method takes it. */
+  headers?: ("If-Match" | "locale" | "svc-store" | "svc-store-view")[];
   responses: R;
   /** Problem codes this route can answer beyond the ones every route can. */
   errors: ErrorCode[];
@@ -173,4 +173,26 @@ export function mountRoutes(app: App, routes: RouteDefinition[]): void {
       });
     app.on([spec.method.toUpperCase()], [spec.path], ...chain, invoke);
   }
+}
+
+/**
+ * The not-found handler of an app serving `routes`: a path one of them has, called with a method
+ * none takes, answers 405 method_not_allowed with Allow; anything else 404 not_found.
+ */
+export function answerUnrouted(routes: RouteDefinition[]): (c: Context<AppBindings>) => Response {
+  const patterns = routes.map(({ spec }) => ({
+    method: spec.method.toUpperCase(),
+    path: new RegExp(`^${spec.path.replace(/:[A-Za-z]+/g, "[^/]+")}$`),
+  }));
+  return (c) => {
+    const path = new URL(c.req.url).pathname;
+    const allowed = [...new Set(patterns.filter((route) => route.path.test(path)).map((route) => route.method))];
+    if (!allowed.length) return routeNotFound(c);
+    return problemResponse(c, {
+      code: "method_not_allowed",
+      detail: `${path} takes ${allowed.join(", ")}, not ${c.req.method}.`,
+      extras: { allowed },
+      headers: { allow: allowed.join(", ") },
+    });
+  };
 }

@@ -25,7 +25,6 @@ export function accountIdsRoute<Answer extends z.ZodType>(route: {
       params: operationIdParam,
       body: accountIdsBody,
       batch: { maxItems: MAX_ACCOUNT_IDS_PER_CALL },
-      headers: ["Idempotency-Key"],
       responses: { 200: route.response },
       errors: route.errors,
     },

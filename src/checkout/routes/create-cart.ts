@@ -13,7 +13,7 @@ export default defineRoute(
     roles: ["OPERATOR", "ACCOUNT"],
     body: cartBody,
     batch: { maxItems: MAX_ORDER_LINES, field: "lines" },
-    headers: ["Idempotency-Key", "svc-store"],
+    headers: ["svc-store"],
     responses: { 201: { description: "Created and linked.", schema: cartRepresentation, headers: { Location: "URL of the new cart" } } },
     errors: [
       "batch_too_large",

@@ -13,7 +13,7 @@ export default defineRoute(
     roles: ["OPERATOR", "ACCOUNT"],
     body: orderBody,
     batch: { maxItems: MAX_ORDER_LINES, field: "lines" },
-    headers: ["Idempotency-Key", "svc-store"],
+    headers: ["svc-store"],
     responses: { 201: { description: "Placed and linked.", schema: orderRepresentation, headers: { Location: "URL of the new order" } } },
     errors: [
       "batch_too_large",

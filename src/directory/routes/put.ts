@@ -12,7 +12,6 @@ export default defineRoute(
     roles: ["OPERATOR"],
     body: putDirectoryBody,
     batch: { maxItems: MAX_DIRECTORY_ACCOUNTS_PER_CALL },
-    headers: ["Idempotency-Key"],
     responses: { 200: { description: "Accounts created and updated.", schema: putDirectoryResponse } },
     errors: ["batch_too_large", "idempotency_key_reused"],
   },

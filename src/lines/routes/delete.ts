@@ -14,7 +14,6 @@ export default defineRoute(
     params: operationIdParam,
     body: deleteLinesBody,
     batch: { maxItems: MAX_LINES_PER_CALL },
-    headers: ["Idempotency-Key"],
     responses: { 200: { description: "Lines removed, keys not found, and the line count after the call.", schema: deleteLinesResponse } },
     errors: ["not_found", "operation_not_draft", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },

@@ -20,7 +20,6 @@ export default defineRoute(
     params: operationIdParam,
     body: putLinesBody,
     batch: { maxItems: MAX_LINES_PER_CALL },
-    headers: ["Idempotency-Key"],
     responses: { 200: { description: "Lines created and updated, and the Operation's line count after the call.", schema: putLinesResponse } },
     errors: ["not_found", "operation_not_draft", "line_bounds_invalid", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },

@@ -21,7 +21,6 @@ export default defineRoute(
     tag: "Operations",
     roles: ["OPERATOR"],
     body: createOperationBody,
-    headers: ["Idempotency-Key"],
     responses: {
       201: { description: "Created.", schema: operationRepresentation, headers: { Location: "URL of the new Operation", ETag: "Its version" } },
     },

@@ -11,7 +11,7 @@ export default defineRoute(
     tag: "Operations",
     roles: ["OPERATOR"],
     params: operationIdParam,
-    headers: ["If-Match", "Idempotency-Key"],
+    headers: ["If-Match"],
     responses: { 204: { description: "Deleted." } },
     errors: ["not_found", "operation_has_links", "version_mismatch", "idempotency_key_reused"],
   },

@@ -15,7 +15,7 @@ export default defineRoute(
     roles: ["OPERATOR"],
     params: operationIdParam,
     body: patchOperationBody,
-    headers: ["If-Match", "Idempotency-Key"],
+    headers: ["If-Match"],
     responses: {
       200: {
         description: "The changed Operation.",

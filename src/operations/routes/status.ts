@@ -15,7 +15,7 @@ export default defineRoute(
     roles: ["OPERATOR"],
     params: operationIdParam,
     body: statusChangeBody,
-    headers: ["If-Match", "Idempotency-Key"],
+    headers: ["If-Match"],
     responses: { 200: { description: "The Operation in its new status.", schema: operationRepresentation, headers: { ETag: "Its new version" } } },
     errors: ["not_found", "invalid_transition", "version_mismatch", "idempotency_key_reused"],
   },

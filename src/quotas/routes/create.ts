@@ -13,7 +13,6 @@ export default defineRoute(
     tag: "Quotas",
     roles: ["OPERATOR"],
     body: ruleBody,
-    headers: ["Idempotency-Key"],
     responses: { 201: { description: "Created.", schema: ruleRepresentation, headers: { Location: "URL of the new rule" } } },
     errors: ["duplicate_scope", "idempotency_key_reused"],
   },

@@ -10,7 +10,6 @@ export default defineRoute(
     tag: "Quotas",
     roles: ["OPERATOR"],
     params: ruleIdParam,
-    headers: ["Idempotency-Key"],
     responses: { 204: { description: "Deleted." } },
     errors: ["not_found", "version_mismatch", "idempotency_key_reused"],
   },

@@ -11,7 +11,6 @@ export default defineRoute(
     tag: "Quotas",
     roles: ["OPERATOR"],
     body: quotaDefaultBody,
-    headers: ["Idempotency-Key"],
     responses: { 200: { description: "The default as stored.", schema: quotaDefaultRepresentation } },
     errors: ["idempotency_key_reused"],
   },

@@ -14,7 +14,6 @@ export default defineRoute(
     roles: ["OPERATOR"],
     params: ruleIdParam,
     body: ruleBody,
-    headers: ["Idempotency-Key"],
     responses: { 200: { description: "The rule as stored.", schema: ruleRepresentation } },
     errors: ["not_found", "duplicate_scope", "version_mismatch", "idempotency_key_reused"],
   },
