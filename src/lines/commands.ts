@@ -40,7 +40,7 @@ function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredL
     line.maxQuantity,
     line.recommendedQuantity,
   ]);
-    return jsonChunks(tuples).map((chunk) =>
+  return jsonChunks(tuples).map((chunk) =>
     insertFromJson(
       operationLines,
       chunk,

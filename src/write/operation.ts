@@ -113,7 +113,6 @@ export async function commitRowChange(
   return (results[results.length - 1].results[0] as { count: number }).count;
 }
 
-
 /**
  * Removes the Operation's rows among `keys` (lines, attachments): keys that are not rows are
  * reported, not refused, and removing nothing writes nothing.
