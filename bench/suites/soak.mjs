@@ -391,6 +391,21 @@ export default async function soak(ctx) {
     return mix[0][0];
   };
 
+  /**
+   * One cart or order attempt on a random ACTIVE Operation for an attached account. Its own storeId
+   * (prefix-N) finds its events later; the attempt is recorded in `attempts` and settled by the answer.
+   */
+  async function place(className, path, attempts, prefix, fields, linesOf, expected) {
+    const operation = active[pick(active.length)];
+    const storeId = `${prefix}-${++attemptSeq}`;
+    const attempt = { ...fields, operationId: operation.id, outcome: "pending", ...(path === "/v1/carts" && { cartId: null }) };
+    attempts.set(storeId, attempt);
+    const body = { operationId: operation.id, accountId: account(pick(ATTACHED_ACCOUNTS)), storeId, lines: linesOf() };
+    const result = await call(className, operator, "POST", path, body, expected);
+    settle(attempt, result, path === "/v1/carts" ? "cart" : "order");
+    return result;
+  }
+
   const actions = {
     evaluate: () => {
       // ACCOUNT keys evaluate their own accounts only (u_0 belongs to every 100th account).
@@ -435,42 +450,19 @@ export default async function soak(ctx) {
       state.list.token = result.ok ? (safeJson(result.text)?.nextToken ?? null) : null;
       return result;
     },
-    cart: async () => {
-      const operation = active[pick(active.length)];
-      const storeId = `sc-${++attemptSeq}`;
-      const attempt = { operationId: operation.id, outcome: "pending", cartId: null };
-      cartAttempts.set(storeId, attempt);
-      const result = await call("cart", operator, "POST", "/v1/carts", { operationId: operation.id, accountId: account(pick(ATTACHED_ACCOUNTS)), storeId, lines: fitLines() }, isStatus(201));
-      settle(attempt, result, "cart");
-      return result;
-    },
-    "order (fits)": async () => {
-      const operation = active[pick(active.length)];
-      const storeId = `so-${++attemptSeq}`;
-      const attempt = { kind: "fit", operationId: operation.id, outcome: "pending", orderId: null };
-      orderAttempts.set(storeId, attempt);
-      const result = await call("order (fits)", operator, "POST", "/v1/orders", { operationId: operation.id, accountId: account(pick(ATTACHED_ACCOUNTS)), storeId, lines: fitLines() }, isStatus(201));
-      settle(attempt, result, "order");
-      return result;
-    },
-    "order (below min)": async () => {
-      const operation = active[pick(active.length)];
-      const storeId = `so-${++attemptSeq}`;
-      const attempt = { kind: "blocked", operationId: operation.id, outcome: "pending", orderId: null };
-      orderAttempts.set(storeId, attempt);
-      // One line of one unit at 1–50: below every minimum (rules ≥ 100, default 5,000).
-      const lines = [{ variantExternalId: sku(pick(lineCount)), quantity: 1, unitPrice: 1 + pick(50), supplierId: pick(4) === 0 ? null : supplier(pick(SUPPLIERS)) }];
-      const result = await call(
+    cart: () => place("cart", "/v1/carts", cartAttempts, "sc", {}, fitLines, isStatus(201)),
+    "order (fits)": () => place("order (fits)", "/v1/orders", orderAttempts, "so", { kind: "fit", orderId: null }, fitLines, isStatus(201)),
+    // One line of one unit at 1–50: below every minimum (rules ≥ 100, default 5,000).
+    "order (below min)": () =>
+      place(
         "order (below min)",
-        operator,
-        "POST",
         "/v1/orders",
-        { operationId: operation.id, accountId: account(pick(ATTACHED_ACCOUNTS)), storeId, lines },
+        orderAttempts,
+        "so",
+        { kind: "blocked", orderId: null },
+        () => [{ variantExternalId: sku(pick(lineCount)), quantity: 1, unitPrice: 1 + pick(50), supplierId: pick(4) === 0 ? null : supplier(pick(SUPPLIERS)) }],
         (status, text) => status === 422 && safeJson(text)?.code === "quota_min_not_met",
-      );
-      settle(attempt, result, "order");
-      return result;
-    },
+      ),
     compare: () => {
       const operation = active[pick(active.length)];
       const start = pick(lineCount);
