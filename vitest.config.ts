@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { unstable_readConfig } from "wrangler";
 
 /** The Worker exactly as `wrangler deploy` would upload it, so tests can check what ships. */
 function productionBundle(): string {
@@ -32,6 +33,14 @@ export default defineConfig(async () => {
             D1_LIMITS_GUARD: "on",
             PAGINATION_SECRET: "test-pagination-secret",
             PRODUCTION_BUNDLE: productionBundle(),
+            // The [[ratelimits]] of wrangler.toml as deployed, so a test can hold them to the Worker's assumptions.
+            WRANGLER_RATELIMITS: JSON.stringify(unstable_readConfig({ config: "./wrangler.toml" }).ratelimits),
+          },
+          // Tiny budgets a test swaps in for the configured ones (tests run hundreds of requests per key).
+          ratelimits: {
+            TINY_RATE_LIMIT_READ: { namespace_id: "9901", simple: { limit: 3, period: 60 } },
+            TINY_RATE_LIMIT_WRITE: { namespace_id: "9902", simple: { limit: 3, period: 60 } },
+            TINY_RATE_LIMIT_EVALUATE: { namespace_id: "9903", simple: { limit: 3, period: 60 } },
           },
         },
       }),

@@ -14,7 +14,7 @@ import { getDb } from "./platform/db";
 import { ApiError } from "./platform/errors";
 import { idempotency } from "./platform/idempotency";
 import { buildOpenApiDocument } from "./platform/openapi";
-import { answerUnrouted, mountRoleChecks, mountRoutes, type RouteDefinition } from "./platform/routes";
+import { answerUnrouted, mountAccessChecks, mountRoutes, type RouteDefinition } from "./platform/routes";
 import { quotaRoutes } from "./quotas/routes";
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
@@ -34,7 +34,7 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /**
  * The request path: requestId → db on c.var → docs and the OpenAPI document (no key) →
- * /v1: credentials → the route's roles → body size → Idempotency-Key → the route's validation
+ * /v1: credentials → the key's rate limit and the route's roles → body size → Idempotency-Key → the route's validation
  * and handler. `extend` mounts more routes (the bench's entry adds its baselines).
  */
 export function buildApp(extend?: (app: App) => void): App {
@@ -54,12 +54,12 @@ export function buildApp(extend?: (app: App) => void): App {
   app.get("/docs", (c) => asset(c.env.ASSETS, new Request(new URL("/docs/index.html", c.req.url))));
   app.get("/docs/*", (c) => asset(c.env.ASSETS, c.req.raw));
 
-  // Credentials and the route's roles answer before the body's size or content.
+  // Credentials, the key's budget and the route's roles answer before the body's size or content.
   app.use("/v1/*", authenticate, async (c, next) => {
     c.set("coordinator", coordinatorFor(c.env, c.var.principal));
     await next();
   });
-  mountRoleChecks(app, apiRoutes);
+  mountAccessChecks(app, apiRoutes);
   app.use(
     "/v1/*",
     bodyLimit({

@@ -7,6 +7,11 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
       /** The output of `wrangler deploy --dry-run` (vitest.config.ts). */
       PRODUCTION_BUNDLE: string;
+      /** JSON of wrangler.toml's [[ratelimits]] (vitest.config.ts). */
+      WRANGLER_RATELIMITS: string;
+      TINY_RATE_LIMIT_READ: RateLimit;
+      TINY_RATE_LIMIT_WRITE: RateLimit;
+      TINY_RATE_LIMIT_EVALUATE: RateLimit;
     }
   }
 }

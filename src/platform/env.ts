@@ -7,4 +7,8 @@ export interface Env {
   /** A secret (never a committed var): the HMAC key of pagination tokens; serve() refuses to run without it. */
   PAGINATION_SECRET: string;
   D1_LIMITS_GUARD?: string;
+  /** Per-key request budgets by class (wrangler.toml [[ratelimits]]). */
+  RATE_LIMIT_READ: RateLimit;
+  RATE_LIMIT_WRITE: RateLimit;
+  RATE_LIMIT_EVALUATE: RateLimit;
 }

@@ -1,11 +1,16 @@
 import { z } from "zod";
 import { ERROR_CATALOGUE, type ErrorCode } from "./errors";
-import type { RouteDefinition } from "./routes";
+import { rateLimitClassOf, type RouteDefinition } from "./routes";
 
 type JsonSchema = Record<string, unknown>;
 
-/** What every /v1 route can answer, whatever it is: credentials, the body size limit, a failure of ours. */
-const COMMON_ERRORS: ErrorCode[] = ["unauthorized", "client_mismatch", "payload_too_large", "internal"];
+/** What every /v1 route can answer, whatever it is: credentials, the key's rate limit, the body size limit, a failure of ours. */
+const COMMON_ERRORS: ErrorCode[] = ["unauthorized", "client_mismatch", "rate_limited", "payload_too_large", "internal"];
+
+/** Headers some problems carry. */
+const PROBLEM_HEADERS: Partial<Record<number, Record<string, string>>> = {
+  429: { "Retry-After": "Seconds until the key's budget for this class renews." },
+};
 /** What the Idempotency-Key middleware can answer, on every POST, PUT, PATCH and DELETE. */
 const IDEMPOTENCY_ERRORS: ErrorCode[] = ["validation_failed", "idempotency_key_reused", "idempotency_in_progress"];
 
@@ -90,6 +95,10 @@ const problemSchema: JsonSchema = {
   additionalProperties: true,
 };
 
+function documentedHeaders(headers: Record<string, string>): JsonSchema {
+  return Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: "string" } }]));
+}
+
 /** OpenAPI 3.1 document built from the same zod schemas that validate requests. */
 export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -99,11 +108,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     for (const [status, response] of Object.entries(spec.responses)) {
       responses[status] = {
         description: response.description,
-        ...(response.headers && {
-          headers: Object.fromEntries(
-            Object.entries(response.headers).map(([name, description]) => [name, { description, schema: { type: "string" } }]),
-          ),
-        }),
+        ...(response.headers && { headers: documentedHeaders(response.headers) }),
         ...(response.schema && { content: { "application/json": { schema: toSchema(response.schema) } } }),
       };
     }
@@ -114,8 +119,10 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
     for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+      const headers = PROBLEM_HEADERS[status];
       responses[String(status)] = {
         description: codes.map((code) => `${code}: ${ERROR_CATALOGUE[code].title}`).join("; "),
+        ...(headers && { headers: documentedHeaders(headers) }),
         content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
       };
     }
@@ -126,7 +133,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     paths[path][spec.method] = {
       operationId: `${spec.method}${path.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_, ch: string | undefined) => (ch ? ch.toUpperCase() : ""))}`,
       summary: spec.summary,
-      description: `${spec.description ?? ""}\n\nRoles: ${spec.roles.join(", ")}.`.trim(),
+      description: `${spec.description ?? ""}\n\nRoles: ${spec.roles.join(", ")}. Rate limit class: ${rateLimitClassOf(spec)}.`.trim(),
+      "x-rate-limit-class": rateLimitClassOf(spec),
       tags: [spec.tag],
       parameters: [...objectParameters(spec.params, "path"), ...objectParameters(spec.query, "query"), ...headerParameters],
       ...(spec.body && { requestBody: { required: true, content: { "application/json": { schema: toSchema(spec.body) } } } }),

@@ -5,6 +5,7 @@ import { routeNotFound, type App, type AppBindings } from "./app";
 import type { Role } from "./principal";
 import { requireRole } from "./auth";
 import { ApiError, problemResponse, type ErrorCode } from "./errors";
+import { rateLimit, type RateLimitClass } from "./rate-limits";
 import { invalidJsonError, throwZodError } from "./validation";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
@@ -32,6 +33,8 @@ export interface RouteSpec<
   tag: string;
   /** Roles allowed to call; anything else answers 403 forbidden. */
   roles: Role[];
+  /** The API key budget this route spends: `read` for GET, `write` otherwise, unless named. */
+  rateLimit?: RateLimitClass;
   /** Query parameters only OPERATOR keys may send (any other key sending one: 403 forbidden, before any validation). */
   operatorOnlyQuery?: string[];
   params?: P;
@@ -138,14 +141,19 @@ function batchBodyValidator(schema: z.ZodType, batch: { maxItems: number; field?
   };
 }
 
+export function rateLimitClassOf(spec: RouteDefinition["spec"]): RateLimitClass {
+  return spec.rateLimit ?? (spec.method === "get" ? "read" : "write");
+}
+
 /**
- * Registers each route's role check on its own, so the app can run it ahead of middleware that
- * reads the body (size limit, idempotency): a caller without the role gets 403 whatever it sent.
- * `mountRoutes` relies on it: mount the role checks of the same routes first.
+ * Registers each route's access checks on their own, so the app can run them ahead of middleware
+ * that reads the body (size limit, idempotency): the key's budget for the route's class (429), then
+ * the route's roles (403), whatever the caller sent. `mountRoutes` relies on it: mount the access
+ * checks of the same routes first.
  */
-export function mountRoleChecks(app: App, routes: RouteDefinition[]): void {
+export function mountAccessChecks(app: App, routes: RouteDefinition[]): void {
   for (const { spec } of routes) {
-    app.on([spec.method.toUpperCase()], [spec.path], async (c, next) => {
+    app.on([spec.method.toUpperCase()], [spec.path], rateLimit(rateLimitClassOf(spec)), async (c, next) => {
       const principal = c.get("principal");
       requireRole(principal, ...spec.roles);
       const sent = (spec.operatorOnlyQuery ?? []).filter((name) => c.req.query(name) !== undefined);
@@ -157,7 +165,7 @@ export function mountRoleChecks(app: App, routes: RouteDefinition[]): void {
   }
 }
 
-/** Validation and handler of each route; their role checks are `mountRoleChecks`'s, mounted earlier. */
+/** Validation and handler of each route; their access checks are `mountAccessChecks`'s, mounted earlier. */
 export function mountRoutes(app: App, routes: RouteDefinition[]): void {
   for (const route of routes) {
     const { spec, handler } = route;

@@ -1,4 +1,5 @@
-import { env, SELF } from "cloudflare:test";
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import worker from "../../src/index";
 import createOperationRoute from "../../src/operations/routes/create";
 import getOperationRoute from "../../src/operations/routes/get";
 import statusRoute from "../../src/operations/routes/status";
@@ -49,6 +50,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Parameters; undefined and null (e.g. the last page's nextToken) are left out. */
   query?: Record<string, string | number | null | undefined>;
+  /** Bindings to swap in (e.g. a tiny rate limit): the request then goes to the Worker's fetch with them. */
+  env?: Partial<Cloudflare.Env>;
 }
 
 export interface ApiResponse<T = any> {
@@ -75,7 +78,7 @@ export async function call<T = any>(
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers["content-type"] = "application/json";
   Object.assign(headers, options.headers);
-  const response = await SELF.fetch(url.toString(), { method, headers, body });
+  const response = options.env ? await fetchWithEnv(new Request(url, { method, headers, body }), options.env) : await SELF.fetch(url.toString(), { method, headers, body });
   const text = await response.text();
   let parsed: unknown = undefined;
   try {
@@ -84,6 +87,13 @@ export async function call<T = any>(
     parsed = text;
   }
   return { status: response.status, headers: response.headers, body: parsed as T, text };
+}
+
+async function fetchWithEnv(request: Request, bindings: Partial<Cloudflare.Env>): Promise<Response> {
+  const ctx = createExecutionContext();
+  const response = await worker.fetch(request as Parameters<typeof worker.fetch>[0], { ...env, ...bindings }, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -103,12 +113,13 @@ export async function callRoute<Route extends AnyTypedRoute>(
     body?: unknown;
     query?: Record<string, string | number | null | undefined>;
     headers?: Record<string, string>;
+    env?: Partial<Cloudflare.Env>;
   } = {},
 ): Promise<ApiResponse<TypesOf<Route>["response"]>> {
   const params = (input.params ?? {}) as Record<string, string>;
   // Substituted as given, like a hand-written path: a test may send an id that is not a valid one on purpose.
   const path = route.spec.path.replace(/:([A-Za-z]+)/g, (_, name: string) => String(params[name]));
-  return call(caller, route.spec.method.toUpperCase(), path, { body: input.body, query: input.query, headers: input.headers });
+  return call(caller, route.spec.method.toUpperCase(), path, { body: input.body, query: input.query, headers: input.headers, env: input.env });
 }
 
 /** Asserts the response is a problem+json with this status and code, and returns its body. */

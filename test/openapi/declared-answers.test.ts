@@ -15,7 +15,7 @@ async function document() {
 const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, "{$1}");
 
 describe("what the OpenAPI document declares", () => {
-  it("for every route: 415 exactly with a body, Idempotency-Key and its answers exactly on unsafe methods, 403 exactly when a role can be refused", async () => {
+  it("for every route: 415 exactly with a body, Idempotency-Key and its answers exactly on unsafe methods, 403 exactly when a role can be refused, 429 with its class", async () => {
     const doc = await document();
     for (const { spec } of apiRoutes) {
       const operation = doc.paths[openApiPath(spec.path)][spec.method];
@@ -29,7 +29,10 @@ describe("what the OpenAPI document declares", () => {
       const refusable = !spec.roles.includes("ACCOUNT") || Boolean(spec.operatorOnlyQuery?.length) || spec.errors.includes("forbidden");
       expect((operation.responses["403"]?.description ?? "").includes("forbidden"), where).toBe(refusable);
       expect(statuses.includes("403"), where).toBe(true); // client_mismatch: any key of the other role
-      expect(statuses, where).not.toContain("429"); // nothing limits the rate (yet): nothing may promise 429
+      // Every route spends a rate-limit class's budget (its declared class), so every route may answer 429 with Retry-After.
+      expect(operation["x-rate-limit-class"], where).toBe(spec.rateLimit ?? (unsafe ? "write" : "read"));
+      expect(operation.responses["429"]?.description, where).toContain("rate_limited");
+      expect(Object.keys(operation.responses["429"].headers), where).toEqual(["Retry-After"]);
     }
   });
 

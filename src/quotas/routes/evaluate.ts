@@ -24,6 +24,7 @@ export default defineRoute(
     ].join("\n"),
     tag: "Quotas",
     roles: ["OPERATOR", "ACCOUNT"],
+    rateLimit: "evaluate",
     operatorOnlyQuery: ["explain"],
     query: evaluateQuery,
     body: evaluateBody,
