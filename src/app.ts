@@ -6,6 +6,7 @@ import { coordinatorFor } from "./coordinator/runner";
 import { directoryRoutes } from "./directory/routes";
 import { eventRoutes } from "./events/routes";
 import { frontRoutes } from "./front/routes";
+import { keyRoutes } from "./keys/routes";
 import { lineRoutes } from "./lines/routes";
 import { operationRoutes } from "./operations/routes";
 import { createApp, type App } from "./platform/app";
@@ -28,6 +29,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...compareRoutes,
   ...frontRoutes,
   ...eventRoutes,
+  ...keyRoutes,
 ];
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;

@@ -11,11 +11,23 @@ import { apiKeys, tenants } from "./tables";
 const ROLES: readonly Role[] = ["OPERATOR", "ACCOUNT"];
 
 // Key lookups are cached briefly so hot paths (quota evaluation) issue no D1 query per request;
-// a revoked key therefore stops working within KEY_CACHE_TTL_MS on every isolate.
+// a revoked key stops working at once in the isolate that revoked it (forgetCachedKey) and
+// within KEY_CACHE_TTL_MS on every other.
 export const KEY_CACHE_TTL_MS = 10_000;
-const principalCache = new BoundedCache<string, Principal | null>(10_000, KEY_CACHE_TTL_MS);
+const principalCache = new BoundedCache<string, CachedKey | null>(10_000, KEY_CACHE_TTL_MS);
 
-async function findPrincipal(db: Db, keyHash: string): Promise<Principal | null> {
+interface CachedKey {
+  principal: Principal;
+  /** Epoch ms from which the key answers 401; null: never. Checked on every request, cached or not. */
+  expiresAtMs: number | null;
+}
+
+/** Drops a key from this isolate's cache: its next request reads the key (and its revocation) again. */
+export function forgetCachedKey(keyHash: string): void {
+  principalCache.delete(keyHash);
+}
+
+async function findKey(db: Db, keyHash: string): Promise<CachedKey | null> {
   const cached = principalCache.get(keyHash);
   if (cached !== undefined) return cached;
   const rows = await db
@@ -26,6 +38,7 @@ async function findPrincipal(db: Db, keyHash: string): Promise<Principal | null>
       role: apiKeys.role,
       userId: apiKeys.userId,
       revokedAt: apiKeys.revokedAt,
+      expiresAt: apiKeys.expiresAt,
       tenantDefaultLocale: tenants.defaultLocale,
     })
     .from(apiKeys)
@@ -33,12 +46,15 @@ async function findPrincipal(db: Db, keyHash: string): Promise<Principal | null>
     .where(eq(apiKeys.keyHash, keyHash))
     .limit(1);
   const row = rows[0];
-  const principal =
+  const found =
     row && !row.revokedAt && timingSafeEqual(row.keyHash, keyHash)
-      ? { tenantId: row.tenantId, role: row.role, userId: row.userId, keyId: row.keyId, tenantDefaultLocale: row.tenantDefaultLocale }
+      ? {
+          principal: { tenantId: row.tenantId, role: row.role, userId: row.userId, keyId: row.keyId, tenantDefaultLocale: row.tenantDefaultLocale },
+          expiresAtMs: row.expiresAt ? Date.parse(row.expiresAt) : null,
+        }
       : null;
-  principalCache.set(keyHash, principal);
-  return principal;
+  principalCache.set(keyHash, found);
+  return found;
 }
 
 /** svc-client + svc-api-key → the principal; locale and store headers → the request scope. */
@@ -49,8 +65,11 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   }
   const key = c.req.header("svc-api-key");
   if (!key) throw new ApiError("unauthorized", "svc-api-key is missing.");
-  const principal = await findPrincipal(c.var.db, await sha256Hex(key));
-  if (!principal) throw new ApiError("unauthorized", "svc-api-key is not a valid key.");
+  const found = await findKey(c.var.db, await sha256Hex(key));
+  if (!found || (found.expiresAtMs !== null && found.expiresAtMs <= Date.now())) {
+    throw new ApiError("unauthorized", "svc-api-key is not a valid key (unknown, revoked or expired).");
+  }
+  const { principal } = found;
   if (principal.role !== client) {
     throw new ApiError("client_mismatch", `svc-client is ${client} but the key's role is ${principal.role}.`);
   }

@@ -19,7 +19,9 @@ export type EventType =
   | "quota_default.updated"
   | "cart.created"
   | "order.created"
-  | "order.blocked";
+  | "order.blocked"
+  | "key.created"
+  | "key.revoked";
 
 export interface NewEvent {
   tenantId: string;

@@ -10,7 +10,7 @@ import { nowIso } from "./time";
 
 export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
 const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-const REPLAYED_HEADERS = ["content-type", "location", "etag", "warning"];
+const REPLAYED_HEADERS = ["content-type", "location", "etag", "warning", "cache-control"];
 
 /** A claim this old is taken over: the request that made it died before it could answer. */
 export const IDEMPOTENCY_CLAIM_TIMEOUT_MS = 60_000;
@@ -79,12 +79,17 @@ export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
     await db.delete(idempotencyKeys).where(where);
     return;
   }
-  const headers: Record<string, string> = {};
+  let headers: Record<string, string> = {};
   for (const name of REPLAYED_HEADERS) {
     const value = response.headers.get(name);
     if (value !== null) headers[name] = value;
   }
-  const body = response.status === 204 ? null : await response.clone().text();
+  let body = response.status === 204 ? null : await response.clone().text();
+  const replayAnswer = c.get("replayAnswer");
+  if (replayAnswer) {
+    headers = { ...headers, ...replayAnswer.headers };
+    body = JSON.stringify(replayAnswer.body);
+  }
   await db
     .update(idempotencyKeys)
     .set({ state: "DONE", responseStatus: response.status, responseHeaders: headers, responseBody: body })

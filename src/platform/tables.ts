@@ -23,6 +23,10 @@ export const apiKeys = sqliteTable("api_keys", {
   role: text("role", { enum: ["OPERATOR", "ACCOUNT"] }).notNull(),
   userId: text("user_id"),
   keyHash: text("key_hash").notNull(),
+  name: text("name"),
+  /** The key's first characters (null for keys issued before they were recorded). */
+  prefix: text("prefix"),
+  expiresAt: text("expires_at"),
   revokedAt: text("revoked_at"),
   createdAt: text("created_at").notNull(),
 });

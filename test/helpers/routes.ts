@@ -11,6 +11,10 @@ import compare from "../../src/compare/routes/compare";
 import listDirectory from "../../src/directory/routes/list";
 import putDirectory from "../../src/directory/routes/put";
 import listEvents from "../../src/events/routes/list";
+import createKey from "../../src/keys/routes/create";
+import getKey from "../../src/keys/routes/get";
+import listKeys from "../../src/keys/routes/list";
+import revokeKey from "../../src/keys/routes/revoke";
 import getFrontOperation from "../../src/front/routes/get";
 import listFrontLines from "../../src/front/routes/lines";
 import listFrontOperations from "../../src/front/routes/list";
@@ -66,4 +70,8 @@ export const routes = {
   getFrontOperation,
   listFrontLines,
   listEvents,
+  listKeys,
+  createKey,
+  getKey,
+  revokeKey,
 };

@@ -1,0 +1,51 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../platform/db";
+import { listPage, type ListContext } from "../platform/pagination";
+import { apiKeys } from "../platform/tables";
+import { keyList, type KeyRepresentation, type ListKeysQuery } from "./schemas";
+
+export type KeyRow = typeof apiKeys.$inferSelect;
+
+export function toKeyRepresentation(row: KeyRow): KeyRepresentation {
+  return {
+    id: row.id,
+    role: row.role,
+    userId: row.userId,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: row.createdAt,
+    expiresAt: row.expiresAt,
+    revokedAt: row.revokedAt,
+  };
+}
+
+export async function findKey(db: Db, tenantId: string, keyId: string): Promise<KeyRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.id, keyId)))
+    .limit(1);
+  return row;
+}
+
+export async function listKeys({ db, secret, principal }: ListContext, query: ListKeysQuery) {
+  const { tenantId } = principal;
+  return listPage({
+    definition: keyList,
+    secret,
+    scope: { tenant: tenantId },
+    query,
+    filters: [
+      eq(apiKeys.tenantId, tenantId),
+      query.role !== undefined ? eq(apiKeys.role, query.role) : undefined,
+      query.userId !== undefined ? eq(apiKeys.userId, query.userId) : undefined,
+    ],
+    run: ({ where, orderBy, limit, cursorColumns }) =>
+      db
+        .select({ row: apiKeys, ...cursorColumns })
+        .from(apiKeys)
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(limit),
+  });
+}

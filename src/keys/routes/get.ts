@@ -1,0 +1,22 @@
+import { ApiError } from "../../platform/errors";
+import { defineRoute } from "../../platform/routes";
+import { findKey, toKeyRepresentation } from "../queries";
+import { keyIdParam, keyRepresentation } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/keys/:keyId",
+    summary: "Read an API key",
+    tag: "Keys",
+    roles: ["OPERATOR"],
+    params: keyIdParam,
+    responses: { 200: { description: "The key (never the key itself).", schema: keyRepresentation } },
+    errors: ["not_found"],
+  },
+  async (c, { params }) => {
+    const row = await findKey(c.var.db, c.get("principal").tenantId, params.keyId);
+    if (!row) throw new ApiError("not_found", `Key ${params.keyId} not found.`);
+    return c.json(toKeyRepresentation(row));
+  },
+);

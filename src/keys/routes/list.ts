@@ -1,0 +1,23 @@
+import { listEnvelope } from "../../platform/fields";
+import { listContextOf } from "../../platform/pagination";
+import { defineRoute } from "../../platform/routes";
+import { listKeys, toKeyRepresentation } from "../queries";
+import { keyRepresentation, listKeysQuery } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/keys",
+    summary: "List API keys",
+    description: "The tenant's keys, revoked and expired ones included (with revokedAt and expiresAt). Default order createdAt. Never shows a key itself: `prefix` tells keys apart.",
+    tag: "Keys",
+    roles: ["OPERATOR"],
+    query: listKeysQuery,
+    responses: { 200: { description: "One page.", schema: listEnvelope(keyRepresentation) } },
+    errors: ["invalid_next_token"],
+  },
+  async (c, { query }) => {
+    const page = await listKeys(listContextOf(c), query);
+    return c.json({ items: page.items.map((item) => toKeyRepresentation(item.row)), nextToken: page.nextToken });
+  },
+);

@@ -1,0 +1,22 @@
+import { defineRoute } from "../../platform/routes";
+import { revokeKey } from "../commands";
+import { keyIdParam } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "delete",
+    path: "/v1/keys/:keyId",
+    summary: "Revoke an API key",
+    description:
+      "From the answer on, the key answers 401 in the Worker instance that revoked it, and within 10 s everywhere (instances cache keys that long). A key may revoke itself. Revoking a revoked key answers 204 and changes nothing. The key stays listed, with revokedAt.",
+    tag: "Keys",
+    roles: ["OPERATOR"],
+    params: keyIdParam,
+    responses: { 204: { description: "Revoked." } },
+    errors: ["not_found", "idempotency_key_reused"],
+  },
+  async (c, { params }) => {
+    await revokeKey(c.var.db, c.get("principal"), params.keyId);
+    return c.body(null, 204);
+  },
+);

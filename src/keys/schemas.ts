@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { pageQueryShape, type ListDefinition } from "../platform/pagination";
+import { dateTime, externalKey, pathId } from "../platform/fields";
+import { apiKeys } from "../platform/tables";
+
+export const keyList: ListDefinition = {
+  name: "api_keys",
+  sortable: { createdAt: apiKeys.createdAt },
+  id: apiKeys.id,
+  defaultSort: "createdAt",
+  maxLimit: 500,
+};
+
+const role = z.enum(["OPERATOR", "ACCOUNT"]);
+
+export const createKeyBody = z
+  .strictObject({
+    role: role.describe("OPERATOR: the platform's staff, everything. ACCOUNT: a customer user (userId), their own accounts only."),
+    userId: externalKey.optional().describe("Required for ACCOUNT keys: the directory user the key acts for. Not allowed on OPERATOR keys."),
+    name: z.string().trim().min(1).max(200).regex(/^[^\p{Cc}]*$/u, "must not contain control characters").optional().describe("A label to recognise the key by."),
+    expiresAt: dateTime.optional().describe("From this instant on the key answers 401, like a revoked one. Must be in the future."),
+  })
+  .superRefine((body, ctx) => {
+    if (body.role === "ACCOUNT" && body.userId === undefined) {
+      ctx.addIssue({ code: "custom", path: ["userId"], message: "an ACCOUNT key needs the userId it acts for" });
+    }
+    if (body.role === "OPERATOR" && body.userId !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["userId"], message: "userId only applies to ACCOUNT keys" });
+    }
+    if (body.expiresAt !== undefined && body.expiresAt <= new Date().toISOString()) {
+      ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "must be in the future" });
+    }
+  });
+export type CreateKeyBody = z.output<typeof createKeyBody>;
+
+export const keyIdParam = z.strictObject({ keyId: pathId("The key's id (key_…), never the key itself.") });
+
+export const listKeysQuery = z.strictObject({
+  ...pageQueryShape(keyList),
+  role: role.optional().describe("Only keys of this role."),
+  userId: externalKey.optional().describe("Only keys acting for this user."),
+});
+export type ListKeysQuery = z.output<typeof listKeysQuery>;
+
+export const keyRepresentation = z.object({
+  id: z.string(),
+  role,
+  userId: z.string().nullable(),
+  name: z.string().nullable(),
+  prefix: z.string().nullable().describe("The key's first 8 characters, to tell keys apart (null for keys issued before prefixes were recorded)."),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+});
+export type KeyRepresentation = z.infer<typeof keyRepresentation>;
+
+export const createdKeyRepresentation = keyRepresentation.extend({
+  key: z
+    .string()
+    .optional()
+    .describe("The secret key, shown this once: only its hash is stored. Absent from an Idempotency-Key replay (which carries a Warning)."),
+});

@@ -1,0 +1,179 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { KEY_CACHE_TTL_MS } from "../../src/platform/auth";
+import { callRoute, collectPages, eventsOf, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
+import { routes } from "../helpers/routes";
+import { accountWithKey } from "../helpers/setup";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function issue(operator: Caller, body: Record<string, unknown>) {
+  const response = await callRoute(operator, routes.createKey, { body });
+  const created = expectStatus(response, 201);
+  const caller: Caller = { tenantId: operator.tenantId, role: created.role, key: created.key!, userId: created.userId ?? undefined };
+  return { created, caller, response };
+}
+
+const canRead = async (caller: Caller) => (await callRoute(caller, routes.listFrontOperations)).status;
+
+describe("API keys: issue", () => {
+  it("issues a working key, shown once with its prefix, and records key.created without the secret", async () => {
+    const op = await newTenant();
+    const { created, caller, response } = await issue(op, { role: "OPERATOR", name: "CI deploys" });
+    expect(created).toMatchObject({ role: "OPERATOR", userId: null, name: "CI deploys", expiresAt: null, revokedAt: null });
+    expect(created.key).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
+    expect(created.prefix).toBe(created.key!.slice(0, 8));
+    expect(response.headers.get("location")).toBe(`/v1/keys/${created.id}`);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expectStatus(await callRoute(caller, routes.listOperations), 200);
+
+    const { key, ...representation } = created;
+    expect(expectStatus(await callRoute(op, routes.getKey, { params: { keyId: created.id } }), 200)).toEqual(representation);
+    const events = await eventsOf(op, { types: "key.created" });
+    expect(events.map((event: any) => event.data.key)).toEqual([representation]);
+    expect(JSON.stringify(await eventsOf(op))).not.toContain(key);
+  });
+
+  it("never stores the secret: an Idempotency-Key replay answers the same key without it, with a Warning", async () => {
+    const op = await newTenant();
+    const request = { body: { role: "OPERATOR", name: "retried" }, headers: { "Idempotency-Key": "issue-once" } };
+    const first = await callRoute(op, routes.createKey, request);
+    const created = expectStatus(first, 201);
+    const replay = await callRoute(op, routes.createKey, request);
+    const { key, ...representation } = created;
+    expect(expectStatus(replay, 201)).toEqual(representation);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.headers.get("warning")).toContain(created.id);
+    expect(replay.headers.get("cache-control")).toBe("no-store");
+    const { items } = await collectPages(op, "/v1/keys", { limit: 500 });
+    expect(items.filter((item: any) => item.name === "retried")).toHaveLength(1);
+    const stored = await env.DB.prepare("select response_body from idempotency_keys where tenant_id = ?").bind(op.tenantId).all();
+    expect(stored.results.length).toBe(1);
+    expect(JSON.stringify(stored.results)).not.toContain(key!);
+  });
+
+  it("issues ACCOUNT keys that act for their user's accounts only", async () => {
+    const op = await newTenant();
+    const mine = await accountWithKey(op);
+    const other = await accountWithKey(op);
+    const { created, caller } = await issue(op, { role: "ACCOUNT", userId: mine.userId });
+    expect(created).toMatchObject({ role: "ACCOUNT", userId: mine.userId });
+    const evaluate = (accountId: string) => callRoute(caller, routes.evaluateQuotas, { body: { orders: [{ accountId, amount: 1 }] } });
+    expectStatus(await evaluate(mine.accountId), 200);
+    expectProblem(await evaluate(other.accountId), 403, "account_not_permitted");
+    expectProblem(await callRoute(caller, routes.listKeys), 403, "forbidden");
+  });
+
+  it("refuses bodies that make no sense, issuing nothing", async () => {
+    const op = await newTenant();
+    const bodies = [
+      {},
+      { role: "ADMIN" },
+      { role: "ACCOUNT" },
+      { role: "OPERATOR", userId: "u1" },
+      { role: "OPERATOR", expiresAt: "2020-01-01T00:00:00Z" },
+      { role: "OPERATOR", expiresAt: "tomorrow" },
+      { role: "OPERATOR", name: "" },
+      { role: "OPERATOR", name: "a\u0000b" },
+      { role: "OPERATOR", key: "sk_my_own_choice" },
+    ];
+    for (const body of bodies) expectProblem(await callRoute(op, routes.createKey, { body }), 400, "validation_failed");
+    const { items } = await collectPages(op, "/v1/keys");
+    expect(items).toHaveLength(1); // the tenant's own first key
+  });
+});
+
+describe("API keys: list and read", () => {
+  it("lists every key of the tenant, revoked ones included, never a secret or a hash; filters by role and user", async () => {
+    const op = await newTenant();
+    const other = await newTenant();
+    const a = await issue(op, { role: "ACCOUNT", userId: "u-a" });
+    const b = await issue(op, { role: "ACCOUNT", userId: "u-b" });
+    const c = await issue(op, { role: "OPERATOR" });
+    await issue(other, { role: "OPERATOR" });
+    expectStatus(await callRoute(op, routes.revokeKey, { params: { keyId: c.created.id } }), 204);
+
+    const { items, pages } = await collectPages(op, "/v1/keys", { limit: 1 });
+    expect(pages).toBeGreaterThanOrEqual(4);
+    expect(items.map((item: any) => item.id).slice(1)).toEqual([a.created.id, b.created.id, c.created.id]);
+    expect(items[3].revokedAt).not.toBeNull();
+    for (const item of items) expect(Object.keys(item).sort()).toEqual(["createdAt", "expiresAt", "id", "name", "prefix", "revokedAt", "role", "userId"]);
+
+    const accounts = expectStatus(await callRoute(op, routes.listKeys, { query: { role: "ACCOUNT" } }), 200);
+    expect(accounts.items.map((item) => item.id)).toEqual([a.created.id, b.created.id]);
+    const ofB = expectStatus(await callRoute(op, routes.listKeys, { query: { userId: "u-b" } }), 200);
+    expect(ofB.items.map((item) => item.id)).toEqual([b.created.id]);
+    expectProblem(await callRoute(op, routes.listKeys, { query: { role: "ADMIN" } }), 400, "validation_failed");
+  });
+
+  it("answers 404 for another tenant's key and for unknown ids", async () => {
+    const op = await newTenant();
+    const other = await newTenant();
+    const theirs = await issue(other, { role: "OPERATOR" });
+    expectProblem(await callRoute(op, routes.getKey, { params: { keyId: theirs.created.id } }), 404, "not_found");
+    expectProblem(await callRoute(op, routes.revokeKey, { params: { keyId: theirs.created.id } }), 404, "not_found");
+    expectProblem(await callRoute(op, routes.getKey, { params: { keyId: "key_unknown" } }), 404, "not_found");
+    expect(await canRead(theirs.caller)).toBe(200);
+  });
+});
+
+describe("API keys: revoke and expire", () => {
+  it("revokes: 401 from the next request on, listed with revokedAt, one key.revoked event however often it is revoked", async () => {
+    const op = await newTenant();
+    const { created, caller } = await issue(op, { role: "OPERATOR" });
+    expect(await canRead(caller)).toBe(200); // now in this instance's key cache
+    expectStatus(await callRoute(op, routes.revokeKey, { params: { keyId: created.id } }), 204);
+    expectProblem(await callRoute(caller, routes.listFrontOperations), 401, "unauthorized");
+    const read = expectStatus(await callRoute(op, routes.getKey, { params: { keyId: created.id } }), 200);
+    expect(read.revokedAt).not.toBeNull();
+
+    const again = await Promise.all([1, 2, 3].map(() => callRoute(op, routes.revokeKey, { params: { keyId: created.id } })));
+    expect(again.map((response) => response.status)).toEqual([204, 204, 204]);
+    expect(expectStatus(await callRoute(op, routes.getKey, { params: { keyId: created.id } }), 200).revokedAt).toBe(read.revokedAt);
+    const revoked = await eventsOf(op, { types: "key.revoked" });
+    expect(revoked).toHaveLength(1);
+    expect(revoked[0].data.key).toMatchObject({ id: created.id, revokedAt: read.revokedAt });
+  });
+
+  it("records one key.revoked when revocations race", async () => {
+    const op = await newTenant();
+    const { created } = await issue(op, { role: "OPERATOR" });
+    const answers = await Promise.all([1, 2, 3, 4].map(() => callRoute(op, routes.revokeKey, { params: { keyId: created.id } })));
+    expect(answers.map((response) => response.status)).toEqual([204, 204, 204, 204]);
+    expect(await eventsOf(op, { types: "key.revoked" })).toHaveLength(1);
+  });
+
+  it("lets a key revoke itself", async () => {
+    const op = await newTenant();
+    const { created, caller } = await issue(op, { role: "OPERATOR" });
+    expectStatus(await callRoute(caller, routes.revokeKey, { params: { keyId: created.id } }), 204);
+    expectProblem(await callRoute(caller, routes.listKeys), 401, "unauthorized");
+    expect(await canRead(op)).toBe(200);
+  });
+
+  it("answers 401 for an expired key, cached or not", async () => {
+    const op = await newTenant();
+    const expiresAt = new Date(Date.now() + 2_000).toISOString();
+    const { created, caller } = await issue(op, { role: "OPERATOR", expiresAt });
+    expect(created.expiresAt).toBe(expiresAt.slice(0, 19) + "Z");
+    expect(await canRead(caller)).toBe(200);
+    await sleep(Date.parse(created.expiresAt!) - Date.now() + 100);
+    expectProblem(await callRoute(caller, routes.listFrontOperations), 401, "unauthorized");
+  });
+
+  it("stops a key revoked elsewhere (straight in the database) within the key cache's lifetime of 10 s", async () => {
+    expect(KEY_CACHE_TTL_MS).toBeLessThanOrEqual(10_000);
+    const op = await newTenant();
+    const { created, caller } = await issue(op, { role: "OPERATOR" });
+    expect(await canRead(caller)).toBe(200);
+    await env.DB.prepare("update api_keys set revoked_at = ? where id = ?").bind(new Date().toISOString(), created.id).run();
+    const revokedAt = Date.now();
+    let status = await canRead(caller);
+    while (status === 200 && Date.now() - revokedAt < 12_000) {
+      await sleep(500);
+      status = await canRead(caller);
+    }
+    expect(status).toBe(401);
+    expect(Date.now() - revokedAt).toBeLessThanOrEqual(KEY_CACHE_TTL_MS + 600);
+  });
+});
