@@ -1,9 +1,17 @@
 // npm run key -- --tenant <tenantId> --role OPERATOR|ACCOUNT [--user <userId>] [--locale <tag>] [--remote]
-// Prints the plain key alone on the last line of stdout (everything else goes to stderr).
+//   Issues a key: prints the plain key alone on the last line of stdout (everything else goes to stderr).
+// npm run key -- --list --tenant <tenantId> [--json] [--remote]
+//   Lists the tenant's keys (never the keys themselves): a table, or one JSON array with --json.
+// npm run key -- --revoke <keyId> [--remote]
+//   Revokes a key by its id; running Worker instances stop accepting it within 10 s.
 import { parseArgs } from "node:util";
-import { issueKey } from "./lib/keys.mjs";
+import { issueKey, listKeys, revokeKey } from "./lib/keys.mjs";
 
-const usage = "usage: npm run key -- --tenant <tenantId> --role OPERATOR|ACCOUNT [--user <userId>] [--locale <tag>] [--remote]";
+const usage = [
+  "usage: npm run key -- --tenant <tenantId> --role OPERATOR|ACCOUNT [--user <userId>] [--locale <tag>] [--remote]",
+  "       npm run key -- --list --tenant <tenantId> [--json] [--remote]",
+  "       npm run key -- --revoke <keyId> [--remote]",
+].join("\n");
 
 let options;
 try {
@@ -13,6 +21,9 @@ try {
       role: { type: "string" },
       user: { type: "string" },
       locale: { type: "string" },
+      list: { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
+      revoke: { type: "string" },
       remote: { type: "boolean", default: false },
       "persist-to": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
@@ -28,27 +39,56 @@ if (options.help) {
   console.error(usage);
   process.exit(0);
 }
+const modes = [options.list, options.revoke !== undefined].filter(Boolean).length;
+if (modes > 1) {
+  console.error(`--list and --revoke do not go together.\n${usage}`);
+  process.exit(2);
+}
 
-try {
+const target = { remote: options.remote, persistTo: options["persist-to"] };
+const where = options.remote ? "remote D1" : "local D1";
+
+function printTable(keys) {
+  const columns = ["id", "role", "userId", "name", "prefix", "createdAt", "expiresAt", "revokedAt"];
+  const cells = keys.map((key) => columns.map((column) => String(key[column] ?? "-")));
+  const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((row) => row[i].length)));
+  const line = (values) => values.map((value, i) => value.padEnd(widths[i])).join("  ").trimEnd();
+  process.stdout.write([line(columns), ...cells.map(line)].join("\n") + "\n");
+}
+
+async function issue() {
   const role = options.role?.toUpperCase();
-  const issued = await issueKey({
-    tenant: options.tenant,
-    role,
-    user: options.user,
-    locale: options.locale,
-    remote: options.remote,
-    persistTo: options["persist-to"],
-  });
-  const where = options.remote ? "remote D1" : "local D1";
+  const issued = await issueKey({ tenant: options.tenant, role, user: options.user, locale: options.locale, ...target });
   console.error(
     `${issued.tenantCreated ? "Created tenant" : "Tenant"} ${options.tenant} (default locale ${issued.tenantDefaultLocale}); ` +
-      `issued an ${role} key${role === "ACCOUNT" ? ` for user ${options.user}` : ""} in the ${where}. ` +
+      `issued ${issued.keyId}, an ${role} key${role === "ACCOUNT" ? ` for user ${options.user}` : ""}, in the ${where}. ` +
       "It is shown once: store it now.",
   );
   if (!issued.tenantCreated && options.locale && options.locale !== issued.tenantDefaultLocale) {
     console.error(`Note: the tenant already existed; its default locale stays ${issued.tenantDefaultLocale}.`);
   }
   process.stdout.write(`${issued.key}\n`);
+}
+
+async function list() {
+  const keys = await listKeys({ tenant: options.tenant, ...target });
+  if (options.json) process.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
+  else if (keys.length) printTable(keys);
+  else console.error(`Tenant ${options.tenant} has no keys in the ${where}.`);
+}
+
+async function revoke() {
+  const { key, alreadyRevoked } = await revokeKey({ keyId: options.revoke, ...target });
+  console.error(
+    alreadyRevoked
+      ? `${key.id} was already revoked at ${key.revokedAt}; nothing changed.`
+      : `Revoked ${key.id} (${key.role}${key.userId ? ` for ${key.userId}` : ""}) in the ${where}: running instances refuse it within 10 s.`,
+  );
+  process.stdout.write(`${JSON.stringify(key)}\n`);
+}
+
+try {
+  await (options.list ? list() : options.revoke !== undefined ? revoke() : issue());
 } catch (error) {
   console.error(`${error.message}\n${usage}`);
   process.exit(1);
