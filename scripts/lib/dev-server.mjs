@@ -1,0 +1,62 @@
+// A private `wrangler dev` of the API on a free port, over a local D1 in `persistTo`: for checks
+// that need the real server (a raw socket, the key command against the served database).
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import { spawnWrangler } from "./wrangler.mjs";
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether the server answers a plain request (the OpenAPI document) within 10 s. */
+export async function answers(baseUrl) {
+  try {
+    const response = await fetch(`${baseUrl}/v1/openapi.json`, { signal: AbortSignal.timeout(10_000) });
+    await response.arrayBuffer();
+    return response.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the server (migrate `persistTo` first) and resolves once it answers; `stop()` ends it. */
+export async function startDevServer({ persistTo, readyTimeoutMs = 120_000 }) {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo];
+  args.push("--var", `PAGINATION_SECRET:${randomBytes(16).toString("hex")}`, "--show-interactive-dev-session=false", "--log-level", "warn");
+  let output = "";
+  const child = spawnWrangler(args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
+  child.stdout.on("data", (chunk) => (output += chunk));
+  child.stderr.on("data", (chunk) => (output += chunk));
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const stop = async () => {
+    if (!running()) return;
+    try {
+      // wrangler runs workerd as a child: signal the whole process group.
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+    for (let i = 0; i < 50 && running(); i++) await sleep(100);
+  };
+  const deadline = Date.now() + readyTimeoutMs;
+  while (!(await answers(baseUrl))) {
+    if (!running() || Date.now() > deadline) {
+      await stop();
+      throw new Error(`wrangler dev did not start on ${baseUrl}:\n${output.slice(-3000)}`);
+    }
+    await sleep(300);
+  }
+  return { baseUrl, port, child, running, stop, output: () => output };
+}
