@@ -32,6 +32,7 @@ export default defineConfig(async () => {
             // Local D1 does not enforce the platform's per-statement limits; this makes the Worker check them.
             D1_LIMITS_GUARD: "on",
             PAGINATION_SECRET: "test-pagination-secret",
+            CORS_ORIGINS: "https://admin.example.test, http://127.0.0.1:5173",
             PRODUCTION_BUNDLE: productionBundle(),
             // The [[ratelimits]] of wrangler.toml as deployed, so a test can hold them to the Worker's assumptions.
             WRANGLER_RATELIMITS: JSON.stringify(unstable_readConfig({ config: "./wrangler.toml" }).ratelimits),

@@ -17,6 +17,7 @@ import { idempotency } from "./platform/idempotency";
 import { buildOpenApiDocument } from "./platform/openapi";
 import { answerUnrouted, mountAccessChecks, mountRoutes, type RouteDefinition } from "./platform/routes";
 import { quotaRoutes } from "./quotas/routes";
+import { name as serviceName, version } from "../package.json";
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
 export const apiRoutes: RouteDefinition[] = [
@@ -45,6 +46,10 @@ export function buildApp(extend?: (app: App) => void): App {
     c.set("db", getDb(c.env));
     await next();
   });
+
+  // No key, no tenant data, no I/O: cheap enough for a load balancer to poll every second.
+  app.get("/healthz", (c) => c.json({ status: "ok", version: version }, 200, { "cache-control": "no-store" }));
+  app.get("/", (c) => c.json({ name: serviceName, version: version, docs: "/docs", openapi: "/v1/openapi.json", health: "/healthz" }));
 
   let openApiDocument: Record<string, unknown> | undefined;
   app.get("/v1/openapi.json", (c) => c.json((openApiDocument ??= buildOpenApiDocument(apiRoutes))));

@@ -29,12 +29,13 @@ export async function answers(baseUrl) {
   }
 }
 
-/** Starts the server (migrate `persistTo` first) and resolves once it answers; `stop()` ends it. */
-export async function startDevServer({ persistTo, readyTimeoutMs = 120_000 }) {
+/** Starts the server (migrate `persistTo` first) and resolves once it answers; `stop()` ends it. `vars` adds Worker variables. */
+export async function startDevServer({ persistTo, vars = {}, readyTimeoutMs = 120_000 }) {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo];
   args.push("--var", `PAGINATION_SECRET:${randomBytes(16).toString("hex")}`, "--show-interactive-dev-session=false", "--log-level", "warn");
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   let output = "";
   const child = spawnWrangler(args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
   child.stdout.on("data", (chunk) => (output += chunk));

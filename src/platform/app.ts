@@ -4,6 +4,7 @@ import type { Coordinator } from "./commands";
 import type { Db } from "./db";
 import type { Env } from "./env";
 import type { Principal, RequestScope } from "./principal";
+import { cors } from "./cors";
 import { ApiError, INTERNAL_PROBLEM, logFailure, problemResponse } from "./errors";
 import { invalidJsonError } from "./validation";
 
@@ -41,7 +42,8 @@ export function assignRequestId(request: Request): string {
 
 /**
  * The app with what every request gets whatever its route: a requestId (x-request-id on every
- * answer), problem+json for every error a handler throws, and a problem+json 404.
+ * answer), CORS for the configured origins, problem+json for every error a handler throws, and a
+ * problem+json 404.
  */
 export function createApp(): App {
   const app = new Hono<AppBindings>();
@@ -51,6 +53,7 @@ export function createApp(): App {
     await next();
     c.res.headers.set("x-request-id", requestId);
   });
+  app.use("*", cors);
   app.onError((error, c) => {
     if (error instanceof ApiError) return problemResponse(c, error.problem);
     // Hono's own JSON body parser: malformed JSON.

@@ -141,6 +141,21 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       responses,
     };
   }
+  paths["/healthz"] = {
+    get: {
+      operationId: "getHealthz",
+      summary: "Health check",
+      description: "No key, no tenant data, no database read: cheap enough to poll every second.",
+      tags: ["Service"],
+      security: [],
+      responses: {
+        200: {
+          description: "The instance serves.",
+          content: { "application/json": { schema: { type: "object", required: ["status", "version"], properties: { status: { const: "ok" }, version: { type: "string" } } } } },
+        },
+      },
+    },
+  };
   return {
     openapi: "3.1.0",
     info: {
@@ -149,7 +164,9 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       description:
         "Operations (campaigns of product-variant lines and attached buyer accounts), Quotas Rules and their evaluation, carts, orders and server-side comparison. Every error is application/problem+json. Lists are keyset-paginated: pass nextToken from the previous page with the same filters and sort. Unknown query parameters and body fields are rejected with 400 validation_failed so typos never pass silently. A path of this document called with a method it does not list answers 405 method_not_allowed with an Allow header.",
     },
-    servers: [{ url: "http://127.0.0.1:8787" }],
+    // Relative: a viewer resolves it against where it loaded this document, so "Try it out" calls the
+    // instance that served it, on any host and port.
+    servers: [{ url: "/", description: "The instance that served this document." }],
     security: [{ svcClient: [], svcApiKey: [] }],
     components: {
       securitySchemes: {
