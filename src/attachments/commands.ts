@@ -4,8 +4,8 @@ import { insertFromJson, jsonChunks, jsonField } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { operationAccounts } from "../platform/tables";
 import { nowIso } from "../platform/time";
-import { permittedAccounts, requirePermitted, requirePermittedAccounts } from "../directory/membership";
-import { commitRowChange, loadOperation, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../write/operation";
+import { permittedAccounts, requirePermitted } from "../directory/membership";
+import { commitRowChange, findOwnedKeys, loadOperationWith, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../write/operation";
 import { findAttachmentStates } from "./queries";
 
 export interface AttachResult {
@@ -32,14 +32,12 @@ const ATTACHMENT_ROWS: OwnedRows = { count: "accountCount", operationColumn: ope
 
 /** Attach: 404 → 409 (DRAFT, PRIVATE) → 422 unknown_accounts → 403 account_not_permitted, then one batch. */
 export const attachAccounts = defineCommand("accounts.attach", async (ctx: CommandContext, input: { accountIds: string[] }): Promise<AttachResult> => {
-  const row = await loadOperation(ctx);
-  requireEditableAttachments(row, "Attaching accounts");
   const ids = [...new Set(input.accountIds)];
-  // Both reads at once; their verdicts still come in the contract's order (422, then 403).
-  const [attachedNow, permitted] = await Promise.all([
-    findAttachmentStates(ctx.db, row.tenantId, row.id, ids),
-    permittedAccounts(ctx.db, ctx.principal, ids),
-  ]);
+  // Every read at once; their verdicts still come in the contract's order (404, 409, 422, then 403).
+  const [row, [attachedNow, permitted]] = await loadOperationWith(ctx, () =>
+    Promise.all([findAttachmentStates(ctx.db, ctx.principal.tenantId, ctx.operationId, ids), permittedAccounts(ctx.db, ctx.principal, ids)]),
+  );
+  requireEditableAttachments(row, "Attaching accounts");
   const unknownAccountIds = ids.filter((id) => !attachedNow.has(id));
   if (unknownAccountIds.length) {
     throw new ApiError("unknown_accounts", `${unknownAccountIds.length} accounts are not in the directory; nothing was attached.`, {
@@ -77,13 +75,16 @@ export const attachAccounts = defineCommand("accounts.attach", async (ctx: Comma
 
 /** Detach: same state and permission rules; ids that are not attached are reported, not refused. */
 export const detachAccounts = defineCommand("accounts.detach", async (ctx: CommandContext, input: { accountIds: string[] }): Promise<DetachResult> => {
-  const row = await loadOperation(ctx);
-  requireEditableAttachments(row, "Detaching accounts");
   const ids = [...new Set(input.accountIds)];
-  await requirePermittedAccounts(ctx.db, ctx.principal, ids, "nothing was changed");
+  const [row, [permitted, found]] = await loadOperationWith(ctx, () =>
+    Promise.all([permittedAccounts(ctx.db, ctx.principal, ids), findOwnedKeys(ctx, ATTACHMENT_ROWS, ids)]),
+  );
+  requireEditableAttachments(row, "Detaching accounts");
+  requirePermitted(ctx.principal, ids, permitted, "nothing was changed");
   const { removed, notFound, count } = await removeOwnedRows(ctx, row, {
     rows: ATTACHMENT_ROWS,
     keys: ids,
+    found,
     event: "accounts.detached",
     eventNames: { removed: "detached", notFound: "notAttached" },
   });

@@ -4,7 +4,7 @@ import { searchText, sortText } from "../platform/locale";
 import { operationLines } from "../platform/tables";
 import { nowIso } from "../platform/time";
 import { defineCommand, type CommandContext } from "../platform/commands";
-import { commitRowChange, loadOperation, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../write/operation";
+import { commitRowChange, findOwnedKeys, loadOperationWith, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../write/operation";
 import { mergeLines, type StoredLine } from "./bounds";
 import { findStoredLines } from "./queries";
 import type { LineInput } from "./schemas";
@@ -75,17 +75,13 @@ function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredL
 }
 
 /**
- * PUT lines: two reads (the Operation, the stored lines of the batch's keys), the merge and its
- * validation in memory, then one batch that writes everything or nothing.
+ * PUT lines: two reads side by side (the Operation, the stored lines of the batch's keys), the
+ * merge and its validation in memory, then one batch that writes everything or nothing.
  */
 export const upsertLines = defineCommand("lines.upsert", async (ctx: CommandContext, input: { lines: LineInput[] }): Promise<UpsertLinesResult> => {
-  const row = await loadOperation(ctx);
+  const keys = input.lines.map((line) => line.variantExternalId);
+  const [row, stored] = await loadOperationWith(ctx, () => findStoredLines(ctx.db, ctx.operationId, keys));
   requireDraft(row, "Changing lines");
-  const stored = await findStoredLines(
-    ctx.db,
-    row.id,
-    input.lines.map((line) => line.variantExternalId),
-  );
   const { lines, created, updated, errors } = mergeLines(input.lines, stored);
   if (errors.length) {
     const badLines = new Set(errors.map((error) => error.index)).size;
@@ -104,11 +100,12 @@ export const upsertLines = defineCommand("lines.upsert", async (ctx: CommandCont
 
 /** DELETE lines: keys that are not lines are reported, not refused. Removing nothing writes nothing. */
 export const removeLines = defineCommand("lines.remove", async (ctx: CommandContext, input: { variantExternalIds: string[] }): Promise<RemoveLinesResult> => {
-  const row = await loadOperation(ctx);
+  const [row, found] = await loadOperationWith(ctx, () => findOwnedKeys(ctx, LINE_ROWS, input.variantExternalIds));
   requireDraft(row, "Changing lines");
   const { removed, notFound, count } = await removeOwnedRows(ctx, row, {
     rows: LINE_ROWS,
     keys: input.variantExternalIds,
+    found,
     event: "lines.removed",
     eventNames: { removed: "removed", notFound: "notFound" },
   });

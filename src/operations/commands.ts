@@ -4,13 +4,9 @@ import { insertFromJson, jsonField, writeGuard, type Db, type Statement } from "
 import { ApiError } from "../platform/errors";
 import { foldedText, mergeLocalized, searchText, sortText } from "../platform/locale";
 import { operationAccounts, operationLines, operationOwners, operations } from "../platform/tables";
-import { bumpOperation, checkIfMatch, commit, loadOperation, operationEvent, requireDraft, unchangedSince, type OperationRow } from "../write/operation";
+import { bumpOperation, bumpWithValues, checkIfMatch, commit, loadOperation, operationEvent, requireDraft, unchangedSince, type OperationRow } from "../write/operation";
 import { toOperationRepresentation } from "./queries";
 import type { OperationPatch, OperationStatus } from "./schemas";
-
-async function reloadRepresentation(ctx: CommandContext) {
-  return toOperationRepresentation(await loadOperation(ctx));
-}
 
 // ---- PATCH ----------------------------------------------------------------------------
 
@@ -59,20 +55,18 @@ export const patchOperation = defineCommand("operation.patch", async (
   if (!changed.length) return { operation: toOperationRepresentation(row), datesChangedWhileActive: false };
   const datesChanged = startDate !== row.startDate || endDate !== row.endDate;
   const tenantLocale = ctx.principal.tenantDefaultLocale;
-  const statements: Statement[] = [
-    unchangedSince(row),
-    bumpOperation(ctx, row, {
-      ...next,
-      nameSearch: searchText(name),
-      nameSort: sortText(name, tenantLocale),
-      nameFolded: foldedText(name),
-    }),
-  ];
+  const bump = bumpWithValues(ctx, row, {
+    ...next,
+    nameSearch: searchText(name),
+    nameSort: sortText(name, tenantLocale),
+    nameFolded: foldedText(name),
+  });
+  const statements: Statement[] = [unchangedSince(row), bump.statement];
   if (changed.includes("ownerIds")) statements.push(...ownerStatements(ctx.db, ctx.principal.tenantId, row.id, ownerIds, true));
   statements.push(operationEvent(ctx, "operation.updated", { changed }));
   await commit(ctx, statements);
   return {
-    operation: await reloadRepresentation(ctx),
+    operation: toOperationRepresentation(bump.after),
     datesChangedWhileActive: datesChanged && row.status === "ACTIVE",
   };
 });
@@ -121,6 +115,7 @@ export const changeStatus = defineCommand("operation.status", async (ctx: Comman
   checkIfMatch(row, input.ifMatch);
   const refusal = transitionRefusal(row, input.status);
   if (refusal) throw new ApiError("invalid_transition", refusal, { from: row.status, to: input.status });
+  const bump = bumpWithValues(ctx, row, { status: input.status });
   await commit(ctx, [
     // Re-checks in SQL what the transition depends on: same version means same status and lines.
     unchangedSince(row),
@@ -128,10 +123,10 @@ export const changeStatus = defineCommand("operation.status", async (ctx: Comman
     ...(input.status === "DRAFT"
       ? [writeGuard(sql`exists (select 1 from ${operations} where ${operations.id} = ${row.id} and ${operations.cartCount} = 0 and ${operations.orderCount} = 0)`)]
       : []),
-    bumpOperation(ctx, row, { status: input.status }),
+    bump.statement,
     operationEvent(ctx, "operation.status_changed", { from: row.status, to: input.status }),
   ]);
-  return reloadRepresentation(ctx);
+  return toOperationRepresentation(bump.after);
 });
 
 // ---- delete ---------------------------------------------------------------------------

@@ -32,6 +32,15 @@ export async function loadOperation(ctx: CommandContext): Promise<OperationRow> 
   return row;
 }
 
+/**
+ * The Operation (or 404) and what else the command reads, in one wait: those reads need only the
+ * Operation's id, so they run alongside its load, and a far-away database costs one round trip
+ * instead of two. Their results are only used once the Operation is known to be the caller's.
+ */
+export async function loadOperationWith<T>(ctx: CommandContext, read: () => Promise<T>): Promise<[OperationRow, T]> {
+  return Promise.all([loadOperation(ctx), read()]);
+}
+
 export function checkIfMatch(row: OperationRow, ifMatch: string | null | undefined): void {
   if (ifMatch === undefined || ifMatch === null || ifMatch === "*") return;
   const versions = ifMatch.split(",").map((tag) => tag.trim().replace(/^W\//, "").replace(/"/g, ""));
@@ -52,11 +61,21 @@ export function unchangedSince(row: OperationRow) {
 }
 
 /** Bumps version and updatedAt; `set` adds the command's own column changes (values or SQL, e.g. a recount). */
-export function bumpOperation(ctx: CommandContext, row: OperationRow, set: SQLiteUpdateSetSource<typeof operations> = {}) {
+export function bumpOperation(ctx: CommandContext, row: OperationRow, set: SQLiteUpdateSetSource<typeof operations> = {}, updatedAt = nowIso()) {
   return ctx.db
     .update(operations)
-    .set({ ...set, version: row.version + 1, updatedAt: nowIso() })
+    .set({ ...set, version: row.version + 1, updatedAt })
     .where(and(eq(operations.id, row.id), eq(operations.version, row.version)));
+}
+
+/**
+ * A bump whose changes are plain values: the statement, and the row exactly as the batch leaves it
+ * (the Operation's Durable Object runs one command at a time), so the answer needs no read after
+ * the write.
+ */
+export function bumpWithValues(ctx: CommandContext, row: OperationRow, changes: Partial<OperationRow>) {
+  const after: OperationRow = { ...row, ...changes, version: row.version + 1, updatedAt: nowIso() };
+  return { statement: bumpOperation(ctx, row, changes, after.updatedAt), after };
 }
 
 export function operationEvent(ctx: CommandContext, type: EventType, data: Record<string, unknown>) {
@@ -113,18 +132,22 @@ export async function commitRowChange(
   return (results[results.length - 1].results[0] as { count: number }).count;
 }
 
+/** Which of `keys` are rows of the Operation (lines, attachments): read alongside its load. */
+export function findOwnedKeys(ctx: CommandContext, rows: OwnedRows, keys: readonly string[]): Promise<Set<string>> {
+  return existingKeys(ctx.db, rows.keyColumn, [...new Set(keys)], eq(rows.operationColumn, ctx.operationId));
+}
+
 /**
- * Removes the Operation's rows among `keys` (lines, attachments): keys that are not rows are
- * reported, not refused, and removing nothing writes nothing.
+ * Removes the Operation's rows among `keys` (`found`: those that exist, from findOwnedKeys): keys
+ * that are not rows are reported, not refused, and removing nothing writes nothing.
  */
 export async function removeOwnedRows(
   ctx: CommandContext,
   row: OperationRow,
-  change: { rows: OwnedRows; keys: readonly string[]; event: EventType; eventNames: { removed: string; notFound: string } },
+  change: { rows: OwnedRows; keys: readonly string[]; found: Set<string>; event: EventType; eventNames: { removed: string; notFound: string } },
 ): Promise<{ removed: number; notFound: string[]; count: number }> {
-  const keys = [...new Set(change.keys)];
-  const found = await existingKeys(ctx.db, change.rows.keyColumn, keys, eq(change.rows.operationColumn, row.id));
-  const notFound = keys.filter((key) => !found.has(key));
+  const { found } = change;
+  const notFound = [...new Set(change.keys)].filter((key) => !found.has(key));
   const before = row[change.rows.count];
   if (!found.size) return { removed: 0, notFound, count: before };
   const { operationColumn, keyColumn } = change.rows;
