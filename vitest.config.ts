@@ -47,6 +47,8 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
+      // Every request writes its one JSON log line; tests that read them spy on console.log.
+      onConsoleLog: (log: string) => !log.startsWith('{"requestId"'),
       setupFiles: ["./test/helpers/apply-migrations.ts"],
       include: ["test/**/*.test.ts"],
       testTimeout: 60_000,

@@ -11,7 +11,8 @@ import { lineRoutes } from "./lines/routes";
 import { operationRoutes } from "./operations/routes";
 import { createApp, type App } from "./platform/app";
 import { authenticate } from "./platform/auth";
-import { getDb } from "./platform/db";
+import { openDb, sessionStart } from "./platform/db";
+import { noteBookmark } from "./platform/trace";
 import { ApiError } from "./platform/errors";
 import { idempotency } from "./platform/idempotency";
 import { buildOpenApiDocument } from "./platform/openapi";
@@ -42,8 +43,13 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
  */
 export function buildApp(extend?: (app: App) => void): App {
   const app = createApp();
+  // Reads run in a D1 session started from the client's bookmark (they see every write up to it, on
+  // whichever replica serves them), else anywhere; writes go to the primary. Started on first use.
   app.use("*", async (c, next) => {
-    c.set("db", getDb(c.env));
+    const start = sessionStart(c.req.header("x-d1-bookmark"));
+    // An answer that reads nothing newer still carries the bookmark it was asked to honour.
+    if (start !== "first-unconstrained") noteBookmark(c.var.trace, start);
+    c.set("db", openDb(c.env, start, c.var.trace));
     await next();
   });
 
@@ -63,7 +69,7 @@ export function buildApp(extend?: (app: App) => void): App {
 
   // Credentials, the key's budget and the route's roles answer before the body's size or content.
   app.use("/v1/*", authenticate, async (c, next) => {
-    c.set("coordinator", coordinatorFor(c.env, c.var.principal));
+    c.set("coordinator", coordinatorFor(c.env, c.var.principal, c.var.trace));
     await next();
   });
   mountAccessChecks(app, apiRoutes);

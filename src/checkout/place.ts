@@ -5,6 +5,7 @@ import { ApiError } from "../platform/errors";
 import { appendEvent } from "../platform/events";
 import { actorOf, type RequestScope } from "../platform/principal";
 import { evaluateOrders, type QuotaOrder, type QuotaResult } from "../quotas/evaluate";
+import { ruleReadingOf } from "../quotas/queries";
 import { checkPlacement, requirePermittedAccount, type Placement } from "./checks";
 import { createCart, createOrder } from "./commands";
 import { findVisibleCart } from "./queries";
@@ -77,7 +78,7 @@ async function evaluateQuotas(c: RequestContext, placement: Placement): Promise<
     amounts.set(line.supplierId, (amounts.get(line.supplierId) ?? 0) + line.quantity * line.unitPrice);
   }
   const orders = [...amounts].map(([supplierId, amount]) => ({ accountId: placement.accountId, supplierId, storeId: placement.storeId, amount }));
-  const results = await evaluateOrders(c.env, c.var.principal.tenantId, orders);
+  const results = await evaluateOrders(ruleReadingOf(c), c.var.principal.tenantId, orders);
   return { orders, results, blocked: results.some((result) => !result.allowed) };
 }
 

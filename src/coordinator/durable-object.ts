@@ -1,9 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import type { CommandContext, CommandExecutor, CommandOutcome } from "../platform/commands";
-import { getDb } from "../platform/db";
+import { openDb } from "../platform/db";
 import type { Env } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
+import { newTrace, type RequestTrace } from "../platform/trace";
 import { COMMANDS } from "./registry";
 
 /**
@@ -21,14 +22,17 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
   }
 
   private async run(principal: Principal, operationId: string, name: string, input: unknown): Promise<CommandOutcome<unknown>> {
-    const ctx: CommandContext = { db: getDb(this.env), principal, operationId };
+    // Commands read and write on the primary: what they check is the latest state.
+    const trace = newTrace();
+    const ctx: CommandContext = { db: openDb(this.env, "first-primary", trace), principal, operationId };
+    const d1 = (trace: RequestTrace) => ({ roundTrips: trace.d1RoundTrips, sequentialRoundTrips: trace.d1SequentialRoundTrips, bookmark: trace.bookmark });
     try {
       const command = COMMANDS.get(name);
       if (!command) throw new Error(`No command is named ${name}.`);
-      return { ok: true, value: await command.run(ctx, input) };
+      return { ok: true, value: await command.run(ctx, input), d1: d1(trace) };
     } catch (error) {
-      if (error instanceof ApiError) return { ok: false, problem: error.problem };
-      return { ok: false, failure: { message: String(error), stack: (error as Error)?.stack } };
+      if (error instanceof ApiError) return { ok: false, problem: error.problem, d1: d1(trace) };
+      return { ok: false, failure: { message: String(error), stack: (error as Error)?.stack }, d1: d1(trace) };
     }
   }
 }

@@ -3,6 +3,7 @@ import type { Env } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { idPrefixes, isWellFormedId } from "../platform/ids";
 import type { Principal } from "../platform/principal";
+import { noteBookmark, type RequestTrace } from "../platform/trace";
 
 /** A command that failed unexpectedly inside the Operation's Durable Object; its stack is the object's. */
 export class CommandFailed extends Error {
@@ -17,13 +18,17 @@ export class CommandFailed extends Error {
  * name with the caller's principal; a refused command is rethrown as its problem. The objects keep
  * nothing in their own storage (D1 is the record), so an unknown but well-formed id costs no storage.
  */
-export function coordinatorFor(env: Env, principal: Principal): Coordinator {
+export function coordinatorFor(env: Env, principal: Principal, trace: RequestTrace): Coordinator {
   return {
     async run<Input, Output>(operationId: string, command: Command<Input, Output>, input: Input): Promise<Output> {
       // An id no Operation can have is answered here: no Durable Object is started for it.
       if (!isWellFormedId(idPrefixes.operation, operationId)) throw new ApiError("not_found", `Operation ${operationId} not found.`);
       const stub = env.OPERATION_COORDINATOR.get(env.OPERATION_COORDINATOR.idFromName(operationId));
       const outcome = (await stub.execute(principal, operationId, command.name, input)) as CommandOutcome<Output>;
+      // The object's D1 calls are the request's too; its bookmark is the write's, for read-your-writes.
+      trace.d1RoundTrips += outcome.d1.roundTrips;
+      trace.d1SequentialRoundTrips += outcome.d1.sequentialRoundTrips;
+      noteBookmark(trace, outcome.d1.bookmark);
       if ("problem" in outcome) throw ApiError.from(outcome.problem);
       if ("failure" in outcome) throw new CommandFailed(command.name, outcome.failure);
       return outcome.value as Output;

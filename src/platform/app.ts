@@ -1,9 +1,11 @@
 import { Hono, type Context } from "hono";
+import { routePath } from "hono/route";
 import { HTTPException } from "hono/http-exception";
 import type { Coordinator } from "./commands";
 import type { Db } from "./db";
 import type { Env } from "./env";
 import type { Principal, RequestScope } from "./principal";
+import { traceOf, type RequestTrace } from "./trace";
 import { cors } from "./cors";
 import { ApiError, INTERNAL_PROBLEM, logFailure, problemResponse } from "./errors";
 import { invalidJsonError } from "./validation";
@@ -11,6 +13,8 @@ import { invalidJsonError } from "./validation";
 /** What a request carries beside its input, set once by the app's middleware. */
 export interface AppVariables {
   requestId: string;
+  /** What the request did so far (its log line and x-d1-bookmark are made from it). */
+  trace: RequestTrace;
   /** The request's database handle. */
   db: Db;
   principal: Principal;
@@ -31,15 +35,6 @@ export interface AppBindings {
 
 export type App = Hono<AppBindings>;
 
-/** The requestId `serve` gave each incoming request, so its logs and the app's answer agree. */
-const requestIds = new WeakMap<Request, string>();
-
-export function assignRequestId(request: Request): string {
-  const requestId = crypto.randomUUID();
-  requestIds.set(request, requestId);
-  return requestId;
-}
-
 /**
  * The app with what every request gets whatever its route: a requestId (x-request-id on every
  * answer), CORS for the configured origins, problem+json for every error a handler throws, and a
@@ -48,10 +43,12 @@ export function assignRequestId(request: Request): string {
 export function createApp(): App {
   const app = new Hono<AppBindings>();
   app.use("*", async (c, next) => {
-    const requestId = requestIds.get(c.req.raw) ?? crypto.randomUUID();
-    c.set("requestId", requestId);
+    const trace = traceOf(c.req.raw);
+    c.set("trace", trace);
+    c.set("requestId", trace.requestId);
     await next();
-    c.res.headers.set("x-request-id", requestId);
+    trace.route = routePath(c, -1);
+    c.res.headers.set("x-request-id", trace.requestId);
   });
   app.use("*", cors);
   app.onError((error, c) => {

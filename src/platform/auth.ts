@@ -74,6 +74,8 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
     throw new ApiError("client_mismatch", `svc-client is ${client} but the key's role is ${principal.role}.`);
   }
   c.set("principal", principal);
+  c.var.trace.tenantId = principal.tenantId;
+  c.var.trace.keyId = principal.keyId;
   c.set("scope", {
     locale: c.req.header("locale")?.trim() || null,
     storeId: c.req.header("svc-store")?.trim() || null,

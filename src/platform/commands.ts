@@ -23,10 +23,14 @@ export function defineCommand<Input, Output>(name: string, run: (ctx: CommandCon
 }
 
 /** A command's result as plain data: what crosses the RPC boundary back to the Worker. */
-export type CommandOutcome<Output> =
+export type CommandOutcome<Output> = (
   | { ok: true; value: Output }
   | { ok: false; problem: Problem }
-  | { ok: false; failure: { message: string; stack?: string } };
+  | { ok: false; failure: { message: string; stack?: string } }
+) & {
+  /** The command's D1 calls (they count on the request's trace) and the bookmark after its writes. */
+  d1: { roundTrips: number; sequentialRoundTrips: number; bookmark: string | null };
+};
 
 /** The Operation's Durable Object as the Worker calls it. */
 export interface CommandExecutor extends Rpc.DurableObjectBranded {

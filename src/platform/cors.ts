@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from "hono";
-import type { AppBindings } from "./app";
+import type { Env } from "./env";
 
 /** What a browser page may send and read: the API's own headers (the credentials travel as headers, never cookies). */
 const ALLOWED_REQUEST_HEADERS = ["svc-client", "svc-api-key", "svc-store", "svc-store-view", "locale", "Idempotency-Key", "If-Match", "x-d1-bookmark", "content-type"];
-const EXPOSED_RESPONSE_HEADERS = ["ETag", "Location", "Retry-After", "Warning", "x-request-id", "x-d1-bookmark", "svc-dry-run"];
+const EXPOSED_RESPONSE_HEADERS = ["ETag", "Location", "Retry-After", "Warning", "x-request-id", "x-d1-bookmark", "svc-dry-run", "Allow", "Idempotent-Replayed"];
 const ALLOWED_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
@@ -22,7 +22,7 @@ function allowedOrigins(source: string | undefined): Set<string> {
  * is sent with one); every other answer, problems included, carries the allowed origin and the
  * exposed headers. An origin not listed gets no CORS header at all, so the browser refuses it.
  */
-export const cors: MiddlewareHandler<AppBindings> = async (c, next) => {
+export const cors: MiddlewareHandler<{ Bindings: Pick<Env, "CORS_ORIGINS"> }> = async (c, next) => {
   const origin = c.req.header("origin");
   const allowed = origin !== undefined && allowedOrigins(c.env.CORS_ORIGINS).has(origin);
   if (c.req.method === "OPTIONS" && c.req.header("access-control-request-method") !== undefined) {

@@ -1,9 +1,11 @@
 import { and, getTableName, is, SQL, sql, type SQLWrapper } from "drizzle-orm";
 import { SQLiteAsyncDialect, type AnySQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
-import * as schema from "./tables";
+import { writeGuards } from "./tables";
+import { ApiError } from "./errors";
+import { countRoundTrip, noteBookmark, type RequestTrace } from "./trace";
 
-export type Db = DrizzleD1Database<typeof schema> & { $client: D1Database };
+export type Db = DrizzleD1Database & { $client: D1Database };
 
 /** D1's per-statement limits (Cloudflare docs). Local D1 does not enforce them. */
 export const D1_MAX_BOUND_PARAMETERS = 100;
@@ -57,6 +59,10 @@ export function guardD1Limits(d1: D1Database): D1Database {
         // Statements were already checked when prepared through this proxy; unwrap is not needed.
         return (statements: D1PreparedStatement[]) => target.batch(statements);
       }
+      if (prop === "withSession") {
+        // A session prepares statements too: they get the same checks.
+        return (start?: string) => guardD1Limits((target as D1Database).withSession(start) as unknown as D1Database);
+      }
       const value = Reflect.get(target, prop, receiver);
       return typeof value === "function" ? value.bind(target) : value;
     },
@@ -73,20 +79,93 @@ export function d1(env: DatabaseBindings): D1Database {
   return env.D1_LIMITS_GUARD === "on" ? guardD1Limits(env.DB) : env.DB;
 }
 
-/**
- * One drizzle handle per D1 binding, made on first use. Building one costs about 40 µs (drizzle maps
- * the schema), too much for every request on the evaluation hot path. A handle holds only the
- * binding, which the runtime gives the isolate for all its requests: no request's I/O is kept.
- */
-const handles = new WeakMap<D1Database, Db>();
+/** Where a session starts: a bookmark (it sees every write up to it), or a constraint. */
+export type SessionStart = string | "first-primary" | "first-unconstrained";
 
-export function getDb(env: DatabaseBindings): Db {
-  let db = handles.get(env.DB);
-  if (!db) {
-    db = drizzle(d1(env), { schema });
-    handles.set(env.DB, db);
+/**
+ * A D1 session (Sessions API) whose every call is counted on `trace` and whose bookmark the trace
+ * follows. Reads in a session started unconstrained may be served by a replica; writes always go to
+ * the primary; a session started from a bookmark sees every write up to it.
+ */
+function tracedSession(database: D1Database, start: SessionStart, trace: RequestTrace): D1Database {
+  // Started on first use: a request that reads nothing (a health check, a refused call) touches no binding.
+  let started: D1DatabaseSession | undefined;
+  const session = {
+    prepare: (query: string) => (started ??= database.withSession(start)).prepare(query),
+    batch: <T>(statements: D1PreparedStatement[]) => (started ??= database.withSession(start)).batch<T>(statements),
+    getBookmark: () => started?.getBookmark() ?? null,
+  };
+  const counted = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await countRoundTrip(trace, call);
+    } finally {
+      noteBookmark(trace, session.getBookmark());
+    }
+  };
+  const wrapStatement = (statement: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(statement, {
+      get(target, prop) {
+        if (prop === UNWRAPPED) return target;
+        if (prop === "bind") return (...values: unknown[]) => wrapStatement(target.bind(...values));
+        if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
+          return (...args: unknown[]) => counted(() => (target[prop] as (...a: unknown[]) => Promise<unknown>).apply(target, args));
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const traced = {
+    prepare: (query: string) => wrapStatement(session.prepare(query)),
+    batch: <T>(statements: D1PreparedStatement[]) =>
+      counted(() => session.batch<T>(statements.map((statement) => (statement as unknown as Record<symbol, D1PreparedStatement>)[UNWRAPPED] ?? statement))),
+    exec: () => {
+      throw new Error("exec is not used: statements go through prepare and batch");
+    },
+    withSession: () => {
+      throw new Error("a traced session does not start sessions");
+    },
+    dump: () => {
+      throw new Error("dump is not used");
+    },
+    getBookmark: () => session.getBookmark(),
+  };
+  return traced as unknown as D1Database;
+}
+
+const UNWRAPPED = Symbol("unwrapped statement");
+
+/** What a bookmark looks like: D1 answers them as dash-separated hex fields. */
+const BOOKMARK = /^[0-9a-f]{1,64}(-[0-9a-f]{1,64}){1,7}$/i;
+
+/** The session start of a request with this x-d1-bookmark header (none: any replica may answer). */
+export function sessionStart(bookmark: string | undefined): SessionStart {
+  if (bookmark === undefined || bookmark === "") return "first-unconstrained";
+  if (!BOOKMARK.test(bookmark)) {
+    throw new ApiError("validation_failed", "x-d1-bookmark must be a bookmark from a previous answer's x-d1-bookmark header.", {
+      errors: [{ field: "header.x-d1-bookmark", code: "invalid_string", message: "not a D1 bookmark" }],
+    });
   }
-  return db;
+  return bookmark;
+}
+
+/**
+ * The database as one request (or one Durable Object command) sees it: a D1 session started at
+ * `start`, counted on `trace`. Made per request: a session belongs to its request. Without a
+ * schema, a drizzle handle costs next to nothing to build.
+ */
+export function openDb(env: DatabaseBindings, start: SessionStart, trace: RequestTrace): Db {
+  return drizzle(tracedSession(d1(env), start, trace)) as Db;
+}
+
+/** The bookmark of the latest write or read the handle's session made (null when it made none, or is not a session). */
+export function bookmarkOf(db: Db): string | null {
+  const client = db.$client as unknown as Partial<D1DatabaseSession>;
+  return client.getBookmark?.() ?? null;
+}
+
+/** A handle for work outside any request (the cron's housekeeping): on the primary. */
+export function primaryDb(env: DatabaseBindings): Db {
+  return drizzle(d1(env)) as Db;
 }
 
 const utf8 = new TextEncoder();
@@ -150,7 +229,7 @@ export function violatesUniqueIndex(error: unknown, index: string): boolean {
 /** Whether a batch was aborted by its writeGuard: the state it depended on changed. */
 export function isWriteGuardFailure(error: unknown): boolean {
   const failure = constraintFailure(error);
-  return failure?.kind === "check" && (failure.expression === "ok = 1" || failure.expression.startsWith(getTableName(schema.writeGuards)));
+  return failure?.kind === "check" && (failure.expression === "ok = 1" || failure.expression.startsWith(getTableName(writeGuards)));
 }
 
 /**
@@ -259,5 +338,5 @@ export async function runBatch(db: Db, statements: Statement[]): Promise<D1Resul
  * the SQL-side re-check behind every Durable Object command.
  */
 export function writeGuard(condition: SQL): SQL {
-  return sql`insert into ${schema.writeGuards} (${sql.identifier(schema.writeGuards.ok.name)}) select 0 where not (${condition})`;
+  return sql`insert into ${writeGuards} (${sql.identifier(writeGuards.ok.name)}) select 0 where not (${condition})`;
 }

@@ -3,7 +3,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppBindings } from "./app";
 import type { Env } from "./env";
 import { sha256Hex } from "./crypto";
-import { getDb } from "./db";
+import { primaryDb } from "./db";
 import { ApiError } from "./errors";
 import { idempotencyKeys } from "./tables";
 import { nowIso } from "./time";
@@ -102,6 +102,6 @@ export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
  */
 export async function purgeExpiredIdempotencyKeys(env: Env, now = Date.now()): Promise<number> {
   const expiredBefore = new Date(now - IDEMPOTENCY_RETENTION_MS).toISOString();
-  const result = await getDb(env).delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, expiredBefore));
+  const result = await primaryDb(env).delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, expiredBefore));
   return result.meta.changes ?? 0;
 }

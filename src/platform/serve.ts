@@ -1,39 +1,50 @@
-import { assignRequestId, type App } from "./app";
+import type { App } from "./app";
 import type { Env } from "./env";
 import { INTERNAL_PROBLEM, logFailure, problemResponseFor } from "./errors";
+import { logRequest, startTrace, type RequestTrace } from "./trace";
 
 /**
  * The Worker's fetch handler around the app. The app turns a handler's error into problem+json,
  * but some failures happen after a handler returned: a response body that fails while it is read,
  * a `waitUntil` task, a throw past Hono. Those answer problem+json 500 `internal` with
  * x-request-id too, and are logged with their stack; nothing reaches the client as plain text.
+ * Every answer carries the request's latest D1 bookmark, and every request leaves one log line.
  */
 export function serve(app: App): ExportedHandlerFetchHandler<Env> {
   return async (request, env, ctx) => {
-    const requestId = assignRequestId(request);
-    if (!env.PAGINATION_SECRET) {
-      // A deployment without its secret must not sign tokens with a guessable key: refuse, loudly.
-      logFailure(requestId, "configuration", new Error("PAGINATION_SECRET is not set: `wrangler secret put PAGINATION_SECRET` (locally, `npm start` writes one into .dev.vars)."));
-      return problemResponseFor(INTERNAL_PROBLEM, requestId);
-    }
-    const where = `${request.method} ${new URL(request.url).pathname}`;
-    let response: Response;
-    try {
-      response = await app.fetch(request, env, guardWaitUntil(ctx, requestId, where));
-    } catch (error) {
-      logFailure(requestId, where, error);
-      return problemResponseFor(INTERNAL_PROBLEM, requestId);
-    }
-    if (response.body === null) return response;
-    // Read the body here, in this request, so a body that cannot be sent fails where it can still be
-    // answered. (A route that streams on purpose, e.g. a CSV export, will need a way past this.)
-    try {
-      return new Response(await response.arrayBuffer(), response);
-    } catch (error) {
-      logFailure(requestId, `${where} (response body)`, error);
-      return problemResponseFor(INTERNAL_PROBLEM, requestId);
-    }
+    const trace = startTrace(request);
+    const response = await answer(app, request, env, ctx, trace);
+    if (trace.bookmark) response.headers.set("x-d1-bookmark", trace.bookmark);
+    logRequest(trace, request.method, response.status);
+    return response;
   };
+}
+
+/** The app's answer as a response of our own (its headers can still be set), or a problem+json 500. */
+async function answer(app: App, request: Request, env: Env, ctx: ExecutionContext, trace: RequestTrace): Promise<Response> {
+  const { requestId } = trace;
+  if (!env.PAGINATION_SECRET) {
+    // A deployment without its secret must not sign tokens with a guessable key: refuse, loudly.
+    logFailure(requestId, "configuration", new Error("PAGINATION_SECRET is not set: `wrangler secret put PAGINATION_SECRET` (locally, `npm start` writes one into .dev.vars)."));
+    return problemResponseFor(INTERNAL_PROBLEM, requestId);
+  }
+  const where = `${request.method} ${new URL(request.url).pathname}`;
+  let response: Response;
+  try {
+    response = await app.fetch(request, env, guardWaitUntil(ctx, requestId, where));
+  } catch (error) {
+    logFailure(requestId, where, error);
+    return problemResponseFor(INTERNAL_PROBLEM, requestId);
+  }
+  if (response.body === null) return new Response(null, response);
+  // Read the body here, in this request, so a body that cannot be sent fails where it can still be
+  // answered. (A route that streams on purpose, e.g. a CSV export, will need a way past this.)
+  try {
+    return new Response(await response.arrayBuffer(), response);
+  } catch (error) {
+    logFailure(requestId, `${where} (response body)`, error);
+    return problemResponseFor(INTERNAL_PROBLEM, requestId);
+  }
 }
 
 /** The execution context with `waitUntil` tasks whose failure is logged instead of lost. */

@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { actorOf, type Principal } from "../platform/principal";
-import { isWriteGuardFailure, violatesUniqueIndex, runBatch, writeGuard, type Db, type Statement } from "../platform/db";
+import { bookmarkOf, isWriteGuardFailure, violatesUniqueIndex, runBatch, writeGuard, type Db, type Statement } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { appendEvent, type EventType } from "../platform/events";
 import { idPrefixes, newId } from "../platform/ids";
@@ -53,7 +53,7 @@ async function commitRuleWrite(db: Db, tenantId: string, statements: Statement[]
   }
   const version = (results[bumpAt].results as { version: number }[])[0]?.version;
   if (version === undefined) ruleIndexCache.forget(tenantId);
-  else ruleIndexCache.applyWrite(tenantId, version, change);
+  else ruleIndexCache.applyWrite(tenantId, version, change, bookmarkOf(db));
 }
 
 function indexedRule(row: RuleRow): IndexedRule {

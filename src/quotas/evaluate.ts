@@ -1,5 +1,5 @@
-import type { Env } from "../platform/env";
-import { d1RuleSource } from "./queries";
+import { noteBookmark } from "../platform/trace";
+import type { RuleReading } from "./queries";
 import { explainQuota, resolveQuota, type Explanation, type QuotaSourceKind, type RuleIndex } from "./rule-index";
 import { ruleIndexCache } from "./rule-index-cache";
 
@@ -39,17 +39,25 @@ function evaluateOne(index: RuleIndex, order: QuotaOrder): QuotaResult {
   };
 }
 
+/** The tenant's index; the answer carries the bookmark it was read at. */
+async function indexFor(reading: RuleReading, tenantId: string): Promise<RuleIndex> {
+  const index = await ruleIndexCache.get(tenantId, reading.source, reading.inBackground);
+  noteBookmark(reading.trace, index.bookmark);
+  return index;
+}
+
 /**
  * Evaluates orders against the tenant's Quotas Rules through the isolate's cached rule index:
- * on a warm isolate this issues no D1 query (at most one version check a second per tenant).
+ * on a warm isolate under steady traffic this issues no D1 query on the request path (the
+ * version check runs after the answer).
  */
-export async function evaluateOrders(env: Env, tenantId: string, orders: QuotaOrder[]): Promise<QuotaResult[]> {
-  const index = await ruleIndexCache.get(tenantId, d1RuleSource(env));
+export async function evaluateOrders(reading: RuleReading, tenantId: string, orders: QuotaOrder[]): Promise<QuotaResult[]> {
+  const index = await indexFor(reading, tenantId);
   return orders.map((order) => evaluateOne(index, order));
 }
 
 /** evaluateOrders, each result with the candidate rules of every level and why each lost. */
-export async function explainOrders(env: Env, tenantId: string, orders: QuotaOrder[]): Promise<ExplainedQuotaResult[]> {
-  const index = await ruleIndexCache.get(tenantId, d1RuleSource(env));
+export async function explainOrders(reading: RuleReading, tenantId: string, orders: QuotaOrder[]): Promise<ExplainedQuotaResult[]> {
+  const index = await indexFor(reading, tenantId);
   return orders.map((order) => ({ ...evaluateOne(index, order), explanation: explainQuota(index, order) }));
 }

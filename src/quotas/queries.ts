@@ -1,13 +1,22 @@
 import { and, eq, sql } from "drizzle-orm";
-import { d1, sqlText, type Db } from "../platform/db";
-import type { Env } from "../platform/env";
+import type { Context } from "hono";
+import type { AppBindings } from "../platform/app";
+import { bookmarkOf, openDb, sqlText, type Db } from "../platform/db";
+import { newTrace, type RequestTrace } from "../platform/trace";
 import { listPage, type ListContext } from "../platform/pagination";
 import { quotaRules, tenants } from "../platform/tables";
-import type { RuleSource } from "./rule-index-cache";
+import type { BackgroundRunner, RuleSource } from "./rule-index-cache";
 import type { IndexedRule, RuleSnapshot } from "./rule-index";
 import { type ListRulesQuery, ruleList, type RuleRepresentation } from "./schemas";
 
 export type RuleRow = typeof quotaRules.$inferSelect;
+
+/** Where an evaluation reads the rule index from, and how it may check it after answering. */
+export interface RuleReading {
+  source: RuleSource;
+  trace: RequestTrace;
+  inBackground?: BackgroundRunner;
+}
 
 
 export function toRuleRepresentation(row: RuleRow): RuleRepresentation {
@@ -81,11 +90,12 @@ const RULES_SQL = sqlText(
 type PackedRule = [id: string, accountId: string | null, supplierId: string | null, storeId: string | null, minimum: number];
 
 /**
- * The rule index's reads, on the raw D1 binding: the version check runs on the evaluation hot
- * path, the snapshot reads a whole tenant at once; neither needs the ORM's row mapping.
+ * The rule index's reads, as raw statements on the session: the version check is the only read an
+ * evaluation may make, the snapshot reads a whole tenant at once; neither needs the ORM's row
+ * mapping. A snapshot carries the bookmark it was read at.
  */
-export function d1RuleSource(env: Env): RuleSource {
-  const database = d1(env);
+export function d1RuleSource(db: Db): RuleSource {
+  const database = db.$client;
   return {
     async currentVersion(tenantId) {
       const row = await database.prepare(VERSION_SQL).bind(tenantId).first<{ version: number }>();
@@ -104,7 +114,20 @@ export function d1RuleSource(env: Env): RuleSource {
           rules.push({ id, accountId, supplierId, storeId, minimum });
         }
       }
-      return { version: head?.version ?? -1, defaultMinimum: head?.defaultMinimum ?? 0, rules };
+      return { version: head?.version ?? -1, defaultMinimum: head?.defaultMinimum ?? 0, rules, bookmark: bookmarkOf(db) };
+    },
+  };
+}
+
+/** How a request reads the rule index: its own session, and checks after its answer on a session of their own. */
+export function ruleReadingOf(c: Context<AppBindings>): RuleReading {
+  const { db, trace } = c.var;
+  return {
+    source: d1RuleSource(db),
+    trace,
+    inBackground: (check) => {
+      const background = newTrace();
+      c.executionCtx.waitUntil(check(d1RuleSource(openDb(c.env, "first-unconstrained", background))));
     },
   };
 }

@@ -13,8 +13,13 @@ export interface RuleIndexCacheOptions {
   maxTenants?: number;
   /** Rules kept at most over all tenants: bounds isolate memory whatever the tenants' sizes. */
   maxRules?: number;
-  /** How long an index is trusted before the version is checked again (evaluation promises 1 s). */
+  /** How long an index is trusted before the version is checked again. */
   recheckMs?: number;
+  /**
+   * Past `recheckMs` and under this age, an index is still served while a check runs in the
+   * background (when the caller can run one); older, the request checks first. Bounds staleness.
+   */
+  maxStaleMs?: number;
   now?: () => number;
 }
 
@@ -31,7 +36,15 @@ interface Entry {
   /** When the version this index was built from was last confirmed current (start of that read). */
   checkedAt: number;
   weight: number;
+  /** When a background check of this entry started (plain data: no request awaits it); null: none running. */
+  refreshingSince: number | null;
 }
+
+/** Runs a check of the tenant's rules after the answer, with a source of its own (`waitUntil`). */
+export type BackgroundRunner = (check: (source: RuleSource) => Promise<unknown>) => void;
+
+/** A background check that has not finished by then is presumed dead: the next request may start another. */
+const BACKGROUND_CHECK_TIMEOUT_MS = 10_000;
 
 /** Write floors are only needed for the few tenants written to in the last moments. */
 const MAX_WRITE_FLOORS = 1000;
@@ -42,10 +55,13 @@ const MAX_WRITE_FLOORS = 1000;
  * Workers forbid one request from awaiting I/O that another request started, so nothing here
  * is a promise shared between requests: a request that finds its tenant's index due for a check
  * reads the version (and, if it moved, the rules) itself, and stores the result as data for the
- * requests after it. A warm index answers without any I/O for `recheckMs`. Every rule or default
- * write bumps tenants.rules_version in its own batch, so another isolate sees a change within
- * `recheckMs`; the isolate that wrote it applies the change to its index at once (`applyWrite`),
- * so it neither serves the old rules nor makes its concurrent requests all reload the tenant.
+ * requests after it. A warm index answers without any I/O for `recheckMs`; from then until
+ * `maxStaleMs`, a request that can run work after its answer still answers from the index and
+ * checks the version in the background (one check at a time per tenant), so a tenant under steady
+ * traffic never waits on D1. Every rule or default write bumps tenants.rules_version in its own
+ * batch, so another isolate sees a change within `maxStaleMs`; the isolate that wrote it applies
+ * the change to its index at once (`applyWrite`), so it neither serves the old rules nor makes its
+ * concurrent requests all reload the tenant.
  */
 export class RuleIndexCache {
   private readonly entries = new Map<string, Entry>();
@@ -55,36 +71,56 @@ export class RuleIndexCache {
   private readonly maxTenants: number;
   private readonly maxRules: number;
   private readonly recheckMs: number;
+  private readonly maxStaleMs: number;
   private readonly now: () => number;
   /** Counters for tests and diagnostics: each load and version check is one D1 round trip. */
-  readonly stats = { hits: 0, versionChecks: 0, loads: 0, appliedWrites: 0 };
+  readonly stats = { hits: 0, staleHits: 0, backgroundChecks: 0, versionChecks: 0, loads: 0, appliedWrites: 0 };
 
   constructor(options: RuleIndexCacheOptions = {}) {
     this.maxTenants = options.maxTenants ?? 1000;
     this.maxRules = options.maxRules ?? 100_000;
     this.recheckMs = options.recheckMs ?? 1000;
+    this.maxStaleMs = Math.max(options.maxStaleMs ?? 2000, this.recheckMs);
     // Read through Date each time (not a captured reference) so tests can move the isolate's clock.
     this.now = options.now ?? (() => Date.now());
   }
 
-  async get(tenantId: string, source: RuleSource): Promise<RuleIndex> {
+  /**
+   * The tenant's index. `inBackground`, when given, lets a due check run after the answer instead
+   * of before it (the caller passes it work to `waitUntil`, with a source of its own).
+   */
+  async get(tenantId: string, source: RuleSource, inBackground?: BackgroundRunner): Promise<RuleIndex> {
     const entry = this.entries.get(tenantId);
-    if (entry) {
-      this.entries.delete(tenantId);
-      this.entries.set(tenantId, entry);
-      if (this.now() - entry.checkedAt < this.recheckMs) {
-        this.stats.hits++;
-        return entry.index;
+    if (!entry) return this.load(tenantId, source);
+    this.entries.delete(tenantId);
+    this.entries.set(tenantId, entry);
+    const age = this.now() - entry.checkedAt;
+    if (age < this.recheckMs) {
+      this.stats.hits++;
+      return entry.index;
+    }
+    if (inBackground && age < this.maxStaleMs) {
+      this.stats.staleHits++;
+      if (entry.refreshingSince === null || this.now() - entry.refreshingSince > BACKGROUND_CHECK_TIMEOUT_MS) {
+        entry.refreshingSince = this.now();
+        this.stats.backgroundChecks++;
+        inBackground((own) => this.revalidate(tenantId, own, entry).finally(() => (entry.refreshingSince = null)));
       }
-      const startedAt = this.now();
-      this.stats.versionChecks++;
-      const version = await source.currentVersion(tenantId);
-      // Another request of this isolate may have stored a newer index meanwhile: prefer it.
-      const latest = this.entries.get(tenantId) ?? entry;
-      if (version === latest.index.version) {
-        if (this.entries.get(tenantId) === latest && latest.checkedAt < startedAt) latest.checkedAt = startedAt;
-        return latest.index;
-      }
+      return entry.index;
+    }
+    return this.revalidate(tenantId, source, entry);
+  }
+
+  /** Confirms `entry` is the tenant's current version (one cheap read), else reads the tenant again. */
+  private async revalidate(tenantId: string, source: RuleSource, entry: Entry): Promise<RuleIndex> {
+    const startedAt = this.now();
+    this.stats.versionChecks++;
+    const version = await source.currentVersion(tenantId);
+    // Another request of this isolate may have stored a newer index meanwhile: prefer it.
+    const latest = this.entries.get(tenantId) ?? entry;
+    if (version === latest.index.version) {
+      if (this.entries.get(tenantId) === latest && latest.checkedAt < startedAt) latest.checkedAt = startedAt;
+      return latest.index;
     }
     return this.load(tenantId, source);
   }
@@ -94,12 +130,12 @@ export class RuleIndexCache {
    * index of the version just before, the change is applied to it (no read); otherwise the
    * index is dropped, and no snapshot older than `version` will be cached again.
    */
-  applyWrite(tenantId: string, version: number, change: RuleChange): void {
+  applyWrite(tenantId: string, version: number, change: RuleChange, bookmark: string | null = null): void {
     const entry = this.entries.get(tenantId);
     if (entry && entry.index.version >= version) return;
     if (entry && entry.index.version === version - 1) {
       this.stats.appliedWrites++;
-      this.store(tenantId, applyChange(entry.snapshot, version, change), this.now());
+      this.store(tenantId, { ...applyChange(entry.snapshot, version, change), bookmark }, this.now());
       return;
     }
     this.noteWrite(tenantId, version);
@@ -151,7 +187,7 @@ export class RuleIndexCache {
     this.forget(tenantId);
     const index = buildRuleIndex(snapshot);
     const weight = index.ruleCount + 1;
-    this.entries.set(tenantId, { snapshot, index, checkedAt, weight });
+    this.entries.set(tenantId, { snapshot, index, checkedAt, weight, refreshingSince: null });
     this.totalWeight += weight;
     while (this.entries.size > 1 && (this.entries.size > this.maxTenants || this.totalWeight > this.maxRules)) {
       this.forget(this.entries.keys().next().value as string);

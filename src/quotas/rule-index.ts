@@ -21,6 +21,8 @@ export interface RuleSnapshot {
   version: number;
   defaultMinimum: number;
   rules: IndexedRule[];
+  /** The D1 bookmark the snapshot was read (or written) at, if known: answers that use it carry it. */
+  bookmark?: string | null;
 }
 
 export type QuotaLevel = "ACCOUNT_SUPPLIER" | "ACCOUNT" | "SUPPLIER";
@@ -38,6 +40,7 @@ interface RuleGroup {
 
 export interface RuleIndex {
   version: number;
+  bookmark: string | null;
   defaultMinimum: number;
   ruleCount: number;
   /** Keyed by `pairKey(accountId, supplierId)`. */
@@ -87,6 +90,7 @@ function addToGroup(group: RuleGroup, rule: IndexedRule): void {
 export function buildRuleIndex(snapshot: RuleSnapshot): RuleIndex {
   const index: RuleIndex = {
     version: snapshot.version,
+    bookmark: snapshot.bookmark ?? null,
     defaultMinimum: snapshot.defaultMinimum,
     ruleCount: snapshot.rules.length,
     accountSupplier: new Map(),

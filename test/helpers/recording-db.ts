@@ -2,7 +2,6 @@ import { env } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/d1";
 import type { Principal, Role } from "../../src/platform/principal";
 import { guardD1Limits, type Db } from "../../src/platform/db";
-import * as schema from "../../src/platform/tables";
 
 export interface RecordedStatement {
   sql: string;
@@ -41,7 +40,7 @@ export function recordingDb(): { db: Db; statements: RecordedStatement[] } {
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  return { db: drizzle(d1, { schema }) as Db, statements };
+  return { db: drizzle(d1) as Db, statements };
 }
 
 export interface PlanRow {

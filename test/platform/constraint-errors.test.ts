@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { constraintFailure, getDb, isWriteGuardFailure, runBatch, violatesUnique, violatesUniqueIndex, writeGuard } from "../../src/platform/db";
+import { constraintFailure, primaryDb, isWriteGuardFailure, runBatch, violatesUnique, violatesUniqueIndex, writeGuard } from "../../src/platform/db";
 import { operations, orders, quotaRules } from "../../src/platform/tables";
 import { sql } from "drizzle-orm";
 import { createOperation, newTenant } from "../helpers/client";
@@ -19,7 +19,7 @@ describe("constraint failures are told apart by the constraint that failed", () 
   it("a taken code is the (tenant, code) key; a taken id is not", async () => {
     const op = await newTenant();
     const existing = await createOperation(op, { code: "TAKEN" });
-    const db = getDb(env);
+    const db = primaryDb(env);
     const [row] = await db.select().from(operations).where(sql`${operations.id} = ${existing.id}`);
     const takenCode = await failureOf(() => db.insert(operations).values({ ...row, id: `${row.id}x` }));
     expect(violatesUnique(takenCode, operations.tenantId, operations.code)).toBe(true);
@@ -31,7 +31,7 @@ describe("constraint failures are told apart by the constraint that failed", () 
   });
 
   it("reads expression indexes, write guards and other CHECKs", async () => {
-    const db = getDb(env);
+    const db = primaryDb(env);
     const now = new Date().toISOString();
     const rule = { tenantId: "t-constraints", accountId: "A", supplierId: null, storeId: null, minimum: 1, createdAt: now, updatedAt: now };
     await db.insert(quotaRules).values({ ...rule, id: "qr_a" });

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { D1LimitExceeded, D1_MAX_BOUND_PARAMETERS, getDb, guardD1Limits } from "../../src/platform/db";
+import { D1LimitExceeded, D1_MAX_BOUND_PARAMETERS, primaryDb, guardD1Limits } from "../../src/platform/db";
 import { listOperations } from "../../src/operations/queries";
 import { listOperationsQuery } from "../../src/operations/schemas";
 import { callRoute, createOperation, expectStatus, newTenant } from "../helpers/client";
@@ -10,7 +10,7 @@ import { routes } from "../helpers/routes";
 describe("D1 limits guard", () => {
   it("is on in tests, for the Worker's own database handle", async () => {
     expect(env.D1_LIMITS_GUARD).toBe("on");
-    const db = getDb(env);
+    const db = primaryDb(env);
     const params = Array.from({ length: D1_MAX_BOUND_PARAMETERS + 1 }, (_, i) => i);
     const tooMany = `select 1 where 1 in (${params.map(() => "?").join(",")})`;
     expect(() => db.$client.prepare(tooMany).bind(...params)).toThrow(D1LimitExceeded);

@@ -61,7 +61,7 @@ describe("CORS for the origins in CORS_ORIGINS", () => {
     expect(ok.status).toBe(200);
     expect(ok.headers.get("access-control-allow-origin")).toBe(ALLOWED);
     const exposed = ok.headers.get("access-control-expose-headers")!.toLowerCase().split(", ");
-    expect(exposed.sort()).toEqual(["etag", "location", "retry-after", "svc-dry-run", "warning", "x-d1-bookmark", "x-request-id"]);
+    expect(exposed.sort()).toEqual(["allow", "etag", "idempotent-replayed", "location", "retry-after", "svc-dry-run", "warning", "x-d1-bookmark", "x-request-id"]);
     const refused = await fetchFrom(ALLOWED, "/v1/operations");
     expect(refused.status).toBe(401);
     expect(refused.headers.get("access-control-allow-origin")).toBe(ALLOWED);

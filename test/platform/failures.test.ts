@@ -31,7 +31,7 @@ function failingApp() {
   });
   // A command the Durable Object does not know: it fails inside the object, not in the Worker.
   const unknownCommand = defineCommand("no-such-command", async () => "never runs");
-  app.get("/durable-object", async (c) => c.json(await coordinatorFor(c.env, principal).run(newId("op"), unknownCommand, {})));
+  app.get("/durable-object", async (c) => c.json(await coordinatorFor(c.env, principal, c.var.trace).run(newId("op"), unknownCommand, {})));
   app.get("/throw", () => {
     throw new TypeError("a bug in a handler");
   });

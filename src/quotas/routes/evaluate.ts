@@ -1,6 +1,7 @@
 import { requirePermittedAccounts } from "../../directory/membership";
 import { defineRoute } from "../../platform/routes";
 import { evaluateOrders, explainOrders, type QuotaOrder } from "../evaluate";
+import { ruleReadingOf } from "../queries";
 import { evaluateBody, evaluateQuery, evaluateResponse, MAX_EVALUATE_ORDERS } from "../schemas";
 
 export default defineRoute(
@@ -45,7 +46,7 @@ export default defineRoute(
     // ACCOUNT keys evaluate their own accounts only (an OPERATOR key costs no query here).
     await requirePermittedAccounts(c.var.db, principal, orders.map((order) => order.accountId), "nothing was evaluated");
     const { tenantId } = principal;
-    const results = query.explain ? await explainOrders(c.env, tenantId, orders) : await evaluateOrders(c.env, tenantId, orders);
+    const results = query.explain ? await explainOrders(ruleReadingOf(c), tenantId, orders) : await evaluateOrders(ruleReadingOf(c), tenantId, orders);
     return c.json({ results });
   },
 );

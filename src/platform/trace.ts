@@ -1,0 +1,85 @@
+/**
+ * What one request did, for its log line and its answer's headers: plain data, kept per Request
+ * (never shared across requests), filled in by the layers it passes through.
+ */
+export interface RequestTrace {
+  requestId: string;
+  startedAt: number;
+  tenantId: string | null;
+  keyId: string | null;
+  /** The matched route's pattern (/v1/operations/:operationId), not the path: logs group by it. */
+  route: string | null;
+  /** D1 calls made for the request, its Durable Object commands' included. */
+  d1RoundTrips: number;
+  /** Of those, the ones the request waited for one after another (a call started while another was in flight overlaps it). */
+  d1SequentialRoundTrips: number;
+  /** Calls in flight now: what tells sequential calls from overlapping ones. */
+  d1InFlight: number;
+  /** The latest D1 bookmark the request saw: answered as x-d1-bookmark. */
+  bookmark: string | null;
+}
+
+const traces = new WeakMap<Request, RequestTrace>();
+
+export function startTrace(request: Request): RequestTrace {
+  const trace = newTrace();
+  traces.set(request, trace);
+  return trace;
+}
+
+/** A trace of work that belongs to no request's answer (a Durable Object command, a background check). */
+export function newTrace(): RequestTrace {
+  return {
+    requestId: crypto.randomUUID(),
+    startedAt: Date.now(),
+    tenantId: null,
+    keyId: null,
+    route: null,
+    d1RoundTrips: 0,
+    d1SequentialRoundTrips: 0,
+    d1InFlight: 0,
+    bookmark: null,
+  };
+}
+
+/** The request's trace (one is started for a request that did not come through `serve`, e.g. in a test). */
+export function traceOf(request: Request): RequestTrace {
+  return traces.get(request) ?? startTrace(request);
+}
+
+/**
+ * Bookmarks name a point of the database's history as fixed-width hex fields, so the later of two
+ * is the greater string.
+ */
+export function noteBookmark(trace: RequestTrace, bookmark: string | null | undefined): void {
+  if (bookmark && (trace.bookmark === null || bookmark > trace.bookmark)) trace.bookmark = bookmark;
+}
+
+/** Counts one D1 round trip around `call`. */
+export async function countRoundTrip<T>(trace: RequestTrace, call: () => Promise<T>): Promise<T> {
+  trace.d1RoundTrips++;
+  if (trace.d1InFlight === 0) trace.d1SequentialRoundTrips++;
+  trace.d1InFlight++;
+  try {
+    return await call();
+  } finally {
+    trace.d1InFlight--;
+  }
+}
+
+/** The request's one structured log line (errors are logged apart, with their stack). */
+export function logRequest(trace: RequestTrace, method: string, status: number): void {
+  console.log(
+    JSON.stringify({
+      requestId: trace.requestId,
+      tenant: trace.tenantId,
+      keyId: trace.keyId,
+      method,
+      route: trace.route,
+      status,
+      durationMs: Date.now() - trace.startedAt,
+      d1RoundTrips: trace.d1RoundTrips,
+      d1SequentialRoundTrips: trace.d1SequentialRoundTrips,
+    }),
+  );
+}

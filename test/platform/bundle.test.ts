@@ -1,0 +1,24 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+
+/*
+ * The Worker as `wrangler deploy` would upload it (built by vitest.config.ts with --dry-run): CI
+ * proves it builds, and holds its compressed size far under the platform's limit (3 MB on the
+ * free plan, 10 MB on paid ones).
+ */
+const BUDGET_GZIP_BYTES = 1024 * 1024;
+
+async function gzipSize(text: string): Promise<number> {
+  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
+  return (await new Response(stream).arrayBuffer()).byteLength;
+}
+
+describe("the deploy bundle", () => {
+  it(`builds, and stays under ${BUDGET_GZIP_BYTES / 1024} KiB gzipped`, async () => {
+    const bundle = env.PRODUCTION_BUNDLE;
+    expect(bundle).toContain("OperationCoordinator");
+    const gzipped = await gzipSize(bundle);
+    console.info(`deploy bundle: ${(bundle.length / 1024).toFixed(0)} KiB, ${(gzipped / 1024).toFixed(0)} KiB gzipped`);
+    expect(gzipped).toBeLessThan(BUDGET_GZIP_BYTES);
+  });
+});

@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { callRoute, createOperation, expectStatus, newTenant, type ApiResponse } from "../helpers/client";
+import { routes } from "../helpers/routes";
+import { setUpOperation } from "../helpers/setup";
+
+/*
+ * One structured JSON line per request, and the D1 round trips it counts: the latency budget on
+ * the request path (what a far-away D1 multiplies) is held here, per kind of request.
+ */
+interface LogLine {
+  requestId: string;
+  tenant: string | null;
+  keyId: string | null;
+  method: string;
+  route: string | null;
+  status: number;
+  durationMs: number;
+  d1RoundTrips: number;
+  d1SequentialRoundTrips: number;
+}
+
+function captureLog() {
+  const lines: LogLine[] = [];
+  vi.spyOn(console, "log").mockImplementation((text: unknown) => {
+    if (typeof text === "string" && text.startsWith("{")) lines.push(JSON.parse(text));
+  });
+  return { lineOf: (response: ApiResponse) => lines.filter((line) => line.requestId === response.headers.get("x-request-id")) };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("the request log", () => {
+  it("writes exactly one JSON line per request: who, what route, the status, how long, how many D1 round trips", async () => {
+    const op = await newTenant();
+    const created = await createOperation(op);
+    const log = captureLog();
+    const read = await callRoute(op, routes.getOperation, { params: { operationId: created.id } });
+    const missing = await callRoute(null, routes.listOperations);
+    const [line] = log.lineOf(read);
+    expect(log.lineOf(read)).toHaveLength(1);
+    expect(line).toMatchObject({ tenant: op.tenantId, method: "GET", route: "/v1/operations/:operationId", status: 200 });
+    expect(line.keyId).toMatch(/^key-/); // the test helper's key ids
+    expect(typeof line.durationMs).toBe("number");
+    expect(log.lineOf(missing)).toEqual([expect.objectContaining({ tenant: null, keyId: null, status: 401, route: "/v1/operations" })]);
+  });
+});
+
+describe("D1 round trips on the request path (warm key cache)", () => {
+  it("an authenticated read waits on at most 1", async () => {
+    const op = await newTenant();
+    const created = await createOperation(op);
+    await callRoute(op, routes.getOperation, { params: { operationId: created.id } }); // the key is now cached
+    const log = captureLog();
+    const responses: ApiResponse[] = [
+      await callRoute(op, routes.getOperation, { params: { operationId: created.id } }),
+      await callRoute(op, routes.listOperations),
+      await callRoute(op, routes.listRules),
+    ];
+    for (const response of responses) {
+      expect(expectStatus(response, 200)).toBeTruthy();
+      expect(log.lineOf(response)[0].d1SequentialRoundTrips, response.text.slice(0, 80)).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it("a warm quota evaluation waits on none, even when its index is due for a check", async () => {
+    const op = await newTenant();
+    await callRoute(op, routes.createRule, { body: { accountId: "A1", minimum: 100 } });
+    const evaluate = () => callRoute(op, routes.evaluateQuotas, { body: { orders: [{ accountId: "A1", amount: 50 }] } });
+    await evaluate();
+    const log = captureLog();
+    const now = Date.now();
+    const warm = await evaluate();
+    vi.spyOn(Date, "now").mockReturnValue(now + 1500); // past the 1 s recheck: the check runs after the answer
+    const due = await evaluate();
+    for (const response of [warm, due] as ApiResponse[]) {
+      expectStatus(response, 200);
+      expect(log.lineOf(response)[0].d1SequentialRoundTrips).toBe(0);
+    }
+  });
+
+  it("an Operation write waits on at most 2, inside its Durable Object", async () => {
+    const op = await newTenant();
+    const operation = await setUpOperation(op, { status: "DRAFT" });
+    const current = await callRoute(op, routes.getOperation, { params: { operationId: operation.id } });
+    const log = captureLog();
+    const patched = await callRoute(op, routes.patchOperation, {
+      params: { operationId: operation.id },
+      body: { name: { en: "Renamed" } },
+      headers: { "If-Match": current.headers.get("etag")! },
+    });
+    expectStatus(patched, 200);
+    const lines = await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "NEW", minQuantity: 1, maxQuantity: 2 }] });
+    expectStatus(lines, 200);
+    for (const response of [patched, lines] as ApiResponse[]) expect(log.lineOf(response)[0].d1SequentialRoundTrips, response.text.slice(0, 80)).toBeLessThanOrEqual(2);
+  });
+});
