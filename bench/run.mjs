@@ -200,13 +200,19 @@ async function main() {
         const { default: suite } = await import(pathToFileURL(join(suitesDir, `${name}.mjs`)).href);
         const result = await withTimeout(suite(ctx), SUITE_TIMEOUT_MS, `suite ${name}`);
         const seconds = Math.round((Date.now() - started) / 100) / 10;
-        console.log(result.title);
-        console.log(renderTable(result.rows));
+        // A suite answers one table (title, rows) or several (tables: [{ title, rows }]).
+        const tables = result.tables ?? [{ title: result.title, rows: result.rows }];
+        if (result.tables && result.title) console.log(`${result.title}\n`);
+        tables.forEach((table, i) => {
+          if (i > 0) console.log("");
+          console.log(table.title);
+          console.log(renderTable(table.rows));
+        });
         for (const note of [].concat(result.notes ?? [])) console.log(`note: ${note}`);
         console.log(`(${seconds}s; load average ${loadAtStart.join(" ")} at start, ${loadavg().map((n) => n.toFixed(2)).join(" ")} at end, ${cpus().length} cores)`);
         const record = {
           suite: name,
-          title: result.title,
+          title: result.title ?? tables[0].title,
           ranAt: new Date().toISOString(),
           durationSeconds: seconds,
           machine: {
@@ -221,7 +227,8 @@ async function main() {
             loadAverageAtEnd: loadavg().map((n) => Math.round(n * 100) / 100),
           },
           server: "wrangler dev: local workerd with local D1 (SQLite) and Durable Objects, over loopback",
-          rows: result.rows,
+          rows: tables[0].rows,
+          ...(result.tables && { tables }),
           notes: [].concat(result.notes ?? []),
         };
         writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify(record, null, 2)}\n`);

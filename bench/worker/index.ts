@@ -1,9 +1,63 @@
 // The bench's own Worker entry: the API's app plus the baselines `npm run bench` measures against.
 // Never deployed: src/index.ts (the production entry) does not import anything under bench/.
 import { buildApp } from "../../src/app";
+import { OperationCoordinator as ProductionCoordinator } from "../../src/coordinator/durable-object";
+import type { Env } from "../../src/platform/env";
 import { serve } from "../../src/platform/serve";
+import { traceOf } from "../../src/platform/trace";
+import { currentD1Delay, withD1Delay } from "./d1-delay";
 import { mountBenchRoutes } from "./routes";
 
-export { OperationCoordinator } from "../../src/coordinator/durable-object";
+/**
+ * The Operation's Durable Object as production runs it, on an env whose D1 binding has the bench's
+ * simulated distance (bench/worker/d1-delay.ts), plus two bench-only RPC methods.
+ */
+export class OperationCoordinator extends ProductionCoordinator {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, withD1Delay(env));
+  }
 
-export default { fetch: serve(buildApp(mountBenchRoutes)) };
+  /** The D1 delay as this object's isolate sees it (the suite checks it equals the Worker's). */
+  benchD1Delay() {
+    return currentD1Delay();
+  }
+
+  /** A no-op: the cost of the Durable Object hop alone. */
+  benchPing(): number {
+    return 1;
+  }
+}
+
+const production = serve(buildApp(mountBenchRoutes));
+
+/** The floor under everything: a response straight from the entry, no app, no serve(). */
+const RAW_PATH = "/__bench/raw";
+/** The same plus one JSON log line the size of serve()'s: what logging a request costs here. */
+const RAW_LOGGED_PATH = "/__bench/raw-logged";
+
+export default {
+  async fetch(request, env, ctx) {
+    const path = new URL(request.url).pathname;
+    if (path === RAW_PATH || path === RAW_LOGGED_PATH) {
+      if (path === RAW_LOGGED_PATH) {
+        console.log(
+          JSON.stringify({ requestId: crypto.randomUUID(), tenant: null, keyId: null, method: request.method, route: path, status: 200, durationMs: 0, d1RoundTrips: 0, d1SequentialRoundTrips: 0 }),
+        );
+      }
+      return new Response('{"ok":true}', { headers: { "content-type": "application/json" } });
+    }
+    const response = await production(request, withD1Delay(env), ctx);
+    // The request's D1 calls (its Durable Object commands' included): sequential/total.
+    const trace = traceOf(request);
+    const roundTrips = `${trace.d1SequentialRoundTrips}/${trace.d1RoundTrips}`;
+    try {
+      response.headers.set("x-bench-d1-round-trips", roundTrips);
+      return response;
+    } catch {
+      // Immutable headers (not expected: serve() answers responses of its own).
+      const copy = new Response(response.body, response);
+      copy.headers.set("x-bench-d1-round-trips", roundTrips);
+      return copy;
+    }
+  },
+} satisfies ExportedHandler<Env>;

@@ -69,3 +69,19 @@ export async function rawUpsertLines(db: Db, tenantId: string, tenantDefaultLoca
   const results = await runBatch(db, statements);
   return results.reduce((sum, result) => sum + (result.meta?.changes ?? 0), 0);
 }
+
+/**
+ * Changes a rule's minimum and bumps the tenant's rules version in one batch, with raw SQL on the
+ * binding: what a write made in another isolate looks like to this one (its rule index is not told).
+ * Returns the new version, or null when the tenant has no such rule.
+ */
+export async function changeRuleElsewhere(database: D1Database, tenantId: string, ruleId: string, minimum: number): Promise<number | null> {
+  const [changed, bumped] = await database.batch([
+    database.prepare("update quota_rules set minimum = ?, updated_at = ? where tenant_id = ? and id = ?").bind(minimum, nowIso(), tenantId, ruleId),
+    database
+      .prepare("update tenants set rules_version = rules_version + 1 where id = ? and exists (select 1 from quota_rules where tenant_id = ? and id = ?) returning rules_version as version")
+      .bind(tenantId, tenantId, ruleId),
+  ]);
+  if (!changed.meta.changes) return null;
+  return (bumped.results as { version: number }[])[0]?.version ?? null;
+}

@@ -1,14 +1,17 @@
+import { zValidator } from "@hono/zod-validator";
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { App, AppBindings } from "../../src/platform/app";
-import { requireRole } from "../../src/platform/auth";
+import { authenticate, requireRole } from "../../src/platform/auth";
 import { randomSecret } from "../../src/platform/crypto";
 import { ApiError } from "../../src/platform/errors";
 import { newId } from "../../src/platform/ids";
 import { localeTag, localizedText } from "../../src/platform/locale";
 import { externalKey, quantity } from "../../src/platform/fields";
 import { invalidJsonError, throwZodError } from "../../src/platform/validation";
-import { createBenchTenant, insertBenchKey, rawUpsertLines, tenantExists } from "./queries";
+import { evaluateBody } from "../../src/quotas/schemas";
+import { currentD1Delay, setD1Delay, type D1Delay } from "./d1-delay";
+import { changeRuleElsewhere, createBenchTenant, insertBenchKey, rawUpsertLines, tenantExists } from "./queries";
 
 /*
  * Baselines for `npm run bench`, mounted only by the bench's own Worker entry (bench/worker/index.ts);
@@ -50,6 +53,36 @@ async function jsonBody<T extends z.ZodType>(c: Context<AppBindings>, schema: T,
   return parsed.data;
 }
 
+const d1DelayBody = z.strictObject({ primaryMs: z.number().min(0).max(10_000).optional(), replicaMs: z.number().min(0).max(10_000).optional() });
+const ruleChangeBody = z.strictObject({ tenantId: z.string().min(1).max(100), ruleId: z.string().min(1).max(100), minimum: z.number().int().min(0) });
+
+/** The Operation's Durable Object with the bench entry's extra RPC methods (bench/worker/index.ts). */
+interface BenchCoordinator extends Rpc.DurableObjectBranded {
+  benchD1Delay(): D1Delay & { delayed: { primary: number; replica: number } };
+  benchPing(): number;
+}
+
+function benchCoordinator(c: Context<AppBindings>, name: string) {
+  const namespace = c.env.OPERATION_COORDINATOR as unknown as DurableObjectNamespace<BenchCoordinator>;
+  return namespace.get(namespace.idFromName(name));
+}
+
+/** Layers of the /v1 stack, one at a time, for the edge suite's breakdown (each route adds one over the previous). */
+const limitRead: MiddlewareHandler<AppBindings> = async (c, next) => {
+  const { success } = await c.env.RATE_LIMIT_READ.limit({ key: c.var.principal.keyId });
+  if (!success) throw new ApiError("rate_limited", "bench layer: read budget used");
+  await next();
+};
+const openSession: MiddlewareHandler<AppBindings> = async (c, next) => {
+  // What a request's first query would do first (openDb starts its session lazily); no query here.
+  c.env.DB.withSession("first-unconstrained");
+  await next();
+};
+const validateEvaluateBody = zValidator("json", evaluateBody, (result) => {
+  if (!result.success) throwZodError(result.error as z.ZodError, "body");
+}) as unknown as MiddlewareHandler<AppBindings>;
+const ok = (c: Context<AppBindings>) => c.json({ ok: true });
+
 function newBenchKey(): string {
   return `sk_bench_${randomSecret(24)}`;
 }
@@ -77,6 +110,48 @@ export function mountBenchRoutes(app: App): void {
     const key = newBenchKey();
     await insertBenchKey(db, body.tenantId, body.role, body.role === "ACCOUNT" ? body.userId! : null, key);
     return c.json({ key }, 201);
+  });
+
+  // Simulated distance to D1 (bench/worker/d1-delay.ts): set it, and read it as the Worker and an Operation's Durable Object see it.
+  app.post("/__bench/d1-delay", async (c) => {
+    setD1Delay(await jsonBody(c, d1DelayBody, {}));
+    return c.json({ worker: currentD1Delay() });
+  });
+  app.get("/__bench/d1-delay", async (c) => {
+    const name = c.req.query("operationId") ?? "bench-delay-probe";
+    const durableObject = await benchCoordinator(c, name).benchD1Delay();
+    return c.json({ worker: currentD1Delay(), durableObject });
+  });
+
+  // What the wrapper's sleep costs beyond its ms (timer granularity, waking the isolate): the suite calibrates with it.
+  app.get("/__bench/sleep", async (c) => {
+    const ms = Math.min(10_000, Math.max(0, Number(c.req.query("ms") ?? 0) || 0));
+    if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+    return c.json({ ms });
+  });
+
+  // A rule change made "elsewhere": raw SQL on the binding, so this isolate's rule index is not told.
+  app.post("/__bench/rule-change", async (c) => {
+    const body = await jsonBody(c, ruleChangeBody);
+    const version = await changeRuleElsewhere(c.env.DB, body.tenantId, body.ruleId, body.minimum);
+    if (version === null) throw new ApiError("not_found", `Rule ${body.ruleId} of tenant ${body.tenantId} not found.`);
+    return c.json({ version });
+  });
+
+  // The stack's layers, each route one more than the one before (GET …/app has only serve() and the app's own middleware).
+  app.get("/__bench/layer/app", ok);
+  app.get("/__bench/layer/auth", authenticate, ok);
+  app.get("/__bench/layer/limit", authenticate, limitRead, ok);
+  app.get("/__bench/layer/session", authenticate, limitRead, openSession, ok);
+  app.post("/__bench/layer/zod", authenticate, limitRead, openSession, validateEvaluateBody, ok);
+  // Beside the chain: one trivial D1 read, and a no-op call to an Operation's Durable Object.
+  app.get("/__bench/layer/query", authenticate, limitRead, async (c) => {
+    await c.var.db.$client.prepare("select 1 as one").first();
+    return ok(c);
+  });
+  app.get("/__bench/layer/do-ping/:operationId", authenticate, limitRead, async (c) => {
+    await benchCoordinator(c, c.req.param("operationId")).benchPing();
+    return ok(c);
   });
 
   // The floor of every /v1 request: request id, body limit, authentication, idempotency, JSON out.
