@@ -3,7 +3,8 @@ import { createMiddleware } from "hono/factory";
 import type { AppBindings } from "./app";
 import type { Principal, Role } from "./principal";
 import { timingSafeEqual, sha256Hex } from "./crypto";
-import type { Db } from "./db";
+import { openDb, type Db } from "./db";
+import { newTrace } from "./trace";
 import { ApiError } from "./errors";
 import { BoundedCache } from "./bounded-cache";
 import { apiKeys, tenants } from "./tables";
@@ -16,20 +17,44 @@ const ROLES: readonly Role[] = ["OPERATOR", "ACCOUNT"];
 export const KEY_CACHE_TTL_MS = 10_000;
 const principalCache = new BoundedCache<string, CachedKey | null>(10_000, KEY_CACHE_TTL_MS);
 
+/**
+ * A key in use is read again after the answer once its entry is this old, so under steady traffic
+ * no request waits on the key's lookup; an idle key's entry still expires at KEY_CACHE_TTL_MS.
+ */
+const KEY_REFRESH_AFTER_MS = 5_000;
+
 interface CachedKey {
   principal: Principal;
   /** Epoch ms from which the key answers 401; null: never. Checked on every request, cached or not. */
   expiresAtMs: number | null;
+  readAt: number;
+  /** A background read of this key is running (plain data: no request awaits it). */
+  refreshing: boolean;
 }
+
+/** When keys were forgotten here: a read that started before must not put the key back. */
+const forgottenAt = new BoundedCache<string, number>(1_000, KEY_CACHE_TTL_MS);
 
 /** Drops a key from this isolate's cache: its next request reads the key (and its revocation) again. */
 export function forgetCachedKey(keyHash: string): void {
   principalCache.delete(keyHash);
+  forgottenAt.set(keyHash, Date.now());
 }
 
-async function findKey(db: Db, keyHash: string): Promise<CachedKey | null> {
+type BackgroundRead = (read: (db: Db) => Promise<unknown>) => void;
+
+async function findKey(db: Db, keyHash: string, inBackground: BackgroundRead): Promise<CachedKey | null> {
   const cached = principalCache.get(keyHash);
-  if (cached !== undefined) return cached;
+  if (cached === undefined) return readKey(db, keyHash);
+  if (cached && !cached.refreshing && Date.now() - cached.readAt >= KEY_REFRESH_AFTER_MS) {
+    cached.refreshing = true;
+    inBackground((own) => readKey(own, keyHash).finally(() => (cached.refreshing = false)));
+  }
+  return cached;
+}
+
+async function readKey(db: Db, keyHash: string): Promise<CachedKey | null> {
+  const startedAt = Date.now();
   const rows = await db
     .select({
       keyId: apiKeys.id,
@@ -51,9 +76,12 @@ async function findKey(db: Db, keyHash: string): Promise<CachedKey | null> {
       ? {
           principal: { tenantId: row.tenantId, role: row.role, userId: row.userId, keyId: row.keyId, tenantDefaultLocale: row.tenantDefaultLocale },
           expiresAtMs: row.expiresAt ? Date.parse(row.expiresAt) : null,
+          readAt: startedAt,
+          refreshing: false,
         }
       : null;
-  principalCache.set(keyHash, found);
+  const forgotten = forgottenAt.get(keyHash);
+  if (forgotten === undefined || forgotten < startedAt) principalCache.set(keyHash, found);
   return found;
 }
 
@@ -65,7 +93,7 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   }
   const key = c.req.header("svc-api-key");
   if (!key) throw new ApiError("unauthorized", "svc-api-key is missing.");
-  const found = await findKey(c.var.db, await sha256Hex(key));
+  const found = await findKey(c.var.db, await sha256Hex(key), (read) => c.executionCtx.waitUntil(read(openDb(c.env, "first-unconstrained", newTrace()))));
   if (!found || (found.expiresAtMs !== null && found.expiresAtMs <= Date.now())) {
     throw new ApiError("unauthorized", "svc-api-key is not a valid key (unknown, revoked or expired).");
   }

@@ -4,7 +4,8 @@ export class BoundedCache<K, V> {
   constructor(
     private readonly maxEntries: number,
     private readonly ttlMs: number,
-    private readonly now: () => number = Date.now,
+    // Read through Date each time (not a captured reference), so tests can move the clock.
+    private readonly now: () => number = () => Date.now(),
   ) {}
 
   get(key: K): V | undefined {
