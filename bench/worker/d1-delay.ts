@@ -10,6 +10,8 @@
  * GET /__bench/d1-delay checks by asking a Durable Object what it sees.
  */
 
+import { interceptRoundTrips, type D1Preparer } from "../../src/platform/db";
+
 export interface D1Delay {
   primaryMs: number;
   replicaMs: number;
@@ -51,52 +53,9 @@ async function roundTrip<T>(primary: boolean, call: () => Promise<T>): Promise<T
   return call();
 }
 
-const UNWRAPPED = Symbol("bench: the statement under the delay wrapper");
-const QUERY = Symbol("bench: the statement's SQL");
-
-type Statement = D1PreparedStatement & { [UNWRAPPED]?: D1PreparedStatement; [QUERY]?: string };
-
-/** A statement whose calls sleep first; everything else (bind, fields the binding reads) passes through. */
-function delayedStatement(statement: D1PreparedStatement, query: string, onPrimary: boolean): D1PreparedStatement {
-  const primary = onPrimary || isWrite(query);
-  return new Proxy(statement, {
-    get(target, prop) {
-      if (prop === UNWRAPPED) return target;
-      if (prop === QUERY) return query;
-      if (prop === "bind") return (...values: unknown[]) => delayedStatement(target.bind(...values), query, onPrimary);
-      if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
-        return (...args: unknown[]) => roundTrip(primary, () => (target[prop] as (...a: unknown[]) => Promise<unknown>).apply(target, args));
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
-
-/** The real statements of a batch: each may be wrapped by other proxies (the limits guard) around ours. */
-function unwrapped(statements: D1PreparedStatement[]): { real: D1PreparedStatement[]; writes: boolean } {
-  let writes = false;
-  const real = statements.map((statement) => {
-    const query = (statement as Statement)[QUERY];
-    if (query !== undefined && isWrite(query)) writes = true;
-    return (statement as Statement)[UNWRAPPED] ?? statement;
-  });
-  return { real, writes };
-}
-
-interface Preparer {
-  prepare(query: string): D1PreparedStatement;
-  batch<T>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]>;
-}
-
-function delayedCalls(target: Preparer, onPrimary: boolean) {
-  return {
-    prepare: (query: string) => delayedStatement(target.prepare(query), query, onPrimary),
-    batch: <T>(statements: D1PreparedStatement[]) => {
-      const { real, writes } = unwrapped(statements);
-      return roundTrip(onPrimary || writes, () => target.batch<T>(real));
-    },
-  };
+/** prepare and batch of `target`, each round trip slept first: on the primary when `onPrimary` or when it writes. */
+function delayedCalls(target: D1Preparer, onPrimary: boolean): D1Preparer {
+  return interceptRoundTrips(target, (queries, call) => roundTrip(onPrimary || queries.some(isWrite), call));
 }
 
 function delayedSession(session: D1DatabaseSession, start: string | undefined): D1DatabaseSession {

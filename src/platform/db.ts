@@ -82,6 +82,47 @@ export function d1(env: DatabaseBindings): D1Database {
 /** Where a session starts: a bookmark (it sees every write up to it), or a constraint. */
 export type SessionStart = string | "first-primary" | "first-unconstrained";
 
+/** The two ways a D1 binding or session makes round trips. */
+export interface D1Preparer {
+  prepare(query: string): D1PreparedStatement;
+  batch<T>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]>;
+}
+
+/** Runs one round trip; `queries` are the SQL of the statement, or of every statement of a batch. */
+export type AroundRoundTrip = <T>(queries: string[], call: () => Promise<T>) => Promise<T>;
+
+const UNWRAPPED = Symbol("the statement under interceptRoundTrips");
+const QUERY = Symbol("the statement's SQL");
+type Intercepted = D1PreparedStatement & { [UNWRAPPED]?: D1PreparedStatement; [QUERY]?: string };
+
+/**
+ * `target`'s prepare and batch with every round trip (a statement's first/all/run/raw, a batch)
+ * run through `around`: what the request trace counts with, and what the bench delays.
+ */
+export function interceptRoundTrips(target: D1Preparer, around: AroundRoundTrip): D1Preparer {
+  const wrap = (statement: D1PreparedStatement, query: string): D1PreparedStatement =>
+    new Proxy(statement, {
+      get(inner, prop) {
+        if (prop === UNWRAPPED) return inner;
+        if (prop === QUERY) return query;
+        if (prop === "bind") return (...values: unknown[]) => wrap(inner.bind(...values), query);
+        if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
+          return (...args: unknown[]) => around([query], () => (inner[prop] as (...a: unknown[]) => Promise<unknown>).apply(inner, args));
+        }
+        const value = Reflect.get(inner, prop, inner);
+        return typeof value === "function" ? value.bind(inner) : value;
+      },
+    });
+  return {
+    prepare: (query) => wrap(target.prepare(query), query),
+    batch: <T>(statements: D1PreparedStatement[]) =>
+      around(
+        statements.map((statement) => (statement as Intercepted)[QUERY] ?? ""),
+        () => target.batch<T>(statements.map((statement) => (statement as Intercepted)[UNWRAPPED] ?? statement)),
+      ),
+  };
+}
+
 /**
  * A D1 session (Sessions API) whose every call is counted on `trace` and whose bookmark the trace
  * follows. Reads in a session started unconstrained may be served by a replica; writes always go to
@@ -90,49 +131,21 @@ export type SessionStart = string | "first-primary" | "first-unconstrained";
 function tracedSession(database: D1Database, start: SessionStart, trace: RequestTrace): D1Database {
   // Started on first use: a request that reads nothing (a health check, a refused call) touches no binding.
   let started: D1DatabaseSession | undefined;
-  const session = {
-    prepare: (query: string) => (started ??= database.withSession(start)).prepare(query),
-    batch: <T>(statements: D1PreparedStatement[]) => (started ??= database.withSession(start)).batch<T>(statements),
-    getBookmark: () => started?.getBookmark() ?? null,
-  };
-  const counted = async <T>(call: () => Promise<T>): Promise<T> => {
-    try {
-      return await countRoundTrip(trace, call);
-    } finally {
-      noteBookmark(trace, session.getBookmark());
-    }
-  };
-  const wrapStatement = (statement: D1PreparedStatement): D1PreparedStatement =>
-    new Proxy(statement, {
-      get(target, prop) {
-        if (prop === UNWRAPPED) return target;
-        if (prop === "bind") return (...values: unknown[]) => wrapStatement(target.bind(...values));
-        if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
-          return (...args: unknown[]) => counted(() => (target[prop] as (...a: unknown[]) => Promise<unknown>).apply(target, args));
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  const traced = {
-    prepare: (query: string) => wrapStatement(session.prepare(query)),
-    batch: <T>(statements: D1PreparedStatement[]) =>
-      counted(() => session.batch<T>(statements.map((statement) => (statement as unknown as Record<symbol, D1PreparedStatement>)[UNWRAPPED] ?? statement))),
-    exec: () => {
-      throw new Error("exec is not used: statements go through prepare and batch");
+  const session = () => (started ??= database.withSession(start));
+  const getBookmark = () => started?.getBookmark() ?? null;
+  const traced = interceptRoundTrips(
+    { prepare: (query) => session().prepare(query), batch: (statements) => session().batch(statements) },
+    async (_queries, call) => {
+      try {
+        return await countRoundTrip(trace, call);
+      } finally {
+        noteBookmark(trace, getBookmark());
+      }
     },
-    withSession: () => {
-      throw new Error("a traced session does not start sessions");
-    },
-    dump: () => {
-      throw new Error("dump is not used");
-    },
-    getBookmark: () => session.getBookmark(),
-  };
-  return traced as unknown as D1Database;
+  );
+  // drizzle only prepares and batches; bookmarkOf reads getBookmark.
+  return { ...traced, getBookmark } as unknown as D1Database;
 }
-
-const UNWRAPPED = Symbol("unwrapped statement");
 
 /** What a bookmark looks like: D1 answers them as dash-separated hex fields. */
 const BOOKMARK = /^[0-9a-f]{1,64}(-[0-9a-f]{1,64}){1,7}$/i;
