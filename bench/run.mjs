@@ -2,10 +2,10 @@
 // runs the suites against it over loopback, prints their tables and writes bench/results/<suite>.json.
 import { mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { freePort } from "../scripts/lib/dev-server.mjs";
 import { applyMigrations, repoRoot, runWrangler, spawnWrangler } from "../scripts/lib/wrangler.mjs";
 import { createContext, round } from "./lib.mjs";
 
@@ -37,18 +37,6 @@ function availableSuites() {
     .filter((file) => file.endsWith(".mjs"))
     .map((file) => basename(file, ".mjs"))
     .sort();
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
