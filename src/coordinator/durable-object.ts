@@ -4,7 +4,7 @@ import { openDb } from "../platform/db";
 import type { Env } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
-import { newTrace, type RequestTrace } from "../platform/trace";
+import { newTrace } from "../platform/trace";
 import { COMMANDS } from "./registry";
 
 /**
@@ -25,14 +25,14 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
     // Commands read and write on the primary: what they check is the latest state.
     const trace = newTrace();
     const ctx: CommandContext = { db: openDb(this.env, "first-primary", trace), principal, operationId };
-    const d1 = (trace: RequestTrace) => ({ roundTrips: trace.d1RoundTrips, sequentialRoundTrips: trace.d1SequentialRoundTrips, bookmark: trace.bookmark });
+    const d1 = () => ({ roundTrips: trace.d1RoundTrips, sequentialRoundTrips: trace.d1SequentialRoundTrips, bookmark: trace.bookmark });
     try {
       const command = COMMANDS.get(name);
       if (!command) throw new Error(`No command is named ${name}.`);
-      return { ok: true, value: await command.run(ctx, input), d1: d1(trace) };
+      return { ok: true, value: await command.run(ctx, input), d1: d1() };
     } catch (error) {
-      if (error instanceof ApiError) return { ok: false, problem: error.problem, d1: d1(trace) };
-      return { ok: false, failure: { message: String(error), stack: (error as Error)?.stack }, d1: d1(trace) };
+      if (error instanceof ApiError) return { ok: false, problem: error.problem, d1: d1() };
+      return { ok: false, failure: { message: String(error), stack: (error as Error)?.stack }, d1: d1() };
     }
   }
 }

@@ -46,7 +46,8 @@ export default defineRoute(
     // ACCOUNT keys evaluate their own accounts only (an OPERATOR key costs no query here).
     await requirePermittedAccounts(c.var.db, principal, orders.map((order) => order.accountId), "nothing was evaluated");
     const { tenantId } = principal;
-    const results = query.explain ? await explainOrders(ruleReadingOf(c), tenantId, orders) : await evaluateOrders(ruleReadingOf(c), tenantId, orders);
+    const reading = ruleReadingOf(c);
+    const results = query.explain ? await explainOrders(reading, tenantId, orders) : await evaluateOrders(reading, tenantId, orders);
     return c.json({ results });
   },
 );
