@@ -21,14 +21,18 @@ function productionBundle(): string {
 }
 
 export default defineConfig(async () => {
-  const migrations = await readD1Migrations("./migrations");
+  const controlMigrations = await readD1Migrations("./migrations/control");
+  const tenantMigrations = await readD1Migrations("./migrations/tenant");
   return {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           bindings: {
-            TEST_MIGRATIONS: migrations,
+            TEST_CONTROL_MIGRATIONS: controlMigrations,
+            TEST_TENANT_MIGRATIONS: tenantMigrations,
+            // Pins every test tenant to one shard (TEST_SHARD=SHARD_2 npm test); unset, tenants alternate between shards.
+            TEST_SHARD: process.env.TEST_SHARD ?? "",
             // Local D1 does not enforce the platform's per-statement limits; this makes the Worker check them.
             D1_LIMITS_GUARD: "on",
             PAGINATION_SECRET: "test-pagination-secret",

@@ -2,32 +2,35 @@
 // Both refuse, with the step to take, while wrangler.toml still names the placeholder database.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { repoRoot, spawnWrangler } from "./lib/wrangler.mjs";
+import { applyMigrations, repoRoot, spawnWrangler } from "./lib/wrangler.mjs";
 
-const PLACEHOLDER_ID = "00000000-0000-0000-0000-000000000000";
+// The committed wrangler.toml names placeholder ids (0000…0000, …0001, …0002): never a real database.
+const PLACEHOLDER_ID = /database_id = "00000000-0000-0000-0000-0000000000\d\d"/;
 const step = process.argv[2];
-const commands = {
-  deploy: ["deploy"],
-  "migrate:remote": ["d1", "migrations", "apply", "DB", "--remote"],
-};
-if (!commands[step]) {
-  console.error(`usage: node scripts/deploy.mjs ${Object.keys(commands).join("|")}`);
+if (!["deploy", "migrate:remote"].includes(step)) {
+  console.error("usage: node scripts/deploy.mjs deploy|migrate:remote");
   process.exit(2);
 }
 
 const config = readFileSync(join(repoRoot, "wrangler.toml"), "utf8");
-if (config.includes(PLACEHOLDER_ID)) {
+if (PLACEHOLDER_ID.test(config)) {
   console.error(
     [
-      "wrangler.toml still names the placeholder D1 database. First:",
+      "wrangler.toml still names placeholder D1 databases. First:",
       "  npx wrangler login",
-      "  npx wrangler d1 create campaign-policy",
-      'and put the "database_id" it prints into wrangler.toml ([[d1_databases]], binding "DB").',
+      "  npx wrangler d1 create campaign-policy-control",
+      "  npx wrangler d1 create campaign-policy-shard-1   (and one per further shard)",
+      'and put each "database_id" it prints into wrangler.toml ([[d1_databases]] CONTROL, SHARD_1, …).',
       "The README's Deploy section has every step.",
     ].join("\n"),
   );
   process.exit(1);
 }
 
-const child = spawnWrangler([...commands[step], ...process.argv.slice(3)], { stdio: "inherit" });
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+if (step === "migrate:remote") {
+  // The control schema to CONTROL, the tenant schema to every shard.
+  await applyMigrations({ remote: true }, { echo: true });
+} else {
+  const child = spawnWrangler(["deploy", ...process.argv.slice(3)], { stdio: "inherit" });
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}

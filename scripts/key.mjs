@@ -1,49 +1,35 @@
-// npm run key -- --tenant <tenantId> --role OPERATOR|ACCOUNT [--user <userId>] [--locale <tag>] [--remote]
-//   Issues a key: prints the plain key alone on the last line of stdout (everything else goes to stderr).
+// npm run key -- --tenant <tenantId> --role OPERATOR|ACCOUNT [--user <userId>] [--locale <tag>] [--shard SHARD_…] [--remote]
+//   Issues a key (a new tenant is placed on --shard, else on the shard with the fewest tenants): prints the plain key alone on the last line of stdout (everything else goes to stderr).
 // npm run key -- --list --tenant <tenantId> [--json] [--remote]
 //   Lists the tenant's keys (never the keys themselves): a table, or one JSON array with --json.
 // npm run key -- --revoke <keyId> [--remote]
 //   Revokes a key by its id; running Worker instances stop accepting it within 10 s.
-import { parseArgs } from "node:util";
+import { commandLine, fail } from "./lib/command-line.mjs";
 import { issueKey, listKeys, revokeKey } from "./lib/keys.mjs";
 
 const usage = [
-  "usage: npm run key -- --tenant <tenantId> --role OPERATOR|ACCOUNT [--user <userId>] [--locale <tag>] [--remote]",
+  "usage: npm run key -- --tenant <tenantId> --role OPERATOR|ACCOUNT [--user <userId>] [--locale <tag>] [--shard SHARD_…] [--remote]",
   "       npm run key -- --list --tenant <tenantId> [--json] [--remote]",
   "       npm run key -- --revoke <keyId> [--remote]",
 ].join("\n");
 
-let options;
-try {
-  ({ values: options } = parseArgs({
-    options: {
-      tenant: { type: "string" },
-      role: { type: "string" },
-      user: { type: "string" },
-      locale: { type: "string" },
-      list: { type: "boolean", default: false },
-      json: { type: "boolean", default: false },
-      revoke: { type: "string" },
-      remote: { type: "boolean", default: false },
-      "persist-to": { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  }));
-} catch (error) {
-  console.error(`${error.message}\n${usage}`);
-  process.exit(2);
-}
-if (options.help) {
-  console.error(usage);
-  process.exit(0);
-}
+const options = commandLine(
+  {
+    tenant: { type: "string" },
+    role: { type: "string" },
+    user: { type: "string" },
+    locale: { type: "string" },
+    shard: { type: "string" },
+    list: { type: "boolean", default: false },
+    json: { type: "boolean", default: false },
+    revoke: { type: "string" },
+    remote: { type: "boolean", default: false },
+    "persist-to": { type: "string" },
+  },
+  usage,
+);
 const modes = [options.list, options.revoke !== undefined].filter(Boolean).length;
-if (modes > 1) {
-  console.error(`--list and --revoke do not go together.\n${usage}`);
-  process.exit(2);
-}
+if (modes > 1) fail("--list and --revoke do not go together.", usage);
 
 const target = { remote: options.remote, persistTo: options["persist-to"] };
 const where = options.remote ? "remote D1" : "local D1";
@@ -58,12 +44,15 @@ function printTable(keys) {
 
 async function issue() {
   const role = options.role?.toUpperCase();
-  const issued = await issueKey({ tenant: options.tenant, role, user: options.user, locale: options.locale, ...target });
+  const issued = await issueKey({ tenant: options.tenant, role, user: options.user, locale: options.locale, shard: options.shard, ...target });
   console.error(
-    `${issued.tenantCreated ? "Created tenant" : "Tenant"} ${options.tenant} (default locale ${issued.tenantDefaultLocale}); ` +
+    `${issued.tenantCreated ? "Created tenant" : "Tenant"} ${options.tenant} (on ${issued.shard}, default locale ${issued.tenantDefaultLocale}); ` +
       `issued ${issued.keyId}, an ${role} key${role === "ACCOUNT" ? ` for user ${options.user}` : ""}, in the ${where}. ` +
       "It is shown once: store it now.",
   );
+  if (!issued.tenantCreated && options.shard && options.shard !== issued.shard) {
+    console.error(`Note: the tenant already existed; it stays on ${issued.shard} (move it with npm run tenant:move).`);
+  }
   if (!issued.tenantCreated && options.locale && options.locale !== issued.tenantDefaultLocale) {
     console.error(`Note: the tenant already existed; its default locale stays ${issued.tenantDefaultLocale}.`);
   }

@@ -62,14 +62,14 @@ function caller(role, key) {
   };
 }
 
-function banner(operatorKey, accountKey, skipped) {
+function banner(operatorKey, accountKey, shard, skipped) {
   const op = `-H 'svc-client: OPERATOR' -H 'svc-api-key: ${operatorKey}'`;
   const acc = `-H 'svc-client: ACCOUNT' -H 'svc-api-key: ${accountKey}'`;
   const lines = [
     "",
     "────────────────────────────────────────────────────────────────────────",
     `API on ${baseUrl}   reference: ${baseUrl}/docs   OpenAPI: ${baseUrl}/v1/openapi.json`,
-    `Tenant "${DEMO_TENANT}" keys (new on every start; shown once):`,
+    `Tenant "${DEMO_TENANT}" (on ${shard}) keys (new on every start; shown once):`,
     `  OPERATOR               ${operatorKey}`,
     `  ACCOUNT (${DEMO_ACCOUNT_USER})      ${accountKey}`,
     "",
@@ -102,7 +102,7 @@ function ensureLocalSecrets() {
 async function main() {
   ensureLocalSecrets();
   await prepareDocs();
-  console.error("Applying local D1 migrations …");
+  console.error("Applying local D1 migrations (the control database and every shard) …");
   await applyMigrations({});
   console.error(`Issuing keys for tenant "${DEMO_TENANT}" …`);
   const [operator, account] = await issueKeys([
@@ -140,7 +140,7 @@ async function main() {
   } catch (error) {
     console.error(`Seeding the demo tenant failed: ${error.message}`);
   }
-  console.log(banner(operator.key, account.key, skipped));
+  console.log(banner(operator.key, account.key, operator.shard, skipped));
 }
 
 main().catch((error) => {

@@ -9,9 +9,11 @@ import { frontRoutes } from "./front/routes";
 import { keyRoutes } from "./keys/routes";
 import { lineRoutes } from "./lines/routes";
 import { operationRoutes } from "./operations/routes";
-import { createApp, type App } from "./platform/app";
+import type { MiddlewareHandler } from "hono";
+import { createApp, type App, type AppBindings } from "./platform/app";
 import { authenticate } from "./platform/auth";
-import { openDb, sessionStart } from "./platform/db";
+import { isBookmark, sessionStart } from "./platform/bookmarks";
+import { openDb } from "./platform/db";
 import { noteBookmark } from "./platform/trace";
 import { ApiError } from "./platform/errors";
 import { idempotency } from "./platform/idempotency";
@@ -37,19 +39,33 @@ export const apiRoutes: RouteDefinition[] = [
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /**
+ * After the key: the tenant's shard as this request sees it (`c.var.db`) and its Operations'
+ * Durable Objects (`c.var.coordinator`), which run on the same shard. Reads run in a D1 session
+ * started from the client's bookmark (they see every write up to it, on whichever replica serves
+ * them), else anywhere; writes go to the primary.
+ */
+export const openTenantDb: MiddlewareHandler<AppBindings> = async (c, next) => {
+  const { shard } = c.var.principal;
+  const start = sessionStart(c.req.header("x-d1-bookmark"), shard);
+  c.var.trace.shard = shard;
+  // An answer that reads nothing newer still carries the bookmark it was asked to honour.
+  if (isBookmark(start)) noteBookmark(c.var.trace, start);
+  c.set("db", openDb(c.env, shard, start, c.var.trace));
+  c.set("coordinator", coordinatorFor(c.env, c.var.principal, c.var.trace));
+  await next();
+};
+
+/**
  * The request path: requestId → db on c.var → docs and the OpenAPI document (no key) →
  * /v1: credentials → the key's rate limit and the route's roles → body size → Idempotency-Key → the route's validation
  * and handler. `extend` mounts more routes (the bench's entry adds its baselines).
  */
 export function buildApp(extend?: (app: App) => void): App {
   const app = createApp();
-  // Reads run in a D1 session started from the client's bookmark (they see every write up to it, on
-  // whichever replica serves them), else anywhere; writes go to the primary. Started on first use.
+  // The control database (keys, tenant directory) is read in a session of its own, anywhere; the
+  // tenant's shard is opened once the key names the tenant. Sessions start on first use.
   app.use("*", async (c, next) => {
-    const start = sessionStart(c.req.header("x-d1-bookmark"));
-    // An answer that reads nothing newer still carries the bookmark it was asked to honour.
-    if (start !== "first-unconstrained") noteBookmark(c.var.trace, start);
-    c.set("db", openDb(c.env, start, c.var.trace));
+    c.set("control", openDb(c.env, "CONTROL", "first-unconstrained", c.var.trace));
     await next();
   });
 
@@ -68,10 +84,7 @@ export function buildApp(extend?: (app: App) => void): App {
   app.get("/docs/*", (c) => asset(c.env.ASSETS, c.req.raw));
 
   // Credentials, the key's budget and the route's roles answer before the body's size or content.
-  app.use("/v1/*", authenticate, async (c, next) => {
-    c.set("coordinator", coordinatorFor(c.env, c.var.principal, c.var.trace));
-    await next();
-  });
+  app.use("/v1/*", authenticate, openTenantDb);
   mountAccessChecks(app, apiRoutes);
   app.use(
     "/v1/*",

@@ -4,7 +4,10 @@ import type { Env as WorkerEnv } from "../src/platform/env";
 declare global {
   namespace Cloudflare {
     interface Env extends WorkerEnv {
-      TEST_MIGRATIONS: D1Migration[];
+      TEST_CONTROL_MIGRATIONS: D1Migration[];
+      TEST_TENANT_MIGRATIONS: D1Migration[];
+      /** A shard every test tenant is placed on ("": each goes to the shard with the fewest tenants). */
+      TEST_SHARD: string;
       /** The output of `wrangler deploy --dry-run` (vitest.config.ts). */
       PRODUCTION_BUNDLE: string;
       /** JSON of wrangler.toml's [[ratelimits]] (vitest.config.ts). */

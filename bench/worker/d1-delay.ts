@@ -83,14 +83,17 @@ export function delayedD1(database: D1Database): D1Database {
 
 const wrappedEnvs = new WeakMap<object, object>();
 
-/** `env` with DB replaced by `delayedD1(env.DB)`; every other binding is the original's. Made once per env object. */
-export function withD1Delay<E extends { DB: D1Database }>(env: E): E {
+/** `env` with every D1 binding (the control database and each shard) delayed; every other binding is the original's. Made once per env object. */
+export function withD1Delay<E extends object>(env: E): E {
   let wrapped = wrappedEnvs.get(env) as E | undefined;
   if (!wrapped) {
-    const db = delayedD1(env.DB);
+    const delayed = new Map<string | symbol, D1Database>();
+    for (const [name, value] of Object.entries(env)) {
+      if (name === "CONTROL" || name.startsWith("SHARD_")) delayed.set(name, delayedD1(value as D1Database));
+    }
     wrapped = new Proxy(env, {
       get(target, prop, receiver) {
-        return prop === "DB" ? db : Reflect.get(target, prop, receiver);
+        return delayed.get(prop) ?? Reflect.get(target, prop, receiver);
       },
     });
     wrappedEnvs.set(env, wrapped);

@@ -3,7 +3,8 @@ import { sha256Hex } from "../../src/platform/crypto";
 import { jsonChunks, runBatch, type Db } from "../../src/platform/db";
 import { idPrefixes, newId } from "../../src/platform/ids";
 import { searchText, sortText } from "../../src/platform/locale";
-import { apiKeys, tenants } from "../../src/platform/tables";
+import type { ShardName } from "../../src/platform/shards";
+import { apiKeys, tenantDirectory } from "../../src/platform/tables";
 import { nowIso } from "../../src/platform/time";
 
 export interface RawLine {
@@ -14,13 +15,14 @@ export interface RawLine {
   variantName?: Record<string, string>;
 }
 
-export async function createBenchTenant(db: Db, tenantId: string, defaultLocale: string): Promise<void> {
-  await db.insert(tenants).values({ id: tenantId, defaultLocale, quotaDefaultMinimum: 0, rulesVersion: 0, createdAt: nowIso() });
+export async function tenantExists(control: Db, tenantId: string): Promise<boolean> {
+  const rows = await control.select({ id: tenantDirectory.tenantId }).from(tenantDirectory).where(sql`${tenantDirectory.tenantId} = ${tenantId}`).limit(1);
+  return rows.length > 0;
 }
 
-export async function tenantExists(db: Db, tenantId: string): Promise<boolean> {
-  const rows = await db.select({ id: tenants.id }).from(tenants).where(sql`${tenants.id} = ${tenantId}`).limit(1);
-  return rows.length > 0;
+export async function shardOfTenant(control: Db, tenantId: string): Promise<ShardName | null> {
+  const [row] = await control.select({ shard: tenantDirectory.shard }).from(tenantDirectory).where(sql`${tenantDirectory.tenantId} = ${tenantId}`).limit(1);
+  return (row?.shard as ShardName | undefined) ?? null;
 }
 
 export async function insertBenchKey(db: Db, tenantId: string, role: "OPERATOR" | "ACCOUNT", userId: string | null, key: string) {

@@ -2,6 +2,7 @@ import { zValidator } from "@hono/zod-validator";
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { App, AppBindings } from "../../src/platform/app";
+import { openTenantDb } from "../../src/app";
 import { authenticate, requireRole } from "../../src/platform/auth";
 import { randomSecret } from "../../src/platform/crypto";
 import { ApiError } from "../../src/platform/errors";
@@ -11,7 +12,10 @@ import { externalKey, quantity } from "../../src/platform/fields";
 import { invalidJsonError, throwZodError } from "../../src/platform/validation";
 import { evaluateBody } from "../../src/quotas/schemas";
 import { currentD1Delay, setD1Delay, type D1Delay } from "./d1-delay";
-import { changeRuleElsewhere, createBenchTenant, insertBenchKey, rawUpsertLines, tenantExists } from "./queries";
+import { primaryDb } from "../../src/platform/db";
+import { shardNames, type ShardName } from "../../src/platform/shards";
+import { createTenant } from "../../src/tenants/placement";
+import { changeRuleElsewhere, insertBenchKey, rawUpsertLines, shardOfTenant, tenantExists } from "./queries";
 
 /*
  * Baselines for `npm run bench`, mounted only by the bench's own Worker entry (bench/worker/index.ts);
@@ -19,7 +23,7 @@ import { changeRuleElsewhere, createBenchTenant, insertBenchKey, rawUpsertLines,
  * never appear in the OpenAPI document.
  */
 
-const benchTenantBody = z.strictObject({ defaultLocale: localeTag.optional() });
+const benchTenantBody = z.strictObject({ defaultLocale: localeTag.optional(), shard: z.string().regex(/^SHARD_[A-Z0-9_]+$/).optional() });
 const benchKeyBody = z.strictObject({
   tenantId: z.string().min(1).max(100),
   role: z.enum(["OPERATOR", "ACCOUNT"]),
@@ -75,7 +79,7 @@ const limitRead: MiddlewareHandler<AppBindings> = async (c, next) => {
 };
 const openSession: MiddlewareHandler<AppBindings> = async (c, next) => {
   // What a request's first query would do first (openDb starts its session lazily); no query here.
-  c.env.DB.withSession("first-unconstrained");
+  c.env[c.var.principal.shard].withSession("first-unconstrained");
   await next();
 };
 const validateEvaluateBody = zValidator("json", evaluateBody, (result) => {
@@ -90,12 +94,11 @@ function newBenchKey(): string {
 export function mountBenchRoutes(app: App): void {
   app.post("/__bench/tenants", async (c) => {
     const body = await jsonBody(c, benchTenantBody, {});
-    const db = c.var.db;
     const tenantId = newId("tbench");
     const operatorKey = newBenchKey();
-    await createBenchTenant(db, tenantId, body.defaultLocale ?? "en");
-    await insertBenchKey(db, tenantId, "OPERATOR", null, operatorKey);
-    return c.json({ tenantId, operatorKey }, 201);
+    const placement = await createTenant(c.env, { tenantId, defaultLocale: body.defaultLocale ?? "en", shard: body.shard as ShardName | undefined });
+    await insertBenchKey(primaryDb(c.env, "CONTROL"), tenantId, "OPERATOR", null, operatorKey);
+    return c.json({ tenantId, operatorKey, shard: placement.shard }, 201);
   });
 
   app.post("/__bench/keys", async (c) => {
@@ -105,11 +108,18 @@ export function mountBenchRoutes(app: App): void {
         errors: [{ field: "body.userId", code: "required", message: "required for ACCOUNT keys" }],
       });
     }
-    const db = c.var.db;
+    const db = primaryDb(c.env, "CONTROL");
     if (!(await tenantExists(db, body.tenantId))) throw new ApiError("not_found", `Tenant ${body.tenantId} not found.`);
     const key = newBenchKey();
     await insertBenchKey(db, body.tenantId, body.role, body.role === "ACCOUNT" ? body.userId! : null, key);
     return c.json({ key }, 201);
+  });
+
+  // Each database's size in bytes (D1 reports it on every result): the shards suite's capacity table.
+  app.get("/__bench/database-sizes", async (c) => {
+    const names = ["CONTROL", ...shardNames(c.env)] as const;
+    const sizes = await Promise.all(names.map(async (name) => (await primaryDb(c.env, name).$client.prepare("select 1").run()).meta.size_after));
+    return c.json(Object.fromEntries(names.map((name, i) => [name, sizes[i]])));
   });
 
   // Simulated distance to D1 (bench/worker/d1-delay.ts): set it, and read it as the Worker and an Operation's Durable Object see it.
@@ -133,7 +143,8 @@ export function mountBenchRoutes(app: App): void {
   // A rule change made "elsewhere": raw SQL on the binding, so this isolate's rule index is not told.
   app.post("/__bench/rule-change", async (c) => {
     const body = await jsonBody(c, ruleChangeBody);
-    const version = await changeRuleElsewhere(c.env.DB, body.tenantId, body.ruleId, body.minimum);
+    const shard = await shardOfTenant(primaryDb(c.env, "CONTROL"), body.tenantId);
+    const version = shard ? await changeRuleElsewhere(c.env[shard], body.tenantId, body.ruleId, body.minimum) : null;
     if (version === null) throw new ApiError("not_found", `Rule ${body.ruleId} of tenant ${body.tenantId} not found.`);
     return c.json({ version });
   });
@@ -141,15 +152,15 @@ export function mountBenchRoutes(app: App): void {
   // The stack's layers, each route one more than the one before (GET …/app has only serve() and the app's own middleware).
   app.get("/__bench/layer/app", ok);
   app.get("/__bench/layer/auth", authenticate, ok);
-  app.get("/__bench/layer/limit", authenticate, limitRead, ok);
-  app.get("/__bench/layer/session", authenticate, limitRead, openSession, ok);
-  app.post("/__bench/layer/zod", authenticate, limitRead, openSession, validateEvaluateBody, ok);
+  app.get("/__bench/layer/limit", authenticate, openTenantDb, limitRead, ok);
+  app.get("/__bench/layer/session", authenticate, openTenantDb, limitRead, openSession, ok);
+  app.post("/__bench/layer/zod", authenticate, openTenantDb, limitRead, openSession, validateEvaluateBody, ok);
   // Beside the chain: one trivial D1 read, and a no-op call to an Operation's Durable Object.
-  app.get("/__bench/layer/query", authenticate, limitRead, async (c) => {
+  app.get("/__bench/layer/query", authenticate, openTenantDb, limitRead, async (c) => {
     await c.var.db.$client.prepare("select 1 as one").first();
     return ok(c);
   });
-  app.get("/__bench/layer/do-ping/:operationId", authenticate, limitRead, async (c) => {
+  app.get("/__bench/layer/do-ping/:operationId", authenticate, openTenantDb, limitRead, async (c) => {
     await benchCoordinator(c, c.req.param("operationId")).benchPing();
     return ok(c);
   });

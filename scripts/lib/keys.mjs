@@ -1,6 +1,6 @@
 // Issues API keys straight into D1: the only way a first key can exist (keys authenticate everything else).
 import { createHash, randomBytes } from "node:crypto";
-import { executeSql, sqlString } from "./wrangler.mjs";
+import { CONTROL, executeSql, shardBindings, sqlString } from "./wrangler.mjs";
 
 export const ROLES = ["OPERATOR", "ACCOUNT"];
 /** As the Worker's keys/commands.ts: how many leading characters of a key its representation shows. */
@@ -20,7 +20,8 @@ function timeOrderedId(prefix) {
   return `${prefix}_${time}${random}`;
 }
 
-export function validateKeyRequest({ tenant, role, user, locale }) {
+export function validateKeyRequest({ tenant, role, user, locale, shard }) {
+  if (shard !== undefined && !/^SHARD_[A-Z0-9_]+$/.test(shard)) throw new Error("--shard must name a shard binding of wrangler.toml (SHARD_…).");
   if (!tenant || !/^[A-Za-z0-9._:-]{1,100}$/.test(tenant)) {
     throw new Error("--tenant is required: 1-100 characters among letters, digits, '.', '_', ':', '-'.");
   }
@@ -61,32 +62,78 @@ function keyRepresentation(row) {
   };
 }
 
-/** The event the Worker records for the same change, in the same statement list (one transaction). */
+
+/**
+ * Places each new tenant (on `shard` when given, else on the shard with the fewest tenants, as the
+ * Worker does) and returns every requested tenant's entry: { shard, defaultLocale, created }.
+ */
+async function placeTenants(requests, target) {
+  const shards = await shardBindings();
+  const wanted = [...new Set(requests.map((request) => request.tenant))];
+  const [entries, load] = await executeSql(
+    [
+      `select tenant_id as tenantId, shard, default_locale as defaultLocale from tenant_directory where tenant_id in (${wanted.map(sqlString).join(", ")})`,
+      "select shard, count(*) as tenants from tenant_directory group by shard",
+    ].join(";\n"),
+    target,
+  );
+  const placed = new Map(entries.map((entry) => [entry.tenantId, { ...entry, created: false }]));
+  const tenantsOn = new Map(load.map((row) => [row.shard, row.tenants]));
+  for (const { tenant, locale, shard } of requests) {
+    if (placed.has(tenant)) continue;
+    if (shard !== undefined && !shards.includes(shard)) throw new Error(`--shard ${shard} is not a shard of wrangler.toml (${shards.join(", ")}).`);
+    const chosen = shard ?? shards.reduce((best, name) => ((tenantsOn.get(name) ?? 0) < (tenantsOn.get(best) ?? 0) ? name : best));
+    tenantsOn.set(chosen, (tenantsOn.get(chosen) ?? 0) + 1);
+    placed.set(tenant, { tenantId: tenant, shard: chosen, defaultLocale: locale ?? "en", created: true });
+  }
+  return placed;
+}
+
+/** The event the Worker records for the same change. */
 function keyEventSql(tenant, type, key, at) {
   return `insert into events (id, tenant_id, type, actor, at, data) values (${sqlString(timeOrderedId("evt"))}, ${sqlString(tenant)}, ${sqlString(type)}, 'cli', ${sqlString(at)}, ${sqlString(JSON.stringify({ key }))})`;
 }
 
-/** Several keys in one wrangler call (each wrangler start costs seconds). */
+/**
+ * Issues several keys with few wrangler calls (each wrangler start costs seconds): new tenants'
+ * rows go to their shard first, then their directory entries and the keys to the control database,
+ * then each key.created event to the tenant's shard (as the Worker orders them).
+ */
 export async function issueKeys(requests, target = {}) {
+  for (const request of requests) validateKeyRequest(request);
   const now = new Date().toISOString();
-  const statements = [];
-  const keys = requests.map(({ tenant, role, user, locale }) => {
-    validateKeyRequest({ tenant, role, user, locale });
+  const placed = await placeTenants(requests, target);
+  const shardStatements = new Map();
+  const onShard = (shard, statement) => shardStatements.set(shard, [...(shardStatements.get(shard) ?? []), statement]);
+  for (const entry of placed.values()) {
+    if (entry.created) onShard(entry.shard, `insert into tenants (id, created_at) values (${sqlString(entry.tenantId)}, ${sqlString(now)}) on conflict (id) do nothing`);
+  }
+  for (const [shard, statements] of shardStatements) await executeSql(statements.join(";\n"), target, shard);
+  shardStatements.clear();
+
+  const controlStatements = [];
+  for (const entry of placed.values()) {
+    if (entry.created) {
+      controlStatements.push(
+        `insert into tenant_directory (tenant_id, shard, default_locale, created_at) values (${sqlString(entry.tenantId)}, ${sqlString(entry.shard)}, ${sqlString(entry.defaultLocale)}, ${sqlString(now)}) on conflict (tenant_id) do nothing`,
+      );
+    }
+  }
+  const keys = requests.map(({ tenant, role, user }) => {
     const key = `sk_${randomBytes(32).toString("base64url")}`;
     const keyHash = createHash("sha256").update(key).digest("hex");
     const row = { id: timeOrderedId("key"), role, userId: role === "ACCOUNT" ? user : null, prefix: key.slice(0, KEY_PREFIX_LENGTH), createdAt: now };
-    statements.push(
-      `insert into tenants (id, default_locale, created_at) values (${sqlString(tenant)}, ${sqlString(locale ?? "en")}, ${sqlString(now)}) on conflict (id) do nothing`,
+    controlStatements.push(
       `insert into api_keys (id, tenant_id, role, user_id, key_hash, prefix, created_at) values (${sqlString(row.id)}, ${sqlString(tenant)}, ${sqlString(role)}, ${sqlString(row.userId)}, ${sqlString(keyHash)}, ${sqlString(row.prefix)}, ${sqlString(now)})`,
-      keyEventSql(tenant, "key.created", keyRepresentation(row), now),
-      `select default_locale as defaultLocale, created_at = ${sqlString(now)} as created from tenants where id = ${sqlString(tenant)}`,
     );
-    return { key, keyId: row.id };
+    onShard(placed.get(tenant).shard, keyEventSql(tenant, "key.created", keyRepresentation(row), now));
+    return { key, keyId: row.id, tenant };
   });
-  const results = await executeSql(statements.join(";\n"), target);
-  return keys.map(({ key, keyId }, i) => {
-    const tenantRow = results[i * 4 + 3]?.[0] ?? {};
-    return { key, keyId, tenantCreated: Boolean(tenantRow.created), tenantDefaultLocale: tenantRow.defaultLocale };
+  await executeSql(controlStatements.join(";\n"), target, CONTROL);
+  for (const [shard, statements] of shardStatements) await executeSql(statements.join(";\n"), target, shard);
+  return keys.map(({ key, keyId, tenant }) => {
+    const entry = placed.get(tenant);
+    return { key, keyId, tenantCreated: entry.created, tenantDefaultLocale: entry.defaultLocale, shard: entry.shard };
   });
 }
 
@@ -107,17 +154,18 @@ export async function listKeys({ tenant, ...target }) {
 export async function revokeKey({ keyId, ...target }) {
   if (!keyId || !/^key_[0-9A-Za-z_-]{1,100}$/.test(keyId)) throw new Error("--revoke needs a key id (key_…), not the key itself.");
   const now = new Date().toISOString();
-  const [[found] = []] = await executeSql(`select ${KEY_COLUMNS} from api_keys where id = ${sqlString(keyId)}`, target);
+  const [[found] = []] = await executeSql(
+    `select ${KEY_COLUMNS}, (select shard from tenant_directory d where d.tenant_id = api_keys.tenant_id) as shard from api_keys where id = ${sqlString(keyId)}`,
+    target,
+  );
   if (!found) throw new Error(`No key ${keyId}.`);
   if (found.revokedAt) return { key: keyRepresentation(found), alreadyRevoked: true };
   const revoked = keyRepresentation({ ...found, revokedAt: now });
-  // The event is only written when this statement list is the one that revokes it.
-  await executeSql(
-    [
-      `insert into events (id, tenant_id, type, actor, at, data) select ${sqlString(timeOrderedId("evt"))}, tenant_id, 'key.revoked', 'cli', ${sqlString(now)}, ${sqlString(JSON.stringify({ key: revoked }))} from api_keys where id = ${sqlString(keyId)} and revoked_at is null`,
-      `update api_keys set revoked_at = ${sqlString(now)} where id = ${sqlString(keyId)} and revoked_at is null`,
-    ].join(";\n"),
+  // Only the call whose update revoked the key records the event (in the tenant's shard, after the key's change).
+  const [[changed]] = await executeSql(
+    `update api_keys set revoked_at = ${sqlString(now)} where id = ${sqlString(keyId)} and revoked_at is null returning id`,
     target,
   );
-  return { key: revoked, alreadyRevoked: false };
+  if (changed) await executeSql(keyEventSql(found.tenantId, "key.revoked", revoked, now), target, found.shard);
+  return { key: revoked, alreadyRevoked: !changed };
 }

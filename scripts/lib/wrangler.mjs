@@ -59,13 +59,32 @@ export function d1Target({ remote = false, persistTo } = {}) {
   return persistTo ? ["--local", "--persist-to", persistTo] : ["--local"];
 }
 
-export async function applyMigrations(target = {}, { echo = false } = {}) {
-  await runWrangler(["d1", "migrations", "apply", "DB", ...d1Target(target)], { echo });
+/** The control database's binding; every binding named SHARD_… is a tenant shard (as the Worker sees them). */
+export const CONTROL = "CONTROL";
+export const isShard = (binding) => /^SHARD_[A-Z0-9_]+$/.test(binding);
+
+/** The D1 bindings of wrangler.toml (`configPath`: another config, e.g. the bench's copy). */
+export async function d1Bindings(configPath = join(repoRoot, "wrangler.toml")) {
+  const { unstable_readConfig } = await import("wrangler");
+  return unstable_readConfig({ config: configPath }).d1_databases.map((database) => database.binding);
 }
 
-/** Runs SQL on the D1 database and returns the rows of each statement. */
-export async function executeSql(sqlText, target = {}) {
-  const { stdout } = await runWrangler(["d1", "execute", "DB", ...d1Target(target), "--json", "--command", sqlText]);
+/** The tenant shards of wrangler.toml, in name order. */
+export async function shardBindings(configPath) {
+  return (await d1Bindings(configPath)).filter(isShard).sort();
+}
+
+/** Applies each database's migrations: the control schema to CONTROL, the tenant schema to every shard. */
+export async function applyMigrations(target = {}, { echo = false, configPath } = {}) {
+  const config = configPath ? ["--config", configPath] : [];
+  for (const binding of await d1Bindings(configPath)) {
+    await runWrangler(["d1", "migrations", "apply", binding, ...d1Target(target), ...config], { echo });
+  }
+}
+
+/** Runs SQL on one D1 database (the control database unless named) and returns the rows of each statement. */
+export async function executeSql(sqlText, target = {}, database = CONTROL) {
+  const { stdout } = await runWrangler(["d1", "execute", database, ...d1Target(target), "--json", "--command", sqlText]);
   const start = stdout.indexOf("[");
   if (start < 0) throw new Error(`wrangler d1 execute printed no JSON:\n${stdout}`);
   const parsed = JSON.parse(stdout.slice(start));

@@ -4,6 +4,7 @@ import { openDb } from "../platform/db";
 import type { Env } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
+import { isTenantMovingFailure, tenantMovingError } from "../platform/tenancy";
 import { newTrace } from "../platform/trace";
 import { COMMANDS } from "./registry";
 
@@ -22,9 +23,10 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
   }
 
   private async run(principal: Principal, operationId: string, name: string, input: unknown): Promise<CommandOutcome<unknown>> {
-    // Commands read and write on the primary: what they check is the latest state.
+    // Commands read and write on the primary of the tenant's shard (the Worker names it from the
+    // tenant directory): what they check is the latest state.
     const trace = newTrace();
-    const ctx: CommandContext = { db: openDb(this.env, "first-primary", trace), principal, operationId };
+    const ctx: CommandContext = { db: openDb(this.env, principal.shard, "first-primary", trace), principal, operationId };
     const d1 = () => ({ roundTrips: trace.d1RoundTrips, sequentialRoundTrips: trace.d1SequentialRoundTrips, bookmark: trace.bookmark });
     try {
       const command = COMMANDS.get(name);
@@ -32,6 +34,7 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
       return { ok: true, value: await command.run(ctx, input), d1: d1() };
     } catch (error) {
       if (error instanceof ApiError) return { ok: false, problem: error.problem, d1: d1() };
+      if (isTenantMovingFailure(error)) return { ok: false, problem: tenantMovingError().problem, d1: d1() };
       return { ok: false, failure: { message: String(error), stack: (error as Error)?.stack }, d1: d1() };
     }
   }

@@ -1,7 +1,7 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { forgetCachedKey } from "../platform/auth";
 import { randomSecret, sha256Hex } from "../platform/crypto";
-import { isWriteGuardFailure, runBatch, writeGuard, type Db } from "../platform/db";
+import type { Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { appendEvent, type EventType } from "../platform/events";
 import { idPrefixes, newId } from "../platform/ids";
@@ -14,12 +14,29 @@ import type { CreateKeyBody } from "./schemas";
 /** How many leading characters of a key its representation shows. */
 export const KEY_PREFIX_LENGTH = 8;
 
-function keyEvent(db: Db, principal: Principal, type: EventType, row: KeyRow) {
-  return appendEvent(db, { tenantId: principal.tenantId, type, actor: actorOf(principal), data: { key: toKeyRepresentation(row) } });
+/**
+ * Keys live in the control database and events in the tenant's shard: two databases, no shared
+ * transaction. The key's change commits first; if its event is then refused (the shard is fenced
+ * by a move, or fails), `undo` takes the change back before the failure is answered, so a refused
+ * request changes nothing.
+ */
+async function recordKeyEvent(shard: Db, principal: Principal, type: EventType, row: KeyRow, undo: () => Promise<unknown>): Promise<void> {
+  try {
+    await appendEvent(shard, { tenantId: principal.tenantId, type, actor: actorOf(principal), data: { key: toKeyRepresentation(row) } });
+  } catch (error) {
+    await undo();
+    throw error;
+  }
+}
+
+/** Where keys are kept (control) and where their events go (the tenant's shard). */
+export interface KeyStores {
+  control: Db;
+  shard: Db;
 }
 
 /** A new key of the caller's tenant: only its SHA-256 is stored; the plain key is returned this once. */
-export async function createKey(db: Db, principal: Principal, body: CreateKeyBody): Promise<{ row: KeyRow; key: string }> {
+export async function createKey({ control, shard }: KeyStores, principal: Principal, body: CreateKeyBody): Promise<{ row: KeyRow; key: string }> {
   const key = `sk_${randomSecret(32)}`;
   const row: KeyRow = {
     id: newId(idPrefixes.key),
@@ -33,7 +50,8 @@ export async function createKey(db: Db, principal: Principal, body: CreateKeyBod
     revokedAt: null,
     createdAt: nowIso(),
   };
-  await runBatch(db, [db.insert(apiKeys).values(row), keyEvent(db, principal, "key.created", row)]);
+  await control.insert(apiKeys).values(row);
+  await recordKeyEvent(shard, principal, "key.created", row, () => control.delete(apiKeys).where(eq(apiKeys.id, row.id)));
   return { row, key };
 }
 
@@ -41,21 +59,18 @@ export async function createKey(db: Db, principal: Principal, body: CreateKeyBod
  * Revokes a key of the caller's tenant (any key, the caller's own included). This isolate forgets it
  * at once; others within their key cache's lifetime. Revoking a revoked key changes nothing.
  */
-export async function revokeKey(db: Db, principal: Principal, keyId: string): Promise<void> {
-  const row = await findKey(db, principal.tenantId, keyId);
+export async function revokeKey({ control, shard }: KeyStores, principal: Principal, keyId: string): Promise<void> {
+  const row = await findKey(control, principal.tenantId, keyId);
   if (!row) throw new ApiError("not_found", `Key ${keyId} not found.`);
   if (!row.revokedAt) {
     const revoked: KeyRow = { ...row, revokedAt: nowIso() };
     const stillActive = and(eq(apiKeys.tenantId, principal.tenantId), eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt));
-    try {
-      await runBatch(db, [
-        // Two racing revocations: the second finds the key revoked and records no second event.
-        writeGuard(sql`exists (select 1 from ${apiKeys} where ${stillActive})`),
-        db.update(apiKeys).set({ revokedAt: revoked.revokedAt }).where(stillActive),
-        keyEvent(db, principal, "key.revoked", revoked),
-      ]);
-    } catch (error) {
-      if (!isWriteGuardFailure(error)) throw error;
+    // Two racing revocations: only the one whose update changed the row records the event.
+    const result = await control.update(apiKeys).set({ revokedAt: revoked.revokedAt }).where(stillActive);
+    if (result.meta.changes) {
+      await recordKeyEvent(shard, principal, "key.revoked", revoked, () =>
+        control.update(apiKeys).set({ revokedAt: null }).where(and(eq(apiKeys.id, keyId), eq(apiKeys.revokedAt, revoked.revokedAt!))),
+      );
     }
   }
   forgetCachedKey(row.keyHash);

@@ -1,10 +1,20 @@
 import { and, eq } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import type { Context } from "hono";
+import type { AppBindings } from "../platform/app";
+import { openDb, type Db } from "../platform/db";
 import { listPage, type ListContext } from "../platform/pagination";
 import { apiKeys } from "../platform/tables";
 import { keyList, type KeyRepresentation, type ListKeysQuery } from "./schemas";
 
 export type KeyRow = typeof apiKeys.$inferSelect;
+
+/**
+ * The keys as a request managing them sees them: the control database's primary, so a key just
+ * issued or revoked is always listed as it is (key management is rare; no replica lag to explain).
+ */
+export function keyStore(c: Context<AppBindings>): Db {
+  return openDb(c.env, "CONTROL", "first-primary", c.var.trace);
+}
 
 export function toKeyRepresentation(row: KeyRow): KeyRepresentation {
   return {

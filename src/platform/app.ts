@@ -5,6 +5,7 @@ import type { Coordinator } from "./commands";
 import type { Db } from "./db";
 import type { Env } from "./env";
 import type { Principal, RequestScope } from "./principal";
+import { isTenantMovingFailure, tenantMovingError, type TenantPlacement } from "./tenancy";
 import { traceOf, type RequestTrace } from "./trace";
 import { cors } from "./cors";
 import { ApiError, INTERNAL_PROBLEM, logFailure, problemResponse } from "./errors";
@@ -15,9 +16,13 @@ export interface AppVariables {
   requestId: string;
   /** What the request did so far (its log line and x-d1-bookmark are made from it). */
   trace: RequestTrace;
-  /** The request's database handle. */
+  /** The control database (keys, the tenant directory), as this request sees it. */
+  control: Db;
+  /** The request's tenant shard, set once the key is known: every read and write of tenant data. */
   db: Db;
   principal: Principal;
+  /** Where the principal's tenant lives, and whether it is being moved. */
+  placement: TenantPlacement;
   scope: RequestScope;
   /** Sends the request's Operation commands to their Durable Objects. */
   coordinator: Coordinator;
@@ -55,6 +60,8 @@ export function createApp(): App {
     if (error instanceof ApiError) return problemResponse(c, error.problem);
     // Hono's own JSON body parser: malformed JSON.
     if (error instanceof HTTPException && error.status === 400) return problemResponse(c, invalidJsonError(error).problem);
+    // A write that reached a shard while its tenant is being moved: the shard's fence refused it.
+    if (isTenantMovingFailure(error)) return problemResponse(c, tenantMovingError().problem);
     logFailure(c.get("requestId"), `${c.req.method} ${c.req.routePath}`, error);
     return problemResponse(c, INTERNAL_PROBLEM);
   });

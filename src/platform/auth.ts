@@ -6,56 +6,39 @@ import { timingSafeEqual, sha256Hex } from "./crypto";
 import { openDb, type Db } from "./db";
 import { newTrace } from "./trace";
 import { ApiError } from "./errors";
-import { BoundedCache } from "./bounded-cache";
-import { apiKeys, tenants } from "./tables";
+import { RefreshingCache } from "./refreshing-cache";
+import { apiKeys, tenantDirectory } from "./tables";
+import { findPlacement, placementColumns, rememberPlacement, toPlacement } from "./tenancy";
 
 const ROLES: readonly Role[] = ["OPERATOR", "ACCOUNT"];
 
 // Key lookups are cached briefly so hot paths (quota evaluation) issue no D1 query per request;
 // a revoked key stops working at once in the isolate that revoked it (forgetCachedKey) and
-// within KEY_CACHE_TTL_MS on every other.
+// within KEY_CACHE_TTL_MS on every other. A key in steady use is read again after the answer
+// once its entry is 5 s old, so no request waits on the lookup.
 export const KEY_CACHE_TTL_MS = 10_000;
-const principalCache = new BoundedCache<string, CachedKey | null>(10_000, KEY_CACHE_TTL_MS);
 
-/**
- * A key in use is read again after the answer once its entry is this old, so under steady traffic
- * no request waits on the key's lookup; an idle key's entry still expires at KEY_CACHE_TTL_MS.
- */
-const KEY_REFRESH_AFTER_MS = 5_000;
-
-interface CachedKey {
-  principal: Principal;
+/** What a key grants: its tenant's placement is looked up (and cached) separately. */
+interface KeyGrant {
+  keyId: string;
+  tenantId: string;
+  role: Role;
+  userId: string | null;
   /** Epoch ms from which the key answers 401; null: never. Checked on every request, cached or not. */
   expiresAtMs: number | null;
-  readAt: number;
-  /** A background read of this key is running (plain data: no request awaits it). */
-  refreshing: boolean;
 }
 
-/** When keys were forgotten here: a read that started before must not put the key back. */
-const forgottenAt = new BoundedCache<string, number>(1_000, KEY_CACHE_TTL_MS);
+const keys = new RefreshingCache<string, KeyGrant | null, Db>({ maxEntries: 10_000, ttlMs: KEY_CACHE_TTL_MS, refreshAfterMs: 5_000 }, readKey);
 
 /** Drops a key from this isolate's cache: its next request reads the key (and its revocation) again. */
 export function forgetCachedKey(keyHash: string): void {
-  principalCache.delete(keyHash);
-  forgottenAt.set(keyHash, Date.now());
+  keys.forget(keyHash);
 }
 
-type BackgroundRead = (read: (db: Db) => Promise<unknown>) => void;
-
-async function findKey(db: Db, keyHash: string, inBackground: BackgroundRead): Promise<CachedKey | null> {
-  const cached = principalCache.get(keyHash);
-  if (cached === undefined) return readKey(db, keyHash);
-  if (cached && !cached.refreshing && Date.now() - cached.readAt >= KEY_REFRESH_AFTER_MS) {
-    cached.refreshing = true;
-    inBackground((own) => readKey(own, keyHash).finally(() => (cached.refreshing = false)));
-  }
-  return cached;
-}
-
-async function readKey(db: Db, keyHash: string): Promise<CachedKey | null> {
-  const startedAt = Date.now();
-  const rows = await db
+/** The key and its tenant's placement in one query of the control database (the placement is cached too). */
+async function readKey(control: Db, keyHash: string): Promise<KeyGrant | null> {
+  const readAt = Date.now();
+  const [row] = await control
     .select({
       keyId: apiKeys.id,
       keyHash: apiKeys.keyHash,
@@ -64,25 +47,21 @@ async function readKey(db: Db, keyHash: string): Promise<CachedKey | null> {
       userId: apiKeys.userId,
       revokedAt: apiKeys.revokedAt,
       expiresAt: apiKeys.expiresAt,
-      tenantDefaultLocale: tenants.defaultLocale,
+      ...placementColumns,
     })
     .from(apiKeys)
-    .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
+    .innerJoin(tenantDirectory, eq(tenantDirectory.tenantId, apiKeys.tenantId))
     .where(eq(apiKeys.keyHash, keyHash))
     .limit(1);
-  const row = rows[0];
-  const found =
-    row && !row.revokedAt && timingSafeEqual(row.keyHash, keyHash)
-      ? {
-          principal: { tenantId: row.tenantId, role: row.role, userId: row.userId, keyId: row.keyId, tenantDefaultLocale: row.tenantDefaultLocale },
-          expiresAtMs: row.expiresAt ? Date.parse(row.expiresAt) : null,
-          readAt: startedAt,
-          refreshing: false,
-        }
-      : null;
-  const forgotten = forgottenAt.get(keyHash);
-  if (forgotten === undefined || forgotten < startedAt) principalCache.set(keyHash, found);
-  return found;
+  if (!row || row.revokedAt || !timingSafeEqual(row.keyHash, keyHash)) return null;
+  rememberPlacement(row.tenantId, toPlacement(row), readAt);
+  return {
+    keyId: row.keyId,
+    tenantId: row.tenantId,
+    role: row.role,
+    userId: row.userId,
+    expiresAtMs: row.expiresAt ? Date.parse(row.expiresAt) : null,
+  };
 }
 
 /** svc-client + svc-api-key → the principal; locale and store headers → the request scope. */
@@ -93,15 +72,28 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   }
   const key = c.req.header("svc-api-key");
   if (!key) throw new ApiError("unauthorized", "svc-api-key is missing.");
-  const found = await findKey(c.var.db, await sha256Hex(key), (read) => c.executionCtx.waitUntil(read(openDb(c.env, "first-unconstrained", newTrace()))));
-  if (!found || (found.expiresAtMs !== null && found.expiresAtMs <= Date.now())) {
+  const inBackground = (read: (control: Db) => Promise<unknown>) =>
+    c.executionCtx.waitUntil(read(openDb(c.env, "CONTROL", "first-unconstrained", newTrace())));
+  const grant = await keys.get(c.var.control, await sha256Hex(key), inBackground);
+  if (!grant || (grant.expiresAtMs !== null && grant.expiresAtMs <= Date.now())) {
     throw new ApiError("unauthorized", "svc-api-key is not a valid key (unknown, revoked or expired).");
   }
-  const { principal } = found;
-  if (principal.role !== client) {
-    throw new ApiError("client_mismatch", `svc-client is ${client} but the key's role is ${principal.role}.`);
+  if (grant.role !== client) {
+    throw new ApiError("client_mismatch", `svc-client is ${client} but the key's role is ${grant.role}.`);
   }
+  const placement = await findPlacement(c.var.control, grant.tenantId, inBackground);
+  // A key's tenant always has a directory entry (the key references it): none means it was removed.
+  if (!placement) throw new ApiError("unauthorized", "svc-api-key is not a valid key (its tenant no longer exists).");
+  const principal: Principal = {
+    tenantId: grant.tenantId,
+    role: grant.role,
+    userId: grant.userId,
+    keyId: grant.keyId,
+    tenantDefaultLocale: placement.defaultLocale,
+    shard: placement.shard,
+  };
   c.set("principal", principal);
+  c.set("placement", placement);
   c.var.trace.tenantId = principal.tenantId;
   c.var.trace.keyId = principal.keyId;
   c.set("scope", {

@@ -3,6 +3,8 @@ import { SQLiteAsyncDialect, type AnySQLiteColumn, type SQLiteTable } from "driz
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import { writeGuards } from "./tables";
 import { ApiError } from "./errors";
+import type { SessionStart } from "./bookmarks";
+import type { ShardName } from "./shards";
 import { countRoundTrip, noteBookmark, type RequestTrace } from "./trace";
 
 export type Db = DrizzleD1Database & { $client: D1Database };
@@ -69,18 +71,17 @@ export function guardD1Limits(d1: D1Database): D1Database {
   });
 }
 
+/** A database of the Worker: the control database, or a tenant shard. */
+export type DatabaseName = "CONTROL" | ShardName;
+
 /** The bindings a database handle is made from (the Worker's env, or a Durable Object's). */
-export interface DatabaseBindings {
-  DB: D1Database;
-  D1_LIMITS_GUARD?: string;
-}
+export type DatabaseBindings = { CONTROL: D1Database; D1_LIMITS_GUARD?: string } & { [shard: ShardName]: D1Database };
 
-export function d1(env: DatabaseBindings): D1Database {
-  return env.D1_LIMITS_GUARD === "on" ? guardD1Limits(env.DB) : env.DB;
+export function d1(env: DatabaseBindings, name: DatabaseName): D1Database {
+  const database = env[name];
+  if (!database) throw new Error(`no D1 binding named ${name}`);
+  return env.D1_LIMITS_GUARD === "on" ? guardD1Limits(database) : database;
 }
-
-/** Where a session starts: a bookmark (it sees every write up to it), or a constraint. */
-export type SessionStart = string | "first-primary" | "first-unconstrained";
 
 /** The two ways a D1 binding or session makes round trips. */
 export interface D1Preparer {
@@ -128,7 +129,7 @@ export function interceptRoundTrips(target: D1Preparer, around: AroundRoundTrip)
  * follows. Reads in a session started unconstrained may be served by a replica; writes always go to
  * the primary; a session started from a bookmark sees every write up to it.
  */
-function tracedSession(database: D1Database, start: SessionStart, trace: RequestTrace): D1Database {
+function tracedSession(database: D1Database, start: SessionStart, trace: RequestTrace, followBookmark: boolean): D1Database {
   // Started on first use: a request that reads nothing (a health check, a refused call) touches no binding.
   let started: D1DatabaseSession | undefined;
   const session = () => (started ??= database.withSession(start));
@@ -139,7 +140,7 @@ function tracedSession(database: D1Database, start: SessionStart, trace: Request
       try {
         return await countRoundTrip(trace, call);
       } finally {
-        noteBookmark(trace, getBookmark());
+        if (followBookmark) noteBookmark(trace, getBookmark());
       }
     },
   );
@@ -147,27 +148,14 @@ function tracedSession(database: D1Database, start: SessionStart, trace: Request
   return { ...traced, getBookmark } as unknown as D1Database;
 }
 
-/** What a bookmark looks like: D1 answers them as dash-separated hex fields. */
-const BOOKMARK = /^[0-9a-f]{1,64}(-[0-9a-f]{1,64}){1,7}$/i;
-
-/** The session start of a request with this x-d1-bookmark header (none: any replica may answer). */
-export function sessionStart(bookmark: string | undefined): SessionStart {
-  if (bookmark === undefined || bookmark === "") return "first-unconstrained";
-  if (!BOOKMARK.test(bookmark)) {
-    throw new ApiError("validation_failed", "x-d1-bookmark must be a bookmark from a previous answer's x-d1-bookmark header.", {
-      errors: [{ field: "header.x-d1-bookmark", code: "invalid_string", message: "not a D1 bookmark" }],
-    });
-  }
-  return bookmark;
-}
-
 /**
- * The database as one request (or one Durable Object command) sees it: a D1 session started at
+ * A database as one request (or one Durable Object command) sees it: a D1 session started at
  * `start`, counted on `trace`. Made per request: a session belongs to its request. Without a
- * schema, a drizzle handle costs next to nothing to build.
+ * schema, a drizzle handle costs next to nothing to build. The trace follows the bookmark of a
+ * tenant shard (what x-d1-bookmark carries), never the control database's.
  */
-export function openDb(env: DatabaseBindings, start: SessionStart, trace: RequestTrace): Db {
-  return drizzle(tracedSession(d1(env), start, trace)) as Db;
+export function openDb(env: DatabaseBindings, name: DatabaseName, start: SessionStart, trace: RequestTrace): Db {
+  return drizzle(tracedSession(d1(env, name), start, trace, name !== "CONTROL")) as Db;
 }
 
 /** The bookmark of the latest write or read the handle's session made (null when it made none, or is not a session). */
@@ -176,9 +164,9 @@ export function bookmarkOf(db: Db): string | null {
   return client.getBookmark?.() ?? null;
 }
 
-/** A handle for work outside any request (the cron's housekeeping): on the primary. */
-export function primaryDb(env: DatabaseBindings): Db {
-  return drizzle(d1(env)) as Db;
+/** A handle for work outside any request (the cron's housekeeping, a tenant move): on the primary. */
+export function primaryDb(env: DatabaseBindings, name: DatabaseName): Db {
+  return drizzle(d1(env, name)) as Db;
 }
 
 const utf8 = new TextEncoder();

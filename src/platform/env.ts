@@ -1,7 +1,11 @@
 import type { CommandExecutor } from "./commands";
+import type { ShardName } from "./shards";
 
 export interface Env {
-  DB: D1Database;
+  /** The control database: the tenant directory (tenant → shard) and API keys. */
+  CONTROL: D1Database;
+  /** Tenant shards: each tenant's rows live in exactly one. */
+  [shard: ShardName]: D1Database;
   OPERATION_COORDINATOR: DurableObjectNamespace<CommandExecutor>;
   ASSETS: Fetcher;
   /** A secret (never a committed var): the HMAC key of pagination tokens; serve() refuses to run without it. */

@@ -31,6 +31,7 @@ export const ERROR_CATALOGUE = {
   idempotency_key_reused: { status: 422, title: "Idempotency-Key reused with a different request" },
   rate_limited: { status: 429, title: "Too many requests for this key" },
   internal: { status: 500, title: "Internal error" },
+  tenant_moving: { status: 503, title: "The tenant is being moved; writes resume shortly" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

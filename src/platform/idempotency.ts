@@ -1,11 +1,12 @@
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, lt, notInArray, sql } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import type { AppBindings } from "./app";
 import type { Env } from "./env";
 import { sha256Hex } from "./crypto";
 import { primaryDb } from "./db";
+import { shardNames } from "./shards";
 import { ApiError } from "./errors";
-import { idempotencyKeys } from "./tables";
+import { idempotencyKeys, tenantFences } from "./tables";
 import { nowIso } from "./time";
 
 export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
@@ -102,6 +103,15 @@ export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
  */
 export async function purgeExpiredIdempotencyKeys(env: Env, now = Date.now()): Promise<number> {
   const expiredBefore = new Date(now - IDEMPOTENCY_RETENTION_MS).toISOString();
-  const result = await primaryDb(env).delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, expiredBefore));
-  return result.meta.changes ?? 0;
+  const purged = await Promise.all(
+    shardNames(env).map(async (shard) => {
+      // A tenant being moved keeps its rows until the move deletes them (its fence refuses any delete meanwhile).
+      const moving = primaryDb(env, shard).select({ tenantId: tenantFences.tenantId }).from(tenantFences).where(eq(tenantFences.state, "MOVING"));
+      const result = await primaryDb(env, shard)
+        .delete(idempotencyKeys)
+        .where(and(lt(idempotencyKeys.createdAt, expiredBefore), notInArray(idempotencyKeys.tenantId, moving)));
+      return result.meta.changes ?? 0;
+    }),
+  );
+  return purged.reduce((sum, count) => sum + count, 0);
 }

@@ -10,6 +10,7 @@ const COMMON_ERRORS: ErrorCode[] = ["unauthorized", "client_mismatch", "rate_lim
 /** Headers some problems carry. */
 const PROBLEM_HEADERS: Partial<Record<number, Record<string, string>>> = {
   429: { "Retry-After": "Seconds until the key's budget for this class renews." },
+  503: { "Retry-After": "Seconds to wait before retrying: the tenant's data is being moved to another database." },
 };
 /** What the Idempotency-Key middleware can answer, on every POST, PUT, PATCH and DELETE. */
 const IDEMPOTENCY_ERRORS: ErrorCode[] = ["validation_failed", "idempotency_key_reused", "idempotency_in_progress"];
@@ -22,7 +23,9 @@ function errorsOf(spec: RouteDefinition["spec"]): ErrorCode[] {
   if (spec.roles.length < 2 || spec.operatorOnlyQuery?.length) codes.push("forbidden");
   if (spec.query || spec.body || spec.params) codes.push("validation_failed");
   if (spec.body) codes.push("unsupported_media_type");
-  if (isUnsafe(spec.method)) codes.push(...IDEMPOTENCY_ERRORS);
+  // Every unsafe request may write (a route's change, or a stored Idempotency-Key answer): while the
+  // tenant is moved to another shard, writes wait with 503 tenant_moving; reads keep being served.
+  if (isUnsafe(spec.method)) codes.push(...IDEMPOTENCY_ERRORS, "tenant_moving");
   return [...new Set([...codes, ...spec.errors])];
 }
 

@@ -1,3 +1,5 @@
+import type { ShardName } from "./shards";
+
 export type Role = "OPERATOR" | "ACCOUNT";
 
 export interface Principal {
@@ -7,6 +9,8 @@ export interface Principal {
   userId: string | null;
   keyId: string;
   tenantDefaultLocale: string;
+  /** The shard database holding the tenant's rows (from the tenant directory). */
+  shard: ShardName;
 }
 
 export interface RequestScope {

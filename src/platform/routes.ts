@@ -6,6 +6,7 @@ import type { Role } from "./principal";
 import { requireRole } from "./auth";
 import { ApiError, problemResponse, type ErrorCode } from "./errors";
 import { rateLimit, type RateLimitClass } from "./rate-limits";
+import { tenantMovingError } from "./tenancy";
 import { invalidJsonError, throwZodError } from "./validation";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
@@ -153,9 +154,12 @@ export function rateLimitClassOf(spec: RouteDefinition["spec"]): RateLimitClass 
  */
 export function mountAccessChecks(app: App, routes: RouteDefinition[]): void {
   for (const { spec } of routes) {
-    app.on([spec.method.toUpperCase()], [spec.path], rateLimit(rateLimitClassOf(spec)), async (c, next) => {
+    const limitClass = rateLimitClassOf(spec);
+    app.on([spec.method.toUpperCase()], [spec.path], rateLimit(limitClass), async (c, next) => {
       const principal = c.get("principal");
       requireRole(principal, ...spec.roles);
+      // While the tenant is being moved its writes wait (its shard's fence would refuse them anyway).
+      if (limitClass === "write" && c.var.placement.state === "MOVING") throw tenantMovingError();
       const sent = (spec.operatorOnlyQuery ?? []).filter((name) => c.req.query(name) !== undefined);
       if (sent.length && principal.role !== "OPERATOR") {
         throw new ApiError("forbidden", `${sent.join(", ")} may only be sent with an OPERATOR key.`);

@@ -1,7 +1,7 @@
 import type { App } from "./app";
 import type { Env } from "./env";
 import { INTERNAL_PROBLEM, logFailure, problemResponseFor } from "./errors";
-import { logRequest, startTrace, type RequestTrace } from "./trace";
+import { answerBookmark, logRequest, startTrace, type RequestTrace } from "./trace";
 
 /**
  * The Worker's fetch handler around the app. The app turns a handler's error into problem+json,
@@ -14,7 +14,8 @@ export function serve(app: App): ExportedHandlerFetchHandler<Env> {
   return async (request, env, ctx) => {
     const trace = startTrace(request);
     const response = await answer(app, request, env, ctx, trace);
-    if (trace.bookmark) response.headers.set("x-d1-bookmark", trace.bookmark);
+    const bookmark = answerBookmark(trace);
+    if (bookmark) response.headers.set("x-d1-bookmark", bookmark);
     logRequest(trace, request.method, response.status);
     return response;
   };

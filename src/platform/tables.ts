@@ -9,12 +9,17 @@ import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core"
  * NOT NULLs. Raw SQL names columns through these objects, never through literals.
  */
 
-export const tenants = sqliteTable("tenants", {
-  id: text("id").primaryKey(),
+/* The control database (migrations/control): the tenant directory and API keys. */
+
+export const tenantDirectory = sqliteTable("tenant_directory", {
+  tenantId: text("tenant_id").primaryKey(),
+  /** The binding name of the shard holding the tenant's rows. */
+  shard: text("shard").notNull(),
   defaultLocale: text("default_locale").notNull(),
-  quotaDefaultMinimum: integer("quota_default_minimum").notNull(),
-  rulesVersion: integer("rules_version").notNull(),
+  state: text("state", { enum: ["ACTIVE", "MOVING"] }).notNull(),
+  movingTo: text("moving_to"),
   createdAt: text("created_at").notNull(),
+  movedAt: text("moved_at"),
 });
 
 export const apiKeys = sqliteTable("api_keys", {
@@ -28,6 +33,18 @@ export const apiKeys = sqliteTable("api_keys", {
   prefix: text("prefix"),
   expiresAt: text("expires_at"),
   revokedAt: text("revoked_at"),
+  createdAt: text("created_at").notNull(),
+});
+
+/** Tables of the control database; every other table is a tenant shard's. */
+export const CONTROL_TABLES = [tenantDirectory, apiKeys] as const;
+
+/* A tenant shard (migrations/tenant): every tenant's own data, each row carrying its tenant. */
+
+export const tenants = sqliteTable("tenants", {
+  id: text("id").primaryKey(),
+  quotaDefaultMinimum: integer("quota_default_minimum").notNull(),
+  rulesVersion: integer("rules_version").notNull(),
   createdAt: text("created_at").notNull(),
 });
 
@@ -200,4 +217,11 @@ export const idempotencyKeys = sqliteTable(
  */
 export const writeGuards = sqliteTable("write_guard", {
   ok: integer("ok").notNull(),
+});
+
+/** A tenant being moved away from this shard: its rows refuse writes (MOVING refuses deletes too). */
+export const tenantFences = sqliteTable("tenant_fences", {
+  tenantId: text("tenant_id").primaryKey(),
+  state: text("state", { enum: ["MOVING", "LEFT"] }).notNull(),
+  since: text("since").notNull(),
 });

@@ -1,3 +1,6 @@
+import { bookmarkHeader } from "./bookmarks";
+import type { ShardName } from "./shards";
+
 /**
  * What one request did, for its log line and its answer's headers: plain data, kept per Request
  * (never shared across requests), filled in by the layers it passes through.
@@ -15,8 +18,10 @@ export interface RequestTrace {
   d1SequentialRoundTrips: number;
   /** Calls in flight now: what tells sequential calls from overlapping ones. */
   d1InFlight: number;
-  /** The latest D1 bookmark the request saw: answered as x-d1-bookmark. */
+  /** The latest D1 bookmark the request saw, of `shard`: answered as x-d1-bookmark. */
   bookmark: string | null;
+  /** The tenant shard the request reads and writes (null before the key names it). */
+  shard: ShardName | null;
 }
 
 const traces = new WeakMap<Request, RequestTrace>();
@@ -39,6 +44,7 @@ export function newTrace(): RequestTrace {
     d1SequentialRoundTrips: 0,
     d1InFlight: 0,
     bookmark: null,
+    shard: null,
   };
 }
 
@@ -82,4 +88,9 @@ export function logRequest(trace: RequestTrace, method: string, status: number):
       d1SequentialRoundTrips: trace.d1SequentialRoundTrips,
     }),
   );
+}
+
+/** The answer's x-d1-bookmark: the latest bookmark, named with its shard (none if the request saw none). */
+export function answerBookmark(trace: RequestTrace): string | null {
+  return trace.bookmark && trace.shard ? bookmarkHeader(trace.shard, trace.bookmark) : null;
 }

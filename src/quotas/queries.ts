@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppBindings } from "../platform/app";
 import { bookmarkOf, openDb, sqlText, type Db } from "../platform/db";
+import type { ShardName } from "../platform/shards";
 import { newTrace, type RequestTrace } from "../platform/trace";
 import { listPage, type ListContext } from "../platform/pagination";
 import { quotaRules, tenants } from "../platform/tables";
@@ -94,9 +95,10 @@ type PackedRule = [id: string, accountId: string | null, supplierId: string | nu
  * evaluation may make, the snapshot reads a whole tenant at once; neither needs the ORM's row
  * mapping. A snapshot carries the bookmark it was read at.
  */
-export function d1RuleSource(db: Db): RuleSource {
+export function d1RuleSource(db: Db, shard: ShardName): RuleSource {
   const database = db.$client;
   return {
+    origin: shard,
     async currentVersion(tenantId) {
       const row = await database.prepare(VERSION_SQL).bind(tenantId).first<{ version: number }>();
       return row?.version ?? -1;
@@ -114,7 +116,7 @@ export function d1RuleSource(db: Db): RuleSource {
           rules.push({ id, accountId, supplierId, storeId, minimum });
         }
       }
-      return { version: head?.version ?? -1, defaultMinimum: head?.defaultMinimum ?? 0, rules, bookmark: bookmarkOf(db) };
+      return { version: head?.version ?? -1, defaultMinimum: head?.defaultMinimum ?? 0, rules, bookmark: bookmarkOf(db), origin: shard };
     },
   };
 }
@@ -122,12 +124,13 @@ export function d1RuleSource(db: Db): RuleSource {
 /** How a request reads the rule index: its own session, and checks after its answer on a session of their own. */
 export function ruleReadingOf(c: Context<AppBindings>): RuleReading {
   const { db, trace } = c.var;
+  const { shard } = c.var.principal;
   return {
-    source: d1RuleSource(db),
+    source: d1RuleSource(db, shard),
     trace,
     inBackground: (check) => {
       const background = newTrace();
-      c.executionCtx.waitUntil(check(d1RuleSource(openDb(c.env, "first-unconstrained", background))));
+      c.executionCtx.waitUntil(check(d1RuleSource(openDb(c.env, shard, "first-unconstrained", background), shard)));
     },
   };
 }

@@ -2,6 +2,11 @@ import { buildRuleIndex, type IndexedRule, type RuleIndex, type RuleSnapshot } f
 
 /** Where the cache reads a tenant's rules from (D1 in the Worker, a fake in unit tests). */
 export interface RuleSource {
+  /**
+   * Which database the source reads (a tenant's shard). An index read from another one (before the
+   * tenant moved) is read again: its versions and bookmark belong to that database.
+   */
+  readonly origin?: string;
   /** tenants.rules_version now: one cheap indexed read. */
   currentVersion(tenantId: string): Promise<number>;
   /** The tenant's rules and default minimum, read as one consistent snapshot. */
@@ -91,7 +96,7 @@ export class RuleIndexCache {
    */
   async get(tenantId: string, source: RuleSource, inBackground?: BackgroundRunner): Promise<RuleIndex> {
     const entry = this.entries.get(tenantId);
-    if (!entry) return this.load(tenantId, source);
+    if (!entry || entry.snapshot.origin !== source.origin) return this.load(tenantId, source);
     this.entries.delete(tenantId);
     this.entries.set(tenantId, entry);
     const age = this.now() - entry.checkedAt;
@@ -172,8 +177,9 @@ export class RuleIndexCache {
     this.stats.loads++;
     const snapshot = await source.loadSnapshot(tenantId);
     const current = this.entries.get(tenantId);
-    // A request that finished first, or a local write, may already hold this version or a newer one.
-    if (current && current.index.version >= snapshot.version) {
+    // A request that finished first, or a local write, may already hold this version or a newer one
+    // (of the same database: versions of a tenant's old shard say nothing of its new one).
+    if (current && current.snapshot.origin === snapshot.origin && current.index.version >= snapshot.version) {
       if (current.index.version === snapshot.version && current.checkedAt < startedAt) current.checkedAt = startedAt;
       return current.index;
     }

@@ -23,6 +23,8 @@ export interface RuleSnapshot {
   rules: IndexedRule[];
   /** The D1 bookmark the snapshot was read (or written) at, if known: answers that use it carry it. */
   bookmark?: string | null;
+  /** The database it was read from (RuleSource.origin). */
+  origin?: string;
 }
 
 export type QuotaLevel = "ACCOUNT_SUPPLIER" | "ACCOUNT" | "SUPPLIER";

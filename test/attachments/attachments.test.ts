@@ -7,6 +7,7 @@ import { queryPlan, recordingDb, testPrincipal } from "../helpers/recording-db";
 import { putDirectory } from "../helpers/setup";
 import { accountId, attach, makeAccounts } from "../helpers/accounts";
 import { routes } from "../helpers/routes";
+import { tenantDb } from "../helpers/shards";
 
 const accountsPath = (operationId: string) => `/v1/operations/${operationId}/accounts`;
 const ids = (items: { accountId: string }[]) => items.map((item) => item.accountId);
@@ -179,7 +180,7 @@ describe("attachment list", () => {
     await attach(op, operation.id, accounts.slice(0, 8).map((a) => a.accountId));
     await attach(op, operation.id, accounts.slice(8, 20).reverse().map((a) => a.accountId));
     // operationStatus is owned by carts and orders; set it as they would.
-    await env.DB.prepare(
+    await (await tenantDb(op.tenantId)).prepare(
       "update operation_accounts set operation_status = case when account_id in (?, ?) then 'ORDERED' when account_id = ? then 'CART_CREATED' else operation_status end where operation_id = ?",
     )
       .bind(accountId(2), accountId(9), accountId(5), operation.id)
@@ -255,7 +256,7 @@ describe("attachment list", () => {
 
   it("reads each page from this Operation's rows, and userId/email through the account_users indexes", async () => {
     const { op, operation } = await populated();
-    const principal = testPrincipal(op.tenantId);
+    const principal = await testPrincipal(op.tenantId);
     const cases: [Record<string, string>, RegExp[]][] = [
       [{}, [/SEARCH operation_accounts USING PRIMARY KEY \(operation_id=\?/]],
       [{ sort: "accountName" }, [/SEARCH operation_accounts USING PRIMARY KEY \(operation_id=\?/]],
@@ -265,7 +266,7 @@ describe("attachment list", () => {
       [{ email: "shared@example.test" }, [/SEARCH account_users USING (COVERING )?INDEX account_users_email \(tenant_id=\? AND email_lower=\?/, /SEARCH operation_accounts USING PRIMARY KEY \(operation_id=\? AND account_id=\?/]],
     ];
     for (const [query, expected] of cases) {
-      const { db, statements } = recordingDb();
+      const { db, statements } = recordingDb(principal.shard);
       await listAttachments({ db, secret: env.PAGINATION_SECRET, principal }, operation.id, listAttachmentsQuery.parse({ limit: "5", ...query }));
       const pageQuery = statements.find((s) => s.sql.includes('from "operation_accounts"'))!;
       const plan = (await queryPlan(pageQuery)).map((row) => row.detail).join("\n");

@@ -4,6 +4,7 @@ import { call, callRoute, expectProblem, expectStatus, newTenant } from "../help
 import { accountWithKey, cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
 import { createCart } from "../../src/checkout/commands";
 import { routes } from "../helpers/routes";
+import { shardOf, tenantDb } from "../helpers/shards";
 
 const status = (operationId: string, to: string) => ({ path: `/v1/operations/${operationId}/status`, body: { status: to } });
 
@@ -68,7 +69,7 @@ describe("links between an Operation and its carts and orders", () => {
       const [deleted, ...created] = await Promise.all([deletion, ...early, ...late]);
       const createdCount = created.filter((r) => r.status === 201).length;
       for (const res of created) expect([201, 404]).toContain(res.status);
-      const rows = await env.DB.prepare("select count(*) as n from carts where operation_id = ?").bind(operation.id).first<{ n: number }>();
+      const rows = await (await tenantDb(op.tenantId)).prepare("select count(*) as n from carts where operation_id = ?").bind(operation.id).first<{ n: number }>();
       expect(rows!.n).toBe(createdCount);
       if (deleted.status === 204) {
         expect(createdCount).toBe(0);
@@ -144,7 +145,7 @@ describe("the placement re-check inside the Operation's Durable Object", () => {
   // Drives the command directly with a stale checked version, as if the Operation changed between
   // the Worker's checks and the link: the batch guard must refuse, and the answer must be what is true now.
   async function linkWithStaleVersion(tenantId: string, operationId: string, lines: ReturnType<typeof line>[]) {
-    const principal = { tenantId, role: "OPERATOR" as const, userId: null, keyId: "key_test", tenantDefaultLocale: "en" };
+    const principal = { tenantId, role: "OPERATOR" as const, userId: null, keyId: "key_test", tenantDefaultLocale: "en", shard: await shardOf(tenantId) };
     const stub = env.OPERATION_COORDINATOR.get(env.OPERATION_COORDINATOR.idFromName(operationId));
     return stub.execute(principal, operationId, createCart.name, {
       checkedVersion: 0,
@@ -173,7 +174,7 @@ describe("the placement re-check inside the Operation's Durable Object", () => {
     const gone = await setUpOperation(op, { type: "PUBLIC", status: "DRAFT" });
     expectStatus(await callRoute(op, routes.deleteOperation, { params: { operationId: gone.id } }), 204);
     expect(await linkWithStaleVersion(op.tenantId, gone.id, [line("SKU-A", 1)])).toMatchObject({ ok: false, problem: { code: "not_found" } });
-    const rows = await env.DB.prepare("select count(*) as n from carts where tenant_id = ?").bind(op.tenantId).first<{ n: number }>();
+    const rows = await (await tenantDb(op.tenantId)).prepare("select count(*) as n from carts where tenant_id = ?").bind(op.tenantId).first<{ n: number }>();
     expect(rows!.n).toBe(0);
   });
 });

@@ -3,7 +3,10 @@ import worker from "../../src/index";
 import createOperationRoute from "../../src/operations/routes/create";
 import getOperationRoute from "../../src/operations/routes/get";
 import statusRoute from "../../src/operations/routes/status";
+import type { ShardName } from "../../src/platform/shards";
 import type { RouteDefinition, RouteTypes } from "../../src/platform/routes";
+import { createTenant } from "../../src/tenants/placement";
+import { testShard } from "./shards";
 
 export type Role = "OPERATOR" | "ACCOUNT";
 
@@ -26,17 +29,15 @@ export function uniqueId(prefix: string): string {
 }
 
 /** A fresh tenant (own data, nothing shared with other tests) and an OPERATOR key on it. */
-export async function newTenant(options: { defaultLocale?: string } = {}): Promise<Caller> {
+export async function newTenant(options: { defaultLocale?: string; shard?: ShardName } = {}): Promise<Caller> {
   const tenantId = uniqueId("t");
-  await env.DB.prepare("insert into tenants (id, default_locale, created_at) values (?, ?, ?)")
-    .bind(tenantId, options.defaultLocale ?? "en", new Date().toISOString())
-    .run();
+  await createTenant(env, { tenantId, defaultLocale: options.defaultLocale ?? "en", shard: options.shard ?? testShard() });
   return issueKey(tenantId, "OPERATOR");
 }
 
 export async function issueKey(tenantId: string, role: Role, userId?: string): Promise<Caller> {
   const key = `sk_test_${crypto.randomUUID().replace(/-/g, "")}`;
-  await env.DB.prepare(
+  await env.CONTROL.prepare(
     "insert into api_keys (id, tenant_id, role, user_id, key_hash, created_at) values (?, ?, ?, ?, ?, ?)",
   )
     .bind(uniqueId("key"), tenantId, role, userId ?? null, await sha256Hex(key), new Date().toISOString())
@@ -91,7 +92,7 @@ export async function call<T = any>(
 
 async function fetchWithEnv(request: Request, bindings: Partial<Cloudflare.Env>): Promise<Response> {
   const ctx = createExecutionContext();
-  const response = await worker.fetch(request as Parameters<typeof worker.fetch>[0], { ...env, ...bindings }, ctx);
+  const response = await worker.fetch(request as Parameters<typeof worker.fetch>[0], { ...env, ...bindings } as Cloudflare.Env, ctx);
   await waitOnExecutionContext(ctx);
   return response;
 }

@@ -1,16 +1,17 @@
 // Test-only shortcuts for state other resources own (lines, attachments, cart/order links), written
 // straight to D1 so tests of one resource do not depend on another's routes.
-import { env } from "cloudflare:test";
 import { call, expectStatus, issueKey, operationBody, setStatus, uniqueId, type Caller } from "./client";
+import { operationDb, tenantDb } from "./shards";
 
 /** Adds one line row to an Operation and keeps its line_count in step, as PUT lines would. */
 export async function addLineDirectly(tenantId: string, operationId: string, variantExternalId = uniqueId("SKU")) {
-  await env.DB.batch([
-    env.DB.prepare(
+  const db = await tenantDb(tenantId);
+  await db.batch([
+    db.prepare(
       `insert into operation_lines (operation_id, variant_external_id, tenant_id, variant_name, min_quantity, max_quantity, updated_at)
        values (?, ?, ?, '{"en":"Line"}', 0, 10, ?)`,
     ).bind(operationId, variantExternalId, tenantId, new Date().toISOString()),
-    env.DB.prepare("update operations set line_count = (select count(*) from operation_lines where operation_id = ?) where id = ?").bind(
+    db.prepare("update operations set line_count = (select count(*) from operation_lines where operation_id = ?) where id = ?").bind(
       operationId,
       operationId,
     ),
@@ -21,18 +22,19 @@ export async function addLineDirectly(tenantId: string, operationId: string, var
 export async function accountKeyAttachedTo(tenantId: string, operationIds: string[], userId = uniqueId("u")) {
   const accountId = uniqueId("acc");
   const now = new Date().toISOString();
-  await env.DB.batch([
-    env.DB.prepare(
+  const db = await tenantDb(tenantId);
+  await db.batch([
+    db.prepare(
       "insert into accounts (tenant_id, account_id, name, name_search, users, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)",
     ).bind(tenantId, accountId, "Account", "account", JSON.stringify([{ userId, email: `${userId}@example.test` }]), now, now),
-    env.DB.prepare("insert into account_users (tenant_id, account_id, user_id, email_lower) values (?, ?, ?, ?)").bind(
+    db.prepare("insert into account_users (tenant_id, account_id, user_id, email_lower) values (?, ?, ?, ?)").bind(
       tenantId,
       accountId,
       userId,
       `${userId}@example.test`,
     ),
     ...operationIds.map((operationId) =>
-      env.DB.prepare(
+      db.prepare(
         "insert into operation_accounts (operation_id, account_id, tenant_id, attached_at, attached_by) values (?, ?, ?, ?, 'test')",
       ).bind(operationId, accountId, tenantId, now),
     ),
@@ -42,21 +44,23 @@ export async function accountKeyAttachedTo(tenantId: string, operationIds: strin
 
 /** Marks the Operation as having linked carts/orders, as the carts resource would. */
 export async function linkDirectly(operationId: string, links: { carts?: number; orders?: number }) {
-  await env.DB.prepare("update operations set cart_count = cart_count + ?, order_count = order_count + ? where id = ?")
+  const db = await operationDb(operationId);
+  await db.prepare("update operations set cart_count = cart_count + ?, order_count = order_count + ? where id = ?")
     .bind(links.carts ?? 0, links.orders ?? 0, operationId)
     .run();
 }
 
 /** Everything of a tenant the Operation, cart and order routes may change: compared before/after a refused request. */
 export async function snapshotTenant(tenantId: string) {
-  const [operations, owners, lines, attachments, carts, orders, events] = await env.DB.batch([
-    env.DB.prepare("select * from operations where tenant_id = ? order by id").bind(tenantId),
-    env.DB.prepare("select * from operation_owners where tenant_id = ? order by operation_id, user_id").bind(tenantId),
-    env.DB.prepare("select * from operation_lines where tenant_id = ? order by operation_id, variant_external_id").bind(tenantId),
-    env.DB.prepare("select * from operation_accounts where tenant_id = ? order by operation_id, account_id").bind(tenantId),
-    env.DB.prepare("select * from carts where tenant_id = ? order by id").bind(tenantId),
-    env.DB.prepare("select * from orders where tenant_id = ? order by id").bind(tenantId),
-    env.DB.prepare("select * from events where tenant_id = ? order by id").bind(tenantId),
+  const db = await tenantDb(tenantId);
+  const [operations, owners, lines, attachments, carts, orders, events] = await db.batch([
+    db.prepare("select * from operations where tenant_id = ? order by id").bind(tenantId),
+    db.prepare("select * from operation_owners where tenant_id = ? order by operation_id, user_id").bind(tenantId),
+    db.prepare("select * from operation_lines where tenant_id = ? order by operation_id, variant_external_id").bind(tenantId),
+    db.prepare("select * from operation_accounts where tenant_id = ? order by operation_id, account_id").bind(tenantId),
+    db.prepare("select * from carts where tenant_id = ? order by id").bind(tenantId),
+    db.prepare("select * from orders where tenant_id = ? order by id").bind(tenantId),
+    db.prepare("select * from events where tenant_id = ? order by id").bind(tenantId),
   ]);
   return {
     operations: operations.results,

@@ -4,6 +4,7 @@ import { KEY_CACHE_TTL_MS } from "../../src/platform/auth";
 import { callRoute, collectPages, eventsOf, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
 import { routes } from "../helpers/routes";
 import { accountWithKey } from "../helpers/setup";
+import { tenantDb } from "../helpers/shards";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -47,7 +48,7 @@ describe("API keys: issue", () => {
     expect(replay.headers.get("cache-control")).toBe("no-store");
     const { items } = await collectPages(op, "/v1/keys", { limit: 500 });
     expect(items.filter((item: any) => item.name === "retried")).toHaveLength(1);
-    const stored = await env.DB.prepare("select response_body from idempotency_keys where tenant_id = ?").bind(op.tenantId).all();
+    const stored = await (await tenantDb(op.tenantId)).prepare("select response_body from idempotency_keys where tenant_id = ?").bind(op.tenantId).all();
     expect(stored.results.length).toBe(1);
     expect(JSON.stringify(stored.results)).not.toContain(key!);
   });
@@ -166,7 +167,7 @@ describe("API keys: revoke and expire", () => {
     const op = await newTenant();
     const { created, caller } = await issue(op, { role: "OPERATOR" });
     expect(await canRead(caller)).toBe(200);
-    await env.DB.prepare("update api_keys set revoked_at = ? where id = ?").bind(new Date().toISOString(), created.id).run();
+    await env.CONTROL.prepare("update api_keys set revoked_at = ? where id = ?").bind(new Date().toISOString(), created.id).run();
     const revokedAt = Date.now();
     let status = await canRead(caller);
     while (status === 200 && Date.now() - revokedAt < 12_000) {

@@ -12,7 +12,7 @@ import { routes } from "../helpers/routes";
 describe("D1 per-statement limits", () => {
   it("the guard is on in tests and refuses a statement over 100 parameters or 100 KB of SQL", async () => {
     expect(env.D1_LIMITS_GUARD).toBe("on");
-    const guarded = guardD1Limits(env.DB);
+    const guarded = guardD1Limits(env.SHARD_1);
     const select = (n: number) => `select ${Array.from({ length: n }, () => "?").join(", ")}`;
     const values = (n: number) => Array.from({ length: n }, (_, i) => i);
 
@@ -57,12 +57,12 @@ describe("line list query plans", () => {
     op = await newTenant();
     operationId = (await createOperation(op)).id;
     await putLines(op, operationId, makeLines(300));
-    principal = testPrincipal(op.tenantId);
+    principal = await testPrincipal(op.tenantId);
   });
 
   /** The plan of the page query the API runs for these query parameters (page 1, and page 2 with its token). */
   async function plans(query: Record<string, string>) {
-    const { db, statements } = recordingDb();
+    const { db, statements } = recordingDb(principal.shard);
     const parsed = listLinesQuery.parse({ limit: "20", ...query });
     const first = await listLines({ db, secret: env.PAGINATION_SECRET, principal }, operationId, parsed);
     if (first.nextToken) await listLines({ db, secret: env.PAGINATION_SECRET, principal }, operationId, { ...parsed, nextToken: first.nextToken });

@@ -1,6 +1,6 @@
 // What only the real local server shows (run by `npm test` after the Worker suite, with node:test):
-// it survives clients that hang up mid-body, and `npm run key` issues, lists and revokes keys in
-// the database it serves.
+// it survives clients that hang up mid-body, `npm run key` issues, lists and revokes keys in the
+// databases it serves, and `npm run tenant:move` moves a tenant between shards while it serves.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,14 +16,27 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const state = mkdtempSync(join(tmpdir(), "dev-server-test-"));
 let server;
 
-/** `npm run key -- …args` against this test's database: { code, stdout, stderr }. */
-async function keyCommand(...args) {
+/** `node scripts/<script> …args` against this test's databases: { code, stdout, stderr }. */
+async function command(script, ...args) {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(repoRoot, "scripts", "key.mjs"), ...args, "--persist-to", state], { cwd: repoRoot });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(repoRoot, "scripts", script), ...args, "--persist-to", state], { cwd: repoRoot });
     return { code: 0, stdout, stderr };
   } catch (error) {
     return { code: error.code, stdout: error.stdout, stderr: error.stderr };
   }
+}
+const keyCommand = (...args) => command("key.mjs", ...args);
+
+/** The shard the tenant directory names for a tenant. */
+async function shardOf(tenant) {
+  const [[entry]] = await executeSql(`select shard from tenant_directory where tenant_id = '${tenant}'`, { persistTo: state });
+  return entry?.shard;
+}
+
+async function issue(tenant, ...more) {
+  const issued = await keyCommand("--tenant", tenant, "--role", "OPERATOR", ...more);
+  assert.equal(issued.code, 0, issued.stderr);
+  return issued.stdout.trim().split("\n").at(-1);
 }
 
 async function api(key, role, path, init = {}) {
@@ -81,7 +94,7 @@ describe("npm run key against the served database", () => {
     assert.equal(status, 401);
     assert.ok(Date.now() - startedAt <= 10_600, `refused only after ${Date.now() - startedAt} ms`);
 
-    const [events] = await executeSql("select type, actor from events where tenant_id = 'node-cli' order by rowid", { persistTo: state });
+    const [events] = await executeSql("select type, actor from events where tenant_id = 'node-cli' order by rowid", { persistTo: state }, await shardOf("node-cli"));
     assert.deepEqual(events, [
       { type: "key.created", actor: "cli" },
       { type: "key.revoked", actor: "cli" },
@@ -92,10 +105,57 @@ describe("npm run key against the served database", () => {
   });
 
   it("refuses what it cannot do, with the usage, exit code non-zero", async () => {
-    for (const args of [["--tenant", "node-cli", "--role", "ACCOUNT"], ["--revoke", "sk_not_an_id"], ["--revoke", "key_unknown"], ["--list"], ["--list", "--revoke", "key_x", "--tenant", "t"]]) {
+    for (const args of [["--tenant", "node-cli", "--role", "ACCOUNT"], ["--tenant", "node-x", "--role", "OPERATOR", "--shard", "shard_1"], ["--revoke", "sk_not_an_id"], ["--revoke", "key_unknown"], ["--list"], ["--list", "--revoke", "key_x", "--tenant", "t"]]) {
       const result = await keyCommand(...args);
       assert.notEqual(result.code, 0, args.join(" "));
       assert.match(result.stderr, /usage: npm run key/, args.join(" "));
     }
+  });
+});
+
+describe("shards: placement and moves against the served databases", () => {
+  it("npm run key places a new tenant on the shard named with --shard, else on the one with the fewest tenants", async () => {
+    await issue("node-named", "--shard", "SHARD_2");
+    assert.equal(await shardOf("node-named"), "SHARD_2");
+    const [load] = await executeSql("select shard, count(*) as n from tenant_directory group by shard order by n, shard", { persistTo: state });
+    const fewest = ["SHARD_1", "SHARD_2"].find((shard) => !load.some((row) => row.shard === shard)) ?? load[0].shard;
+    await issue("node-auto");
+    assert.equal(await shardOf("node-auto"), fewest);
+    const unknown = await keyCommand("--tenant", "node-nowhere", "--role", "OPERATOR", "--shard", "SHARD_9");
+    assert.notEqual(unknown.code, 0);
+    assert.match(unknown.stderr, /not a shard/);
+  });
+
+  it("npm run tenant:move moves a tenant while the server runs: its data answers from the new shard, writes resume", async () => {
+    const key = await issue("node-move", "--shard", "SHARD_1");
+    const created = await api(key, "OPERATOR", "/v1/operations", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ code: "MOVE-1", name: { en: "Moving" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" }),
+    });
+    assert.equal(created.status, 201);
+    const lines = Array.from({ length: 1500 }, (_, i) => ({ variantExternalId: `SKU-${i}`, minQuantity: 0, maxQuantity: 5 }));
+    const put = await api(key, "OPERATOR", `/v1/operations/${created.body.id}/lines`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(lines) });
+    assert.equal(put.status, 200);
+    const before = await api(key, "OPERATOR", `/v1/operations/${created.body.id}`);
+
+    // The default drain: the old rows stay until every instance has read the new placement (10 s).
+    const moved = await command("tenant-move.mjs", "--tenant", "node-move", "--to", "SHARD_2");
+    assert.equal(moved.code, 0, moved.stderr);
+    const report = JSON.parse(moved.stdout);
+    assert.equal(report.from, "SHARD_1");
+    assert.equal(report.tables.find((table) => table.table === "operation_lines").rows, 1500);
+    assert.equal(await shardOf("node-move"), "SHARD_2");
+    const [[left]] = await executeSql("select count(*) as n from operation_lines where tenant_id = 'node-move'", { persistTo: state }, "SHARD_1");
+    const [[arrived]] = await executeSql("select count(*) as n from operation_lines where tenant_id = 'node-move'", { persistTo: state }, "SHARD_2");
+    assert.deepEqual([left.n, arrived.n], [0, 1500]);
+
+    assert.deepEqual(await api(key, "OPERATOR", `/v1/operations/${created.body.id}`), before);
+    const renamed = await api(key, "OPERATOR", `/v1/operations/${created.body.id}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: { en: "Moved" } }) });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+
+    const refused = await command("tenant-move.mjs", "--tenant", "node-move", "--to", "SHARD_2", "--drain-seconds", "0");
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /already on SHARD_2/);
   });
 });

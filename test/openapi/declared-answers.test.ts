@@ -15,7 +15,7 @@ async function document() {
 const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, "{$1}");
 
 describe("what the OpenAPI document declares", () => {
-  it("for every route: 415 exactly with a body, Idempotency-Key and its answers exactly on unsafe methods, 403 exactly when a role can be refused, 429 with its class", async () => {
+  it("for every route: 415 exactly with a body, Idempotency-Key and its answers exactly on unsafe methods, 403 exactly when a role can be refused, 429 with its class, 503 tenant_moving exactly on unsafe methods", async () => {
     const doc = await document();
     for (const { spec } of apiRoutes) {
       const operation = doc.paths[openApiPath(spec.path)][spec.method];
@@ -33,6 +33,9 @@ describe("what the OpenAPI document declares", () => {
       expect(operation["x-rate-limit-class"], where).toBe(spec.rateLimit ?? (unsafe ? "write" : "read"));
       expect(operation.responses["429"]?.description, where).toContain("rate_limited");
       expect(Object.keys(operation.responses["429"].headers), where).toEqual(["Retry-After"]);
+      // Anything that may write waits while the tenant's data moves to another shard; reads never do.
+      expect((operation.responses["503"]?.description ?? "").includes("tenant_moving"), where).toBe(unsafe);
+      if (unsafe) expect(Object.keys(operation.responses["503"].headers), where).toEqual(["Retry-After"]);
     }
   });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { call, type Caller, callRoute, createOperation, expectProblem, expectStatus, issueKey, newTenant, operationBody, uniqueId } from "../helpers/client";
 import { accountKeyAttachedTo, snapshotTenant } from "../helpers/direct";
 import { routes } from "../helpers/routes";
+import { tenantDb } from "../helpers/shards";
 
 async function sha256Hex(text: string) {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -29,7 +30,7 @@ describe("authentication", () => {
     expectProblem(await raw({ "svc-client": "OPERATOR", "svc-api-key": "sk_test_unknown" }), 401, "unauthorized");
 
     const revoked = await issueKey(op.tenantId, "OPERATOR");
-    await env.DB.prepare("update api_keys set revoked_at = ? where key_hash = ?")
+    await env.CONTROL.prepare("update api_keys set revoked_at = ? where key_hash = ?")
       .bind(new Date().toISOString(), await sha256Hex(revoked.key))
       .run();
     expectProblem(await callRoute(revoked, routes.listOperations), 401, "unauthorized");
@@ -124,7 +125,7 @@ describe("ACCOUNT keys", () => {
     const { accountId } = await accountKeyAttachedTo(op.tenantId, [target.id], userId);
     expectStatus(await callRoute(account, routes.getOperation, { params: { operationId: target.id } }), 200);
 
-    await env.DB.prepare("delete from operation_accounts where operation_id = ? and account_id = ?").bind(target.id, accountId).run();
+    await (await tenantDb(op.tenantId)).prepare("delete from operation_accounts where operation_id = ? and account_id = ?").bind(target.id, accountId).run();
     expectProblem(await callRoute(account, routes.getOperation, { params: { operationId: target.id } }), 404, "not_found");
     expect(expectStatus(await callRoute(account, routes.listOperations), 200).items).toEqual([]);
   });

@@ -1,9 +1,10 @@
-import { env, SELF } from "cloudflare:test";
+import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { type ApiResponse, call, callRoute, createOperation, expectProblem, expectStatus, newTenant, operationBody } from "../helpers/client";
 import { activeOperation, snapshotTenant } from "../helpers/direct";
 import { expectCleanProblem } from "../helpers/problems";
 import { routes } from "../helpers/routes";
+import { tenantDb } from "../helpers/shards";
 
 function expectValidation(response: ApiResponse, field?: string | RegExp) {
   const body = expectProblem(response, 400, "validation_failed");
@@ -262,7 +263,7 @@ describe("other problems", () => {
     const op = await newTenant();
     const target = await createOperation(op);
     // Stored data the code cannot read back (not JSON) stands in for any unexpected failure.
-    await env.DB.prepare("update operations set name = 'not json {' where id = ?").bind(target.id).run();
+    await (await tenantDb(op.tenantId)).prepare("update operations set name = 'not json {' where id = ?").bind(target.id).run();
     const response = await callRoute(op, routes.getOperation, { params: { operationId: target.id } });
     const body = expectProblem(response, 500, "internal");
     expectCleanProblem(response, 500);

@@ -5,7 +5,7 @@ import { addLineDirectly } from "../helpers/direct";
 import { routes } from "../helpers/routes";
 
 async function keyIdOf(tenantId: string) {
-  const row = await env.DB.prepare("select id from api_keys where tenant_id = ? and role = 'OPERATOR'").bind(tenantId).first<{ id: string }>();
+  const row = await env.CONTROL.prepare("select id from api_keys where tenant_id = ? and role = 'OPERATOR'").bind(tenantId).first<{ id: string }>();
   return row!.id;
 }
 

@@ -1,8 +1,8 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, callRoute, createOperation, eventsOf, expectProblem, expectStatus, newTenant, operationBody, uniqueId } from "../helpers/client";
 import { addLineDirectly, snapshotTenant } from "../helpers/direct";
 import { routes } from "../helpers/routes";
+import { tenantDb } from "../helpers/shards";
 import { accountWithKey, cartBody, line, setUpOperation } from "../helpers/setup";
 
 const withKey = (key: string, extra: Record<string, string> = {}) => ({ "Idempotency-Key": key, ...extra });
@@ -183,8 +183,9 @@ describe("Idempotency-Key", () => {
     // The claim a request makes for this very POST, as if it had died right after making it.
     const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`POST /v1/operations\n${JSON.stringify(body)}`));
     const fingerprint = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+    const db = await tenantDb(op.tenantId);
     const claim = async (key: string, ageMs: number) =>
-      env.DB.prepare(
+      db.prepare(
         "insert into idempotency_keys (tenant_id, caller, idempotency_key, fingerprint, state, created_at) values (?, 'OPERATOR:', ?, ?, 'PENDING', ?)",
       )
         .bind(op.tenantId, key, fingerprint, new Date(Date.now() - ageMs).toISOString())

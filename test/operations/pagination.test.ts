@@ -1,7 +1,7 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { type Caller, callRoute, collectPages, createOperation, expectProblem, expectStatus, newTenant } from "../helpers/client";
 import { routes } from "../helpers/routes";
+import { tenantDb } from "../helpers/shards";
 
 async function seed(op: Caller, count: number) {
   const created: any[] = [];
@@ -83,9 +83,10 @@ describe("keyset pagination", () => {
     const op = await newTenant();
     const now = Date.now();
     // Rows written straight to D1: the page size is what is under test, not creation.
-    await env.DB.batch(
+    const db = await tenantDb(op.tenantId);
+    await db.batch(
       Array.from({ length: 501 }, (_, i) =>
-        env.DB.prepare(
+        db.prepare(
           `insert into operations (id, tenant_id, code, name, name_folded, name_search, name_sort, type, status, start_date, end_date, created_at, updated_at)
            values (?, ?, ?, '{"en":"Bulk"}', '{"en":"bulk"}', 'bulk', 'bulk', 'PUBLIC', 'DRAFT', '2027-01-01T00:00:00Z', '2027-02-01T00:00:00Z', ?, ?)`,
         ).bind(`op_bulk${String(i).padStart(4, "0")}`, op.tenantId, `BULK-${i}`, new Date(now + i).toISOString(), new Date(now + i).toISOString()),

@@ -6,7 +6,8 @@ import { routes } from "../helpers/routes";
  * Read-your-writes across replicas (D1 Sessions API): every answer carries x-d1-bookmark, writes
  * included; a request that sends one reads in a session that has every write up to it.
  */
-const BOOKMARK = /^[0-9a-f]+(-[0-9a-f]+)+$/;
+/** "SHARD_n:" and D1's bookmark: a bookmark names the database it belongs to. */
+const BOOKMARK = /^SHARD_[0-9A-Z_]+:[0-9a-f]+(-[0-9a-f]+)+$/;
 const bookmarkOf = (response: { headers: Headers }) => response.headers.get("x-d1-bookmark");
 
 describe("x-d1-bookmark", () => {
@@ -45,9 +46,23 @@ describe("x-d1-bookmark", () => {
 
   it("refuses a header that is not a bookmark with 400, before anything runs", async () => {
     const op = await newTenant();
-    for (const value of ["yesterday", "0000-zz", "'; drop table operations; --"]) {
+    for (const value of ["yesterday", "0000-zz", "'; drop table operations; --", "shard_1:0000-0001", "SHARD_1:yesterday", ":0000-0001"]) {
       expectProblem(await call(op, "POST", "/v1/operations", { body: { code: "X" }, headers: { "x-d1-bookmark": value } }), 400, "validation_failed");
     }
     await createOperation(op);
+  });
+
+  it("names the tenant's shard; a bookmark of another shard (the tenant moved since) reads from the primary", async () => {
+    const op = await newTenant({ shard: "SHARD_2" });
+    const created = await callRoute(op, routes.createOperation, { body: { code: "BM-3", name: { en: "B" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" } });
+    const written = bookmarkOf(created)!;
+    expect(written.startsWith("SHARD_2:")).toBe(true);
+    const [, bare] = written.split(":");
+    // A bare D1 bookmark is taken as the tenant's shard's; one named with another shard is not used as a position.
+    for (const header of [bare, `SHARD_1:${bare}`, "SHARD_7:0000000a-00000001"]) {
+      const read = await callRoute(op, routes.getOperation, { params: { operationId: created.body.id }, headers: { "x-d1-bookmark": header } });
+      expect(expectStatus(read, 200).id).toBe(created.body.id);
+      expect(bookmarkOf(read)!.startsWith("SHARD_2:")).toBe(true);
+    }
   });
 });

@@ -4,6 +4,7 @@ import { constraintFailure, primaryDb, isWriteGuardFailure, runBatch, violatesUn
 import { operations, orders, quotaRules } from "../../src/platform/tables";
 import { sql } from "drizzle-orm";
 import { createOperation, newTenant } from "../helpers/client";
+import { shardOf } from "../helpers/shards";
 
 /** The error a real D1 statement throws, to classify. */
 async function failureOf(run: () => Promise<unknown>): Promise<unknown> {
@@ -19,7 +20,7 @@ describe("constraint failures are told apart by the constraint that failed", () 
   it("a taken code is the (tenant, code) key; a taken id is not", async () => {
     const op = await newTenant();
     const existing = await createOperation(op, { code: "TAKEN" });
-    const db = primaryDb(env);
+    const db = primaryDb(env, await shardOf(op.tenantId));
     const [row] = await db.select().from(operations).where(sql`${operations.id} = ${existing.id}`);
     const takenCode = await failureOf(() => db.insert(operations).values({ ...row, id: `${row.id}x` }));
     expect(violatesUnique(takenCode, operations.tenantId, operations.code)).toBe(true);
@@ -31,7 +32,7 @@ describe("constraint failures are told apart by the constraint that failed", () 
   });
 
   it("reads expression indexes, write guards and other CHECKs", async () => {
-    const db = primaryDb(env);
+    const db = primaryDb(env, "SHARD_1");
     const now = new Date().toISOString();
     const rule = { tenantId: "t-constraints", accountId: "A", supplierId: null, storeId: null, minimum: 1, createdAt: now, updatedAt: now };
     await db.insert(quotaRules).values({ ...rule, id: "qr_a" });
@@ -44,7 +45,7 @@ describe("constraint failures are told apart by the constraint that failed", () 
     expect(constraintFailure(guarded)?.kind).toBe("check");
 
     const badRole = await failureOf(() =>
-      env.DB.prepare("insert into api_keys (id, tenant_id, role, key_hash, created_at) values ('k', 't', 'ROOT', 'h', 'now')").run(),
+      env.CONTROL.prepare("insert into api_keys (id, tenant_id, role, key_hash, created_at) values ('k', 't', 'ROOT', 'h', 'now')").run(),
     );
     expect(constraintFailure(badRole)?.kind).toBe("check");
     expect(isWriteGuardFailure(badRole)).toBe(false);

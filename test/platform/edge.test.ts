@@ -1,6 +1,7 @@
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { version } from "../../package.json";
+import { shardNames } from "../../src/platform/shards";
 import { call, expectProblem, newTenant } from "../helpers/client";
 
 /* What a load balancer and a browser page on another origin need (CORS_ORIGINS is set in vitest.config.ts). */
@@ -17,7 +18,8 @@ const NO_DATABASE = new Proxy({} as D1Database, {
 
 describe("GET /healthz", () => {
   it("answers ok and the version with no key and no database", async () => {
-    const response = await call(null, "GET", "/healthz", { env: { DB: NO_DATABASE } });
+    const noDatabases = Object.fromEntries(["CONTROL", ...shardNames(env)].map((name) => [name, NO_DATABASE]));
+    const response = await call(null, "GET", "/healthz", { env: noDatabases });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ status: "ok", version });
     expect(response.headers.get("cache-control")).toBe("no-store");

@@ -13,7 +13,7 @@ import { serve } from "../../src/platform/serve";
  * plumbing (createApp + serve) forces each kind of failure for real.
  */
 
-const principal: Principal = { tenantId: "t-failures", role: "OPERATOR", userId: null, keyId: "key-failures", tenantDefaultLocale: "en" };
+const principal: Principal = { tenantId: "t-failures", role: "OPERATOR", userId: null, keyId: "key-failures", tenantDefaultLocale: "en", shard: "SHARD_1" };
 
 function failingApp() {
   const app = createApp();

@@ -4,6 +4,7 @@ import { apiRoutes } from "../../src/app";
 import { call, collectPages, eventsOf, expectProblem, expectStatus, issueKey, newTenant, uniqueId, type Caller } from "../helpers/client";
 import { accountKeyAttachedTo, snapshotTenant } from "../helpers/direct";
 import { cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
+import { tenantDb } from "../helpers/shards";
 
 /*
  * Another tenant's ids, on every registered route. Driven by apiRoutes, so a route added later is
@@ -47,16 +48,21 @@ const BODIES: Record<string, (w: World) => unknown> = {
 
 /** snapshotTenant plus the rows it leaves out: the tenant row (quota default), keys, directory, rules. */
 async function snapshot(tenantId: string) {
-  const rows = await env.DB.batch(
+  const db = await tenantDb(tenantId);
+  const rows = await db.batch(
     [
       "select * from tenants where id = ?",
-      "select * from api_keys where tenant_id = ? order by id",
       "select * from accounts where tenant_id = ? order by account_id",
       "select * from account_users where tenant_id = ? order by account_id, user_id",
       "select * from quota_rules where tenant_id = ? order by id",
-    ].map((sql) => env.DB.prepare(sql).bind(tenantId)),
+    ].map((sql) => db.prepare(sql).bind(tenantId)),
   );
-  return { ...(await snapshotTenant(tenantId)), more: rows.map((result) => result.results) };
+  const control = await env.CONTROL.batch(
+    ["select * from tenant_directory where tenant_id = ?", "select * from api_keys where tenant_id = ? order by id"].map((sql) =>
+      env.CONTROL.prepare(sql).bind(tenantId),
+    ),
+  );
+  return { ...(await snapshotTenant(tenantId)), more: rows.map((result) => result.results), control: control.map((result) => result.results) };
 }
 
 beforeAll(async () => {

@@ -17,7 +17,7 @@ function fullScans(plan: PlanRow[]): string[] {
 }
 
 async function planOf(principal: Principal, rawQuery: Record<string, string>) {
-  const { db, statements } = recordingDb();
+  const { db, statements } = recordingDb(principal.shard);
   const query = listOperationsQuery.parse(rawQuery);
   const first = await listOperations({ db, secret: SECRET, principal }, query);
   // Run the second page too: the keyset condition must keep using the index.
@@ -57,8 +57,8 @@ describe("EXPLAIN QUERY PLAN of the Operation list", () => {
   it("never scans a table without an index, for every filter, sort and role", async () => {
     const op = await newTenant();
     for (let i = 0; i < 4; i++) await createOperation(op, { type: i % 2 ? "PUBLIC" : "PRIVATE", ownerIds: ["u1"] });
-    const operator = testPrincipal(op.tenantId);
-    const account = testPrincipal(op.tenantId, "ACCOUNT", uniqueId("u"));
+    const operator = await testPrincipal(op.tenantId);
+    const account = await testPrincipal(op.tenantId, "ACCOUNT", uniqueId("u"));
     const failures: string[] = [];
     for (const principal of [operator, account]) {
       const extraFilters: Record<string, string>[] = [{}, { status: "ACTIVE" }, { name: "a", locale: "en" }];
@@ -81,7 +81,7 @@ describe("EXPLAIN QUERY PLAN of the Operation list", () => {
 
   it("serves the default order and each indexed sort from an index, without a temporary sort", async () => {
     const op = await newTenant();
-    const operator = testPrincipal(op.tenantId);
+    const operator = await testPrincipal(op.tenantId);
     for (const [query, index] of [
       [{}, /USING INDEX operations_created\b/],
       [{ sort: "createdAt" }, /USING INDEX operations_created\b/],

@@ -1,7 +1,7 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
 import { call, expectStatus, newTenant, type Caller } from "../helpers/client";
+import { tenantDb } from "../helpers/shards";
 
 const RULES = "/v1/buying-policies/quotas/rules";
 const EVALUATE = "/v1/buying-policies/quotas/evaluate";
@@ -33,9 +33,10 @@ async function seedRules(op: Caller): Promise<{ id: string; accountId: string }[
 
 /** A write as another Worker instance would make it: this isolate's cache only learns of it by reading D1. */
 async function foreignWrite(tenantId: string, ruleId: string, minimum: number) {
-  await env.DB.batch([
-    env.DB.prepare("update quota_rules set minimum = ? where tenant_id = ? and id = ?").bind(minimum, tenantId, ruleId),
-    env.DB.prepare("update tenants set rules_version = rules_version + 1 where id = ?").bind(tenantId),
+  const db = await tenantDb(tenantId);
+  await db.batch([
+    db.prepare("update quota_rules set minimum = ? where tenant_id = ? and id = ?").bind(minimum, tenantId, ruleId),
+    db.prepare("update tenants set rules_version = rules_version + 1 where id = ?").bind(tenantId),
   ]);
 }
 

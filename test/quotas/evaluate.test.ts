@@ -4,6 +4,8 @@ import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
 import { call, type Caller, callRoute, expectProblem, expectStatus, issueKey, newTenant } from "../helpers/client";
 import { routes } from "../helpers/routes";
 import { accountWithKey } from "../helpers/setup";
+import { shardOf, tenantDb } from "../helpers/shards";
+import { shardNames } from "../../src/platform/shards";
 
 const RULES = "/v1/buying-policies/quotas/rules";
 const EVALUATE = "/v1/buying-policies/quotas/evaluate";
@@ -246,12 +248,13 @@ describe("evaluate: explain", () => {
 describe("evaluate: large tenants", () => {
   it("reads every rule of a tenant whose rules span many packed chunks, interleaved with another tenant's", async () => {
     const op = await newTenant();
-    const other = await newTenant();
+    // On the same shard, so the two tenants' rules interleave in one table.
+    const other = await newTenant({ shard: await shardOf(op.tenantId) });
     const rows = Array.from({ length: 1500 }, (_, i) => {
       const tenantId = i % 2 ? other.tenantId : op.tenantId;
       return [`qr_bulk_${String(i).padStart(5, "0")}`, tenantId, `A${Math.floor(i / 2)}`, i % 2 ? 1 : 1000 + i];
     });
-    await env.DB.prepare(
+    await (await tenantDb(op.tenantId)).prepare(
       `insert into quota_rules (id, tenant_id, account_id, minimum, created_at, updated_at)
        select value->>0, value->>1, value->>2, value->>3, 'x', 'x' from json_each(?)`,
     )
@@ -293,20 +296,23 @@ describe("evaluate: freshness", () => {
     vi.spyOn(Date, "now").mockReturnValue(now); // the cache's clock stands still: no version check falls due
     await evaluateOne(op, { accountId: "A1", amount: 1 }); // loads the index and the key
 
-    // Every D1 call of a request goes through its session: count the sessions' calls.
+    // Every D1 call of a request goes through its session: count the sessions' calls, on every database.
     let queries = 0;
-    const withSession = env.DB.withSession.bind(env.DB);
-    vi.spyOn(env.DB, "withSession").mockImplementation((start) => {
-      const session = withSession(start) as unknown as Record<string, (...args: unknown[]) => unknown>;
-      for (const method of ["prepare", "batch"]) {
-        const original = session[method].bind(session);
-        session[method] = (...args: unknown[]) => {
-          queries++;
-          return original(...args);
-        };
-      }
-      return session as unknown as D1DatabaseSession;
-    });
+    for (const name of ["CONTROL", ...shardNames(env)] as const) {
+      const database = env[name];
+      const withSession = database.withSession.bind(database);
+      vi.spyOn(database, "withSession").mockImplementation((start) => {
+        const session = withSession(start) as unknown as Record<string, (...args: unknown[]) => unknown>;
+        for (const method of ["prepare", "batch"]) {
+          const original = session[method].bind(session);
+          session[method] = (...args: unknown[]) => {
+            queries++;
+            return original(...args);
+          };
+        }
+        return session as unknown as D1DatabaseSession;
+      });
+    }
     const stats = { ...ruleIndexCache.stats };
     for (let i = 0; i < 20; i++) {
       expect(decidedBy(await evaluateOne(op, { accountId: "A1", amount: 1 }))).toEqual(["ACCOUNT", rule.id, 200]);
@@ -331,10 +337,11 @@ describe("evaluate: freshness", () => {
     const loadedAt = clock;
 
     // Another Worker instance changes the rule: same batch shape as the API's, but this isolate's cache is not told.
+    const db = await tenantDb(op.tenantId);
     const changeElsewhere = (minimum: number) =>
-      env.DB.batch([
-        env.DB.prepare("update quota_rules set minimum = ? where id = ?").bind(minimum, rule.id),
-        env.DB.prepare("update tenants set rules_version = rules_version + 1 where id = ?").bind(op.tenantId),
+      db.batch([
+        db.prepare("update quota_rules set minimum = ? where id = ?").bind(minimum, rule.id),
+        db.prepare("update tenants set rules_version = rules_version + 1 where id = ?").bind(op.tenantId),
       ]);
     await changeElsewhere(999);
     clock = loadedAt + 999;

@@ -9,6 +9,7 @@ class FakeSource implements RuleSource {
   snapshotReads = 0;
   /** Resolves the next reads only when released: lets a test interleave a write with a read. */
   gate: Promise<void> | null = null;
+  constructor(readonly origin?: string) {}
 
   write(tenantId: string, change: (t: { defaultMinimum: number; rules: IndexedRule[] }) => void): number {
     const tenant = this.tenants.get(tenantId) ?? { version: 0, defaultMinimum: 0, rules: [] };
@@ -26,7 +27,7 @@ class FakeSource implements RuleSource {
   async loadSnapshot(tenantId: string) {
     this.snapshotReads++;
     const tenant = this.tenants.get(tenantId) ?? { version: 0, defaultMinimum: 0, rules: [] };
-    const snapshot = { version: tenant.version, defaultMinimum: tenant.defaultMinimum, rules: [...tenant.rules] };
+    const snapshot = { version: tenant.version, defaultMinimum: tenant.defaultMinimum, rules: [...tenant.rules], origin: this.origin };
     if (this.gate) await this.gate;
     return snapshot;
   }
@@ -45,6 +46,21 @@ function setup(options: { maxTenants?: number; maxRules?: number } = {}) {
 const ruleOf = (id: string, minimum: number): IndexedRule => ({ id, accountId: "A", supplierId: null, storeId: null, minimum });
 
 describe("rule index cache", () => {
+  it("reads a tenant again from the database it now lives in, even at the same version (a move between shards)", async () => {
+    const { cache } = setup();
+    const [before, after] = [new FakeSource("SHARD_1"), new FakeSource("SHARD_2")];
+    before.write("t1", (t) => t.rules.push(ruleOf("qr_1", 10)));
+    after.write("t1", (t) => t.rules.push(ruleOf("qr_1", 10)));
+    await cache.get("t1", before);
+    expect((await cache.get("t1", before)).ruleCount).toBe(1);
+    expect(after.reads).toBe(0);
+    await cache.get("t1", after);
+    expect(after.snapshotReads).toBe(1);
+    const readsOnceMoved = after.reads;
+    await cache.get("t1", after);
+    expect(after.reads).toBe(readsOnceMoved);
+  });
+
   it("serves a warm index without any read until the version is due for a check", async () => {
     const { clock, source, cache } = setup();
     source.write("t1", (t) => t.rules.push(ruleOf("qr_1", 10)));

@@ -1,6 +1,6 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, collectPages, expectProblem, expectStatus, issueKey, newTenant, type Caller } from "../helpers/client";
+import { tenantDb } from "../helpers/shards";
 
 const RULES = "/v1/buying-policies/quotas/rules";
 const DEFAULT = "/v1/buying-policies/quotas/default";
@@ -10,12 +10,12 @@ async function createRule(caller: Caller, body: Record<string, unknown>) {
 }
 
 async function ruleCount(tenantId: string): Promise<number> {
-  const row = await env.DB.prepare("select count(*) as n from quota_rules where tenant_id = ?").bind(tenantId).first<{ n: number }>();
+  const row = await (await tenantDb(tenantId)).prepare("select count(*) as n from quota_rules where tenant_id = ?").bind(tenantId).first<{ n: number }>();
   return row!.n;
 }
 
 async function rulesVersion(tenantId: string): Promise<number> {
-  const row = await env.DB.prepare("select rules_version as v from tenants where id = ?").bind(tenantId).first<{ v: number }>();
+  const row = await (await tenantDb(tenantId)).prepare("select rules_version as v from tenants where id = ?").bind(tenantId).first<{ v: number }>();
   return row!.v;
 }
 

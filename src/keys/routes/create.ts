@@ -1,6 +1,6 @@
 import { defineRoute } from "../../platform/routes";
 import { createKey } from "../commands";
-import { toKeyRepresentation } from "../queries";
+import { keyStore, toKeyRepresentation } from "../queries";
 import { createKeyBody, createdKeyRepresentation } from "../schemas";
 
 export default defineRoute(
@@ -23,7 +23,7 @@ export default defineRoute(
     errors: ["idempotency_key_reused"],
   },
   async (c, { body }) => {
-    const { row, key } = await createKey(c.var.db, c.get("principal"), body);
+    const { row, key } = await createKey({ control: keyStore(c), shard: c.var.db }, c.get("principal"), body);
     const representation = toKeyRepresentation(row);
     c.header("Location", `/v1/keys/${row.id}`);
     // The plain key must not sit in a shared cache or a browser's history.

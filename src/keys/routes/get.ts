@@ -1,6 +1,6 @@
 import { ApiError } from "../../platform/errors";
 import { defineRoute } from "../../platform/routes";
-import { findKey, toKeyRepresentation } from "../queries";
+import { keyStore, findKey, toKeyRepresentation } from "../queries";
 import { keyIdParam, keyRepresentation } from "../schemas";
 
 export default defineRoute(
@@ -15,7 +15,7 @@ export default defineRoute(
     errors: ["not_found"],
   },
   async (c, { params }) => {
-    const row = await findKey(c.var.db, c.get("principal").tenantId, params.keyId);
+    const row = await findKey(keyStore(c), c.get("principal").tenantId, params.keyId);
     if (!row) throw new ApiError("not_found", `Key ${params.keyId} not found.`);
     return c.json(toKeyRepresentation(row));
   },

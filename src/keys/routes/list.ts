@@ -1,7 +1,7 @@
 import { listEnvelope } from "../../platform/fields";
 import { listContextOf } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listKeys, toKeyRepresentation } from "../queries";
+import { keyStore, listKeys, toKeyRepresentation } from "../queries";
 import { keyRepresentation, listKeysQuery } from "../schemas";
 
 export default defineRoute(
@@ -17,7 +17,7 @@ export default defineRoute(
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {
-    const page = await listKeys(listContextOf(c), query);
+    const page = await listKeys({ ...listContextOf(c), db: keyStore(c) }, query);
     return c.json({ items: page.items.map((item) => toKeyRepresentation(item.row)), nextToken: page.nextToken });
   },
 );

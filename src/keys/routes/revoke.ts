@@ -1,5 +1,6 @@
 import { defineRoute } from "../../platform/routes";
 import { revokeKey } from "../commands";
+import { keyStore } from "../queries";
 import { keyIdParam } from "../schemas";
 
 export default defineRoute(
@@ -16,7 +17,7 @@ export default defineRoute(
     errors: ["not_found", "idempotency_key_reused"],
   },
   async (c, { params }) => {
-    await revokeKey(c.var.db, c.get("principal"), params.keyId);
+    await revokeKey({ control: keyStore(c), shard: c.var.db }, c.get("principal"), params.keyId);
     return c.body(null, 204);
   },
 );

@@ -1,0 +1,41 @@
+import { ApiError } from "./errors";
+import { isShardName, type ShardName } from "./shards";
+
+/** Where a D1 session starts: a bookmark (it sees every write up to it), or a constraint. */
+export type SessionStart = string | "first-primary" | "first-unconstrained";
+
+/** What a D1 bookmark looks like: dash-separated hex fields. */
+const BOOKMARK = /^[0-9a-f]{1,64}(-[0-9a-f]{1,64}){1,7}$/i;
+
+/**
+ * x-d1-bookmark names its shard ("SHARD_2:0000000b-…"): a bookmark is a point in one database's
+ * history, and means nothing to another (after a tenant moves, the client's last one is the old shard's).
+ */
+export function bookmarkHeader(shard: ShardName, bookmark: string): string {
+  return `${shard}:${bookmark}`;
+}
+
+function invalidBookmark(): ApiError {
+  return new ApiError("validation_failed", "x-d1-bookmark must be the x-d1-bookmark header of a previous answer.", {
+    errors: [{ field: "header.x-d1-bookmark", code: "invalid_string", message: "not a bookmark of this API" }],
+  });
+}
+
+/**
+ * The session start of a request of a tenant on `shard` with this x-d1-bookmark header: its
+ * bookmark when it is this shard's; the primary when it is another shard's (the tenant moved since:
+ * the primary has every write); anywhere when there is none. A bare bookmark is taken as the shard's.
+ */
+export function sessionStart(header: string | undefined, shard: ShardName): SessionStart {
+  if (header === undefined || header === "") return "first-unconstrained";
+  const separator = header.indexOf(":");
+  const named = separator < 0 ? shard : header.slice(0, separator);
+  const bookmark = header.slice(separator + 1);
+  if (!isShardName(named) || !BOOKMARK.test(bookmark)) throw invalidBookmark();
+  return named === shard ? bookmark : "first-primary";
+}
+
+/** Whether a session start is a bookmark (a point the answer must not go back before). */
+export function isBookmark(start: SessionStart): boolean {
+  return start !== "first-primary" && start !== "first-unconstrained";
+}

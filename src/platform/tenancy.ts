@@ -1,0 +1,74 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "./db";
+import { isShardName, type ShardName } from "./shards";
+import { ApiError } from "./errors";
+import { RefreshingCache, type BackgroundRead } from "./refreshing-cache";
+import { tenantDirectory } from "./tables";
+
+/**
+ * Where a tenant's data lives. The control database's tenant directory is the record; every read,
+ * Durable Object command and rule index of the tenant runs against its shard only.
+ */
+export interface TenantPlacement {
+  shard: ShardName;
+  /** MOVING: a move is copying the tenant to another shard; its writes answer 503 tenant_moving. */
+  state: "ACTIVE" | "MOVING";
+  defaultLocale: string;
+}
+
+/** How long a placement is kept per isolate: a move waits this long before deleting the old rows. */
+export const PLACEMENT_CACHE_TTL_MS = 10_000;
+
+const placements = new RefreshingCache<string, TenantPlacement | null, Db>(
+  { maxEntries: 10_000, ttlMs: PLACEMENT_CACHE_TTL_MS, refreshAfterMs: 5_000 },
+  readPlacement,
+);
+
+export const placementColumns = {
+  shard: tenantDirectory.shard,
+  state: tenantDirectory.state,
+  defaultLocale: tenantDirectory.defaultLocale,
+};
+
+async function readPlacement(control: Db, tenantId: string): Promise<TenantPlacement | null> {
+  const [row] = await control.select(placementColumns).from(tenantDirectory).where(eq(tenantDirectory.tenantId, tenantId)).limit(1);
+  return row ? toPlacement(row) : null;
+}
+
+export function toPlacement(row: { shard: string; state: "ACTIVE" | "MOVING"; defaultLocale: string }): TenantPlacement {
+  if (!isShardName(row.shard)) throw new Error(`tenant directory names "${row.shard}", which is not a shard binding name`);
+  return { shard: row.shard, state: row.state, defaultLocale: row.defaultLocale };
+}
+
+/** The tenant's placement, from this isolate's cache (read again in the background once 5 s old). */
+export function findPlacement(control: Db, tenantId: string, inBackground: BackgroundRead<Db>): Promise<TenantPlacement | null> {
+  return placements.get(control, tenantId, inBackground);
+}
+
+/** Keeps a placement read together with a key (one query for both). */
+export function rememberPlacement(tenantId: string, placement: TenantPlacement, readAt: number): void {
+  placements.remember(tenantId, placement, readAt);
+}
+
+/** This isolate reads the tenant's placement again on its next request (a move changed it). */
+export function forgetPlacement(tenantId: string): void {
+  placements.forget(tenantId);
+}
+
+/** Seconds a client should wait before retrying a write refused by a move. */
+export const TENANT_MOVING_RETRY_SECONDS = 5;
+
+export function tenantMovingError(): ApiError {
+  return new ApiError(
+    "tenant_moving",
+    `This tenant's data is being moved to another database; reads keep working, writes resume when the move ends. Retry in ${TENANT_MOVING_RETRY_SECONDS} s.`,
+    { retryAfter: TENANT_MOVING_RETRY_SECONDS },
+    { "retry-after": String(TENANT_MOVING_RETRY_SECONDS) },
+  );
+}
+
+/** Whether a D1 failure is a shard's move fence refusing a write (migrations/tenant/0010_shards.sql). */
+export function isTenantMovingFailure(error: unknown): boolean {
+  const text = error instanceof Error ? `${error.message}\n${String((error as { cause?: unknown }).cause ?? "")}` : String(error);
+  return text.includes("tenant_moving");
+}

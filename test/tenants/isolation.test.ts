@@ -1,0 +1,83 @@
+import { env } from "cloudflare:test";
+import { getTableConfig } from "drizzle-orm/sqlite-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { ShardName } from "../../src/platform/shards";
+import { shardNames } from "../../src/platform/shards";
+import { countTenantRows, MOVED_TABLES } from "../../src/tenants/move";
+import { newTenant, type Caller } from "../helpers/client";
+import { everyRoute, runJourney, type Journey } from "./journey";
+
+/*
+ * Isolation by construction: each tenant's rows live in its shard and nowhere else. Tenants are
+ * seeded on both shards through every route of the API; then every table of every shard is read
+ * whole, and each row's tenant must be one the directory places on that shard.
+ */
+const journeys = new Map<ShardName, Journey[]>();
+
+beforeAll(async () => {
+  expect(shardNames(env).length, "the tests need two shards bound").toBeGreaterThanOrEqual(2);
+  for (const shard of shardNames(env)) {
+    const operators: Caller[] = [await newTenant({ shard }), await newTenant({ shard })];
+    journeys.set(shard, await Promise.all(operators.map((operator) => runJourney(operator))));
+  }
+});
+
+describe("tenants on either shard", () => {
+  for (const shard of ["SHARD_1", "SHARD_2"] as const) {
+    it(`${shard}: every route of the API answers a tenant placed there`, () => {
+      for (const journey of journeys.get(shard)!) expect([...journey.routesCalled].sort()).toEqual(everyRoute());
+    });
+  }
+
+  it("no shard holds a row of a tenant the directory places on another shard", async () => {
+    const { results: directory } = await env.CONTROL.prepare("select tenant_id as tenantId, shard from tenant_directory").all<{ tenantId: string; shard: string }>();
+    const placedOn = new Map(directory.map((entry) => [entry.tenantId, entry.shard]));
+    const misplaced: string[] = [];
+    for (const shard of shardNames(env)) {
+      for (const { table } of MOVED_TABLES) {
+        const { name } = getTableConfig(table);
+        const column = name === "tenants" ? "id" : "tenant_id";
+        const { results } = await env[shard].prepare(`select distinct ${column} as tenantId from ${name}`).all<{ tenantId: string }>();
+        for (const { tenantId } of results) {
+          if (placedOn.get(tenantId) !== shard) misplaced.push(`${shard}.${name}: ${tenantId} (placed on ${placedOn.get(tenantId) ?? "nothing"})`);
+        }
+      }
+    }
+    expect(misplaced).toEqual([]);
+  });
+
+  it("each seeded tenant has rows in every table on its shard and none on the other", async () => {
+    for (const [shard, seeded] of journeys) {
+      const other = shardNames(env).find((name) => name !== shard)!;
+      for (const { operator } of seeded) {
+        const here = await countTenantRows(env, shard, operator.tenantId);
+        // idempotency_keys only fills with Idempotency-Key requests, which the journey does not send.
+        const empty = Object.entries(here).filter(([table, rows]) => rows === 0 && table !== "idempotency_keys");
+        expect(empty, `${operator.tenantId} on ${shard}`).toEqual([]);
+        expect(Object.values(await countTenantRows(env, other, operator.tenantId)).every((rows) => rows === 0)).toBe(true);
+      }
+    }
+  });
+
+  it("the control database holds keys and the directory only, and its keys name placed tenants", async () => {
+    const { results: tables } = await env.CONTROL.prepare(
+      "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '_cf_%' and name != 'd1_migrations' order by name",
+    ).all<{ name: string }>();
+    expect(tables.map((table) => table.name)).toEqual(["api_keys", "tenant_directory"]);
+    const orphan = await env.CONTROL.prepare("select count(*) as n from api_keys where tenant_id not in (select tenant_id from tenant_directory)").first<{ n: number }>();
+    expect(orphan!.n).toBe(0);
+  });
+
+  it("every shard table that carries a tenant is one a move copies", async () => {
+    const moved = new Set(MOVED_TABLES.map(({ table }) => getTableConfig(table).name));
+    const { results } = await env.SHARD_1.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '_cf_%' order by name").all<{ name: string }>();
+    const withTenant = [];
+    for (const { name } of results) {
+      const columns = await env.SHARD_1.prepare("select name from pragma_table_info(?)").bind(name).all<{ name: string }>();
+      if (columns.results.some((column) => column.name === "tenant_id")) withTenant.push({ name });
+    }
+    const tenantTables = withTenant.map((row) => row.name).filter((name) => name !== "tenant_fences");
+    expect(tenantTables.filter((name) => !moved.has(name))).toEqual([]);
+    expect(moved.has("tenants")).toBe(true);
+  });
+});

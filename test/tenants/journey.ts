@@ -1,0 +1,135 @@
+// A tenant's whole working day through the public API: every registered route called once with an
+// answer that succeeds. Sharding tests run it for tenants on each shard, and seed moves with it.
+import { expect } from "vitest";
+import { apiRoutes } from "../../src/app";
+import { call, collectPages, expectStatus, issueKey, uniqueId, type CallOptions, type Caller } from "../helpers/client";
+import { cartBody, line, putAccounts } from "../helpers/setup";
+
+const patterns = apiRoutes.map(({ spec }) => ({
+  key: `${spec.method.toUpperCase()} ${spec.path}`,
+  method: spec.method.toUpperCase(),
+  path: new RegExp(`^${spec.path.replace(/:[A-Za-z]+/g, "[^/]+")}$`),
+}));
+
+/** Every route of the API as "METHOD /path/:param". */
+export const everyRoute = (): string[] => patterns.map((pattern) => pattern.key).sort();
+
+export interface Journey {
+  operator: Caller;
+  account: Caller;
+  operationId: string;
+  accountIds: string[];
+  ruleId: string;
+  cartId: string;
+  orderId: string;
+  /** Routes answered with the expected success, as "METHOD /path/:param". */
+  routesCalled: Set<string>;
+}
+
+/** Runs the journey for `operator`'s tenant; `lineCount` lines make its Operation (several move chunks above 1000). */
+export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCount?: number } = {}): Promise<Journey> {
+  const routesCalled = new Set<string>();
+  const step = async (caller: Caller, method: string, path: string, status: number, options: CallOptions = {}) => {
+    const answer = await call(caller, method, path, options);
+    const body = expectStatus(answer, status);
+    const route = patterns.find((pattern) => pattern.method === method && pattern.path.test(path.split("?")[0]));
+    if (route) routesCalled.add(route.key);
+    return { body, headers: answer.headers };
+  };
+
+  const [acc1, acc2] = [uniqueId("acc"), uniqueId("acc")];
+  const user = uniqueId("u");
+  await putAccounts(operator, [{ accountId: acc1, name: "Alpha Stores", users: [{ userId: user, email: `${user}@example.test` }] }, { accountId: acc2, name: "Beta" }]);
+  routesCalled.add("PUT /v1/accounts");
+  await step(operator, "GET", "/v1/accounts", 200);
+  const account = await issueKey(operator.tenantId, "ACCOUNT", user);
+
+  const created = await step(operator, "POST", "/v1/operations", 201, {
+    body: { code: uniqueId("OP"), name: { en: "Spring", fr: "Printemps" }, type: "PRIVATE", ownerIds: [uniqueId("owner")], startDate: "2020-01-01T00:00:00Z", endDate: "2099-12-31T23:59:59Z" },
+  });
+  const operationId: string = created.body.id;
+  const lines = Array.from({ length: lineCount }, (_, i) => ({
+    variantExternalId: `SKU-${String(i).padStart(5, "0")}`,
+    minQuantity: i % 3,
+    maxQuantity: 50 + (i % 7),
+    variantName: { en: `Variant ${i}`, fr: `Variante ${i}` },
+  }));
+  await step(operator, "PUT", `/v1/operations/${operationId}/lines`, 200, { body: [...lines, { variantExternalId: "SKU-GONE", minQuantity: 0, maxQuantity: 1 }] });
+  await step(operator, "DELETE", `/v1/operations/${operationId}/lines`, 200, { body: ["SKU-GONE"] });
+  await step(operator, "GET", `/v1/operations/${operationId}/lines`, 200);
+  await step(operator, "PUT", `/v1/operations/${operationId}/accounts`, 200, { body: [acc1] });
+  await step(operator, "POST", `/v1/operations/${operationId}/accounts`, 200, { body: [acc2] });
+  await step(operator, "DELETE", `/v1/operations/${operationId}/accounts`, 200, { body: [acc2] });
+  await step(operator, "GET", `/v1/operations/${operationId}/accounts`, 200);
+  const read = await step(operator, "GET", `/v1/operations/${operationId}`, 200);
+  const patched = await step(operator, "PATCH", `/v1/operations/${operationId}`, 200, {
+    body: { name: { en: "Spring sale", fr: "Soldes de printemps" } },
+    headers: { "If-Match": read.headers.get("etag")! },
+  });
+  expect(patched.body.name.en).toBe("Spring sale");
+  await step(operator, "POST", `/v1/operations/${operationId}/status`, 200, { body: { status: "ACTIVE" } });
+  await step(operator, "GET", "/v1/operations", 200);
+
+  const rule = await step(operator, "POST", "/v1/buying-policies/quotas/rules", 201, { body: { accountId: acc1, supplierId: "SUP-1", minimum: 100 } });
+  const ruleId: string = rule.body.id;
+  await step(operator, "GET", `/v1/buying-policies/quotas/rules/${ruleId}`, 200);
+  await step(operator, "PUT", `/v1/buying-policies/quotas/rules/${ruleId}`, 200, { body: { accountId: acc1, supplierId: "SUP-1", minimum: 120 } });
+  await step(operator, "GET", "/v1/buying-policies/quotas/rules", 200);
+  const doomed = await step(operator, "POST", "/v1/buying-policies/quotas/rules", 201, { body: { supplierId: "SUP-2", minimum: 5 } });
+  await step(operator, "DELETE", `/v1/buying-policies/quotas/rules/${doomed.body.id}`, 204);
+  await step(operator, "PUT", "/v1/buying-policies/quotas/default", 200, { body: { minimum: 10 } });
+  await step(operator, "GET", "/v1/buying-policies/quotas/default", 200);
+  const evaluated = await step(operator, "POST", "/v1/buying-policies/quotas/evaluate", 200, {
+    body: { orders: [{ accountId: acc1, supplierId: "SUP-1", storeId: null, amount: 50 }] },
+  });
+  expect(evaluated.body.results[0]).toMatchObject({ allowed: false, effectiveMinimum: 120 });
+
+  const cart = await step(account, "POST", "/v1/carts", 201, { body: cartBody(operationId, acc1, [line(lines[1].variantExternalId, 2), line(lines[2].variantExternalId, 3)]) });
+  const cartId: string = cart.body.id;
+  await step(account, "GET", `/v1/carts/${cartId}`, 200);
+  const order = await step(account, "POST", "/v1/orders", 201, { body: { cartId } });
+  const orderId: string = order.body.id;
+  await step(account, "GET", `/v1/orders/${orderId}`, 200);
+  await step(operator, "GET", `/v1/operations/${operationId}/orders`, 200);
+  await step(operator, "POST", `/v1/operations/${operationId}/compare`, 200, { body: { orderId } });
+
+  await step(account, "GET", "/v1/front/operations", 200);
+  await step(account, "GET", `/v1/front/operations/${operationId}`, 200);
+  await step(account, "GET", `/v1/front/operations/${operationId}/lines`, 200);
+  await step(operator, "GET", "/v1/events", 200);
+
+  const key = await step(operator, "POST", "/v1/keys", 201, { body: { role: "OPERATOR", name: "journey" } });
+  await step(operator, "GET", `/v1/keys/${key.body.id}`, 200);
+  await step(operator, "GET", "/v1/keys", 200);
+  await step(operator, "DELETE", `/v1/keys/${key.body.id}`, 204);
+
+  const spare = await step(operator, "POST", "/v1/operations", 201, {
+    body: { code: uniqueId("OP"), name: { en: "Spare" }, type: "PUBLIC", startDate: "2020-01-01T00:00:00Z", endDate: "2099-12-31T23:59:59Z" },
+  });
+  await step(operator, "DELETE", `/v1/operations/${spare.body.id}`, 204);
+
+  return { operator, account, operationId, accountIds: [acc1, acc2], ruleId, cartId, orderId, routesCalled };
+}
+
+/** What a tenant sees through the API: compared before and after a move (everything a move must keep). */
+export async function apiView(journey: Journey) {
+  const { operator, account, operationId, ruleId, cartId, orderId } = journey;
+  const get = async (caller: Caller, path: string, query: Record<string, string | number> = {}) => expectStatus(await call(caller, "GET", path, { query }), 200);
+  const all = async (caller: Caller, path: string, limit: number) => (await collectPages(caller, path, { limit })).items;
+  return {
+    operations: await all(operator, "/v1/operations", 500),
+    operation: await get(operator, `/v1/operations/${operationId}`),
+    lines: await all(operator, `/v1/operations/${operationId}/lines`, 1000),
+    attachments: await get(operator, `/v1/operations/${operationId}/accounts`),
+    accounts: await get(operator, "/v1/accounts"),
+    rules: await get(operator, "/v1/buying-policies/quotas/rules"),
+    rule: await get(operator, `/v1/buying-policies/quotas/rules/${ruleId}`),
+    quotaDefault: await get(operator, "/v1/buying-policies/quotas/default"),
+    cart: await get(account, `/v1/carts/${cartId}`),
+    order: await get(account, `/v1/orders/${orderId}`),
+    orders: await get(operator, `/v1/operations/${operationId}/orders`),
+    front: await all(account, `/v1/front/operations/${operationId}/lines`, 1000),
+    events: await all(operator, "/v1/events", 500),
+    keys: await get(operator, "/v1/keys"),
+  };
+}

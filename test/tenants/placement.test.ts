@@ -1,0 +1,76 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { ShardName } from "../../src/platform/shards";
+import { shardNames } from "../../src/platform/shards";
+import { PLACEMENT_CACHE_TTL_MS } from "../../src/platform/tenancy";
+import { createTenant } from "../../src/tenants/placement";
+import { call, expectProblem, expectStatus, issueKey, newTenant, setStatus, uniqueId } from "../helpers/client";
+import { shardOf } from "../helpers/shards";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function tenantsPerShard(): Promise<Map<string, number>> {
+  const { results } = await env.CONTROL.prepare("select shard, count(*) as n from tenant_directory group by shard").all<{ shard: string; n: number }>();
+  return new Map(shardNames(env).map((shard) => [shard, results.find((row) => row.shard === shard)?.n ?? 0]));
+}
+
+describe("placing tenants on shards", () => {
+  it("puts a new tenant on the shard with the fewest tenants", async () => {
+    // Tip the balance first, so the expected shard is not simply the first one.
+    for (let i = 0; i < 3; i++) await createTenant(env, { tenantId: uniqueId("heavy"), defaultLocale: "en", shard: "SHARD_1" });
+    for (let round = 0; round < 4; round++) {
+      const load = await tenantsPerShard();
+      const fewest = Math.min(...load.values());
+      const expected = [...load].find(([, tenants]) => tenants === fewest)![0];
+      const placed = await createTenant(env, { tenantId: uniqueId("auto"), defaultLocale: "en" });
+      expect(placed.shard).toBe(expected);
+    }
+  });
+
+  it("puts it on the shard named, refuses a name that is not a shard, and leaves an existing tenant where it is", async () => {
+    const tenantId = uniqueId("named");
+    expect((await createTenant(env, { tenantId, defaultLocale: "fr", shard: "SHARD_2" })).shard).toBe("SHARD_2");
+    expect(await shardOf(tenantId)).toBe("SHARD_2");
+    const again = await createTenant(env, { tenantId, defaultLocale: "de", shard: "SHARD_1" });
+    expect(again).toEqual({ shard: "SHARD_2", state: "ACTIVE", defaultLocale: "fr" });
+    await expect(createTenant(env, { tenantId: uniqueId("nowhere"), defaultLocale: "en", shard: "SHARD_9" as ShardName })).rejects.toThrow(/not a shard/);
+    const shardRow = await env.SHARD_2.prepare("select id from tenants where id = ?").bind(tenantId).first();
+    expect(shardRow).not.toBeNull();
+  });
+
+  it("serves the tenant's default locale from its directory entry", async () => {
+    const op = await newTenant({ defaultLocale: "fr", shard: "SHARD_2" });
+    const created = expectStatus(
+      await call(op, "POST", "/v1/operations", {
+        body: { code: uniqueId("OP"), name: { fr: "Soldes", en: "Sale" }, type: "PUBLIC", startDate: "2020-01-01T00:00:00Z", endDate: "2099-12-31T23:59:59Z" },
+      }),
+      201,
+    );
+    expectStatus(await call(op, "PUT", `/v1/operations/${created.id}/lines`, { body: [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 1 }] }), 200);
+    expectStatus(await setStatus(op, created.id, "ACTIVE"), 200);
+    const account = await issueKey(op.tenantId, "ACCOUNT", uniqueId("u"));
+    const front = expectStatus(await call(account, "GET", `/v1/front/operations/${created.id}`), 200);
+    expect(front.name).toBe("Soldes");
+  });
+
+  it("keeps a placement per instance and follows a directory change made elsewhere within its cache lifetime", async () => {
+    expect(PLACEMENT_CACHE_TTL_MS).toBeLessThanOrEqual(10_000);
+    const op = await newTenant({ shard: "SHARD_1" });
+    const write = () => call(op, "PUT", "/v1/buying-policies/quotas/default", { body: { minimum: 1 } });
+    expectStatus(await write(), 200);
+    // Another instance (the move command) marks the tenant MOVING; this instance has ACTIVE cached.
+    await env.CONTROL.prepare("update tenant_directory set state = 'MOVING', moving_to = 'SHARD_2' where tenant_id = ?").bind(op.tenantId).run();
+    const changedAt = Date.now();
+    expectStatus(await write(), 200);
+    let answer = await write();
+    while (answer.status === 200 && Date.now() - changedAt < 12_000) {
+      await sleep(500);
+      answer = await write();
+    }
+    expectProblem(answer, 503, "tenant_moving");
+    expect(answer.headers.get("retry-after")).toBe("5");
+    expect(Date.now() - changedAt).toBeLessThanOrEqual(PLACEMENT_CACHE_TTL_MS + 600);
+    // Reads keep working while MOVING.
+    expectStatus(await call(op, "GET", "/v1/buying-policies/quotas/default"), 200);
+  });
+});
