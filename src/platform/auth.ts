@@ -8,7 +8,7 @@ import { newTrace } from "./trace";
 import { ApiError } from "./errors";
 import { RefreshingCache } from "./refreshing-cache";
 import { apiKeys, tenantDirectory } from "./tables";
-import { findPlacement, placementColumns, rememberPlacement, toPlacement } from "./tenancy";
+import { findPlacement, placementColumns, readCreatedRow, rememberPlacement, toPlacement, type ControlReads } from "./tenancy";
 
 const ROLES: readonly Role[] = ["OPERATOR", "ACCOUNT"];
 
@@ -28,16 +28,15 @@ interface KeyGrant {
   expiresAtMs: number | null;
 }
 
-const keys = new RefreshingCache<string, KeyGrant | null, Db>({ maxEntries: 10_000, ttlMs: KEY_CACHE_TTL_MS, refreshAfterMs: 5_000 }, readKey);
+const keys = new RefreshingCache<string, KeyGrant | null, ControlReads>({ maxEntries: 10_000, ttlMs: KEY_CACHE_TTL_MS, refreshAfterMs: 5_000 }, readKey);
 
 /** Drops a key from this isolate's cache: its next request reads the key (and its revocation) again. */
 export function forgetCachedKey(keyHash: string): void {
   keys.forget(keyHash);
 }
 
-/** The key and its tenant's placement in one query of the control database (the placement is cached too). */
-async function readKey(control: Db, keyHash: string): Promise<KeyGrant | null> {
-  const readAt = Date.now();
+/** The key and its tenant's placement in one query of the control database. */
+async function findKeyRow(control: Db, keyHash: string) {
   const [row] = await control
     .select({
       keyId: apiKeys.id,
@@ -53,6 +52,13 @@ async function readKey(control: Db, keyHash: string): Promise<KeyGrant | null> {
     .innerJoin(tenantDirectory, eq(tenantDirectory.tenantId, apiKeys.tenantId))
     .where(eq(apiKeys.keyHash, keyHash))
     .limit(1);
+  return row;
+}
+
+/** A key's grant (its tenant's placement, read with it, is cached too). */
+async function readKey(control: ControlReads, keyHash: string): Promise<KeyGrant | null> {
+  const readAt = Date.now();
+  const row = await readCreatedRow(control, (db) => findKeyRow(db, keyHash));
   if (!row || row.revokedAt || !timingSafeEqual(row.keyHash, keyHash)) return null;
   rememberPlacement(row.tenantId, toPlacement(row), readAt);
   return {
@@ -72,16 +78,19 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   }
   const key = c.req.header("svc-api-key");
   if (!key) throw new ApiError("unauthorized", "svc-api-key is missing.");
-  const inBackground = (read: (control: Db) => Promise<unknown>) =>
-    c.executionCtx.waitUntil(read(openDb(c.env, "CONTROL", "first-unconstrained", newTrace())));
-  const grant = await keys.get(c.var.control, await sha256Hex(key), inBackground);
+  const control: ControlReads = { nearest: c.var.control, primary: () => openDb(c.env, "CONTROL", "first-primary", c.var.trace) };
+  const inBackground = (read: (control: ControlReads) => Promise<unknown>) => {
+    const trace = newTrace();
+    c.executionCtx.waitUntil(read({ nearest: openDb(c.env, "CONTROL", "first-unconstrained", trace), primary: () => openDb(c.env, "CONTROL", "first-primary", trace) }));
+  };
+  const grant = await keys.get(control, await sha256Hex(key), inBackground);
   if (!grant || (grant.expiresAtMs !== null && grant.expiresAtMs <= Date.now())) {
     throw new ApiError("unauthorized", "svc-api-key is not a valid key (unknown, revoked or expired).");
   }
   if (grant.role !== client) {
     throw new ApiError("client_mismatch", `svc-client is ${client} but the key's role is ${grant.role}.`);
   }
-  const placement = await findPlacement(c.var.control, grant.tenantId, inBackground);
+  const placement = await findPlacement(control, grant.tenantId, inBackground);
   // A key's tenant always has a directory entry (the key references it): none means it was removed.
   if (!placement) throw new ApiError("unauthorized", "svc-api-key is not a valid key (its tenant no longer exists).");
   const principal: Principal = {

@@ -19,7 +19,21 @@ export interface TenantPlacement {
 /** How long a placement is kept per isolate: a move waits this long before deleting the old rows. */
 export const PLACEMENT_CACHE_TTL_MS = 10_000;
 
-const placements = new RefreshingCache<string, TenantPlacement | null, Db>(
+/**
+ * The control database as a request's authentication reads it: the nearest replica first, and the
+ * primary for a row the replica does not have yet (a key or tenant created a moment ago elsewhere).
+ */
+export interface ControlReads {
+  nearest: Db;
+  primary: () => Db;
+}
+
+/** The row `read` finds on the nearest replica, else on the primary (undefined: neither has it). */
+export async function readCreatedRow<Row>(control: ControlReads, read: (db: Db) => Promise<Row | undefined>): Promise<Row | undefined> {
+  return (await read(control.nearest)) ?? read(control.primary());
+}
+
+const placements = new RefreshingCache<string, TenantPlacement | null, ControlReads>(
   { maxEntries: 10_000, ttlMs: PLACEMENT_CACHE_TTL_MS, refreshAfterMs: 5_000 },
   readPlacement,
 );
@@ -30,8 +44,8 @@ export const placementColumns = {
   defaultLocale: tenantDirectory.defaultLocale,
 };
 
-async function readPlacement(control: Db, tenantId: string): Promise<TenantPlacement | null> {
-  const [row] = await control.select(placementColumns).from(tenantDirectory).where(eq(tenantDirectory.tenantId, tenantId)).limit(1);
+async function readPlacement(control: ControlReads, tenantId: string): Promise<TenantPlacement | null> {
+  const row = await readCreatedRow(control, async (db) => (await db.select(placementColumns).from(tenantDirectory).where(eq(tenantDirectory.tenantId, tenantId)).limit(1))[0]);
   return row ? toPlacement(row) : null;
 }
 
@@ -41,7 +55,7 @@ export function toPlacement(row: { shard: string; state: "ACTIVE" | "MOVING"; de
 }
 
 /** The tenant's placement, from this isolate's cache (read again in the background once 5 s old). */
-export function findPlacement(control: Db, tenantId: string, inBackground: BackgroundRead<Db>): Promise<TenantPlacement | null> {
+export function findPlacement(control: ControlReads, tenantId: string, inBackground: BackgroundRead<ControlReads>): Promise<TenantPlacement | null> {
   return placements.get(control, tenantId, inBackground);
 }
 

@@ -73,4 +73,28 @@ describe("placing tenants on shards", () => {
     // Reads keep working while MOVING.
     expectStatus(await call(op, "GET", "/v1/buying-policies/quotas/default"), 200);
   });
+
+  it("finds a key and a tenant created a moment ago on the primary when the nearest replica has not seen them yet", async () => {
+    const op = await newTenant({ shard: "SHARD_2" });
+    let primaryReads = 0;
+    // A control database whose replicas lag: a session started anywhere sees no rows; the primary sees all.
+    const lagging = new Proxy(env.CONTROL, {
+      get(target, prop) {
+        if (prop !== "withSession") return Reflect.get(target, prop, target);
+        return (start?: string) => {
+          const session = target.withSession(start as never);
+          if (start === "first-primary") {
+            return { prepare: (query: string) => (primaryReads++, session.prepare(query)), batch: session.batch.bind(session), getBookmark: () => session.getBookmark() };
+          }
+          const empty = { bind: () => empty, all: async () => ({ results: [], success: true, meta: {} }), raw: async () => [], first: async () => null, run: async () => ({ results: [], success: true, meta: {} }) };
+          return { prepare: () => empty, batch: async () => [], getBookmark: () => null };
+        };
+      },
+    });
+    const answer = await call(op, "GET", "/v1/buying-policies/quotas/default", { env: { CONTROL: lagging } });
+    expectStatus(answer, 200);
+    expect(primaryReads).toBeGreaterThan(0);
+    // An unknown key is still unknown after asking the primary.
+    expectProblem(await call({ ...op, key: "sk_test_not_issued" }, "GET", "/v1/buying-policies/quotas/default", { env: { CONTROL: lagging } }), 401, "unauthorized");
+  });
 });
