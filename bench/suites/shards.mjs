@@ -164,6 +164,35 @@ export default async function shardsSuite(ctx) {
     { case: "A writing on the other shard", p50: r(otherShard.p50), p99: r(otherShard.p99), ratioP50: ratio(otherShard.p50, alone.p50), goal: "≤ 1.2×" },
   ];
 
+  // ---- 2b. what the move fence costs every write --------------------------------------------
+  // The floor route's bare 5000-row upsert, with the shard's fence triggers and without (interleaved).
+  const { operator: fenced } = await ctx.newTenant({ shard: "SHARD_1" });
+  const fencedOperation = (await ctx.expect(fenced, "POST", "/v1/operations", operationBody(), 201)).body.id;
+  const rawUpsert = (round) => ctx.expect(fenced, "PUT", `/v1/__bench/raw-upsert/${fencedOperation}`, bodies[(round + 8) % bodies.length], 200);
+  const setTriggers = (enabled) => ctx.expect(null, "POST", "/__bench/fence-triggers", { shard: "SHARD_1", enabled }, 200);
+  let fenceCost;
+  try {
+    fenceCost = await ctx.sideBySide(
+      {
+        withFence: async (round) => {
+          await setTriggers(true);
+          return (await rawUpsert(round)).ms;
+        },
+        withoutFence: async (round) => {
+          await setTriggers(false);
+          return (await rawUpsert(round)).ms;
+        },
+      },
+      { rounds: 20, warmup: 2 },
+    );
+  } finally {
+    await setTriggers(true);
+  }
+  const fenceRows = [
+    { case: "raw upsert of 5000 lines, fence triggers on", p50: r(fenceCost.withFence.p50), p99: r(fenceCost.withFence.p99), ratioP50: ratio(fenceCost.withFence.p50, fenceCost.withoutFence.p50) },
+    { case: "the same without them", p50: r(fenceCost.withoutFence.p50), p99: r(fenceCost.withoutFence.p99), ratioP50: 1 },
+  ];
+
   // ---- 3. capacity --------------------------------------------------------------------------
   const sizes = async () => (await ctx.expect(null, "GET", "/__bench/database-sizes", undefined, 200)).body;
   const { operator: sized } = await ctx.newTenant({ shard: "SHARD_2" });
@@ -222,6 +251,7 @@ export default async function shardsSuite(ctx) {
     tables: [
       { title: "Aggregate write throughput (5000-line PUTs)", rows: throughputRows },
       { title: "Noisy neighbour: tenant B's line page while tenant A writes", rows: neighbourRows },
+      { title: "What the move fence costs a write (triggers on every tenant table)", rows: fenceRows },
       { title: "Measured row sizes", rows: capacityRows },
       { title: "Capacity per 10 GB shard", rows: tenantRows },
     ],

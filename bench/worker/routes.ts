@@ -122,6 +122,27 @@ export function mountBenchRoutes(app: App): void {
     return c.json(Object.fromEntries(names.map((name, i) => [name, sizes[i]])));
   });
 
+  // The move fence's triggers on a shard, off and on again: what they cost every write (shards suite).
+  // Off, a shard would let a moving tenant's writes through: the bench entry only, never deployed.
+  const fenceTriggersBody = z.strictObject({ shard: z.string().regex(/^SHARD_[A-Z0-9_]+$/), enabled: z.boolean() });
+  const droppedFenceTriggers = new Map<string, string[]>();
+  app.post("/__bench/fence-triggers", async (c) => {
+    const body = await jsonBody(c, fenceTriggersBody);
+    const shard = body.shard as ShardName;
+    if (!shardNames(c.env).includes(shard)) throw new ApiError("not_found", `No shard ${shard}.`);
+    const database = primaryDb(c.env, shard).$client;
+    if (!body.enabled && !droppedFenceTriggers.has(shard)) {
+      const { results } = await database.prepare("select name, sql from sqlite_master where type = 'trigger' and name like '%_fence_%'").all<{ name: string; sql: string }>();
+      await database.batch(results.map((trigger) => database.prepare(`drop trigger ${trigger.name}`)));
+      droppedFenceTriggers.set(shard, results.map((trigger) => trigger.sql));
+    } else if (body.enabled && droppedFenceTriggers.has(shard)) {
+      await database.batch(droppedFenceTriggers.get(shard)!.map((create) => database.prepare(create)));
+      droppedFenceTriggers.delete(shard);
+    }
+    const { results } = await database.prepare("select count(*) as n from sqlite_master where type = 'trigger' and name like '%_fence_%'").all<{ n: number }>();
+    return c.json({ shard, fenceTriggers: results[0].n });
+  });
+
   // Simulated distance to D1 (bench/worker/d1-delay.ts): set it, and read it as the Worker and an Operation's Durable Object see it.
   app.post("/__bench/d1-delay", async (c) => {
     setD1Delay(await jsonBody(c, d1DelayBody, {}));
