@@ -14,6 +14,12 @@ export interface AttachResult {
   accountCount: number;
 }
 
+/** What attach and detach take: the accounts, and whether it is a dry run. */
+export interface AccountIdsInput {
+  accountIds: string[];
+  dryRun: boolean;
+}
+
 export interface DetachResult {
   detached: number;
   notAttached: string[];
@@ -31,7 +37,7 @@ function requireEditableAttachments(row: OperationRow, what: string): void {
 const ATTACHMENT_ROWS: OwnedRows = { count: "accountCount", operationColumn: operationAccounts.operationId, keyColumn: operationAccounts.accountId };
 
 /** Attach: 404 → 409 (DRAFT, PRIVATE) → 422 unknown_accounts → 403 account_not_permitted, then one batch. */
-export const attachAccounts = defineCommand("accounts.attach", async (ctx: CommandContext, input: { accountIds: string[] }): Promise<AttachResult> => {
+export const attachAccounts = defineCommand("accounts.attach", async (ctx: CommandContext, input: AccountIdsInput): Promise<AttachResult> => {
   const ids = [...new Set(input.accountIds)];
   // Every read at once; their verdicts still come in the contract's order (404, 409, 422, then 403).
   const [row, [attachedNow, permitted]] = await loadOperationWith(ctx, () =>
@@ -69,12 +75,14 @@ export const attachAccounts = defineCommand("accounts.attach", async (ctx: Comma
     ),
     event: "accounts.attached",
     data: { attached: toAttach.length, alreadyAttached, accountCount: row.accountCount + toAttach.length },
+    countAfter: row.accountCount + toAttach.length,
+    dryRun: input.dryRun,
   });
   return { attached: toAttach.length, alreadyAttached, accountCount };
 });
 
 /** Detach: same state and permission rules; ids that are not attached are reported, not refused. */
-export const detachAccounts = defineCommand("accounts.detach", async (ctx: CommandContext, input: { accountIds: string[] }): Promise<DetachResult> => {
+export const detachAccounts = defineCommand("accounts.detach", async (ctx: CommandContext, input: AccountIdsInput): Promise<DetachResult> => {
   const ids = [...new Set(input.accountIds)];
   const [row, [permitted, found]] = await loadOperationWith(ctx, () =>
     Promise.all([permittedAccounts(ctx.db, ctx.principal, ids), findOwnedKeys(ctx, ATTACHMENT_ROWS, ids)]),
@@ -87,6 +95,7 @@ export const detachAccounts = defineCommand("accounts.detach", async (ctx: Comma
     found,
     event: "accounts.detached",
     eventNames: { removed: "detached", notFound: "notAttached" },
+    dryRun: input.dryRun,
   });
   return { detached: removed, notAttached: notFound, accountCount: count };
 });

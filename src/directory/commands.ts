@@ -11,7 +11,7 @@ import type { DirectoryAccountInput } from "./schemas";
  * Upserts directory accounts and replaces their users (account_users rows deleted and re-inserted)
  * in one batch; every statement carries its rows as one JSON parameter per chunk.
  */
-export async function upsertDirectory(db: Db, principal: Principal, input: DirectoryAccountInput[]) {
+export async function upsertDirectory(db: Db, principal: Principal, input: DirectoryAccountInput[], options: { dryRun: boolean }) {
   const tenantId = principal.tenantId;
   const accountIds = input.map((account) => account.accountId);
   const existing = await findDirectoryIds(db, tenantId, accountIds);
@@ -62,6 +62,6 @@ export async function upsertDirectory(db: Db, principal: Principal, input: Direc
       data: { created, updated, users: userTuples.length },
     }),
   ];
-  await runBatch(db, statements);
+  if (!options.dryRun) await runBatch(db, statements);
   return { created, updated };
 }

@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { routePath } from "hono/route";
 import { HTTPException } from "hono/http-exception";
 import type { Coordinator } from "./commands";
-import type { Db } from "./db";
+import { openDb, type Db } from "./db";
 import type { Env } from "./env";
 import type { Principal, RequestScope } from "./principal";
 import { isTenantMovingFailure, tenantMovingError, type TenantPlacement } from "./tenancy";
@@ -72,4 +72,17 @@ export function createApp(): App {
 /** The answer to a request no route takes. */
 export function routeNotFound(c: Context<AppBindings>): Response {
   return problemResponse(c, { code: "not_found", detail: `No route ${c.req.method} ${new URL(c.req.url).pathname}.` });
+}
+
+/**
+ * The tenant's shard on its primary, for a write computed from what it reads (a bulk rule write):
+ * its read must be the latest state, not a replica's.
+ */
+export function tenantPrimaryDb(c: Context<AppBindings>): Db {
+  return openDb(c.env, c.var.principal.shard, "first-primary", c.var.trace);
+}
+
+/** Marks a dry run's answer (svc-dry-run: true): it is what the call would answer, and nothing changed. */
+export function markDryRun(c: Context<AppBindings>, dryRun: boolean): void {
+  if (dryRun) c.header("svc-dry-run", "true");
 }

@@ -16,6 +16,8 @@ export type EventType =
   | "rule.created"
   | "rule.updated"
   | "rule.deleted"
+  | "rules.upserted"
+  | "rules.deleted"
   | "quota_default.updated"
   | "cart.created"
   | "order.created"

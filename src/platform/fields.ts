@@ -98,3 +98,20 @@ export function keyedBatch<Item extends z.ZodType>(
   if (options.max !== undefined) batch = batch.max(options.max);
   return batch.superRefine(noRepeatedKeys(options.keyOf, options.field));
 }
+
+/** A query flag: "true" or "false" (absent: false). */
+export function queryFlag(description: string) {
+  return z
+    .enum(["true", "false"])
+    .optional()
+    .transform((value) => value === "true")
+    .describe(description);
+}
+
+/** ?dryRun=true on a batch write: every check runs and the answer is the real call's, but nothing changes. */
+export const dryRunQuery = z.strictObject({
+  dryRun: queryFlag(
+    "true runs every check and answers exactly what the call would (status, counts, errors[]), with the header svc-dry-run: true, and changes nothing: no row, no version, no event.",
+  ),
+});
+export type DryRunQuery = z.output<typeof dryRunQuery>;

@@ -1,15 +1,15 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { actorOf, type Principal } from "../platform/principal";
-import { bookmarkOf, isWriteGuardFailure, violatesUniqueIndex, runBatch, writeGuard, type Db, type Statement } from "../platform/db";
+import { bookmarkOf, inJsonChunks, insertFromJson, isWriteGuardFailure, jsonChunks, jsonField, violatesUniqueIndex, runBatch, writeGuard, type Db, type Statement } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { appendEvent, type EventType } from "../platform/events";
 import { idPrefixes, newId } from "../platform/ids";
 import { quotaRules, tenants } from "../platform/tables";
 import { nowIso } from "../platform/time";
-import { findRule, toRuleRepresentation, type RuleRow } from "./queries";
-import type { IndexedRule } from "./rule-index";
+import { d1RuleSource, findRule, toRuleRepresentation, type RuleRow } from "./queries";
+import type { IndexedRule, RuleSnapshot } from "./rule-index";
 import { ruleIndexCache, type RuleChange } from "./rule-index-cache";
-import type { RuleBody } from "./schemas";
+import { scopeKeyOf, type DeleteRulesResult, type RuleBody, type UpsertRulesResult } from "./schemas";
 
 /** A write lost to a concurrent change of the same rule: read again and retry. */
 class RuleChanged extends Error {}
@@ -147,4 +147,92 @@ export async function setDefaultMinimum(db: Db, principal: Principal, minimum: n
     0,
     { defaultMinimum: minimum },
   );
+}
+
+/** Whether the tenant's rules are still at `version` (what a bulk write computed its counts from). */
+function rulesStillAt(tenantId: string, version: number) {
+  return writeGuard(sql`exists (select 1 from ${tenants} where ${tenants.id} = ${tenantId} and ${tenants.rulesVersion} = ${version})`);
+}
+
+/**
+ * A bulk write computed from one read of the tenant's rules: `plan` turns the snapshot into the
+ * answer and the statements that make it true (none: nothing changes). Committed with the rules'
+ * version re-checked in SQL; a concurrent rule write makes it read and plan again. A dry run stops
+ * before the commit, with the same answer.
+ */
+async function bulkRuleWrite<Answer>(
+  db: Db,
+  principal: Principal,
+  options: { dryRun: boolean },
+  plan: (snapshot: RuleSnapshot, now: string) => { answer: Answer; writes: Statement[]; event: { type: EventType; data: Record<string, unknown> }; change: RuleChange },
+): Promise<Answer> {
+  const { tenantId } = principal;
+  for (let attempt = 1; ; attempt++) {
+    const snapshot = await d1RuleSource(db, principal.shard).loadSnapshot(tenantId);
+    const { answer, writes, event, change } = plan(snapshot, nowIso());
+    if (options.dryRun || !writes.length) return answer;
+    const statements = [rulesStillAt(tenantId, snapshot.version), ...writes, bumpRulesVersion(tenantId), appendEvent(db, { tenantId, type: event.type, actor: actorOf(principal), data: event.data })];
+    try {
+      await commitRuleWrite(db, tenantId, statements, statements.length - 2, change);
+      return answer;
+    } catch (error) {
+      if (!(error instanceof RuleChanged)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ApiError("version_mismatch", "The tenant's rules kept changing while this request ran; retry.");
+    }
+  }
+}
+
+/**
+ * PUT rules: upserts up to 5000 rules by scope, all or nothing, with one version bump and one
+ * rules.upserted event. Rules sent with the minimum they have are counted, not written.
+ */
+export function upsertRules(db: Db, principal: Principal, bodies: RuleBody[], options: { dryRun: boolean }): Promise<UpsertRulesResult> {
+  return bulkRuleWrite(db, principal, options, (snapshot, now) => {
+    const existing = new Map(snapshot.rules.map((rule) => [scopeKeyOf(rule), rule]));
+    const created: IndexedRule[] = [];
+    const updated: IndexedRule[] = [];
+    let unchanged = 0;
+    for (const body of bodies) {
+      const scope = scopeOf(body);
+      const current = existing.get(scopeKeyOf(scope));
+      if (!current) created.push({ id: newId(idPrefixes.rule), ...scope });
+      else if (current.minimum !== scope.minimum) updated.push({ ...current, minimum: scope.minimum });
+      else unchanged++;
+    }
+    const answer = { created: created.length, updated: updated.length, unchanged };
+    const writes: Statement[] = [
+      ...jsonChunks(created.map((rule) => [rule.id, rule.accountId, rule.supplierId, rule.storeId, rule.minimum])).map((chunk) =>
+        insertFromJson(quotaRules, chunk, [
+          [quotaRules.id, jsonField(0)],
+          [quotaRules.tenantId, principal.tenantId],
+          [quotaRules.accountId, jsonField(1)],
+          [quotaRules.supplierId, jsonField(2)],
+          [quotaRules.storeId, jsonField(3)],
+          [quotaRules.minimum, jsonField(4)],
+          [quotaRules.createdAt, now],
+          [quotaRules.updatedAt, now],
+        ]),
+      ),
+      ...jsonChunks(updated.map((rule) => [rule.id, rule.minimum])).map(
+        (chunk) =>
+          sql`update ${quotaRules} set ${sql.identifier(quotaRules.minimum.name)} = ${jsonField(1)}, ${sql.identifier(quotaRules.updatedAt.name)} = ${now}
+            from json_each(${chunk}) where ${quotaRules.tenantId} = ${principal.tenantId} and ${quotaRules.id} = ${jsonField(0)}`,
+      ),
+    ];
+    return { answer, writes: created.length + updated.length ? writes : [], event: { type: "rules.upserted", data: answer }, change: { upserted: [...created, ...updated] } };
+  });
+}
+
+/** DELETE rules: removes the tenant's rules among `ids` (others are reported in notFound), with one version bump and one rules.deleted event. */
+export function deleteRules(db: Db, principal: Principal, ids: string[], options: { dryRun: boolean }): Promise<DeleteRulesResult> {
+  return bulkRuleWrite(db, principal, options, (snapshot) => {
+    const existing = new Set(snapshot.rules.map((rule) => rule.id));
+    const unique = [...new Set(ids)];
+    const found = unique.filter((id) => existing.has(id));
+    const answer = { deleted: found.length, notFound: unique.filter((id) => !existing.has(id)) };
+    const writes = found.length
+      ? inJsonChunks(quotaRules.id, found).map((idIsIn) => db.delete(quotaRules).where(and(eq(quotaRules.tenantId, principal.tenantId), idIsIn)))
+      : [];
+    return { answer, writes, event: { type: "rules.deleted", data: { deleted: found.length, notFound: answer.notFound.length } }, change: { deletedIds: found } };
+  });
 }

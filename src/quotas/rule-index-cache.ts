@@ -210,6 +210,8 @@ function applyChange(snapshot: RuleSnapshot, version: number, change: RuleChange
     version,
     defaultMinimum: change.defaultMinimum ?? snapshot.defaultMinimum,
     rules: change.upserted?.length ? [...rules, ...change.upserted] : rules,
+    // Still the same database's rules: the next request keeps using the index without reading it again.
+    origin: snapshot.origin,
   };
 }
 

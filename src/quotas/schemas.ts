@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { amount, externalKey, pathId } from "../platform/fields";
+import { amount, externalKey, keyedBatch, pathId, queryFlag } from "../platform/fields";
 import { quotaRules } from "../platform/tables";
 
 export const ruleList: ListDefinition = {
@@ -84,12 +84,36 @@ export const evaluateBody = z.strictObject({
 });
 
 export const evaluateQuery = z.strictObject({
-  explain: z
-    .enum(["true", "false"])
-    .optional()
-    .transform((value) => value === "true")
-    .describe("true adds an explanation per result: the candidate rules of each level and why each lost."),
+  explain: queryFlag("true adds an explanation per result: the candidate rules of each level and why each lost."),
 });
+
+/** Rules written or removed in one call at most. */
+export const MAX_RULES_PER_CALL = 5000;
+
+/** A rule's scope as one key: the unique (accountId, supplierId, storeId) of the tenant. */
+export const scopeKeyOf = (rule: { accountId?: string | null; supplierId?: string | null; storeId?: string | null }) =>
+  JSON.stringify([rule.accountId ?? null, rule.supplierId ?? null, rule.storeId ?? null]);
+
+export const upsertRulesBody = keyedBatch(ruleBody, { field: "scope", keyOf: scopeKeyOf, max: MAX_RULES_PER_CALL, what: "rule" }).describe(
+  `Up to ${MAX_RULES_PER_CALL} rules, upserted by scope (accountId, supplierId, storeId). A scope may appear once per call (a repeat is 400 validation_failed naming each repeated index).`,
+);
+export const upsertRulesResponse = z.object({
+  created: z.number().int().describe("Rules of a scope the tenant had no rule for."),
+  updated: z.number().int().describe("Rules whose minimum changed."),
+  unchanged: z.number().int().describe("Rules sent with the minimum they already had."),
+});
+export type UpsertRulesResult = z.infer<typeof upsertRulesResponse>;
+
+export const deleteRulesBody = z
+  .array(z.string().min(1).max(100))
+  .min(1, "send at least one rule id")
+  .max(MAX_RULES_PER_CALL)
+  .describe(`Up to ${MAX_RULES_PER_CALL} rule ids; repeats count once.`);
+export const deleteRulesResponse = z.object({
+  deleted: z.number().int(),
+  notFound: z.array(z.string()).describe("Ids sent that are not rules of the tenant (each once, in the order sent)."),
+});
+export type DeleteRulesResult = z.infer<typeof deleteRulesResponse>;
 
 const sourceKind = z.enum(["ACCOUNT_SUPPLIER", "ACCOUNT", "SUPPLIER", "DEFAULT"]);
 

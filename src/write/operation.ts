@@ -118,8 +118,10 @@ export interface OwnedRows {
 export async function commitRowChange(
   ctx: CommandContext,
   row: OperationRow,
-  change: { rows: OwnedRows; writes: Statement[]; event: EventType; data: Record<string, unknown> },
+  change: { rows: OwnedRows; writes: Statement[]; event: EventType; data: Record<string, unknown>; countAfter: number; dryRun: boolean },
 ): Promise<number> {
+  // A dry run stops here: every check has run, and the count is what the batch would leave.
+  if (change.dryRun) return change.countAfter;
   const { count, operationColumn } = change.rows;
   const recount = sql`(select count(*) from ${operationColumn.table} where ${operationColumn} = ${row.id})`;
   const results = await commit(ctx, [
@@ -144,7 +146,7 @@ export function findOwnedKeys(ctx: CommandContext, rows: OwnedRows, keys: readon
 export async function removeOwnedRows(
   ctx: CommandContext,
   row: OperationRow,
-  change: { rows: OwnedRows; keys: readonly string[]; found: Set<string>; event: EventType; eventNames: { removed: string; notFound: string } },
+  change: { rows: OwnedRows; keys: readonly string[]; found: Set<string>; event: EventType; eventNames: { removed: string; notFound: string }; dryRun: boolean },
 ): Promise<{ removed: number; notFound: string[]; count: number }> {
   const { found } = change;
   const notFound = [...new Set(change.keys)].filter((key) => !found.has(key));
@@ -158,6 +160,8 @@ export async function removeOwnedRows(
     ),
     event: change.event,
     data: { [change.eventNames.removed]: found.size, [change.eventNames.notFound]: notFound.length, [change.rows.count]: before - found.size },
+    countAfter: before - found.size,
+    dryRun: change.dryRun,
   });
   return { removed: found.size, notFound, count };
 }

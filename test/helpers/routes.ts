@@ -28,6 +28,8 @@ import listOperations from "../../src/operations/routes/list";
 import patchOperation from "../../src/operations/routes/patch";
 import changeStatus from "../../src/operations/routes/status";
 import createRule from "../../src/quotas/routes/create";
+import deleteRules from "../../src/quotas/routes/delete-many";
+import upsertRules from "../../src/quotas/routes/put-many";
 import deleteRule from "../../src/quotas/routes/delete";
 import evaluateQuotas from "../../src/quotas/routes/evaluate";
 import getRule from "../../src/quotas/routes/get";
@@ -57,6 +59,8 @@ export const routes = {
   getRule,
   updateRule,
   deleteRule,
+  upsertRules,
+  deleteRules,
   getQuotaDefault,
   putQuotaDefault,
   evaluateQuotas,

@@ -93,6 +93,21 @@ const RACES: Record<string, (op: Caller) => Promise<Race>> = {
     status: 204,
     event: "rule.deleted",
   }),
+  "PUT /v1/buying-policies/quotas/rules": async () => ({
+    path: "/v1/buying-policies/quotas/rules",
+    body: [
+      { accountId: "ACC-9", minimum: 10 },
+      { supplierId: "SUP-9", storeId: "STORE-9", minimum: 20 },
+    ],
+    status: 200,
+    event: "rules.upserted",
+  }),
+  "DELETE /v1/buying-policies/quotas/rules": async (op) => ({
+    path: "/v1/buying-policies/quotas/rules",
+    body: [(await rule(op)).id, "qr_unknown"],
+    status: 200,
+    event: "rules.deleted",
+  }),
   "PUT /v1/buying-policies/quotas/default": async () => ({ path: "/v1/buying-policies/quotas/default", body: { minimum: 300 }, status: 200, event: "quota_default.updated" }),
   "POST /v1/buying-policies/quotas/evaluate": async (op) => {
     await rule(op);

@@ -59,6 +59,11 @@ describe("rule index cache", () => {
     const readsOnceMoved = after.reads;
     await cache.get("t1", after);
     expect(after.reads).toBe(readsOnceMoved);
+    // The writer's own change keeps the index of that database warm: no read at all.
+    const version = after.write("t1", (t) => t.rules.push(ruleOf("qr_2", 20)));
+    cache.applyWrite("t1", version, { upserted: [ruleOf("qr_2", 20)] });
+    expect((await cache.get("t1", after)).ruleCount).toBe(2);
+    expect(after.reads).toBe(readsOnceMoved);
   });
 
   it("serves a warm index without any read until the version is due for a check", async () => {

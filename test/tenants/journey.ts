@@ -77,6 +77,15 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   await step(operator, "GET", "/v1/buying-policies/quotas/rules", 200);
   const doomed = await step(operator, "POST", "/v1/buying-policies/quotas/rules", 201, { body: { supplierId: "SUP-2", minimum: 5 } });
   await step(operator, "DELETE", `/v1/buying-policies/quotas/rules/${doomed.body.id}`, 204);
+  const bulk = await step(operator, "PUT", "/v1/buying-policies/quotas/rules", 200, {
+    body: [
+      { accountId: acc2, minimum: 40 },
+      { supplierId: "SUP-3", storeId: "STORE-1", minimum: 70 },
+    ],
+  });
+  expect(bulk.body).toEqual({ created: 2, updated: 0, unchanged: 0 });
+  const bulkIds = (await step(operator, "GET", "/v1/buying-policies/quotas/rules", 200, { query: { supplierId: "SUP-3" } })).body.items.map((r: { id: string }) => r.id);
+  await step(operator, "DELETE", "/v1/buying-policies/quotas/rules", 200, { body: bulkIds });
   await step(operator, "PUT", "/v1/buying-policies/quotas/default", 200, { body: { minimum: 10 } });
   await step(operator, "GET", "/v1/buying-policies/quotas/default", 200);
   const evaluated = await step(operator, "POST", "/v1/buying-policies/quotas/evaluate", 200, {

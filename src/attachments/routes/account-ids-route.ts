@@ -2,13 +2,15 @@ import type { z } from "zod";
 import type { Command } from "../../platform/commands";
 import type { ErrorCode } from "../../platform/errors";
 import { defineRoute, type HttpMethod, type ResponseSpec } from "../../platform/routes";
-import { operationIdParam } from "../../platform/fields";
+import { markDryRun } from "../../platform/app";
+import { dryRunQuery, operationIdParam } from "../../platform/fields";
+import type { AccountIdsInput } from "../commands";
 import { accountIdsBody, MAX_ACCOUNT_IDS_PER_CALL } from "../schemas";
 
 /** Attach and detach: the same path, body, limit and roles; they differ in the command they run and its answer. */
 export function accountIdsRoute<Answer extends z.ZodType>(route: {
   method: HttpMethod;
-  command: Command<{ accountIds: string[] }, z.output<Answer>>;
+  command: Command<AccountIdsInput, z.output<Answer>>;
   summary: string;
   description: string;
   response: ResponseSpec & { schema: Answer };
@@ -23,12 +25,16 @@ export function accountIdsRoute<Answer extends z.ZodType>(route: {
       tag: "Accounts",
       roles: ["OPERATOR", "ACCOUNT"],
       params: operationIdParam,
+      query: dryRunQuery,
       body: accountIdsBody,
       batch: { maxItems: MAX_ACCOUNT_IDS_PER_CALL },
-      responses: { 200: route.response },
+      responses: { 200: { ...route.response, headers: { "svc-dry-run": "true on a dry run" } } },
       errors: route.errors,
     },
-    async (c, { params, body }) =>
-      c.json(await c.var.coordinator.run(params.operationId, route.command, { accountIds: body })),
+    async (c, { params, query, body }) => {
+      const answer = await c.var.coordinator.run(params.operationId, route.command, { accountIds: body, dryRun: query.dryRun });
+      markDryRun(c, query.dryRun);
+      return c.json(answer);
+    },
   );
 }

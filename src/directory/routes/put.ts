@@ -1,3 +1,5 @@
+import { markDryRun } from "../../platform/app";
+import { dryRunQuery } from "../../platform/fields";
 import { defineRoute } from "../../platform/routes";
 import { upsertDirectory } from "../commands";
 import { MAX_DIRECTORY_ACCOUNTS_PER_CALL, putDirectoryBody, putDirectoryResponse } from "../schemas";
@@ -10,10 +12,15 @@ export default defineRoute(
     description: `Mirrors the customer system's accounts: up to ${MAX_DIRECTORY_ACCOUNTS_PER_CALL} accounts per call, upserted by accountId, all or nothing. users (default []) replaces the account's users. More than ${MAX_DIRECTORY_ACCOUNTS_PER_CALL}: 413 batch_too_large; an empty array: 400. Records directory.upserted.`,
     tag: "Accounts",
     roles: ["OPERATOR"],
+    query: dryRunQuery,
     body: putDirectoryBody,
     batch: { maxItems: MAX_DIRECTORY_ACCOUNTS_PER_CALL },
-    responses: { 200: { description: "Accounts created and updated.", schema: putDirectoryResponse } },
+    responses: { 200: { description: "Accounts created and updated.", schema: putDirectoryResponse, headers: { "svc-dry-run": "true on a dry run" } } },
     errors: ["batch_too_large", "idempotency_key_reused"],
   },
-  async (c, { body }) => c.json(await upsertDirectory(c.var.db, c.get("principal"), body)),
+  async (c, { query, body }) => {
+    const answer = await upsertDirectory(c.var.db, c.get("principal"), body, { dryRun: query.dryRun });
+    markDryRun(c, query.dryRun);
+    return c.json(answer);
+  },
 );

@@ -1,5 +1,6 @@
 import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/fields";
+import { markDryRun } from "../../platform/app";
+import { dryRunQuery, operationIdParam } from "../../platform/fields";
 import { removeLines } from "../commands";
 import { deleteLinesBody, deleteLinesResponse, MAX_LINES_PER_CALL } from "../schemas";
 
@@ -12,11 +13,17 @@ export default defineRoute(
     tag: "Lines",
     roles: ["OPERATOR"],
     params: operationIdParam,
+    query: dryRunQuery,
     body: deleteLinesBody,
     batch: { maxItems: MAX_LINES_PER_CALL },
-    responses: { 200: { description: "Lines removed, keys not found, and the line count after the call.", schema: deleteLinesResponse } },
+    responses: {
+      200: { description: "Lines removed, keys not found, and the line count after the call.", schema: deleteLinesResponse, headers: { "svc-dry-run": "true on a dry run" } },
+    },
     errors: ["not_found", "operation_not_draft", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { params, body }) =>
-    c.json(await c.var.coordinator.run(params.operationId, removeLines, { variantExternalIds: body })),
+  async (c, { params, query, body }) => {
+    const answer = await c.var.coordinator.run(params.operationId, removeLines, { variantExternalIds: body, dryRun: query.dryRun });
+    markDryRun(c, query.dryRun);
+    return c.json(answer);
+  },
 );

@@ -1,5 +1,6 @@
 import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/fields";
+import { markDryRun } from "../../platform/app";
+import { dryRunQuery, operationIdParam } from "../../platform/fields";
 import { upsertLines } from "../commands";
 import { MAX_LINES_PER_CALL, putLinesBody, putLinesResponse } from "../schemas";
 
@@ -18,11 +19,17 @@ export default defineRoute(
     tag: "Lines",
     roles: ["OPERATOR"],
     params: operationIdParam,
+    query: dryRunQuery,
     body: putLinesBody,
     batch: { maxItems: MAX_LINES_PER_CALL },
-    responses: { 200: { description: "Lines created and updated, and the Operation's line count after the call.", schema: putLinesResponse } },
+    responses: {
+      200: { description: "Lines created and updated, and the Operation's line count after the call.", schema: putLinesResponse, headers: { "svc-dry-run": "true on a dry run" } },
+    },
     errors: ["not_found", "operation_not_draft", "line_bounds_invalid", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { params, body }) =>
-    c.json(await c.var.coordinator.run(params.operationId, upsertLines, { lines: body })),
+  async (c, { params, query, body }) => {
+    const answer = await c.var.coordinator.run(params.operationId, upsertLines, { lines: body, dryRun: query.dryRun });
+    markDryRun(c, query.dryRun);
+    return c.json(answer);
+  },
 );

@@ -1,0 +1,26 @@
+import { markDryRun, tenantPrimaryDb } from "../../platform/app";
+import { dryRunQuery } from "../../platform/fields";
+import { defineRoute } from "../../platform/routes";
+import { deleteRules } from "../commands";
+import { deleteRulesBody, deleteRulesResponse, MAX_RULES_PER_CALL } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "delete",
+    path: "/v1/buying-policies/quotas/rules",
+    summary: "Delete Quotas Rules in bulk",
+    description: `Deletes up to ${MAX_RULES_PER_CALL} of the tenant's rules by id, all or nothing; ids that are not rules of the tenant are listed in notFound, not refused. One rules.deleted event and one rule-index version bump (none when nothing is deleted).`,
+    tag: "Quotas",
+    roles: ["OPERATOR"],
+    query: dryRunQuery,
+    body: deleteRulesBody,
+    batch: { maxItems: MAX_RULES_PER_CALL },
+    responses: { 200: { description: "How many were deleted, and the ids that were not rules.", schema: deleteRulesResponse, headers: { "svc-dry-run": "true on a dry run" } } },
+    errors: ["batch_too_large", "version_mismatch", "idempotency_key_reused"],
+  },
+  async (c, { query, body }) => {
+    const answer = await deleteRules(tenantPrimaryDb(c), c.var.principal, body, { dryRun: query.dryRun });
+    markDryRun(c, query.dryRun);
+    return c.json(answer);
+  },
+);

@@ -1,0 +1,30 @@
+import { markDryRun, tenantPrimaryDb } from "../../platform/app";
+import { dryRunQuery } from "../../platform/fields";
+import { defineRoute } from "../../platform/routes";
+import { upsertRules } from "../commands";
+import { MAX_RULES_PER_CALL, upsertRulesBody, upsertRulesResponse } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "put",
+    path: "/v1/buying-policies/quotas/rules",
+    summary: "Upsert Quotas Rules in bulk",
+    description: [
+      `Upserts up to ${MAX_RULES_PER_CALL} rules by scope (accountId, supplierId, storeId), all or nothing: a new scope creates a rule, a known one takes the minimum sent.`,
+      "Answers how many were created, updated and unchanged. One rules.upserted event and one rule-index version bump for the whole call (none when nothing changes); evaluation in this Worker instance sees the rules at once, everywhere else within 1 s.",
+      `A scope repeated within one call is 400 validation_failed (code duplicate_key, one entry per repeat). More than ${MAX_RULES_PER_CALL}: 413 batch_too_large.`,
+    ].join(" "),
+    tag: "Quotas",
+    roles: ["OPERATOR"],
+    query: dryRunQuery,
+    body: upsertRulesBody,
+    batch: { maxItems: MAX_RULES_PER_CALL },
+    responses: { 200: { description: "What the call created, updated and left unchanged.", schema: upsertRulesResponse, headers: { "svc-dry-run": "true on a dry run" } } },
+    errors: ["batch_too_large", "version_mismatch", "idempotency_key_reused"],
+  },
+  async (c, { query, body }) => {
+    const answer = await upsertRules(tenantPrimaryDb(c), c.var.principal, body, { dryRun: query.dryRun });
+    markDryRun(c, query.dryRun);
+    return c.json(answer);
+  },
+);
