@@ -87,3 +87,26 @@ export async function changeRuleElsewhere(database: D1Database, tenantId: string
   if (!changed.meta.changes) return null;
   return (bumped.results as { version: number }[])[0]?.version ?? null;
 }
+
+/**
+ * The floor for a bulk rule upsert: one statement, the rules as one JSON parameter, conflicting on
+ * the scope's unique index (new rules get ids made in SQL). Returns the rows it touched.
+ */
+export async function rawUpsertRules(
+  db: Db,
+  tenantId: string,
+  rules: { accountId?: string | null; supplierId?: string | null; storeId?: string | null; minimum: number }[],
+): Promise<number> {
+  const now = nowIso();
+  const rows = JSON.stringify(rules.map((rule) => [rule.accountId ?? null, rule.supplierId ?? null, rule.storeId ?? null, rule.minimum]));
+  const result = await db.$client
+    .prepare(
+      `insert into quota_rules (id, tenant_id, account_id, supplier_id, store_id, minimum, created_at, updated_at)
+       select 'qr_' || lower(hex(randomblob(13))), ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, ?, ? from json_each(?) where true
+       on conflict (tenant_id, coalesce(account_id, ''), coalesce(supplier_id, ''), coalesce(store_id, ''))
+       do update set minimum = excluded.minimum, updated_at = excluded.updated_at`,
+    )
+    .bind(tenantId, now, now, rows)
+    .run();
+  return result.meta.changes ?? 0;
+}

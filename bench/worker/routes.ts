@@ -15,7 +15,7 @@ import { currentD1Delay, setD1Delay, type D1Delay } from "./d1-delay";
 import { primaryDb } from "../../src/platform/db";
 import { shardNames, type ShardName } from "../../src/platform/shards";
 import { createTenant } from "../../src/tenants/placement";
-import { changeRuleElsewhere, insertBenchKey, rawUpsertLines, shardOfTenant, tenantExists } from "./queries";
+import { changeRuleElsewhere, insertBenchKey, rawUpsertLines, rawUpsertRules, shardOfTenant, tenantExists } from "./queries";
 
 /*
  * Baselines for `npm run bench`, mounted only by the bench's own Worker entry (bench/worker/index.ts);
@@ -24,6 +24,10 @@ import { changeRuleElsewhere, insertBenchKey, rawUpsertLines, shardOfTenant, ten
  */
 
 const benchTenantBody = z.strictObject({ defaultLocale: localeTag.optional(), shard: z.string().regex(/^SHARD_[A-Z0-9_]+$/).optional() });
+const rawRulesBody = z
+  .array(z.object({ accountId: z.string().nullable().optional(), supplierId: z.string().nullable().optional(), storeId: z.string().nullable().optional(), minimum: z.number().int() }))
+  .min(1)
+  .max(5000);
 const benchKeyBody = z.strictObject({
   tenantId: z.string().min(1).max(100),
   role: z.enum(["OPERATOR", "ACCOUNT"]),
@@ -188,6 +192,16 @@ export function mountBenchRoutes(app: App): void {
 
   // The floor of every /v1 request: request id, body limit, authentication, idempotency, JSON out.
   app.get("/v1/__bench/constant", (c) => c.json({ ok: true, tenantId: c.get("principal").tenantId }));
+
+  // The floor for bulk rules: one bare statement upserting the posted rules by scope (no read, no
+  // validation, no counts, no version bump, no event).
+  app.put("/v1/__bench/raw-rules", async (c) => {
+    const principal = c.get("principal");
+    requireRole(principal, "OPERATOR");
+    const rules = await jsonBody(c, rawRulesBody);
+    const written = await rawUpsertRules(c.var.db, principal.tenantId, rules);
+    return c.json({ written });
+  });
 
   app.put("/v1/__bench/raw-upsert/:operationId", async (c) => {
     const principal = c.get("principal");

@@ -200,9 +200,14 @@ export function upsertRules(db: Db, principal: Principal, bodies: RuleBody[], op
       else unchanged++;
     }
     const answer = { created: created.length, updated: updated.length, unchanged };
-    const writes: Statement[] = [
-      ...jsonChunks(created.map((rule) => [rule.id, rule.accountId, rule.supplierId, rule.storeId, rule.minimum])).map((chunk) =>
-        insertFromJson(quotaRules, chunk, [
+    // One upsert by primary key for both: new rules insert under their new ids, changed ones update
+    // their minimum (the unique scope index would need an expression target, and a join on it is slow).
+    const changed = [...created, ...updated];
+    const writes: Statement[] = jsonChunks(changed.map((rule) => [rule.id, rule.accountId, rule.supplierId, rule.storeId, rule.minimum])).map((chunk) =>
+      insertFromJson(
+        quotaRules,
+        chunk,
+        [
           [quotaRules.id, jsonField(0)],
           [quotaRules.tenantId, principal.tenantId],
           [quotaRules.accountId, jsonField(1)],
@@ -211,15 +216,11 @@ export function upsertRules(db: Db, principal: Principal, bodies: RuleBody[], op
           [quotaRules.minimum, jsonField(4)],
           [quotaRules.createdAt, now],
           [quotaRules.updatedAt, now],
-        ]),
+        ],
+        { target: [quotaRules.id], update: [quotaRules.minimum, quotaRules.updatedAt] },
       ),
-      ...jsonChunks(updated.map((rule) => [rule.id, rule.minimum])).map(
-        (chunk) =>
-          sql`update ${quotaRules} set ${sql.identifier(quotaRules.minimum.name)} = ${jsonField(1)}, ${sql.identifier(quotaRules.updatedAt.name)} = ${now}
-            from json_each(${chunk}) where ${quotaRules.tenantId} = ${principal.tenantId} and ${quotaRules.id} = ${jsonField(0)}`,
-      ),
-    ];
-    return { answer, writes: created.length + updated.length ? writes : [], event: { type: "rules.upserted", data: answer }, change: { upserted: [...created, ...updated] } };
+    );
+    return { answer, writes: changed.length ? writes : [], event: { type: "rules.upserted", data: answer }, change: { upserted: changed } };
   });
 }
 
