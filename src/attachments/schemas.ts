@@ -5,6 +5,9 @@ import { accounts, operationAccounts } from "../platform/tables";
 import { accountFilterShape, accountName, userRepresentation } from "../directory/schemas";
 
 /** Account ids per attach/detach call. */
+/** The columns of an attachments CSV export; an import (attach) reads accountId and ignores the others, so an export imports back. */
+export const ATTACHMENT_CSV_COLUMNS = ["accountId", "accountName", "operationStatus", "attachedAt"] as const;
+
 export const MAX_ACCOUNT_IDS_PER_CALL = 2000;
 
 /** An attached account's progress in the Operation; it only moves forward. */

@@ -26,7 +26,7 @@ export interface MergeOutcome {
  * Merges each input over the stored line of the same key (omitted fields keep their value) and
  * validates the merged line: a new line needs both bounds, min ≤ max, recommended within them.
  */
-export function mergeLines(inputs: LineInput[], existing: Map<string, StoredLine>): MergeOutcome {
+export function mergeLines(inputs: LineInput[], existing: Map<string, StoredLine>, options: { mergeNames?: boolean } = {}): MergeOutcome {
   const lines: StoredLine[] = [];
   const errors: ProblemItem[] = [];
   let created = 0;
@@ -62,7 +62,8 @@ export function mergeLines(inputs: LineInput[], existing: Map<string, StoredLine
     lines.push({
       variantExternalId: input.variantExternalId,
       variantId: input.variantId === undefined ? (stored?.variantId ?? null) : input.variantId,
-      variantName: input.variantName ?? stored?.variantName ?? {},
+      // A spreadsheet carries one language of the name: it sets that language and keeps the others.
+      variantName: options.mergeNames && input.variantName ? { ...stored?.variantName, ...input.variantName } : (input.variantName ?? stored?.variantName ?? {}),
       minQuantity: minQuantity!,
       maxQuantity: maxQuantity!,
       recommendedQuantity,

@@ -78,11 +78,11 @@ function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredL
  * PUT lines: two reads side by side (the Operation, the stored lines of the batch's keys), the
  * merge and its validation in memory, then one batch that writes everything or nothing.
  */
-export const upsertLines = defineCommand("lines.upsert", async (ctx: CommandContext, input: { lines: LineInput[]; dryRun: boolean }): Promise<UpsertLinesResult> => {
+export const upsertLines = defineCommand("lines.upsert", async (ctx: CommandContext, input: { lines: LineInput[]; dryRun: boolean; mergeNames?: boolean }): Promise<UpsertLinesResult> => {
   const keys = input.lines.map((line) => line.variantExternalId);
   const [row, stored] = await loadOperationWith(ctx, () => findStoredLines(ctx.db, ctx.operationId, keys));
   requireDraft(row, "Changing lines");
-  const { lines, created, updated, errors } = mergeLines(input.lines, stored);
+  const { lines, created, updated, errors } = mergeLines(input.lines, stored, { mergeNames: input.mergeNames });
   if (errors.length) {
     const badLines = new Set(errors.map((error) => error.index)).size;
     throw new ApiError("line_bounds_invalid", `${badLines} of ${input.lines.length} lines have invalid bounds; nothing was written.`, {

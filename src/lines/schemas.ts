@@ -31,6 +31,9 @@ const lineInput = z.strictObject({
 });
 export type LineInput = z.output<typeof lineInput>;
 
+/** The columns of a lines CSV, exported and imported alike (variantName in one language: the locale header's, else the tenant default). */
+export const LINE_CSV_COLUMNS = ["variantExternalId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity"] as const;
+
 export const putLinesBody = keyedBatch(lineInput, { field: "variantExternalId", keyOf: (line) => line.variantExternalId, max: MAX_LINES_PER_CALL, what: "line" })
   .describe(
     `Up to ${MAX_LINES_PER_CALL} lines, upserted by variantExternalId. A variantExternalId may appear once per call (a repeat is 400 validation_failed naming each repeated index).`,

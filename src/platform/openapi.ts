@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CSV_MEDIA_TYPE } from "./csv";
 import { ERROR_CATALOGUE, type ErrorCode } from "./errors";
 import { rateLimitClassOf, type RouteDefinition } from "./routes";
 
@@ -98,6 +99,15 @@ const problemSchema: JsonSchema = {
   additionalProperties: true,
 };
 
+/** A CSV body: RFC 4180, UTF-8 (a BOM is accepted), a header row naming the columns in any order. */
+function csvSchema(columns: readonly string[], what: string): JsonSchema {
+  return {
+    type: "string",
+    description: `${what}. RFC 4180 CSV in UTF-8 with a header row naming the columns in any order: ${columns.join(", ")}. An empty cell is an omitted field. Cells a spreadsheet would run as a formula (starting with =, +, -, @, a tab or a carriage return, other than plain numbers) are exported with a leading single quote, which an import takes off again.`,
+    example: `${columns.join(",")}\r\n`,
+  };
+}
+
 function documentedHeaders(headers: Record<string, string>): JsonSchema {
   return Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: "string" } }]));
 }
@@ -112,7 +122,13 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       responses[status] = {
         description: response.description,
         ...(response.headers && { headers: documentedHeaders(response.headers) }),
-        ...(response.schema && { content: { "application/json": { schema: toSchema(response.schema) } } }),
+        ...(response.schema && {
+          content: {
+            "application/json": { schema: toSchema(response.schema) },
+            // Accept: text/csv answers the whole filtered, sorted list at once.
+            ...(spec.csvExport && status.startsWith("2") && { [CSV_MEDIA_TYPE]: { schema: csvSchema(spec.csvExport.columns, "The whole filtered, sorted list (no pagination), streamed") } }),
+          },
+        }),
       };
     }
     const errorCodes = errorsOf(spec);
@@ -140,7 +156,15 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       "x-rate-limit-class": rateLimitClassOf(spec),
       tags: [spec.tag],
       parameters: [...objectParameters(spec.params, "path"), ...objectParameters(spec.query, "query"), ...headerParameters],
-      ...(spec.body && { requestBody: { required: true, content: { "application/json": { schema: toSchema(spec.body) } } } }),
+      ...(spec.body && {
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": { schema: toSchema(spec.body) },
+            ...(spec.csvImport && { [CSV_MEDIA_TYPE]: { schema: csvSchema(spec.csvImport.columns.allowed, `The same items as CSV; required columns: ${spec.csvImport.columns.required.join(", ")}; every errors[] entry also carries its CSV row`) } }),
+          },
+        },
+      }),
       responses,
     };
   }

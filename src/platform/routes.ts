@@ -7,7 +7,8 @@ import { requireRole } from "./auth";
 import { ApiError, problemResponse, type ErrorCode } from "./errors";
 import { rateLimit, type RateLimitClass } from "./rate-limits";
 import { tenantMovingError } from "./tenancy";
-import { invalidJsonError, throwZodError } from "./validation";
+import { isCsvContentType, parseCsv } from "./csv";
+import { invalidJsonError, throwZodError, validationError, zodProblemItems } from "./validation";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
@@ -51,6 +52,15 @@ export interface RouteSpec<
    * answers 413 batch_too_large before any per-item validation runs.
    */
   batch?: { maxItems: number; field?: string };
+  /** The body may also be sent as CSV (Content-Type: text/csv): its columns, and how a record becomes one item of the JSON body. */
+  csvImport?: CsvImport;
+  /** The list can be read whole as one streamed CSV (Accept: text/csv): its columns. */
+  csvExport?: { columns: readonly string[] };
+}
+
+export interface CsvImport {
+  columns: { allowed: readonly string[]; required: readonly string[] };
+  toItem(cells: Record<string, string>, c: Context<AppBindings>): unknown;
 }
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
@@ -142,6 +152,45 @@ function batchBodyValidator(schema: z.ZodType, batch: { maxItems: number; field?
   };
 }
 
+/** A body sent as CSV becomes the JSON body it stands for; everything else goes the JSON way. */
+function csvOrJsonBody(
+  schema: z.ZodType,
+  batch: { maxItems: number } | undefined,
+  csv: CsvImport,
+  json: MiddlewareHandler<AppBindings>[],
+): MiddlewareHandler<AppBindings> {
+  return async (c, next) => {
+    const contentType = c.req.header("content-type") ?? "";
+    if (!isCsvContentType(contentType) && !JSON_CONTENT_TYPE.test(contentType)) {
+      throw new ApiError("unsupported_media_type", "Send the body as JSON (Content-Type: application/json) or as CSV (Content-Type: text/csv).");
+    }
+    if (!isCsvContentType(contentType)) {
+      // The JSON chain, run in order.
+      const run = (i: number): Promise<void> => (i < json.length ? (json[i](c, () => run(i + 1)) as Promise<void>) : next());
+      return run(0);
+    }
+    const records = parseCsv(await c.req.text(), csv.columns);
+    if (batch && records.length > batch.maxItems) {
+      throw new ApiError("batch_too_large", `This batch holds ${records.length} items; the limit is ${batch.maxItems} per call.`, { limit: batch.maxItems, received: records.length });
+    }
+    const rows = records.map((record) => record.row);
+    const result = await schema.safeParseAsync(records.map((record) => csv.toItem(record.cells, c)));
+    if (!result.success) throw withCsvRows(validationError(zodProblemItems(result.error, "body")), rows);
+    c.req.addValidatedData("json", result.data as object);
+    await next();
+    // A refusal about items (errors[] with their index, e.g. 422 line_bounds_invalid) also names their CSV rows.
+    if (c.error instanceof ApiError && c.error.problem.extras?.errors?.some((item) => item.index !== undefined)) {
+      c.res = problemResponse(c, withCsvRows(c.error, rows).problem);
+    }
+  };
+}
+
+/** The problem with each errors[] entry that has an item index also carrying that item's CSV row. */
+function withCsvRows(error: ApiError, rows: number[]): ApiError {
+  const errors = error.problem.extras?.errors?.map((item) => (item.index !== undefined && rows[item.index] !== undefined ? { ...item, row: rows[item.index] } : item));
+  return ApiError.from({ ...error.problem, extras: { ...error.problem.extras, errors } });
+}
+
 export function rateLimitClassOf(spec: RouteDefinition["spec"]): RateLimitClass {
   return spec.rateLimit ?? (spec.method === "get" ? "read" : "write");
 }
@@ -176,7 +225,10 @@ export function mountRoutes(app: App, routes: RouteDefinition[]): void {
     const chain: MiddlewareHandler<AppBindings>[] = [];
     if (spec.params) chain.push(validator("param", spec.params));
     if (spec.query) chain.push(validator("query", spec.query));
-    if (spec.body) chain.push(requireJsonBody, spec.batch ? batchBodyValidator(spec.body, spec.batch) : validator("json", spec.body));
+    if (spec.body) {
+      const json: MiddlewareHandler<AppBindings>[] = [requireJsonBody, spec.batch ? batchBodyValidator(spec.body, spec.batch) : validator("json", spec.body)];
+      chain.push(spec.csvImport ? csvOrJsonBody(spec.body, spec.batch, spec.csvImport, json) : json[0], ...(spec.csvImport ? [] : json.slice(1)));
+    }
     const invoke: MiddlewareHandler<AppBindings> = async (c) =>
       handler(c, {
         params: spec.params ? c.req.valid("param" as never) : undefined,

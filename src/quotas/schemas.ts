@@ -87,6 +87,9 @@ export const evaluateQuery = z.strictObject({
   explain: queryFlag("true adds an explanation per result: the candidate rules of each level and why each lost."),
 });
 
+/** The columns of a rules CSV export; an import (bulk PUT) reads the scope and minimum and ignores id, so an export imports back. */
+export const RULE_CSV_COLUMNS = ["id", "accountId", "supplierId", "storeId", "minimum"] as const;
+
 /** Rules written or removed in one call at most. */
 export const MAX_RULES_PER_CALL = 5000;
 

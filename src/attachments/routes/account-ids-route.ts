@@ -5,7 +5,7 @@ import { defineRoute, type HttpMethod, type ResponseSpec } from "../../platform/
 import { markDryRun } from "../../platform/app";
 import { dryRunQuery, operationIdParam } from "../../platform/fields";
 import type { AccountIdsInput } from "../commands";
-import { accountIdsBody, MAX_ACCOUNT_IDS_PER_CALL } from "../schemas";
+import { accountIdsBody, ATTACHMENT_CSV_COLUMNS, MAX_ACCOUNT_IDS_PER_CALL } from "../schemas";
 
 /** Attach and detach: the same path, body, limit and roles; they differ in the command they run and its answer. */
 export function accountIdsRoute<Answer extends z.ZodType>(route: {
@@ -28,6 +28,7 @@ export function accountIdsRoute<Answer extends z.ZodType>(route: {
       query: dryRunQuery,
       body: accountIdsBody,
       batch: { maxItems: MAX_ACCOUNT_IDS_PER_CALL },
+      csvImport: { columns: { allowed: ATTACHMENT_CSV_COLUMNS, required: ["accountId"] }, toItem: (cells) => cells.accountId },
       responses: { 200: { ...route.response, headers: { "svc-dry-run": "true on a dry run" } } },
       errors: route.errors,
     },

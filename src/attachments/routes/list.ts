@@ -1,8 +1,9 @@
-import { listContextOf, mapPage } from "../../platform/pagination";
+import { acceptsCsv, csvResponse } from "../../platform/csv";
+import { listContextOf, mapPage, mapPages, pagesOf } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { listEnvelope, operationIdParam } from "../../platform/fields";
 import { listAttachments, toAttachmentRepresentation } from "../queries";
-import { attachmentRepresentation, listAttachmentsQuery } from "../schemas";
+import { ATTACHMENT_CSV_COLUMNS, attachmentList, attachmentRepresentation, listAttachmentsQuery } from "../schemas";
 
 export default defineRoute(
   {
@@ -16,9 +17,15 @@ export default defineRoute(
     params: operationIdParam,
     query: listAttachmentsQuery,
     responses: { 200: { description: "One page of attached accounts.", schema: listEnvelope(attachmentRepresentation) } },
+    csvExport: { columns: ATTACHMENT_CSV_COLUMNS },
     errors: ["not_found", "invalid_next_token"],
   },
   async (c, { params, query }) => {
+    if (acceptsCsv(c.req.header("accept"))) {
+      const pages = await pagesOf((nextToken) => listAttachments(listContextOf(c), params.operationId, { ...query, limit: attachmentList.maxLimit, nextToken }));
+      const rows = mapPages(pages, (row) => [row.accountId, row.accountName, row.operationStatus, row.attachedAt]);
+      return csvResponse([...ATTACHMENT_CSV_COLUMNS], rows, `accounts-${params.operationId}.csv`);
+    }
     const page = await listAttachments(listContextOf(c), params.operationId, query);
     return c.json(mapPage(page, toAttachmentRepresentation));
   },

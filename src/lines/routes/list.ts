@@ -1,8 +1,10 @@
-import { listContextOf, mapPage } from "../../platform/pagination";
+import { acceptsCsv, csvResponse } from "../../platform/csv";
+import { resolveLocale } from "../../platform/locale";
+import { listContextOf, mapPage, mapPages, pagesOf } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { listEnvelope, operationIdParam } from "../../platform/fields";
 import { listLines, toLineRepresentation } from "../queries";
-import { lineRepresentation, listLinesQuery } from "../schemas";
+import { LINE_CSV_COLUMNS, lineList, lineRepresentation, listLinesQuery } from "../schemas";
 
 export default defineRoute(
   {
@@ -16,9 +18,23 @@ export default defineRoute(
     params: operationIdParam,
     query: listLinesQuery,
     responses: { 200: { description: "One page of lines.", schema: listEnvelope(lineRepresentation) } },
+    csvExport: { columns: LINE_CSV_COLUMNS },
     errors: ["not_found", "invalid_next_token"],
   },
   async (c, { params, query }) => {
+    if (acceptsCsv(c.req.header("accept"))) {
+      const { locale } = c.var.scope;
+      const { tenantDefaultLocale } = c.var.principal;
+      const pages = await pagesOf((nextToken) => listLines(listContextOf(c), params.operationId, { ...query, limit: lineList.maxLimit, nextToken }));
+      const rows = mapPages(pages, (row) => [
+        row.variantExternalId,
+        resolveLocale(row.variantName, locale, tenantDefaultLocale).value,
+        row.minQuantity,
+        row.maxQuantity,
+        row.recommendedQuantity,
+      ]);
+      return csvResponse([...LINE_CSV_COLUMNS], rows, `lines-${params.operationId}.csv`);
+    }
     const page = await listLines(listContextOf(c), params.operationId, query);
     return c.json(mapPage(page, toLineRepresentation));
   },

@@ -2,7 +2,8 @@ import { defineRoute } from "../../platform/routes";
 import { markDryRun } from "../../platform/app";
 import { dryRunQuery, operationIdParam } from "../../platform/fields";
 import { upsertLines } from "../commands";
-import { MAX_LINES_PER_CALL, putLinesBody, putLinesResponse } from "../schemas";
+import { integerCell, isCsvContentType } from "../../platform/csv";
+import { LINE_CSV_COLUMNS, MAX_LINES_PER_CALL, putLinesBody, putLinesResponse } from "../schemas";
 
 export default defineRoute(
   {
@@ -15,6 +16,7 @@ export default defineRoute(
       "Every line that breaks a rule is reported in errors[] of 422 line_bounds_invalid (index, variantExternalId, field, code min_gt_max | recommended_out_of_bounds | missing_bounds; one entry per violated rule, ordered by index) and nothing is written.",
       "A variantExternalId repeated within one call is 400 validation_failed, with one errors[] entry (code duplicate_key) per repeat.",
       `More than ${MAX_LINES_PER_CALL} lines: 413 batch_too_large; an empty array: 400. Bumps the Operation's version and records lines.upserted.`,
+      "As CSV (Content-Type: text/csv, the columns of the CSV export), variantName is one language's name (the locale header's, else the tenant default): it sets that language and keeps the others, so an exported file imports back unchanged.",
     ].join(" "),
     tag: "Lines",
     roles: ["OPERATOR"],
@@ -22,13 +24,23 @@ export default defineRoute(
     query: dryRunQuery,
     body: putLinesBody,
     batch: { maxItems: MAX_LINES_PER_CALL },
+    csvImport: {
+      columns: { allowed: LINE_CSV_COLUMNS, required: ["variantExternalId"] },
+      toItem: (cells, c) => ({
+        variantExternalId: cells.variantExternalId,
+        ...(cells.variantName !== undefined && { variantName: { [c.var.scope.locale ?? c.var.principal.tenantDefaultLocale]: cells.variantName } }),
+        ...(cells.minQuantity !== undefined && { minQuantity: integerCell(cells.minQuantity) }),
+        ...(cells.maxQuantity !== undefined && { maxQuantity: integerCell(cells.maxQuantity) }),
+        ...(cells.recommendedQuantity !== undefined && { recommendedQuantity: integerCell(cells.recommendedQuantity) }),
+      }),
+    },
     responses: {
       200: { description: "Lines created and updated, and the Operation's line count after the call.", schema: putLinesResponse, headers: { "svc-dry-run": "true on a dry run" } },
     },
     errors: ["not_found", "operation_not_draft", "line_bounds_invalid", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
   async (c, { params, query, body }) => {
-    const answer = await c.var.coordinator.run(params.operationId, upsertLines, { lines: body, dryRun: query.dryRun });
+    const answer = await c.var.coordinator.run(params.operationId, upsertLines, { lines: body, dryRun: query.dryRun, mergeNames: isCsvContentType(c.req.header("content-type")) });
     markDryRun(c, query.dryRun);
     return c.json(answer);
   },

@@ -1,8 +1,9 @@
 import { defineRoute } from "../../platform/routes";
 import { listEnvelope } from "../../platform/fields";
 import { listRules, toRuleRepresentation } from "../queries";
-import { listRulesQuery, ruleRepresentation } from "../schemas";
-import { listContextOf } from "../../platform/pagination";
+import { listRulesQuery, RULE_CSV_COLUMNS, ruleList, ruleRepresentation } from "../schemas";
+import { acceptsCsv, csvResponse } from "../../platform/csv";
+import { listContextOf, mapPages, pagesOf } from "../../platform/pagination";
 
 export default defineRoute(
   {
@@ -15,9 +16,15 @@ export default defineRoute(
     roles: ["OPERATOR"],
     query: listRulesQuery,
     responses: { 200: { description: "One page.", schema: listEnvelope(ruleRepresentation) } },
+    csvExport: { columns: RULE_CSV_COLUMNS },
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {
+    if (acceptsCsv(c.req.header("accept"))) {
+      const pages = await pagesOf((nextToken) => listRules(listContextOf(c), { ...query, limit: ruleList.maxLimit, nextToken }));
+      const rows = mapPages(pages, ({ row }) => [row.id, row.accountId, row.supplierId, row.storeId, row.minimum]);
+      return csvResponse([...RULE_CSV_COLUMNS], rows, "quota-rules.csv");
+    }
     const page = await listRules(listContextOf(c), query);
     return c.json({ items: page.items.map((item) => toRuleRepresentation(item.row)), nextToken: page.nextToken });
   },

@@ -2,7 +2,8 @@ import { markDryRun, tenantPrimaryDb } from "../../platform/app";
 import { dryRunQuery } from "../../platform/fields";
 import { defineRoute } from "../../platform/routes";
 import { upsertRules } from "../commands";
-import { MAX_RULES_PER_CALL, upsertRulesBody, upsertRulesResponse } from "../schemas";
+import { integerCell } from "../../platform/csv";
+import { MAX_RULES_PER_CALL, RULE_CSV_COLUMNS, upsertRulesBody, upsertRulesResponse } from "../schemas";
 
 export default defineRoute(
   {
@@ -19,6 +20,10 @@ export default defineRoute(
     query: dryRunQuery,
     body: upsertRulesBody,
     batch: { maxItems: MAX_RULES_PER_CALL },
+    csvImport: {
+      columns: { allowed: RULE_CSV_COLUMNS, required: ["minimum"] },
+      toItem: (cells) => ({ accountId: cells.accountId ?? null, supplierId: cells.supplierId ?? null, storeId: cells.storeId ?? null, minimum: integerCell(cells.minimum) }),
+    },
     responses: { 200: { description: "What the call created, updated and left unchanged.", schema: upsertRulesResponse, headers: { "svc-dry-run": "true on a dry run" } } },
     errors: ["batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
