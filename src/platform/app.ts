@@ -82,7 +82,8 @@ export function tenantPrimaryDb(c: Context<AppBindings>): Db {
   return openDb(c.env, c.var.principal.shard, "first-primary", c.var.trace);
 }
 
-/** Marks a dry run's answer (svc-dry-run: true): it is what the call would answer, and nothing changed. */
-export function markDryRun(c: Context<AppBindings>, dryRun: boolean): void {
+/** A batch write's JSON answer; a dry run's is marked svc-dry-run: true (it is what the call would answer, and nothing changed). */
+export function batchAnswer(c: Context<AppBindings>, dryRun: boolean, body: unknown): Response {
   if (dryRun) c.header("svc-dry-run", "true");
+  return c.json(body as Record<string, unknown>);
 }

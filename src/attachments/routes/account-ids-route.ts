@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Command } from "../../platform/commands";
 import type { ErrorCode } from "../../platform/errors";
 import { defineRoute, type HttpMethod, type ResponseSpec } from "../../platform/routes";
-import { markDryRun } from "../../platform/app";
+import { batchAnswer } from "../../platform/app";
 import { dryRunQuery, operationIdParam } from "../../platform/fields";
 import type { AccountIdsInput } from "../commands";
 import { accountIdsBody, ATTACHMENT_CSV_COLUMNS, MAX_ACCOUNT_IDS_PER_CALL } from "../schemas";
@@ -33,9 +33,7 @@ export function accountIdsRoute<Answer extends z.ZodType>(route: {
       errors: route.errors,
     },
     async (c, { params, query, body }) => {
-      const answer = await c.var.coordinator.run(params.operationId, route.command, { accountIds: body, dryRun: query.dryRun });
-      markDryRun(c, query.dryRun);
-      return c.json(answer);
+      return batchAnswer(c, query.dryRun, await c.var.coordinator.run(params.operationId, route.command, { accountIds: body, dryRun: query.dryRun }));
     },
   );
 }

@@ -1,4 +1,4 @@
-import { markDryRun } from "../../platform/app";
+import { batchAnswer } from "../../platform/app";
 import { dryRunQuery } from "../../platform/fields";
 import { defineRoute } from "../../platform/routes";
 import { upsertDirectory } from "../commands";
@@ -19,8 +19,6 @@ export default defineRoute(
     errors: ["batch_too_large", "idempotency_key_reused"],
   },
   async (c, { query, body }) => {
-    const answer = await upsertDirectory(c.var.db, c.get("principal"), body, { dryRun: query.dryRun });
-    markDryRun(c, query.dryRun);
-    return c.json(answer);
+    return batchAnswer(c, query.dryRun, await upsertDirectory(c.var.db, c.get("principal"), body, { dryRun: query.dryRun }));
   },
 );

@@ -1,5 +1,5 @@
 import { defineRoute } from "../../platform/routes";
-import { markDryRun } from "../../platform/app";
+import { batchAnswer } from "../../platform/app";
 import { dryRunQuery, operationIdParam } from "../../platform/fields";
 import { removeLines } from "../commands";
 import { deleteLinesBody, deleteLinesResponse, MAX_LINES_PER_CALL } from "../schemas";
@@ -22,8 +22,6 @@ export default defineRoute(
     errors: ["not_found", "operation_not_draft", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
   async (c, { params, query, body }) => {
-    const answer = await c.var.coordinator.run(params.operationId, removeLines, { variantExternalIds: body, dryRun: query.dryRun });
-    markDryRun(c, query.dryRun);
-    return c.json(answer);
+    return batchAnswer(c, query.dryRun, await c.var.coordinator.run(params.operationId, removeLines, { variantExternalIds: body, dryRun: query.dryRun }));
   },
 );

@@ -1,5 +1,5 @@
 import { defineRoute } from "../../platform/routes";
-import { markDryRun } from "../../platform/app";
+import { batchAnswer } from "../../platform/app";
 import { dryRunQuery, operationIdParam } from "../../platform/fields";
 import { upsertLines } from "../commands";
 import { integerCell, isCsvContentType } from "../../platform/csv";
@@ -40,8 +40,6 @@ export default defineRoute(
     errors: ["not_found", "operation_not_draft", "line_bounds_invalid", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
   async (c, { params, query, body }) => {
-    const answer = await c.var.coordinator.run(params.operationId, upsertLines, { lines: body, dryRun: query.dryRun, mergeNames: isCsvContentType(c.req.header("content-type")) });
-    markDryRun(c, query.dryRun);
-    return c.json(answer);
+    return batchAnswer(c, query.dryRun, await c.var.coordinator.run(params.operationId, upsertLines, { lines: body, dryRun: query.dryRun, mergeNames: isCsvContentType(c.req.header("content-type")) }));
   },
 );

@@ -1,4 +1,4 @@
-import { markDryRun, tenantPrimaryDb } from "../../platform/app";
+import { batchAnswer, tenantPrimaryDb } from "../../platform/app";
 import { dryRunQuery } from "../../platform/fields";
 import { defineRoute } from "../../platform/routes";
 import { upsertRules } from "../commands";
@@ -28,8 +28,6 @@ export default defineRoute(
     errors: ["batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
   async (c, { query, body }) => {
-    const answer = await upsertRules(tenantPrimaryDb(c), c.var.principal, body, { dryRun: query.dryRun });
-    markDryRun(c, query.dryRun);
-    return c.json(answer);
+    return batchAnswer(c, query.dryRun, await upsertRules(tenantPrimaryDb(c), c.var.principal, body, { dryRun: query.dryRun }));
   },
 );
