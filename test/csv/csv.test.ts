@@ -172,4 +172,19 @@ describe("CSV import (Content-Type: text/csv)", () => {
     expect(dry.headers.get("svc-dry-run")).toBe("true");
     expect(await linesOf(op, operationId)).toEqual([]);
   });
+
+  it("keeps the JSON limits (413 above 5000 rows) and is declared in the OpenAPI document", async () => {
+    const op = await newTenant();
+    const operationId = await draft(op);
+    const tooMany = ["variantExternalId,minQuantity,maxQuantity", ...Array.from({ length: 5001 }, (_, i) => `S${i},0,1`)].join("\n");
+    expectProblem((await call(op, "PUT", `/v1/operations/${operationId}/lines`, { rawBody: tooMany, headers: { "content-type": "text/csv" } })) as any, 413, "batch_too_large");
+    const doc = (await call(null, "GET", "/v1/openapi.json")).body;
+    for (const [path, method] of [["/v1/operations/{operationId}/lines", "put"], ["/v1/operations/{operationId}/accounts", "post"], ["/v1/buying-policies/quotas/rules", "put"]]) {
+      expect(Object.keys(doc.paths[path][method].requestBody.content), `${method} ${path}`).toEqual(["application/json", "text/csv"]);
+      expect(doc.paths[path][method].parameters.map((p: { name: string }) => p.name), `${method} ${path}`).toContain("dryRun");
+    }
+    for (const path of ["/v1/operations/{operationId}/lines", "/v1/operations/{operationId}/accounts", "/v1/buying-policies/quotas/rules"]) {
+      expect(Object.keys(doc.paths[path].get.responses["200"].content), path).toEqual(["application/json", "text/csv"]);
+    }
+  });
 });
