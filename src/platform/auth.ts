@@ -4,7 +4,7 @@ import type { AppBindings } from "./app";
 import type { Principal, Role } from "./principal";
 import { timingSafeEqual, sha256Hex } from "./crypto";
 import { openDb, type Db } from "./db";
-import { newTrace } from "./trace";
+import { newTrace, type RequestTrace } from "./trace";
 import { ApiError } from "./errors";
 import { RefreshingCache } from "./refreshing-cache";
 import { apiKeys, tenantDirectory } from "./tables";
@@ -78,10 +78,11 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   }
   const key = c.req.header("svc-api-key");
   if (!key) throw new ApiError("unauthorized", "svc-api-key is missing.");
-  const control: ControlReads = { nearest: c.var.control, primary: () => openDb(c.env, "CONTROL", "first-primary", c.var.trace) };
+  const controlReads = (nearest: Db, trace: RequestTrace): ControlReads => ({ nearest, primary: () => openDb(c.env, "CONTROL", "first-primary", trace) });
+  const control = controlReads(c.var.control, c.var.trace);
   const inBackground = (read: (control: ControlReads) => Promise<unknown>) => {
     const trace = newTrace();
-    c.executionCtx.waitUntil(read({ nearest: openDb(c.env, "CONTROL", "first-unconstrained", trace), primary: () => openDb(c.env, "CONTROL", "first-primary", trace) }));
+    c.executionCtx.waitUntil(read(controlReads(openDb(c.env, "CONTROL", "first-unconstrained", trace), trace)));
   };
   const grant = await keys.get(control, await sha256Hex(key), inBackground);
   if (!grant || (grant.expiresAtMs !== null && grant.expiresAtMs <= Date.now())) {

@@ -50,10 +50,30 @@ export function acceptsCsv(accept: string | undefined): boolean {
 }
 
 /**
- * A streamed CSV answer: the header, then each page of rows as it is read (the whole file is never
- * held in the Worker). `pages` runs inside this request, pulled as the client reads.
+ * A whole list as one streamed CSV answer: `readPage` pages through it (keyset tokens, as the JSON
+ * list does). The first page is read before answering, so its failures (an unknown Operation)
+ * answer as usual; the others are read as the client reads, so the file is never held whole.
  */
-export function csvResponse(header: string[], pages: AsyncIterable<CsvValue[][]>, filename: string): Response {
+export async function csvListResponse<Item>(list: {
+  columns: readonly string[];
+  filename: string;
+  readPage: (nextToken: string | undefined) => Promise<{ items: Item[]; nextToken: string | null }>;
+  toRow: (item: Item) => CsvValue[];
+}): Promise<Response> {
+  const first = await list.readPage(undefined);
+  async function* rows(): AsyncGenerator<CsvValue[][]> {
+    let page = first;
+    yield page.items.map(list.toRow);
+    while (page.nextToken) {
+      page = await list.readPage(page.nextToken);
+      yield page.items.map(list.toRow);
+    }
+  }
+  return csvResponse(list.columns, rows(), list.filename);
+}
+
+/** A streamed CSV answer: the header, then each page of rows as it is pulled (inside this request, as the client reads). */
+function csvResponse(header: readonly string[], pages: AsyncIterable<CsvValue[][]>, filename: string): Response {
   const encoder = new TextEncoder();
   const iterator = pages[Symbol.asyncIterator]();
   let headerSent = false;
@@ -61,7 +81,7 @@ export function csvResponse(header: string[], pages: AsyncIterable<CsvValue[][]>
     async pull(controller) {
       if (!headerSent) {
         headerSent = true;
-        controller.enqueue(encoder.encode(csvLines([header])));
+        controller.enqueue(encoder.encode(csvLines([[...header]])));
         return;
       }
       const next = await iterator.next();

@@ -179,18 +179,22 @@ function utf8Bytes(text: string): number {
 
 /** Splits items into JSON arrays each under the D1 value limit (in UTF-8 bytes), for `json_each(?)` statements. */
 export function jsonChunks<T>(items: readonly T[], maxBytes = D1_MAX_JSON_PARAMETER_BYTES): string[] {
+  return jsonTextChunks(items.map((item) => JSON.stringify(item)), maxBytes);
+}
+
+/** jsonChunks of items that are JSON texts already (rows read as `json_array(…)`). An empty list is one empty array. */
+export function jsonTextChunks(encoded: readonly string[], maxBytes = D1_MAX_JSON_PARAMETER_BYTES): string[] {
   const chunks: string[] = [];
   let current: string[] = [];
   let size = 2;
-  for (const item of items) {
-    const encoded = JSON.stringify(item);
-    const bytes = utf8Bytes(encoded);
+  for (const text of encoded) {
+    const bytes = utf8Bytes(text);
     if (current.length && size + bytes + 1 > maxBytes) {
       chunks.push(`[${current.join(",")}]`);
       current = [];
       size = 2;
     }
-    current.push(encoded);
+    current.push(text);
     size += bytes + 1;
   }
   if (current.length || !chunks.length) chunks.push(`[${current.join(",")}]`);

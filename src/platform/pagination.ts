@@ -257,24 +257,3 @@ export function likeContains(text: string): string {
 export function containsText(expression: SQLWrapper, text: string | undefined): SQL | undefined {
   return text === undefined ? undefined : sql`${expression} like ${likeContains(text)} escape '\\'`;
 }
-
-/**
- * Every page of a list, for a whole-list export: the first is read now (so its failures, e.g. an
- * unknown Operation, answer as usual), the others as the consumer pulls them.
- */
-export async function pagesOf<Item>(read: (nextToken: string | undefined) => Promise<{ items: Item[]; nextToken: string | null }>): Promise<AsyncIterable<Item[]>> {
-  const first = await read(undefined);
-  return (async function* () {
-    let page = first;
-    yield page.items;
-    while (page.nextToken) {
-      page = await read(page.nextToken);
-      yield page.items;
-    }
-  })();
-}
-
-/** `pages` with each item made into something else (a CSV row), as they are pulled. */
-export async function* mapPages<Item, Out>(pages: AsyncIterable<Item[]>, map: (item: Item) => Out): AsyncGenerator<Out[]> {
-  for await (const items of pages) yield items.map(map);
-}

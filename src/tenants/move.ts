@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
-import { d1, D1_MAX_JSON_PARAMETER_BYTES, primaryDb, type DatabaseBindings } from "../platform/db";
+import { d1, jsonTextChunks, primaryDb, type DatabaseBindings } from "../platform/db";
 import {
   accounts,
   accountUsers,
@@ -121,25 +121,6 @@ async function* chunksOf(database: D1Database, plan: TablePlan, scope: string): 
   }
 }
 
-/** Rows as JSON arrays of at most `maxBytes` (D1's bound-value limit), for `json_each(?)` inserts. */
-function jsonBatches(rows: string[], maxBytes = D1_MAX_JSON_PARAMETER_BYTES): string[] {
-  const batches: string[] = [];
-  let current: string[] = [];
-  let size = 2;
-  for (const row of rows) {
-    const bytes = utf8.encode(row).length + 1;
-    if (current.length && size + bytes > maxBytes) {
-      batches.push(`[${current.join(",")}]`);
-      current = [];
-      size = 2;
-    }
-    current.push(row);
-    size += bytes;
-  }
-  if (current.length) batches.push(`[${current.join(",")}]`);
-  return batches;
-}
-
 async function copyTable(source: D1Database, target: D1Database, plan: TablePlan, tenantId: string, afterChunk: AfterChunk): Promise<number> {
   const columns = plan.columns.map(quote).join(", ");
   const values = plan.columns.map((_, i) => `value ->> ${i}`).join(", ");
@@ -147,7 +128,7 @@ async function copyTable(source: D1Database, target: D1Database, plan: TablePlan
   let copied = 0;
   for (const scope of await scopesOf(source, plan, tenantId)) {
     for await (const rows of chunksOf(source, plan, scope)) {
-      for (const batch of jsonBatches(rows)) await target.prepare(insert).bind(batch).run();
+      for (const batch of jsonTextChunks(rows)) await target.prepare(insert).bind(batch).run();
       copied += rows.length;
       await afterChunk(plan.name, copied);
     }

@@ -1,5 +1,5 @@
-import { acceptsCsv, csvResponse } from "../../platform/csv";
-import { listContextOf, mapPage, mapPages, pagesOf } from "../../platform/pagination";
+import { acceptsCsv, csvListResponse } from "../../platform/csv";
+import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { listEnvelope, operationIdParam } from "../../platform/fields";
 import { listAttachments, toAttachmentRepresentation } from "../queries";
@@ -22,9 +22,12 @@ export default defineRoute(
   },
   async (c, { params, query }) => {
     if (acceptsCsv(c.req.header("accept"))) {
-      const pages = await pagesOf((nextToken) => listAttachments(listContextOf(c), params.operationId, { ...query, limit: attachmentList.maxLimit, nextToken }));
-      const rows = mapPages(pages, (row) => [row.accountId, row.accountName, row.operationStatus, row.attachedAt]);
-      return csvResponse([...ATTACHMENT_CSV_COLUMNS], rows, `accounts-${params.operationId}.csv`);
+      return csvListResponse({
+        columns: ATTACHMENT_CSV_COLUMNS,
+        filename: `accounts-${params.operationId}.csv`,
+        readPage: (nextToken) => listAttachments(listContextOf(c), params.operationId, { ...query, limit: attachmentList.maxLimit, nextToken }),
+        toRow: (row) => [row.accountId, row.accountName, row.operationStatus, row.attachedAt],
+      });
     }
     const page = await listAttachments(listContextOf(c), params.operationId, query);
     return c.json(mapPage(page, toAttachmentRepresentation));

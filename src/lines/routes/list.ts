@@ -1,6 +1,6 @@
-import { acceptsCsv, csvResponse } from "../../platform/csv";
+import { acceptsCsv, csvListResponse } from "../../platform/csv";
 import { resolveLocale } from "../../platform/locale";
-import { listContextOf, mapPage, mapPages, pagesOf } from "../../platform/pagination";
+import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { listEnvelope, operationIdParam } from "../../platform/fields";
 import { listLines, toLineRepresentation } from "../queries";
@@ -25,15 +25,12 @@ export default defineRoute(
     if (acceptsCsv(c.req.header("accept"))) {
       const { locale } = c.var.scope;
       const { tenantDefaultLocale } = c.var.principal;
-      const pages = await pagesOf((nextToken) => listLines(listContextOf(c), params.operationId, { ...query, limit: lineList.maxLimit, nextToken }));
-      const rows = mapPages(pages, (row) => [
-        row.variantExternalId,
-        resolveLocale(row.variantName, locale, tenantDefaultLocale).value,
-        row.minQuantity,
-        row.maxQuantity,
-        row.recommendedQuantity,
-      ]);
-      return csvResponse([...LINE_CSV_COLUMNS], rows, `lines-${params.operationId}.csv`);
+      return csvListResponse({
+        columns: LINE_CSV_COLUMNS,
+        filename: `lines-${params.operationId}.csv`,
+        readPage: (nextToken) => listLines(listContextOf(c), params.operationId, { ...query, limit: lineList.maxLimit, nextToken }),
+        toRow: (row) => [row.variantExternalId, resolveLocale(row.variantName, locale, tenantDefaultLocale).value, row.minQuantity, row.maxQuantity, row.recommendedQuantity],
+      });
     }
     const page = await listLines(listContextOf(c), params.operationId, query);
     return c.json(mapPage(page, toLineRepresentation));

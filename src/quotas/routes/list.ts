@@ -2,8 +2,8 @@ import { defineRoute } from "../../platform/routes";
 import { listEnvelope } from "../../platform/fields";
 import { listRules, toRuleRepresentation } from "../queries";
 import { listRulesQuery, RULE_CSV_COLUMNS, ruleList, ruleRepresentation } from "../schemas";
-import { acceptsCsv, csvResponse } from "../../platform/csv";
-import { listContextOf, mapPages, pagesOf } from "../../platform/pagination";
+import { acceptsCsv, csvListResponse } from "../../platform/csv";
+import { listContextOf } from "../../platform/pagination";
 
 export default defineRoute(
   {
@@ -21,9 +21,12 @@ export default defineRoute(
   },
   async (c, { query }) => {
     if (acceptsCsv(c.req.header("accept"))) {
-      const pages = await pagesOf((nextToken) => listRules(listContextOf(c), { ...query, limit: ruleList.maxLimit, nextToken }));
-      const rows = mapPages(pages, ({ row }) => [row.id, row.accountId, row.supplierId, row.storeId, row.minimum]);
-      return csvResponse([...RULE_CSV_COLUMNS], rows, "quota-rules.csv");
+      return csvListResponse({
+        columns: RULE_CSV_COLUMNS,
+        filename: "quota-rules.csv",
+        readPage: (nextToken) => listRules(listContextOf(c), { ...query, limit: ruleList.maxLimit, nextToken }),
+        toRow: ({ row }) => [row.id, row.accountId, row.supplierId, row.storeId, row.minimum],
+      });
     }
     const page = await listRules(listContextOf(c), query);
     return c.json({ items: page.items.map((item) => toRuleRepresentation(item.row)), nextToken: page.nextToken });
