@@ -106,13 +106,24 @@ export function defineRoute<
 
 const JSON_CONTENT_TYPE = /^application\/([a-z.-]+\+)?json\s*(;.*)?$/i;
 
-const requireJsonBody: MiddlewareHandler<AppBindings> = async (c, next) => {
-  const contentType = c.req.header("content-type") ?? "";
-  if (!JSON_CONTENT_TYPE.test(contentType)) {
-    throw new ApiError("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
-  }
-  await next();
-};
+/** The body's media type: JSON, or CSV where the route takes it; anything else is 415 before the body is read. */
+function requireBodyType(takesCsv: boolean): MiddlewareHandler<AppBindings> {
+  return async (c, next) => {
+    const contentType = c.req.header("content-type") ?? "";
+    if (!JSON_CONTENT_TYPE.test(contentType) && !(takesCsv && isCsvContentType(contentType))) {
+      throw new ApiError(
+        "unsupported_media_type",
+        takesCsv ? "Send the body as JSON (Content-Type: application/json) or as CSV (Content-Type: text/csv)." : "Send the body as JSON with Content-Type: application/json.",
+      );
+    }
+    await next();
+  };
+}
+
+/** `middleware` for JSON bodies only: a CSV body was validated already (csvBody). */
+function unlessCsv(middleware: MiddlewareHandler<AppBindings>): MiddlewareHandler<AppBindings> {
+  return async (c, next) => (isCsvContentType(c.req.header("content-type")) ? next() : middleware(c, next));
+}
 
 function validator(target: "param" | "query" | "json", schema: z.ZodType): MiddlewareHandler<AppBindings> {
   const label = target === "param" ? "path" : target === "json" ? "body" : "query";
@@ -152,23 +163,10 @@ function batchBodyValidator(schema: z.ZodType, batch: { maxItems: number; field?
   };
 }
 
-/** A body sent as CSV becomes the JSON body it stands for; everything else goes the JSON way. */
-function csvOrJsonBody(
-  schema: z.ZodType,
-  batch: { maxItems: number } | undefined,
-  csv: CsvImport,
-  json: MiddlewareHandler<AppBindings>[],
-): MiddlewareHandler<AppBindings> {
+/** A body sent as CSV becomes the JSON body it stands for, validated by the same schema; a JSON body passes on. */
+function csvBody(schema: z.ZodType, batch: { maxItems: number } | undefined, csv: CsvImport): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
-    const contentType = c.req.header("content-type") ?? "";
-    if (!isCsvContentType(contentType) && !JSON_CONTENT_TYPE.test(contentType)) {
-      throw new ApiError("unsupported_media_type", "Send the body as JSON (Content-Type: application/json) or as CSV (Content-Type: text/csv).");
-    }
-    if (!isCsvContentType(contentType)) {
-      // The JSON chain, run in order.
-      const run = (i: number): Promise<void> => (i < json.length ? (json[i](c, () => run(i + 1)) as Promise<void>) : next());
-      return run(0);
-    }
+    if (!isCsvContentType(c.req.header("content-type"))) return next();
     const records = parseCsv(await c.req.text(), csv.columns);
     if (batch && records.length > batch.maxItems) {
       throw new ApiError("batch_too_large", `This batch holds ${records.length} items; the limit is ${batch.maxItems} per call.`, { limit: batch.maxItems, received: records.length });
@@ -226,8 +224,9 @@ export function mountRoutes(app: App, routes: RouteDefinition[]): void {
     if (spec.params) chain.push(validator("param", spec.params));
     if (spec.query) chain.push(validator("query", spec.query));
     if (spec.body) {
-      const json: MiddlewareHandler<AppBindings>[] = [requireJsonBody, spec.batch ? batchBodyValidator(spec.body, spec.batch) : validator("json", spec.body)];
-      chain.push(spec.csvImport ? csvOrJsonBody(spec.body, spec.batch, spec.csvImport, json) : json[0], ...(spec.csvImport ? [] : json.slice(1)));
+      const jsonBody = spec.batch ? batchBodyValidator(spec.body, spec.batch) : validator("json", spec.body);
+      if (spec.csvImport) chain.push(requireBodyType(true), csvBody(spec.body, spec.batch, spec.csvImport), unlessCsv(jsonBody));
+      else chain.push(requireBodyType(false), jsonBody);
     }
     const invoke: MiddlewareHandler<AppBindings> = async (c) =>
       handler(c, {
