@@ -208,8 +208,13 @@ export function jsonTextChunks(encoded: readonly string[], maxBytes = D1_MAX_JSO
  */
 export type ConstraintFailure = { kind: "unique"; columns: string[]; index: string | null } | { kind: "check"; expression: string };
 
+/** What a D1 failure says: its message and its cause's (SQLite's own words are in one or the other). */
+export function d1ErrorText(error: unknown): string {
+  return error instanceof Error ? `${error.message}\n${String((error as { cause?: unknown }).cause ?? "")}` : String(error);
+}
+
 export function constraintFailure(error: unknown): ConstraintFailure | null {
-  const text = error instanceof Error ? `${error.message}\n${String((error as { cause?: unknown }).cause ?? "")}` : String(error);
+  const text = d1ErrorText(error);
   const unique = /UNIQUE constraint failed: (?:index '([^']+)'|([\w.]+(?:, [\w.]+)*))/.exec(text);
   if (unique) return { kind: "unique", index: unique[1] ?? null, columns: unique[2] ? unique[2].split(", ") : [] };
   const check = /CHECK constraint failed: ([^\n:]+)/.exec(text);

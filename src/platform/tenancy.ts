@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { Db } from "./db";
+import { d1ErrorText, type Db } from "./db";
 import { isShardName, type ShardName } from "./shards";
 import { ApiError } from "./errors";
 import { RefreshingCache, type BackgroundRead } from "./refreshing-cache";
@@ -83,6 +83,5 @@ export function tenantMovingError(): ApiError {
 
 /** Whether a D1 failure is a shard's move fence refusing a write (migrations/tenant/0010_shards.sql). */
 export function isTenantMovingFailure(error: unknown): boolean {
-  const text = error instanceof Error ? `${error.message}\n${String((error as { cause?: unknown }).cause ?? "")}` : String(error);
-  return text.includes("tenant_moving");
+  return d1ErrorText(error).includes("tenant_moving");
 }
