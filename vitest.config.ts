@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
+import { startWebhookReceiver } from "./test/support/webhook-receiver.mjs";
 
 /** The Worker exactly as `wrangler deploy` would upload it, so tests can check what ships. */
 function productionBundle(): string {
@@ -23,6 +24,8 @@ function productionBundle(): string {
 export default defineConfig(async () => {
   const controlMigrations = await readD1Migrations("./migrations/control");
   const tenantMigrations = await readD1Migrations("./migrations/tenant");
+  // A real HTTP receiver in this Node process, for the Worker's webhook deliveries to reach.
+  const receiver = await startWebhookReceiver();
   return {
     plugins: [
       cloudflareTest({
@@ -36,6 +39,10 @@ export default defineConfig(async () => {
             // Local D1 does not enforce the platform's per-statement limits; this makes the Worker check them.
             D1_LIMITS_GUARD: "on",
             PAGINATION_SECRET: "test-pagination-secret",
+            // Webhook receivers in tests run on 127.0.0.1; retries follow at once instead of over a day.
+            WEBHOOKS_ALLOW_LOCAL: "on",
+            WEBHOOK_RETRY_DELAYS: "0,0,0,0,0,0,0",
+            TEST_RECEIVER_URL: receiver.url,
             CORS_ORIGINS: "https://admin.example.test, http://127.0.0.1:5173",
             PRODUCTION_BUNDLE: productionBundle(),
             // The [[ratelimits]] of wrangler.toml as deployed, so a test can hold them to the Worker's assumptions.

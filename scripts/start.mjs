@@ -110,7 +110,8 @@ async function main() {
     { tenant: DEMO_TENANT, role: "ACCOUNT", user: DEMO_ACCOUNT_USER },
   ]);
 
-  const child = spawnWrangler(["dev", "--ip", HOST, "--port", String(PORT), "--show-interactive-dev-session=false"], {
+  // Local receivers (http://127.0.0.1, http://localhost) may subscribe to webhooks here; a deployment refuses them.
+  const child = spawnWrangler(["dev", "--ip", HOST, "--port", String(PORT), "--show-interactive-dev-session=false", "--var", "WEBHOOKS_ALLOW_LOCAL:on"], {
     stdio: ["ignore", "inherit", "inherit"],
   });
   let stopping = false;

@@ -20,6 +20,8 @@ import { idempotency } from "./platform/idempotency";
 import { buildOpenApiDocument } from "./platform/openapi";
 import { answerUnrouted, mountAccessChecks, mountRoutes, type RouteDefinition } from "./platform/routes";
 import { quotaRoutes } from "./quotas/routes";
+import { handOnAfterWrites } from "./webhooks/outbox";
+import { webhookRoutes } from "./webhooks/routes";
 import { name as serviceName, version } from "../package.json";
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
@@ -34,6 +36,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...frontRoutes,
   ...eventRoutes,
   ...keyRoutes,
+  ...webhookRoutes,
 ];
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -84,7 +87,8 @@ export function buildApp(extend?: (app: App) => void): App {
   app.get("/docs/*", (c) => asset(c.env.ASSETS, c.req.raw));
 
   // Credentials, the key's budget and the route's roles answer before the body's size or content.
-  app.use("/v1/*", authenticate, openTenantDb);
+  // Writes hand their events on to webhooks once answered (its code runs after the route's).
+  app.use("/v1/*", authenticate, openTenantDb, handOnAfterWrites);
   mountAccessChecks(app, apiRoutes);
   app.use(
     "/v1/*",

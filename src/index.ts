@@ -3,15 +3,27 @@ import type { Env } from "./platform/env";
 import { logFailure } from "./platform/errors";
 import { purgeExpiredIdempotencyKeys } from "./platform/idempotency";
 import { serve } from "./platform/serve";
+import { consumeWebhookMessages } from "./webhooks/consumer";
+import type { WebhookMessage } from "./webhooks/messages";
+import { sweepWebhooks } from "./webhooks/outbox";
 
 export { OperationCoordinator } from "./coordinator/durable-object";
 
 export const app = buildApp();
 
+/** wrangler.toml [triggers]: the webhook sweep every minute, housekeeping every hour. */
+export const WEBHOOK_SWEEP_CRON = "* * * * *";
+
 export default {
   fetch: serve(app),
-  /** Hourly housekeeping (wrangler.toml [triggers]). */
-  async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext) {
+  async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext) {
+    if (controller.cron === WEBHOOK_SWEEP_CRON) {
+      ctx.waitUntil(sweepWebhooks(env).catch((error) => logFailure(crypto.randomUUID(), "webhook sweep", error)));
+      return;
+    }
     ctx.waitUntil(purgeExpiredIdempotencyKeys(env).catch((error) => logFailure(crypto.randomUUID(), "scheduled purge", error)));
+  },
+  async queue(batch: MessageBatch, env: Env) {
+    await consumeWebhookMessages(batch as MessageBatch<WebhookMessage>, env);
   },
 } satisfies ExportedHandler<Env>;

@@ -15,6 +15,8 @@ declare global {
       TINY_RATE_LIMIT_READ: RateLimit;
       TINY_RATE_LIMIT_WRITE: RateLimit;
       TINY_RATE_LIMIT_EVALUATE: RateLimit;
+      /** The Node webhook receiver started by vitest.config.ts (test/support/webhook-receiver.mjs). */
+      TEST_RECEIVER_URL: string;
     }
   }
 }

@@ -24,6 +24,8 @@ export interface AppVariables {
   /** Where the principal's tenant lives, and whether it is being moved. */
   placement: TenantPlacement;
   scope: RequestScope;
+  /** Set by the matched route's access checks when it may change data (it spends the key's write budget). */
+  mayWrite?: boolean;
   /** Sends the request's Operation commands to their Durable Objects. */
   coordinator: Coordinator;
   /**

@@ -19,10 +19,19 @@ async function hmacKey(secret: string): Promise<CryptoKey> {
   return key;
 }
 
-export async function hmacSha256(secret: string, text: string): Promise<string> {
+async function hmacBytes(secret: string, text: string): Promise<Uint8Array> {
   const key = await hmacKey(secret);
-  const signature = await crypto.subtle.sign("HMAC", key, encoder.encode(text));
-  return toBase64Url(new Uint8Array(signature)).slice(0, 22);
+  return new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(text)));
+}
+
+/** A short HMAC-SHA256 tag (128 bits, base64url): enough to make a token unforgeable. */
+export async function hmacSha256(secret: string, text: string): Promise<string> {
+  return toBase64Url(await hmacBytes(secret, text)).slice(0, 22);
+}
+
+/** The whole HMAC-SHA256 in lower-case hex, the form signature headers carry. */
+export async function hmacSha256Hex(secret: string, text: string): Promise<string> {
+  return toHex(await hmacBytes(secret, text));
 }
 
 /** Compares two strings without an early exit, so timing does not reveal a matching prefix. */

@@ -17,4 +17,12 @@ export interface Env {
   RATE_LIMIT_READ: RateLimit;
   RATE_LIMIT_WRITE: RateLimit;
   RATE_LIMIT_EVALUATE: RateLimit;
+  /** Webhook work: events to hand on, deliveries to attempt (src/webhooks/messages.ts). */
+  WEBHOOK_QUEUE: Queue;
+  /** Where a delivery is parked after its last failed attempt. */
+  WEBHOOK_DEAD_LETTERS: Queue;
+  /** "on": webhooks may also go to http(s)://127.0.0.1 and localhost (local development). */
+  WEBHOOKS_ALLOW_LOCAL?: string;
+  /** Seconds between attempts as a comma list (the default is in src/webhooks/delivery.ts); one attempt more than delays. */
+  WEBHOOK_RETRY_DELAYS?: string;
 }

@@ -29,6 +29,7 @@ export const ERROR_CATALOGUE = {
   order_lines_invalid: { status: 422, title: "Order lines are not valid for this Operation" },
   quota_min_not_met: { status: 422, title: "Order below the effective minimum" },
   idempotency_key_reused: { status: 422, title: "Idempotency-Key reused with a different request" },
+  too_many_webhooks: { status: 422, title: "The tenant has as many webhooks as allowed" },
   rate_limited: { status: 429, title: "Too many requests for this key" },
   internal: { status: 500, title: "Internal error" },
   tenant_moving: { status: 503, title: "The tenant is being moved; writes resume shortly" },

@@ -3,27 +3,31 @@ import { idPrefixes, newId } from "./ids";
 import { events } from "./tables";
 import { nowIso } from "./time";
 
-export type EventType =
-  | "operation.created"
-  | "operation.updated"
-  | "operation.status_changed"
-  | "operation.deleted"
-  | "lines.upserted"
-  | "lines.removed"
-  | "accounts.attached"
-  | "accounts.detached"
-  | "directory.upserted"
-  | "rule.created"
-  | "rule.updated"
-  | "rule.deleted"
-  | "rules.upserted"
-  | "rules.deleted"
-  | "quota_default.updated"
-  | "cart.created"
-  | "order.created"
-  | "order.blocked"
-  | "key.created"
-  | "key.revoked";
+/** Every kind of change the log records (and webhooks deliver). */
+export const EVENT_TYPES = [
+  "operation.created",
+  "operation.updated",
+  "operation.status_changed",
+  "operation.deleted",
+  "lines.upserted",
+  "lines.removed",
+  "accounts.attached",
+  "accounts.detached",
+  "directory.upserted",
+  "rule.created",
+  "rule.updated",
+  "rule.deleted",
+  "rules.upserted",
+  "rules.deleted",
+  "quota_default.updated",
+  "cart.created",
+  "order.created",
+  "order.blocked",
+  "key.created",
+  "key.revoked",
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface NewEvent {
   tenantId: string;

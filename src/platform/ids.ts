@@ -48,6 +48,8 @@ export const idPrefixes = {
   order: "ord",
   event: "evt",
   key: "key",
+  webhook: "wh",
+  delivery: "dlv",
 } as const;
 
 /** Whether `value` is an id `newId(prefix)` could have made: a cheap check before any lookup. */

@@ -203,6 +203,7 @@ export function mountAccessChecks(app: App, routes: RouteDefinition[]): void {
   for (const { spec } of routes) {
     const limitClass = rateLimitClassOf(spec);
     app.on([spec.method.toUpperCase()], [spec.path], rateLimit(limitClass), async (c, next) => {
+      c.set("mayWrite", limitClass === "write");
       const principal = c.get("principal");
       requireRole(principal, ...spec.roles);
       // While the tenant is being moved its writes wait (its shard's fence would refuse them anyway).

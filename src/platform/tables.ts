@@ -192,6 +192,36 @@ export const events = sqliteTable("events", {
   actor: text("actor").notNull(),
   at: text("at").notNull(),
   data: text("data", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  /** When the event's webhook deliveries were created (null: not yet; the outbox sweep looks for those). */
+  handedOnAt: text("handed_on_at"),
+});
+
+export const webhooks = sqliteTable("webhooks", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull(),
+  url: text("url").notNull(),
+  eventTypes: text("event_types", { mode: "json" }).$type<string[]>().notNull(),
+  description: text("description"),
+  secret: text("secret").notNull(),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export type DeliveryStatus = "pending" | "delivered" | "failed";
+
+export const webhookDeliveries = sqliteTable("webhook_deliveries", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull(),
+  webhookId: text("webhook_id").notNull(),
+  eventId: text("event_id").notNull(),
+  eventType: text("event_type").notNull(),
+  status: text("status").$type<DeliveryStatus>().notNull(),
+  attempts: integer("attempts").notNull(),
+  responseStatus: integer("response_status"),
+  lastError: text("last_error"),
+  lastAttemptAt: text("last_attempt_at"),
+  nextAttemptAt: text("next_attempt_at"),
+  createdAt: text("created_at").notNull(),
 });
 
 export const idempotencyKeys = sqliteTable(

@@ -16,6 +16,8 @@ import {
   tenantDirectory,
   tenantFences,
   tenants,
+  webhookDeliveries,
+  webhooks,
 } from "../platform/tables";
 import { shardNames, type ShardName } from "../platform/shards";
 import { forgetPlacement, PLACEMENT_CACHE_TTL_MS } from "../platform/tenancy";
@@ -44,6 +46,8 @@ export const MOVED_TABLES: readonly MovedTable[] = [
   { table: orders, scope: "operation" },
   { table: events, scope: "tenant" },
   { table: idempotencyKeys, scope: "tenant" },
+  { table: webhooks, scope: "tenant" },
+  { table: webhookDeliveries, scope: "tenant" },
 ];
 
 /** Rows read per statement: far below D1's limits (1.5 MB of JSON per bound value is checked too). */

@@ -60,7 +60,8 @@ export async function snapshotTenant(tenantId: string) {
     db.prepare("select * from operation_accounts where tenant_id = ? order by operation_id, account_id").bind(tenantId),
     db.prepare("select * from carts where tenant_id = ? order by id").bind(tenantId),
     db.prepare("select * from orders where tenant_id = ? order by id").bind(tenantId),
-    db.prepare("select * from events where tenant_id = ? order by id").bind(tenantId),
+    // Every column but handed_on_at: webhook bookkeeping the queue consumer sets after the request.
+    db.prepare("select id, tenant_id, type, operation_id, rule_id, actor, at, data from events where tenant_id = ? order by id").bind(tenantId),
   ]);
   return {
     operations: operations.results,

@@ -44,6 +44,7 @@ const BODIES: Record<string, (w: World) => unknown> = {
   "DELETE /v1/operations/:operationId/accounts": (w) => [w.acc1],
   "POST /v1/operations/:operationId/compare": (w) => ({ orderId: w.orderId }),
   "PUT /v1/buying-policies/quotas/rules/:ruleId": (w) => ({ accountId: w.acc1, supplierId: "SUP-1", minimum: 500 }),
+  "PATCH /v1/webhooks/:webhookId": () => ({ description: "Taken over", url: "https://attacker.example.com/in" }),
 };
 
 /** snapshotTenant plus the rows it leaves out: the tenant row (quota default), keys, directory, rules. */
@@ -55,6 +56,7 @@ async function snapshot(tenantId: string) {
       "select * from accounts where tenant_id = ? order by account_id",
       "select * from account_users where tenant_id = ? order by account_id, user_id",
       "select * from quota_rules where tenant_id = ? order by id",
+      "select * from webhooks where tenant_id = ? order by id",
     ].map((sql) => db.prepare(sql).bind(tenantId)),
   );
   const control = await env.CONTROL.batch(
@@ -87,6 +89,7 @@ beforeAll(async () => {
     orderId: [order.id],
     // For /v1/keys/:keyId: created once a route takes the parameter (POST /v1/keys then answers 201 with the key's id).
     keyId: hasParam("keyId") ? [expectStatus(await call(a, "POST", "/v1/keys", { body: { role: "OPERATOR" } }), 201).id] : [],
+    webhookId: hasParam("webhookId") ? [expectStatus(await call(a, "POST", "/v1/webhooks", { body: { url: `${env.TEST_RECEIVER_URL}/hooks/ok/${uniqueId("a")}` } }), 201).id] : [],
   };
   const b = await newTenant();
   // Written directly: B must record no event at all, and PUT /v1/accounts would record one.

@@ -133,6 +133,18 @@ const RACES: Record<string, (op: Caller) => Promise<Race>> = {
     status: 204,
     event: "key.revoked",
   }),
+  "POST /v1/webhooks": async () => ({ path: "/v1/webhooks", body: { url: "https://hooks.example.com/race", eventTypes: ["order.*"] }, status: 201, event: null }),
+  "PATCH /v1/webhooks/:webhookId": async (op) => ({
+    path: `/v1/webhooks/${(await call(op, "POST", "/v1/webhooks", { body: { url: "https://hooks.example.com/race", eventTypes: ["order.*"] } })).body.id}`,
+    body: { description: "Raced" },
+    status: 200,
+    event: null,
+  }),
+  "DELETE /v1/webhooks/:webhookId": async (op) => ({
+    path: `/v1/webhooks/${(await call(op, "POST", "/v1/webhooks", { body: { url: "https://hooks.example.com/race", eventTypes: ["order.*"] } })).body.id}`,
+    status: 204,
+    event: null,
+  }),
   "POST /v1/operations/:operationId/compare": async (op) => {
     const open = await setUpOperation(op, { type: "PUBLIC" });
     return { path: `/v1/operations/${open.id}/compare`, body: { lines: [{ variantExternalId: "SKU-A", quantity: 11 }] }, status: 200, event: null };

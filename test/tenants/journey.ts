@@ -1,5 +1,6 @@
 // A tenant's whole working day through the public API: every registered route called once with an
 // answer that succeeds. Sharding tests run it for tenants on each shard, and seed moves with it.
+import { env } from "cloudflare:test";
 import { expect } from "vitest";
 import { apiRoutes } from "../../src/app";
 import { call, collectPages, expectStatus, issueKey, uniqueId, type CallOptions, type Caller } from "../helpers/client";
@@ -43,6 +44,15 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   routesCalled.add("PUT /v1/accounts");
   await step(operator, "GET", "/v1/accounts", 200);
   const account = await issueKey(operator.tenantId, "ACCOUNT", user);
+
+  // The receiver answers 200: the order.created event below is delivered there (moves carry the record).
+  const hook = await step(operator, "POST", "/v1/webhooks", 201, { body: { url: `${env.TEST_RECEIVER_URL}/hooks/ok/${uniqueId("journey")}`, eventTypes: ["order.created"] } });
+  await step(operator, "GET", `/v1/webhooks/${hook.body.id}`, 200);
+  await step(operator, "PATCH", `/v1/webhooks/${hook.body.id}`, 200, { body: { description: "ERP" } });
+  await step(operator, "GET", "/v1/webhooks", 200);
+  await step(operator, "GET", `/v1/webhooks/${hook.body.id}/deliveries`, 200);
+  const spareHook = await step(operator, "POST", "/v1/webhooks", 201, { body: { url: "https://hooks.example.com/spare", eventTypes: ["key.created"] } });
+  await step(operator, "DELETE", `/v1/webhooks/${spareHook.body.id}`, 204);
 
   const created = await step(operator, "POST", "/v1/operations", 201, {
     body: { code: uniqueId("OP"), name: { en: "Spring", fr: "Printemps" }, type: "PRIVATE", ownerIds: [uniqueId("owner")], startDate: "2020-01-01T00:00:00Z", endDate: "2099-12-31T23:59:59Z" },
@@ -117,6 +127,15 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   });
   await step(operator, "DELETE", `/v1/operations/${spare.body.id}`, 204);
 
+  // The order's event reaches the receiver through the queue, a moment after the answer.
+  const deadline = Date.now() + 30_000;
+  let delivered: { status: string; eventType: string }[] = [];
+  while (Date.now() < deadline && delivered[0]?.status !== "delivered") {
+    delivered = (await step(operator, "GET", `/v1/webhooks/${hook.body.id}/deliveries`, 200)).body.items;
+    if (delivered[0]?.status !== "delivered") await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(delivered).toEqual([expect.objectContaining({ status: "delivered", eventType: "order.created" })]);
+
   return { operator, account, operationId, accountIds: [acc1, acc2], ruleId, cartId, orderId, routesCalled };
 }
 
@@ -140,5 +159,6 @@ export async function apiView(journey: Journey) {
     front: await all(account, `/v1/front/operations/${operationId}/lines`, 1000),
     events: await all(operator, "/v1/events", 500),
     keys: await get(operator, "/v1/keys"),
+    webhooks: await get(operator, "/v1/webhooks"),
   };
 }

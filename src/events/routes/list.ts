@@ -5,6 +5,7 @@ import { commaList, listContextOf, listPage, mapPage, pageQueryShape, selectRows
 import { defineRoute } from "../../platform/routes";
 import { events } from "../../platform/tables";
 import { listEnvelope } from "../../platform/fields";
+import { eventRepresentation, toEventRepresentation } from "../representation";
 
 /** Commit order: SQLite assigns rowids in the order transactions commit. */
 const commitOrder = sql`${events}.rowid`;
@@ -22,16 +23,6 @@ const listEventsQuery = z.strictObject({
     .describe("Only events recorded after this event (its id; exclusive). Events are in commit order, so polling with the last id seen never skips one."),
   types: commaList("Comma list of event types, e.g. operation.created,lines.upserted."),
   operationId: z.string().min(1).max(100).optional().describe("Only events of this Operation."),
-});
-
-const eventRepresentation = z.object({
-  id: z.string(),
-  type: z.string(),
-  operationId: z.string().optional(),
-  ruleId: z.string().optional(),
-  actor: z.string(),
-  at: z.string(),
-  data: z.record(z.string(), z.unknown()),
 });
 
 /**
@@ -72,16 +63,6 @@ export default defineRoute(
       ],
       run: selectRows(db, events),
     });
-    return c.json(
-      mapPage(page, ({ row: event }) => ({
-        id: event.id,
-        type: event.type,
-        ...(event.operationId && { operationId: event.operationId }),
-        ...(event.ruleId && { ruleId: event.ruleId }),
-        actor: event.actor,
-        at: event.at,
-        data: event.data,
-      })),
-    );
+    return c.json(mapPage(page, ({ row }) => toEventRepresentation(row)));
   },
 );

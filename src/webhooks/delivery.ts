@@ -1,0 +1,120 @@
+import { and, eq } from "drizzle-orm";
+import { toEventRepresentation } from "../events/representation";
+import { hmacSha256Hex } from "../platform/crypto";
+import { primaryDb } from "../platform/db";
+import type { Env } from "../platform/env";
+import type { ShardName } from "../platform/shards";
+import { events, webhookDeliveries, webhooks } from "../platform/tables";
+import { nowIso } from "../platform/time";
+import type { ParkedDelivery, WebhookMessage } from "./messages";
+import { version } from "../../package.json";
+
+/**
+ * Seconds to wait after each failed attempt: 8 attempts over 32.6 hours, each wait at most the
+ * 12 hours a queue message can be delayed. WEBHOOK_RETRY_DELAYS replaces it (tests use zeros).
+ */
+export const DEFAULT_RETRY_DELAYS = [60, 300, 1_800, 7_200, 21_600, 43_200, 43_200];
+
+/** A receiver has this long to answer; no answer is a failed attempt. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+export function retryDelays(env: Pick<Env, "WEBHOOK_RETRY_DELAYS">): number[] {
+  const configured = env.WEBHOOK_RETRY_DELAYS?.split(",").map((value) => Number(value.trim()));
+  return configured?.length && configured.every((value) => Number.isInteger(value) && value >= 0 && value <= 43_200) ? configured : DEFAULT_RETRY_DELAYS;
+}
+
+/** svc-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>. */
+export async function signatureHeader(secret: string, unixSeconds: number, body: string): Promise<string> {
+  return `t=${unixSeconds},v1=${await hmacSha256Hex(secret, `${unixSeconds}.${body}`)}`;
+}
+
+interface AttemptResult {
+  responseStatus: number | null;
+  /** Why the attempt failed; null when the receiver answered 2xx in time. */
+  error: string | null;
+}
+
+async function post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
+  try {
+    // Redirects are not followed: the subscription names the receiver, and a 3xx is not a delivery.
+    const response = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) });
+    await response.body?.cancel();
+    return { responseStatus: response.status, error: response.ok ? null : `answered ${response.status}` };
+  } catch (error) {
+    const timedOut = (error as Error)?.name === "TimeoutError";
+    return { responseStatus: null, error: timedOut ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : `could not connect: ${String((error as Error)?.message ?? error)}`.slice(0, 300) };
+  }
+}
+
+/**
+ * One attempt of one delivery: POST the event, signed, then record the outcome. A failure with
+ * attempts left schedules the next one (a delayed message; the sweep re-sends it if that is lost);
+ * the last failure marks it failed and parks it in the dead-letter queue. Each record is guarded by
+ * the attempt count it read, so a repeated message never records one attempt twice.
+ */
+export async function attemptDelivery(env: Env, shard: ShardName, deliveryId: string): Promise<void> {
+  const db = primaryDb(env, shard);
+  const [found] = await db
+    .select({ delivery: webhookDeliveries, webhook: webhooks, event: events })
+    .from(webhookDeliveries)
+    .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .where(eq(webhookDeliveries.id, deliveryId))
+    .limit(1);
+  if (!found || found.delivery.status !== "pending") return;
+  const { delivery, webhook, event } = found;
+
+  const body = JSON.stringify(toEventRepresentation(event));
+  const result = await post(
+    webhook.url,
+    {
+      "content-type": "application/json",
+      "user-agent": `campaign-policy-webhooks/${version}`,
+      "svc-webhook-id": webhook.id,
+      "svc-event-id": event.id,
+      "svc-delivery-id": delivery.id,
+      "svc-signature": await signatureHeader(webhook.secret, Math.floor(Date.now() / 1000), body),
+    },
+    body,
+  );
+
+  const attempts = delivery.attempts + 1;
+  const delays = retryDelays(env);
+  const now = new Date();
+  const lastAttemptAt = now.toISOString();
+  const outcome =
+    result.error === null ? ("delivered" as const) : attempts > delays.length ? ("failed" as const) : ("pending" as const);
+  const delaySeconds = outcome === "pending" ? delays[attempts - 1] : undefined;
+  const [recorded] = await db
+    .update(webhookDeliveries)
+    .set({
+      status: outcome,
+      attempts,
+      responseStatus: result.responseStatus,
+      lastError: result.error,
+      lastAttemptAt,
+      nextAttemptAt: delaySeconds === undefined ? null : new Date(now.getTime() + delaySeconds * 1000).toISOString(),
+    })
+    .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.attempts, delivery.attempts)))
+    .returning({ id: webhookDeliveries.id });
+  // Another copy of this message recorded this attempt first: it schedules what follows.
+  if (!recorded) return;
+
+  if (delaySeconds !== undefined) {
+    const next: WebhookMessage = { kind: "deliver", shard, deliveryId: delivery.id };
+    await env.WEBHOOK_QUEUE.send(next, { delaySeconds });
+  } else if (outcome === "failed") {
+    const parked: ParkedDelivery = {
+      shard,
+      tenantId: delivery.tenantId,
+      webhookId: webhook.id,
+      deliveryId: delivery.id,
+      eventId: event.id,
+      attempts,
+      responseStatus: result.responseStatus,
+      lastError: result.error,
+      failedAt: nowIso(),
+    };
+    await env.WEBHOOK_DEAD_LETTERS.send(parked);
+  }
+}

@@ -1,0 +1,123 @@
+import { and, eq, isNull, lt, notInArray, sql } from "drizzle-orm";
+import type { MiddlewareHandler } from "hono";
+import type { AppBindings } from "../platform/app";
+import { inJsonList, insertFromJson, jsonChunks, jsonField, primaryDb, runBatch } from "../platform/db";
+import type { Env } from "../platform/env";
+import { logFailure } from "../platform/errors";
+import { idPrefixes, newId } from "../platform/ids";
+import { shardNames, type ShardName } from "../platform/shards";
+import { events, tenantFences, webhookDeliveries, webhooks } from "../platform/tables";
+import { nowIso } from "../platform/time";
+import { attemptDelivery } from "./delivery";
+import { matchesEventType } from "./event-types";
+import { sendMessages, type WebhookMessage } from "./messages";
+
+/** Events handed on per round; a tenant with more left is nudged again. */
+const HAND_ON_ROUND = 100;
+/** First attempts made right where the deliveries were created (the rest go through the queue). */
+const INLINE_ATTEMPTS = 50;
+/** A pending delivery this far past its due time has lost its message: the sweep sends another. */
+export const OVERDUE_AFTER_MS = 5 * 60_000;
+
+/**
+ * After every write a request commits, the tenant's new events are handed on to the queue. Never
+ * awaited by the answer, and never trusted: if the send fails or the instance dies first, the
+ * sweep finds the events still marked not handed on.
+ */
+export const handOnAfterWrites: MiddlewareHandler<AppBindings> = async (c, next) => {
+  await next();
+  if (!c.var.mayWrite || c.res.status >= 300) return;
+  const { shard, tenantId } = c.var.principal;
+  const nudge: WebhookMessage = { kind: "hand-on", shard, tenantId };
+  c.executionCtx.waitUntil(c.env.WEBHOOK_QUEUE.send(nudge).catch((error) => logFailure(c.var.requestId, "webhooks: hand-on", error)));
+};
+
+/**
+ * Creates the deliveries of the tenant's events not yet handed on (one per matching subscription)
+ * and marks the events handed on, in one transaction; then makes their first attempts. Running it
+ * twice is harmless: a delivery is unique per (subscription, event).
+ */
+export async function handOnEvents(env: Env, shard: ShardName, tenantId: string): Promise<void> {
+  const db = primaryDb(env, shard);
+  const subscriptions = await db.select({ id: webhooks.id, eventTypes: webhooks.eventTypes }).from(webhooks).where(eq(webhooks.tenantId, tenantId));
+  const pending = await db
+    .select({ id: events.id, type: events.type })
+    .from(events)
+    .where(and(eq(events.tenantId, tenantId), isNull(events.handedOnAt)))
+    .orderBy(sql`${events}.rowid`)
+    .limit(HAND_ON_ROUND);
+  if (!pending.length) return;
+
+  const now = nowIso();
+  const deliveries = pending.flatMap((event) =>
+    subscriptions.filter((subscription) => matchesEventType(subscription.eventTypes, event.type)).map((subscription) => [newId(idPrefixes.delivery), subscription.id, event.id, event.type]),
+  );
+  const inserts = deliveries.length
+    ? jsonChunks(deliveries).map(
+        (rows) =>
+          sql`${insertFromJson(
+            webhookDeliveries,
+            rows,
+            [
+              [webhookDeliveries.id, jsonField(0)],
+              [webhookDeliveries.tenantId, tenantId],
+              [webhookDeliveries.webhookId, jsonField(1)],
+              [webhookDeliveries.eventId, jsonField(2)],
+              [webhookDeliveries.eventType, jsonField(3)],
+              [webhookDeliveries.status, "pending"],
+              [webhookDeliveries.attempts, 0],
+              [webhookDeliveries.nextAttemptAt, now],
+              [webhookDeliveries.createdAt, now],
+            ],
+            { target: [webhookDeliveries.webhookId, webhookDeliveries.eventId] },
+          )} returning ${sql.identifier(webhookDeliveries.id.name)}`,
+      )
+    : [];
+  const markHandedOn = db
+    .update(events)
+    .set({ handedOnAt: now })
+    .where(and(eq(events.tenantId, tenantId), inJsonList(events.id, pending.map((event) => event.id)), isNull(events.handedOnAt)));
+  const results = await runBatch(db, [...inserts, markHandedOn]);
+  const created = results.slice(0, inserts.length).flatMap((result) => (result.results as { id: string }[]).map((row) => row.id));
+
+  await startDeliveries(env, shard, created);
+  if (pending.length === HAND_ON_ROUND) await env.WEBHOOK_QUEUE.send({ kind: "hand-on", shard, tenantId } satisfies WebhookMessage);
+}
+
+/** First attempts: the first few here and now (lowest lag), the rest through the queue. */
+async function startDeliveries(env: Env, shard: ShardName, deliveryIds: string[]): Promise<void> {
+  const queued = deliveryIds.slice(INLINE_ATTEMPTS).map((deliveryId): WebhookMessage => ({ kind: "deliver", shard, deliveryId }));
+  await Promise.all([sendMessages(env.WEBHOOK_QUEUE, queued), ...deliveryIds.slice(0, INLINE_ATTEMPTS).map((id) => attemptDelivery(env, shard, id))]);
+}
+
+/**
+ * The safety net, every minute: hands on every event a crash or a failed send left behind, and
+ * re-sends every delivery whose message was lost (pending, well past due). Tenants being moved are
+ * skipped: their shard refuses writes, and the sweep of the shard they move to takes over.
+ */
+export async function sweepWebhooks(env: Env, now = Date.now()): Promise<{ tenants: number; deliveries: number }> {
+  let tenants = 0;
+  let deliveries = 0;
+  const overdueBefore = new Date(now - OVERDUE_AFTER_MS).toISOString();
+  for (const shard of shardNames(env)) {
+    const db = primaryDb(env, shard);
+    const fenced = db.select({ tenantId: tenantFences.tenantId }).from(tenantFences);
+    const behind = await db
+      .selectDistinct({ tenantId: events.tenantId })
+      .from(events)
+      .where(and(isNull(events.handedOnAt), notInArray(events.tenantId, fenced)))
+      .limit(1000);
+    const lost = await db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.status, "pending"), lt(webhookDeliveries.nextAttemptAt, overdueBefore), notInArray(webhookDeliveries.tenantId, fenced)))
+      .limit(1000);
+    await sendMessages(env.WEBHOOK_QUEUE, [
+      ...behind.map(({ tenantId }): WebhookMessage => ({ kind: "hand-on", shard, tenantId })),
+      ...lost.map(({ id }): WebhookMessage => ({ kind: "deliver", shard, deliveryId: id })),
+    ]);
+    tenants += behind.length;
+    deliveries += lost.length;
+  }
+  return { tenants, deliveries };
+}

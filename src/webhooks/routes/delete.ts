@@ -1,0 +1,21 @@
+import { defineRoute } from "../../platform/routes";
+import { deleteWebhook } from "../commands";
+import { webhookIdParam } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "delete",
+    path: "/v1/webhooks/:webhookId",
+    summary: "Delete a webhook subscription",
+    description: "Stops every delivery to it, pending retries included, and deletes its delivery records.",
+    tag: "Webhooks",
+    roles: ["OPERATOR"],
+    params: webhookIdParam,
+    responses: { 204: { description: "Deleted." } },
+    errors: ["not_found", "idempotency_key_reused"],
+  },
+  async (c, { params }) => {
+    await deleteWebhook(c.var.db, c.var.principal, params.webhookId);
+    return c.body(null, 204);
+  },
+);

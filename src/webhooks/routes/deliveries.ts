@@ -1,0 +1,26 @@
+import { listEnvelope } from "../../platform/fields";
+import { listContextOf, mapPage } from "../../platform/pagination";
+import { defineRoute } from "../../platform/routes";
+import { getWebhook, listDeliveries, toDeliveryRepresentation } from "../queries";
+import { deliveryRepresentation, listDeliveriesQuery, webhookIdParam } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/webhooks/:webhookId/deliveries",
+    summary: "List a subscription's deliveries",
+    description: "One record per event sent to the subscription, newest first by default, with its attempts and the last answer.",
+    tag: "Webhooks",
+    roles: ["OPERATOR"],
+    params: webhookIdParam,
+    query: listDeliveriesQuery,
+    responses: { 200: { description: "One page.", schema: listEnvelope(deliveryRepresentation) } },
+    errors: ["not_found", "invalid_next_token"],
+  },
+  async (c, { params, query }) => {
+    const context = listContextOf(c);
+    await getWebhook(context.db, context.principal.tenantId, params.webhookId);
+    const page = await listDeliveries(context, params.webhookId, query);
+    return c.json(mapPage(page, ({ row }) => toDeliveryRepresentation(row)));
+  },
+);

@@ -1,0 +1,8 @@
+import create from "./create";
+import del from "./delete";
+import deliveries from "./deliveries";
+import get from "./get";
+import list from "./list";
+import update from "./update";
+
+export const webhookRoutes = [list, create, get, update, del, deliveries];

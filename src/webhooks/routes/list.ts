@@ -1,0 +1,23 @@
+import { listEnvelope } from "../../platform/fields";
+import { listContextOf, mapPage } from "../../platform/pagination";
+import { defineRoute } from "../../platform/routes";
+import { listWebhooks, toWebhookRepresentation } from "../queries";
+import { listWebhooksQuery, webhookRepresentation } from "../schemas";
+
+export default defineRoute(
+  {
+    method: "get",
+    path: "/v1/webhooks",
+    summary: "List webhook subscriptions",
+    description: "The tenant's subscriptions, oldest first by default. Never shows a secret.",
+    tag: "Webhooks",
+    roles: ["OPERATOR"],
+    query: listWebhooksQuery,
+    responses: { 200: { description: "One page.", schema: listEnvelope(webhookRepresentation) } },
+    errors: ["invalid_next_token"],
+  },
+  async (c, { query }) => {
+    const page = await listWebhooks(listContextOf(c), query);
+    return c.json(mapPage(page, ({ row }) => toWebhookRepresentation(row)));
+  },
+);

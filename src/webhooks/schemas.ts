@@ -1,0 +1,116 @@
+import { z } from "zod";
+import { pathId } from "../platform/fields";
+import { commaEnumList, pageQueryShape, type ListDefinition } from "../platform/pagination";
+import { webhookDeliveries, webhooks } from "../platform/tables";
+import { isEventTypePattern } from "./event-types";
+
+/** Subscriptions per tenant: each event is one delivery per matching subscription. */
+export const MAX_WEBHOOKS_PER_TENANT = 20;
+
+export const webhookList: ListDefinition = {
+  name: "webhooks",
+  sortable: { createdAt: webhooks.createdAt },
+  id: webhooks.id,
+  defaultSort: "createdAt",
+  maxLimit: 100,
+};
+
+export const deliveryList: ListDefinition = {
+  name: "webhook_deliveries",
+  sortable: { createdAt: webhookDeliveries.createdAt },
+  id: webhookDeliveries.id,
+  defaultSort: "-createdAt",
+  maxLimit: 500,
+};
+
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
+
+const webhookUrl = z
+  .string()
+  .min(1)
+  .max(2048)
+  .describe(
+    "Where events are POSTed: https:// to a public host. Private, loopback and link-local addresses are refused (400 validation_failed), except http(s)://127.0.0.1 and http(s)://localhost on an instance run with WEBHOOKS_ALLOW_LOCAL=on (the local default).",
+  );
+
+const eventTypes = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(100)
+      .refine(isEventTypePattern, "must be an event type (order.created), a prefix ending in * (operation.*) or *"),
+  )
+  .min(1)
+  .max(50)
+  .refine((patterns) => new Set(patterns).size === patterns.length, "must not repeat a pattern")
+  .describe('Event types to deliver: exact ("order.created") or a prefix ending in * ("operation.*"); "*" is every type.');
+
+const description = z.string().trim().min(1).max(500).regex(/^[^\p{Cc}]*$/u, "must not contain control characters");
+
+export const createWebhookBody = z
+  .strictObject({
+    url: webhookUrl,
+    eventTypes: eventTypes.optional().describe('Default ["*"]: every event type.'),
+    description: description.optional(),
+  })
+  .meta({ id: "WebhookCreate" });
+export type CreateWebhookBody = z.output<typeof createWebhookBody>;
+
+export const updateWebhookBody = z
+  .strictObject({
+    url: webhookUrl.optional(),
+    eventTypes: eventTypes.optional(),
+    description: description.nullable().optional().describe("null removes it."),
+  })
+  .meta({ id: "WebhookPatch" });
+export type UpdateWebhookBody = z.output<typeof updateWebhookBody>;
+
+export const webhookIdParam = z.strictObject({ webhookId: pathId("The subscription's id (wh_…).") });
+
+export const listWebhooksQuery = z.strictObject(pageQueryShape(webhookList));
+
+export const listDeliveriesQuery = z.strictObject({
+  ...pageQueryShape(deliveryList),
+  status: commaEnumList(DELIVERY_STATUSES, "Comma list of delivery statuses."),
+  eventId: pathId("Only the delivery of this event.").optional(),
+});
+export type ListDeliveriesQuery = z.output<typeof listDeliveriesQuery>;
+
+export const webhookRepresentation = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    eventTypes: z.array(z.string()),
+    description: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: "Webhook" });
+export type WebhookRepresentation = z.infer<typeof webhookRepresentation>;
+
+export const createdWebhookRepresentation = webhookRepresentation
+  .extend({
+    secret: z
+      .string()
+      .describe(
+        'The signing secret, shown in this answer only. Each delivery carries svc-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>.',
+      ),
+  })
+  .meta({ id: "WebhookWithSecret" });
+
+export const deliveryRepresentation = z
+  .object({
+    id: z.string(),
+    eventId: z.string(),
+    eventType: z.string(),
+    status: z.enum(DELIVERY_STATUSES).describe("pending: not yet answered with a 2xx, attempts remain; delivered; failed: every attempt failed."),
+    attempts: z.number().int(),
+    responseStatus: z.number().int().nullable().describe("The HTTP status of the last attempt (null: no answer, e.g. a timeout)."),
+    lastError: z.string().nullable().describe("Why the last attempt failed, when it did."),
+    lastAttemptAt: z.string().nullable(),
+    nextAttemptAt: z.string().nullable().describe("When the next attempt is due (pending only)."),
+    createdAt: z.string(),
+  })
+  .meta({ id: "Delivery" });
+export type DeliveryRepresentation = z.infer<typeof deliveryRepresentation>;

@@ -1,0 +1,373 @@
+import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import worker, { WEBHOOK_SWEEP_CRON } from "../../src/index";
+import type { ShardName } from "../../src/platform/shards";
+import { attemptDelivery, DEFAULT_RETRY_DELAYS, retryDelays } from "../../src/webhooks/delivery";
+import type { ParkedDelivery } from "../../src/webhooks/messages";
+import { handOnEvents } from "../../src/webhooks/outbox";
+import { MAX_WEBHOOKS_PER_TENANT } from "../../src/webhooks/schemas";
+import { webhookUrlProblem } from "../../src/webhooks/urls";
+import { call, collectPages, createOperation, eventsOf, expectProblem, expectStatus, issueKey, newTenant, uniqueId, type Caller } from "../helpers/client";
+import { shardOf, tenantDb } from "../helpers/shards";
+
+interface Received {
+  headers: Record<string, string>;
+  body: string;
+  receivedAt: number;
+  answered: number;
+}
+
+/** A receiver address of the test's own; `mode` says how it answers (test/support/webhook-receiver.mjs). */
+function receiver(mode: string) {
+  const token = uniqueId("hook");
+  return { url: `${env.TEST_RECEIVER_URL}/hooks/${mode}/${token}`, token };
+}
+
+async function received(token: string): Promise<Received[]> {
+  return (await (await fetch(`${env.TEST_RECEIVER_URL}/log/${token}`)).json()) as Received[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await sleep(100);
+  }
+}
+
+async function subscribe(operator: Caller, body: Record<string, unknown>, bindings: Partial<Cloudflare.Env> | undefined = undefined) {
+  return expectStatus(await call(operator, "POST", "/v1/webhooks", { body, env: bindings }), 201);
+}
+
+async function deliveriesOf(operator: Caller, webhookId: string, query: Record<string, string> = {}) {
+  return (await collectPages(operator, `/v1/webhooks/${webhookId}/deliveries`, query)).items;
+}
+
+/** What a receiver computes to check svc-signature. */
+async function expectedSignature(secret: string, timestamp: string, body: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${timestamp}.${body}`)));
+  return Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Runs the every-minute cron (the webhook sweep) as the platform would. */
+async function runSweep() {
+  const ctx = createExecutionContext();
+  await worker.scheduled(createScheduledController({ cron: WEBHOOK_SWEEP_CRON, scheduledTime: Date.now() }), env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+describe("webhook subscriptions", () => {
+  it("create shows the secret once; read, list, change and delete never show it; all are the tenant's own", async () => {
+    const operator = await newTenant();
+    const { url } = receiver("ok");
+    const response = await call(operator, "POST", "/v1/webhooks", { body: { url, eventTypes: ["operation.*", "order.created"], description: "ERP sync" } });
+    const created = expectStatus(response, 201);
+    expect(created).toMatchObject({ url, eventTypes: ["operation.*", "order.created"], description: "ERP sync" });
+    expect(created.id).toMatch(/^wh_/);
+    expect(created.secret).toMatch(/^whsec_.{40,}/);
+    expect(response.headers.get("location")).toBe(`/v1/webhooks/${created.id}`);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+
+    const read = expectStatus(await call(operator, "GET", `/v1/webhooks/${created.id}`), 200);
+    expect(read).toEqual({ id: created.id, url, eventTypes: created.eventTypes, description: "ERP sync", createdAt: created.createdAt, updatedAt: created.updatedAt });
+    const listed = expectStatus(await call(operator, "GET", "/v1/webhooks"), 200);
+    expect(listed).toEqual({ items: [read], nextToken: null });
+
+    const other = receiver("ok");
+    const changed = expectStatus(await call(operator, "PATCH", `/v1/webhooks/${created.id}`, { body: { url: other.url, description: null } }), 200);
+    expect(changed).toMatchObject({ id: created.id, url: other.url, eventTypes: created.eventTypes, description: null });
+    expect(changed.secret).toBeUndefined();
+    expect(changed.updatedAt >= created.updatedAt).toBe(true);
+
+    // Another tenant sees none of it; an ACCOUNT key may not manage webhooks.
+    const stranger = await newTenant();
+    expectProblem(await call(stranger, "GET", `/v1/webhooks/${created.id}`), 404, "not_found");
+    expectProblem(await call(stranger, "PATCH", `/v1/webhooks/${created.id}`, { body: { description: "mine" } }), 404, "not_found");
+    expectProblem(await call(stranger, "DELETE", `/v1/webhooks/${created.id}`), 404, "not_found");
+    expectProblem(await call(stranger, "GET", `/v1/webhooks/${created.id}/deliveries`), 404, "not_found");
+    expect(expectStatus(await call(stranger, "GET", "/v1/webhooks"), 200).items).toEqual([]);
+    const account = await issueKey(operator.tenantId, "ACCOUNT", "someone");
+    expectProblem(await call(account, "GET", "/v1/webhooks"), 403, "forbidden");
+    expectProblem(await call(account, "POST", "/v1/webhooks", { body: { url } }), 403, "forbidden");
+
+    expect((await call(operator, "DELETE", `/v1/webhooks/${created.id}`)).status).toBe(204);
+    expectProblem(await call(operator, "GET", `/v1/webhooks/${created.id}`), 404, "not_found");
+    expectProblem(await call(operator, "DELETE", `/v1/webhooks/${created.id}`), 404, "not_found");
+  });
+
+  it("eventTypes default to every type, and must name real types or prefixes", async () => {
+    const operator = await newTenant();
+    expect((await subscribe(operator, { url: receiver("ok").url })).eventTypes).toEqual(["*"]);
+    for (const eventTypes of [["operaton.*"], ["operation.create"], [], ["op*.*"], ["order.created", "order.created"], "operation.*"]) {
+      const problem = expectProblem(await call(operator, "POST", "/v1/webhooks", { body: { url: receiver("ok").url, eventTypes } }), 400, "validation_failed");
+      expect(problem.errors[0].field).toMatch(/^body\.eventTypes/);
+    }
+    expectProblem(await call(operator, "POST", "/v1/webhooks", { body: { url: receiver("ok").url, secret: "mine" } }), 400, "validation_failed");
+    expect(expectStatus(await call(operator, "GET", "/v1/webhooks"), 200).items).toHaveLength(1);
+  });
+
+  it("refuses private, loopback and link-local URLs, and plain http, with 400 on the url field", async () => {
+    const operator = await newTenant();
+    const refused = [
+      "http://example.com/hook",
+      "ftp://example.com/hook",
+      "not a url",
+      "https://10.0.0.8/hook",
+      "https://172.20.1.1/hook",
+      "https://192.168.1.10/hook",
+      "https://169.254.169.254/latest/meta-data",
+      "https://100.64.0.1/",
+      "https://0.0.0.0/",
+      "https://[fe80::1]/hook",
+      "https://[fd00::1]/hook",
+      "https://[::ffff:10.0.0.1]/hook",
+      "https://10.1/hook",
+      "https://999.1.1.1/hook",
+      "https://printer.local/hook",
+      "https://metadata.internal/",
+      "https://intranet/hook",
+      "https://user:pass@example.com/hook",
+    ];
+    // Loopback in its other spellings: refused unless local receivers are allowed (they are 127.0.0.1).
+    const loopback = ["https://[::1]/hook", "https://127.0.0.2/hook", "https://0x7f000001/hook", "https://2130706433/hook", "https://0177.0.0.1/hook", "https://0x7f.1/hook"];
+    for (const [url, bindings] of [
+      ...refused.map((url) => [url, undefined] as const),
+      ...[...refused, ...loopback].map((url) => [url, { WEBHOOKS_ALLOW_LOCAL: "" }] as const),
+    ]) {
+      const problem = expectProblem(await call(operator, "POST", "/v1/webhooks", { body: { url }, env: bindings }), 400, "validation_failed");
+      expect(problem.errors[0].field, url).toBe("body.url");
+    }
+    expect(expectStatus(await call(operator, "GET", "/v1/webhooks"), 200).items).toEqual([]);
+    // A PATCH is held to the same rule, and changes nothing when refused.
+    const hook = await subscribe(operator, { url: "https://hooks.example.com/in" });
+    expectProblem(await call(operator, "PATCH", `/v1/webhooks/${hook.id}`, { body: { url: "https://10.1.2.3/" } }), 400, "validation_failed");
+    expect(expectStatus(await call(operator, "GET", `/v1/webhooks/${hook.id}`), 200).url).toBe("https://hooks.example.com/in");
+  });
+
+  it("allows 127.0.0.1 and localhost only while WEBHOOKS_ALLOW_LOCAL=on", async () => {
+    const operator = await newTenant();
+    for (const url of ["http://127.0.0.1:9/hook", "http://localhost:9/hook"]) {
+      expectStatus(await call(operator, "POST", "/v1/webhooks", { body: { url } }), 201);
+      const problem = expectProblem(await call(operator, "POST", "/v1/webhooks", { body: { url }, env: { WEBHOOKS_ALLOW_LOCAL: "" } }), 400, "validation_failed");
+      expect(problem.errors[0].message).toContain("https://");
+    }
+    expect(webhookUrlProblem("https://hooks.example.com/in", false)).toBeUndefined();
+    expect(webhookUrlProblem("https://203.0.113.9/in", false)).toBeUndefined();
+    expect(webhookUrlProblem("https://[2001:db8::1]/in", false)).toBeUndefined();
+    expect(webhookUrlProblem("https://127.0.0.1/in", false)).toBeDefined();
+    expect(webhookUrlProblem("https://localhost/in", false)).toBeDefined();
+  });
+
+  it(`a tenant has at most ${MAX_WEBHOOKS_PER_TENANT} subscriptions`, async () => {
+    const operator = await newTenant();
+    await Promise.all(Array.from({ length: MAX_WEBHOOKS_PER_TENANT + 3 }, () => call(operator, "POST", "/v1/webhooks", { body: { url: "https://hooks.example.com/in" } })));
+    expect((await collectPages(operator, "/v1/webhooks")).items).toHaveLength(MAX_WEBHOOKS_PER_TENANT);
+    const problem = expectProblem(await call(operator, "POST", "/v1/webhooks", { body: { url: "https://hooks.example.com/in" } }), 422, "too_many_webhooks");
+    expect(problem.limit).toBe(MAX_WEBHOOKS_PER_TENANT);
+  });
+});
+
+describe("webhook deliveries", () => {
+  it("POSTs each matching event as its JSON representation, signed with the subscription's secret", async () => {
+    const operator = await newTenant();
+    const { url, token } = receiver("ok");
+    const hook = await subscribe(operator, { url, eventTypes: ["operation.*"] });
+    const operation = await createOperation(operator);
+    // Not a matching type: never sent.
+    expectStatus(await call(operator, "PUT", "/v1/accounts", { body: [{ accountId: uniqueId("acc"), name: "Buyer" }] }), 200);
+    await call(operator, "PATCH", `/v1/operations/${operation.id}`, { body: { name: { en: "Renamed" } } });
+
+    const records = await waitFor(() => received(token), (r) => r.length >= 2);
+    const events = await eventsOf(operator, { types: "operation.created,operation.updated" });
+    expect(records.map((record) => record.headers["svc-event-id"]).sort()).toEqual(events.map((event) => event.id).sort());
+    for (const record of records) {
+      const event = events.find((candidate) => candidate.id === record.headers["svc-event-id"]);
+      expect(JSON.parse(record.body)).toEqual(event);
+      expect(record.headers["content-type"]).toBe("application/json");
+      expect(record.headers["svc-webhook-id"]).toBe(hook.id);
+      const [, timestamp, signature] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(record.headers["svc-signature"]) ?? [];
+      expect(Math.abs(Number(timestamp) - record.receivedAt / 1000)).toBeLessThan(60);
+      expect(signature).toBe(await expectedSignature(hook.secret, timestamp, record.body));
+      // Any other secret, or a body changed by one byte, does not verify.
+      expect(signature).not.toBe(await expectedSignature(`${hook.secret}x`, timestamp, record.body));
+      expect(signature).not.toBe(await expectedSignature(hook.secret, timestamp, `${record.body} `));
+    }
+    await sleep(1500);
+    expect(await received(token)).toHaveLength(2);
+
+    const deliveries = await deliveriesOf(operator, hook.id);
+    expect(deliveries).toHaveLength(2);
+    for (const delivery of deliveries) expect(delivery).toMatchObject({ status: "delivered", attempts: 1, responseStatus: 200, lastError: null, nextAttemptAt: null });
+    // Newest first.
+    expect(deliveries[0].createdAt >= deliveries[1].createdAt).toBe(true);
+    expect(deliveries.map((delivery) => delivery.eventType).sort()).toEqual(["operation.created", "operation.updated"]);
+  });
+
+  it("retries after a 500 with the same event id (receivers dedupe on it), then records the delivery", async () => {
+    const operator = await newTenant();
+    const { url, token } = receiver("fail-2");
+    const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] });
+    await createOperation(operator);
+    const records = await waitFor(() => received(token), (r) => r.some((record) => record.answered === 200));
+    expect(records.map((record) => record.answered)).toEqual([500, 500, 200]);
+    expect(new Set(records.map((record) => record.headers["svc-event-id"])).size).toBe(1);
+    const [delivery] = await waitFor(() => deliveriesOf(operator, hook.id), (d) => d[0]?.status === "delivered");
+    expect(delivery).toMatchObject({ status: "delivered", attempts: 3, responseStatus: 200, lastError: null });
+  });
+
+  it(`fails a delivery after its last attempt (${DEFAULT_RETRY_DELAYS.length + 1} by default, over more than 24 h)`, async () => {
+    expect(DEFAULT_RETRY_DELAYS.length + 1).toBeGreaterThanOrEqual(8);
+    expect(DEFAULT_RETRY_DELAYS.reduce((sum, seconds) => sum + seconds, 0)).toBeGreaterThanOrEqual(24 * 3600);
+    expect(DEFAULT_RETRY_DELAYS.every((seconds, i) => i === 0 || seconds >= DEFAULT_RETRY_DELAYS[i - 1])).toBe(true);
+
+    const operator = await newTenant();
+    const { url, token } = receiver("always-500");
+    const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] });
+    await createOperation(operator);
+    const attempts = retryDelays(env).length + 1;
+    const [delivery] = await waitFor(() => deliveriesOf(operator, hook.id), (d) => d[0]?.status === "failed", 60_000);
+    expect(delivery).toMatchObject({ status: "failed", attempts, responseStatus: 500, lastError: "answered 500", nextAttemptAt: null });
+    await sleep(1500);
+    expect(await received(token)).toHaveLength(attempts);
+    expect((await deliveriesOf(operator, hook.id, { status: "failed" })).map((d) => d.id)).toEqual([delivery.id]);
+    expect(await deliveriesOf(operator, hook.id, { status: "pending,delivered" })).toEqual([]);
+  });
+
+  it("parks the last failed attempt on the dead-letter queue", async () => {
+    const operator = await newTenant();
+    const { url, token } = receiver("always-500");
+    const hook = await subscribe(operator, { url: receiver("fail-1").url, eventTypes: ["operation.created"] });
+    await createOperation(operator);
+    const [first] = await waitFor(() => deliveriesOf(operator, hook.id), (d) => d[0]?.status === "delivered");
+    // The same delivery, made pending again one attempt before its last, sent to a receiver that always fails.
+    const lastBefore = retryDelays(env).length;
+    const db = await tenantDb(operator.tenantId);
+    await db.prepare("update webhook_deliveries set status = 'pending', attempts = ? where id = ?").bind(lastBefore, first.id).run();
+    await db.prepare("update webhooks set url = ? where id = ?").bind(url, hook.id).run();
+    const parked: ParkedDelivery[] = [];
+    const deadLetters = { send: async (body: ParkedDelivery) => void parked.push(body), sendBatch: async () => {} } as unknown as Queue;
+    const shard: ShardName = await shardOf(operator.tenantId);
+    await attemptDelivery({ ...env, WEBHOOK_DEAD_LETTERS: deadLetters }, shard, first.id);
+    expect(await received(token)).toHaveLength(1);
+    expect(parked).toEqual([
+      expect.objectContaining({ shard, tenantId: operator.tenantId, webhookId: hook.id, deliveryId: first.id, eventId: first.eventId, attempts: lastBefore + 1, responseStatus: 500, lastError: "answered 500" }),
+    ]);
+    const [failed] = await deliveriesOf(operator, hook.id);
+    expect(failed).toMatchObject({ status: "failed", attempts: lastBefore + 1 });
+    // A repeated message for a finished delivery sends nothing and parks nothing.
+    await attemptDelivery({ ...env, WEBHOOK_DEAD_LETTERS: deadLetters }, shard, first.id);
+    expect(await received(token)).toHaveLength(1);
+    expect(parked).toHaveLength(1);
+  });
+
+  it("hands an event on once however often the outbox is run, and a repeated delivery message sends nothing more", async () => {
+    const operator = await newTenant();
+    const { url, token } = receiver("ok");
+    // Both writes lose their hand-on message, so only the runs below hand the event on.
+    const hook = await subscribe(operator, { url, eventTypes: ["*"] }, { WEBHOOK_QUEUE: failingQueue() });
+    const operation = expectStatus(await call(operator, "POST", "/v1/operations", { body: { code: uniqueId("OP"), name: { en: "Twice" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } }), 201);
+    const shard = await shardOf(operator.tenantId);
+    await Promise.all([handOnEvents(env, shard, operator.tenantId), handOnEvents(env, shard, operator.tenantId), handOnEvents(env, shard, operator.tenantId)]);
+    const deliveries = await deliveriesOf(operator, hook.id);
+    expect(deliveries).toHaveLength(1);
+    await waitFor(() => received(token), (r) => r.length >= 1);
+    await attemptDelivery(env, shard, deliveries[0].id);
+    await sleep(1000);
+    const records = await received(token);
+    expect(records).toHaveLength(1);
+    expect(JSON.parse(records[0].body)).toMatchObject({ type: "operation.created", operationId: operation.id });
+  });
+
+  it("loses no event when the hand-on to the queue fails: the sweep delivers it", async () => {
+    const operator = await newTenant();
+    const { url, token } = receiver("ok");
+    // Neither write hands on (the subscription's own hand-on would carry the event along otherwise).
+    const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] }, { WEBHOOK_QUEUE: failingQueue() });
+    const operation = expectStatus(
+      await call(operator, "POST", "/v1/operations", {
+        body: { code: uniqueId("OP"), name: { en: "Lost nudge" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" },
+        env: { WEBHOOK_QUEUE: failingQueue() },
+      }),
+      201,
+    );
+    await sleep(2500);
+    expect(await received(token)).toEqual([]);
+    const db = await tenantDb(operator.tenantId);
+    const waiting = await db.prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null").bind(operator.tenantId).first<{ n: number }>();
+    expect(waiting?.n).toBe(1);
+
+    await runSweep();
+    const records = await waitFor(() => received(token), (r) => r.length >= 1);
+    expect(records).toHaveLength(1);
+    expect(JSON.parse(records[0].body)).toMatchObject({ type: "operation.created", operationId: operation.id });
+    expect(await deliveriesOf(operator, hook.id)).toEqual([expect.objectContaining({ status: "delivered", attempts: 1 })]);
+  });
+
+  it("re-sends a delivery whose message was lost once it is well past due", async () => {
+    const operator = await newTenant();
+    const { url, token } = receiver("ok");
+    const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] });
+    await createOperation(operator);
+    const [delivery] = await waitFor(() => deliveriesOf(operator, hook.id), (d) => d[0]?.status === "delivered");
+    // As if the attempt had failed and its retry message vanished 10 minutes ago.
+    const db = await tenantDb(operator.tenantId);
+    await db
+      .prepare("update webhook_deliveries set status = 'pending', next_attempt_at = ? where id = ?")
+      .bind(new Date(Date.now() - 10 * 60_000).toISOString(), delivery.id)
+      .run();
+    await runSweep();
+    const records = await waitFor(() => received(token), (r) => r.length >= 2);
+    expect(records).toHaveLength(2);
+    expect(records[1].headers["svc-event-id"]).toBe(delivery.eventId);
+  });
+
+  it("never delivers one tenant's events to another tenant's subscription", async () => {
+    const [alice, bob] = await Promise.all([newTenant(), newTenant()]);
+    const aliceReceiver = receiver("ok");
+    const bobReceiver = receiver("ok");
+    const aliceHook = await subscribe(alice, { url: aliceReceiver.url, eventTypes: ["*"] });
+    const bobHook = await subscribe(bob, { url: bobReceiver.url, eventTypes: ["*"] });
+    await Promise.all([createOperation(alice), createOperation(bob), createOperation(bob)]);
+    const bobRecords = await waitFor(() => received(bobReceiver.token), (r) => r.length >= 2);
+    const aliceRecords = await waitFor(() => received(aliceReceiver.token), (r) => r.length >= 1);
+    await sleep(1500);
+    const aliceEvents = new Set((await eventsOf(alice)).map((event) => event.id));
+    const bobEvents = new Set((await eventsOf(bob)).map((event) => event.id));
+    expect((await received(aliceReceiver.token)).length).toBe(aliceRecords.length);
+    for (const record of aliceRecords) {
+      expect(aliceEvents.has(record.headers["svc-event-id"])).toBe(true);
+      expect(record.headers["svc-webhook-id"]).toBe(aliceHook.id);
+    }
+    for (const record of bobRecords) {
+      expect(bobEvents.has(record.headers["svc-event-id"])).toBe(true);
+      expect(record.headers["svc-webhook-id"]).toBe(bobHook.id);
+    }
+    for (const delivery of await deliveriesOf(alice, aliceHook.id)) expect(aliceEvents.has(delivery.eventId)).toBe(true);
+  });
+
+  it("stops delivering once the subscription is deleted", async () => {
+    const operator = await newTenant();
+    const { url, token } = receiver("always-500");
+    const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] });
+    await createOperation(operator);
+    await waitFor(() => received(token), (r) => r.length >= 1);
+    expect((await call(operator, "DELETE", `/v1/webhooks/${hook.id}`)).status).toBe(204);
+    const after = (await received(token)).length;
+    await sleep(2500);
+    // At most the attempt that was already on its way when the subscription went.
+    expect((await received(token)).length).toBeLessThanOrEqual(after + 1);
+    const db = await tenantDb(operator.tenantId);
+    expect(await db.prepare("select count(*) as n from webhook_deliveries where webhook_id = ?").bind(hook.id).first("n")).toBe(0);
+  });
+});
+
+function failingQueue(): Queue {
+  const fail = async () => {
+    throw new Error("queue unavailable (injected)");
+  };
+  return { send: fail, sendBatch: fail } as unknown as Queue;
+}
