@@ -170,6 +170,8 @@ async function main() {
         // Production D1 rejects oversized statements; local D1 does not, so the Worker checks them itself.
         "--var", "D1_LIMITS_GUARD:on",
         "--var", `PAGINATION_SECRET:${randomBytes(32).toString("base64url")}`,
+        // The webhooks suite's receiver listens on 127.0.0.1.
+        "--var", "WEBHOOKS_ALLOW_LOCAL:on",
         "--show-interactive-dev-session=false",
         "--log-level", "warn",
       ],

@@ -1,6 +1,7 @@
 // The bench's own Worker entry: the API's app plus the baselines `npm run bench` measures against.
 // Never deployed: src/index.ts (the production entry) does not import anything under bench/.
 import { buildApp } from "../../src/app";
+import worker from "../../src/index";
 import { OperationCoordinator as ProductionCoordinator } from "../../src/coordinator/durable-object";
 import type { Env } from "../../src/platform/env";
 import { serve } from "../../src/platform/serve";
@@ -60,4 +61,7 @@ export default {
       return copy;
     }
   },
+  // The production crons and webhook consumer, on the same env as the bench's requests.
+  scheduled: (controller, env, ctx) => worker.scheduled(controller, withD1Delay(env), ctx),
+  queue: (batch, env) => worker.queue(batch, withD1Delay(env)),
 } satisfies ExportedHandler<Env>;
