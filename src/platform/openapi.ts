@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CSV_MEDIA_TYPE } from "./csv";
 import { ERROR_CATALOGUE, type ErrorCode } from "./errors";
-import { rateLimitClassOf, type RouteDefinition } from "./routes";
+import { API_TAGS, rateLimitClassOf, type RouteDefinition } from "./routes";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -150,7 +150,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     const headerParameters = headers.map((name) => ({ name, in: "header", required: false, ...HEADER_DOCS[name] }));
     paths[path] ??= {};
     paths[path][spec.method] = {
-      operationId: `${spec.method}${path.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_, ch: string | undefined) => (ch ? ch.toUpperCase() : ""))}`,
+      operationId: spec.operationId,
       summary: spec.summary,
       description: `${spec.description ?? ""}\n\nRoles: ${spec.roles.join(", ")}. Rate limit class: ${rateLimitClassOf(spec)}.`.trim(),
       "x-rate-limit-class": rateLimitClassOf(spec),
@@ -170,7 +170,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
   }
   paths["/healthz"] = {
     get: {
-      operationId: "getHealthz",
+      operationId: "getHealth",
       summary: "Health check",
       description: "No key, no tenant data, no database read: cheap enough to poll every second.",
       tags: ["Service"],
@@ -195,6 +195,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     // instance that served it, on any host and port.
     servers: [{ url: "/", description: "The instance that served this document." }],
     security: [{ svcClient: [], svcApiKey: [] }],
+    tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
     components: {
       securitySchemes: {
         svcClient: { type: "apiKey", in: "header", name: "svc-client", description: "OPERATOR or ACCOUNT; must match the key's role." },

@@ -1,5 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { apiRoutes } from "../../src/app";
 import { app } from "../../src/index";
 import { ERROR_CATALOGUE } from "../../src/platform/errors";
 import { call, expectStatus, OPERATION_LIST_PARAMETERS } from "../helpers/client";
@@ -158,6 +159,35 @@ describe("GET /v1/openapi.json", () => {
     const first = await fetchDocument();
     const second = await fetchDocument();
     expect(second).toEqual(first);
+  });
+});
+
+/** Every operation of the document, with where it is. */
+function operationsOf(document: any): { where: string; operation: any }[] {
+  return Object.entries<any>(document.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item).map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, operation })),
+  );
+}
+
+describe("the OpenAPI document, for client generation", () => {
+  it("names each operation as a person would: the route's camelCase operationId, unique, not derived from the path", async () => {
+    const document = await fetchDocument();
+    const ids = operationsOf(document).map(({ operation }) => operation.operationId);
+    for (const id of ids) {
+      expect(id).toMatch(/^[a-z][a-zA-Z0-9]*$/);
+      expect(id).not.toMatch(/^(get|post|put|patch|delete)V1/);
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const { spec } of apiRoutes) {
+      expect(document.paths[spec.path.replace(/:([A-Za-z]+)/g, "{$1}")][spec.method].operationId).toBe(spec.operationId);
+    }
+    expect(document.paths["/healthz"].get.operationId).toBe("getHealth");
+  });
+
+  it("describes every tag its operations use", async () => {
+    const document = await fetchDocument();
+    const described = new Map(document.tags.map((tag: { name: string; description: string }) => [tag.name, tag.description]));
+    for (const { where, operation } of operationsOf(document)) for (const tag of operation.tags) expect(described.get(tag), `${where}: ${tag}`).toBeTruthy();
   });
 });
 

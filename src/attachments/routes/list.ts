@@ -9,6 +9,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/operations/:operationId/accounts",
+    operationId: "listAttachedAccounts",
     summary: "List an Operation's attached accounts",
     description:
       "Filters combine with AND. accountName: case-insensitive substring; userId / email: accounts with that user / a user of that email (exact, ignoring case); operationStatus: the account's progress in this Operation. Sort accountName uses the lower-cased name. ACCOUNT keys may list the Operations they can see, and see only their own accounts' attachments.",

@@ -8,6 +8,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/operations/:operationId/orders",
+    operationId: "listOrders",
     summary: "List an Operation's orders",
     description: "Newest first unless sort says otherwise. ACCOUNT keys see the orders of their own accounts only.",
     tag: "Carts and orders",

@@ -8,6 +8,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/accounts",
+    operationId: "listAccounts",
     summary: "List directory accounts",
     description:
       "Filters combine with AND. name: case-insensitive substring; userId: accounts with that user; email: accounts with a user of that email, exact ignoring case. ACCOUNT keys see only the accounts they are a user of.",

@@ -49,6 +49,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/events",
+    operationId: "listEvents",
     summary: "Read the change log",
     description: "Every change, recorded in the same transaction as the change itself; oldest first. Poll with after=<last id seen>.",
     tag: "Events",

@@ -10,6 +10,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/front/operations/:operationId/lines",
+    operationId: "listFrontLines",
     summary: "List an open Operation's lines (front)",
     description:
       "404 unless the Operation is ACTIVE, open now and one the caller may order from; same filters, sort and pagination as GET /v1/operations/{operationId}/lines, variantName as a plain string.",

@@ -10,6 +10,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/front/operations",
+    operationId: "listFrontOperations",
     summary: "List the Operations open now (front)",
     description:
       "The Operations that are ACTIVE and whose dates include now, and for an ACCOUNT key only those it may order from; same filters, sort and pagination as GET /v1/operations. Localized fields are plain strings in the locale header's language (fallback: base language, the tenant's default locale, any).",

@@ -8,6 +8,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/keys",
+    operationId: "listKeys",
     summary: "List API keys",
     description: "The tenant's keys, revoked and expired ones included (with revokedAt and expiresAt). Default order createdAt. Never shows a key itself: `prefix` tells keys apart.",
     tag: "Keys",

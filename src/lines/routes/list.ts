@@ -10,6 +10,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/operations/:operationId/lines",
+    operationId: "listLines",
     summary: "List an Operation's lines",
     description:
       "Filters combine with AND. variantName matches a case-insensitive substring in any locale; minQuantity, maxQuantity and recommendedQuantity match exact values. Sort by variantName uses the name in the tenant's default locale (else any), lower-cased; lines without a recommendedQuantity sort before 0. ACCOUNT keys read the lines of the Operations they can see.",

@@ -8,6 +8,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/operations",
+    operationId: "listOperations",
     summary: "List Operations",
     description:
       "Filters combine with AND; comma lists match any of their values. ACCOUNT keys see PUBLIC Operations and PRIVATE ones attached to one of their accounts.",

@@ -9,6 +9,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/buying-policies/quotas/rules",
+    operationId: "listQuotaRules",
     summary: "List Quotas Rules",
     description:
       "Filters combine with AND; each matches its scope key exactly (a rule whose key is null never matches a filter on that key). Default order createdAt; sorting on accountId or supplierId puts rules without that key first.",
