@@ -14,6 +14,20 @@ const NO_CONTROL_CHARACTERS = /^[^\p{Cc}]*$/u;
 export const externalKey = z.string().trim().min(1).max(128).regex(NO_CONTROL_CHARACTERS, "must not contain control characters");
 
 /**
+ * What the OpenAPI document shows for a query value that arrives as text and is parsed by its schema
+ * (platform/openapi.ts reads this metadata key): the value it stands for, and for a comma list the
+ * serialization (`style: form, explode: false`: `status=ACTIVE,DRAFT`) a generated client uses.
+ * Validation never sees it: the server still parses the text.
+ */
+export interface DocumentedQuery {
+  schema: Record<string, unknown>;
+  style?: "form";
+  explode?: boolean;
+}
+
+export const documentedQuery = (documented: DocumentedQuery) => ({ documentedQuery: documented });
+
+/**
  * An integer in a query string: decimal digits only (no `0x10`, `1e2`, `10.0`, sign or spaces),
  * then bounded like any integer; absent, it is `defaultValue` when one is given.
  */
@@ -23,8 +37,17 @@ export function queryInteger(min: number, max: number, defaultValue?: number) {
     .regex(/^\d{1,16}$/, "must be a decimal integer (digits only)")
     .transform(Number)
     .pipe(z.number().int().min(min).max(max))
-    // The OpenAPI document shows it as the integer it is (platform/openapi.ts reads this).
-    .meta({ queryInteger: { minimum: min, maximum: max, ...(defaultValue !== undefined && { default: defaultValue }) } });
+    .meta(
+      documentedQuery({
+        schema: {
+          type: "integer",
+          minimum: min,
+          maximum: max,
+          ...(defaultValue !== undefined && { default: defaultValue }),
+          description: "Decimal digits only (no sign, exponent, fraction or hex).",
+        },
+      }),
+    );
   return defaultValue === undefined ? integer : integer.default(defaultValue);
 }
 
@@ -105,6 +128,7 @@ export function queryFlag(description: string) {
     .enum(["true", "false"])
     .optional()
     .transform((value) => value === "true")
+    .meta(documentedQuery({ schema: { type: "boolean", default: false } }))
     .describe(description);
 }
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CSV_MEDIA_TYPE } from "./csv";
 import { ERROR_CATALOGUE, type ErrorCode } from "./errors";
+import type { DocumentedQuery } from "./fields";
 import { API_TAGS, rateLimitClassOf, type RouteDefinition } from "./routes";
 
 type JsonSchema = Record<string, unknown>;
@@ -47,12 +48,8 @@ function toSchema(schema: z.ZodType): JsonSchema {
   return json;
 }
 
-/** A query integer (fields.ts queryInteger) is validated as digits in a string; document the integer it means. */
-function asQueryInteger(property: JsonSchema): JsonSchema {
-  const bounds = property.queryInteger as { minimum: number; maximum: number; default?: number } | undefined;
-  if (!bounds) return property;
-  const description = [property.description, "Decimal digits only (no sign, exponent, fraction or hex)."].filter(Boolean).join(" ");
-  return { type: "integer", ...bounds, description };
+function joinDescriptions(...descriptions: unknown[]): string | undefined {
+  return descriptions.filter(Boolean).join(" ") || undefined;
 }
 
 function objectParameters(schema: z.ZodType | undefined, location: "path" | "query"): JsonSchema[] {
@@ -60,13 +57,17 @@ function objectParameters(schema: z.ZodType | undefined, location: "path" | "que
   const json = toSchema(schema);
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required as string[] | undefined) ?? []);
-  return Object.entries(properties).map(([name, raw]) => {
-    const property = asQueryInteger(raw);
+  return Object.entries(properties).map(([name, converted]) => {
+    // A value parsed from text (fields.ts documentedQuery) is shown as the value it stands for.
+    const { documentedQuery: query, ...plain } = converted as JsonSchema & { documentedQuery?: DocumentedQuery };
+    const property = query ? { ...query.schema, description: joinDescriptions(plain.description, query.schema.description) } : plain;
     return {
       name,
       in: location,
       required: location === "path" || (required.has(name) && property.default === undefined),
       description: property.description,
+      ...(query?.style && { style: query.style }),
+      ...(query?.explode !== undefined && { explode: query.explode }),
       schema: property,
     };
   });

@@ -184,6 +184,25 @@ describe("the OpenAPI document, for client generation", () => {
     expect(document.paths["/healthz"].get.operationId).toBe("getHealth");
   });
 
+  it("types query parameters as the values they stand for, and says how comma lists are sent", async () => {
+    const document = await fetchDocument();
+    for (const { where, operation } of operationsOf(document)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in !== "query" || parameter.schema.type !== "array") continue;
+        expect({ style: parameter.style, explode: parameter.explode }, `${where} ${parameter.name}`).toEqual({ style: "form", explode: false });
+      }
+    }
+    const parameter = (path: string, method: string, name: string) => document.paths[path][method].parameters.find((p: any) => p.name === name);
+    expect(parameter("/v1/operations", "get", "status").schema).toMatchObject({ type: "array", items: { type: "string", enum: ["DRAFT", "ACTIVE", "INACTIVE"] } });
+    expect(parameter("/v1/operations", "get", "ids").schema).toMatchObject({ type: "array", items: { type: "string" } });
+    expect(parameter("/v1/operations", "get", "idType").schema.enum).toEqual(["id", "code", "externalId"]);
+    expect(parameter("/v1/operations", "get", "sort").schema.items.enum).toEqual(expect.arrayContaining(["createdAt", "-createdAt", "name", "-name"]));
+    expect(parameter("/v1/operations/{operationId}/accounts", "get", "operationStatus").schema.items.enum).toEqual(["NOT_STARTED", "CART_CREATED", "ORDERED"]);
+    expect(parameter("/v1/buying-policies/quotas/evaluate", "post", "explain").schema).toMatchObject({ type: "boolean", default: false });
+    expect(parameter("/v1/operations/{operationId}/lines", "put", "dryRun").schema.type).toBe("boolean");
+    expect(parameter("/v1/operations/{operationId}/lines", "get", "minQuantity").schema.type).toBe("integer");
+  });
+
   it("describes every tag its operations use", async () => {
     const document = await fetchDocument();
     const described = new Map(document.tags.map((tag: { name: string; description: string }) => [tag.name, tag.description]));
