@@ -57,21 +57,37 @@ export const dateTime = z
   .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/, "must be an ISO-8601 date-time")
   .refine((v) => !Number.isNaN(Date.parse(v)), "must be a real date")
   .transform((v) => toIsoSeconds(v))
-  .refine((v) => v >= "0001-01-01T00:00:00Z" && v <= "9999-12-31T23:59:59Z", "out of range");
+  .refine((v) => v >= "0001-01-01T00:00:00Z" && v <= "9999-12-31T23:59:59Z", "out of range")
+  .meta({ examples: ["2026-03-01T00:00:00Z"] });
 
 export const pathId = (description: string) =>
   z.string().min(1).max(100).regex(NO_CONTROL_CHARACTERS, "must not contain control characters").describe(description);
 
 export const operationIdParam = z.strictObject({ operationId: pathId("The Operation's id.") });
 
+/** A page of a list: name it where it is made (`listEnvelope(line).meta({ id: "LinePage" })`), like any other answer. */
 export const listEnvelope = <T extends z.ZodType>(item: T) =>
-  z.object({ items: z.array(item), nextToken: z.string().nullable() });
+  z.object({
+    items: z.array(item),
+    nextToken: z
+      .string()
+      .nullable()
+      .describe("Send it back as nextToken, with the same filters and sort, for the next page; null on the last page.")
+      .meta({ examples: ["eyJrIjpbIjIwMjYtMDMtMDFUMDA6MDA6MDBaIl0sImIiOiI0ZjFjIn0.kX2v9Qm7"] }),
+  });
 
 /**
  * A body that is one of two shapes, told apart by whether `key` is present: validation reports the
- * errors of the shape the client meant (a plain union would report both), the OpenAPI document shows both.
+ * errors of the shape the client meant (a plain union would report both). Its validating transform
+ * has no JSON Schema of its own, so the OpenAPI document shows a oneOf of the two shapes, which
+ * must be named with `.meta({ id })` (platform/openapi.ts reads `oneOfComponents`).
  */
 export function eitherBody<A extends z.ZodType, B extends z.ZodType>(key: string, withKey: A, withoutKey: B) {
+  const oneOfComponents = [withKey, withoutKey].map((shape) => {
+    const id = z.globalRegistry.get(shape)?.id;
+    if (!id) throw new Error("eitherBody: name both shapes with .meta({ id }), so the OpenAPI document can show them.");
+    return id;
+  });
   return z
     .unknown()
     .transform((value, ctx): z.output<A> | z.output<B> => {
@@ -81,7 +97,7 @@ export function eitherBody<A extends z.ZodType, B extends z.ZodType>(key: string
       for (const issue of result.error.issues) ctx.addIssue({ ...issue } as never);
       return z.NEVER;
     })
-    .meta(z.toJSONSchema(z.union([withKey, withoutKey]), { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
+    .meta({ oneOfComponents });
 }
 
 /**

@@ -1,9 +1,9 @@
 import { acceptsCsv, csvListResponse } from "../../platform/csv";
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope, operationIdParam } from "../../platform/fields";
+import { operationIdParam } from "../../platform/fields";
 import { listAttachments, toAttachmentRepresentation } from "../queries";
-import { ATTACHMENT_CSV_COLUMNS, attachmentList, attachmentRepresentation, listAttachmentsQuery } from "../schemas";
+import { ATTACHMENT_CSV_COLUMNS, attachmentList, attachmentPage, listAttachmentsQuery } from "../schemas";
 
 export default defineRoute(
   {
@@ -17,7 +17,7 @@ export default defineRoute(
     roles: ["OPERATOR", "ACCOUNT"],
     params: operationIdParam,
     query: listAttachmentsQuery,
-    responses: { 200: { description: "One page of attached accounts.", schema: listEnvelope(attachmentRepresentation) } },
+    responses: { 200: { description: "One page of attached accounts.", schema: attachmentPage } },
     csvExport: { columns: ATTACHMENT_CSV_COLUMNS },
     errors: ["not_found", "invalid_next_token"],
   },

@@ -1,8 +1,8 @@
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope, operationIdParam } from "../../platform/fields";
+import { operationIdParam } from "../../platform/fields";
 import { listOrders, toOrderRepresentation } from "../queries";
-import { listOrdersQuery, orderRepresentation } from "../schemas";
+import { listOrdersQuery, orderPage } from "../schemas";
 
 export default defineRoute(
   {
@@ -15,7 +15,7 @@ export default defineRoute(
     roles: ["OPERATOR", "ACCOUNT"],
     params: operationIdParam,
     query: listOrdersQuery,
-    responses: { 200: { description: "One page.", schema: listEnvelope(orderRepresentation) } },
+    responses: { 200: { description: "One page.", schema: orderPage } },
     errors: ["not_found", "invalid_next_token"],
   },
   async (c, { params, query }) => {

@@ -1,8 +1,7 @@
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope } from "../../platform/fields";
 import { listDirectory, toDirectoryRepresentation } from "../queries";
-import { directoryAccountRepresentation, listDirectoryQuery } from "../schemas";
+import { accountPage, listDirectoryQuery } from "../schemas";
 
 export default defineRoute(
   {
@@ -15,7 +14,7 @@ export default defineRoute(
     tag: "Accounts",
     roles: ["OPERATOR", "ACCOUNT"],
     query: listDirectoryQuery,
-    responses: { 200: { description: "One page of accounts.", schema: listEnvelope(directoryAccountRepresentation) } },
+    responses: { 200: { description: "One page of accounts.", schema: accountPage } },
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {

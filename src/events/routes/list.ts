@@ -4,7 +4,7 @@ import { inJsonList } from "../../platform/db";
 import { commaList, listContextOf, listPage, mapPage, pageQueryShape, selectRows, type ListDefinition } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { events } from "../../platform/tables";
-import { listEnvelope } from "../../platform/fields";
+import { eventPage } from "../schemas";
 
 /** Commit order: SQLite assigns rowids in the order transactions commit. */
 const commitOrder = sql`${events}.rowid`;
@@ -22,16 +22,6 @@ const listEventsQuery = z.strictObject({
     .describe("Only events recorded after this event (its id; exclusive). Events are in commit order, so polling with the last id seen never skips one."),
   types: commaList("Comma list of event types, e.g. operation.created,lines.upserted."),
   operationId: z.string().min(1).max(100).optional().describe("Only events of this Operation."),
-});
-
-const eventRepresentation = z.object({
-  id: z.string(),
-  type: z.string(),
-  operationId: z.string().optional(),
-  ruleId: z.string().optional(),
-  actor: z.string(),
-  at: z.string(),
-  data: z.record(z.string(), z.unknown()),
 });
 
 /**
@@ -55,7 +45,7 @@ export default defineRoute(
     tag: "Events",
     roles: ["OPERATOR"],
     query: listEventsQuery,
-    responses: { 200: { description: "One page of events.", schema: listEnvelope(eventRepresentation) } },
+    responses: { 200: { description: "One page of events.", schema: eventPage } },
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {

@@ -2,9 +2,9 @@ import { listLines } from "../../lines/queries";
 import { listLinesQuery } from "../../lines/schemas";
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope, operationIdParam } from "../../platform/fields";
+import { operationIdParam } from "../../platform/fields";
 import { findFrontOperation } from "../queries";
-import { frontLineRepresentation, presentationOf, toFrontLine } from "../representation";
+import { frontLinePage, presentationOf, toFrontLine } from "../representation";
 
 export default defineRoute(
   {
@@ -19,7 +19,7 @@ export default defineRoute(
     params: operationIdParam,
     query: listLinesQuery,
     headers: ["locale", "svc-store-view"],
-    responses: { 200: { description: "One page.", schema: listEnvelope(frontLineRepresentation) } },
+    responses: { 200: { description: "One page.", schema: frontLinePage } },
     errors: ["not_found", "invalid_next_token"],
   },
   async (c, { params, query }) => {

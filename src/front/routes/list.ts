@@ -2,9 +2,8 @@ import { listOperations } from "../../operations/queries";
 import { listOperationsQuery } from "../../operations/schemas";
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope } from "../../platform/fields";
 import { openNow } from "../queries";
-import { frontOperationRepresentation, presentationOf, toFrontOperation } from "../representation";
+import { frontOperationPage, presentationOf, toFrontOperation } from "../representation";
 
 export default defineRoute(
   {
@@ -18,7 +17,7 @@ export default defineRoute(
     roles: ["OPERATOR", "ACCOUNT"],
     query: listOperationsQuery,
     headers: ["locale", "svc-store-view"],
-    responses: { 200: { description: "One page.", schema: listEnvelope(frontOperationRepresentation) } },
+    responses: { 200: { description: "One page.", schema: frontOperationPage } },
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {

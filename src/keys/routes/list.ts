@@ -1,8 +1,7 @@
-import { listEnvelope } from "../../platform/fields";
 import { listContextOf } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { keyStore, listKeys, toKeyRepresentation } from "../queries";
-import { keyRepresentation, listKeysQuery } from "../schemas";
+import { keyPage, listKeysQuery } from "../schemas";
 
 export default defineRoute(
   {
@@ -14,7 +13,7 @@ export default defineRoute(
     tag: "Keys",
     roles: ["OPERATOR"],
     query: listKeysQuery,
-    responses: { 200: { description: "One page.", schema: listEnvelope(keyRepresentation) } },
+    responses: { 200: { description: "One page.", schema: keyPage } },
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {

@@ -2,9 +2,9 @@ import { acceptsCsv, csvListResponse } from "../../platform/csv";
 import { resolveLocale } from "../../platform/locale";
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope, operationIdParam } from "../../platform/fields";
+import { operationIdParam } from "../../platform/fields";
 import { listLines, toLineRepresentation } from "../queries";
-import { LINE_CSV_COLUMNS, lineList, lineRepresentation, listLinesQuery } from "../schemas";
+import { LINE_CSV_COLUMNS, lineList, linePage, listLinesQuery } from "../schemas";
 
 export default defineRoute(
   {
@@ -18,7 +18,7 @@ export default defineRoute(
     roles: ["OPERATOR", "ACCOUNT"],
     params: operationIdParam,
     query: listLinesQuery,
-    responses: { 200: { description: "One page of lines.", schema: listEnvelope(lineRepresentation) } },
+    responses: { 200: { description: "One page of lines.", schema: linePage } },
     csvExport: { columns: LINE_CSV_COLUMNS },
     errors: ["not_found", "invalid_next_token"],
   },

@@ -1,8 +1,7 @@
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope } from "../../platform/fields";
 import { listOperations, toOperationRepresentation } from "../queries";
-import { listOperationsQuery, operationRepresentation } from "../schemas";
+import { listOperationsQuery, operationPage } from "../schemas";
 
 export default defineRoute(
   {
@@ -15,7 +14,7 @@ export default defineRoute(
     tag: "Operations",
     roles: ["OPERATOR", "ACCOUNT"],
     query: listOperationsQuery,
-    responses: { 200: { description: "One page.", schema: listEnvelope(operationRepresentation) } },
+    responses: { 200: { description: "One page.", schema: operationPage } },
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {

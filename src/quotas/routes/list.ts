@@ -1,7 +1,6 @@
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope } from "../../platform/fields";
 import { listRules, toRuleRepresentation } from "../queries";
-import { listRulesQuery, RULE_CSV_COLUMNS, ruleList, ruleRepresentation } from "../schemas";
+import { listRulesQuery, quotaRulePage, RULE_CSV_COLUMNS, ruleList } from "../schemas";
 import { acceptsCsv, csvListResponse } from "../../platform/csv";
 import { listContextOf } from "../../platform/pagination";
 
@@ -16,7 +15,7 @@ export default defineRoute(
     tag: "Quotas",
     roles: ["OPERATOR"],
     query: listRulesQuery,
-    responses: { 200: { description: "One page.", schema: listEnvelope(ruleRepresentation) } },
+    responses: { 200: { description: "One page.", schema: quotaRulePage } },
     csvExport: { columns: RULE_CSV_COLUMNS },
     errors: ["invalid_next_token"],
   },
