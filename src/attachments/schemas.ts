@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { externalKey } from "../platform/fields";
+import { externalKey, listEnvelope } from "../platform/fields";
 import { commaEnumList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { accounts, operationAccounts } from "../platform/tables";
 import { accountFilterShape, accountName, userRepresentation } from "../directory/schemas";
@@ -29,7 +29,8 @@ export const accountIdsBody = z
   .array(externalKey)
   .min(1, "send at least one accountId")
   .max(MAX_ACCOUNT_IDS_PER_CALL)
-  .describe(`Up to ${MAX_ACCOUNT_IDS_PER_CALL} accountIds; repeats count once.`);
+  .describe(`Up to ${MAX_ACCOUNT_IDS_PER_CALL} accountIds; repeats count once.`)
+  .meta({ id: "AccountIds", examples: [["acc-2001", "acc-2002"]] });
 
 export const listAttachmentsQuery = z.strictObject({
   ...pageQueryShape(attachmentList),
@@ -39,22 +40,42 @@ export const listAttachmentsQuery = z.strictObject({
 });
 export type ListAttachmentsQuery = z.output<typeof listAttachmentsQuery>;
 
-export const attachmentRepresentation = z.object({
-  accountId: z.string(),
-  accountName: z.string(),
-  users: z.array(userRepresentation),
-  operationStatus: z.enum(OPERATION_ACCOUNT_STATUSES),
-  attachedAt: z.string(),
-  attachedBy: z.string(),
-});
+export const attachmentRepresentation = z
+  .object({
+    accountId: z.string(),
+    accountName: z.string(),
+    users: z.array(userRepresentation),
+    operationStatus: z.enum(OPERATION_ACCOUNT_STATUSES),
+    attachedAt: z.string(),
+    attachedBy: z.string(),
+  })
+  .meta({
+    id: "Attachment",
+    examples: [
+      {
+        accountId: "acc-2001",
+        accountName: "Maison Dubois",
+        users: [{ userId: "u-3001", email: "claire@dubois.example" }],
+        operationStatus: "CART_CREATED",
+        attachedAt: "2026-02-12T11:30:00Z",
+        attachedBy: "key:key_01JQ3V9A4C6E8G0J2K4N6Q8S0T",
+      },
+    ],
+  });
 
-export const attachResponse = z.object({
-  attached: z.number().int(),
-  alreadyAttached: z.number().int(),
-  accountCount: z.number().int(),
-});
-export const detachResponse = z.object({
-  detached: z.number().int(),
-  notAttached: z.array(z.string()),
-  accountCount: z.number().int(),
-});
+export const attachmentPage = listEnvelope(attachmentRepresentation).meta({ id: "AttachmentPage" });
+
+export const attachResponse = z
+  .object({
+    attached: z.number().int(),
+    alreadyAttached: z.number().int(),
+    accountCount: z.number().int(),
+  })
+  .meta({ id: "AttachResult", examples: [{ attached: 1, alreadyAttached: 1, accountCount: 36 }] });
+export const detachResponse = z
+  .object({
+    detached: z.number().int(),
+    notAttached: z.array(z.string()),
+    accountCount: z.number().int(),
+  })
+  .meta({ id: "DetachResult", examples: [{ detached: 1, notAttached: ["acc-2002"], accountCount: 35 }] });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { amount, eitherBody, externalKey, keyedBatch, pathId, quantity } from "../platform/fields";
+import { amount, eitherBody, externalKey, keyedBatch, listEnvelope, pathId, quantity } from "../platform/fields";
 import { orders } from "../platform/tables";
 
 export const orderList: ListDefinition = {
@@ -43,14 +43,30 @@ export const cartBody = z
         params: { code: "amount_too_large" },
       });
     }
+  })
+  .meta({
+    id: "CartCreate",
+    examples: [
+      {
+        operationId: "op_01JQ3V8K2M5N7P9R1T3W5Y7Z9B",
+        accountId: "acc-2001",
+        storeId: "store-paris",
+        lines: [
+          { variantExternalId: "SKU-1001-M", quantity: 6, unitPrice: 3500, supplierId: "sup-77" },
+          { variantExternalId: "SKU-2040-S", quantity: 4, unitPrice: 5200, supplierId: "sup-91" },
+        ],
+      },
+    ],
   });
 export type CartBody = z.output<typeof cartBody>;
 
-const orderFromCartBody = z.strictObject({ cartId: pathId("Orders this cart as it is.") });
+const orderFromCartBody = z
+  .strictObject({ cartId: pathId("Orders this cart as it is.") })
+  .meta({ id: "OrderFromCart", examples: [{ cartId: "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N" }] });
 
-export const orderBody = eitherBody("cartId", orderFromCartBody, cartBody).describe(
-  "Either { cartId } to order a cart, or a cart body to order directly.",
-);
+export const orderBody = eitherBody("cartId", orderFromCartBody, cartBody)
+  .describe("Either { cartId } to order a cart, or a cart body to order directly.")
+  .meta({ id: "OrderCreate", examples: [{ cartId: "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N" }] });
 
 export const cartIdParam = z.strictObject({ cartId: pathId("The cart's id.") });
 export const orderIdParam = z.strictObject({ orderId: pathId("The order's id.") });
@@ -62,24 +78,46 @@ export const listOrdersQuery = z.strictObject({
 });
 export type ListOrdersQuery = z.output<typeof listOrdersQuery>;
 
-const storedLine = z.object({
-  variantExternalId: z.string(),
-  quantity: z.number().int(),
-  unitPrice: z.number().int(),
-  supplierId: z.string().nullable(),
-});
+const storedLine = z
+  .object({
+    variantExternalId: z.string(),
+    quantity: z.number().int(),
+    unitPrice: z.number().int(),
+    supplierId: z.string().nullable(),
+  })
+  .meta({ id: "OrderLine" });
 
-export const cartRepresentation = z.object({
-  id: z.string(),
-  operationId: z.string(),
-  accountId: z.string(),
-  storeId: z.string().nullable(),
-  lines: z.array(storedLine),
-  total: z.number().int().describe("Σ quantity × unitPrice, minor currency units."),
-  createdBy: z.string(),
-  createdAt: z.string(),
-});
+const CART_EXAMPLE = {
+  id: "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N",
+  operationId: "op_01JQ3V8K2M5N7P9R1T3W5Y7Z9B",
+  accountId: "acc-2001",
+  storeId: "store-paris",
+  lines: [
+    { variantExternalId: "SKU-1001-M", quantity: 6, unitPrice: 3500, supplierId: "sup-77" },
+    { variantExternalId: "SKU-2040-S", quantity: 4, unitPrice: 5200, supplierId: "sup-91" },
+  ],
+  total: 41800,
+  createdBy: "user:u-3001",
+  createdAt: "2026-03-04T10:15:00Z",
+};
 
-export const orderRepresentation = cartRepresentation.extend({
-  cartId: z.string().nullable().describe("The cart this order was placed from, if any."),
-});
+export const cartRepresentation = z
+  .object({
+    id: z.string(),
+    operationId: z.string(),
+    accountId: z.string(),
+    storeId: z.string().nullable(),
+    lines: z.array(storedLine),
+    total: z.number().int().describe("Σ quantity × unitPrice, minor currency units."),
+    createdBy: z.string(),
+    createdAt: z.string(),
+  })
+  .meta({ id: "Cart", examples: [CART_EXAMPLE] });
+
+export const orderRepresentation = cartRepresentation
+  .extend({
+    cartId: z.string().nullable().describe("The cart this order was placed from, if any."),
+  })
+  .meta({ id: "Order", examples: [{ ...CART_EXAMPLE, id: "ord_01JQ5C8D0E2F4G6H8J0K2M4N6P", cartId: CART_EXAMPLE.id, createdAt: "2026-03-04T10:20:00Z" }] });
+
+export const orderPage = listEnvelope(orderRepresentation).meta({ id: "OrderPage" });

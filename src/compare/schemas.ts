@@ -6,35 +6,64 @@ export const MAX_COMPARE_LINES = 10_000;
 
 const compareLine = z.strictObject({ variantExternalId: externalKey, quantity });
 
-const compareLinesBody = z.strictObject({
-  lines: keyedBatch(compareLine, { field: "variantExternalId", keyOf: (line) => line.variantExternalId, what: "line" }).describe(`1–${MAX_COMPARE_LINES} lines, each variantExternalId once.`),
-});
+const compareLinesBody = z
+  .strictObject({
+    lines: keyedBatch(compareLine, { field: "variantExternalId", keyOf: (line) => line.variantExternalId, what: "line" }).describe(`1–${MAX_COMPARE_LINES} lines, each variantExternalId once.`),
+  })
+  .meta({ id: "ComparisonOfLines" });
 
-export const compareBody = eitherBody("orderId", z.strictObject({ orderId: pathId("A placed order of this Operation.") }), compareLinesBody).describe(
-  "Either { lines } to compare as sent, or { orderId } to compare a placed order.",
-);
+const compareOrderBody = z.strictObject({ orderId: pathId("A placed order of this Operation.") }).meta({ id: "ComparisonOfOrder" });
+
+export const compareBody = eitherBody("orderId", compareOrderBody, compareLinesBody)
+  .describe("Either { lines } to compare as sent, or { orderId } to compare a placed order.")
+  .meta({
+    id: "ComparisonRequest",
+    examples: [
+      {
+        lines: [
+          { variantExternalId: "SKU-1001-M", quantity: 30 },
+          { variantExternalId: "SKU-9999", quantity: 2 },
+        ],
+      },
+    ],
+  });
 
 const issueCode = z.enum(["below_min", "above_max", "not_in_operation", "missing_required"]);
 
-export const compareResponse = z.object({
-  ok: z.boolean().describe("true when issues is empty."),
-  summary: z.object({
-    checked: z.number().int().describe("Lines in the order."),
-    inBounds: z.number().int(),
-    belowMin: z.number().int(),
-    aboveMax: z.number().int(),
-    notInOperation: z.number().int(),
-    missingRequired: z.number().int().describe("Operation lines with minQuantity > 0 the order leaves out."),
-  }),
-  issues: z
-    .array(
-      z.object({
-        variantExternalId: z.string(),
-        code: issueCode,
-        quantity: z.number().int().nullable().describe("null for missing_required."),
-        minQuantity: z.number().int().nullable().describe("null for not_in_operation."),
-        maxQuantity: z.number().int().nullable().describe("null for not_in_operation."),
-      }),
-    )
-    .describe("Only the discrepancies: order lines by position, then missing_required lines by variantExternalId."),
-});
+export const compareResponse = z
+  .object({
+    ok: z.boolean().describe("true when issues is empty."),
+    summary: z.object({
+      checked: z.number().int().describe("Lines in the order."),
+      inBounds: z.number().int(),
+      belowMin: z.number().int(),
+      aboveMax: z.number().int(),
+      notInOperation: z.number().int(),
+      missingRequired: z.number().int().describe("Operation lines with minQuantity > 0 the order leaves out."),
+    }),
+    issues: z
+      .array(
+        z.object({
+          variantExternalId: z.string(),
+          code: issueCode,
+          quantity: z.number().int().nullable().describe("null for missing_required."),
+          minQuantity: z.number().int().nullable().describe("null for not_in_operation."),
+          maxQuantity: z.number().int().nullable().describe("null for not_in_operation."),
+        }),
+      )
+      .describe("Only the discrepancies: order lines by position, then missing_required lines by variantExternalId."),
+  })
+  .meta({
+    id: "Comparison",
+    examples: [
+      {
+        ok: false,
+        summary: { checked: 2, inBounds: 0, belowMin: 0, aboveMax: 1, notInOperation: 1, missingRequired: 1 },
+        issues: [
+          { variantExternalId: "SKU-1001-M", code: "above_max", quantity: 30, minQuantity: 0, maxQuantity: 24 },
+          { variantExternalId: "SKU-9999", code: "not_in_operation", quantity: 2, minQuantity: null, maxQuantity: null },
+          { variantExternalId: "SKU-3100-U", code: "missing_required", quantity: null, minQuantity: 2, maxQuantity: 10 },
+        ],
+      },
+    ],
+  });

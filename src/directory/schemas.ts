@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { externalKey, keyedBatch } from "../platform/fields";
+import { externalKey, keyedBatch, listEnvelope } from "../platform/fields";
 import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { accounts } from "../platform/tables";
 
@@ -41,7 +41,16 @@ export const putDirectoryBody = keyedBatch(directoryAccountInput, {
 })
   .describe(
     `Up to ${MAX_DIRECTORY_ACCOUNTS_PER_CALL} accounts, upserted by accountId. An accountId may appear once per call, a userId once per account (a repeat is 400 validation_failed, code duplicate_key).`,
-  );
+  )
+  .meta({
+    id: "AccountsUpsert",
+    examples: [
+      [
+        { accountId: "acc-2001", name: "Maison Dubois", users: [{ userId: "u-3001", email: "claire@dubois.example" }] },
+        { accountId: "acc-2002", name: "Nordic Living" },
+      ],
+    ],
+  });
 
 const text = (description: string) => z.string().min(1).max(200).optional().describe(description);
 
@@ -64,14 +73,31 @@ export const listDirectoryQuery = z.strictObject({
 });
 export type ListDirectoryQuery = z.output<typeof listDirectoryQuery>;
 
-export const userRepresentation = z.object({ userId: z.string(), email: z.string() });
+export const userRepresentation = z.object({ userId: z.string(), email: z.string() }).meta({ id: "AccountUser" });
 
-export const directoryAccountRepresentation = z.object({
-  accountId: z.string(),
-  name: z.string(),
-  users: z.array(userRepresentation),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+export const directoryAccountRepresentation = z
+  .object({
+    accountId: z.string(),
+    name: z.string(),
+    users: z.array(userRepresentation),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({
+    id: "Account",
+    examples: [
+      {
+        accountId: "acc-2001",
+        name: "Maison Dubois",
+        users: [{ userId: "u-3001", email: "claire@dubois.example" }],
+        createdAt: "2026-01-12T09:00:00Z",
+        updatedAt: "2026-02-03T14:20:00Z",
+      },
+    ],
+  });
 
-export const putDirectoryResponse = z.object({ created: z.number().int(), updated: z.number().int() });
+export const accountPage = listEnvelope(directoryAccountRepresentation).meta({ id: "AccountPage" });
+
+export const putDirectoryResponse = z
+  .object({ created: z.number().int(), updated: z.number().int() })
+  .meta({ id: "AccountsUpsertResult", examples: [{ created: 1, updated: 1 }] });

@@ -1,7 +1,8 @@
 import { z } from "zod";
-import type { LineRepresentation } from "../lines/schemas";
+import { LINE_EXAMPLE, type LineRepresentation } from "../lines/schemas";
 import { toOperationRepresentation, type OperationRow } from "../operations/queries";
-import { operationRepresentation } from "../operations/schemas";
+import { OPERATION_EXAMPLE, operationRepresentation } from "../operations/schemas";
+import { listEnvelope } from "../platform/fields";
 import type { Principal, RequestScope } from "../platform/principal";
 import { resolveLocale, type LocalizedText } from "../platform/locale";
 
@@ -16,22 +17,36 @@ const served = {
   storeView: z.string().nullable().describe("The svc-store-view header, echoed."),
 };
 
-export const frontOperationRepresentation = operationRepresentation.extend({
-  name: z.string(),
-  description: z.string().nullable().describe("null when the Operation has no description."),
-  ...served,
-});
+const SERVED_EXAMPLE = { locale: "fr", storeView: "fr-boutique" };
 
-export const frontLineRepresentation = z.object({
-  variantExternalId: z.string(),
-  variantId: z.string().nullable(),
-  variantName: z.string().nullable().describe("null when the line has no name."),
-  minQuantity: z.number().int(),
-  maxQuantity: z.number().int(),
-  recommendedQuantity: z.number().int().nullable(),
-  updatedAt: z.string(),
-  ...served,
-});
+export const frontOperationRepresentation = operationRepresentation
+  .extend({
+    name: z.string(),
+    description: z.string().nullable().describe("null when the Operation has no description."),
+    ...served,
+  })
+  .meta({
+    id: "FrontOperation",
+    // The description has no French text: it is served in the tenant's default locale.
+    examples: [{ ...OPERATION_EXAMPLE, name: OPERATION_EXAMPLE.name.fr, description: OPERATION_EXAMPLE.description.en, ...SERVED_EXAMPLE }],
+  });
+
+export const frontOperationPage = listEnvelope(frontOperationRepresentation).meta({ id: "FrontOperationPage" });
+
+export const frontLineRepresentation = z
+  .object({
+    variantExternalId: z.string(),
+    variantId: z.string().nullable(),
+    variantName: z.string().nullable().describe("null when the line has no name."),
+    minQuantity: z.number().int(),
+    maxQuantity: z.number().int(),
+    recommendedQuantity: z.number().int().nullable(),
+    updatedAt: z.string(),
+    ...served,
+  })
+  .meta({ id: "FrontLine", examples: [{ ...LINE_EXAMPLE, variantName: LINE_EXAMPLE.variantName.fr, ...SERVED_EXAMPLE }] });
+
+export const frontLinePage = listEnvelope(frontLineRepresentation).meta({ id: "FrontLinePage" });
 
 export interface Presentation {
   locale: string | null;

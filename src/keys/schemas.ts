@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { dateTime, externalKey, pathId } from "../platform/fields";
+import { dateTime, externalKey, listEnvelope, pathId } from "../platform/fields";
 import { apiKeys } from "../platform/tables";
 
 export const keyList: ListDefinition = {
@@ -30,7 +30,9 @@ export const createKeyBody = z
     if (body.expiresAt !== undefined && body.expiresAt <= new Date().toISOString()) {
       ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "must be in the future" });
     }
-  });
+  })
+  // No expiresAt in the example: any fixed instant would one day be in the past.
+  .meta({ id: "KeyCreate", examples: [{ role: "ACCOUNT", userId: "u-3001", name: "Maison Dubois storefront" }] });
 export type CreateKeyBody = z.output<typeof createKeyBody>;
 
 export const keyIdParam = z.strictObject({ keyId: pathId("The key's id (key_…), never the key itself.") });
@@ -42,21 +44,38 @@ export const listKeysQuery = z.strictObject({
 });
 export type ListKeysQuery = z.output<typeof listKeysQuery>;
 
-export const keyRepresentation = z.object({
-  id: z.string(),
-  role,
-  userId: z.string().nullable(),
-  name: z.string().nullable(),
-  prefix: z.string().nullable().describe("The key's first 8 characters, to tell keys apart (null for keys issued before prefixes were recorded)."),
-  createdAt: z.string(),
-  expiresAt: z.string().nullable(),
-  revokedAt: z.string().nullable(),
-});
+const KEY_EXAMPLE = {
+  id: "key_01JQ3V9A4C6E8G0J2K4N6Q8S0T",
+  role: "ACCOUNT",
+  userId: "u-3001",
+  name: "Maison Dubois storefront",
+  prefix: "sk_Jf3kQ",
+  createdAt: "2026-02-01T08:00:00Z",
+  expiresAt: null,
+  revokedAt: null,
+};
+
+export const keyRepresentation = z
+  .object({
+    id: z.string(),
+    role,
+    userId: z.string().nullable(),
+    name: z.string().nullable(),
+    prefix: z.string().nullable().describe("The key's first 8 characters, to tell keys apart (null for keys issued before prefixes were recorded)."),
+    createdAt: z.string(),
+    expiresAt: z.string().nullable(),
+    revokedAt: z.string().nullable(),
+  })
+  .meta({ id: "Key", examples: [KEY_EXAMPLE] });
 export type KeyRepresentation = z.infer<typeof keyRepresentation>;
 
-export const createdKeyRepresentation = keyRepresentation.extend({
-  key: z
-    .string()
-    .optional()
-    .describe("The secret key, shown this once: only its hash is stored. Absent from an Idempotency-Key replay (which carries a Warning)."),
-});
+export const keyPage = listEnvelope(keyRepresentation).meta({ id: "KeyPage" });
+
+export const createdKeyRepresentation = keyRepresentation
+  .extend({
+    key: z
+      .string()
+      .optional()
+      .describe("The secret key, shown this once: only its hash is stored. Absent from an Idempotency-Key replay (which carries a Warning)."),
+  })
+  .meta({ id: "IssuedKey", examples: [{ ...KEY_EXAMPLE, key: "sk_Jf3kQ9vX2mP7rT1wY5zB8nC4hL6dG0sA2eR9uI3oK7q" }] });

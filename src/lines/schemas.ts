@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { localizedText } from "../platform/locale";
 import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { externalKey, keyedBatch, MAX_QUANTITY, quantity, queryInteger } from "../platform/fields";
+import { externalKey, keyedBatch, listEnvelope, MAX_QUANTITY, quantity, queryInteger } from "../platform/fields";
 import { operationLines } from "../platform/tables";
 
 export const lineList: ListDefinition = {
@@ -37,13 +37,23 @@ export const LINE_CSV_COLUMNS = ["variantExternalId", "variantName", "minQuantit
 export const putLinesBody = keyedBatch(lineInput, { field: "variantExternalId", keyOf: (line) => line.variantExternalId, max: MAX_LINES_PER_CALL, what: "line" })
   .describe(
     `Up to ${MAX_LINES_PER_CALL} lines, upserted by variantExternalId. A variantExternalId may appear once per call (a repeat is 400 validation_failed naming each repeated index).`,
-  );
+  )
+  .meta({
+    id: "LinesUpsert",
+    examples: [
+      [
+        { variantExternalId: "SKU-1001-M", variantId: "v-88120", variantName: { en: "Linen shirt, M", fr: "Chemise en lin, M" }, minQuantity: 0, maxQuantity: 24, recommendedQuantity: 6 },
+        { variantExternalId: "SKU-1001-L", maxQuantity: 12 },
+      ],
+    ],
+  });
 
 export const deleteLinesBody = z
   .array(externalKey)
   .min(1, "send at least one variantExternalId")
   .max(MAX_LINES_PER_CALL)
-  .describe(`Up to ${MAX_LINES_PER_CALL} variantExternalIds; repeats count once.`);
+  .describe(`Up to ${MAX_LINES_PER_CALL} variantExternalIds; repeats count once.`)
+  .meta({ id: "LinesDelete", examples: [["SKU-1001-M", "SKU-1001-XL"]] });
 
 const exactQuantity = (description: string) =>
   queryInteger(0, MAX_QUANTITY).optional().describe(description);
@@ -59,20 +69,39 @@ export const listLinesQuery = z.strictObject({
 });
 export type ListLinesQuery = z.output<typeof listLinesQuery>;
 
-export const lineRepresentation = z.object({
-  variantExternalId: z.string(),
-  variantId: z.string().nullable(),
-  variantName: z.record(z.string(), z.string()),
-  minQuantity: z.number().int(),
-  maxQuantity: z.number().int(),
-  recommendedQuantity: z.number().int().nullable(),
-  updatedAt: z.string(),
-});
+/** The example of the OpenAPI document, which the front representation shows localized. */
+export const LINE_EXAMPLE = {
+  variantExternalId: "SKU-1001-M",
+  variantId: "v-88120",
+  variantName: { en: "Linen shirt, M", fr: "Chemise en lin, M" },
+  minQuantity: 0,
+  maxQuantity: 24,
+  recommendedQuantity: 6,
+  updatedAt: "2026-02-20T10:05:00Z",
+} as const;
+
+export const lineRepresentation = z
+  .object({
+    variantExternalId: z.string(),
+    variantId: z.string().nullable(),
+    variantName: z.record(z.string(), z.string()),
+    minQuantity: z.number().int(),
+    maxQuantity: z.number().int(),
+    recommendedQuantity: z.number().int().nullable(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: "Line", examples: [LINE_EXAMPLE] });
 export type LineRepresentation = z.infer<typeof lineRepresentation>;
 
-export const putLinesResponse = z.object({ created: z.number().int(), updated: z.number().int(), lineCount: z.number().int() });
-export const deleteLinesResponse = z.object({
-  removed: z.number().int(),
-  notFound: z.array(z.string()),
-  lineCount: z.number().int(),
-});
+export const linePage = listEnvelope(lineRepresentation).meta({ id: "LinePage" });
+
+export const putLinesResponse = z
+  .object({ created: z.number().int(), updated: z.number().int(), lineCount: z.number().int() })
+  .meta({ id: "LinesUpsertResult", examples: [{ created: 1, updated: 1, lineCount: 121 }] });
+export const deleteLinesResponse = z
+  .object({
+    removed: z.number().int(),
+    notFound: z.array(z.string()),
+    lineCount: z.number().int(),
+  })
+  .meta({ id: "LinesDeleteResult", examples: [{ removed: 1, notFound: ["SKU-1001-XL"], lineCount: 120 }] });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { localeTag, localizedText, localizedTextPatch } from "../platform/locale";
 import { commaEnumList, commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { dateTime, externalKey } from "../platform/fields";
+import { dateTime, externalKey, listEnvelope } from "../platform/fields";
 import { operations } from "../platform/tables";
 
 export const operationList: ListDefinition = {
@@ -36,7 +36,22 @@ export const createOperationBody = z
     endDate: dateTime,
     ownerIds: ownerIds.optional(),
   })
-  .refine((body) => body.startDate <= body.endDate, { message: "startDate must not be after endDate", path: ["startDate"] });
+  .refine((body) => body.startDate <= body.endDate, { message: "startDate must not be after endDate", path: ["startDate"] })
+  .meta({
+    id: "OperationCreate",
+    examples: [
+      {
+        code: "SPRING-2026",
+        externalId: "crm-4711",
+        name: { en: "Spring collection 2026", fr: "Collection printemps 2026" },
+        description: { en: "Pre-orders for the spring range." },
+        type: "PRIVATE",
+        startDate: "2026-03-01T00:00:00Z",
+        endDate: "2026-04-30T23:59:59Z",
+        ownerIds: ["u-1001"],
+      },
+    ],
+  });
 
 export const patchOperationBody = z
   .strictObject({
@@ -53,10 +68,11 @@ export const patchOperationBody = z
     message: "startDate must not be after endDate",
     path: ["startDate"],
   })
-  .describe("JSON Merge Patch (RFC 7396): localized maps merge by locale, null removes a locale; other fields replace.");
+  .describe("JSON Merge Patch (RFC 7396): localized maps merge by locale, null removes a locale; other fields replace.")
+  .meta({ id: "OperationPatch", examples: [{ name: { de: "Frühjahrskollektion 2026", fr: null }, endDate: "2026-05-15T23:59:59Z" }] });
 export type OperationPatch = z.output<typeof patchOperationBody>;
 
-export const statusChangeBody = z.strictObject({ status: z.enum(OPERATION_STATUSES) });
+export const statusChangeBody = z.strictObject({ status: z.enum(OPERATION_STATUSES) }).meta({ id: "OperationStatusChange", examples: [{ status: "ACTIVE" }] });
 
 export const listOperationsQuery = z.strictObject({
   ...pageQueryShape(operationList),
@@ -76,21 +92,44 @@ export const listOperationsQuery = z.strictObject({
 });
 export type ListOperationsQuery = z.output<typeof listOperationsQuery>;
 
-export const operationRepresentation = z.object({
-  id: z.string(),
-  code: z.string(),
-  externalId: z.string().nullable(),
-  name: z.record(z.string(), z.string()),
-  description: z.record(z.string(), z.string()),
-  type: z.enum(OPERATION_TYPES),
-  status: z.enum(OPERATION_STATUSES),
-  startDate: z.string(),
-  endDate: z.string(),
-  ownerIds: z.array(z.string()),
-  lineCount: z.number().int(),
-  accountCount: z.number().int(),
-  version: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+/** The example of the OpenAPI document, which the front representation shows localized. */
+export const OPERATION_EXAMPLE = {
+  id: "op_01JQ3V8K2M5N7P9R1T3W5Y7Z9B",
+  code: "SPRING-2026",
+  externalId: "crm-4711",
+  name: { en: "Spring collection 2026", fr: "Collection printemps 2026" },
+  description: { en: "Pre-orders for the spring range." },
+  type: "PRIVATE",
+  status: "ACTIVE",
+  startDate: "2026-03-01T00:00:00Z",
+  endDate: "2026-04-30T23:59:59Z",
+  ownerIds: ["u-1001"],
+  lineCount: 120,
+  accountCount: 35,
+  version: 7,
+  createdAt: "2026-02-10T08:15:00Z",
+  updatedAt: "2026-02-27T16:42:10Z",
+} as const;
+
+export const operationRepresentation = z
+  .object({
+    id: z.string(),
+    code: z.string(),
+    externalId: z.string().nullable(),
+    name: z.record(z.string(), z.string()),
+    description: z.record(z.string(), z.string()),
+    type: z.enum(OPERATION_TYPES),
+    status: z.enum(OPERATION_STATUSES),
+    startDate: z.string(),
+    endDate: z.string(),
+    ownerIds: z.array(z.string()),
+    lineCount: z.number().int(),
+    accountCount: z.number().int(),
+    version: z.number().int(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: "Operation", examples: [OPERATION_EXAMPLE] });
 export type OperationRepresentation = z.infer<typeof operationRepresentation>;
+
+export const operationPage = listEnvelope(operationRepresentation).meta({ id: "OperationPage" });

@@ -14,6 +14,20 @@ const NO_CONTROL_CHARACTERS = /^[^\p{Cc}]*$/u;
 export const externalKey = z.string().trim().min(1).max(128).regex(NO_CONTROL_CHARACTERS, "must not contain control characters");
 
 /**
+ * What the OpenAPI document shows for a query value that arrives as text and is parsed by its schema
+ * (platform/openapi.ts reads this metadata key): the value it stands for, and for a comma list the
+ * serialization (`style: form, explode: false`: `status=ACTIVE,DRAFT`) a generated client uses.
+ * Validation never sees it: the server still parses the text.
+ */
+export interface DocumentedQuery {
+  schema: Record<string, unknown>;
+  style?: "form";
+  explode?: boolean;
+}
+
+export const documentedQuery = (documented: DocumentedQuery) => ({ documentedQuery: documented });
+
+/**
  * An integer in a query string: decimal digits only (no `0x10`, `1e2`, `10.0`, sign or spaces),
  * then bounded like any integer; absent, it is `defaultValue` when one is given.
  */
@@ -23,8 +37,17 @@ export function queryInteger(min: number, max: number, defaultValue?: number) {
     .regex(/^\d{1,16}$/, "must be a decimal integer (digits only)")
     .transform(Number)
     .pipe(z.number().int().min(min).max(max))
-    // The OpenAPI document shows it as the integer it is (platform/openapi.ts reads this).
-    .meta({ queryInteger: { minimum: min, maximum: max, ...(defaultValue !== undefined && { default: defaultValue }) } });
+    .meta(
+      documentedQuery({
+        schema: {
+          type: "integer",
+          minimum: min,
+          maximum: max,
+          ...(defaultValue !== undefined && { default: defaultValue }),
+          description: "Decimal digits only (no sign, exponent, fraction or hex).",
+        },
+      }),
+    );
   return defaultValue === undefined ? integer : integer.default(defaultValue);
 }
 
@@ -34,21 +57,37 @@ export const dateTime = z
   .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/, "must be an ISO-8601 date-time")
   .refine((v) => !Number.isNaN(Date.parse(v)), "must be a real date")
   .transform((v) => toIsoSeconds(v))
-  .refine((v) => v >= "0001-01-01T00:00:00Z" && v <= "9999-12-31T23:59:59Z", "out of range");
+  .refine((v) => v >= "0001-01-01T00:00:00Z" && v <= "9999-12-31T23:59:59Z", "out of range")
+  .meta({ examples: ["2026-03-01T00:00:00Z"] });
 
 export const pathId = (description: string) =>
   z.string().min(1).max(100).regex(NO_CONTROL_CHARACTERS, "must not contain control characters").describe(description);
 
 export const operationIdParam = z.strictObject({ operationId: pathId("The Operation's id.") });
 
+/** A page of a list: name it where it is made (`listEnvelope(line).meta({ id: "LinePage" })`), like any other answer. */
 export const listEnvelope = <T extends z.ZodType>(item: T) =>
-  z.object({ items: z.array(item), nextToken: z.string().nullable() });
+  z.object({
+    items: z.array(item),
+    nextToken: z
+      .string()
+      .nullable()
+      .describe("Send it back as nextToken, with the same filters and sort, for the next page; null on the last page.")
+      .meta({ examples: ["eyJrIjpbIjIwMjYtMDMtMDFUMDA6MDA6MDBaIl0sImIiOiI0ZjFjIn0.kX2v9Qm7"] }),
+  });
 
 /**
  * A body that is one of two shapes, told apart by whether `key` is present: validation reports the
- * errors of the shape the client meant (a plain union would report both), the OpenAPI document shows both.
+ * errors of the shape the client meant (a plain union would report both). Its validating transform
+ * has no JSON Schema of its own, so the OpenAPI document shows a oneOf of the two shapes, which
+ * must be named with `.meta({ id })` (platform/openapi.ts reads `oneOfComponents`).
  */
 export function eitherBody<A extends z.ZodType, B extends z.ZodType>(key: string, withKey: A, withoutKey: B) {
+  const oneOfComponents = [withKey, withoutKey].map((shape) => {
+    const id = z.globalRegistry.get(shape)?.id;
+    if (!id) throw new Error("eitherBody: name both shapes with .meta({ id }), so the OpenAPI document can show them.");
+    return id;
+  });
   return z
     .unknown()
     .transform((value, ctx): z.output<A> | z.output<B> => {
@@ -58,7 +97,7 @@ export function eitherBody<A extends z.ZodType, B extends z.ZodType>(key: string
       for (const issue of result.error.issues) ctx.addIssue({ ...issue } as never);
       return z.NEVER;
     })
-    .meta(z.toJSONSchema(z.union([withKey, withoutKey]), { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
+    .meta({ oneOfComponents });
 }
 
 /**
@@ -105,6 +144,7 @@ export function queryFlag(description: string) {
     .enum(["true", "false"])
     .optional()
     .transform((value) => value === "true")
+    .meta(documentedQuery({ schema: { type: "boolean", default: false } }))
     .describe(description);
 }
 

@@ -1,9 +1,35 @@
 import { z } from "zod";
 import { CSV_MEDIA_TYPE } from "./csv";
-import { ERROR_CATALOGUE, type ErrorCode } from "./errors";
-import { rateLimitClassOf, type RouteDefinition } from "./routes";
+import { ERROR_CATALOGUE, problemBody, type ErrorCode } from "./errors";
+import type { DocumentedQuery } from "./fields";
+import { API_TAGS, rateLimitClassOf, type RouteDefinition } from "./routes";
+import { validationError } from "./validation";
 
 type JsonSchema = Record<string, unknown>;
+
+const COMPONENT_SCHEMAS = "#/components/schemas/";
+const componentRef = (id: string) => `${COMPONENT_SCHEMAS}${id}`;
+
+/**
+ * How zod schemas become JSON Schema: inputs as a client sends them (before defaults and
+ * transforms); the representations have neither, so one conversion serves bodies and answers alike.
+ * Examples are written as a client sends them too, but zod drops the examples of any schema with a
+ * transform inside (taking them for outputs): they are put back.
+ */
+const CONVERSION: z.core.ToJSONSchemaParams = {
+  io: "input",
+  unrepresentable: "any",
+  target: "draft-2020-12",
+  override: ({ zodSchema, jsonSchema }) => {
+    const examples = z.globalRegistry.get(zodSchema)?.examples;
+    if (Array.isArray(examples)) jsonSchema.examples = examples;
+  },
+};
+
+/** The health check's answer: app.ts serves it outside the /v1 routes. */
+const healthRepresentation = z
+  .object({ status: z.literal("ok"), version: z.string().describe("The API's package version.") })
+  .meta({ id: "Health", examples: [{ status: "ok", version: "0.1.0" }] });
 
 /** What every /v1 route can answer, whatever it is: credentials, the key's rate limit, the body size limit, a failure of ours. */
 const COMMON_ERRORS: ErrorCode[] = ["unauthorized", "client_mismatch", "rate_limited", "payload_too_large", "internal"];
@@ -41,18 +67,108 @@ const HEADER_DOCS: Record<string, { description: string; schema: JsonSchema }> =
   "svc-store-view": { description: "Store view, echoed in front representations.", schema: { type: "string" } },
 };
 
-function toSchema(schema: z.ZodType): JsonSchema {
-  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
-  delete json.$schema;
-  return json;
+/**
+ * What the document shows for a converted schema: a body's two shapes (eitherBody's
+ * `oneOfComponents`) as a oneOf of their components, and named schemas as $refs to their components.
+ */
+function documented(json: unknown): unknown {
+  if (Array.isArray(json)) return json.map(documented);
+  if (json === null || typeof json !== "object") return json;
+  const { oneOfComponents, $defs: _nested, ...rest } = json as JsonSchema;
+  const shown: JsonSchema = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, documented(value)]));
+  // A schema converted on its own holds its named parts under $defs; they are components already.
+  if (typeof shown.$ref === "string") shown.$ref = shown.$ref.replace(/^#\/\$defs\//, COMPONENT_SCHEMAS);
+  if (Array.isArray(oneOfComponents)) shown.oneOf = oneOfComponents.map((id: string) => ({ $ref: componentRef(id) }));
+  return shown;
 }
 
-/** A query integer (fields.ts queryInteger) is validated as digits in a string; document the integer it means. */
-function asQueryInteger(property: JsonSchema): JsonSchema {
-  const bounds = property.queryInteger as { minimum: number; maximum: number; default?: number } | undefined;
-  if (!bounds) return property;
-  const description = [property.description, "Decimal digits only (no sign, exponent, fraction or hex)."].filter(Boolean).join(" ");
-  return { type: "integer", ...bounds, description };
+function toSchema(schema: z.ZodType): JsonSchema {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, CONVERSION) as JsonSchema;
+  return documented(json) as JsonSchema;
+}
+
+/**
+ * Every schema named with `.meta({ id })` and the Problem, converted together so that a named schema
+ * inside another is a $ref to its component. Sorted by name, so the document does not change with import order.
+ */
+function componentSchemas(): Record<string, JsonSchema> {
+  const { schemas } = z.toJSONSchema(z.globalRegistry, { ...CONVERSION, uri: componentRef }) as { schemas: Record<string, JsonSchema> };
+  // Only a cycle makes zod put an unnamed part aside: name that part, so it gets a component.
+  if (schemas.__shared) throw new Error(`Unnamed schemas shared between components: ${Object.keys(schemas.__shared.$defs as JsonSchema).join(", ")}`);
+  const components: Record<string, JsonSchema> = { Problem: problemSchema };
+  for (const [id, { $schema: _dialect, $id: _uri, ...json }] of Object.entries(schemas)) components[id] = documented(json) as JsonSchema;
+  return Object.fromEntries(Object.entries(components).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** A body's or an answer's schema: a $ref to its component, the schema itself if it is unnamed. */
+function mediaSchema(schema: z.ZodType): JsonSchema {
+  const id = z.globalRegistry.get(schema)?.id;
+  return id ? { $ref: componentRef(id) } : toSchema(schema);
+}
+
+/**
+ * An example of `schema`: its own (`examples`, `const`, `default`, first `enum` value) where it
+ * has one, else one built from its type and bounds; $refs are followed into `components`.
+ */
+function exampleOf(schema: JsonSchema, components: Record<string, JsonSchema>): unknown {
+  if (typeof schema.$ref === "string") return exampleOf(components[schema.$ref.slice(COMPONENT_SCHEMAS.length)], components);
+  if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
+  if ("const" in schema) return schema.const;
+  if ("default" in schema) return schema.default;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const alternatives = (schema.oneOf ?? schema.anyOf) as JsonSchema[] | undefined;
+  if (alternatives?.length) return exampleOf(alternatives[0], components);
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
+  switch (type) {
+    case "object": {
+      const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+      return Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, exampleOf(property, components)]));
+    }
+    case "array":
+      return Array.from({ length: Math.max(1, (schema.minItems as number | undefined) ?? 0) }, () => exampleOf((schema.items ?? {}) as JsonSchema, components));
+    case "integer":
+    case "number": {
+      const { minimum, exclusiveMinimum, maximum } = schema as { minimum?: number; exclusiveMinimum?: number; maximum?: number };
+      const lowest = minimum ?? (exclusiveMinimum === undefined ? 0 : exclusiveMinimum + 1);
+      return Math.min(Math.max(lowest, 0), maximum ?? Number.MAX_SAFE_INTEGER);
+    }
+    case "boolean":
+      return true;
+    case "string":
+      return schema.format === "date-time" ? "2026-03-01T00:00:00Z" : "string".padEnd((schema.minLength as number | undefined) ?? 0, "s");
+    case "null":
+      return null;
+    default:
+      return {};
+  }
+}
+
+/** A request id as the API makes them, for example problems. */
+const EXAMPLE_REQUEST_ID = "6f1c2a4e-8b3d-4f5a-9c7e-1d2b3a4c5e6f";
+
+/** An example answer of `code`, as the API builds it. */
+function problemExample(code: ErrorCode): JsonSchema {
+  const problem =
+    code === "validation_failed"
+      ? validationError([{ field: "query.status.0", code: "invalid_value", message: 'Invalid option: expected one of "DRAFT"|"ACTIVE"|"INACTIVE"' }]).problem
+      : { code, detail: `${ERROR_CATALOGUE[code].title}.` };
+  return problemBody(problem, EXAMPLE_REQUEST_ID);
+}
+
+/** The name of `code`'s example problem among the components: invalid_next_token → InvalidNextToken. */
+const problemExampleName = (code: ErrorCode) => code.replace(/(?:^|_)([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/** One example problem per code some operation can answer, kept once among the components and referred to by each such answer. */
+function problemExamples(codes: Set<ErrorCode>): Record<string, JsonSchema> {
+  return Object.fromEntries(
+    (Object.keys(ERROR_CATALOGUE) as ErrorCode[])
+      .filter((code) => codes.has(code))
+      .map((code) => [problemExampleName(code), { summary: ERROR_CATALOGUE[code].title, value: problemExample(code) }]),
+  );
+}
+
+function joinDescriptions(...descriptions: unknown[]): string | undefined {
+  return descriptions.filter(Boolean).join(" ") || undefined;
 }
 
 function objectParameters(schema: z.ZodType | undefined, location: "path" | "query"): JsonSchema[] {
@@ -60,13 +176,17 @@ function objectParameters(schema: z.ZodType | undefined, location: "path" | "que
   const json = toSchema(schema);
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required as string[] | undefined) ?? []);
-  return Object.entries(properties).map(([name, raw]) => {
-    const property = asQueryInteger(raw);
+  return Object.entries(properties).map(([name, converted]) => {
+    // A value parsed from text (fields.ts documentedQuery) is shown as the value it stands for.
+    const { documentedQuery: query, ...plain } = converted as JsonSchema & { documentedQuery?: DocumentedQuery };
+    const property = query ? { ...query.schema, description: joinDescriptions(plain.description, query.schema.description) } : plain;
     return {
       name,
       in: location,
       required: location === "path" || (required.has(name) && property.default === undefined),
       description: property.description,
+      ...(query?.style && { style: query.style }),
+      ...(query?.explode !== undefined && { explode: query.explode }),
       schema: property,
     };
   });
@@ -97,6 +217,7 @@ const problemSchema: JsonSchema = {
     },
   },
   additionalProperties: true,
+  examples: [problemExample("validation_failed")],
 };
 
 /** A CSV body: RFC 4180, UTF-8 (a BOM is accepted), a header row naming the columns in any order. */
@@ -112,9 +233,16 @@ function documentedHeaders(headers: Record<string, string>): JsonSchema {
   return Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: "string" } }]));
 }
 
+/** A JSON media type: the schema, and an example of it (the component's own where it has one). */
+function jsonContent(schema: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
+  return { schema, example: exampleOf(schema, components) };
+}
+
 /** OpenAPI 3.1 document built from the same zod schemas that validate requests. */
 export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
+  const schemas = componentSchemas();
   const paths: Record<string, Record<string, unknown>> = {};
+  const answeredCodes = new Set<ErrorCode>();
   for (const { spec } of routes) {
     const path = spec.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
     const responses: Record<string, unknown> = {};
@@ -124,7 +252,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
         ...(response.headers && { headers: documentedHeaders(response.headers) }),
         ...(response.schema && {
           content: {
-            "application/json": { schema: toSchema(response.schema) },
+            "application/json": jsonContent(mediaSchema(response.schema), schemas),
             // Accept: text/csv answers the whole filtered, sorted list at once.
             ...(spec.csvExport && status.startsWith("2") && { [CSV_MEDIA_TYPE]: { schema: csvSchema(spec.csvExport.columns, "The whole filtered, sorted list (no pagination), streamed") } }),
           },
@@ -134,6 +262,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     const errorCodes = errorsOf(spec);
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of errorCodes) {
+      answeredCodes.add(code);
       const status = ERROR_CATALOGUE[code].status;
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
@@ -142,7 +271,12 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       responses[String(status)] = {
         description: codes.map((code) => `${code}: ${ERROR_CATALOGUE[code].title}`).join("; "),
         ...(headers && { headers: documentedHeaders(headers) }),
-        content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+        content: {
+          "application/problem+json": {
+            schema: { $ref: componentRef("Problem") },
+            examples: Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${problemExampleName(code)}` }])),
+          },
+        },
       };
     }
     // Idempotency-Key is honoured on every unsafe method (the middleware takes it on all of them).
@@ -150,7 +284,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     const headerParameters = headers.map((name) => ({ name, in: "header", required: false, ...HEADER_DOCS[name] }));
     paths[path] ??= {};
     paths[path][spec.method] = {
-      operationId: `${spec.method}${path.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_, ch: string | undefined) => (ch ? ch.toUpperCase() : ""))}`,
+      operationId: spec.operationId,
       summary: spec.summary,
       description: `${spec.description ?? ""}\n\nRoles: ${spec.roles.join(", ")}. Rate limit class: ${rateLimitClassOf(spec)}.`.trim(),
       "x-rate-limit-class": rateLimitClassOf(spec),
@@ -160,7 +294,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
         requestBody: {
           required: true,
           content: {
-            "application/json": { schema: toSchema(spec.body) },
+            "application/json": jsonContent(mediaSchema(spec.body), schemas),
             ...(spec.csvImport && { [CSV_MEDIA_TYPE]: { schema: csvSchema(spec.csvImport.columns.allowed, `The same items as CSV; required columns: ${spec.csvImport.columns.required.join(", ")}; every errors[] entry also carries its CSV row`) } }),
           },
         },
@@ -170,16 +304,13 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
   }
   paths["/healthz"] = {
     get: {
-      operationId: "getHealthz",
+      operationId: "getHealth",
       summary: "Health check",
       description: "No key, no tenant data, no database read: cheap enough to poll every second.",
       tags: ["Service"],
       security: [],
       responses: {
-        200: {
-          description: "The instance serves.",
-          content: { "application/json": { schema: { type: "object", required: ["status", "version"], properties: { status: { const: "ok" }, version: { type: "string" } } } } },
-        },
+        200: { description: "The instance serves.", content: { "application/json": jsonContent(mediaSchema(healthRepresentation), schemas) } },
       },
     },
   };
@@ -195,12 +326,14 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     // instance that served it, on any host and port.
     servers: [{ url: "/", description: "The instance that served this document." }],
     security: [{ svcClient: [], svcApiKey: [] }],
+    tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
     components: {
       securitySchemes: {
         svcClient: { type: "apiKey", in: "header", name: "svc-client", description: "OPERATOR or ACCOUNT; must match the key's role." },
         svcApiKey: { type: "apiKey", in: "header", name: "svc-api-key", description: "The secret key, issued by `npm run key`." },
       },
-      schemas: { Problem: problemSchema },
+      schemas,
+      examples: problemExamples(answeredCodes),
     },
     paths,
   };

@@ -6,7 +6,7 @@ import type { Db } from "./db";
 import type { Context } from "hono";
 import type { AppBindings } from "./app";
 import { ApiError } from "./errors";
-import { queryInteger } from "./fields";
+import { documentedQuery, queryInteger } from "./fields";
 import type { Principal } from "./principal";
 
 /** A sortable field: a non-null SQL expression (nulls are coalesced so keyset comparisons stay total). */
@@ -50,6 +50,7 @@ export function pageQueryShape(definition: ListDefinition) {
     sort: z
       .string()
       .regex(sortPattern, `sort takes a comma list of ${fields.join(", ")}, each optionally prefixed by -`)
+      .meta(commaListDocument({ type: "string", enum: fields.flatMap((field) => [field, `-${field}`]) }))
       .optional()
       .describe(`Comma list of ${fields.join(", ")}; "-" prefix for descending. Default ${definition.defaultSort}.`),
   };
@@ -227,20 +228,29 @@ async function decodeToken(secret: string, token: string): Promise<TokenPayload 
   }
 }
 
+/** A comma list as the OpenAPI document shows it: an array a generated client sends as `name=a,b`. */
+function commaListDocument(items: Record<string, unknown>, maxItems?: number) {
+  return documentedQuery({ schema: { type: "array", items, minItems: 1, ...(maxItems !== undefined && { maxItems }) }, style: "form", explode: false });
+}
+
+const distinctItems = (value: string) => [...new Set(value.split(",").map((v) => v.trim()).filter(Boolean))];
+
 /** Splits a comma-list query value into its distinct non-empty items. */
 export const commaList = (description: string, maxItems = 500) =>
   z
     .string()
-    .transform((value) => [...new Set(value.split(",").map((v) => v.trim()).filter(Boolean))])
+    .transform(distinctItems)
     .pipe(z.array(z.string().max(200)).min(1).max(maxItems))
+    .meta(commaListDocument({ type: "string", maxLength: 200 }, maxItems))
     .optional()
     .describe(description);
 
 export function commaEnumList<T extends string>(values: readonly [T, ...T[]], description: string) {
   return z
     .string()
-    .transform((value) => [...new Set(value.split(",").map((v) => v.trim()).filter(Boolean))])
+    .transform(distinctItems)
     .pipe(z.array(z.enum(values)).min(1))
+    .meta(commaListDocument({ type: "string", enum: values }))
     .optional()
     .describe(description);
 }

@@ -14,6 +14,21 @@ export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
+/** The OpenAPI document's tags, each with the description a reader of the reference sees first. */
+export const API_TAGS = {
+  Operations: "Campaigns of product-variant lines: create, change, move through DRAFT, ACTIVE and INACTIVE, delete.",
+  Lines: "An Operation's product-variant lines and their quantity bounds, upserted and removed in batches (JSON or CSV).",
+  Accounts: "The tenant's directory of buyer accounts and their users, and the accounts attached to a PRIVATE Operation.",
+  Quotas: "Quotas Rules (minimum order amounts by account, supplier and store), the tenant's default minimum, and the evaluation of orders against them.",
+  "Carts and orders": "Carts and orders placed against an open Operation, and the comparison of an order with the Operation's lines.",
+  Front: "What a storefront shows: the Operations open now and their lines, each localized text in one language.",
+  Events: "The change log: every change in commit order, to poll.",
+  Keys: "The tenant's API keys: issue, list, read, revoke.",
+  Webhooks: "Subscriptions that push each event to a URL (signed, retried, recorded per delivery), instead of polling the change log.",
+  Service: "The instance itself: health.",
+} as const;
+export type ApiTag = keyof typeof API_TAGS;
+
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
@@ -30,9 +45,11 @@ export interface RouteSpec<
   method: HttpMethod;
   /** Hono path syntax: /v1/operations/:operationId */
   path: string;
+  /** The OpenAPI operationId, the name generated clients give the call: a camelCase verb phrase (listOperations, upsertLines), unique in the API. */
+  operationId: string;
   summary: string;
   description?: string;
-  tag: string;
+  tag: ApiTag;
   /** Roles allowed to call; anything else answers 403 forbidden. */
   roles: Role[];
   /** The API key budget this route spends: `read` for GET, `write` otherwise, unless named. */

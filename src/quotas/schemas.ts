@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { amount, externalKey, keyedBatch, pathId, queryFlag } from "../platform/fields";
+import { amount, externalKey, keyedBatch, listEnvelope, pathId, queryFlag } from "../platform/fields";
 import { quotaRules } from "../platform/tables";
 
 export const ruleList: ListDefinition = {
@@ -35,7 +35,8 @@ export const ruleBody = z
   .refine((rule) => rule.accountId != null || rule.supplierId != null, {
     message: "at least one of accountId and supplierId must be set",
     path: ["accountId"],
-  });
+  })
+  .meta({ id: "QuotaRuleWrite", examples: [{ accountId: "acc-2001", supplierId: "sup-77", storeId: null, minimum: 50000 }] });
 export type RuleBody = z.output<typeof ruleBody>;
 
 export const ruleIdParam = z.strictObject({ ruleId: pathId("The Quotas Rule's id.") });
@@ -48,22 +49,41 @@ export const listRulesQuery = z.strictObject({
 });
 export type ListRulesQuery = z.output<typeof listRulesQuery>;
 
-export const ruleRepresentation = z.object({
-  id: z.string(),
-  accountId: z.string().nullable(),
-  supplierId: z.string().nullable(),
-  storeId: z.string().nullable(),
-  minimum: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+export const ruleRepresentation = z
+  .object({
+    id: z.string(),
+    accountId: z.string().nullable(),
+    supplierId: z.string().nullable(),
+    storeId: z.string().nullable(),
+    minimum: z.number().int(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({
+    id: "QuotaRule",
+    examples: [
+      {
+        id: "qr_01JQ4A2B3C4D5E6F7G8H9J0K1M",
+        accountId: "acc-2001",
+        supplierId: "sup-77",
+        storeId: null,
+        minimum: 50000,
+        createdAt: "2026-02-14T09:12:00Z",
+        updatedAt: "2026-02-14T09:12:00Z",
+      },
+    ],
+  });
 export type RuleRepresentation = z.infer<typeof ruleRepresentation>;
 
-export const quotaDefaultBody = z.strictObject({
-  minimum: amount.describe("Minimum order amount in minor currency units when no rule matches."),
-});
+export const quotaRulePage = listEnvelope(ruleRepresentation).meta({ id: "QuotaRulePage" });
 
-export const quotaDefaultRepresentation = z.object({ minimum: z.number().int() });
+export const quotaDefaultBody = z
+  .strictObject({
+    minimum: amount.describe("Minimum order amount in minor currency units when no rule matches."),
+  })
+  .meta({ id: "QuotaDefaultWrite", examples: [{ minimum: 20000 }] });
+
+export const quotaDefaultRepresentation = z.object({ minimum: z.number().int() }).meta({ id: "QuotaDefault", examples: [{ minimum: 20000 }] });
 
 const evaluatedOrder = z.strictObject({
   accountId: externalKey,
@@ -81,6 +101,16 @@ export const evaluateBody = z.strictObject({
     .min(1)
     .max(MAX_EVALUATE_ORDERS)
     .describe(`1–${MAX_EVALUATE_ORDERS} orders; more answers 413 batch_too_large (checked before the orders themselves).`),
+}).meta({
+  id: "EvaluationRequest",
+  examples: [
+    {
+      orders: [
+        { accountId: "acc-2001", supplierId: "sup-77", storeId: "store-paris", amount: 42000 },
+        { accountId: "acc-2001", supplierId: "sup-91", amount: 65000 },
+      ],
+    },
+  ],
 });
 
 export const evaluateQuery = z.strictObject({
@@ -99,23 +129,36 @@ export const scopeKeyOf = (rule: { accountId?: string | null; supplierId?: strin
 
 export const upsertRulesBody = keyedBatch(ruleBody, { field: "scope", keyOf: scopeKeyOf, max: MAX_RULES_PER_CALL, what: "rule" }).describe(
   `Up to ${MAX_RULES_PER_CALL} rules, upserted by scope (accountId, supplierId, storeId). A scope may appear once per call (a repeat is 400 validation_failed naming each repeated index).`,
-);
-export const upsertRulesResponse = z.object({
-  created: z.number().int().describe("Rules of a scope the tenant had no rule for."),
-  updated: z.number().int().describe("Rules whose minimum changed."),
-  unchanged: z.number().int().describe("Rules sent with the minimum they already had."),
+).meta({
+  id: "QuotaRulesUpsert",
+  examples: [
+    [
+      { accountId: "acc-2001", supplierId: "sup-77", minimum: 50000 },
+      { supplierId: "sup-91", storeId: "store-paris", minimum: 30000 },
+    ],
+  ],
 });
+export const upsertRulesResponse = z
+  .object({
+    created: z.number().int().describe("Rules of a scope the tenant had no rule for."),
+    updated: z.number().int().describe("Rules whose minimum changed."),
+    unchanged: z.number().int().describe("Rules sent with the minimum they already had."),
+  })
+  .meta({ id: "QuotaRulesUpsertResult", examples: [{ created: 1, updated: 0, unchanged: 1 }] });
 export type UpsertRulesResult = z.infer<typeof upsertRulesResponse>;
 
 export const deleteRulesBody = z
   .array(z.string().min(1).max(100))
   .min(1, "send at least one rule id")
   .max(MAX_RULES_PER_CALL)
-  .describe(`Up to ${MAX_RULES_PER_CALL} rule ids; repeats count once.`);
-export const deleteRulesResponse = z.object({
-  deleted: z.number().int(),
-  notFound: z.array(z.string()).describe("Ids sent that are not rules of the tenant (each once, in the order sent)."),
-});
+  .describe(`Up to ${MAX_RULES_PER_CALL} rule ids; repeats count once.`)
+  .meta({ id: "QuotaRulesDelete", examples: [["qr_01JQ4A2B3C4D5E6F7G8H9J0K1M", "qr_01JQ4A2B3C4D5E6F7G8H9J0K2N"]] });
+export const deleteRulesResponse = z
+  .object({
+    deleted: z.number().int(),
+    notFound: z.array(z.string()).describe("Ids sent that are not rules of the tenant (each once, in the order sent)."),
+  })
+  .meta({ id: "QuotaRulesDeleteResult", examples: [{ deleted: 1, notFound: ["qr_01JQ4A2B3C4D5E6F7G8H9J0K2N"] }] });
 export type DeleteRulesResult = z.infer<typeof deleteRulesResponse>;
 
 const sourceKind = z.enum(["ACCOUNT_SUPPLIER", "ACCOUNT", "SUPPLIER", "DEFAULT"]);
@@ -143,14 +186,35 @@ const explanation = z.object({
   decidedBy: z.object({ kind: sourceKind, ruleId: z.string().nullable() }),
 });
 
-export const evaluationResult = z.object({
-  allowed: z.boolean(),
-  reason: z.enum(["quota_min_not_met"]).nullable(),
-  effectiveMinimum: z.number().int(),
-  amount: z.number().int(),
-  shortfall: z.number().int(),
-  source: z.object({ kind: sourceKind, ruleId: z.string().nullable() }),
-  explanation: explanation.optional().describe("Only with explain=true."),
-});
+export const evaluationResult = z
+  .object({
+    allowed: z.boolean(),
+    reason: z.enum(["quota_min_not_met"]).nullable(),
+    effectiveMinimum: z.number().int(),
+    amount: z.number().int(),
+    shortfall: z.number().int(),
+    source: z.object({ kind: sourceKind, ruleId: z.string().nullable() }),
+    explanation: explanation.optional().describe("Only with explain=true."),
+  })
+  .meta({ id: "EvaluationResult" });
 
-export const evaluateResponse = z.object({ results: z.array(evaluationResult) });
+export const evaluateResponse = z
+  .object({ results: z.array(evaluationResult) })
+  .meta({
+    id: "Evaluation",
+    examples: [
+      {
+        results: [
+          {
+            allowed: false,
+            reason: "quota_min_not_met",
+            effectiveMinimum: 50000,
+            amount: 42000,
+            shortfall: 8000,
+            source: { kind: "ACCOUNT_SUPPLIER", ruleId: "qr_01JQ4A2B3C4D5E6F7G8H9J0K1M" },
+          },
+          { allowed: true, reason: null, effectiveMinimum: 20000, amount: 65000, shortfall: 0, source: { kind: "DEFAULT", ruleId: null } },
+        ],
+      },
+    ],
+  });

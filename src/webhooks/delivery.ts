@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { toEventRepresentation } from "../events/representation";
+import { toEventRepresentation } from "../events/schemas";
 import { hmacSha256Hex } from "../platform/crypto";
 import { primaryDb } from "../platform/db";
 import type { Env } from "../platform/env";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pathId } from "../platform/fields";
+import { listEnvelope, pathId } from "../platform/fields";
 import { commaEnumList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { webhookDeliveries, webhooks } from "../platform/tables";
 import { isEventTypePattern } from "./event-types";
@@ -54,7 +54,7 @@ export const createWebhookBody = z
     eventTypes: eventTypes.optional().describe('Default ["*"]: every event type.'),
     description: description.optional(),
   })
-  .meta({ id: "WebhookCreate" });
+  .meta({ id: "WebhookCreate", examples: [{ url: "https://erp.example.com/hooks/campaigns", eventTypes: ["operation.*", "order.created"], description: "ERP sync" }] });
 export type CreateWebhookBody = z.output<typeof createWebhookBody>;
 
 export const updateWebhookBody = z
@@ -63,7 +63,7 @@ export const updateWebhookBody = z
     eventTypes: eventTypes.optional(),
     description: description.nullable().optional().describe("null removes it."),
   })
-  .meta({ id: "WebhookPatch" });
+  .meta({ id: "WebhookPatch", examples: [{ eventTypes: ["order.*"], description: null }] });
 export type UpdateWebhookBody = z.output<typeof updateWebhookBody>;
 
 export const webhookIdParam = z.strictObject({ webhookId: pathId("The subscription's id (wh_…).") });
@@ -77,6 +77,15 @@ export const listDeliveriesQuery = z.strictObject({
 });
 export type ListDeliveriesQuery = z.output<typeof listDeliveriesQuery>;
 
+const WEBHOOK_EXAMPLE = {
+  id: "wh_01JQ5F2A4C6E8G0J2K4N6Q8S0T",
+  url: "https://erp.example.com/hooks/campaigns",
+  eventTypes: ["operation.*", "order.created"],
+  description: "ERP sync",
+  createdAt: "2026-03-01T08:00:00.000Z",
+  updatedAt: "2026-03-01T08:00:00.000Z",
+};
+
 export const webhookRepresentation = z
   .object({
     id: z.string(),
@@ -86,7 +95,7 @@ export const webhookRepresentation = z
     createdAt: z.string(),
     updatedAt: z.string(),
   })
-  .meta({ id: "Webhook" });
+  .meta({ id: "Webhook", examples: [WEBHOOK_EXAMPLE] });
 export type WebhookRepresentation = z.infer<typeof webhookRepresentation>;
 
 export const createdWebhookRepresentation = webhookRepresentation
@@ -97,7 +106,9 @@ export const createdWebhookRepresentation = webhookRepresentation
         'The signing secret, shown in this answer only. Each delivery carries svc-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>.',
       ),
   })
-  .meta({ id: "WebhookWithSecret" });
+  .meta({ id: "WebhookWithSecret", examples: [{ ...WEBHOOK_EXAMPLE, secret: "whsec_Q2hhbmdlIG1lIHRvIGEgcmVhbCBzZWNyZXQgcGxlYXNl" }] });
+
+export const webhookPage = listEnvelope(webhookRepresentation).meta({ id: "WebhookPage" });
 
 export const deliveryRepresentation = z
   .object({
@@ -112,5 +123,23 @@ export const deliveryRepresentation = z
     nextAttemptAt: z.string().nullable().describe("When the next attempt is due (pending only)."),
     createdAt: z.string(),
   })
-  .meta({ id: "Delivery" });
+  .meta({
+    id: "Delivery",
+    examples: [
+      {
+        id: "dlv_01JQ5F3B5D7F9H1K3M5P7R9T1V",
+        eventId: "evt_01JQ5D9E1F3G5H7J9K1M3N5P7Q",
+        eventType: "order.created",
+        status: "pending",
+        attempts: 2,
+        responseStatus: 503,
+        lastError: "answered 503",
+        lastAttemptAt: "2026-03-01T09:01:00.000Z",
+        nextAttemptAt: "2026-03-01T09:06:00.000Z",
+        createdAt: "2026-03-01T09:00:00.000Z",
+      },
+    ],
+  });
+
+export const deliveryPage = listEnvelope(deliveryRepresentation).meta({ id: "DeliveryPage" });
 export type DeliveryRepresentation = z.infer<typeof deliveryRepresentation>;

@@ -111,7 +111,7 @@ if (!existsSync(CHROMIUM)) {
     before(async () => {
       page = await browser.newPage();
       await page.goto(`${server.baseUrl}/docs`);
-      await page.locator("#operations-Service-getHealthz").waitFor({ timeout: 30_000 });
+      await page.locator("#operations-Service-getHealth").waitFor({ timeout: 30_000 });
     });
     after(() => page?.close());
 
@@ -130,7 +130,7 @@ if (!existsSync(CHROMIUM)) {
     }
 
     it("renders, and Execute on GET /healthz calls the instance that served it", TIMEOUT, async () => {
-      const { request, status, body } = await execute("operations-Service-getHealthz", "/healthz");
+      const { request, status, body } = await execute("operations-Service-getHealth", "/healthz");
       assert.equal(new URL(request.url()).origin, server.baseUrl, "the relative server URL resolves to this instance");
       assert.equal(status, "200");
       assert.match(body, /"status":\s*"ok"/);
@@ -145,7 +145,7 @@ if (!existsSync(CHROMIUM)) {
         await container.locator("button", { hasText: "Logout" }).waitFor();
       }
       await page.locator(".modal-ux .btn-done").first().click();
-      const { request, status, body } = await execute("operations-Operations-getV1Operations", "/v1/operations");
+      const { request, status, body } = await execute("operations-Operations-listOperations", "/v1/operations");
       assert.equal(new URL(request.url()).origin, server.baseUrl);
       const headers = request.headers();
       assert.equal(headers["svc-client"], "OPERATOR");

@@ -1,5 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { apiRoutes } from "../../src/app";
 import { app } from "../../src/index";
 import { ERROR_CATALOGUE } from "../../src/platform/errors";
 import { call, expectStatus, OPERATION_LIST_PARAMETERS } from "../helpers/client";
@@ -135,7 +136,7 @@ describe("GET /v1/openapi.json", () => {
     expect(limit.schema).toMatchObject({ default: 50, minimum: 1, maximum: 500 });
     expect(limit.required).toBe(false);
     const create = document.paths["/v1/operations"].post;
-    const createSchema = create.requestBody.content["application/json"].schema;
+    const createSchema = resolvePointer(document, create.requestBody.content["application/json"].schema.$ref) as any;
     expect(createSchema.required).toEqual(expect.arrayContaining(["code", "name", "type", "startDate", "endDate"]));
     expect(createSchema.additionalProperties).toBe(false);
     expect(create.responses["201"].headers.Location).toBeTruthy();
@@ -148,7 +149,8 @@ describe("GET /v1/openapi.json", () => {
     expect(patch.responses["409"].description).toMatch(/operation_not_draft/);
     expect(patch.responses["200"].headers.Warning).toBeTruthy();
     const status = document.paths["/v1/operations/{operationId}/status"].post;
-    expect(status.requestBody.content["application/json"].schema.properties.status.enum.sort()).toEqual(["ACTIVE", "DRAFT", "INACTIVE"]);
+    const statusSchema = resolvePointer(document, status.requestBody.content["application/json"].schema.$ref) as any;
+    expect(statusSchema.properties.status.enum.sort()).toEqual(["ACTIVE", "DRAFT", "INACTIVE"]);
     expect(status.responses["409"].description).toMatch(/invalid_transition/);
     expect(document.paths["/v1/operations/{operationId}"].delete.responses["204"]).toBeTruthy();
     expect(document.paths["/v1/events"].get.parameters.map((p: any) => p.name)).toContain("after");
@@ -158,6 +160,110 @@ describe("GET /v1/openapi.json", () => {
     const first = await fetchDocument();
     const second = await fetchDocument();
     expect(second).toEqual(first);
+  });
+});
+
+/** Every operation of the document, with where it is. */
+function operationsOf(document: any): { where: string; operation: any }[] {
+  return Object.entries<any>(document.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item).map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, operation })),
+  );
+}
+
+/** Every key anywhere in `value`. */
+function keysIn(value: unknown, keys = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) value.forEach((v) => keysIn(v, keys));
+  else if (value && typeof value === "object") {
+    for (const [key, child] of Object.entries(value)) {
+      keys.add(key);
+      keysIn(child, keys);
+    }
+  }
+  return keys;
+}
+
+const COMPONENT_REF = /^#\/components\/schemas\/[A-Z][A-Za-z0-9]*$/;
+
+describe("the OpenAPI document, for client generation", () => {
+  it("names each operation as a person would: the route's camelCase operationId, unique, not derived from the path", async () => {
+    const document = await fetchDocument();
+    const ids = operationsOf(document).map(({ operation }) => operation.operationId);
+    for (const id of ids) {
+      expect(id).toMatch(/^[a-z][a-zA-Z0-9]*$/);
+      expect(id).not.toMatch(/^(get|post|put|patch|delete)V1/);
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const { spec } of apiRoutes) {
+      expect(document.paths[spec.path.replace(/:([A-Za-z]+)/g, "{$1}")][spec.method].operationId).toBe(spec.operationId);
+    }
+    expect(document.paths["/healthz"].get.operationId).toBe("getHealth");
+  });
+
+  it("refers every JSON body and every 2xx JSON answer to a named component, with an example", async () => {
+    const document = await fetchDocument();
+    for (const name of Object.keys(document.components.schemas)) expect(name).toMatch(/^[A-Z][A-Za-z0-9]*$/);
+    for (const { where, operation } of operationsOf(document)) {
+      const body = operation.requestBody?.content["application/json"];
+      if (operation.requestBody) {
+        expect(body.schema.$ref, `${where} body`).toMatch(COMPONENT_REF);
+        expect(body.example, `${where} body example`).toBeDefined();
+      }
+      for (const [status, response] of Object.entries<any>(operation.responses)) {
+        const json = response.content?.["application/json"];
+        if (!status.startsWith("2") || !json) continue;
+        expect(json.schema.$ref, `${where} ${status}`).toMatch(COMPONENT_REF);
+        expect(json.example, `${where} ${status} example`).toBeDefined();
+      }
+    }
+    // The main representations and pages are there under their own names.
+    for (const name of ["Operation", "OperationPage", "OperationCreate", "OperationPatch", "Line", "LinePage", "Account", "QuotaRule", "Evaluation", "Cart", "Order", "Comparison", "Event", "Key", "Problem"]) {
+      expect(document.components.schemas[name], name).toBeTruthy();
+    }
+    // Nothing of the conversion shows: no nested $defs, no metadata meant for the document builder.
+    const keys = keysIn(document);
+    for (const internal of ["$defs", "$id", "$schema", "documentedQuery", "oneOfComponents", "queryInteger"]) expect(keys.has(internal), internal).toBe(false);
+  });
+
+  it("shows examples that the route's own schemas accept", async () => {
+    const document = await fetchDocument();
+    for (const { spec } of apiRoutes) {
+      const operation = document.paths[spec.path.replace(/:([A-Za-z]+)/g, "{$1}")][spec.method];
+      const where = `${spec.method.toUpperCase()} ${spec.path}`;
+      if (spec.body) {
+        const parsed = spec.body.safeParse(operation.requestBody.content["application/json"].example);
+        expect(parsed.error?.issues, `${where} body example`).toBeUndefined();
+      }
+      for (const [status, response] of Object.entries(spec.responses)) {
+        if (!response.schema) continue;
+        const parsed = response.schema.safeParse(operation.responses[status].content["application/json"].example);
+        expect(parsed.error?.issues, `${where} ${status} example`).toBeUndefined();
+      }
+    }
+  });
+
+  it("types query parameters as the values they stand for, and says how comma lists are sent", async () => {
+    const document = await fetchDocument();
+    for (const { where, operation } of operationsOf(document)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in !== "query" || parameter.schema.type !== "array") continue;
+        expect({ style: parameter.style, explode: parameter.explode }, `${where} ${parameter.name}`).toEqual({ style: "form", explode: false });
+      }
+    }
+    const parameter = (path: string, method: string, name: string) => document.paths[path][method].parameters.find((p: any) => p.name === name);
+    expect(parameter("/v1/operations", "get", "status").schema).toMatchObject({ type: "array", items: { type: "string", enum: ["DRAFT", "ACTIVE", "INACTIVE"] } });
+    expect(parameter("/v1/operations", "get", "ids").schema).toMatchObject({ type: "array", items: { type: "string" } });
+    expect(parameter("/v1/operations", "get", "idType").schema.enum).toEqual(["id", "code", "externalId"]);
+    expect(parameter("/v1/operations", "get", "sort").schema.items.enum).toEqual(expect.arrayContaining(["createdAt", "-createdAt", "name", "-name"]));
+    expect(parameter("/v1/operations/{operationId}/accounts", "get", "operationStatus").schema.items.enum).toEqual(["NOT_STARTED", "CART_CREATED", "ORDERED"]);
+    expect(parameter("/v1/buying-policies/quotas/evaluate", "post", "explain").schema).toMatchObject({ type: "boolean", default: false });
+    expect(parameter("/v1/operations/{operationId}/lines", "put", "dryRun").schema.type).toBe("boolean");
+    expect(parameter("/v1/operations/{operationId}/lines", "get", "minQuantity").schema.type).toBe("integer");
+  });
+
+  it("describes every tag its operations use", async () => {
+    const document = await fetchDocument();
+    const described = new Map(document.tags.map((tag: { name: string; description: string }) => [tag.name, tag.description]));
+    for (const { where, operation } of operationsOf(document)) for (const tag of operation.tags) expect(described.get(tag), `${where}: ${tag}`).toBeTruthy();
   });
 });
 

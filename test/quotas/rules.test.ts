@@ -270,7 +270,8 @@ describe("Quotas in the OpenAPI document", () => {
       expect(evaluate.description).toContain(outcome);
     }
     expect(evaluate.responses["413"]).toBeDefined();
-    expect(evaluate.requestBody.content["application/json"].schema.properties.orders.maxItems).toBe(100);
+    const evaluateBody = doc.components.schemas[evaluate.requestBody.content["application/json"].schema.$ref.split("/").pop()];
+    expect(evaluateBody.properties.orders.maxItems).toBe(100);
     expect(evaluate.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["explain", "svc-store"]));
   });
 });

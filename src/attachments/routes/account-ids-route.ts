@@ -10,6 +10,7 @@ import { accountIdsBody, ATTACHMENT_CSV_COLUMNS, MAX_ACCOUNT_IDS_PER_CALL } from
 /** Attach and detach: the same path, body, limit and roles; they differ in the command they run and its answer. */
 export function accountIdsRoute<Answer extends z.ZodType>(route: {
   method: HttpMethod;
+  operationId: string;
   command: Command<AccountIdsInput, z.output<Answer>>;
   summary: string;
   description: string;
@@ -20,6 +21,7 @@ export function accountIdsRoute<Answer extends z.ZodType>(route: {
     {
       method: route.method,
       path: "/v1/operations/:operationId/accounts",
+      operationId: route.operationId,
       summary: route.summary,
       description: route.description,
       tag: "Accounts",

@@ -7,6 +7,7 @@ import { accountIdsRoute } from "./account-ids-route";
 const attachRoute = (method: HttpMethod) =>
   accountIdsRoute({
     method,
+    operationId: method === "put" ? "attachAccounts" : "attachAccountsViaPost",
     command: attachAccounts,
     summary: method === "put" ? "Attach accounts" : "Attach accounts (same as PUT)",
     description: [

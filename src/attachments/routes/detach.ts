@@ -4,6 +4,7 @@ import { accountIdsRoute } from "./account-ids-route";
 
 export default accountIdsRoute({
   method: "delete",
+  operationId: "detachAccounts",
   command: detachAccounts,
   summary: "Detach accounts",
   description: `Detaches up to ${MAX_ACCOUNT_IDS_PER_CALL} accounts, all or nothing. DRAFT and PRIVATE only, like attach. An ACCOUNT key may detach only accounts whose users include its userId, else 403 account_not_permitted and nothing is detached. Ids not attached are listed in notAttached; a call that detaches nothing changes nothing. More than ${MAX_ACCOUNT_IDS_PER_CALL}: 413 batch_too_large; an empty array: 400.`,

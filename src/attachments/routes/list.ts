@@ -1,14 +1,15 @@
 import { acceptsCsv, csvListResponse } from "../../platform/csv";
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope, operationIdParam } from "../../platform/fields";
+import { operationIdParam } from "../../platform/fields";
 import { listAttachments, toAttachmentRepresentation } from "../queries";
-import { ATTACHMENT_CSV_COLUMNS, attachmentList, attachmentRepresentation, listAttachmentsQuery } from "../schemas";
+import { ATTACHMENT_CSV_COLUMNS, attachmentList, attachmentPage, listAttachmentsQuery } from "../schemas";
 
 export default defineRoute(
   {
     method: "get",
     path: "/v1/operations/:operationId/accounts",
+    operationId: "listAttachedAccounts",
     summary: "List an Operation's attached accounts",
     description:
       "Filters combine with AND. accountName: case-insensitive substring; userId / email: accounts with that user / a user of that email (exact, ignoring case); operationStatus: the account's progress in this Operation. Sort accountName uses the lower-cased name. ACCOUNT keys may list the Operations they can see, and see only their own accounts' attachments.",
@@ -16,7 +17,7 @@ export default defineRoute(
     roles: ["OPERATOR", "ACCOUNT"],
     params: operationIdParam,
     query: listAttachmentsQuery,
-    responses: { 200: { description: "One page of attached accounts.", schema: listEnvelope(attachmentRepresentation) } },
+    responses: { 200: { description: "One page of attached accounts.", schema: attachmentPage } },
     csvExport: { columns: ATTACHMENT_CSV_COLUMNS },
     errors: ["not_found", "invalid_next_token"],
   },

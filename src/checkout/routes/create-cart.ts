@@ -6,6 +6,7 @@ export default defineRoute(
   {
     method: "post",
     path: "/v1/carts",
+    operationId: "createCart",
     summary: "Create a cart",
     description:
       "Links a cart to an ACTIVE Operation that is open now. A PRIVATE Operation needs the account attached; every line must be a line of the Operation with its quantity within [minQuantity, maxQuantity]. storeId defaults to svc-store. ACCOUNT keys create carts only for their own accounts.",

@@ -6,6 +6,7 @@ export default defineRoute(
   {
     method: "post",
     path: "/v1/orders",
+    operationId: "createOrder",
     summary: "Place an order",
     description:
       "From { cartId } (a cart is ordered once) or directly from a cart body. Same checks as a cart, then quota evaluation per supplier: the lines of each supplierId form one order (lines without one form an order only Account-only rules and the default match), amount = Σ quantity × unitPrice, storeId from the body (or the cart), else svc-store. Any order below its effective minimum: 422 quota_min_not_met with results[] (as evaluate returns them) and orders[] (what was evaluated, same positions); nothing is created and an order.blocked event is recorded.",

@@ -6,6 +6,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/carts/:cartId",
+    operationId: "getCart",
     summary: "Read a cart",
     description: "ACCOUNT keys read the carts of their own accounts only.",
     tag: "Carts and orders",

@@ -6,6 +6,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/orders/:orderId",
+    operationId: "getOrder",
     summary: "Read an order",
     description: "ACCOUNT keys read the orders of their own accounts only.",
     tag: "Carts and orders",

@@ -1,20 +1,21 @@
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope, operationIdParam } from "../../platform/fields";
+import { operationIdParam } from "../../platform/fields";
 import { listOrders, toOrderRepresentation } from "../queries";
-import { listOrdersQuery, orderRepresentation } from "../schemas";
+import { listOrdersQuery, orderPage } from "../schemas";
 
 export default defineRoute(
   {
     method: "get",
     path: "/v1/operations/:operationId/orders",
+    operationId: "listOrders",
     summary: "List an Operation's orders",
     description: "Newest first unless sort says otherwise. ACCOUNT keys see the orders of their own accounts only.",
     tag: "Carts and orders",
     roles: ["OPERATOR", "ACCOUNT"],
     params: operationIdParam,
     query: listOrdersQuery,
-    responses: { 200: { description: "One page.", schema: listEnvelope(orderRepresentation) } },
+    responses: { 200: { description: "One page.", schema: orderPage } },
     errors: ["not_found", "invalid_next_token"],
   },
   async (c, { params, query }) => {

@@ -35,6 +35,7 @@ export default defineRoute(
   {
     method: "post",
     path: "/v1/operations/:operationId/compare",
+    operationId: "compareOperations",
     summary: "Compare an order with the Operation",
     description:
       "Checks an order's lines (sent, or a placed order of this Operation) against the Operation's lines in the database: lines not in the Operation, below the minimum (a quantity of 0 included) or above the maximum, and the Operation lines with minQuantity > 0 the order leaves out. Answers only the discrepancies, with counts. Changes nothing.",

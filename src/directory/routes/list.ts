@@ -1,20 +1,20 @@
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope } from "../../platform/fields";
 import { listDirectory, toDirectoryRepresentation } from "../queries";
-import { directoryAccountRepresentation, listDirectoryQuery } from "../schemas";
+import { accountPage, listDirectoryQuery } from "../schemas";
 
 export default defineRoute(
   {
     method: "get",
     path: "/v1/accounts",
+    operationId: "listAccounts",
     summary: "List directory accounts",
     description:
       "Filters combine with AND. name: case-insensitive substring; userId: accounts with that user; email: accounts with a user of that email, exact ignoring case. ACCOUNT keys see only the accounts they are a user of.",
     tag: "Accounts",
     roles: ["OPERATOR", "ACCOUNT"],
     query: listDirectoryQuery,
-    responses: { 200: { description: "One page of accounts.", schema: listEnvelope(directoryAccountRepresentation) } },
+    responses: { 200: { description: "One page of accounts.", schema: accountPage } },
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {

@@ -8,6 +8,7 @@ export default defineRoute(
   {
     method: "put",
     path: "/v1/accounts",
+    operationId: "upsertAccounts",
     summary: "Upsert directory accounts",
     description: `Mirrors the customer system's accounts: up to ${MAX_DIRECTORY_ACCOUNTS_PER_CALL} accounts per call, upserted by accountId, all or nothing. users (default []) replaces the account's users. More than ${MAX_DIRECTORY_ACCOUNTS_PER_CALL}: 413 batch_too_large; an empty array: 400. Records directory.upserted.`,
     tag: "Accounts",

@@ -4,8 +4,7 @@ import { inJsonList } from "../../platform/db";
 import { commaList, listContextOf, listPage, mapPage, pageQueryShape, selectRows, type ListDefinition } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { events } from "../../platform/tables";
-import { listEnvelope } from "../../platform/fields";
-import { eventRepresentation, toEventRepresentation } from "../representation";
+import { eventPage, toEventRepresentation } from "../schemas";
 
 /** Commit order: SQLite assigns rowids in the order transactions commit. */
 const commitOrder = sql`${events}.rowid`;
@@ -40,12 +39,13 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/events",
+    operationId: "listEvents",
     summary: "Read the change log",
     description: "Every change, recorded in the same transaction as the change itself; oldest first. Poll with after=<last id seen>.",
     tag: "Events",
     roles: ["OPERATOR"],
     query: listEventsQuery,
-    responses: { 200: { description: "One page of events.", schema: listEnvelope(eventRepresentation) } },
+    responses: { 200: { description: "One page of events.", schema: eventPage } },
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {

@@ -7,6 +7,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/front/operations/:operationId",
+    operationId: "getFrontOperation",
     summary: "Read an open Operation (front)",
     description: "404 unless the Operation is ACTIVE, open now and one the caller may order from.",
     tag: "Front",

@@ -2,14 +2,15 @@ import { listLines } from "../../lines/queries";
 import { listLinesQuery } from "../../lines/schemas";
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope, operationIdParam } from "../../platform/fields";
+import { operationIdParam } from "../../platform/fields";
 import { findFrontOperation } from "../queries";
-import { frontLineRepresentation, presentationOf, toFrontLine } from "../representation";
+import { frontLinePage, presentationOf, toFrontLine } from "../representation";
 
 export default defineRoute(
   {
     method: "get",
     path: "/v1/front/operations/:operationId/lines",
+    operationId: "listFrontLines",
     summary: "List an open Operation's lines (front)",
     description:
       "404 unless the Operation is ACTIVE, open now and one the caller may order from; same filters, sort and pagination as GET /v1/operations/{operationId}/lines, variantName as a plain string.",
@@ -18,7 +19,7 @@ export default defineRoute(
     params: operationIdParam,
     query: listLinesQuery,
     headers: ["locale", "svc-store-view"],
-    responses: { 200: { description: "One page.", schema: listEnvelope(frontLineRepresentation) } },
+    responses: { 200: { description: "One page.", schema: frontLinePage } },
     errors: ["not_found", "invalid_next_token"],
   },
   async (c, { params, query }) => {

@@ -2,14 +2,14 @@ import { listOperations } from "../../operations/queries";
 import { listOperationsQuery } from "../../operations/schemas";
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope } from "../../platform/fields";
 import { openNow } from "../queries";
-import { frontOperationRepresentation, presentationOf, toFrontOperation } from "../representation";
+import { frontOperationPage, presentationOf, toFrontOperation } from "../representation";
 
 export default defineRoute(
   {
     method: "get",
     path: "/v1/front/operations",
+    operationId: "listFrontOperations",
     summary: "List the Operations open now (front)",
     description:
       "The Operations that are ACTIVE and whose dates include now, and for an ACCOUNT key only those it may order from; same filters, sort and pagination as GET /v1/operations. Localized fields are plain strings in the locale header's language (fallback: base language, the tenant's default locale, any).",
@@ -17,7 +17,7 @@ export default defineRoute(
     roles: ["OPERATOR", "ACCOUNT"],
     query: listOperationsQuery,
     headers: ["locale", "svc-store-view"],
-    responses: { 200: { description: "One page.", schema: listEnvelope(frontOperationRepresentation) } },
+    responses: { 200: { description: "One page.", schema: frontOperationPage } },
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {

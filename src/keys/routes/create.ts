@@ -7,6 +7,7 @@ export default defineRoute(
   {
     method: "post",
     path: "/v1/keys",
+    operationId: "createKey",
     summary: "Issue an API key",
     description:
       "Issues a key of the caller's tenant. The answer carries the secret key as `key`, this once: only its SHA-256 is stored, and no later answer shows it. A replay with the same Idempotency-Key answers the same 201 without `key` and with a Warning (the key is not stored anywhere to be shown again): if the first answer was lost, revoke that key and issue another. ACCOUNT keys act for `userId` (their accounts are the directory accounts that list the user).",

@@ -7,6 +7,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/keys/:keyId",
+    operationId: "getKey",
     summary: "Read an API key",
     tag: "Keys",
     roles: ["OPERATOR"],

@@ -1,19 +1,19 @@
-import { listEnvelope } from "../../platform/fields";
 import { listContextOf } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { keyStore, listKeys, toKeyRepresentation } from "../queries";
-import { keyRepresentation, listKeysQuery } from "../schemas";
+import { keyPage, listKeysQuery } from "../schemas";
 
 export default defineRoute(
   {
     method: "get",
     path: "/v1/keys",
+    operationId: "listKeys",
     summary: "List API keys",
     description: "The tenant's keys, revoked and expired ones included (with revokedAt and expiresAt). Default order createdAt. Never shows a key itself: `prefix` tells keys apart.",
     tag: "Keys",
     roles: ["OPERATOR"],
     query: listKeysQuery,
-    responses: { 200: { description: "One page.", schema: listEnvelope(keyRepresentation) } },
+    responses: { 200: { description: "One page.", schema: keyPage } },
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {

@@ -7,6 +7,7 @@ export default defineRoute(
   {
     method: "delete",
     path: "/v1/keys/:keyId",
+    operationId: "revokeKey",
     summary: "Revoke an API key",
     description:
       "From the answer on, the key answers 401 in the Worker instance that revoked it, and within 10 s everywhere (instances cache keys that long). A key may revoke itself. Revoking a revoked key answers 204 and changes nothing. The key stays listed, with revokedAt.",

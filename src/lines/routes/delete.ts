@@ -8,6 +8,7 @@ export default defineRoute(
   {
     method: "delete",
     path: "/v1/operations/:operationId/lines",
+    operationId: "deleteLines",
     summary: "Remove lines",
     description: `Removes up to ${MAX_LINES_PER_CALL} lines by variantExternalId. DRAFT only. Keys that are not lines of the Operation are listed in notFound, not refused; a call that removes nothing changes nothing (no version bump, no event). More than ${MAX_LINES_PER_CALL}: 413 batch_too_large; an empty array: 400.`,
     tag: "Lines",

@@ -2,14 +2,15 @@ import { acceptsCsv, csvListResponse } from "../../platform/csv";
 import { resolveLocale } from "../../platform/locale";
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope, operationIdParam } from "../../platform/fields";
+import { operationIdParam } from "../../platform/fields";
 import { listLines, toLineRepresentation } from "../queries";
-import { LINE_CSV_COLUMNS, lineList, lineRepresentation, listLinesQuery } from "../schemas";
+import { LINE_CSV_COLUMNS, lineList, linePage, listLinesQuery } from "../schemas";
 
 export default defineRoute(
   {
     method: "get",
     path: "/v1/operations/:operationId/lines",
+    operationId: "listLines",
     summary: "List an Operation's lines",
     description:
       "Filters combine with AND. variantName matches a case-insensitive substring in any locale; minQuantity, maxQuantity and recommendedQuantity match exact values. Sort by variantName uses the name in the tenant's default locale (else any), lower-cased; lines without a recommendedQuantity sort before 0. ACCOUNT keys read the lines of the Operations they can see.",
@@ -17,7 +18,7 @@ export default defineRoute(
     roles: ["OPERATOR", "ACCOUNT"],
     params: operationIdParam,
     query: listLinesQuery,
-    responses: { 200: { description: "One page of lines.", schema: listEnvelope(lineRepresentation) } },
+    responses: { 200: { description: "One page of lines.", schema: linePage } },
     csvExport: { columns: LINE_CSV_COLUMNS },
     errors: ["not_found", "invalid_next_token"],
   },

@@ -9,6 +9,7 @@ export default defineRoute(
   {
     method: "put",
     path: "/v1/operations/:operationId/lines",
+    operationId: "upsertLines",
     summary: "Upsert lines",
     description: [
       `Upserts up to ${MAX_LINES_PER_CALL} lines by variantExternalId, all or nothing. DRAFT only.`,

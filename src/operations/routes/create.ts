@@ -16,6 +16,7 @@ export default defineRoute(
   {
     method: "post",
     path: "/v1/operations",
+    operationId: "createOperation",
     summary: "Create an Operation",
     description: "Creates the Operation in DRAFT with no lines and no accounts.",
     tag: "Operations",

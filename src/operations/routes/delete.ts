@@ -6,6 +6,7 @@ export default defineRoute(
   {
     method: "delete",
     path: "/v1/operations/:operationId",
+    operationId: "deleteOperation",
     summary: "Delete an Operation",
     description: "Deletes the Operation with its lines and attachments. Refused while a cart or order is linked: set it INACTIVE instead.",
     tag: "Operations",

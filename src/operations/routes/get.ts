@@ -8,6 +8,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/operations/:operationId",
+    operationId: "getOperation",
     summary: "Read an Operation",
     tag: "Operations",
     roles: ["OPERATOR", "ACCOUNT"],

@@ -1,20 +1,20 @@
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope } from "../../platform/fields";
 import { listOperations, toOperationRepresentation } from "../queries";
-import { listOperationsQuery, operationRepresentation } from "../schemas";
+import { listOperationsQuery, operationPage } from "../schemas";
 
 export default defineRoute(
   {
     method: "get",
     path: "/v1/operations",
+    operationId: "listOperations",
     summary: "List Operations",
     description:
       "Filters combine with AND; comma lists match any of their values. ACCOUNT keys see PUBLIC Operations and PRIVATE ones attached to one of their accounts.",
     tag: "Operations",
     roles: ["OPERATOR", "ACCOUNT"],
     query: listOperationsQuery,
-    responses: { 200: { description: "One page.", schema: listEnvelope(operationRepresentation) } },
+    responses: { 200: { description: "One page.", schema: operationPage } },
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {

@@ -8,6 +8,7 @@ export default defineRoute(
   {
     method: "patch",
     path: "/v1/operations/:operationId",
+    operationId: "updateOperation",
     summary: "Change an Operation",
     description:
       "JSON Merge Patch. name, description, code, externalId, startDate, endDate and ownerIds change in any state; type only in DRAFT. Changing dates of an ACTIVE Operation answers with a Warning header. A patch that changes nothing answers 200 with the current version and records no event.",

@@ -8,6 +8,7 @@ export default defineRoute(
   {
     method: "post",
     path: "/v1/operations/:operationId/status",
+    operationId: "changeOperationStatus",
     summary: "Change an Operation's status",
     description:
       "Allowed: DRAFT→ACTIVE, ACTIVE→INACTIVE, INACTIVE→ACTIVE, DRAFT→INACTIVE, ACTIVE/INACTIVE→DRAFT while no cart or order is linked. Every transition into ACTIVE needs at least one line. Anything else (including a change to the current status) is 409 invalid_transition.",

@@ -7,6 +7,7 @@ export default defineRoute(
   {
     method: "post",
     path: "/v1/buying-policies/quotas/rules",
+    operationId: "createQuotaRule",
     summary: "Create a Quotas Rule",
     description:
       "At least one of accountId and supplierId is set; storeId null makes the rule apply in every store. The scope (accountId, supplierId, storeId) is unique in the tenant. Evaluation in this Worker instance sees the rule at once, everywhere else within 1 s.",

@@ -8,6 +8,7 @@ export default defineRoute(
   {
     method: "delete",
     path: "/v1/buying-policies/quotas/rules",
+    operationId: "deleteQuotaRules",
     summary: "Delete Quotas Rules in bulk",
     description: `Deletes up to ${MAX_RULES_PER_CALL} of the tenant's rules by id, all or nothing; ids that are not rules of the tenant are listed in notFound, not refused. One rules.deleted event and one rule-index version bump (none when nothing is deleted).`,
     tag: "Quotas",

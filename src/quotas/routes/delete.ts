@@ -6,6 +6,7 @@ export default defineRoute(
   {
     method: "delete",
     path: "/v1/buying-policies/quotas/rules/:ruleId",
+    operationId: "deleteQuotaRule",
     summary: "Delete a Quotas Rule",
     tag: "Quotas",
     roles: ["OPERATOR"],

@@ -8,6 +8,7 @@ export default defineRoute(
   {
     method: "post",
     path: "/v1/buying-policies/quotas/evaluate",
+    operationId: "evaluateQuotas",
     summary: "Evaluate orders against the Quotas Rules",
     description: [
       `1–${MAX_EVALUATE_ORDERS} orders a call (e.g. one per supplier of a cart); results come in the same order.`,

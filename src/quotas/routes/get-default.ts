@@ -6,6 +6,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/buying-policies/quotas/default",
+    operationId: "getQuotaDefault",
     summary: "Read the tenant's default minimum",
     description: "The minimum that applies when no Quotas Rule matches an order; 0 until set.",
     tag: "Quotas",

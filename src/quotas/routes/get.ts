@@ -7,6 +7,7 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/buying-policies/quotas/rules/:ruleId",
+    operationId: "getQuotaRule",
     summary: "Read a Quotas Rule",
     tag: "Quotas",
     roles: ["OPERATOR"],

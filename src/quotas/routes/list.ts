@@ -1,7 +1,6 @@
 import { defineRoute } from "../../platform/routes";
-import { listEnvelope } from "../../platform/fields";
 import { listRules, toRuleRepresentation } from "../queries";
-import { listRulesQuery, RULE_CSV_COLUMNS, ruleList, ruleRepresentation } from "../schemas";
+import { listRulesQuery, quotaRulePage, RULE_CSV_COLUMNS, ruleList } from "../schemas";
 import { acceptsCsv, csvListResponse } from "../../platform/csv";
 import { listContextOf } from "../../platform/pagination";
 
@@ -9,13 +8,14 @@ export default defineRoute(
   {
     method: "get",
     path: "/v1/buying-policies/quotas/rules",
+    operationId: "listQuotaRules",
     summary: "List Quotas Rules",
     description:
       "Filters combine with AND; each matches its scope key exactly (a rule whose key is null never matches a filter on that key). Default order createdAt; sorting on accountId or supplierId puts rules without that key first.",
     tag: "Quotas",
     roles: ["OPERATOR"],
     query: listRulesQuery,
-    responses: { 200: { description: "One page.", schema: listEnvelope(ruleRepresentation) } },
+    responses: { 200: { description: "One page.", schema: quotaRulePage } },
     csvExport: { columns: RULE_CSV_COLUMNS },
     errors: ["invalid_next_token"],
   },

@@ -6,6 +6,7 @@ export default defineRoute(
   {
     method: "put",
     path: "/v1/buying-policies/quotas/default",
+    operationId: "setQuotaDefault",
     summary: "Set the tenant's default minimum",
     description: "Evaluation in this Worker instance sees the new default at once, everywhere else within 1 s.",
     tag: "Quotas",

@@ -9,6 +9,7 @@ export default defineRoute(
   {
     method: "put",
     path: "/v1/buying-policies/quotas/rules",
+    operationId: "upsertQuotaRules",
     summary: "Upsert Quotas Rules in bulk",
     description: [
       `Upserts up to ${MAX_RULES_PER_CALL} rules by scope (accountId, supplierId, storeId), all or nothing: a new scope creates a rule, a known one takes the minimum sent.`,

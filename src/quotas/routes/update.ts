@@ -7,6 +7,7 @@ export default defineRoute(
   {
     method: "put",
     path: "/v1/buying-policies/quotas/rules/:ruleId",
+    operationId: "replaceQuotaRule",
     summary: "Replace a Quotas Rule",
     description:
       "Takes the full representation minus id and timestamps: a scope key left out becomes null. Moving the rule onto the scope of another rule answers 409 duplicate_scope.",

@@ -5,6 +5,7 @@ import { createdWebhookRepresentation, createWebhookBody } from "../schemas";
 
 export default defineRoute(
   {
+    operationId: "createWebhook",
     method: "post",
     path: "/v1/webhooks",
     summary: "Subscribe to events",

@@ -4,6 +4,7 @@ import { webhookIdParam } from "../schemas";
 
 export default defineRoute(
   {
+    operationId: "deleteWebhook",
     method: "delete",
     path: "/v1/webhooks/:webhookId",
     summary: "Delete a webhook subscription",

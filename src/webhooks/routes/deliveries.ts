@@ -1,11 +1,11 @@
-import { listEnvelope } from "../../platform/fields";
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { getWebhook, listDeliveries, toDeliveryRepresentation } from "../queries";
-import { deliveryRepresentation, listDeliveriesQuery, webhookIdParam } from "../schemas";
+import { deliveryPage, listDeliveriesQuery, webhookIdParam } from "../schemas";
 
 export default defineRoute(
   {
+    operationId: "listWebhookDeliveries",
     method: "get",
     path: "/v1/webhooks/:webhookId/deliveries",
     summary: "List a subscription's deliveries",
@@ -14,7 +14,7 @@ export default defineRoute(
     roles: ["OPERATOR"],
     params: webhookIdParam,
     query: listDeliveriesQuery,
-    responses: { 200: { description: "One page.", schema: listEnvelope(deliveryRepresentation) } },
+    responses: { 200: { description: "One page.", schema: deliveryPage } },
     errors: ["not_found", "invalid_next_token"],
   },
   async (c, { params, query }) => {

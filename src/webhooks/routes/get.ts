@@ -4,6 +4,7 @@ import { webhookIdParam, webhookRepresentation } from "../schemas";
 
 export default defineRoute(
   {
+    operationId: "getWebhook",
     method: "get",
     path: "/v1/webhooks/:webhookId",
     summary: "Read a webhook subscription",

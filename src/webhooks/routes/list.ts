@@ -1,11 +1,11 @@
-import { listEnvelope } from "../../platform/fields";
 import { listContextOf, mapPage } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { listWebhooks, toWebhookRepresentation } from "../queries";
-import { listWebhooksQuery, webhookRepresentation } from "../schemas";
+import { listWebhooksQuery, webhookPage } from "../schemas";
 
 export default defineRoute(
   {
+    operationId: "listWebhooks",
     method: "get",
     path: "/v1/webhooks",
     summary: "List webhook subscriptions",
@@ -13,7 +13,7 @@ export default defineRoute(
     tag: "Webhooks",
     roles: ["OPERATOR"],
     query: listWebhooksQuery,
-    responses: { 200: { description: "One page.", schema: listEnvelope(webhookRepresentation) } },
+    responses: { 200: { description: "One page.", schema: webhookPage } },
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {

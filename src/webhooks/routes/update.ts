@@ -5,6 +5,7 @@ import { updateWebhookBody, webhookIdParam, webhookRepresentation } from "../sch
 
 export default defineRoute(
   {
+    operationId: "updateWebhook",
     method: "patch",
     path: "/v1/webhooks/:webhookId",
     summary: "Change a webhook subscription",
