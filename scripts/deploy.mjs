@@ -1,5 +1,6 @@
 // npm run deploy | npm run migrate:remote: the two steps that touch the deployed Worker and its D1.
 // Both refuse, with the step to take, while wrangler.toml still names the placeholder database.
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { applyMigrations, repoRoot, spawnWrangler } from "./lib/wrangler.mjs";
@@ -31,6 +32,13 @@ if (step === "migrate:remote") {
   // The control schema to CONTROL, the tenant schema to every shard.
   await applyMigrations({ remote: true }, { echo: true });
 } else {
-  const child = spawnWrangler(["deploy", ...process.argv.slice(3)], { stdio: "inherit" });
+  // Answers name the build (svc-api-version: <version>+<commit>), so an operator can tell which one answered.
+  let commit = "";
+  try {
+    commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim();
+  } catch {
+    // Not a git checkout: the version alone names the build.
+  }
+  const child = spawnWrangler(["deploy", ...(commit ? ["--var", `BUILD_COMMIT:${commit}`] : []), ...process.argv.slice(3)], { stdio: "inherit" });
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }

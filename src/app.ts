@@ -22,7 +22,8 @@ import { answerUnrouted, mountAccessChecks, mountRoutes, type RouteDefinition } 
 import { quotaRoutes } from "./quotas/routes";
 import { handOnAfterWrites } from "./webhooks/outbox";
 import { webhookRoutes } from "./webhooks/routes";
-import { name as serviceName, version } from "../package.json";
+import { name as serviceName } from "../package.json";
+import { buildVersion } from "./platform/version";
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
 export const apiRoutes: RouteDefinition[] = [
@@ -73,8 +74,8 @@ export function buildApp(extend?: (app: App) => void): App {
   });
 
   // No key, no tenant data, no I/O: cheap enough for a load balancer to poll every second.
-  app.get("/healthz", (c) => c.json({ status: "ok", version: version }, 200, { "cache-control": "no-store" }));
-  app.get("/", (c) => c.json({ name: serviceName, version: version, docs: "/docs", openapi: "/v1/openapi.json", health: "/healthz" }));
+  app.get("/healthz", (c) => c.json({ status: "ok", version: buildVersion(c.env) }, 200, { "cache-control": "no-store" }));
+  app.get("/", (c) => c.json({ name: serviceName, version: buildVersion(c.env), docs: "/docs", openapi: "/v1/openapi.json", health: "/healthz" }));
 
   let openApiDocument: Record<string, unknown> | undefined;
   app.get("/v1/openapi.json", (c) => c.json((openApiDocument ??= buildOpenApiDocument(apiRoutes))));

@@ -5,15 +5,13 @@ import { purgeExpiredIdempotencyKeys } from "./platform/idempotency";
 import { serve } from "./platform/serve";
 import { consumeWebhookMessages } from "./webhooks/consumer";
 import type { WebhookMessage } from "./webhooks/messages";
-import { sweepWebhooks } from "./webhooks/outbox";
+import { sweepWebhooks, WEBHOOK_SWEEP_CRON } from "./webhooks/outbox";
 
 export { OperationCoordinator } from "./coordinator/durable-object";
 
 export const app = buildApp();
 
-/** wrangler.toml [triggers]: the webhook sweep every minute, housekeeping every hour. */
-export const WEBHOOK_SWEEP_CRON = "* * * * *";
-
+/** wrangler.toml [triggers]: the webhook sweep every minute (WEBHOOK_SWEEP_CRON), housekeeping every hour. */
 export default {
   fetch: serve(app),
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext) {

@@ -29,6 +29,24 @@ export interface ClientOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** Headers sent with every request (locale, svc-store, …). */
   headers?: Record<string, string>;
+  /**
+   * Told once per method and path when an answer says the request used a deprecated form (its
+   * Deprecation header; deprecated calls and parameters are also marked @deprecated in the types).
+   * Default: console.warn.
+   */
+  onDeprecation?: (notice: DeprecationNotice) => void;
+}
+
+/** What an answer to a deprecated form says about it. */
+export interface DeprecationNotice {
+  method: string;
+  path: string;
+  /** The Deprecation header (RFC 9745): "@<unix seconds>" of the announcement. */
+  deprecation: string;
+  /** Where the replacement is documented (the Link with rel="deprecation"), if given. */
+  link?: string;
+  /** The Sunset header (RFC 8594), once a date is set. */
+  sunset?: string;
 }
 
 /** A problem+json answer, thrown by `unwrap` and `paginate`. */
@@ -83,15 +101,24 @@ export function createClient(options: ClientOptions): ApiClient {
   });
   let bookmark: string | undefined;
   const carryBookmarks = options.bookmarks ?? true;
+  const noticed = new Set<string>();
+  const onDeprecation = options.onDeprecation ?? ((notice: DeprecationNotice) => console.warn(`${notice.method} ${notice.path} used a deprecated form (${notice.link ?? "see the API documentation"})${notice.sunset ? `; it stops answering on ${notice.sunset}` : ""}.`));
   const middleware: Middleware = {
     onRequest({ request }) {
       if (options.idempotency && UNSAFE.has(request.method) && !request.headers.has("idempotency-key")) request.headers.set("idempotency-key", crypto.randomUUID());
       if (carryBookmarks && bookmark && !request.headers.has("x-d1-bookmark")) request.headers.set("x-d1-bookmark", bookmark);
       return request;
     },
-    onResponse({ response }) {
+    onResponse({ request, response }) {
       const answered = response.headers.get("x-d1-bookmark");
       if (answered) bookmark = answered;
+      const deprecation = response.headers.get("deprecation");
+      const path = new URL(request.url).pathname;
+      if (deprecation && !noticed.has(`${request.method} ${path}`)) {
+        noticed.add(`${request.method} ${path}`);
+        const link = /<([^>]*)>\s*;\s*rel="?deprecation"?/.exec(response.headers.get("link") ?? "")?.[1];
+        onDeprecation({ method: request.method, path, deprecation, ...(link && { link }), ...(response.headers.get("sunset") && { sunset: response.headers.get("sunset")! }) });
+      }
       return response;
     },
   };

@@ -170,8 +170,11 @@ export interface paths {
          */
         put: operations["attachAccounts"];
         /**
-         * Attach accounts (same as PUT)
+         * Attach accounts (same as PUT; deprecated)
+         * @deprecated
          * @description Attaches up to 2000 directory accounts, all or nothing. DRAFT only (409 operation_not_draft); PRIVATE only (409 operation_not_private). Accounts not in the directory: 422 unknown_accounts with unknownAccountIds. An ACCOUNT key may attach only accounts whose users include its userId, else 403 account_not_permitted with accountIds. Already attached accounts are counted in alreadyAttached, not refused; a call that attaches nothing new changes nothing (no version bump, no event). More than 2000 ids: 413 batch_too_large; an empty array: 400; repeated ids count once.
+         *
+         *     Deprecated since 2026-11-23: use PUT /v1/operations/{operationId}/accounts. It keeps working inside /v1; answers carry Deprecation and Link headers.
          *
          *     Roles: OPERATOR, ACCOUNT. Rate limit class: write.
          */
@@ -1272,13 +1275,13 @@ export interface components {
         /**
          * @example {
          *       "status": "ok",
-         *       "version": "0.1.0"
+         *       "version": "1.0.0"
          *     }
          */
         Health: {
             /** @constant */
             status: "ok";
-            /** @description The API's package version. */
+            /** @description The build that answers: the API version, and +<commit> on a deployment that names it (as svc-api-version on every answer). */
             version: string;
         };
         /**
@@ -1912,7 +1915,16 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The build that answered: the API version, and +<commit> on a deployment that names it. On every answer. */
+        ApiVersion: string;
+        /** @description RFC 9745: the request used a deprecated form (@<unix seconds> of the announcement). */
+        Deprecation: string;
+        /** @description Where the deprecated form and its replacement are documented (rel="deprecation"). */
+        DeprecationLink: string;
+        /** @description RFC 8594: when the deprecated form stops answering, once a date is set. */
+        Sunset: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1930,13 +1942,19 @@ export interface operations {
                 status?: ("DRAFT" | "ACTIVE" | "INACTIVE")[];
                 /** @description Comma list of identifiers, of the kind idType names. */
                 ids?: string[];
-                /** @description Alias of ids. */
+                /**
+                 * @deprecated
+                 * @description Alias of ids. Deprecated since 2026-11-23: use ids. It keeps working inside /v1; answers carry Deprecation and Link headers.
+                 */
                 operationId?: string[];
                 /** @description What ids holds. */
                 idType?: "id" | "code" | "externalId";
                 /** @description Case-insensitive substring of the name in any locale (or in `locale`). */
                 name?: string;
-                /** @description Alias of name. */
+                /**
+                 * @deprecated
+                 * @description Alias of name. Deprecated since 2026-11-23: use name. It keeps working inside /v1; answers carry Deprecation and Link headers.
+                 */
                 operationName?: string;
                 type?: "PUBLIC" | "PRIVATE";
                 /** @description startDate ≥ this (inclusive). */
@@ -1961,6 +1979,10 @@ export interface operations {
             /** @description One page. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2001,6 +2023,10 @@ export interface operations {
             /** @description validation_failed: Request is not valid; invalid_next_token: nextToken does not match this list */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2010,6 +2036,10 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2019,6 +2049,10 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2028,6 +2062,10 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2037,6 +2075,10 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -2048,6 +2090,10 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2094,6 +2140,7 @@ export interface operations {
             /** @description Created. */
             201: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description URL of the new Operation */
                     Location?: string;
                     /** @description Its version */
@@ -2133,6 +2180,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2142,6 +2190,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2151,6 +2200,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2160,6 +2210,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running; duplicate_code: Operation code already used in this tenant */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2169,6 +2220,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2178,6 +2230,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2187,6 +2240,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2196,6 +2250,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -2207,6 +2262,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2216,6 +2272,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -2241,6 +2298,7 @@ export interface operations {
             /** @description The Operation. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Its version */
                     ETag?: string;
                     [name: string]: unknown;
@@ -2278,6 +2336,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2287,6 +2346,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2296,6 +2356,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2305,6 +2366,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2314,6 +2376,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2323,6 +2386,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -2334,6 +2398,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2362,6 +2427,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2369,6 +2435,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2378,6 +2445,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2387,6 +2455,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2396,6 +2465,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2405,6 +2475,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running; operation_has_links: Operation has linked carts or orders */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2414,6 +2485,7 @@ export interface operations {
             /** @description version_mismatch: If-Match does not match the current version */
             412: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2423,6 +2495,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2432,6 +2505,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2441,6 +2515,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -2452,6 +2527,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2461,6 +2537,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -2504,6 +2581,7 @@ export interface operations {
             /** @description The changed Operation. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Its new version */
                     ETag?: string;
                     /** @description 199 - "dates changed on an ACTIVE operation" when that happened */
@@ -2543,6 +2621,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2552,6 +2631,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2561,6 +2641,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2570,6 +2651,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2579,6 +2661,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running; operation_not_draft: Operation is not in DRAFT; duplicate_code: Operation code already used in this tenant */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2588,6 +2671,7 @@ export interface operations {
             /** @description version_mismatch: If-Match does not match the current version */
             412: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2597,6 +2681,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2606,6 +2691,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2615,6 +2701,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2624,6 +2711,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -2635,6 +2723,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2644,6 +2733,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -2683,6 +2773,7 @@ export interface operations {
             /** @description The Operation in its new status. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Its new version */
                     ETag?: string;
                     [name: string]: unknown;
@@ -2720,6 +2811,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2729,6 +2821,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2738,6 +2831,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2747,6 +2841,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2756,6 +2851,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running; invalid_transition: Status transition not allowed */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2765,6 +2861,7 @@ export interface operations {
             /** @description version_mismatch: If-Match does not match the current version */
             412: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2774,6 +2871,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2783,6 +2881,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2792,6 +2891,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2801,6 +2901,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -2812,6 +2913,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2821,6 +2923,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -2842,7 +2945,10 @@ export interface operations {
                 sort?: ("variantExternalId" | "-variantExternalId" | "variantName" | "-variantName" | "minQuantity" | "-minQuantity" | "maxQuantity" | "-maxQuantity" | "recommendedQuantity" | "-recommendedQuantity")[];
                 /** @description Comma list of variantExternalIds. */
                 variantIds?: string[];
-                /** @description Alias of variantIds. */
+                /**
+                 * @deprecated
+                 * @description Alias of variantIds. Deprecated since 2026-11-23: use variantIds. It keeps working inside /v1; answers carry Deprecation and Link headers.
+                 */
                 variantExternalId?: string[];
                 /** @description Case-insensitive substring of the variant name in any locale. */
                 variantName?: string;
@@ -2865,6 +2971,10 @@ export interface operations {
             /** @description One page of lines. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2894,6 +3004,10 @@ export interface operations {
             /** @description validation_failed: Request is not valid; invalid_next_token: nextToken does not match this list */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2903,6 +3017,10 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2912,6 +3030,10 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2921,6 +3043,10 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2930,6 +3056,10 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2939,6 +3069,10 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -2950,6 +3084,10 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3003,6 +3141,7 @@ export interface operations {
             /** @description Lines created and updated, and the Operation's line count after the call. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description true on a dry run */
                     "svc-dry-run"?: string;
                     [name: string]: unknown;
@@ -3021,6 +3160,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3030,6 +3170,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3039,6 +3180,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3048,6 +3190,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3057,6 +3200,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running; operation_not_draft: Operation is not in DRAFT */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3066,6 +3210,7 @@ export interface operations {
             /** @description version_mismatch: If-Match does not match the current version */
             412: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3075,6 +3220,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB; batch_too_large: Batch larger than its limit */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3084,6 +3230,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3093,6 +3240,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request; line_bounds_invalid: Line bounds are not valid */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3102,6 +3250,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -3113,6 +3262,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3122,6 +3272,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -3163,6 +3314,7 @@ export interface operations {
             /** @description Lines removed, keys not found, and the line count after the call. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description true on a dry run */
                     "svc-dry-run"?: string;
                     [name: string]: unknown;
@@ -3183,6 +3335,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3192,6 +3345,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3201,6 +3355,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3210,6 +3365,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3219,6 +3375,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running; operation_not_draft: Operation is not in DRAFT */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3228,6 +3385,7 @@ export interface operations {
             /** @description version_mismatch: If-Match does not match the current version */
             412: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3237,6 +3395,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB; batch_too_large: Batch larger than its limit */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3246,6 +3405,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3255,6 +3415,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3264,6 +3425,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -3275,6 +3437,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3284,6 +3447,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -3305,7 +3469,10 @@ export interface operations {
                 sort?: ("accountId" | "-accountId" | "name" | "-name")[];
                 /** @description Comma list of accountIds. */
                 accountIds?: string[];
-                /** @description Alias of accountIds. */
+                /**
+                 * @deprecated
+                 * @description Alias of accountIds. Deprecated since 2026-11-23: use accountIds. It keeps working inside /v1; answers carry Deprecation and Link headers.
+                 */
                 accountId?: string[];
                 /** @description Accounts whose users include this userId. */
                 userId?: string;
@@ -3323,6 +3490,10 @@ export interface operations {
             /** @description One page of accounts. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3351,6 +3522,10 @@ export interface operations {
             /** @description validation_failed: Request is not valid; invalid_next_token: nextToken does not match this list */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3360,6 +3535,10 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3369,6 +3548,10 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3378,6 +3561,10 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3387,6 +3574,10 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -3398,6 +3589,10 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3446,6 +3641,7 @@ export interface operations {
             /** @description Accounts created and updated. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description true on a dry run */
                     "svc-dry-run"?: string;
                     [name: string]: unknown;
@@ -3463,6 +3659,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3472,6 +3669,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3481,6 +3679,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3490,6 +3689,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3499,6 +3699,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB; batch_too_large: Batch larger than its limit */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3508,6 +3709,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3517,6 +3719,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3526,6 +3729,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -3537,6 +3741,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3546,6 +3751,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -3567,7 +3773,10 @@ export interface operations {
                 sort?: ("accountId" | "-accountId" | "accountName" | "-accountName" | "attachedAt" | "-attachedAt")[];
                 /** @description Comma list of accountIds. */
                 accountIds?: string[];
-                /** @description Alias of accountIds. */
+                /**
+                 * @deprecated
+                 * @description Alias of accountIds. Deprecated since 2026-11-23: use accountIds. It keeps working inside /v1; answers carry Deprecation and Link headers.
+                 */
                 accountId?: string[];
                 /** @description Accounts whose users include this userId. */
                 userId?: string;
@@ -3590,6 +3799,10 @@ export interface operations {
             /** @description One page of attached accounts. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3620,6 +3833,10 @@ export interface operations {
             /** @description validation_failed: Request is not valid; invalid_next_token: nextToken does not match this list */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3629,6 +3846,10 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3638,6 +3859,10 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3647,6 +3872,10 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3656,6 +3885,10 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3665,6 +3898,10 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -3676,6 +3913,10 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3716,6 +3957,7 @@ export interface operations {
             /** @description Accounts attached now and already attached, and the account count after the call. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description true on a dry run */
                     "svc-dry-run"?: string;
                     [name: string]: unknown;
@@ -3734,6 +3976,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3743,6 +3986,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3752,6 +3996,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; account_not_permitted: Account is not one of the caller's */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3761,6 +4006,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3770,6 +4016,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running; operation_not_draft: Operation is not in DRAFT; operation_not_private: Operation is not PRIVATE */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3779,6 +4026,7 @@ export interface operations {
             /** @description version_mismatch: If-Match does not match the current version */
             412: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3788,6 +4036,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB; batch_too_large: Batch larger than its limit */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3797,6 +4046,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3806,6 +4056,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request; unknown_accounts: Accounts not in the directory */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3815,6 +4066,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -3826,6 +4078,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3835,6 +4088,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -3877,6 +4131,10 @@ export interface operations {
             /** @description Accounts attached now and already attached, and the account count after the call. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     /** @description true on a dry run */
                     "svc-dry-run"?: string;
                     [name: string]: unknown;
@@ -3895,6 +4153,10 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3904,6 +4166,10 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3913,6 +4179,10 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; account_not_permitted: Account is not one of the caller's */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3922,6 +4192,10 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3931,6 +4205,10 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running; operation_not_draft: Operation is not in DRAFT; operation_not_private: Operation is not PRIVATE */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3940,6 +4218,10 @@ export interface operations {
             /** @description version_mismatch: If-Match does not match the current version */
             412: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3949,6 +4231,10 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB; batch_too_large: Batch larger than its limit */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3958,6 +4244,10 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3967,6 +4257,10 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request; unknown_accounts: Accounts not in the directory */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3976,6 +4270,10 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -3987,6 +4285,10 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3996,6 +4298,10 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -4038,6 +4344,7 @@ export interface operations {
             /** @description Accounts detached, ids not attached, and the account count after the call. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description true on a dry run */
                     "svc-dry-run"?: string;
                     [name: string]: unknown;
@@ -4058,6 +4365,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4067,6 +4375,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4076,6 +4385,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; account_not_permitted: Account is not one of the caller's */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4085,6 +4395,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4094,6 +4405,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running; operation_not_draft: Operation is not in DRAFT; operation_not_private: Operation is not PRIVATE */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4103,6 +4415,7 @@ export interface operations {
             /** @description version_mismatch: If-Match does not match the current version */
             412: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4112,6 +4425,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB; batch_too_large: Batch larger than its limit */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4121,6 +4435,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4130,6 +4445,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4139,6 +4455,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -4150,6 +4467,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4159,6 +4477,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -4194,6 +4513,7 @@ export interface operations {
             /** @description One page. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4220,6 +4540,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid; invalid_next_token: nextToken does not match this list */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4229,6 +4550,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4238,6 +4560,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4247,6 +4570,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4256,6 +4580,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -4267,6 +4592,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4312,6 +4638,7 @@ export interface operations {
             /** @description What the call created, updated and left unchanged. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description true on a dry run */
                     "svc-dry-run"?: string;
                     [name: string]: unknown;
@@ -4330,6 +4657,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4339,6 +4667,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4348,6 +4677,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4357,6 +4687,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4366,6 +4697,7 @@ export interface operations {
             /** @description version_mismatch: If-Match does not match the current version */
             412: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4375,6 +4707,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB; batch_too_large: Batch larger than its limit */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4384,6 +4717,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4393,6 +4727,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4402,6 +4737,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -4413,6 +4749,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4422,6 +4759,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -4459,6 +4797,7 @@ export interface operations {
             /** @description Created. */
             201: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description URL of the new rule */
                     Location?: string;
                     [name: string]: unknown;
@@ -4481,6 +4820,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4490,6 +4830,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4499,6 +4840,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4508,6 +4850,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running; duplicate_scope: A Quotas Rule with this scope exists */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4517,6 +4860,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4526,6 +4870,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4535,6 +4880,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4544,6 +4890,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -4555,6 +4902,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4564,6 +4912,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -4602,6 +4951,7 @@ export interface operations {
             /** @description How many were deleted, and the ids that were not rules. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description true on a dry run */
                     "svc-dry-run"?: string;
                     [name: string]: unknown;
@@ -4621,6 +4971,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4630,6 +4981,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4639,6 +4991,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4648,6 +5001,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4657,6 +5011,7 @@ export interface operations {
             /** @description version_mismatch: If-Match does not match the current version */
             412: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4666,6 +5021,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB; batch_too_large: Batch larger than its limit */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4675,6 +5031,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4684,6 +5041,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4693,6 +5051,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -4704,6 +5063,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4713,6 +5073,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -4738,6 +5099,7 @@ export interface operations {
             /** @description The rule. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4758,6 +5120,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4767,6 +5130,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4776,6 +5140,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4785,6 +5150,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4794,6 +5160,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4803,6 +5170,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -4814,6 +5182,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4852,6 +5221,7 @@ export interface operations {
             /** @description The rule as stored. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4872,6 +5242,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4881,6 +5252,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4890,6 +5262,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4899,6 +5272,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4908,6 +5282,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running; duplicate_scope: A Quotas Rule with this scope exists */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4917,6 +5292,7 @@ export interface operations {
             /** @description version_mismatch: If-Match does not match the current version */
             412: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4926,6 +5302,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4935,6 +5312,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4944,6 +5322,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4953,6 +5332,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -4964,6 +5344,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4973,6 +5354,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -5001,6 +5383,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5008,6 +5391,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5017,6 +5401,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5026,6 +5411,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5035,6 +5421,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5044,6 +5431,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5053,6 +5441,7 @@ export interface operations {
             /** @description version_mismatch: If-Match does not match the current version */
             412: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5062,6 +5451,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5071,6 +5461,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5080,6 +5471,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -5091,6 +5483,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5100,6 +5493,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -5122,6 +5516,7 @@ export interface operations {
             /** @description The default. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5136,6 +5531,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5145,6 +5541,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5154,6 +5551,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5163,6 +5561,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -5174,6 +5573,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5206,6 +5606,7 @@ export interface operations {
             /** @description The default as stored. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5220,6 +5621,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5229,6 +5631,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5238,6 +5641,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5247,6 +5651,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5256,6 +5661,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5265,6 +5671,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5274,6 +5681,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5283,6 +5691,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -5294,6 +5703,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5303,6 +5713,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -5354,6 +5765,7 @@ export interface operations {
             /** @description One result per order. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5391,6 +5803,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5400,6 +5813,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5409,6 +5823,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role; account_not_permitted: Account is not one of the caller's */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5418,6 +5833,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5427,6 +5843,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB; batch_too_large: Batch larger than its limit */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5436,6 +5853,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5445,6 +5863,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5454,6 +5873,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -5465,6 +5885,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5474,6 +5895,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -5526,6 +5948,7 @@ export interface operations {
             /** @description Created and linked. */
             201: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description URL of the new cart */
                     Location?: string;
                     [name: string]: unknown;
@@ -5562,6 +5985,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5571,6 +5995,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5580,6 +6005,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; account_not_attached: Account is not attached to this Operation; account_not_permitted: Account is not one of the caller's */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5589,6 +6015,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5598,6 +6025,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running; operation_not_open: Operation is not open for carts and orders */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5607,6 +6035,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB; batch_too_large: Batch larger than its limit */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5616,6 +6045,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5625,6 +6055,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request; order_lines_invalid: Order lines are not valid for this Operation */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5634,6 +6065,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -5645,6 +6077,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5654,6 +6087,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -5679,6 +6113,7 @@ export interface operations {
             /** @description The cart. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5713,6 +6148,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5722,6 +6158,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5731,6 +6168,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5740,6 +6178,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5749,6 +6188,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5758,6 +6198,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -5769,6 +6210,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5803,6 +6245,7 @@ export interface operations {
             /** @description Placed and linked. */
             201: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description URL of the new order */
                     Location?: string;
                     [name: string]: unknown;
@@ -5840,6 +6283,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5849,6 +6293,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5858,6 +6303,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; account_not_attached: Account is not attached to this Operation; account_not_permitted: Account is not one of the caller's */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5867,6 +6313,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5876,6 +6323,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running; operation_not_open: Operation is not open for carts and orders; cart_already_ordered: This cart has already been ordered */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5885,6 +6333,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB; batch_too_large: Batch larger than its limit */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5894,6 +6343,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5903,6 +6353,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request; order_lines_invalid: Order lines are not valid for this Operation; quota_min_not_met: Order below the effective minimum */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5912,6 +6363,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -5923,6 +6375,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5932,6 +6385,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -5957,6 +6411,7 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5992,6 +6447,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6001,6 +6457,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6010,6 +6467,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6019,6 +6477,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6028,6 +6487,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6037,6 +6497,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -6048,6 +6509,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6067,7 +6529,10 @@ export interface operations {
                 sort?: ("createdAt" | "-createdAt")[];
                 /** @description Comma list of account ids. */
                 accountIds?: string[];
-                /** @description Alias of accountIds. */
+                /**
+                 * @deprecated
+                 * @description Alias of accountIds. Deprecated since 2026-11-23: use accountIds. It keeps working inside /v1; answers carry Deprecation and Link headers.
+                 */
                 accountId?: string[];
             };
             header?: never;
@@ -6082,6 +6547,10 @@ export interface operations {
             /** @description One page. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6122,6 +6591,10 @@ export interface operations {
             /** @description validation_failed: Request is not valid; invalid_next_token: nextToken does not match this list */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6131,6 +6604,10 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6140,6 +6617,10 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6149,6 +6630,10 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6158,6 +6643,10 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6167,6 +6656,10 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -6178,6 +6671,10 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6222,6 +6719,7 @@ export interface operations {
             /** @description The comparison. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6267,6 +6765,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6276,6 +6775,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6285,6 +6785,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6294,6 +6795,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6303,6 +6805,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6312,6 +6815,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB; batch_too_large: Batch larger than its limit */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6321,6 +6825,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6330,6 +6835,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6339,6 +6845,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -6350,6 +6857,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6359,6 +6867,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -6382,13 +6891,19 @@ export interface operations {
                 status?: ("DRAFT" | "ACTIVE" | "INACTIVE")[];
                 /** @description Comma list of identifiers, of the kind idType names. */
                 ids?: string[];
-                /** @description Alias of ids. */
+                /**
+                 * @deprecated
+                 * @description Alias of ids. Deprecated since 2026-11-23: use ids. It keeps working inside /v1; answers carry Deprecation and Link headers.
+                 */
                 operationId?: string[];
                 /** @description What ids holds. */
                 idType?: "id" | "code" | "externalId";
                 /** @description Case-insensitive substring of the name in any locale (or in `locale`). */
                 name?: string;
-                /** @description Alias of name. */
+                /**
+                 * @deprecated
+                 * @description Alias of name. Deprecated since 2026-11-23: use name. It keeps working inside /v1; answers carry Deprecation and Link headers.
+                 */
                 operationName?: string;
                 type?: "PUBLIC" | "PRIVATE";
                 /** @description startDate ≥ this (inclusive). */
@@ -6418,6 +6933,10 @@ export interface operations {
             /** @description One page. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6455,6 +6974,10 @@ export interface operations {
             /** @description validation_failed: Request is not valid; invalid_next_token: nextToken does not match this list */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6464,6 +6987,10 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6473,6 +7000,10 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6482,6 +7013,10 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6491,6 +7026,10 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -6502,6 +7041,10 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6530,6 +7073,7 @@ export interface operations {
             /** @description The Operation. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6562,6 +7106,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6571,6 +7116,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6580,6 +7126,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6589,6 +7136,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6598,6 +7146,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6607,6 +7156,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -6618,6 +7168,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6637,7 +7188,10 @@ export interface operations {
                 sort?: ("variantExternalId" | "-variantExternalId" | "variantName" | "-variantName" | "minQuantity" | "-minQuantity" | "maxQuantity" | "-maxQuantity" | "recommendedQuantity" | "-recommendedQuantity")[];
                 /** @description Comma list of variantExternalIds. */
                 variantIds?: string[];
-                /** @description Alias of variantIds. */
+                /**
+                 * @deprecated
+                 * @description Alias of variantIds. Deprecated since 2026-11-23: use variantIds. It keeps working inside /v1; answers carry Deprecation and Link headers.
+                 */
                 variantExternalId?: string[];
                 /** @description Case-insensitive substring of the variant name in any locale. */
                 variantName?: string;
@@ -6665,6 +7219,10 @@ export interface operations {
             /** @description One page. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6692,6 +7250,10 @@ export interface operations {
             /** @description validation_failed: Request is not valid; invalid_next_token: nextToken does not match this list */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6701,6 +7263,10 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6710,6 +7276,10 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6719,6 +7289,10 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6728,6 +7302,10 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6737,6 +7315,10 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -6748,6 +7330,10 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6779,6 +7365,7 @@ export interface operations {
             /** @description One page of events. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6806,6 +7393,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid; invalid_next_token: nextToken does not match this list */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6815,6 +7403,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6824,6 +7413,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6833,6 +7423,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6842,6 +7433,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -6853,6 +7445,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6884,6 +7477,7 @@ export interface operations {
             /** @description One page. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6910,6 +7504,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid; invalid_next_token: nextToken does not match this list */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6919,6 +7514,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6928,6 +7524,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6937,6 +7534,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6946,6 +7544,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -6957,6 +7556,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6991,6 +7591,7 @@ export interface operations {
             /** @description Issued. */
             201: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description URL of the new key */
                     Location?: string;
                     /** @description On an Idempotency-Key replay only: the key is not shown again. */
@@ -7017,6 +7618,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7026,6 +7628,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7035,6 +7638,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7044,6 +7648,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7053,6 +7658,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7062,6 +7668,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7071,6 +7678,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7080,6 +7688,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -7091,6 +7700,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7100,6 +7710,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -7125,6 +7736,7 @@ export interface operations {
             /** @description The key (never the key itself). */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7146,6 +7758,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7155,6 +7768,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7164,6 +7778,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7173,6 +7788,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7182,6 +7798,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7191,6 +7808,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -7202,6 +7820,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7228,6 +7847,7 @@ export interface operations {
             /** @description Revoked. */
             204: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7235,6 +7855,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7244,6 +7865,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7253,6 +7875,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7262,6 +7885,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7271,6 +7895,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7280,6 +7905,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7289,6 +7915,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7298,6 +7925,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -7309,6 +7937,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7318,6 +7947,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -7347,6 +7977,7 @@ export interface operations {
             /** @description One page. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7374,6 +8005,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid; invalid_next_token: nextToken does not match this list */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7383,6 +8015,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7392,6 +8025,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7401,6 +8035,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7410,6 +8045,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -7421,6 +8057,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7458,6 +8095,7 @@ export interface operations {
             /** @description Subscribed. */
             201: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description URL of the new subscription */
                     Location?: string;
                     [name: string]: unknown;
@@ -7483,6 +8121,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7492,6 +8131,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7501,6 +8141,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7510,6 +8151,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7519,6 +8161,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7528,6 +8171,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7537,6 +8181,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request; too_many_webhooks: The tenant has as many webhooks as allowed */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7546,6 +8191,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -7557,6 +8203,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7566,6 +8213,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -7591,6 +8239,7 @@ export interface operations {
             /** @description The subscription (never its secret). */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7613,6 +8262,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7622,6 +8272,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7631,6 +8282,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7640,6 +8292,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7649,6 +8302,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7658,6 +8312,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -7669,6 +8324,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7695,6 +8351,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7702,6 +8359,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7711,6 +8369,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7720,6 +8379,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7729,6 +8389,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7738,6 +8399,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7747,6 +8409,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7756,6 +8419,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7765,6 +8429,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -7776,6 +8441,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7785,6 +8451,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -7825,6 +8492,7 @@ export interface operations {
             /** @description The changed subscription. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7847,6 +8515,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7856,6 +8525,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7865,6 +8535,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7874,6 +8545,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7883,6 +8555,7 @@ export interface operations {
             /** @description idempotency_in_progress: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7892,6 +8565,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7901,6 +8575,7 @@ export interface operations {
             /** @description unsupported_media_type: Body must be application/json */
             415: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7910,6 +8585,7 @@ export interface operations {
             /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
             422: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7919,6 +8595,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -7930,6 +8607,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7939,6 +8617,7 @@ export interface operations {
             /** @description tenant_moving: The tenant is being moved; writes resume shortly */
             503: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -7975,6 +8654,7 @@ export interface operations {
             /** @description One page. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8003,6 +8683,7 @@ export interface operations {
             /** @description validation_failed: Request is not valid; invalid_next_token: nextToken does not match this list */
             400: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8012,6 +8693,7 @@ export interface operations {
             /** @description unauthorized: Missing or unknown credentials */
             401: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8021,6 +8703,7 @@ export interface operations {
             /** @description client_mismatch: svc-client does not match the key's role; forbidden: Not allowed for this role */
             403: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8030,6 +8713,7 @@ export interface operations {
             /** @description not_found: Resource not found */
             404: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8039,6 +8723,7 @@ export interface operations {
             /** @description payload_too_large: Request body larger than 8 MiB */
             413: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8048,6 +8733,7 @@ export interface operations {
             /** @description rate_limited: Too many requests for this key */
             429: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description Seconds until the key's budget for this class renews. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -8059,6 +8745,7 @@ export interface operations {
             /** @description internal: Internal error */
             500: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8079,13 +8766,14 @@ export interface operations {
             /** @description The instance serves. */
             200: {
                 headers: {
+                    "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "status": "ok",
-                     *       "version": "0.1.0"
+                     *       "version": "1.0.0"
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { amount, eitherBody, externalKey, keyedBatch, listEnvelope, pathId, quantity } from "../platform/fields";
 import { orders } from "../platform/tables";
+import { deprecatedAlias } from "../platform/deprecation";
 
 export const orderList: ListDefinition = {
   name: "orders",
@@ -74,7 +75,7 @@ export const orderIdParam = z.strictObject({ orderId: pathId("The order's id.") 
 export const listOrdersQuery = z.strictObject({
   ...pageQueryShape(orderList),
   accountIds: commaList("Comma list of account ids."),
-  accountId: commaList("Alias of accountIds."),
+  accountId: deprecatedAlias(commaList("Alias of accountIds."), { since: "2026-11-23", use: "accountIds" }),
 });
 export type ListOrdersQuery = z.output<typeof listOrdersQuery>;
 

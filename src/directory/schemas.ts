@@ -2,6 +2,7 @@ import { z } from "zod";
 import { externalKey, keyedBatch, listEnvelope } from "../platform/fields";
 import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { accounts } from "../platform/tables";
+import { deprecatedAlias } from "../platform/deprecation";
 
 /** Accounts per directory PUT, and users per account. */
 export const MAX_DIRECTORY_ACCOUNTS_PER_CALL = 5000;
@@ -60,7 +61,7 @@ export const accountName = text("Case-insensitive substring of the account name.
 /** The filters of every account list (the directory's and an Operation's attachments): see accountFilters. */
 export const accountFilterShape = {
   accountIds: commaList("Comma list of accountIds.", 2000),
-  accountId: commaList("Alias of accountIds.", 2000),
+  accountId: deprecatedAlias(commaList("Alias of accountIds.", 2000), { since: "2026-11-23", use: "accountIds" }),
   userId: text("Accounts whose users include this userId."),
   email: text("Accounts with a user of this email (exact, ignoring case)."),
 };

@@ -3,6 +3,7 @@ import { localizedText } from "../platform/locale";
 import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { externalKey, keyedBatch, listEnvelope, MAX_QUANTITY, quantity, queryInteger } from "../platform/fields";
 import { operationLines } from "../platform/tables";
+import { deprecatedAlias } from "../platform/deprecation";
 
 export const lineList: ListDefinition = {
   name: "lines",
@@ -61,7 +62,7 @@ const exactQuantity = (description: string) =>
 export const listLinesQuery = z.strictObject({
   ...pageQueryShape(lineList),
   variantIds: commaList("Comma list of variantExternalIds.", 1000),
-  variantExternalId: commaList("Alias of variantIds.", 1000),
+  variantExternalId: deprecatedAlias(commaList("Alias of variantIds.", 1000), { since: "2026-11-23", use: "variantIds" }),
   variantName: z.string().min(1).max(200).optional().describe("Case-insensitive substring of the variant name in any locale."),
   minQuantity: exactQuantity("Lines whose minQuantity equals this."),
   maxQuantity: exactQuantity("Lines whose maxQuantity equals this."),

@@ -3,6 +3,7 @@ import { localeTag, localizedText, localizedTextPatch } from "../platform/locale
 import { commaEnumList, commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { dateTime, externalKey, listEnvelope } from "../platform/fields";
 import { operations } from "../platform/tables";
+import { deprecatedAlias } from "../platform/deprecation";
 
 export const operationList: ListDefinition = {
   name: "operations",
@@ -78,10 +79,10 @@ export const listOperationsQuery = z.strictObject({
   ...pageQueryShape(operationList),
   status: commaEnumList(OPERATION_STATUSES, "Comma list of statuses."),
   ids: commaList("Comma list of identifiers, of the kind idType names."),
-  operationId: commaList("Alias of ids."),
+  operationId: deprecatedAlias(commaList("Alias of ids."), { since: "2026-11-23", use: "ids" }),
   idType: z.enum(["id", "code", "externalId"]).default("id").describe("What ids holds."),
   name: z.string().min(1).max(200).optional().describe("Case-insensitive substring of the name in any locale (or in `locale`)."),
-  operationName: z.string().min(1).max(200).optional().describe("Alias of name."),
+  operationName: deprecatedAlias(z.string().min(1).max(200).optional().describe("Alias of name."), { since: "2026-11-23", use: "name" }),
   type: z.enum(OPERATION_TYPES).optional(),
   startDateFrom: dateTime.optional().describe("startDate ≥ this (inclusive)."),
   startDateTo: dateTime.optional().describe("startDate ≤ this (inclusive)."),

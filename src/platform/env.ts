@@ -23,6 +23,8 @@ export interface Env {
   WEBHOOK_DEAD_LETTERS: Queue;
   /** "on": webhooks may also go to http(s)://127.0.0.1 and localhost (local development). */
   WEBHOOKS_ALLOW_LOCAL?: string;
+  /** The deployed commit (set by `npm run deploy`): answers name the build as <version>+<commit>. */
+  BUILD_COMMIT?: string;
   /** Seconds between attempts as a comma list (the default is in src/webhooks/delivery.ts); one attempt more than delays. */
   WEBHOOK_RETRY_DELAYS?: string;
 }

@@ -2,7 +2,9 @@ import { z } from "zod";
 import { CSV_MEDIA_TYPE } from "./csv";
 import { ERROR_CATALOGUE, problemBody, type ErrorCode } from "./errors";
 import type { DocumentedQuery } from "./fields";
-import { API_TAGS, rateLimitClassOf, type RouteDefinition } from "./routes";
+import { API_TAGS, deprecatedQueryParameters, rateLimitClassOf, type RouteDefinition } from "./routes";
+import { API_VERSION, VERSION_HEADER } from "./version";
+import { deprecationNote, type Deprecation } from "./deprecation";
 import { validationError } from "./validation";
 
 type JsonSchema = Record<string, unknown>;
@@ -28,8 +30,8 @@ const CONVERSION: z.core.ToJSONSchemaParams = {
 
 /** The health check's answer: app.ts serves it outside the /v1 routes. */
 const healthRepresentation = z
-  .object({ status: z.literal("ok"), version: z.string().describe("The API's package version.") })
-  .meta({ id: "Health", examples: [{ status: "ok", version: "0.1.0" }] });
+  .object({ status: z.literal("ok"), version: z.string().describe("The build that answers: the API version, and +<commit> on a deployment that names it (as svc-api-version on every answer).") })
+  .meta({ id: "Health", examples: [{ status: "ok", version: API_VERSION }] });
 
 /** What every /v1 route can answer, whatever it is: credentials, the key's rate limit, the body size limit, a failure of ours. */
 const COMMON_ERRORS: ErrorCode[] = ["unauthorized", "client_mismatch", "rate_limited", "payload_too_large", "internal"];
@@ -178,13 +180,14 @@ function objectParameters(schema: z.ZodType | undefined, location: "path" | "que
   const required = new Set((json.required as string[] | undefined) ?? []);
   return Object.entries(properties).map(([name, converted]) => {
     // A value parsed from text (fields.ts documentedQuery) is shown as the value it stands for.
-    const { documentedQuery: query, ...plain } = converted as JsonSchema & { documentedQuery?: DocumentedQuery };
+    const { documentedQuery: query, deprecation, deprecated: _, ...plain } = converted as JsonSchema & { documentedQuery?: DocumentedQuery; deprecation?: Deprecation; deprecated?: boolean };
     const property = query ? { ...query.schema, description: joinDescriptions(plain.description, query.schema.description) } : plain;
     return {
       name,
       in: location,
       required: location === "path" || (required.has(name) && property.default === undefined),
-      description: property.description,
+      description: deprecation ? joinDescriptions(property.description as string | undefined, deprecationNote(deprecation)) : property.description,
+      ...(deprecation && { deprecated: true }),
       ...(query?.style && { style: query.style }),
       ...(query?.explode !== undefined && { explode: query.explode }),
       schema: property,
@@ -233,6 +236,24 @@ function documentedHeaders(headers: Record<string, string>): JsonSchema {
   return Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: "string" } }]));
 }
 
+/** Headers any answer may carry, described once under components/headers. */
+const SHARED_HEADERS: Record<string, JsonSchema> = {
+  ApiVersion: { description: "The build that answered: the API version, and +<commit> on a deployment that names it. On every answer.", schema: { type: "string", example: API_VERSION } },
+  Deprecation: { description: "RFC 9745: the request used a deprecated form (@<unix seconds> of the announcement).", schema: { type: "string", example: "@1795392000" } },
+  DeprecationLink: { description: 'Where the deprecated form and its replacement are documented (rel="deprecation").', schema: { type: "string" } },
+  Sunset: { description: "RFC 8594: when the deprecated form stops answering, once a date is set.", schema: { type: "string" } },
+};
+const sharedHeader = (name: keyof typeof SHARED_HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+/** An answer's headers: the version on every one, the deprecation headers on a deprecated form's, then its own. */
+function answerHeaders(headers: Record<string, string> | undefined, deprecated: boolean): JsonSchema {
+  return {
+    [VERSION_HEADER]: sharedHeader("ApiVersion"),
+    ...(deprecated && { Deprecation: sharedHeader("Deprecation"), Link: sharedHeader("DeprecationLink"), Sunset: sharedHeader("Sunset") }),
+    ...documentedHeaders(headers ?? {}),
+  };
+}
+
 /** A JSON media type: the schema, and an example of it (the component's own where it has one). */
 function jsonContent(schema: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
   return { schema, example: exampleOf(schema, components) };
@@ -246,10 +267,11 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
   for (const { spec } of routes) {
     const path = spec.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
     const responses: Record<string, unknown> = {};
+    const deprecated = Boolean(spec.deprecated) || deprecatedQueryParameters(spec).length > 0;
     for (const [status, response] of Object.entries(spec.responses)) {
       responses[status] = {
         description: response.description,
-        ...(response.headers && { headers: documentedHeaders(response.headers) }),
+        headers: answerHeaders(response.headers, deprecated),
         ...(response.schema && {
           content: {
             "application/json": jsonContent(mediaSchema(response.schema), schemas),
@@ -270,7 +292,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       const headers = PROBLEM_HEADERS[status];
       responses[String(status)] = {
         description: codes.map((code) => `${code}: ${ERROR_CATALOGUE[code].title}`).join("; "),
-        ...(headers && { headers: documentedHeaders(headers) }),
+        headers: answerHeaders(headers, deprecated),
         content: {
           "application/problem+json": {
             schema: { $ref: componentRef("Problem") },
@@ -286,7 +308,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     paths[path][spec.method] = {
       operationId: spec.operationId,
       summary: spec.summary,
-      description: `${spec.description ?? ""}\n\nRoles: ${spec.roles.join(", ")}. Rate limit class: ${rateLimitClassOf(spec)}.`.trim(),
+      description: [spec.description, spec.deprecated && deprecationNote(spec.deprecated), `Roles: ${spec.roles.join(", ")}. Rate limit class: ${rateLimitClassOf(spec)}.`].filter(Boolean).join("\n\n"),
+      ...(spec.deprecated && { deprecated: true, ...(spec.deprecated.sunset && { "x-sunset": spec.deprecated.sunset }) }),
       "x-rate-limit-class": rateLimitClassOf(spec),
       tags: [spec.tag],
       parameters: [...objectParameters(spec.params, "path"), ...objectParameters(spec.query, "query"), ...headerParameters],
@@ -310,7 +333,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       tags: ["Service"],
       security: [],
       responses: {
-        200: { description: "The instance serves.", content: { "application/json": jsonContent(mediaSchema(healthRepresentation), schemas) } },
+        200: { description: "The instance serves.", headers: answerHeaders(undefined, false), content: { "application/json": jsonContent(mediaSchema(healthRepresentation), schemas) } },
       },
     },
   };
@@ -318,9 +341,9 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     openapi: "3.1.0",
     info: {
       title: "Campaign and buying-policy API",
-      version: "1.0.0",
+      version: API_VERSION,
       description:
-        "Operations (campaigns of product-variant lines and attached buyer accounts), Quotas Rules and their evaluation, carts, orders and server-side comparison. Every error is application/problem+json. Lists are keyset-paginated: pass nextToken from the previous page with the same filters and sort. Unknown query parameters and body fields are rejected with 400 validation_failed so typos never pass silently. A path of this document called with a method it does not list answers 405 method_not_allowed with an Allow header. Read-your-writes: every answer that touched the tenant's data carries x-d1-bookmark (\"SHARD_n:<D1 bookmark>\", naming the database that holds the tenant); send the latest one back as the x-d1-bookmark request header and the answer sees every write up to it. While a tenant's data is moved to another database, every request that may write answers 503 tenant_moving with Retry-After, and reads keep being served.",
+        "Operations (campaigns of product-variant lines and attached buyer accounts), Quotas Rules and their evaluation, carts, orders and server-side comparison. Every error is application/problem+json. Lists are keyset-paginated: pass nextToken from the previous page with the same filters and sort. Unknown query parameters and body fields are rejected with 400 validation_failed so typos never pass silently. A path of this document called with a method it does not list answers 405 method_not_allowed with an Allow header. Read-your-writes: every answer that touched the tenant's data carries x-d1-bookmark (\"SHARD_n:<D1 bookmark>\", naming the database that holds the tenant); send the latest one back as the x-d1-bookmark request header and the answer sees every write up to it. While a tenant's data is moved to another database, every request that may write answers 503 tenant_moving with Retry-After, and reads keep being served. Every answer carries svc-api-version, the build that answered. Within /v1 changes are additive only; a form kept for compatibility is marked deprecated here, and an answer to a request that used one carries Deprecation (RFC 9745) and a Link to its documentation (and Sunset, RFC 8594, once a date is set).",
     },
     // Relative: a viewer resolves it against where it loaded this document, so "Try it out" calls the
     // instance that served it, on any host and port.
@@ -333,6 +356,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
         svcApiKey: { type: "apiKey", in: "header", name: "svc-api-key", description: "The secret key, issued by `npm run key`." },
       },
       schemas,
+      headers: SHARED_HEADERS,
       examples: problemExamples(answeredCodes),
     },
     paths,

@@ -7,6 +7,7 @@ import { requireRole } from "./auth";
 import { ApiError, problemResponse, type ErrorCode } from "./errors";
 import { rateLimit, type RateLimitClass } from "./rate-limits";
 import { tenantMovingError } from "./tenancy";
+import { announceDeprecations, deprecationOf, type Deprecation } from "./deprecation";
 import { isCsvContentType, parseCsv } from "./csv";
 import { invalidJsonError, throwZodError, validationError, zodProblemItems } from "./validation";
 
@@ -73,6 +74,8 @@ export interface RouteSpec<
   csvImport?: CsvImport;
   /** The list can be read whole as one streamed CSV (Accept: text/csv): its columns. */
   csvExport?: { columns: readonly string[] };
+  /** The whole route is a deprecated form (another route does the same): its answers say so. */
+  deprecated?: Deprecation;
 }
 
 export interface CsvImport {
@@ -206,6 +209,19 @@ function withCsvRows(error: ApiError, rows: number[]): ApiError {
   return ApiError.from({ ...error.problem, extras: { ...error.problem.extras, errors } });
 }
 
+/** The query parameters of the route that are deprecated aliases of others. */
+export function deprecatedQueryParameters(spec: RouteDefinition["spec"]): [string, Deprecation][] {
+  return Object.entries(spec.query?.shape ?? {}).flatMap(([name, schema]) => {
+    const deprecation = deprecationOf(schema as z.ZodType);
+    return deprecation ? [[name, deprecation] as [string, Deprecation]] : [];
+  });
+}
+
+/** Where the interactive documentation (/docs) shows the route. */
+export function documentationLink(spec: RouteDefinition["spec"]): string {
+  return `/docs#/${encodeURIComponent(spec.tag)}/${spec.operationId}`;
+}
+
 export function rateLimitClassOf(spec: RouteDefinition["spec"]): RateLimitClass {
   return spec.rateLimit ?? (spec.method === "get" ? "read" : "write");
 }
@@ -239,6 +255,8 @@ export function mountRoutes(app: App, routes: RouteDefinition[]): void {
   for (const route of routes) {
     const { spec, handler } = route;
     const chain: MiddlewareHandler<AppBindings>[] = [];
+    const announce = announceDeprecations({ route: spec.deprecated, queryAliases: deprecatedQueryParameters(spec), documentation: documentationLink(spec) });
+    if (announce) chain.push(announce);
     if (spec.params) chain.push(validator("param", spec.params));
     if (spec.query) chain.push(validator("query", spec.query));
     if (spec.body) {

@@ -2,13 +2,15 @@ import type { App } from "./app";
 import type { Env } from "./env";
 import { INTERNAL_PROBLEM, logFailure, problemResponseFor } from "./errors";
 import { answerBookmark, logRequest, startTrace, type RequestTrace } from "./trace";
+import { buildVersion, VERSION_HEADER } from "./version";
 
 /**
  * The Worker's fetch handler around the app. The app turns a handler's error into problem+json,
  * but some failures happen after a handler returned: a response body that fails while it is read,
  * a `waitUntil` task, a throw past Hono. Those answer problem+json 500 `internal` with
  * x-request-id too, and are logged with their stack; nothing reaches the client as plain text.
- * Every answer carries the request's latest D1 bookmark, and every request leaves one log line.
+ * Every answer carries the request's latest D1 bookmark and the build that answered (svc-api-version),
+ * and every request leaves one log line.
  */
 export function serve(app: App): ExportedHandlerFetchHandler<Env> {
   return async (request, env, ctx) => {
@@ -16,6 +18,7 @@ export function serve(app: App): ExportedHandlerFetchHandler<Env> {
     const response = await answer(app, request, env, ctx, trace);
     const bookmark = answerBookmark(trace);
     if (bookmark) response.headers.set("x-d1-bookmark", bookmark);
+    response.headers.set(VERSION_HEADER, buildVersion(env));
     logRequest(trace, request.method, response.status);
     return response;
   };

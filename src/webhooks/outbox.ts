@@ -16,6 +16,8 @@ import { sendMessages, type WebhookMessage } from "./messages";
 const HAND_ON_ROUND = 100;
 /** First attempts made right where the deliveries were created (the rest go through the queue). */
 const INLINE_ATTEMPTS = 50;
+/** The cron (wrangler.toml [triggers]) that runs sweepWebhooks. */
+export const WEBHOOK_SWEEP_CRON = "* * * * *";
 /** A pending delivery this far past its due time has lost its message: the sweep sends another. */
 export const OVERDUE_AFTER_MS = 5 * 60_000;
 

@@ -32,10 +32,13 @@ describe("what the OpenAPI document declares", () => {
       // Every route spends a rate-limit class's budget (its declared class), so every route may answer 429 with Retry-After.
       expect(operation["x-rate-limit-class"], where).toBe(spec.rateLimit ?? (unsafe ? "write" : "read"));
       expect(operation.responses["429"]?.description, where).toContain("rate_limited");
-      expect(Object.keys(operation.responses["429"].headers), where).toEqual(["Retry-After"]);
+      // Besides the headers every answer of the route may carry (svc-api-version; a deprecated form's Deprecation, Link, Sunset).
+      const shared = (headers: Record<string, { $ref?: string }>) => Object.keys(headers).filter((name) => !headers[name].$ref?.startsWith("#/components/headers/"));
+      expect(operation.responses["429"].headers["svc-api-version"], where).toEqual({ $ref: "#/components/headers/ApiVersion" });
+      expect(shared(operation.responses["429"].headers), where).toEqual(["Retry-After"]);
       // Anything that may write waits while the tenant's data moves to another shard; reads never do.
       expect((operation.responses["503"]?.description ?? "").includes("tenant_moving"), where).toBe(unsafe);
-      if (unsafe) expect(Object.keys(operation.responses["503"].headers), where).toEqual(["Retry-After"]);
+      if (unsafe) expect(shared(operation.responses["503"].headers), where).toEqual(["Retry-After"]);
     }
   });
 

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import * as entry from "../../src/index";
 
 /*
  * The Worker as `wrangler deploy` would upload it (built by vitest.config.ts with --dry-run): CI
@@ -20,5 +21,13 @@ describe("the deploy bundle", () => {
     const gzipped = await gzipSize(bundle);
     console.info(`deploy bundle: ${(bundle.length / 1024).toFixed(0)} KiB, ${(gzipped / 1024).toFixed(0)} KiB gzipped`);
     expect(gzipped).toBeLessThan(BUDGET_GZIP_BYTES);
+  });
+
+  it("its entry exports only what the runtime can start: handlers and the Durable Object class", () => {
+    // workerd treats every named export of the entry as an entrypoint and refuses to start on a plain value.
+    for (const [name, value] of Object.entries(entry)) {
+      const startable = typeof value === "function" || (typeof value === "object" && value !== null && typeof (value as { fetch?: unknown }).fetch === "function");
+      expect(startable, `src/index.ts exports ${name}, which is neither a handler nor a class`).toBe(true);
+    }
   });
 });

@@ -1,10 +1,10 @@
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker, { WEBHOOK_SWEEP_CRON } from "../../src/index";
+import worker from "../../src/index";
 import type { ShardName } from "../../src/platform/shards";
 import { attemptDelivery, DEFAULT_RETRY_DELAYS, retryDelays } from "../../src/webhooks/delivery";
 import type { ParkedDelivery } from "../../src/webhooks/messages";
-import { handOnEvents } from "../../src/webhooks/outbox";
+import { handOnEvents, WEBHOOK_SWEEP_CRON } from "../../src/webhooks/outbox";
 import { MAX_WEBHOOKS_PER_TENANT } from "../../src/webhooks/schemas";
 import { webhookUrlProblem } from "../../src/webhooks/urls";
 import { call, collectPages, createOperation, eventsOf, expectProblem, expectStatus, issueKey, newTenant, uniqueId, type Caller } from "../helpers/client";

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Command } from "../../platform/commands";
+import type { Deprecation } from "../../platform/deprecation";
 import type { ErrorCode } from "../../platform/errors";
 import { defineRoute, type HttpMethod, type ResponseSpec } from "../../platform/routes";
 import { batchAnswer } from "../../platform/app";
@@ -16,6 +17,7 @@ export function accountIdsRoute<Answer extends z.ZodType>(route: {
   description: string;
   response: ResponseSpec & { schema: Answer };
   errors: ErrorCode[];
+  deprecated?: Deprecation;
 }) {
   return defineRoute(
     {
@@ -33,6 +35,7 @@ export function accountIdsRoute<Answer extends z.ZodType>(route: {
       csvImport: { columns: { allowed: ATTACHMENT_CSV_COLUMNS, required: ["accountId"] }, toItem: (cells) => cells.accountId },
       responses: { 200: { ...route.response, headers: { "svc-dry-run": "true on a dry run" } } },
       errors: route.errors,
+      deprecated: route.deprecated,
     },
     async (c, { params, query, body }) => {
       return batchAnswer(c, query.dryRun, await c.var.coordinator.run(params.operationId, route.command, { accountIds: body, dryRun: query.dryRun }));

@@ -9,7 +9,9 @@ const attachRoute = (method: HttpMethod) =>
     method,
     operationId: method === "put" ? "attachAccounts" : "attachAccountsViaPost",
     command: attachAccounts,
-    summary: method === "put" ? "Attach accounts" : "Attach accounts (same as PUT)",
+    summary: method === "put" ? "Attach accounts" : "Attach accounts (same as PUT; deprecated)",
+    // Two spellings of one call: PUT is the one to use.
+    deprecated: method === "post" ? { since: "2026-11-23", use: "PUT /v1/operations/{operationId}/accounts" } : undefined,
     description: [
       `Attaches up to ${MAX_ACCOUNT_IDS_PER_CALL} directory accounts, all or nothing. DRAFT only (409 operation_not_draft); PRIVATE only (409 operation_not_private).`,
       "Accounts not in the directory: 422 unknown_accounts with unknownAccountIds. An ACCOUNT key may attach only accounts whose users include its userId, else 403 account_not_permitted with accountIds.",
