@@ -1165,7 +1165,11 @@ export interface components {
          */
         Event: {
             id: string;
-            type: string;
+            /**
+             * @description One of the event types; more may be added inside /v1, so tolerate one you do not know.
+             * @enum {string}
+             */
+            type: "operation.created" | "operation.updated" | "operation.status_changed" | "operation.deleted" | "lines.upserted" | "lines.removed" | "accounts.attached" | "accounts.detached" | "directory.upserted" | "rule.created" | "rule.updated" | "rule.deleted" | "rules.upserted" | "rules.deleted" | "quota_default.updated" | "cart.created" | "order.created" | "order.blocked" | "key.created" | "key.revoked";
             operationId?: string;
             ruleId?: string;
             actor: string;

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { listEnvelope } from "../platform/fields";
+import { EVENT_TYPES, type EventType } from "../platform/events";
 import type { events } from "../platform/tables";
 
 export const eventRepresentation = z
   .object({
     id: z.string(),
-    type: z.string(),
+    type: z.enum(EVENT_TYPES).describe("One of the event types; more may be added inside /v1, so tolerate one you do not know."),
     operationId: z.string().optional(),
     ruleId: z.string().optional(),
     actor: z.string(),
@@ -33,7 +34,7 @@ export type EventRepresentation = z.infer<typeof eventRepresentation>;
 export function toEventRepresentation(event: typeof events.$inferSelect): EventRepresentation {
   return {
     id: event.id,
-    type: event.type,
+    type: event.type as EventType,
     ...(event.operationId && { operationId: event.operationId }),
     ...(event.ruleId && { ruleId: event.ruleId }),
     actor: event.actor,
