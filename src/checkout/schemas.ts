@@ -28,6 +28,12 @@ function exactTotal(lines: Pick<OrderLineInput, "quantity" | "unitPrice">[]): bi
   return lines.reduce((sum, line) => sum + BigInt(line.quantity) * BigInt(line.unitPrice), 0n);
 }
 
+
+/** The lines of the examples of a cart, sent and answered. */
+const EXAMPLE_CART_LINES = [
+  { variantExternalId: "SKU-1001-M", quantity: 6, unitPrice: 3500, supplierId: "sup-77" },
+  { variantExternalId: "SKU-2040-S", quantity: 4, unitPrice: 5200, supplierId: "sup-91" },
+];
 export const cartBody = z
   .strictObject({
     operationId: pathId("The Operation the cart buys from."),
@@ -52,10 +58,7 @@ export const cartBody = z
         operationId: "op_01JQ3V8K2M5N7P9R1T3W5Y7Z9B",
         accountId: "acc-2001",
         storeId: "store-paris",
-        lines: [
-          { variantExternalId: "SKU-1001-M", quantity: 6, unitPrice: 3500, supplierId: "sup-77" },
-          { variantExternalId: "SKU-2040-S", quantity: 4, unitPrice: 5200, supplierId: "sup-91" },
-        ],
+        lines: EXAMPLE_CART_LINES,
       },
     ],
   });
@@ -93,10 +96,7 @@ const CART_EXAMPLE = {
   operationId: "op_01JQ3V8K2M5N7P9R1T3W5Y7Z9B",
   accountId: "acc-2001",
   storeId: "store-paris",
-  lines: [
-    { variantExternalId: "SKU-1001-M", quantity: 6, unitPrice: 3500, supplierId: "sup-77" },
-    { variantExternalId: "SKU-2040-S", quantity: 4, unitPrice: 5200, supplierId: "sup-91" },
-  ],
+  lines: EXAMPLE_CART_LINES,
   total: 41800,
   createdBy: "user:u-3001",
   createdAt: "2026-03-04T10:15:00Z",
