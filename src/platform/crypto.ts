@@ -19,19 +19,20 @@ async function hmacKey(secret: string): Promise<CryptoKey> {
   return key;
 }
 
-async function hmacBytes(secret: string, text: string): Promise<Uint8Array> {
-  const key = await hmacKey(secret);
-  return new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(text)));
-}
-
 /** A short HMAC-SHA256 tag (128 bits, base64url): enough to make a token unforgeable. */
 export async function hmacSha256(secret: string, text: string): Promise<string> {
-  return toBase64Url(await hmacBytes(secret, text)).slice(0, 22);
+  const key = await hmacKey(secret);
+  return toBase64Url(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(text)))).slice(0, 22);
 }
 
-/** The whole HMAC-SHA256 in lower-case hex, the form signature headers carry. */
+/**
+ * The whole HMAC-SHA256 in lower-case hex, the form signature headers carry. Its key is imported
+ * per call, not cached: each webhook has a secret of its own, and they would crowd the few cached
+ * keys every list request signs with out of the cache.
+ */
 export async function hmacSha256Hex(secret: string, text: string): Promise<string> {
-  return toHex(await hmacBytes(secret, text));
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return toHex(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(text))));
 }
 
 /** Compares two strings without an early exit, so timing does not reveal a matching prefix. */
