@@ -84,8 +84,11 @@ export function tenantPrimaryDb(c: Context<AppBindings>): Db {
   return openDb(c.env, c.var.principal.shard, "first-primary", c.var.trace);
 }
 
+/** Marks the answer of a dry run: what the call would answer, nothing changed. */
+export const DRY_RUN_HEADER = "svc-dry-run";
+
 /** A batch write's JSON answer; a dry run's is marked svc-dry-run: true (it is what the call would answer, and nothing changed). */
 export function batchAnswer(c: Context<AppBindings>, dryRun: boolean, body: unknown): Response {
-  if (dryRun) c.header("svc-dry-run", "true");
+  if (dryRun) c.header(DRY_RUN_HEADER, "true");
   return c.json(body as Record<string, unknown>);
 }

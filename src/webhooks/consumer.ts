@@ -23,7 +23,9 @@ export async function consumeWebhookMessages(batch: MessageBatch<WebhookMessage>
   const byWork = new Map<string, Message<WebhookMessage>[]>();
   for (const message of batch.messages) {
     const key = workKey(message.body);
-    byWork.set(key, [...(byWork.get(key) ?? []), message]);
+    const same = byWork.get(key);
+    if (same) same.push(message);
+    else byWork.set(key, [message]);
   }
   await Promise.all(
     [...byWork.values()].map(async (messages) => {

@@ -6,8 +6,8 @@ import type { Env } from "../platform/env";
 import type { ShardName } from "../platform/shards";
 import { events, webhookDeliveries, webhooks } from "../platform/tables";
 import { nowIso } from "../platform/time";
+import { API_VERSION } from "../platform/version";
 import type { ParkedDelivery, WebhookMessage } from "./messages";
-import { version } from "../../package.json";
 
 /**
  * Seconds to wait after each failed attempt: 8 attempts over 32.6 hours, each wait at most the
@@ -46,15 +46,19 @@ async function post(url: string, headers: Record<string, string>, body: string):
   }
 }
 
-/**
- * One attempt of one delivery: POST the event, signed, then record the outcome. A failure with
- * attempts left schedules the next one (a delayed message; the sweep re-sends it if that is lost);
- * the last failure marks it failed and parks it in the dead-letter queue. Each record is guarded by
- * the attempt count it read, so a repeated message never records one attempt twice.
- */
+/** A pending delivery with what its attempt sends: the subscription's address and secret, and the event. */
+export interface DueAttempt {
+  deliveryId: string;
+  tenantId: string;
+  /** Attempts recorded so far. */
+  attempts: number;
+  webhook: Pick<typeof webhooks.$inferSelect, "id" | "url" | "secret">;
+  event: typeof events.$inferSelect;
+}
+
+/** An attempt of the delivery, if it is still pending (a message may arrive after it finished or went). */
 export async function attemptDelivery(env: Env, shard: ShardName, deliveryId: string): Promise<void> {
-  const db = primaryDb(env, shard);
-  const [found] = await db
+  const [found] = await primaryDb(env, shard)
     .select({ delivery: webhookDeliveries, webhook: webhooks, event: events })
     .from(webhookDeliveries)
     .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
@@ -63,22 +67,33 @@ export async function attemptDelivery(env: Env, shard: ShardName, deliveryId: st
     .limit(1);
   if (!found || found.delivery.status !== "pending") return;
   const { delivery, webhook, event } = found;
+  await attempt(env, shard, { deliveryId: delivery.id, tenantId: delivery.tenantId, attempts: delivery.attempts, webhook, event });
+}
 
+/**
+ * One attempt of one delivery: POST the event, signed, then record the outcome. A failure with
+ * attempts left schedules the next one (a delayed message; the sweep re-sends it if that is lost);
+ * the last failure marks it failed and parks it in the dead-letter queue. Each record is guarded by
+ * the attempt count it read, so a repeated message never records one attempt twice.
+ */
+export async function attempt(env: Env, shard: ShardName, due: DueAttempt): Promise<void> {
+  const { webhook, event } = due;
+  const db = primaryDb(env, shard);
   const body = JSON.stringify(toEventRepresentation(event));
   const result = await post(
     webhook.url,
     {
       "content-type": "application/json",
-      "user-agent": `campaign-policy-webhooks/${version}`,
+      "user-agent": `campaign-policy-webhooks/${API_VERSION}`,
       "svc-webhook-id": webhook.id,
       "svc-event-id": event.id,
-      "svc-delivery-id": delivery.id,
+      "svc-delivery-id": due.deliveryId,
       "svc-signature": await signatureHeader(webhook.secret, Math.floor(Date.now() / 1000), body),
     },
     body,
   );
 
-  const attempts = delivery.attempts + 1;
+  const attempts = due.attempts + 1;
   const delays = retryDelays(env);
   const now = new Date();
   const lastAttemptAt = now.toISOString();
@@ -95,20 +110,20 @@ export async function attemptDelivery(env: Env, shard: ShardName, deliveryId: st
       lastAttemptAt,
       nextAttemptAt: delaySeconds === undefined ? null : new Date(now.getTime() + delaySeconds * 1000).toISOString(),
     })
-    .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.attempts, delivery.attempts)))
+    .where(and(eq(webhookDeliveries.id, due.deliveryId), eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.attempts, due.attempts)))
     .returning({ id: webhookDeliveries.id });
   // Another copy of this message recorded this attempt first: it schedules what follows.
   if (!recorded) return;
 
   if (delaySeconds !== undefined) {
-    const next: WebhookMessage = { kind: "deliver", shard, deliveryId: delivery.id };
+    const next: WebhookMessage = { kind: "deliver", shard, deliveryId: due.deliveryId };
     await env.WEBHOOK_QUEUE.send(next, { delaySeconds });
   } else if (outcome === "failed") {
     const parked: ParkedDelivery = {
       shard,
-      tenantId: delivery.tenantId,
+      tenantId: due.tenantId,
       webhookId: webhook.id,
-      deliveryId: delivery.id,
+      deliveryId: due.deliveryId,
       eventId: event.id,
       attempts,
       responseStatus: result.responseStatus,

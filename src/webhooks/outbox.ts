@@ -1,6 +1,6 @@
 import { and, eq, isNull, lt, notInArray, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
-import type { AppBindings } from "../platform/app";
+import { DRY_RUN_HEADER, type AppBindings } from "../platform/app";
 import { inJsonList, insertFromJson, jsonChunks, jsonField, primaryDb, runBatch } from "../platform/db";
 import type { Env } from "../platform/env";
 import { logFailure } from "../platform/errors";
@@ -8,7 +8,7 @@ import { idPrefixes, newId } from "../platform/ids";
 import { shardNames, type ShardName } from "../platform/shards";
 import { events, tenantFences, webhookDeliveries, webhooks } from "../platform/tables";
 import { nowIso } from "../platform/time";
-import { attemptDelivery } from "./delivery";
+import { attempt, type DueAttempt } from "./delivery";
 import { matchesEventType } from "./event-types";
 import { sendMessages, type WebhookMessage } from "./messages";
 
@@ -24,11 +24,11 @@ export const OVERDUE_AFTER_MS = 5 * 60_000;
 /**
  * After every write a request commits, the tenant's new events are handed on to the queue. Never
  * awaited by the answer, and never trusted: if the send fails or the instance dies first, the
- * sweep finds the events still marked not handed on.
+ * sweep finds the events still marked not handed on. Reads and dry runs record no event: no message.
  */
 export const handOnAfterWrites: MiddlewareHandler<AppBindings> = async (c, next) => {
   await next();
-  if (!c.var.mayWrite || c.res.status >= 300) return;
+  if (!c.var.mayWrite || c.res.status >= 300 || c.res.headers.get(DRY_RUN_HEADER) === "true") return;
   const { shard, tenantId } = c.var.principal;
   const nudge: WebhookMessage = { kind: "hand-on", shard, tenantId };
   c.executionCtx.waitUntil(c.env.WEBHOOK_QUEUE.send(nudge).catch((error) => logFailure(c.var.requestId, "webhooks: hand-on", error)));
@@ -36,19 +36,22 @@ export const handOnAfterWrites: MiddlewareHandler<AppBindings> = async (c, next)
 
 /**
  * Creates the deliveries of the tenant's events not yet handed on (one per matching subscription)
- * and marks the events handed on, in one transaction; then makes their first attempts. Running it
- * twice is harmless: a delivery is unique per (subscription, event).
+ * and marks the events handed on, in one transaction; then makes their first attempts from what it
+ * read (no read per delivery). Running it twice is harmless: a delivery is unique per (subscription, event).
  */
 export async function handOnEvents(env: Env, shard: ShardName, tenantId: string): Promise<void> {
   const db = primaryDb(env, shard);
-  const subscriptions = await db.select({ id: webhooks.id, eventTypes: webhooks.eventTypes }).from(webhooks).where(eq(webhooks.tenantId, tenantId));
   const pending = await db
-    .select({ id: events.id, type: events.type })
+    .select()
     .from(events)
     .where(and(eq(events.tenantId, tenantId), isNull(events.handedOnAt)))
     .orderBy(sql`${events}.rowid`)
     .limit(HAND_ON_ROUND);
   if (!pending.length) return;
+  const subscriptions = await db
+    .select({ id: webhooks.id, eventTypes: webhooks.eventTypes, url: webhooks.url, secret: webhooks.secret })
+    .from(webhooks)
+    .where(eq(webhooks.tenantId, tenantId));
 
   const now = nowIso();
   const deliveries = pending.flatMap((event) =>
@@ -72,7 +75,7 @@ export async function handOnEvents(env: Env, shard: ShardName, tenantId: string)
               [webhookDeliveries.createdAt, now],
             ],
             { target: [webhookDeliveries.webhookId, webhookDeliveries.eventId] },
-          )} returning ${sql.identifier(webhookDeliveries.id.name)}`,
+          )} returning ${sql.identifier(webhookDeliveries.id.name)}, ${sql.identifier(webhookDeliveries.webhookId.name)}, ${sql.identifier(webhookDeliveries.eventId.name)}`,
       )
     : [];
   const markHandedOn = db
@@ -80,16 +83,22 @@ export async function handOnEvents(env: Env, shard: ShardName, tenantId: string)
     .set({ handedOnAt: now })
     .where(and(eq(events.tenantId, tenantId), inJsonList(events.id, pending.map((event) => event.id)), isNull(events.handedOnAt)));
   const results = await runBatch(db, [...inserts, markHandedOn]);
-  const created = results.slice(0, inserts.length).flatMap((result) => (result.results as { id: string }[]).map((row) => row.id));
 
+  // Only the deliveries this run created (a concurrent run's are its own to start).
+  const subscriptionById = new Map(subscriptions.map((subscription) => [subscription.id, subscription]));
+  const eventById = new Map(pending.map((event) => [event.id, event]));
+  const created = results
+    .slice(0, inserts.length)
+    .flatMap((result) => result.results as { id: string; webhook_id: string; event_id: string }[])
+    .map((row): DueAttempt => ({ deliveryId: row.id, tenantId, attempts: 0, webhook: subscriptionById.get(row.webhook_id)!, event: eventById.get(row.event_id)! }));
   await startDeliveries(env, shard, created);
   if (pending.length === HAND_ON_ROUND) await env.WEBHOOK_QUEUE.send({ kind: "hand-on", shard, tenantId } satisfies WebhookMessage);
 }
 
 /** First attempts: the first few here and now (lowest lag), the rest through the queue. */
-async function startDeliveries(env: Env, shard: ShardName, deliveryIds: string[]): Promise<void> {
-  const queued = deliveryIds.slice(INLINE_ATTEMPTS).map((deliveryId): WebhookMessage => ({ kind: "deliver", shard, deliveryId }));
-  await Promise.all([sendMessages(env.WEBHOOK_QUEUE, queued), ...deliveryIds.slice(0, INLINE_ATTEMPTS).map((id) => attemptDelivery(env, shard, id))]);
+async function startDeliveries(env: Env, shard: ShardName, due: DueAttempt[]): Promise<void> {
+  const queued = due.slice(INLINE_ATTEMPTS).map(({ deliveryId }): WebhookMessage => ({ kind: "deliver", shard, deliveryId }));
+  await Promise.all([sendMessages(env.WEBHOOK_QUEUE, queued), ...due.slice(0, INLINE_ATTEMPTS).map((first) => attempt(env, shard, first))]);
 }
 
 /**

@@ -39,8 +39,11 @@ function v4Number(host: string): number | undefined {
   return parts.reduce((value, part, i) => value + part * 256 ** (3 - i), 0) + last;
 }
 
+/** The ranges as [first address, size], worked out once. */
+const NON_PUBLIC_V4_RANGES = NON_PUBLIC_V4.map(([base, bits]) => [v4Number(base)!, 2 ** (32 - bits)] as const);
+
 function isNonPublicV4(value: number): boolean {
-  return NON_PUBLIC_V4.some(([base, bits]) => Math.floor(value / 2 ** (32 - bits)) === Math.floor(v4Number(base)! / 2 ** (32 - bits)));
+  return NON_PUBLIC_V4_RANGES.some(([first, size]) => value >= first && value < first + size);
 }
 
 /** The eight 16-bit groups of an IPv6 literal as the URL parser writes it (compressed, lower-case hex). */

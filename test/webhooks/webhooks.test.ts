@@ -1,9 +1,9 @@
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import type { ShardName } from "../../src/platform/shards";
 import { attemptDelivery, DEFAULT_RETRY_DELAYS, retryDelays } from "../../src/webhooks/delivery";
-import type { ParkedDelivery } from "../../src/webhooks/messages";
+import type { ParkedDelivery, WebhookMessage } from "../../src/webhooks/messages";
 import { handOnEvents, WEBHOOK_SWEEP_CRON } from "../../src/webhooks/outbox";
 import { MAX_WEBHOOKS_PER_TENANT } from "../../src/webhooks/schemas";
 import { webhookUrlProblem } from "../../src/webhooks/urls";
@@ -371,3 +371,97 @@ function failingQueue(): Queue {
   };
   return { send: fail, sendBatch: fail } as unknown as Queue;
 }
+
+/** A shard binding that records the SQL of every statement prepared on it. */
+function recordingShard(database: D1Database): { database: D1Database; statements: string[] } {
+  const statements: string[] = [];
+  const recorded = new Proxy(database, {
+    get(target, prop) {
+      if (prop === "prepare") {
+        return (query: string) => {
+          statements.push(query);
+          return target.prepare(query);
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { database: recorded, statements };
+}
+
+/** Runs the Worker's queue consumer on `bodies` as one batch, with `bindings` swapped in. */
+async function consume(bodies: WebhookMessage[], bindings: Partial<Cloudflare.Env> = {}) {
+  const batch = createMessageBatch<WebhookMessage>(
+    "campaign-policy-webhooks",
+    bodies.map((body, i) => ({ id: `msg-${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch as MessageBatch, { ...env, ...bindings } as Cloudflare.Env);
+  return getQueueResult(batch, ctx);
+}
+
+/** A queue binding that keeps what is sent to it. */
+function recordingQueue(): { queue: Queue; sent: unknown[] } {
+  const sent: unknown[] = [];
+  const queue = {
+    send: async (body: unknown) => void sent.push(body),
+    sendBatch: async (messages: { body: unknown }[]) => void sent.push(...messages.map((message) => message.body)),
+  } as unknown as Queue;
+  return { queue, sent };
+}
+
+describe("what the outbox costs", () => {
+  it("a write hands its events on with one message; a read and a dry run send none", async () => {
+    const operator = await newTenant();
+    const { queue, sent } = recordingQueue();
+    const operation = await createOperation(operator);
+    await call(operator, "GET", "/v1/operations", { env: { WEBHOOK_QUEUE: queue } });
+    const lines = [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 5 }];
+    expectStatus(await call(operator, "PUT", `/v1/operations/${operation.id}/lines`, { query: { dryRun: "true" }, body: lines, env: { WEBHOOK_QUEUE: queue } }), 200);
+    expect(sent).toEqual([]);
+    expectStatus(await call(operator, "PUT", `/v1/operations/${operation.id}/lines`, { body: lines, env: { WEBHOOK_QUEUE: queue } }), 200);
+    expect(sent).toEqual([{ kind: "hand-on", shard: await shardOf(operator.tenantId), tenantId: operator.tenantId }]);
+  });
+
+  it("the consumer runs a tenant's hand-on once however many messages of its batch ask for it, and acknowledges them all", async () => {
+    const operator = await newTenant();
+    const shard = await shardOf(operator.tenantId);
+    await call(operator, "POST", "/v1/operations", { body: { code: uniqueId("OP"), name: { en: "Once" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } });
+    const { database, statements } = recordingShard(env[shard]);
+    const nudge: WebhookMessage = { kind: "hand-on", shard, tenantId: operator.tenantId };
+    const result = await consume([nudge, nudge, nudge], { [shard]: database });
+    expect(result.explicitAcks.sort()).toEqual(["msg-0", "msg-1", "msg-2"]);
+    expect(result.retryMessages).toEqual([]);
+    expect(statements.filter((query) => /from "events"/.test(query) && /"handed_on_at" is null/.test(query) && /^select/i.test(query))).toHaveLength(1);
+  });
+
+  it("first attempts are made from what the hand-on read: no read per delivery", async () => {
+    const operator = await newTenant();
+    const { url, token } = receiver("ok");
+    const shard = await shardOf(operator.tenantId);
+    await subscribe(operator, { url, eventTypes: ["operation.created"] }, { WEBHOOK_QUEUE: failingQueue() });
+    for (let i = 0; i < 3; i++) await call(operator, "POST", "/v1/operations", { body: { code: uniqueId("OP"), name: { en: `Batch ${i}` }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } });
+    const { database, statements } = recordingShard(env[shard]);
+    await consume([{ kind: "hand-on", shard, tenantId: operator.tenantId }], { [shard]: database });
+    expect(await received(token)).toHaveLength(3);
+    expect(statements.filter((query) => /from "webhook_deliveries" inner join/.test(query))).toEqual([]);
+    expect(statements.filter((query) => /^select/i.test(query))).toHaveLength(2);
+  });
+
+  it("a hand-on for a tenant being moved off the shard is acknowledged, not retried: the new shard's sweep takes over", async () => {
+    const operator = await newTenant();
+    const shard = await shardOf(operator.tenantId);
+    await call(operator, "POST", "/v1/operations", { body: { code: uniqueId("OP"), name: { en: "Moving" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } });
+    await env[shard].prepare("insert into tenant_fences (tenant_id, state, since) values (?, 'MOVING', ?)").bind(operator.tenantId, new Date().toISOString()).run();
+    try {
+      const result = await consume([{ kind: "hand-on", shard, tenantId: operator.tenantId }]);
+      expect(result.explicitAcks).toEqual(["msg-0"]);
+      expect(result.retryMessages).toEqual([]);
+      const waiting = await env[shard].prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null").bind(operator.tenantId).first<{ n: number }>();
+      expect(waiting?.n).toBe(1);
+    } finally {
+      await env[shard].prepare("delete from tenant_fences where tenant_id = ?").bind(operator.tenantId).run();
+    }
+  });
+});
