@@ -4,7 +4,7 @@ import { inJsonList } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { listPage, selectRows, type ListContext } from "../platform/pagination";
 import { webhookDeliveries, webhooks } from "../platform/tables";
-import { deliveryList, webhookList, type DeliveryRepresentation, type ListDeliveriesQuery, type WebhookRepresentation } from "./schemas";
+import { deliveryList, webhookList, type DeliveryRepresentation, type ListDeliveriesQuery, type ListWebhooksQuery, type WebhookRepresentation } from "./schemas";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -39,7 +39,7 @@ export async function getWebhook(db: Db, tenantId: string, webhookId: string): P
   return row;
 }
 
-export function listWebhooks({ db, secret, principal }: ListContext, query: { limit: number; nextToken?: string; sort?: string }) {
+export function listWebhooks({ db, secret, principal }: ListContext, query: ListWebhooksQuery) {
   return listPage({
     definition: webhookList,
     secret,

@@ -69,6 +69,7 @@ export type UpdateWebhookBody = z.output<typeof updateWebhookBody>;
 export const webhookIdParam = z.strictObject({ webhookId: pathId("The subscription's id (wh_…).") });
 
 export const listWebhooksQuery = z.strictObject(pageQueryShape(webhookList));
+export type ListWebhooksQuery = z.output<typeof listWebhooksQuery>;
 
 export const listDeliveriesQuery = z.strictObject({
   ...pageQueryShape(deliveryList),

@@ -4,7 +4,7 @@ import worker from "../../src/index";
 import type { ShardName } from "../../src/platform/shards";
 import { attemptDelivery, DEFAULT_RETRY_DELAYS, retryDelays } from "../../src/webhooks/delivery";
 import type { ParkedDelivery, WebhookMessage } from "../../src/webhooks/messages";
-import { handOnEvents, WEBHOOK_SWEEP_CRON } from "../../src/webhooks/outbox";
+import { handOnEvents, sweepWebhooks, WEBHOOK_SWEEP_CRON } from "../../src/webhooks/outbox";
 import { MAX_WEBHOOKS_PER_TENANT } from "../../src/webhooks/schemas";
 import { webhookUrlProblem } from "../../src/webhooks/urls";
 import { call, collectPages, createOperation, eventsOf, expectProblem, expectStatus, issueKey, newTenant, uniqueId, type Caller } from "../helpers/client";
@@ -462,6 +462,50 @@ describe("what the outbox costs", () => {
       expect(waiting?.n).toBe(1);
     } finally {
       await env[shard].prepare("delete from tenant_fences where tenant_id = ?").bind(operator.tenantId).run();
+    }
+  });
+});
+
+describe("the outbox at its edges", () => {
+  /** `count` events of the tenant written straight into its shard, none handed on (as a crash would leave them). */
+  async function unhandedEvents(tenantId: string, count: number) {
+    const db = await tenantDb(tenantId);
+    const at = new Date().toISOString();
+    await db.batch(
+      Array.from({ length: count }, (_, i) =>
+        db.prepare("insert into events (id, tenant_id, type, actor, at, data) values (?, ?, 'operation.created', 'test', ?, '{}')").bind(`evt_${uniqueId("edge")}_${i}`, tenantId, at),
+      ),
+    );
+  }
+
+  it("hands on at most one round of events at a time, and asks for another round when there may be more", async () => {
+    const operator = await newTenant();
+    const shard = await shardOf(operator.tenantId);
+    await unhandedEvents(operator.tenantId, 130);
+    const { queue, sent } = recordingQueue();
+    await handOnEvents({ ...env, WEBHOOK_QUEUE: queue }, shard, operator.tenantId);
+    const db = await tenantDb(operator.tenantId);
+    const left = () => db.prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null").bind(operator.tenantId).first<{ n: number }>();
+    expect((await left())?.n).toBe(30);
+    expect(sent).toEqual([{ kind: "hand-on", shard, tenantId: operator.tenantId }]);
+    await handOnEvents({ ...env, WEBHOOK_QUEUE: queue }, shard, operator.tenantId);
+    expect((await left())?.n).toBe(0);
+    expect(sent).toHaveLength(1);
+  });
+
+  it("the sweep leaves a tenant being moved to the shard it moves to", async () => {
+    const [moving, staying] = await Promise.all([newTenant({ shard: "SHARD_1" }), newTenant({ shard: "SHARD_1" })]);
+    await unhandedEvents(moving.tenantId, 1);
+    await unhandedEvents(staying.tenantId, 1);
+    await env.SHARD_1.prepare("insert into tenant_fences (tenant_id, state, since) values (?, 'MOVING', ?)").bind(moving.tenantId, new Date().toISOString()).run();
+    try {
+      const { queue, sent } = recordingQueue();
+      await sweepWebhooks({ ...env, WEBHOOK_QUEUE: queue });
+      const nudged = (sent as WebhookMessage[]).filter((message) => message.kind === "hand-on").map((message) => message.kind === "hand-on" && message.tenantId);
+      expect(nudged).toContain(staying.tenantId);
+      expect(nudged).not.toContain(moving.tenantId);
+    } finally {
+      await env.SHARD_1.prepare("delete from tenant_fences where tenant_id = ?").bind(moving.tenantId).run();
     }
   });
 });
