@@ -1,13 +1,14 @@
 /**
  * The API's typed client: every path, parameter, body, answer and problem typed from the OpenAPI
- * document (src/schema.d.ts, generated: never edit it by hand), on openapi-fetch.
+ * document (src/schema.d.ts, generated: never edit it by hand), on openapi-fetch. Built to dist/ (JavaScript
+ * and declarations) by `npm run build`; docs/client.md shows how a project installs it.
  *
  *   const api = createClient({ baseUrl: "https://api.example.com", apiKey, client: "OPERATOR", idempotency: true });
  *   const operation = await unwrap(api.POST("/v1/operations", { body: { code: "SPRING", … } }));
  *   for await (const line of api.paginate("/v1/operations/{operationId}/lines", { path: { operationId: operation.id } })) …
  */
 import createFetchClient, { type Client, type Middleware } from "openapi-fetch";
-import type { components, operations, paths } from "./schema";
+import type { components, operations, paths } from "./schema.js";
 
 export type { components, operations, paths };
 /** Every named schema of the document: `Schemas["Operation"]`, `Schemas["LinePage"]`, … */
@@ -51,12 +52,16 @@ export interface DeprecationNotice {
 
 /** A problem+json answer, thrown by `unwrap` and `paginate`. */
 export class ApiProblem extends Error {
-  constructor(
-    readonly status: number,
-    readonly problem: Problem,
-  ) {
+  /** The answer's HTTP status. */
+  readonly status: number;
+  /** The problem+json body: `code` names the condition (the package's error-catalogue.json lists every code). */
+  readonly problem: Problem;
+
+  constructor(status: number, problem: Problem) {
     super(`${status} ${problem.code}: ${problem.detail ?? problem.title}`);
     this.name = "ApiProblem";
+    this.status = status;
+    this.problem = problem;
   }
 }
 
