@@ -39,6 +39,7 @@ export default defineConfig(async () => {
             // Local D1 does not enforce the platform's per-statement limits; this makes the Worker check them.
             D1_LIMITS_GUARD: "on",
             PAGINATION_SECRET: "test-pagination-secret",
+            KEY_SIGNING_SECRET: "test-key-signing-secret",
             // Webhook receivers in tests run on 127.0.0.1; retries follow at once instead of over a day.
             WEBHOOKS_ALLOW_LOCAL: "on",
             WEBHOOK_RETRY_DELAYS: "0,0,0,0,0,0,0",
@@ -53,6 +54,7 @@ export default defineConfig(async () => {
             TINY_RATE_LIMIT_READ: { namespace_id: "9901", simple: { limit: 3, period: 60 } },
             TINY_RATE_LIMIT_WRITE: { namespace_id: "9902", simple: { limit: 3, period: 60 } },
             TINY_RATE_LIMIT_EVALUATE: { namespace_id: "9903", simple: { limit: 3, period: 60 } },
+            TINY_RATE_LIMIT_AUTH_FAILURES: { namespace_id: "9904", simple: { limit: 3, period: 60 } },
           },
         },
       }),

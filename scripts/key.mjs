@@ -1,5 +1,6 @@
 // npm run key -- --tenant <tenantId> --role OPERATOR|ACCOUNT [--user <userId>] [--locale <tag>] [--shard SHARD_…] [--remote]
 //   Issues a key (a new tenant is placed on --shard, else on the shard with the fewest tenants): prints the plain key alone on the last line of stdout (everything else goes to stderr).
+//   Keys are signed (docs/keys.md) with .dev.vars's KEY_SIGNING_SECRET, or with --remote the deployed one, given as the KEY_SIGNING_SECRET environment variable.
 // npm run key -- --list --tenant <tenantId> [--json] [--remote]
 //   Lists the tenant's keys (never the keys themselves): a table, or one JSON array with --json.
 // npm run key -- --revoke <keyId> [--remote]

@@ -1,11 +1,11 @@
 // npm start: local D1 migrations, docs assets, demo keys and data, then `wrangler dev` in the foreground.
 // Works offline with no Cloudflare account: everything runs in local workerd with local D1.
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DEMO_ACCOUNT_USER, DEMO_TENANT, seedDemo } from "./lib/demo.mjs";
 import { issueKeys } from "./lib/keys.mjs";
+import { LOCAL_SECRETS, localSecret } from "./lib/local-secrets.mjs";
 import { applyMigrations, repoRoot, spawnWrangler } from "./lib/wrangler.mjs";
 
 const HOST = "127.0.0.1";
@@ -89,14 +89,9 @@ function banner(operatorKey, accountKey, shard, skipped) {
   return lines.join("\n");
 }
 
-/** The local Worker's secrets: a random PAGINATION_SECRET in .dev.vars, made once and kept. */
+/** The local Worker's secrets (PAGINATION_SECRET, KEY_SIGNING_SECRET): random ones in .dev.vars, made once and kept. */
 function ensureLocalSecrets() {
-  const file = join(repoRoot, ".dev.vars");
-  const current = existsSync(file) ? readFileSync(file, "utf8") : "";
-  if (/^PAGINATION_SECRET=/m.test(current)) return;
-  const line = `PAGINATION_SECRET=${randomBytes(32).toString("base64url")}\n`;
-  writeFileSync(file, current && !current.endsWith("\n") ? `${current}\n${line}` : current + line);
-  console.error("Wrote a new local PAGINATION_SECRET to .dev.vars.");
+  for (const name of LOCAL_SECRETS) localSecret(name);
 }
 
 async function main() {

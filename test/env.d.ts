@@ -15,6 +15,7 @@ declare global {
       TINY_RATE_LIMIT_READ: RateLimit;
       TINY_RATE_LIMIT_WRITE: RateLimit;
       TINY_RATE_LIMIT_EVALUATE: RateLimit;
+      TINY_RATE_LIMIT_AUTH_FAILURES: RateLimit;
       /** The Node webhook receiver started by vitest.config.ts (test/support/webhook-receiver.mjs). */
       TEST_RECEIVER_URL: string;
     }

@@ -4,9 +4,10 @@ import { z } from "zod";
 import type { App, AppBindings } from "../../src/platform/app";
 import { openTenantDb } from "../../src/app";
 import { authenticate, requireRole } from "../../src/platform/auth";
-import { randomSecret } from "../../src/platform/crypto";
+import type { Env } from "../../src/platform/env";
 import { ApiError } from "../../src/platform/errors";
 import { newId } from "../../src/platform/ids";
+import { mintSignedKey } from "../../src/platform/key-format.mjs";
 import { localeTag, localizedText } from "../../src/platform/locale";
 import { externalKey, quantity } from "../../src/platform/fields";
 import { invalidJsonError, throwZodError } from "../../src/platform/validation";
@@ -91,15 +92,16 @@ const validateEvaluateBody = zValidator("json", evaluateBody, (result) => {
 }) as unknown as MiddlewareHandler<AppBindings>;
 const ok = (c: Context<AppBindings>) => c.json({ ok: true });
 
-function newBenchKey(): string {
-  return `sk_bench_${randomSecret(24)}`;
+/** A key as the API issues them (signed with the Worker's KEY_SIGNING_SECRET). */
+function newBenchKey(env: Env): Promise<string> {
+  return mintSignedKey(env.KEY_SIGNING_SECRET);
 }
 
 export function mountBenchRoutes(app: App): void {
   app.post("/__bench/tenants", async (c) => {
     const body = await jsonBody(c, benchTenantBody, {});
     const tenantId = newId("tbench");
-    const operatorKey = newBenchKey();
+    const operatorKey = await newBenchKey(c.env);
     const placement = await createTenant(c.env, { tenantId, defaultLocale: body.defaultLocale ?? "en", shard: body.shard as ShardName | undefined });
     await insertBenchKey(primaryDb(c.env, "CONTROL"), tenantId, "OPERATOR", null, operatorKey);
     return c.json({ tenantId, operatorKey, shard: placement.shard }, 201);
@@ -114,7 +116,7 @@ export function mountBenchRoutes(app: App): void {
     }
     const db = primaryDb(c.env, "CONTROL");
     if (!(await tenantExists(db, body.tenantId))) throw new ApiError("not_found", `Tenant ${body.tenantId} not found.`);
-    const key = newBenchKey();
+    const key = await newBenchKey(c.env);
     await insertBenchKey(db, body.tenantId, body.role, body.role === "ACCOUNT" ? body.userId! : null, key);
     return c.json({ key }, 201);
   });

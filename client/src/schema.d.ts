@@ -1294,11 +1294,11 @@ export interface components {
          *       "role": "ACCOUNT",
          *       "userId": "u-3001",
          *       "name": "Maison Dubois storefront",
-         *       "prefix": "sk_Jf3kQ",
+         *       "prefix": "sk2_AZwY",
          *       "createdAt": "2026-02-01T08:00:00Z",
          *       "expiresAt": null,
          *       "revokedAt": null,
-         *       "key": "sk_Jf3kQ9vX2mP7rT1wY5zB8nC4hL6dG0sA2eR9uI3oK7q"
+         *       "key": "sk2_AZwYN0AAFhNGkNAc1PDiBqgPzmc7EYPsIWpb178G4HA9wbJFusTn0yW3UR6CvQ"
          *     }
          */
         IssuedKey: {
@@ -1312,7 +1312,7 @@ export interface components {
             createdAt: string;
             expiresAt: string | null;
             revokedAt: string | null;
-            /** @description The secret key, shown this once: only its hash is stored. Absent from an Idempotency-Key replay (which carries a Warning). */
+            /** @description The secret key, shown this once: only its hash is stored. `sk2_` and 62 base64url characters (its issue time, a random part and a signature). Absent from an Idempotency-Key replay (which carries a Warning). */
             key?: string;
         };
         /**
@@ -1321,7 +1321,7 @@ export interface components {
          *       "role": "ACCOUNT",
          *       "userId": "u-3001",
          *       "name": "Maison Dubois storefront",
-         *       "prefix": "sk_Jf3kQ",
+         *       "prefix": "sk2_AZwY",
          *       "createdAt": "2026-02-01T08:00:00Z",
          *       "expiresAt": null,
          *       "revokedAt": null
@@ -2083,7 +2083,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -2255,7 +2255,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -2391,7 +2391,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -2520,7 +2520,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -2716,7 +2716,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -2906,7 +2906,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -3077,7 +3077,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -3255,7 +3255,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -3430,7 +3430,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -3582,7 +3582,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -3734,7 +3734,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -3906,7 +3906,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -4071,7 +4071,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -4278,7 +4278,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -4460,7 +4460,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -4585,7 +4585,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -4742,7 +4742,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -4895,7 +4895,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -5056,7 +5056,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -5175,7 +5175,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -5337,7 +5337,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -5476,7 +5476,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -5566,7 +5566,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -5696,7 +5696,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -5878,7 +5878,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -6070,7 +6070,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -6203,7 +6203,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -6368,7 +6368,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -6502,7 +6502,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -6664,7 +6664,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -6850,7 +6850,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -7034,7 +7034,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -7161,7 +7161,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -7323,7 +7323,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -7438,7 +7438,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -7493,7 +7493,7 @@ export interface operations {
                      *           "role": "ACCOUNT",
                      *           "userId": "u-3001",
                      *           "name": "Maison Dubois storefront",
-                     *           "prefix": "sk_Jf3kQ",
+                     *           "prefix": "sk2_AZwY",
                      *           "createdAt": "2026-02-01T08:00:00Z",
                      *           "expiresAt": null,
                      *           "revokedAt": null
@@ -7549,7 +7549,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -7609,11 +7609,11 @@ export interface operations {
                      *       "role": "ACCOUNT",
                      *       "userId": "u-3001",
                      *       "name": "Maison Dubois storefront",
-                     *       "prefix": "sk_Jf3kQ",
+                     *       "prefix": "sk2_AZwY",
                      *       "createdAt": "2026-02-01T08:00:00Z",
                      *       "expiresAt": null,
                      *       "revokedAt": null,
-                     *       "key": "sk_Jf3kQ9vX2mP7rT1wY5zB8nC4hL6dG0sA2eR9uI3oK7q"
+                     *       "key": "sk2_AZwYN0AAFhNGkNAc1PDiBqgPzmc7EYPsIWpb178G4HA9wbJFusTn0yW3UR6CvQ"
                      *     }
                      */
                     "application/json": components["schemas"]["IssuedKey"];
@@ -7693,7 +7693,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -7750,7 +7750,7 @@ export interface operations {
                      *       "role": "ACCOUNT",
                      *       "userId": "u-3001",
                      *       "name": "Maison Dubois storefront",
-                     *       "prefix": "sk_Jf3kQ",
+                     *       "prefix": "sk2_AZwY",
                      *       "createdAt": "2026-02-01T08:00:00Z",
                      *       "expiresAt": null,
                      *       "revokedAt": null
@@ -7813,7 +7813,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -7930,7 +7930,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -8050,7 +8050,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -8196,7 +8196,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -8317,7 +8317,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -8434,7 +8434,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -8600,7 +8600,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -8738,7 +8738,7 @@ export interface operations {
             429: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds until the key's budget for this class renews. */
+                    /** @description Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };

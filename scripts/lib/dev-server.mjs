@@ -2,6 +2,7 @@
 // that need the real server (a raw socket, the key command against the served database).
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
+import { localSecret } from "./local-secrets.mjs";
 import { spawnWrangler } from "./wrangler.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -34,7 +35,9 @@ export async function startDevServer({ persistTo, vars = {}, readyTimeoutMs = 12
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo];
-  args.push("--var", `PAGINATION_SECRET:${randomBytes(16).toString("hex")}`, "--show-interactive-dev-session=false", "--log-level", "warn");
+  // Keys issued by `npm run key` are signed with .dev.vars's KEY_SIGNING_SECRET: the server verifies with the same.
+  args.push("--var", `PAGINATION_SECRET:${randomBytes(16).toString("hex")}`, "--var", `KEY_SIGNING_SECRET:${localSecret("KEY_SIGNING_SECRET")}`);
+  args.push("--show-interactive-dev-session=false", "--log-level", "warn");
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   let output = "";
   const child = spawnWrangler(args, { stdio: ["ignore", "pipe", "pipe"], detached: true });

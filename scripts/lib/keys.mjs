@@ -1,5 +1,7 @@
 // Issues API keys straight into D1: the only way a first key can exist (keys authenticate everything else).
 import { createHash, randomBytes } from "node:crypto";
+import { mintSignedKey } from "../../src/platform/key-format.mjs";
+import { keySigningSecret } from "./local-secrets.mjs";
 import { CONTROL, executeSql, shardBindings, sqlString } from "./wrangler.mjs";
 
 export const ROLES = ["OPERATOR", "ACCOUNT"];
@@ -41,7 +43,8 @@ export function validateKeyRequest({ tenant, role, user, locale, shard }) {
 
 /**
  * Creates the tenant when it is new (default locale `locale`, else `en`), stores the SHA-256 hex of a
- * fresh random key, and returns the plain key — the only time it exists outside the caller.
+ * fresh key signed as the Worker signs them (src/platform/key-format.mjs, with the target's
+ * KEY_SIGNING_SECRET), and returns the plain key — the only time it exists outside the caller.
  */
 export async function issueKey({ remote = false, persistTo, ...request }) {
   const [issued] = await issueKeys([request], { remote, persistTo });
@@ -101,6 +104,7 @@ function keyEventSql(tenant, type, key, at) {
  */
 export async function issueKeys(requests, target = {}) {
   for (const request of requests) validateKeyRequest(request);
+  const signingSecret = keySigningSecret(target);
   const now = new Date().toISOString();
   const placed = await placeTenants(requests, target);
   const shardStatements = new Map();
@@ -119,16 +123,17 @@ export async function issueKeys(requests, target = {}) {
       );
     }
   }
-  const keys = requests.map(({ tenant, role, user }) => {
-    const key = `sk_${randomBytes(32).toString("base64url")}`;
+  const keys = [];
+  for (const { tenant, role, user } of requests) {
+    const key = await mintSignedKey(signingSecret);
     const keyHash = createHash("sha256").update(key).digest("hex");
     const row = { id: timeOrderedId("key"), role, userId: role === "ACCOUNT" ? user : null, prefix: key.slice(0, KEY_PREFIX_LENGTH), createdAt: now };
     controlStatements.push(
       `insert into api_keys (id, tenant_id, role, user_id, key_hash, prefix, created_at) values (${sqlString(row.id)}, ${sqlString(tenant)}, ${sqlString(role)}, ${sqlString(row.userId)}, ${sqlString(keyHash)}, ${sqlString(row.prefix)}, ${sqlString(now)})`,
     );
     onShard(placed.get(tenant).shard, keyEventSql(tenant, "key.created", keyRepresentation(row), now));
-    return { key, keyId: row.id, tenant };
-  });
+    keys.push({ key, keyId: row.id, tenant });
+  }
   await executeSql(controlStatements.join(";\n"), target, CONTROL);
   for (const [shard, statements] of shardStatements) await executeSql(statements.join(";\n"), target, shard);
   return keys.map(({ key, keyId, tenant }) => {

@@ -1,10 +1,11 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { forgetCachedKey } from "../platform/auth";
-import { randomSecret, sha256Hex } from "../platform/crypto";
+import { forgetCachedKey, forgetUnknownKeys } from "../platform/auth";
+import { sha256Hex } from "../platform/crypto";
 import type { Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { appendEvent, type EventType } from "../platform/events";
 import { idPrefixes, newId } from "../platform/ids";
+import { mintSignedKey } from "../platform/key-format.mjs";
 import { actorOf, type Principal } from "../platform/principal";
 import { apiKeys } from "../platform/tables";
 import { nowIso } from "../platform/time";
@@ -35,9 +36,12 @@ export interface KeyStores {
   shard: Db;
 }
 
-/** A new key of the caller's tenant: only its SHA-256 is stored; the plain key is returned this once. */
-export async function createKey({ control, shard }: KeyStores, principal: Principal, body: CreateKeyBody): Promise<{ row: KeyRow; key: string }> {
-  const key = `sk_${randomSecret(32)}`;
+/**
+ * A new key of the caller's tenant, signed with `signingSecret` (src/platform/key-format.mjs): only
+ * its SHA-256 is stored; the plain key is returned this once.
+ */
+export async function createKey({ control, shard }: KeyStores, principal: Principal, body: CreateKeyBody, signingSecret: string): Promise<{ row: KeyRow; key: string }> {
+  const key = await mintSignedKey(signingSecret);
   const row: KeyRow = {
     id: newId(idPrefixes.key),
     tenantId: principal.tenantId,
@@ -51,6 +55,7 @@ export async function createKey({ control, shard }: KeyStores, principal: Princi
     createdAt: nowIso(),
   };
   await control.insert(apiKeys).values(row);
+  forgetUnknownKeys();
   await recordKeyEvent(shard, principal, "key.created", row, () => control.delete(apiKeys).where(eq(apiKeys.id, row.id)));
   return { row, key };
 }

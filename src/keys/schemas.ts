@@ -49,7 +49,7 @@ const KEY_EXAMPLE = {
   role: "ACCOUNT",
   userId: "u-3001",
   name: "Maison Dubois storefront",
-  prefix: "sk_Jf3kQ",
+  prefix: "sk2_AZwY",
   createdAt: "2026-02-01T08:00:00Z",
   expiresAt: null,
   revokedAt: null,
@@ -76,6 +76,8 @@ export const createdKeyRepresentation = keyRepresentation
     key: z
       .string()
       .optional()
-      .describe("The secret key, shown this once: only its hash is stored. Absent from an Idempotency-Key replay (which carries a Warning)."),
+      .describe(
+        "The secret key, shown this once: only its hash is stored. `sk2_` and 62 base64url characters (its issue time, a random part and a signature). Absent from an Idempotency-Key replay (which carries a Warning).",
+      ),
   })
-  .meta({ id: "IssuedKey", examples: [{ ...KEY_EXAMPLE, key: "sk_Jf3kQ9vX2mP7rT1wY5zB8nC4hL6dG0sA2eR9uI3oK7q" }] });
+  .meta({ id: "IssuedKey", examples: [{ ...KEY_EXAMPLE, key: "sk2_AZwYN0AAFhNGkNAc1PDiBqgPzmc7EYPsIWpb178G4HA9wbJFusTn0yW3UR6CvQ" }] });

@@ -1,12 +1,16 @@
 import { eq } from "drizzle-orm";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppBindings } from "./app";
+import { BoundedCache } from "./bounded-cache";
 import type { Principal, Role } from "./principal";
 import { timingSafeEqual, sha256Hex } from "./crypto";
 import { openDb, type Db } from "./db";
 import { newTrace, type RequestTrace } from "./trace";
 import { ApiError } from "./errors";
-import { RefreshingCache } from "./refreshing-cache";
+import { inspectKey, isFreshlyIssued } from "./key-format.mjs";
+import { authenticationFailure, clientAddress, refuseSpentAddress } from "./rate-limits";
+import { RefreshingCache, type BackgroundRead } from "./refreshing-cache";
 import { apiKeys, tenantDirectory } from "./tables";
 import { findPlacement, placementColumns, readCreatedRow, rememberPlacement, toPlacement, type ControlReads } from "./tenancy";
 
@@ -18,6 +22,12 @@ const ROLES: readonly Role[] = ["OPERATOR", "ACCOUNT"];
 // once its entry is 5 s old, so no request waits on the lookup.
 export const KEY_CACHE_TTL_MS = 10_000;
 
+/**
+ * How long this isolate remembers a key no database had: a repeated bad key costs no query. Short,
+ * and the memory is dropped whenever this isolate issues a key.
+ */
+export const UNKNOWN_KEY_TTL_MS = 5_000;
+
 /** What a key grants: its tenant's placement is looked up (and cached) separately. */
 interface KeyGrant {
   keyId: string;
@@ -28,11 +38,21 @@ interface KeyGrant {
   expiresAtMs: number | null;
 }
 
-const keys = new RefreshingCache<string, KeyGrant | null, ControlReads>({ maxEntries: 10_000, ttlMs: KEY_CACHE_TTL_MS, refreshAfterMs: 5_000 }, readKey);
+// Only grants are kept here (a refresh that finds the key gone drops it); unknown keys apart.
+const keys = new RefreshingCache<string, KeyGrant | null, ControlReads>(
+  { maxEntries: 10_000, ttlMs: KEY_CACHE_TTL_MS, refreshAfterMs: 5_000, keep: (grant) => grant !== null },
+  readKey,
+);
+const unknownKeys = new BoundedCache<string, true>(10_000, UNKNOWN_KEY_TTL_MS);
 
 /** Drops a key from this isolate's cache: its next request reads the key (and its revocation) again. */
 export function forgetCachedKey(keyHash: string): void {
   keys.forget(keyHash);
+}
+
+/** This isolate issued a key: it forgets every key it had found unknown. */
+export function forgetUnknownKeys(): void {
+  unknownKeys.clear();
 }
 
 /** The key and its tenant's placement in one query of the control database. */
@@ -59,7 +79,10 @@ async function findKeyRow(control: Db, keyHash: string) {
 async function readKey(control: ControlReads, keyHash: string): Promise<KeyGrant | null> {
   const readAt = Date.now();
   const row = await readCreatedRow(control, (db) => findKeyRow(db, keyHash));
-  if (!row || row.revokedAt || !timingSafeEqual(row.keyHash, keyHash)) return null;
+  if (!row || row.revokedAt || !timingSafeEqual(row.keyHash, keyHash)) {
+    unknownKeys.set(keyHash, true);
+    return null;
+  }
   rememberPlacement(row.tenantId, toPlacement(row), readAt);
   return {
     keyId: row.keyId,
@@ -70,30 +93,56 @@ async function readKey(control: ControlReads, keyHash: string): Promise<KeyGrant
   };
 }
 
+/**
+ * The grant of a presented key, reading as little as it can: a key whose format is wrong or whose
+ * signature does not verify is refused with no query; a key remembered as unknown likewise; any
+ * other is read on the nearest replica, and on the primary too only when it is a signed key issued
+ * a moment ago (the replica may not have it yet). A client address past its budget of failed
+ * authentications gets no query at all (429).
+ */
+async function findGrant(c: Context<AppBindings>, key: string, address: string | null): Promise<KeyGrant | null> {
+  const inspected = await inspectKey(c.env.KEY_SIGNING_SECRET, key);
+  if (inspected.format === "invalid") return null;
+  const keyHash = await sha256Hex(key);
+  if (unknownKeys.get(keyHash)) return null;
+  if (!keys.has(keyHash)) refuseSpentAddress(address);
+  const fresh = inspected.format === "signed" && isFreshlyIssued(inspected.issuedAtMs);
+  return keys.get(controlReads(c, c.var.control, c.var.trace, fresh), keyHash, readAfterAnswer(c, fresh));
+}
+
+/** The control database for a request's lookups: `nearest`, and its primary when `withPrimary`. */
+function controlReads(c: Context<AppBindings>, nearest: Db, trace: RequestTrace, withPrimary: boolean): ControlReads {
+  return { nearest, ...(withPrimary && { primary: () => openDb(c.env, "CONTROL", "first-primary", trace) }) };
+}
+
+/** Runs a cache refresh after the answer, on control database handles of its own. */
+function readAfterAnswer(c: Context<AppBindings>, withPrimary: boolean): BackgroundRead<ControlReads> {
+  return (read) => {
+    const trace = newTrace();
+    c.executionCtx.waitUntil(read(controlReads(c, openDb(c.env, "CONTROL", "first-unconstrained", trace), trace, withPrimary)));
+  };
+}
+
 /** svc-client + svc-api-key → the principal; locale and store headers → the request scope. */
 export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
+  const address = clientAddress(c.req.raw);
+  // Every failure counts against the client address's budget: past it, 429 instead of 401.
+  const failure = (detail: string) => authenticationFailure(c.env, address, new ApiError("unauthorized", detail));
   const client = c.req.header("svc-client");
-  if (!client || !ROLES.includes(client as Role)) {
-    throw new ApiError("unauthorized", "svc-client must be OPERATOR or ACCOUNT.");
-  }
+  if (!client || !ROLES.includes(client as Role)) throw await failure("svc-client must be OPERATOR or ACCOUNT.");
   const key = c.req.header("svc-api-key");
-  if (!key) throw new ApiError("unauthorized", "svc-api-key is missing.");
-  const controlReads = (nearest: Db, trace: RequestTrace): ControlReads => ({ nearest, primary: () => openDb(c.env, "CONTROL", "first-primary", trace) });
-  const control = controlReads(c.var.control, c.var.trace);
-  const inBackground = (read: (control: ControlReads) => Promise<unknown>) => {
-    const trace = newTrace();
-    c.executionCtx.waitUntil(read(controlReads(openDb(c.env, "CONTROL", "first-unconstrained", trace), trace)));
-  };
-  const grant = await keys.get(control, await sha256Hex(key), inBackground);
+  if (!key) throw await failure("svc-api-key is missing.");
+  const grant = await findGrant(c, key, address);
   if (!grant || (grant.expiresAtMs !== null && grant.expiresAtMs <= Date.now())) {
-    throw new ApiError("unauthorized", "svc-api-key is not a valid key (unknown, revoked or expired).");
+    throw await failure("svc-api-key is not a valid key (unknown, revoked or expired).");
   }
   if (grant.role !== client) {
     throw new ApiError("client_mismatch", `svc-client is ${client} but the key's role is ${grant.role}.`);
   }
-  const placement = await findPlacement(control, grant.tenantId, inBackground);
+  // A tenant created a moment ago elsewhere may be missing from the replica: its placement may ask the primary.
+  const placement = await findPlacement(controlReads(c, c.var.control, c.var.trace, true), grant.tenantId, readAfterAnswer(c, true));
   // A key's tenant always has a directory entry (the key references it): none means it was removed.
-  if (!placement) throw new ApiError("unauthorized", "svc-api-key is not a valid key (its tenant no longer exists).");
+  if (!placement) throw await failure("svc-api-key is not a valid key (its tenant no longer exists).");
   const principal: Principal = {
     tenantId: grant.tenantId,
     role: grant.role,

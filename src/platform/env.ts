@@ -10,6 +10,8 @@ export interface Env {
   ASSETS: Fetcher;
   /** A secret (never a committed var): the HMAC key of pagination tokens; serve() refuses to run without it. */
   PAGINATION_SECRET: string;
+  /** A secret (never a committed var): the HMAC key that signs API keys (src/platform/key-format.mjs); serve() refuses to run without it. */
+  KEY_SIGNING_SECRET: string;
   D1_LIMITS_GUARD?: string;
   /** Origins browser pages may call the API from: a comma list ("https://admin.example.com"); none by default. */
   CORS_ORIGINS?: string;
@@ -17,6 +19,8 @@ export interface Env {
   RATE_LIMIT_READ: RateLimit;
   RATE_LIMIT_WRITE: RateLimit;
   RATE_LIMIT_EVALUATE: RateLimit;
+  /** Failed authentications per client address (CF-Connecting-IP). */
+  RATE_LIMIT_AUTH_FAILURES: RateLimit;
   /** Webhook work: events to hand on, deliveries to attempt (src/webhooks/messages.ts). */
   WEBHOOK_QUEUE: Queue;
   /** Where a delivery is parked after its last failed attempt. */

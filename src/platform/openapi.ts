@@ -38,7 +38,7 @@ const COMMON_ERRORS: ErrorCode[] = ["unauthorized", "client_mismatch", "rate_lim
 
 /** Headers some problems carry. */
 const PROBLEM_HEADERS: Partial<Record<number, Record<string, string>>> = {
-  429: { "Retry-After": "Seconds until the key's budget for this class renews." },
+  429: { "Retry-After": "Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications." },
   503: { "Retry-After": "Seconds to wait before retrying: the tenant's data is being moved to another database." },
 };
 /** What the Idempotency-Key middleware can answer, on every POST, PUT, PATCH and DELETE. */
@@ -353,7 +353,13 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     components: {
       securitySchemes: {
         svcClient: { type: "apiKey", in: "header", name: "svc-client", description: "OPERATOR or ACCOUNT; must match the key's role." },
-        svcApiKey: { type: "apiKey", in: "header", name: "svc-api-key", description: "The secret key, issued by `npm run key`." },
+        svcApiKey: {
+          type: "apiKey",
+          in: "header",
+          name: "svc-api-key",
+          description:
+            "The secret key, issued by `POST /v1/keys` or `npm run key`: `sk2_` and 62 base64url characters, carrying its issue time, a random part and a signature the API checks before reading any database. Keys issued in the earlier format (`sk_` and 43 base64url characters) keep working. A client address whose requests fail authentication too often in a minute answers 429 rate_limited with limitClass `authentication` and Retry-After.",
+        },
       },
       schemas,
       headers: SHARED_HEADERS,

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppBindings } from "./app";
+import { BoundedCache } from "./bounded-cache";
 import type { Env } from "./env";
 import { ApiError } from "./errors";
 
@@ -23,6 +24,17 @@ export function secondsToNextWindow(now = Date.now()): number {
   return RATE_LIMIT_PERIOD_SECONDS - (Math.floor(now / 1000) % RATE_LIMIT_PERIOD_SECONDS);
 }
 
+/** 429 rate_limited for a spent budget of `limitClass`, with Retry-After (whose budget: `whose`). */
+function rateLimitedError(limitClass: string, whose: string): ApiError {
+  const retryAfter = secondsToNextWindow();
+  return new ApiError(
+    "rate_limited",
+    `${whose} has used its ${limitClass} budget for the current ${RATE_LIMIT_PERIOD_SECONDS} s window; retry in ${retryAfter} s.`,
+    { limitClass, retryAfter },
+    { "retry-after": String(retryAfter) },
+  );
+}
+
 /**
  * Counts the request against its API key's budget of `limitClass`; past the budget: 429
  * rate_limited with Retry-After. Counts are per Cloudflare location and approximate.
@@ -31,15 +43,42 @@ export function rateLimit(limitClass: RateLimitClass): MiddlewareHandler<AppBind
   const binding = RATE_LIMIT_BINDINGS[limitClass];
   return async (c, next) => {
     const { success } = await c.env[binding].limit({ key: c.var.principal.keyId });
-    if (!success) {
-      const retryAfter = secondsToNextWindow();
-      throw new ApiError(
-        "rate_limited",
-        `This key has used its ${limitClass} budget for the current ${RATE_LIMIT_PERIOD_SECONDS} s window; retry in ${retryAfter} s.`,
-        { limitClass, retryAfter },
-        { "retry-after": String(retryAfter) },
-      );
-    }
+    if (!success) throw rateLimitedError(limitClass, "This key");
     await next();
   };
+}
+
+/** The limitClass of 429s answered to an address past its budget of failed authentications. */
+export const AUTH_FAILURE_LIMIT_CLASS = "authentication";
+export const AUTH_FAILURE_BINDING = "RATE_LIMIT_AUTH_FAILURES" satisfies keyof Env;
+
+/**
+ * Addresses this instance saw spend their failed-authentication budget, with the end of that
+ * window: until then their requests that would read a key from the database answer 429 without
+ * reading it, and their failures without asking the limiter again.
+ */
+const spentAddresses = new BoundedCache<string, number>(10_000, RATE_LIMIT_PERIOD_SECONDS * 1000);
+
+/** The address a request came from: Cloudflare sets CF-Connecting-IP on every request it passes on (none: a local call). */
+export function clientAddress(request: Request): string | null {
+  return request.headers.get("cf-connecting-ip")?.trim() || null;
+}
+
+/** 429 when `address` spent its failed-authentication budget in this window (as far as this instance saw). */
+export function refuseSpentAddress(address: string | null): void {
+  const until = address === null ? undefined : spentAddresses.get(address);
+  if (until !== undefined && until > Date.now()) throw rateLimitedError(AUTH_FAILURE_LIMIT_CLASS, "This client address");
+}
+
+/**
+ * The error a failed authentication answers: 401 `failure`, counted against the address's budget
+ * of failures; past it, 429 rate_limited with Retry-After and limitClass "authentication".
+ */
+export async function authenticationFailure(env: Env, address: string | null, failure: ApiError): Promise<ApiError> {
+  if (address === null) return failure;
+  refuseSpentAddress(address);
+  const { success } = await env[AUTH_FAILURE_BINDING].limit({ key: address });
+  if (success) return failure;
+  spentAddresses.set(address, Date.now() + secondsToNextWindow() * 1000);
+  return rateLimitedError(AUTH_FAILURE_LIMIT_CLASS, "This client address");
 }

@@ -21,12 +21,18 @@ export class RefreshingCache<K, V, Source> {
   private readonly forgottenAt: BoundedCache<K, number>;
 
   constructor(
-    private readonly options: { maxEntries: number; ttlMs: number; refreshAfterMs: number },
+    /** keep: which values are kept (default all); a read whose value is not kept drops the entry. */
+    private readonly options: { maxEntries: number; ttlMs: number; refreshAfterMs: number; keep?: (value: V) => boolean },
     /** Reads the current value from the source of truth. */
     private readonly read: (source: Source, key: K) => Promise<V>,
   ) {
     this.entries = new BoundedCache(options.maxEntries, options.ttlMs);
     this.forgottenAt = new BoundedCache(1_000, options.ttlMs);
+  }
+
+  /** Whether the entry is held now (a get would answer without reading). */
+  has(key: K): boolean {
+    return this.entries.get(key) !== undefined;
   }
 
   async get(source: Source, key: K, inBackground: BackgroundRead<Source>): Promise<V> {
@@ -50,7 +56,9 @@ export class RefreshingCache<K, V, Source> {
   /** Keeps a value read elsewhere (at `readAt`), for a lookup that reads two entries in one query. */
   remember(key: K, value: V, readAt = Date.now()): void {
     const forgotten = this.forgottenAt.get(key);
-    if (forgotten === undefined || forgotten < readAt) this.entries.set(key, { value, readAt, refreshing: false });
+    if (forgotten !== undefined && forgotten >= readAt) return;
+    if (this.options.keep && !this.options.keep(value)) this.entries.delete(key);
+    else this.entries.set(key, { value, readAt, refreshing: false });
   }
 
   /** Drops the entry: the next request reads it again. */

@@ -27,9 +27,10 @@ export function serve(app: App): ExportedHandlerFetchHandler<Env> {
 /** The app's answer as a response of our own (its headers can still be set), or a problem+json 500. */
 async function answer(app: App, request: Request, env: Env, ctx: ExecutionContext, trace: RequestTrace): Promise<Response> {
   const { requestId } = trace;
-  if (!env.PAGINATION_SECRET) {
-    // A deployment without its secret must not sign tokens with a guessable key: refuse, loudly.
-    logFailure(requestId, "configuration", new Error("PAGINATION_SECRET is not set: `wrangler secret put PAGINATION_SECRET` (locally, `npm start` writes one into .dev.vars)."));
+  // A deployment without its secrets must not sign tokens or keys with a guessable key: refuse, loudly.
+  const missing = (["PAGINATION_SECRET", "KEY_SIGNING_SECRET"] as const).find((name) => !env[name]);
+  if (missing) {
+    logFailure(requestId, "configuration", new Error(`${missing} is not set: \`wrangler secret put ${missing}\` (locally, \`npm start\` writes one into .dev.vars).`));
     return problemResponseFor(INTERNAL_PROBLEM, requestId);
   }
   const where = `${request.method} ${new URL(request.url).pathname}`;

@@ -21,16 +21,18 @@ export const PLACEMENT_CACHE_TTL_MS = 10_000;
 
 /**
  * The control database as a request's authentication reads it: the nearest replica first, and the
- * primary for a row the replica does not have yet (a key or tenant created a moment ago elsewhere).
+ * primary for a row the replica may not have yet (a key or tenant created a moment ago elsewhere).
+ * No primary: only the replica is read (a row that cannot be that new).
  */
 export interface ControlReads {
   nearest: Db;
-  primary: () => Db;
+  primary?: () => Db;
 }
 
-/** The row `read` finds on the nearest replica, else on the primary (undefined: neither has it). */
+/** The row `read` finds on the nearest replica, else on the primary when there is one (undefined: none has it). */
 export async function readCreatedRow<Row>(control: ControlReads, read: (db: Db) => Promise<Row | undefined>): Promise<Row | undefined> {
-  return (await read(control.nearest)) ?? read(control.primary());
+  const found = await read(control.nearest);
+  return found !== undefined || !control.primary ? found : read(control.primary());
 }
 
 const placements = new RefreshingCache<string, TenantPlacement | null, ControlReads>(

@@ -57,15 +57,31 @@ function v6Groups(address: string): number[] | undefined {
   return groups.map((group) => parseInt(group, 16));
 }
 
+/**
+ * The IPv4 address an IPv6 address carries by a translation scheme, as a 32-bit number: a resolver
+ * or a relay on the way reaches that IPv4 host, so its rule decides.
+ */
+function embeddedV4(groups: number[]): number | undefined {
+  const v4 = (high: number, low: number) => (high * 65536 + low) >>> 0;
+  const [first, second] = groups;
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
+  if (zeros(0, 5) && groups[5] === 0xffff) return v4(groups[6], groups[7]); // IPv4-mapped ::ffff:0:0/96
+  if (zeros(0, 6)) return v4(groups[6], groups[7]); // IPv4-compatible ::/96
+  if (first === 0x64 && second === 0xff9b && zeros(2, 6)) return v4(groups[6], groups[7]); // NAT64 64:ff9b::/96
+  if (first === 0x64 && second === 0xff9b && groups[2] === 1) return v4(groups[6], groups[7]); // local-use NAT64 64:ff9b:1::/48
+  if (first === 0x2002) return v4(groups[1], groups[2]); // 6to4 2002::/16
+  if (first === 0x2001 && second === 0) return (v4(groups[6], groups[7]) ^ 0xffffffff) >>> 0; // Teredo 2001::/32: the client, inverted
+  return undefined;
+}
+
 function isNonPublicV6(groups: number[]): boolean {
   const [first] = groups;
   if (groups.slice(0, 7).every((group) => group === 0) && groups[7] <= 1) return true; // :: and ::1
   if ((first & 0xfe00) === 0xfc00) return true; // unique local fc00::/7
   if ((first & 0xffc0) === 0xfe80) return true; // link-local fe80::/10
   if ((first & 0xff00) === 0xff00) return true; // multicast
-  // IPv4-mapped (::ffff:a.b.c.d): the IPv4 address decides.
-  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) return isNonPublicV4(groups[6] * 65536 + groups[7]);
-  return false;
+  const v4 = embeddedV4(groups);
+  return v4 !== undefined && isNonPublicV4(v4);
 }
 
 /** Why `raw` may not receive webhooks, or undefined when it may. */
@@ -77,8 +93,10 @@ export function webhookUrlProblem(raw: string, allowLocal: boolean): string | un
     return "must be an absolute URL";
   }
   if (url.username || url.password) return "must not carry credentials";
-  const host = url.hostname.toLowerCase();
-  if (allowLocal && LOCAL_HOSTS.has(host) && (url.protocol === "http:" || url.protocol === "https:")) return undefined;
+  // A trailing dot names the same host ("localhost." is localhost): rules are checked without it,
+  // and the local allowance stays the exact names it lists.
+  const host = url.hostname.toLowerCase().replace(/\.$/, "");
+  if (allowLocal && url.hostname === host && LOCAL_HOSTS.has(host) && (url.protocol === "http:" || url.protocol === "https:")) return undefined;
   if (url.protocol !== "https:") return allowLocal ? "must be https:// (or http://127.0.0.1 / http://localhost)" : "must be https://";
   const refused = "must not be a private, loopback or link-local address";
   if (host === "localhost" || PRIVATE_NAME_SUFFIXES.some((suffix) => host.endsWith(suffix))) return refused;

@@ -5,6 +5,7 @@ import getOperationRoute from "../../src/operations/routes/get";
 import statusRoute from "../../src/operations/routes/status";
 import type { ShardName } from "../../src/platform/shards";
 import type { RouteDefinition, RouteTypes } from "../../src/platform/routes";
+import { mintSignedKey } from "../../src/platform/key-format.mjs";
 import { createTenant } from "../../src/tenants/placement";
 import { testShard } from "./shards";
 
@@ -35,8 +36,23 @@ export async function newTenant(options: { defaultLocale?: string; shard?: Shard
   return issueKey(tenantId, "OPERATOR");
 }
 
+/** A key as the Worker issues them (signed, issued now), stored straight into the control database. */
 export async function issueKey(tenantId: string, role: Role, userId?: string): Promise<Caller> {
-  const key = `sk_test_${crypto.randomUUID().replace(/-/g, "")}`;
+  return storeKey(await mintSignedKey(env.KEY_SIGNING_SECRET), tenantId, role, userId);
+}
+
+/** A key in the format issued before keys were signed ("sk_" and 43 base64url characters). */
+export function legacyKeyText(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `sk_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+}
+
+/** A key issued before keys were signed, stored as it was. */
+export function issueLegacyKey(tenantId: string, role: Role, userId?: string): Promise<Caller> {
+  return storeKey(legacyKeyText(), tenantId, role, userId);
+}
+
+async function storeKey(key: string, tenantId: string, role: Role, userId?: string): Promise<Caller> {
   await env.CONTROL.prepare(
     "insert into api_keys (id, tenant_id, role, user_id, key_hash, created_at) values (?, ?, ?, ?, ?, ?)",
   )

@@ -22,7 +22,7 @@ describe("API keys: issue", () => {
     const op = await newTenant();
     const { created, caller, response } = await issue(op, { role: "OPERATOR", name: "CI deploys" });
     expect(created).toMatchObject({ role: "OPERATOR", userId: null, name: "CI deploys", expiresAt: null, revokedAt: null });
-    expect(created.key).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
+    expect(created.key).toMatch(/^sk2_[A-Za-z0-9_-]{62}$/);
     expect(created.prefix).toBe(created.key!.slice(0, 8));
     expect(response.headers.get("location")).toBe(`/v1/keys/${created.id}`);
     expect(response.headers.get("cache-control")).toBe("no-store");

@@ -71,7 +71,7 @@ describe("npm run key against the served database", () => {
     const issued = await keyCommand("--tenant", "node-cli", "--role", "OPERATOR");
     assert.equal(issued.code, 0, issued.stderr);
     const key = issued.stdout.trim().split("\n").at(-1);
-    assert.match(key, /^sk_/);
+    assert.match(key, /^sk2_[A-Za-z0-9_-]{62}$/);
     assert.equal((await api(key, "OPERATOR", "/v1/keys")).status, 200);
 
     const listed = await keyCommand("--list", "--tenant", "node-cli", "--json");
@@ -110,6 +110,16 @@ describe("npm run key against the served database", () => {
       assert.notEqual(result.code, 0, args.join(" "));
       assert.match(result.stderr, /usage: npm run key/, args.join(" "));
     }
+  });
+
+  it("refuses to issue a --remote key without the deployed signing secret, before touching any database", async () => {
+    const { KEY_SIGNING_SECRET: _unset, ...env } = process.env;
+    const result = await promisify(execFile)(process.execPath, [join(repoRoot, "scripts", "key.mjs"), "--tenant", "node-remote", "--role", "OPERATOR", "--remote"], { cwd: repoRoot, env }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error) => ({ code: error.code, stderr: error.stderr }),
+    );
+    assert.notEqual(result.code, 0);
+    assert.match(result.stderr, /KEY_SIGNING_SECRET environment variable/);
   });
 });
 

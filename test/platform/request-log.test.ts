@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { callRoute, createOperation, expectStatus, newTenant, type ApiResponse } from "../helpers/client";
+import { captureLog } from "../helpers/request-log";
 import { routes } from "../helpers/routes";
 import { setUpOperation } from "../helpers/setup";
 
@@ -7,26 +8,6 @@ import { setUpOperation } from "../helpers/setup";
  * One structured JSON line per request, and the D1 round trips it counts: the latency budget on
  * the request path (what a far-away D1 multiplies) is held here, per kind of request.
  */
-interface LogLine {
-  requestId: string;
-  tenant: string | null;
-  keyId: string | null;
-  method: string;
-  route: string | null;
-  status: number;
-  durationMs: number;
-  d1RoundTrips: number;
-  d1SequentialRoundTrips: number;
-}
-
-function captureLog() {
-  const lines: LogLine[] = [];
-  vi.spyOn(console, "log").mockImplementation((text: unknown) => {
-    if (typeof text === "string" && text.startsWith("{")) lines.push(JSON.parse(text));
-  });
-  return { lineOf: (response: ApiResponse) => lines.filter((line) => line.requestId === response.headers.get("x-request-id")) };
-}
-
 afterEach(() => vi.restoreAllMocks());
 
 describe("the request log", () => {

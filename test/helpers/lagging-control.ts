@@ -1,0 +1,24 @@
+import { env } from "cloudflare:test";
+
+/**
+ * The control database as seen from a location whose replica lags: a session started anywhere
+ * sees no rows, one started on the primary sees them all. Counts the statements each kind of
+ * session was asked to run.
+ */
+export function laggingControl() {
+  const reads = { primary: 0, replica: 0 };
+  const binding = new Proxy(env.CONTROL, {
+    get(target, prop) {
+      if (prop !== "withSession") return Reflect.get(target, prop, target);
+      return (start?: string) => {
+        const session = target.withSession(start as never);
+        if (start === "first-primary") {
+          return { prepare: (query: string) => (reads.primary++, session.prepare(query)), batch: session.batch.bind(session), getBookmark: () => session.getBookmark() };
+        }
+        const empty = { bind: () => empty, all: async () => ({ results: [], success: true, meta: {} }), raw: async () => [], first: async () => null, run: async () => ({ results: [], success: true, meta: {} }) };
+        return { prepare: () => (reads.replica++, empty), batch: async () => [], getBookmark: () => null };
+      };
+    },
+  });
+  return { binding, reads };
+}
