@@ -88,22 +88,27 @@ const byTenant = sql`${r.tenantId} = ${sql.raw("?1")}`;
 /** The scope as the unique quota_rules_scope index holds it: equality on these uses the index. */
 const scopeColumns = [sql`coalesce(${r.accountId}, '')`, sql`coalesce(${r.supplierId}, '')`, sql`coalesce(${r.storeId}, '')`];
 const probeField = (n: number) => sql.raw(`coalesce(probe.value ->> ${n}, '')`);
+/*
+ * Each read below walks its JSON array (CROSS JOIN keeps it the outer loop, whatever the planner's
+ * statistics) and looks each entry up by an index: its cost is the batch's, not the tenant's.
+ * test/quotas/rule-reads-plan.test.ts holds their plans.
+ */
 /** Rules whose scope is one of the JSON array ?2 of [accountId, supplierId, storeId] (null: unset). */
-const SCOPES_SQL = sqlText(
-  sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe join ${r}
+export const SCOPES_SQL = sqlText(
+  sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe cross join ${r}
     on ${byTenant} and ${scopeColumns[0]} = ${probeField(0)} and ${scopeColumns[1]} = ${probeField(1)} and ${scopeColumns[2]} = ${probeField(2)}
     group by ${r}.rowid >> 8`,
 );
 /** Rules of every store whose (accountId, supplierId) is one of the JSON array ?2 of pairs. */
-const LEVEL_KEYS_SQL = sqlText(
-  sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe join ${r}
+export const LEVEL_KEYS_SQL = sqlText(
+  sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe cross join ${r}
     on ${byTenant} and ${scopeColumns[0]} = ${probeField(0)} and ${scopeColumns[1]} = ${probeField(1)}
     group by ${r}.rowid >> 8`,
 );
 /** Rules whose id is one of the JSON array ?2. */
-const IDS_SQL = sqlText(sql`select ${packedRules} from ${r} where ${r.id} in (select value from json_each(${sql.raw("?2")})) and ${byTenant} group by ${r}.rowid >> 8`);
+export const IDS_SQL = sqlText(sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe cross join ${r} on ${r.id} = probe.value and ${byTenant} group by ${r}.rowid >> 8`);
 /** At most ?2 of the tenant's rules: all of them when the tenant is that small. */
-const FIRST_RULES_SQL = sqlText(
+export const FIRST_RULES_SQL = sqlText(
   sql`select json_group_array(json_array(id, account_id, supplier_id, store_id, minimum)) as rules
     from (select ${r}.rowid as rid, ${r.id} as id, ${r.accountId} as account_id, ${r.supplierId} as supplier_id, ${r.storeId} as store_id, ${r.minimum} as minimum
       from ${r} where ${byTenant} limit ${sql.raw("?2")})

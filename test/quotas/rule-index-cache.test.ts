@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { HEAD_BYTES, RuleIndexCache, type RuleSource } from "../../src/quotas/rule-index-cache";
 import { buildRuleIndex, levelKeysOf, resolveQuota, scopeMatchesTarget, type IndexedRule, type QuotaTarget } from "../../src/quotas/rule-index";
@@ -324,5 +325,48 @@ describe("rule index cache", () => {
     expect(cache.stats.evictions).toBeGreaterThan(0);
     // The isolate's own cache: its whole bound (pieces and tenants' heads) within 32 MiB.
     expect(new RuleIndexCache().memoryBound).toBeLessThanOrEqual(32 * 2 ** 20);
+  });
+
+  it("answers as the pure resolver over the tenant's current rules, through local and foreign writes, evictions and both sizes (property)", async () => {
+    const key = (prefix: string, n: number) => fc.integer({ min: 0, max: n - 1 }).map((i) => `${prefix}${i}`);
+    const scope = fc.record({ accountId: fc.option(key("A", 4), { nil: null }), supplierId: fc.option(key("S", 3), { nil: null }), storeId: fc.option(key("st", 2), { nil: null }) });
+    const target = fc.record({ accountId: key("A", 5), supplierId: fc.option(key("S", 4), { nil: null }), storeId: fc.option(key("st", 3), { nil: null }) });
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant("evaluate" as const), tenant: key("t", 3), orders: fc.array(target, { minLength: 1, maxLength: 6 }) }),
+      fc.record({ kind: fc.constantFrom("local" as const, "foreign" as const), tenant: key("t", 3), scope, minimum: fc.integer({ min: 0, max: 4 }), remove: fc.boolean() }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), fc.integer({ min: 0, max: 6 }), fc.constantFrom(2_000, 6_000, 1 << 20), async (steps, wholeTenantRules, maxBytes) => {
+        const { clock, source, cache } = setup({ wholeTenantRules, maxBytes });
+        let next = 0;
+        for (const s of steps) {
+          if (s.kind === "evaluate") {
+            const index = await cache.get(s.tenant, s.orders, source);
+            const current = source.tenants.get(s.tenant) ?? { version: 0, defaultMinimum: 0, rules: [] };
+            const truth = buildRuleIndex({ version: current.version, defaultMinimum: current.defaultMinimum, rules: current.rules });
+            for (const order of s.orders) expect(resolveQuota(index, order)).toEqual(resolveQuota(truth, order));
+            continue;
+          }
+          if (s.scope.accountId === null && s.scope.supplierId === null) continue;
+          const change: { upserted?: IndexedRule[]; deletedIds?: string[] } = {};
+          const version = source.write(s.tenant, (t) => {
+            const at = t.rules.findIndex((rule) => rule.accountId === s.scope.accountId && rule.supplierId === s.scope.supplierId && rule.storeId === s.scope.storeId);
+            if (s.remove) {
+              if (at >= 0) change.deletedIds = t.rules.splice(at, 1).map((rule) => rule.id);
+            } else {
+              const rule = { id: at >= 0 ? t.rules[at].id : `qr_${String(next++).padStart(4, "0")}`, ...s.scope, minimum: s.minimum * 100 };
+              if (at >= 0) t.rules[at] = rule;
+              else t.rules.push(rule);
+              change.upserted = [rule];
+            }
+            t.defaultMinimum = s.minimum;
+          });
+          // A local write is applied here at once; a foreign one is seen once the freshness bound has passed.
+          if (s.kind === "local") cache.applyWrite(s.tenant, version, { ...change, defaultMinimum: s.minimum });
+          else clock.now += 1000;
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });
