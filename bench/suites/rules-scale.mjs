@@ -23,7 +23,7 @@ const BULK_SAMPLES = 3;
 const ROUNDS = 150;
 const WARMUP = 10;
 const ALTERNATING_ROUNDS = 150;
-const RESTARTS = 2;
+const RESTARTS = 3;
 const ORDER_POOL = 256;
 
 const EVALUATE = "/v1/buying-policies/quotas/evaluate";
@@ -142,10 +142,18 @@ export default async function rulesScale(ctx) {
   progress("bulk PUT of 5000 rules into each size …");
   const { operator: empty } = await ctx.newTenant();
   const bulk = { empty: [], ...Object.fromEntries(SIZES.map((size) => [size, []])) };
+  const bulkUnchanged = Object.fromEntries(SIZES.map((size) => [size, []]));
+  const bulkRaw = Object.fromEntries(SIZES.map((size) => [size, []]));
   for (let sample = 0; sample < BULK_SAMPLES; sample++) {
     const { operator: fresh } = await ctx.newTenant();
     bulk.empty.push((await ctx.expect(fresh, "PUT", RULES, bulkBodies(`e${sample}`), 200)).ms);
-    for (const tenant of tenants) bulk[tenant.size].push((await ctx.expect(tenant.operator, "PUT", RULES, bulkBodies(`s${sample}`), 200)).ms);
+    for (const tenant of tenants) {
+      bulk[tenant.size].push((await ctx.expect(tenant.operator, "PUT", RULES, bulkBodies(`s${sample}`), 200)).ms);
+      // The same 5000 again: read and plan only (all unchanged, nothing written).
+      bulkUnchanged[tenant.size].push((await ctx.expect(tenant.operator, "PUT", RULES, bulkBodies(`s${sample}`), 200)).ms);
+      // The floor: one bare insert statement of 5000 new scopes, no read, no version, no event.
+      bulkRaw[tenant.size].push((await ctx.expect(tenant.operator, "PUT", "/v1/__bench/raw-rules", bulkBodies(`r${sample}`), 200)).ms);
+    }
   }
   void empty;
 
@@ -183,11 +191,14 @@ export default async function rulesScale(ctx) {
   // The first evaluate of each tenant on a fresh instance: restart the local server, wake it on a
   // route that reads no rules, then one evaluate per tenant (each its tenant's first in this instance).
   const first = Object.fromEntries(SIZES.map((size) => [size, []]));
+  const instanceFirst = [];
   for (let restart = 0; restart < RESTARTS; restart++) {
     progress(`restarting the local server (${restart + 1}/${RESTARTS}) for first evaluations …`);
     await ctx.restartServer();
-    await ctx.expect(extra[0].operator, "GET", "/v1/__bench/constant", undefined, 200);
-    for (const tenant of [...tenants].reverse()) {
+    // The instance's first evaluate (code paths cold), on a tenant not measured below.
+    instanceFirst.push((await ctx.expect(extra[0].operator, "POST", EVALUATE, { orders: [extra[0].orders[0]] }, 200)).ms);
+    const order = restart % 2 === 0 ? [...tenants].reverse() : tenants;
+    for (const tenant of order) {
       first[tenant.size].push((await ctx.expect(tenant.operator, "POST", EVALUATE, { orders: [tenant.orders[(restart * 37) & 255]] }, 200)).ms);
     }
   }
@@ -203,11 +214,13 @@ export default async function rulesScale(ctx) {
       "tenant rules": size.toLocaleString("en"),
       "bulk PUT 5000 ms": ctx.round(median(bulk[size])),
       "×empty": ratio(median(bulk[size]), bulkEmpty),
+      "same 5000 again (read+plan)": ctx.round(median(bulkUnchanged[size])),
+      "raw upsert 5000, random ids": ctx.round(median(bulkRaw[size])),
       "warm 1 order p50": ctx.round(one.p50),
       "p99": ctx.round(one.p99),
       "warm 100 orders p50": ctx.round(hundred.p50),
       "p99 ": ctx.round(hundred.p99),
-      "first evaluate, fresh instance (median)": ctx.round(median(first[size])),
+      "first evaluate of the tenant, fresh instance (median)": ctx.round(median(first[size])),
     };
   });
   const base1k = warm["1 order @1k"].p50;
@@ -231,9 +244,9 @@ export default async function rulesScale(ctx) {
   ];
   const notes = [
     `Tenants seeded by the bench-only PUT /v1/__bench/seed-rules (rules generated in SQL into local D1, ${SEED_CHUNK.toLocaleString("en")} a call; not the API): ${Math.round(seedSeconds)} s for ${(SIZES.reduce((a, b) => a + b, 0) + 300_000).toLocaleString("en")} rules. Rule i < 1000: Supplier-only; then per account A<n>: Account, Account+Supplier, Account+Supplier+store, Account+store.`,
-    `Bulk rows: median of ${BULK_SAMPLES} PUTs of ${BULK} new rules through the API (each a new scope), interleaved across sizes; ×empty is against the same PUT into a new, empty tenant.`,
+    `Bulk rows: median of ${BULK_SAMPLES} PUTs of ${BULK} new rules through the API (each a new scope), interleaved across sizes; ×empty is against the same PUT into a new, empty tenant. "Same 5000 again": the PUT repeated (read and plan only, nothing changes). "Raw upsert": the bench-only PUT /v1/__bench/raw-rules, one bare insert statement of 5000 new scopes (no read, no version bump, no event) whose ids are random (not time-ordered like the API's): it lands on pages all over the primary key, so it shows what a write's spread costs as the table grows.`,
     `Warm rows: ${ROUNDS} rounds side by side (interleaved) after ${WARMUP} warm-up rounds, each tenant's ${ORDER_POOL} rotating orders (a ninth naming accounts with no rules) evaluated once before; ms of wall time on the client. Tenants over ${cacheAfterMixed.wholeTenantRules} rules are cached per order target; smaller ones whole.`,
-    `First evaluate: ${RESTARTS} restarts of the local server, each followed by one authenticated route that reads no rules, then one evaluate per tenant (largest first), each its tenant's first in the fresh instance (its key lookup included).`,
+    `First evaluate: ${RESTARTS} restarts of the local server, each followed by the instance's first evaluate on a tenant not measured (code paths cold: ${instanceFirst.map((ms) => ctx.round(ms)).join(", ")} ms), then one evaluate per tenant (largest first, then smallest first, alternately), each its tenant's first in the fresh instance (its key and placement lookups included).`,
     `Alternating rows: large tenants are the 1M, the 100k and three more 100k tenants; one order per call, the tenants taken in turn; against the 1M tenant alone, interleaved.`,
     `Stack: "bare Worker route" answers from the bench entry before the app (no auth, no log); the authenticated constant route runs the whole /v1 stack (key, rate limit, log line) and no work.`,
     `Cache bytes: the cache module bundled for Node (same V8 as workerd) and filled from a fake source with rules parsed from JSON; heap after GC, per cached rule. The bound is the cache's own estimate (pieces ≤ ${(cacheAfterMixed.maxBytes / 2 ** 20).toFixed(0)} MiB plus tenant heads).`,
