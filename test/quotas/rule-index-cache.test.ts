@@ -295,6 +295,23 @@ describe("rule index cache", () => {
     expect(source.rulesRead - before).toBeLessThanOrEqual(6);
   });
 
+  it("a large tenant's read that started before a local write is not cached over it", async () => {
+    const { source, cache } = setup({ wholeTenantRules: 1 });
+    const rule = (minimum: number): IndexedRule => ({ id: "qr_1", accountId: "A", supplierId: null, storeId: null, minimum });
+    source.write("t1", (t) => t.rules.push(rule(10), { id: "qr_2", accountId: "B", supplierId: null, storeId: null, minimum: 1 }));
+    await cache.get("t1", [{ accountId: "B", supplierId: null, storeId: null }], source); // the head: large, at version 1
+    let release!: () => void;
+    source.gate = new Promise((resolve) => (release = resolve));
+    const concurrent = cache.get("t1", A, source); // misses A's target: reads version 1, then waits
+    await Promise.resolve();
+    const version = source.write("t1", (t) => (t.rules[0] = rule(99)));
+    cache.applyWrite("t1", version, { upserted: [rule(99)] });
+    release();
+    source.gate = null;
+    expect(resolveQuota(await concurrent, A[0]).minimum).toBe(10); // it ran concurrently with the write: either answer is right
+    expect(resolveQuota(await cache.get("t1", A, source), A[0]).minimum).toBe(99);
+  });
+
   it("switches a tenant to per-target caching once the writer's own writes grow it past wholeTenantRules", async () => {
     const { source, cache } = setup({ wholeTenantRules: 3 });
     source.write("t1", (t) => t.rules.push(ruleOf("qr_1", 10)));
