@@ -94,21 +94,21 @@ const probeField = (n: number) => sql.raw(`coalesce(probe.value ->> ${n}, '')`);
  * test/quotas/rule-reads-plan.test.ts holds their plans.
  */
 /** Rules whose scope is one of the JSON array ?2 of [accountId, supplierId, storeId] (null: unset). */
-export const SCOPES_SQL = sqlText(
+const SCOPES_SQL = sqlText(
   sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe cross join ${r}
     on ${byTenant} and ${scopeColumns[0]} = ${probeField(0)} and ${scopeColumns[1]} = ${probeField(1)} and ${scopeColumns[2]} = ${probeField(2)}
     group by ${r}.rowid >> 8`,
 );
 /** Rules of every store whose (accountId, supplierId) is one of the JSON array ?2 of pairs. */
-export const LEVEL_KEYS_SQL = sqlText(
+const LEVEL_KEYS_SQL = sqlText(
   sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe cross join ${r}
     on ${byTenant} and ${scopeColumns[0]} = ${probeField(0)} and ${scopeColumns[1]} = ${probeField(1)}
     group by ${r}.rowid >> 8`,
 );
 /** Rules whose id is one of the JSON array ?2. */
-export const IDS_SQL = sqlText(sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe cross join ${r} on ${r.id} = probe.value and ${byTenant} group by ${r}.rowid >> 8`);
+const IDS_SQL = sqlText(sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe cross join ${r} on ${r.id} = probe.value and ${byTenant} group by ${r}.rowid >> 8`);
 /** At most ?2 of the tenant's rules: all of them when the tenant is that small. */
-export const FIRST_RULES_SQL = sqlText(
+const FIRST_RULES_SQL = sqlText(
   sql`select json_group_array(json_array(id, account_id, supplier_id, store_id, minimum)) as rules
     from (select ${r}.rowid as rid, ${r.id} as id, ${r.accountId} as account_id, ${r.supplierId} as supplier_id, ${r.storeId} as store_id, ${r.minimum} as minimum
       from ${r} where ${byTenant} limit ${sql.raw("?2")})
