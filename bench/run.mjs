@@ -127,10 +127,8 @@ async function main() {
   const bundleDir = join(stateDir, "dist");
   const benchConfig = join(repoRoot, BENCH_CONFIG_NAME);
   let child;
-  let cleaned = false;
-  const cleanup = async () => {
-    if (cleaned) return;
-    cleaned = true;
+  /** Stops wrangler dev (and its workerd: the whole process group we created). */
+  const stopServer = async () => {
     if (child && child.exitCode === null && child.signalCode === null) {
       // wrangler runs workerd as a child: signal the whole process group we created.
       try {
@@ -147,6 +145,12 @@ async function main() {
         }
       }
     }
+  };
+  let cleaned = false;
+  const cleanup = async () => {
+    if (cleaned) return;
+    cleaned = true;
+    await stopServer();
     rmSync(benchConfig, { force: true });
     if (!process.env.BENCH_KEEP_STATE) rmSync(stateDir, { recursive: true, force: true });
     else console.error(`state and wrangler log kept in ${stateDir}`);
@@ -168,29 +172,39 @@ async function main() {
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const log = openSync(logFile, "a");
-    child = spawnWrangler(
-      [
-        "dev",
-        join(bundleDir, "index.js"),
-        "--config", benchConfig,
-        "--no-bundle",
-        "--port", String(port),
-        "--ip", "127.0.0.1",
-        "--persist-to", persistTo,
-        // Production D1 rejects oversized statements; local D1 does not, so the Worker checks them itself.
-        "--var", "D1_LIMITS_GUARD:on",
-        "--var", `PAGINATION_SECRET:${randomBytes(32).toString("base64url")}`,
-        "--var", `KEY_SIGNING_SECRET:${randomBytes(32).toString("base64url")}`,
-        // The webhooks suite's receiver listens on 127.0.0.1.
-        "--var", "WEBHOOKS_ALLOW_LOCAL:on",
-        "--show-interactive-dev-session=false",
-        "--log-level", "warn",
-      ],
-      { stdio: ["ignore", log, log], detached: true },
-    );
+    const startServer = async () => {
+      child = spawnWrangler(
+        [
+          "dev",
+          join(bundleDir, "index.js"),
+          "--config", benchConfig,
+          "--no-bundle",
+          "--port", String(port),
+          "--ip", "127.0.0.1",
+          "--persist-to", persistTo,
+          // Production D1 rejects oversized statements; local D1 does not, so the Worker checks them itself.
+          "--var", "D1_LIMITS_GUARD:on",
+          "--var", `PAGINATION_SECRET:${paginationSecret}`,
+          "--var", `KEY_SIGNING_SECRET:${keySigningSecret}`,
+          // The webhooks suite's receiver listens on 127.0.0.1.
+          "--var", "WEBHOOKS_ALLOW_LOCAL:on",
+          "--show-interactive-dev-session=false",
+          "--log-level", "warn",
+        ],
+        { stdio: ["ignore", log, log], detached: true },
+      );
+      await waitUntilReady(baseUrl, child, logFile);
+    };
+    const paginationSecret = randomBytes(32).toString("base64url");
+    const keySigningSecret = randomBytes(32).toString("base64url");
     console.error(`Starting wrangler dev on ${baseUrl} (log: ${logFile}) …`);
-    await waitUntilReady(baseUrl, child, logFile);
+    await startServer();
     const ctx = createContext(baseUrl);
+    /** Stops the local server and starts it again on the same state: the next requests meet fresh Worker instances. */
+    ctx.restartServer = async () => {
+      await stopServer();
+      await startServer();
+    };
     mkdirSync(resultsDir, { recursive: true });
 
     for (const name of suites) {

@@ -110,3 +110,35 @@ export async function rawUpsertRules(
     .run();
   return result.meta.changes ?? 0;
 }
+
+/**
+ * Bench-only fast seeding: rules `from` … `from + count - 1` of the bench's deterministic shape,
+ * generated in SQL (no JSON, no API: a tenant of 10^6 rules in seconds), then one version bump.
+ * Rule i < 1000: Supplier-only (500 for every store, 500 for one store each); past that, per
+ * account A<n> (n = (i - 1000) / 4): Account-only, Account+Supplier, Account+Supplier for one store, Account for one store.
+ */
+export async function seedRules(database: D1Database, tenantId: string, from: number, count: number): Promise<number> {
+  const now = nowIso();
+  const [inserted] = await database.batch([
+    database
+      .prepare(
+        `with recursive n(i) as (select ?2 union all select i + 1 from n where i + 1 < ?3)
+         insert into quota_rules (id, tenant_id, account_id, supplier_id, store_id, minimum, created_at, updated_at)
+         select 'qr_' || lower(hex(randomblob(13))), ?1,
+           case when i < 1000 then null else 'A' || ((i - 1000) >> 2) end,
+           case when i < 1000 then 'S' || (i % 500)
+                when (i - 1000) & 3 = 1 then 'S' || (((i - 1000) >> 2) % 500)
+                when (i - 1000) & 3 = 2 then 'S' || ((((i - 1000) >> 2) + 1) % 500)
+                else null end,
+           case when i < 1000 then (case when i < 500 then null else 'st' || (i % 20) end)
+                when (i - 1000) & 3 >= 2 then 'st' || (((i - 1000) >> 2) % 20)
+                else null end,
+           100 * (1 + (i * 7919) % 500), ?4, ?4
+         from n where true
+         on conflict (tenant_id, coalesce(account_id, ''), coalesce(supplier_id, ''), coalesce(store_id, '')) do nothing`,
+      )
+      .bind(tenantId, from, from + count, now),
+    database.prepare("update tenants set rules_version = rules_version + 1 where id = ?").bind(tenantId),
+  ]);
+  return inserted.meta.changes ?? 0;
+}

@@ -16,7 +16,8 @@ import { currentD1Delay, setD1Delay, type D1Delay } from "./d1-delay";
 import { primaryDb } from "../../src/platform/db";
 import { shardNames, type ShardName } from "../../src/platform/shards";
 import { createTenant } from "../../src/tenants/placement";
-import { changeRuleElsewhere, insertBenchKey, rawUpsertLines, rawUpsertRules, shardOfTenant, tenantExists } from "./queries";
+import { changeRuleElsewhere, insertBenchKey, rawUpsertLines, rawUpsertRules, seedRules, shardOfTenant, tenantExists } from "./queries";
+import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
 
 /*
  * Baselines for `npm run bench`, mounted only by the bench's own Worker entry (bench/worker/index.ts);
@@ -29,6 +30,7 @@ const rawRulesBody = z
   .array(z.object({ accountId: z.string().nullable().optional(), supplierId: z.string().nullable().optional(), storeId: z.string().nullable().optional(), minimum: z.number().int() }))
   .min(1)
   .max(5000);
+const seedRulesBody = z.strictObject({ from: z.number().int().min(0), count: z.number().int().min(1).max(200_000) });
 const benchKeyBody = z.strictObject({
   tenantId: z.string().min(1).max(100),
   role: z.enum(["OPERATOR", "ACCOUNT"]),
@@ -204,6 +206,27 @@ export function mountBenchRoutes(app: App): void {
     const written = await rawUpsertRules(c.var.db, principal.tenantId, rules);
     return c.json({ written });
   });
+
+  // Seeds the caller's tenant with generated rules in SQL (bench/worker/queries.ts seedRules): tenants of 10^6 rules.
+  app.put("/v1/__bench/seed-rules", async (c) => {
+    const principal = c.get("principal");
+    requireRole(principal, "OPERATOR");
+    const { from, count } = await jsonBody(c, seedRulesBody);
+    return c.json({ written: await seedRules(c.var.db.$client, principal.tenantId, from, count) });
+  });
+
+  // This isolate's rule cache: what it holds (estimated bytes), its bound and its counters.
+  app.get("/__bench/rule-cache", (c) =>
+    c.json({
+      bytes: ruleIndexCache.bytes,
+      memoryBound: ruleIndexCache.memoryBound,
+      maxBytes: ruleIndexCache.maxBytes,
+      wholeTenantRules: ruleIndexCache.wholeTenantRules,
+      cachedRules: ruleIndexCache.cachedRules,
+      tenants: ruleIndexCache.size,
+      stats: ruleIndexCache.stats,
+    }),
+  );
 
   app.put("/v1/__bench/raw-upsert/:operationId", async (c) => {
     const principal = c.get("principal");

@@ -36,16 +36,38 @@ function rateLimitedError(limitClass: string, whose: string): ApiError {
 }
 
 /**
+ * Classes whose routes only read: their work starts while the limiter answers (its round trip is
+ * most of a warm evaluation's overhead), and a refusal still answers 429, whatever the work gave.
+ */
+const CHECKED_ALONGSIDE: ReadonlySet<RateLimitClass> = new Set(["evaluate"]);
+
+/**
  * Counts the request against its API key's budget of `limitClass`; past the budget: 429
  * rate_limited with Retry-After. Counts are per Cloudflare location and approximate.
  */
 export function rateLimit(limitClass: RateLimitClass): MiddlewareHandler<AppBindings> {
   const binding = RATE_LIMIT_BINDINGS[limitClass];
-  return async (c, next) => {
+  const sequential: MiddlewareHandler<AppBindings> = async (c, next) => {
     const { success } = await c.env[binding].limit({ key: c.var.principal.keyId });
     if (!success) throw rateLimitedError(limitClass, "This key");
     await next();
   };
+  if (CHECKED_ALONGSIDE.has(limitClass)) {
+    return async (c, next) => {
+      // An Idempotency-Key stores its answer: that write must wait for the verdict.
+      if (c.req.header("idempotency-key") !== undefined) return sequential(c, next);
+      // This request's own promise, awaited by this request only; a failure is rethrown below, never left unhandled.
+      const verdict = c.env[binding].limit({ key: c.var.principal.keyId }).then(
+        ({ success }) => ({ success, error: undefined as unknown }),
+        (error: unknown) => ({ success: false, error }),
+      );
+      await next();
+      const { success, error } = await verdict;
+      if (error !== undefined) throw error;
+      if (!success) throw rateLimitedError(limitClass, "This key");
+    };
+  }
+  return sequential;
 }
 
 /** The limitClass of 429s answered to an address past its budget of failed authentications. */

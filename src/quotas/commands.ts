@@ -6,8 +6,8 @@ import { appendEvent, type EventType } from "../platform/events";
 import { idPrefixes, newId } from "../platform/ids";
 import { quotaRules, tenants } from "../platform/tables";
 import { nowIso } from "../platform/time";
-import { d1RuleSource, findRule, toRuleRepresentation, type RuleRow } from "./queries";
-import type { IndexedRule, RuleSnapshot } from "./rule-index";
+import { findRule, readRulesById, readRulesByScope, toRuleRepresentation, type RuleRow } from "./queries";
+import { indexedRuleOf, type IndexedRule, type Scope } from "./rule-index";
 import { ruleIndexCache, type RuleChange } from "./rule-index-cache";
 import { scopeKeyOf, type DeleteRulesResult, type RuleBody, type UpsertRulesResult } from "./schemas";
 
@@ -56,9 +56,7 @@ async function commitRuleWrite(db: Db, tenantId: string, statements: Statement[]
   else ruleIndexCache.applyWrite(tenantId, version, change, bookmarkOf(db));
 }
 
-function indexedRule(row: RuleRow): IndexedRule {
-  return { id: row.id, accountId: row.accountId, supplierId: row.supplierId, storeId: row.storeId, minimum: row.minimum };
-}
+const indexedRule = (row: RuleRow): IndexedRule => indexedRuleOf(row);
 
 function scopeOf(body: RuleBody) {
   return { accountId: body.accountId ?? null, supplierId: body.supplierId ?? null, storeId: body.storeId ?? null, minimum: body.minimum };
@@ -154,24 +152,31 @@ function rulesStillAt(tenantId: string, version: number) {
   return writeGuard(sql`exists (select 1 from ${tenants} where ${tenants.id} = ${tenantId} and ${tenants.rulesVersion} = ${version})`);
 }
 
+/** The rules a bulk write names, read with the version they were read at. */
+interface NamedRules {
+  version: number;
+  rules: IndexedRule[];
+}
+
 /**
- * A bulk write computed from one read of the tenant's rules: `plan` turns the snapshot into the
- * answer and the statements that make it true (none: nothing changes). Committed with the rules'
- * version re-checked in SQL; a concurrent rule write makes it read and plan again. A dry run stops
- * before the commit, with the same answer.
+ * A bulk write computed from one read of the rules the batch names (by scope or id: the cost grows
+ * with the batch, not the tenant): `plan` turns them into the answer and the statements that make
+ * it true (none: nothing changes). Committed with the rules' version re-checked in SQL; a concurrent
+ * rule write makes it read and plan again. A dry run stops before the commit, with the same answer.
  */
 async function bulkRuleWrite<Answer>(
   db: Db,
   principal: Principal,
   options: { dryRun: boolean },
-  plan: (snapshot: RuleSnapshot, now: string) => { answer: Answer; writes: Statement[]; event: { type: EventType; data: Record<string, unknown> }; change: RuleChange },
+  read: () => Promise<NamedRules>,
+  plan: (named: NamedRules, now: string) => { answer: Answer; writes: Statement[]; event: { type: EventType; data: Record<string, unknown> }; change: RuleChange },
 ): Promise<Answer> {
   const { tenantId } = principal;
   for (let attempt = 1; ; attempt++) {
-    const snapshot = await d1RuleSource(db, principal.shard).loadSnapshot(tenantId);
-    const { answer, writes, event, change } = plan(snapshot, nowIso());
+    const named = await read();
+    const { answer, writes, event, change } = plan(named, nowIso());
     if (options.dryRun || !writes.length) return answer;
-    const statements = [rulesStillAt(tenantId, snapshot.version), ...writes, bumpRulesVersion(tenantId), appendEvent(db, { tenantId, type: event.type, actor: actorOf(principal), data: event.data })];
+    const statements = [rulesStillAt(tenantId, named.version), ...writes, bumpRulesVersion(tenantId), appendEvent(db, { tenantId, type: event.type, actor: actorOf(principal), data: event.data })];
     try {
       await commitRuleWrite(db, tenantId, statements, statements.length - 2, change);
       return answer;
@@ -187,16 +192,17 @@ async function bulkRuleWrite<Answer>(
  * rules.upserted event. Rules sent with the minimum they have are counted, not written.
  */
 export function upsertRules(db: Db, principal: Principal, bodies: RuleBody[], options: { dryRun: boolean }): Promise<UpsertRulesResult> {
-  return bulkRuleWrite(db, principal, options, (snapshot, now) => {
-    const existing = new Map(snapshot.rules.map((rule) => [scopeKeyOf(rule), rule]));
+  const scopes = bodies.map(scopeOf);
+  const read = () => readRulesByScope(db, principal.tenantId, scopes.map((scope): Scope => [scope.accountId, scope.supplierId, scope.storeId]));
+  return bulkRuleWrite(db, principal, options, read, (named, now) => {
+    const existing = new Map(named.rules.map((rule) => [scopeKeyOf(rule), rule]));
     const created: IndexedRule[] = [];
     const updated: IndexedRule[] = [];
     let unchanged = 0;
-    for (const body of bodies) {
-      const scope = scopeOf(body);
+    for (const scope of scopes) {
       const current = existing.get(scopeKeyOf(scope));
-      if (!current) created.push({ id: newId(idPrefixes.rule), ...scope });
-      else if (current.minimum !== scope.minimum) updated.push({ ...current, minimum: scope.minimum });
+      if (!current) created.push(indexedRuleOf({ id: newId(idPrefixes.rule), ...scope }));
+      else if (current.minimum !== scope.minimum) updated.push(indexedRuleOf({ ...current, minimum: scope.minimum }));
       else unchanged++;
     }
     const answer = { created: created.length, updated: updated.length, unchanged };
@@ -226,9 +232,9 @@ export function upsertRules(db: Db, principal: Principal, bodies: RuleBody[], op
 
 /** DELETE rules: removes the tenant's rules among `ids` (others are reported in notFound), with one version bump and one rules.deleted event. */
 export function deleteRules(db: Db, principal: Principal, ids: string[], options: { dryRun: boolean }): Promise<DeleteRulesResult> {
-  return bulkRuleWrite(db, principal, options, (snapshot) => {
-    const existing = new Set(snapshot.rules.map((rule) => rule.id));
-    const unique = [...new Set(ids)];
+  const unique = [...new Set(ids)];
+  return bulkRuleWrite(db, principal, options, () => readRulesById(db, principal.tenantId, unique), (named) => {
+    const existing = new Set(named.rules.map((rule) => rule.id));
     const found = unique.filter((id) => existing.has(id));
     const answer = { deleted: found.length, notFound: unique.filter((id) => !existing.has(id)) };
     const writes = found.length

@@ -39,25 +39,21 @@ function evaluateOne(index: RuleIndex, order: QuotaOrder): QuotaResult {
   };
 }
 
-/** The tenant's index; the answer carries the bookmark it was read at. */
-async function indexFor(reading: RuleReading, tenantId: string): Promise<RuleIndex> {
-  const index = await ruleIndexCache.get(tenantId, reading.source, reading.inBackground);
-  noteBookmark(reading.trace, index.bookmark);
-  return index;
-}
-
 /**
- * Evaluates orders against the tenant's Quotas Rules through the isolate's cached rule index:
- * on a warm isolate under steady traffic this issues no D1 query on the request path (the
- * version check runs after the answer).
+ * Evaluates orders against the tenant's Quotas Rules through the isolate's rule cache: on a warm
+ * isolate under steady traffic this issues no D1 query on the request path (the version check runs
+ * after the answer); a miss reads the rules the orders can match in one round trip. The answer
+ * carries the bookmark the rules were read at.
  */
 export async function evaluateOrders(reading: RuleReading, tenantId: string, orders: QuotaOrder[]): Promise<QuotaResult[]> {
-  const index = await indexFor(reading, tenantId);
+  const index = await ruleIndexCache.get(tenantId, orders, reading.source, reading.inBackground);
+  noteBookmark(reading.trace, index.bookmark);
   return orders.map((order) => evaluateOne(index, order));
 }
 
 /** evaluateOrders, each result with the candidate rules of every level and why each lost. */
 export async function explainOrders(reading: RuleReading, tenantId: string, orders: QuotaOrder[]): Promise<ExplainedQuotaResult[]> {
-  const index = await indexFor(reading, tenantId);
+  const index = await ruleIndexCache.getForExplanation(tenantId, orders, reading.source, reading.inBackground);
+  noteBookmark(reading.trace, index.bookmark);
   return orders.map((order) => ({ ...evaluateOne(index, order), explanation: explainQuota(index, order) }));
 }

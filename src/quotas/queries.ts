@@ -1,13 +1,13 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppBindings } from "../platform/app";
-import { bookmarkOf, openDb, sqlText, type Db } from "../platform/db";
+import { bookmarkOf, jsonTextChunks, openDb, sqlText, type Db } from "../platform/db";
 import type { ShardName } from "../platform/shards";
 import { newTrace, type RequestTrace } from "../platform/trace";
 import { listPage, type ListContext } from "../platform/pagination";
 import { quotaRules, tenants } from "../platform/tables";
-import type { BackgroundRunner, RuleSource } from "./rule-index-cache";
-import type { IndexedRule, RuleSnapshot } from "./rule-index";
+import type { BackgroundRunner, RuleHead, RuleSource } from "./rule-index-cache";
+import { indexedRuleOf, levelKeysOf, probesOf, type IndexedRule, type RuleSnapshot, type Scope } from "./rule-index";
 import { type ListRulesQuery, ruleList, type RuleRepresentation } from "./schemas";
 
 export type RuleRow = typeof quotaRules.$inferSelect;
@@ -74,49 +74,122 @@ export async function getDefaultMinimum(db: Db, tenantId: string): Promise<numbe
   return row?.minimum ?? 0;
 }
 
-const byId = sql`${tenants.id} = ${sql.raw("?")}`;
-const VERSION_SQL = sqlText(sql`select ${tenants.rulesVersion} as version from ${tenants} where ${byId}`);
-const DEFAULT_SQL = sqlText(sql`select ${tenants.rulesVersion} as version, ${tenants.quotaDefaultMinimum} as defaultMinimum from ${tenants} where ${byId}`);
+const byId = sql`${tenants.id} = ${sql.raw("?1")}`;
+const HEAD_SQL = sqlText(sql`select ${tenants.rulesVersion} as version, ${tenants.quotaDefaultMinimum} as defaultMinimum from ${tenants} where ${byId}`);
+
 /**
- * The rules packed as JSON texts: far cheaper to carry and decode than one result row per rule
+ * Rules are read packed as JSON texts: far cheaper to carry and decode than one result row per rule
  * (about half the time for 10,000 rules). Grouping by rowid ranges keeps each text to at most 256
- * rules, so even rules with 200-character keys stay under D1's 2 MB limit on one value.
+ * rules, so even rules with long keys stay under D1's 2 MB limit on one value.
  */
 const r = quotaRules;
-const RULES_SQL = sqlText(
-  sql`select json_group_array(json_array(${r.id}, ${r.accountId}, ${r.supplierId}, ${r.storeId}, ${r.minimum})) as rules
-    from ${r} where ${r.tenantId} = ${sql.raw("?")} group by ${r}.rowid >> 8`,
+const packedRules = sql`json_group_array(json_array(${r.id}, ${r.accountId}, ${r.supplierId}, ${r.storeId}, ${r.minimum})) as rules`;
+const byTenant = sql`${r.tenantId} = ${sql.raw("?1")}`;
+/** The scope as the unique quota_rules_scope index holds it: equality on these uses the index. */
+const scopeColumns = [sql`coalesce(${r.accountId}, '')`, sql`coalesce(${r.supplierId}, '')`, sql`coalesce(${r.storeId}, '')`];
+const probeField = (n: number) => sql.raw(`coalesce(probe.value ->> ${n}, '')`);
+/*
+ * Each read below walks its JSON array (CROSS JOIN keeps it the outer loop, whatever the planner's
+ * statistics) and looks each entry up by an index: its cost is the batch's, not the tenant's.
+ * test/quotas/rule-reads-plan.test.ts holds their plans.
+ */
+/** Rules whose scope is one of the JSON array ?2 of [accountId, supplierId, storeId] (null: unset). */
+const SCOPES_SQL = sqlText(
+  sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe cross join ${r}
+    on ${byTenant} and ${scopeColumns[0]} = ${probeField(0)} and ${scopeColumns[1]} = ${probeField(1)} and ${scopeColumns[2]} = ${probeField(2)}
+    group by ${r}.rowid >> 8`,
+);
+/** Rules of every store whose (accountId, supplierId) is one of the JSON array ?2 of pairs. */
+const LEVEL_KEYS_SQL = sqlText(
+  sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe cross join ${r}
+    on ${byTenant} and ${scopeColumns[0]} = ${probeField(0)} and ${scopeColumns[1]} = ${probeField(1)}
+    group by ${r}.rowid >> 8`,
+);
+/** Rules whose id is one of the JSON array ?2. */
+const IDS_SQL = sqlText(sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe cross join ${r} on ${r.id} = probe.value and ${byTenant} group by ${r}.rowid >> 8`);
+/** At most ?2 of the tenant's rules: all of them when the tenant is that small. */
+const FIRST_RULES_SQL = sqlText(
+  sql`select json_group_array(json_array(id, account_id, supplier_id, store_id, minimum)) as rules
+    from (select ${r}.rowid as rid, ${r.id} as id, ${r.accountId} as account_id, ${r.supplierId} as supplier_id, ${r.storeId} as store_id, ${r.minimum} as minimum
+      from ${r} where ${byTenant} limit ${sql.raw("?2")})
+    group by rid >> 8`,
 );
 
 type PackedRule = [id: string, accountId: string | null, supplierId: string | null, storeId: string | null, minimum: number];
 
+function unpackRules(results: D1Result[]): IndexedRule[] {
+  const rules: IndexedRule[] = [];
+  for (const result of results) {
+    for (const chunk of result.results as { rules: string }[]) {
+      for (const [id, accountId, supplierId, storeId, minimum] of JSON.parse(chunk.rules) as PackedRule[]) {
+        rules.push(indexedRuleOf({ id, accountId, supplierId, storeId, minimum }));
+      }
+    }
+  }
+  return rules;
+}
+
+function headOf(result: D1Result): RuleHead {
+  const head = (result.results as RuleHead[])[0];
+  return { version: head?.version ?? -1, defaultMinimum: head?.defaultMinimum ?? 0 };
+}
+
+function uniqueJson(values: readonly unknown[]): string[] {
+  return jsonTextChunks([...new Set(values.map((value) => JSON.stringify(value)))]);
+}
+
 /**
- * The rule index's reads, as raw statements on the session: the version check is the only read an
- * evaluation may make, the snapshot reads a whole tenant at once; neither needs the ORM's row
- * mapping. A snapshot carries the bookmark it was read at.
+ * Reads, as one batch (one transaction, one round trip): the tenant's head, then `statements`'
+ * rules (each bound to the tenant and one JSON chunk of `values`). The head matches the rules read.
+ */
+async function readWithHead(database: D1Database | D1DatabaseSession, tenantId: string, statements: { text: string; values: readonly unknown[] }[], extra: D1PreparedStatement[] = []) {
+  const prepared = [database.prepare(HEAD_SQL).bind(tenantId), ...extra];
+  const counts: number[] = [];
+  for (const { text, values } of statements) {
+    const chunks = values.length ? uniqueJson(values) : [];
+    counts.push(chunks.length);
+    for (const chunk of chunks) prepared.push(database.prepare(text).bind(tenantId, chunk));
+  }
+  const results = await database.batch(prepared);
+  let at = 1 + extra.length;
+  const rules = counts.map((count) => unpackRules(results.slice(at, (at += count))));
+  return { head: headOf(results[0]), extra: results.slice(1, 1 + extra.length), rules };
+}
+
+/** The tenant's rules of the scopes sent, with the version they were read at: what a bulk upsert plans against. */
+export async function readRulesByScope(db: Db, tenantId: string, scopes: readonly Scope[]) {
+  const { head, rules } = await readWithHead(db.$client, tenantId, [{ text: SCOPES_SQL, values: scopes }]);
+  return { version: head.version, rules: rules[0] };
+}
+
+/** The tenant's rules among `ids`, with the version they were read at: what a bulk delete plans against. */
+export async function readRulesById(db: Db, tenantId: string, ids: readonly string[]) {
+  const { head, rules } = await readWithHead(db.$client, tenantId, [{ text: IDS_SQL, values: ids }]);
+  return { version: head.version, rules: rules[0] };
+}
+
+/**
+ * The rule cache's reads, as raw statements on the session: the version check is the only read a
+ * warm evaluation may make; a load reads the rules an order can match by the scope index (and a
+ * small tenant whole). Each carries the bookmark it was read at.
  */
 export function d1RuleSource(db: Db, shard: ShardName): RuleSource {
   const database = db.$client;
   return {
     origin: shard,
-    async currentVersion(tenantId) {
-      const row = await database.prepare(VERSION_SQL).bind(tenantId).first<{ version: number }>();
-      return row?.version ?? -1;
+    async currentHead(tenantId) {
+      return headOf(await database.prepare(HEAD_SQL).bind(tenantId).run());
     },
-    async loadSnapshot(tenantId): Promise<RuleSnapshot> {
-      // One batch is one transaction: the version read matches the rules read.
-      const [tenant, packed] = await database.batch([
-        database.prepare(DEFAULT_SQL).bind(tenantId),
-        database.prepare(RULES_SQL).bind(tenantId),
-      ]);
-      const head = (tenant.results as { version: number; defaultMinimum: number }[])[0];
-      const rules: IndexedRule[] = [];
-      for (const chunk of packed.results as { rules: string }[]) {
-        for (const [id, accountId, supplierId, storeId, minimum] of JSON.parse(chunk.rules) as PackedRule[]) {
-          rules.push({ id, accountId, supplierId, storeId, minimum });
-        }
-      }
-      return { version: head?.version ?? -1, defaultMinimum: head?.defaultMinimum ?? 0, rules, bookmark: bookmarkOf(db), origin: shard };
+    async load(tenantId, { targets, wholeUpTo }) {
+      const first = wholeUpTo === null ? [] : [database.prepare(FIRST_RULES_SQL).bind(tenantId, wholeUpTo + 1)];
+      const { head, extra, rules } = await readWithHead(database, tenantId, [{ text: SCOPES_SQL, values: targets.flatMap(probesOf) }], first);
+      const some = extra.length ? unpackRules(extra) : null;
+      const whole = some && wholeUpTo !== null && some.length <= wholeUpTo ? some : null;
+      return { ...head, whole, matching: rules[0], bookmark: bookmarkOf(db), origin: shard };
+    },
+    async loadGroups(tenantId, targets): Promise<RuleSnapshot> {
+      const { head, rules } = await readWithHead(database, tenantId, [{ text: LEVEL_KEYS_SQL, values: targets.flatMap(levelKeysOf) }]);
+      return { ...head, rules: rules[0], bookmark: bookmarkOf(db), origin: shard };
     },
   };
 }

@@ -16,6 +16,14 @@ export interface IndexedRule {
   minimum: number;
 }
 
+/**
+ * The one place a stored rule becomes a cached one: anything the resolver needs of a rule is
+ * copied here (a new field of quota_rules reaches the cache by adding it to IndexedRule and here).
+ */
+export function indexedRuleOf(row: IndexedRule): IndexedRule {
+  return { id: row.id, accountId: row.accountId, supplierId: row.supplierId, storeId: row.storeId, minimum: row.minimum };
+}
+
 export interface RuleSnapshot {
   /** tenants.rules_version the rules were read at. */
   version: number;
@@ -141,6 +149,35 @@ function groupsOf(index: RuleIndex, target: QuotaTarget): [QuotaLevel, RuleGroup
 function bestMatch(group: RuleGroup | undefined, storeId: string | null): IndexedRule | undefined {
   if (!group) return undefined;
   return storeId === null || !group.byStore ? group.anyStore : better(group.anyStore, group.byStore.get(storeId));
+}
+
+/** A rule scope (accountId, supplierId, storeId): unique per tenant. */
+export type Scope = [accountId: string | null, supplierId: string | null, storeId: string | null];
+
+/**
+ * The scopes whose rules can decide `target`: per level its key with every store (storeId null)
+ * and, when the order names a store, with that store. The scope is unique per tenant, so an order
+ * is decided by at most six rules, whatever the tenant holds.
+ */
+export function probesOf(target: QuotaTarget): Scope[] {
+  const { storeId } = target;
+  return levelKeysOf(target).flatMap(([account, supplier]) => (storeId === null ? [[account, supplier, null]] : [[account, supplier, null], [account, supplier, storeId]]) as Scope[]);
+}
+
+/** Whether `rule` is one of probesOf(target)'s scopes: a rule resolution may use for the target. */
+export function scopeMatchesTarget(rule: IndexedRule, target: QuotaTarget): boolean {
+  if (rule.accountId === null && rule.supplierId === null) return false;
+  return (
+    (rule.accountId === null || rule.accountId === target.accountId) &&
+    (rule.supplierId === null || rule.supplierId === target.supplierId) &&
+    (rule.storeId === null || rule.storeId === target.storeId)
+  );
+}
+
+/** The level keys (accountId, supplierId) an explanation of `target` lists every store's rules of. */
+export function levelKeysOf(target: QuotaTarget): [string | null, string | null][] {
+  const { accountId, supplierId } = target;
+  return supplierId === null ? [[accountId, null]] : [[accountId, supplierId], [accountId, null], [null, supplierId]];
 }
 
 /** Resolution: the first level with a matching rule, its best rule; else the default. */

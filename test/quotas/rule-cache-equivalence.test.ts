@@ -1,0 +1,76 @@
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
+import { buildRuleIndex, explainQuota, resolveQuota, type IndexedRule } from "../../src/quotas/rule-index";
+import { call, expectStatus, newTenant } from "../helpers/client";
+
+const EVALUATE = "/v1/buying-policies/quotas/evaluate";
+const RULES = "/v1/buying-policies/quotas/rules";
+
+/** The isolate's cache with every tenant over `wholeTenantRules`: the per-order-target path, on real D1. */
+function cacheEveryTenantPerTarget(on: boolean) {
+  Object.assign(ruleIndexCache, { wholeTenantRules: on ? 0 : 2000 });
+  ruleIndexCache.clear();
+}
+
+const key = (prefix: string, n: number) => fc.integer({ min: 0, max: n - 1 }).map((i) => `${prefix}${i}`);
+const ruleArb = fc.record({
+  accountId: fc.option(key("A", 4), { nil: null }),
+  supplierId: fc.option(key("S", 3), { nil: null }),
+  storeId: fc.option(key("st", 2), { nil: null }),
+  minimum: fc.integer({ min: 0, max: 5 }).map((n) => n * 100),
+});
+const orderArb = fc.record({
+  accountId: key("A", 5),
+  supplierId: fc.option(key("S", 4), { nil: null }),
+  storeId: fc.option(key("st", 3), { nil: null }),
+  amount: fc.integer({ min: 0, max: 600 }),
+});
+
+async function allRules(op: Awaited<ReturnType<typeof newTenant>>): Promise<IndexedRule[]> {
+  const page = expectStatus(await call<{ items: IndexedRule[] }>(op, "GET", `${RULES}?limit=500`), 200);
+  return page.items.map(({ id, accountId, supplierId, storeId, minimum }) => ({ id, accountId, supplierId, storeId, minimum }));
+}
+
+describe("evaluation through the per-order-target cache answers as the pure resolver over all the tenant's rules", () => {
+  afterEach(() => cacheEveryTenantPerTarget(false));
+
+  it("on random rule sets, orders and changes between calls (bulk upserts and deletes, here and elsewhere)", async () => {
+    cacheEveryTenantPerTarget(true);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(ruleArb, { minLength: 0, maxLength: 25 }),
+        fc.array(fc.array(orderArb, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 3 }),
+        fc.array(ruleArb, { maxLength: 6 }),
+        fc.integer({ min: 0, max: 3 }),
+        async (rules, calls, later, deletions) => {
+          const op = await newTenant();
+          const unique = [...new Map(rules.map((rule) => [JSON.stringify([rule.accountId, rule.supplierId, rule.storeId]), rule])).values()].filter((rule) => rule.accountId !== null || rule.supplierId !== null);
+          if (unique.length) expectStatus(await call(op, "PUT", RULES, { body: unique }), 200);
+          expectStatus(await call(op, "PUT", "/v1/buying-policies/quotas/default", { body: { minimum: 250 } }), 200);
+          for (const [round, orders] of calls.entries()) {
+            if (round > 0) {
+              // Between calls: more rules, and some deleted (the writer's isolate must see both at once).
+              const more = [...new Map(later.map((rule) => [JSON.stringify([rule.accountId, rule.supplierId, rule.storeId]), rule])).values()].filter((rule) => rule.accountId !== null || rule.supplierId !== null);
+              if (more.length) expectStatus(await call(op, "PUT", RULES, { body: more }), 200);
+              const ids = (await allRules(op)).slice(0, deletions).map((rule) => rule.id);
+              if (ids.length) expectStatus(await call(op, "DELETE", RULES, { body: ids }), 200);
+            }
+            const truth = buildRuleIndex({ version: 0, defaultMinimum: 250, rules: await allRules(op) });
+            for (const explain of [false, true]) {
+              const body = expectStatus(await call<{ results: any[] }>(op, "POST", `${EVALUATE}${explain ? "?explain=true" : ""}`, { body: { orders } }), 200);
+              body.results.forEach((result, i) => {
+                const expected = resolveQuota(truth, orders[i]);
+                expect(result.source).toEqual({ kind: expected.kind, ruleId: expected.rule?.id ?? null });
+                expect(result.effectiveMinimum).toBe(expected.minimum);
+                expect(result.allowed).toBe(orders[i].amount >= expected.minimum);
+                if (explain) expect(result.explanation).toEqual(explainQuota(truth, orders[i]));
+              });
+            }
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+});
