@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DEMO_ACCOUNT_USER, DEMO_TENANT, seedDemo } from "./lib/demo.mjs";
 import { issueKeys } from "./lib/keys.mjs";
+import { startLocalCrons } from "./lib/local-crons.mjs";
 import { LOCAL_SECRETS, localSecret } from "./lib/local-secrets.mjs";
 import { applyMigrations, repoRoot, spawnWrangler } from "./lib/wrangler.mjs";
 
@@ -62,7 +63,7 @@ function caller(role, key) {
   };
 }
 
-function banner(operatorKey, accountKey, shard, skipped) {
+function banner(operatorKey, accountKey, shard, skipped, crons) {
   const op = `-H 'svc-client: OPERATOR' -H 'svc-api-key: ${operatorKey}'`;
   const acc = `-H 'svc-client: ACCOUNT' -H 'svc-api-key: ${accountKey}'`;
   const lines = [
@@ -82,6 +83,7 @@ function banner(operatorKey, accountKey, shard, skipped) {
     `  curl -s -X POST '${baseUrl}/v1/buying-policies/quotas/evaluate' ${acc} -H 'content-type: application/json' \\`,
     `       -d '{"orders":[{"accountId":"A-100","supplierId":"SUP-1","amount":12000}]}'`,
     "",
+    `Cron triggers run here on their deployed schedule (UTC): ${crons.map((cron) => `"${cron}"`).join(", ")} (webhook sweep, housekeeping).`,
     "More keys: npm run key -- --tenant <tenantId> --role OPERATOR|ACCOUNT [--user <userId>]",
   ];
   if (skipped.length) lines.push("", "Demo data not seeded (routes not available yet):", ...skipped.map((s) => `  - ${s}`));
@@ -136,7 +138,11 @@ async function main() {
   } catch (error) {
     console.error(`Seeding the demo tenant failed: ${error.message}`);
   }
-  console.log(banner(operator.key, account.key, operator.shard, skipped));
+  // wrangler dev fires no cron trigger: run them here on their production schedule, as deployed.
+  const schedules = startLocalCrons(baseUrl, {
+    onRun: (cron, status) => status !== 200 && console.error(`cron "${cron}" could not run locally (status ${status}).`),
+  });
+  console.log(banner(operator.key, account.key, operator.shard, skipped, schedules.crons));
 }
 
 main().catch((error) => {

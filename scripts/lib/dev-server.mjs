@@ -2,6 +2,7 @@
 // that need the real server (a raw socket, the key command against the served database).
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
+import { startLocalCrons } from "./local-crons.mjs";
 import { localSecret } from "./local-secrets.mjs";
 import { spawnWrangler } from "./wrangler.mjs";
 
@@ -30,8 +31,11 @@ export async function answers(baseUrl) {
   }
 }
 
-/** Starts the server (migrate `persistTo` first) and resolves once it answers; `stop()` ends it. `vars` adds Worker variables. */
-export async function startDevServer({ persistTo, vars = {}, readyTimeoutMs = 120_000 }) {
+/**
+ * Starts the server (migrate `persistTo` first) and resolves once it answers; `stop()` ends it. `vars`
+ * adds Worker variables; `crons` runs wrangler.toml's cron triggers on their schedule, as `npm start` does.
+ */
+export async function startDevServer({ persistTo, vars = {}, crons = false, readyTimeoutMs = 120_000 }) {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo];
@@ -44,7 +48,9 @@ export async function startDevServer({ persistTo, vars = {}, readyTimeoutMs = 12
   child.stdout.on("data", (chunk) => (output += chunk));
   child.stderr.on("data", (chunk) => (output += chunk));
   const running = () => child.exitCode === null && child.signalCode === null;
+  let schedules;
   const stop = async () => {
+    schedules?.stop();
     if (!running()) return;
     try {
       // wrangler runs workerd as a child: signal the whole process group.
@@ -62,5 +68,6 @@ export async function startDevServer({ persistTo, vars = {}, readyTimeoutMs = 12
     }
     await sleep(300);
   }
+  if (crons) schedules = startLocalCrons(baseUrl);
   return { baseUrl, port, child, running, stop, output: () => output };
 }
