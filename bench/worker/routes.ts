@@ -1,6 +1,6 @@
 import { zValidator } from "@hono/zod-validator";
 import type { Context, MiddlewareHandler } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { App, AppBindings } from "../../src/platform/app";
 import { openTenantDb } from "../../src/app";
 import { authenticate, requireRole } from "../../src/platform/auth";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { externalKey, listEnvelope } from "../platform/fields";
 import { commaEnumList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { accounts, operationAccounts } from "../platform/tables";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { amount, eitherBody, externalKey, keyedBatch, listEnvelope, pathId, quantity } from "../platform/fields";
 import { orders } from "../platform/tables";

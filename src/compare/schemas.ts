@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { eitherBody, externalKey, keyedBatch, pathId, quantity } from "../platform/fields";
 
 /** Lines per comparison request. */

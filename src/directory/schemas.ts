@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { externalKey, keyedBatch, listEnvelope } from "../platform/fields";
 import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { accounts } from "../platform/tables";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { listEnvelope } from "../platform/fields";
 import { EVENT_TYPES, type EventType } from "../platform/events";
 import type { events } from "../platform/tables";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { LINE_EXAMPLE, type LineRepresentation } from "../lines/schemas";
 import { toOperationRepresentation, type OperationRow } from "../operations/queries";
 import { OPERATION_EXAMPLE, operationRepresentation } from "../operations/schemas";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { dateTime, externalKey, listEnvelope, pathId } from "../platform/fields";
 import { apiKeys } from "../platform/tables";

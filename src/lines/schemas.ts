@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { localizedText } from "../platform/locale";
 import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { externalKey, keyedBatch, listEnvelope, MAX_QUANTITY, quantity, queryInteger } from "../platform/fields";

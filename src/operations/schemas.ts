@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { localeTag, localizedText, localizedTextPatch } from "../platform/locale";
 import { commaEnumList, commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { dateTime, externalKey, listEnvelope } from "../platform/fields";

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * A form of the API kept inside /v1 but no longer the one to use: announced in the OpenAPI document

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { toIsoSeconds } from "./time";
 
 /** Largest quantity the API stores: a signed 32-bit integer. */

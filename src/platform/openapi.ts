@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { CSV_MEDIA_TYPE } from "./csv";
 import { ERROR_CATALOGUE, problemBody, type ErrorCode } from "./errors";
 import type { DocumentedQuery } from "./fields";

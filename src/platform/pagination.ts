@@ -1,6 +1,6 @@
 import { and, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { z } from "zod";
+import * as z from "zod";
 import { base64UrlDecodeText, base64UrlEncodeText, hmacSha256, timingSafeEqual } from "./crypto";
 import type { Db } from "./db";
 import type { Context } from "hono";

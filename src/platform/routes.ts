@@ -1,6 +1,6 @@
 import { zValidator } from "@hono/zod-validator";
 import type { Context, MiddlewareHandler } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { routeNotFound, type App, type AppBindings } from "./app";
 import type { Role } from "./principal";
 import { requireRole } from "./auth";

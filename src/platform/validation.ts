@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import { ApiError, type ProblemItem } from "./errors";
 
 /** zod issues → the `errors[]` of a 400 validation_failed; an array body's index becomes `index`. */

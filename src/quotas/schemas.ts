@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { z } from "zod";
+import * as z from "zod";
 import { pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { amount, externalKey, keyedBatch, listEnvelope, pathId, queryFlag } from "../platform/fields";
 import { quotaRules } from "../platform/tables";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { listEnvelope, pathId } from "../platform/fields";
 import { commaEnumList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { webhookDeliveries, webhooks } from "../platform/tables";

@@ -4,10 +4,11 @@ import * as entry from "../../src/index";
 
 /*
  * The Worker as `wrangler deploy` would upload it (built by vitest.config.ts with --dry-run): CI
- * proves it builds, and holds its compressed size far under the platform's limit (3 MB on the
- * free plan, 10 MB on paid ones).
+ * proves it builds, and holds its compressed size to a budget far under the platform's limit (3 MB
+ * on the free plan, 10 MB on paid ones), because a smaller script starts faster in every new isolate.
+ * What once blew it: `import { z } from "zod"` pulls every zod locale in; `import * as z` does not.
  */
-const BUDGET_GZIP_BYTES = 1024 * 1024;
+const BUDGET_GZIP_BYTES = 210 * 1024;
 
 async function gzipSize(text: string): Promise<number> {
   const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
@@ -20,7 +21,12 @@ describe("the deploy bundle", () => {
     expect(bundle).toContain("OperationCoordinator");
     const gzipped = await gzipSize(bundle);
     console.info(`deploy bundle: ${(bundle.length / 1024).toFixed(0)} KiB, ${(gzipped / 1024).toFixed(0)} KiB gzipped`);
-    expect(gzipped).toBeLessThan(BUDGET_GZIP_BYTES);
+    expect(gzipped).toBeLessThanOrEqual(BUDGET_GZIP_BYTES);
+  });
+
+  it("carries no zod locale but English", () => {
+    // zod's locales each define their own error messages; one of them is enough to see the whole set came in.
+    expect(env.PRODUCTION_BUNDLE).not.toMatch(/Ungültige Eingabe|Entrada inválida|Entrée invalide/);
   });
 
   it("its entry exports only what the runtime can start: handlers and the Durable Object class", () => {

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import type { Command } from "../../platform/commands";
 import type { Deprecation } from "../../platform/deprecation";
 import type { ErrorCode } from "../../platform/errors";

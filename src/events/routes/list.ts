@@ -1,5 +1,5 @@
 import { eq, sql } from "drizzle-orm";
-import { z } from "zod";
+import * as z from "zod";
 import { inJsonList } from "../../platform/db";
 import { commaList, listContextOf, listPage, mapPage, pageQueryShape, selectRows, type ListDefinition } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
