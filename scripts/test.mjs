@@ -1,0 +1,61 @@
+// npm test: the Worker suite (vitest inside workerd), then the checks that need a real local server,
+// a browser or a packed tarball (node:test); both always run, and the run ends with one line:
+// "N passed, N failed" (", N skipped" when some were).
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { repoRoot } from "./lib/wrangler.mjs";
+
+const scratch = mkdtempSync(join(tmpdir(), "npm-test-"));
+const vitestReport = join(scratch, "vitest.json");
+const nodeReport = join(scratch, "node.json");
+
+function run(command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: repoRoot, stdio: "inherit" });
+    child.on("close", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+function readJson(path) {
+  try {
+    return existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const vitestArgs = process.argv.slice(2);
+const vitestCode = await run(join(repoRoot, "node_modules", ".bin", "vitest"), [
+  "run",
+  "--reporter=default",
+  "--reporter=json",
+  `--outputFile.json=${vitestReport}`,
+  ...vitestArgs,
+]);
+const nodeTests = readdirSync(join(repoRoot, "test", "node"))
+  .filter((name) => name.endsWith(".test.mjs"))
+  .sort()
+  .map((name) => join("test", "node", name));
+const nodeCode = vitestArgs.length
+  ? 0
+  : await run(process.execPath, [
+      "--test",
+      "--test-reporter=spec",
+      "--test-reporter-destination=stdout",
+      `--test-reporter=${join(repoRoot, "scripts", "lib", "node-test-counts.mjs")}`,
+      `--test-reporter-destination=${nodeReport}`,
+      ...nodeTests,
+    ]);
+
+const vitest = readJson(vitestReport);
+const node = readJson(nodeReport) ?? { passed: 0, failed: 0, skipped: 0 };
+rmSync(scratch, { recursive: true, force: true });
+
+// A suite that crashed before reporting counts as one failure, so the line never reads as all green.
+const passed = (vitest?.numPassedTests ?? 0) + node.passed;
+const failed = (vitest?.numFailedTests ?? (vitestCode === 0 ? 0 : 1)) + node.failed + (vitestCode !== 0 && vitest?.numFailedTests === 0 ? 1 : 0) + (nodeCode !== 0 && node.failed === 0 ? 1 : 0);
+const skipped = (vitest?.numPendingTests ?? 0) + (vitest?.numTodoTests ?? 0) + node.skipped;
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+process.exit(vitestCode || nodeCode);
