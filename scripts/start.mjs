@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { DEMO_ACCOUNT_USER, DEMO_TENANT, seedDemo } from "./lib/demo.mjs";
 import { issueKeys } from "./lib/keys.mjs";
 import { startLocalCrons } from "./lib/local-crons.mjs";
+import { pipeFiltered } from "./lib/wrangler-output.mjs";
 import { LOCAL_SECRETS, localSecret } from "./lib/local-secrets.mjs";
 import { applyMigrations, repoRoot, spawnWrangler } from "./lib/wrangler.mjs";
 
@@ -109,8 +110,10 @@ async function main() {
 
   // Local receivers (http://127.0.0.1, http://localhost) may subscribe to webhooks here; a deployment refuses them.
   const child = spawnWrangler(["dev", "--ip", HOST, "--port", String(PORT), "--show-interactive-dev-session=false", "--var", "WEBHOOKS_ALLOW_LOCAL:on"], {
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  pipeFiltered(child.stdout, process.stdout);
+  pipeFiltered(child.stderr, process.stderr);
   let stopping = false;
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
     process.on(signal, () => {
