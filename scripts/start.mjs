@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEMO_ACCOUNT_USER, DEMO_TENANT, seedDemo } from "./lib/demo.mjs";
+import { DEMO_ACCOUNT_USER, DEMO_TENANT, exampleVariables, exportLines, httpCaller, seedDemo } from "./lib/demo.mjs";
 import { issueKeys } from "./lib/keys.mjs";
 import { applyMigrations, repoRoot, spawnWrangler } from "./lib/wrangler.mjs";
 
@@ -20,8 +20,8 @@ if (!Number.isInteger(PORT) || PORT < 1 || PORT > 65535) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The reference viewer's assets and the list of guides the /docs page shows (docs/*.md may have changed since install). */
 async function prepareDocs() {
-  if (existsSync(join(repoRoot, "public", "docs", "vendor", "swagger-ui-bundle.js"))) return;
   await new Promise((resolve) => {
     spawn(process.execPath, [join(repoRoot, "scripts", "prepare-docs.mjs")], { stdio: "inherit" }).on("close", resolve);
   });
@@ -43,28 +43,8 @@ async function waitUntilReady(child) {
   return false;
 }
 
-function caller(role, key) {
-  return async (method, path, body) => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: { "svc-client": role, "svc-api-key": key, ...(body !== undefined && { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await response.text();
-    let parsed = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // keep the text
-    }
-    return { status: response.status, body: parsed };
-  };
-}
-
-function banner(operatorKey, accountKey, shard, skipped) {
-  const op = `-H 'svc-client: OPERATOR' -H 'svc-api-key: ${operatorKey}'`;
-  const acc = `-H 'svc-client: ACCOUNT' -H 'svc-api-key: ${accountKey}'`;
+function banner(operatorKey, accountKey, shard, operations, skipped) {
+  const variables = exportLines(exampleVariables({ baseUrl, operatorKey, accountKey, operations }));
   const lines = [
     "",
     "────────────────────────────────────────────────────────────────────────",
@@ -73,14 +53,12 @@ function banner(operatorKey, accountKey, shard, skipped) {
     `  OPERATOR               ${operatorKey}`,
     `  ACCOUNT (${DEMO_ACCOUNT_USER})      ${accountKey}`,
     "",
+    "Paste these lines into another shell: every example of README.md and docs/ then works as written.",
+    "",
+    ...variables,
+    "",
     "Try:",
-    `  curl -s '${baseUrl}/v1/operations?sort=name' ${op}`,
-    `  curl -s '${baseUrl}/v1/operations?status=ACTIVE&name=printemps' ${op}`,
-    `  curl -s '${baseUrl}/v1/accounts' ${op}`,
-    `  curl -s '${baseUrl}/v1/operations' ${acc}`,
-    `  curl -s '${baseUrl}/v1/front/operations' ${acc} -H 'locale: fr-FR'`,
-    `  curl -s -X POST '${baseUrl}/v1/buying-policies/quotas/evaluate' ${acc} -H 'content-type: application/json' \\`,
-    `       -d '{"orders":[{"accountId":"A-100","supplierId":"SUP-1","amount":12000}]}'`,
+    `  curl -sS "$API/v1/operations?status=ACTIVE" -H 'svc-client: ACCOUNT' -H "svc-api-key: $ACC_KEY"`,
     "",
     "More keys: npm run key -- --tenant <tenantId> --role OPERATOR|ACCOUNT [--user <userId>]",
   ];
@@ -135,13 +113,15 @@ async function main() {
     return;
   }
   let skipped = [];
+  let operations = {};
   try {
-    const result = await seedDemo(caller("OPERATOR", operator.key));
+    const result = await seedDemo(httpCaller(baseUrl, "OPERATOR", operator.key));
     skipped = result.skipped;
+    operations = result.operations ?? {};
   } catch (error) {
     console.error(`Seeding the demo tenant failed: ${error.message}`);
   }
-  console.log(banner(operator.key, account.key, operator.shard, skipped));
+  console.log(banner(operator.key, account.key, operator.shard, operations, skipped));
 }
 
 main().catch((error) => {
