@@ -1,5 +1,5 @@
 // The guides under docs/: what the README links to, what the /docs page lists, what the docs test runs.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -18,4 +18,9 @@ export function listGuides(root = repoRoot) {
     const heading = readFileSync(join(folder, name), "utf8").match(/^# (.+)$/m);
     return { path: `docs/${name}`, title: heading ? heading[1].trim() : name };
   });
+}
+
+/** Writes public/docs/guides.json, the list the /docs page shows (git-ignored: docs/ is its source). */
+export function writeGuideList(root = repoRoot) {
+  writeFileSync(join(root, "public", "docs", "guides.json"), `${JSON.stringify(listGuides(root), null, 2)}\n`);
 }
