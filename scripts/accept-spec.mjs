@@ -14,7 +14,7 @@ const CHANGELOG_HEADER = `# Changelog
 
 Every accepted change to the /v1 contract (the OpenAPI document \`client/openapi.json\` and the error
 catalogue \`client/error-catalogue.json\`), newest first. \`npm run spec:accept\` writes these lines from
-the compatibility gate's findings; README.md ("Versioning and compatibility") says what may change
+the compatibility gate's findings; docs/versioning.md says what may change
 inside /v1. A release renames "Unreleased" to its date.
 `;
 
@@ -25,7 +25,7 @@ let lines;
 if (hasSnapshot) {
   const { breaking, additive } = compareContracts({ before: readContract(repoRoot, CONTRACT_FILES.accepted), after: current });
   if (breaking.length > 0) {
-    console.error(`Not accepted: ${breaking.length} breaking change(s) to /v1 (a breaking change needs /v2; see README "Versioning and compatibility"):`);
+    console.error(`Not accepted: ${breaking.length} breaking change(s) to /v1 (a breaking change needs /v2; see docs/versioning.md):`);
     for (const finding of breaking) console.error(`  ${formatFinding(finding)}`);
     process.exit(1);
   }

@@ -22,7 +22,7 @@ if (PLACEHOLDER_ID.test(config)) {
       "  npx wrangler d1 create campaign-policy-control",
       "  npx wrangler d1 create campaign-policy-shard-1   (and one per further shard)",
       'and put each "database_id" it prints into wrangler.toml ([[d1_databases]] CONTROL, SHARD_1, …).',
-      "The README's Deploy section has every step.",
+      "docs/deploy.md has every step.",
     ].join("\n"),
   );
   process.exit(1);

@@ -1,11 +1,14 @@
-// Copies the API reference viewer (swagger-ui-dist) into the Worker's static assets so /docs works offline.
+// Copies the API reference viewer (swagger-ui-dist) into the Worker's static assets so /docs works offline,
+// and lists the guides of docs/ for the /docs page (public/docs/guides.json, git-ignored like the viewer).
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeGuideList } from "./lib/guides.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const source = join(root, "node_modules", "swagger-ui-dist");
 const target = join(root, "public", "docs", "vendor");
+writeGuideList(root);
 if (!existsSync(source)) {
   console.warn("swagger-ui-dist is not installed; /docs will have no viewer");
   process.exit(0);

@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { DEMO_ACCOUNT_USER, DEMO_TENANT, seedDemo } from "./lib/demo.mjs";
+import { DEMO_ACCOUNT_USER, DEMO_TENANT, exampleVariables, exportLines, httpCaller, seedDemo } from "./lib/demo.mjs";
 import { issueKeys } from "./lib/keys.mjs";
 import { startLocalCrons } from "./lib/local-crons.mjs";
 import { pipeFiltered } from "./lib/wrangler-output.mjs";
@@ -22,8 +22,8 @@ if (!Number.isInteger(PORT) || PORT < 1 || PORT > 65535) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The reference viewer's assets and the list of guides the /docs page shows (docs/*.md may have changed since install). */
 async function prepareDocs() {
-  if (existsSync(join(repoRoot, "public", "docs", "vendor", "swagger-ui-bundle.js"))) return;
   await new Promise((resolve) => {
     spawn(process.execPath, [join(repoRoot, "scripts", "prepare-docs.mjs")], { stdio: "inherit" }).on("close", resolve);
   });
@@ -45,28 +45,8 @@ async function waitUntilReady(child) {
   return false;
 }
 
-function caller(role, key) {
-  return async (method, path, body) => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: { "svc-client": role, "svc-api-key": key, ...(body !== undefined && { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await response.text();
-    let parsed = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // keep the text
-    }
-    return { status: response.status, body: parsed };
-  };
-}
-
-function banner(operatorKey, accountKey, shard, skipped, crons) {
-  const op = `-H 'svc-client: OPERATOR' -H 'svc-api-key: ${operatorKey}'`;
-  const acc = `-H 'svc-client: ACCOUNT' -H 'svc-api-key: ${accountKey}'`;
+function banner(operatorKey, accountKey, shard, operations, skipped, crons) {
+  const variables = exportLines(exampleVariables({ baseUrl, operatorKey, accountKey, operations }));
   const lines = [
     "",
     "────────────────────────────────────────────────────────────────────────",
@@ -75,14 +55,12 @@ function banner(operatorKey, accountKey, shard, skipped, crons) {
     `  OPERATOR               ${operatorKey}`,
     `  ACCOUNT (${DEMO_ACCOUNT_USER})      ${accountKey}`,
     "",
+    "Paste these lines into another shell: every example of README.md and docs/ then works as written.",
+    "",
+    ...variables,
+    "",
     "Try:",
-    `  curl -s '${baseUrl}/v1/operations?sort=name' ${op}`,
-    `  curl -s '${baseUrl}/v1/operations?status=ACTIVE&name=printemps' ${op}`,
-    `  curl -s '${baseUrl}/v1/accounts' ${op}`,
-    `  curl -s '${baseUrl}/v1/operations' ${acc}`,
-    `  curl -s '${baseUrl}/v1/front/operations' ${acc} -H 'locale: fr-FR'`,
-    `  curl -s -X POST '${baseUrl}/v1/buying-policies/quotas/evaluate' ${acc} -H 'content-type: application/json' \\`,
-    `       -d '{"orders":[{"accountId":"A-100","supplierId":"SUP-1","amount":12000}]}'`,
+    `  curl -sS "$API/v1/operations?status=ACTIVE" -H 'svc-client: ACCOUNT' -H "svc-api-key: $ACC_KEY"`,
     "",
     `Cron triggers run here on their deployed schedule (UTC): ${crons.map((cron) => `"${cron}"`).join(", ")} (webhook sweep, housekeeping).`,
     "More keys: npm run key -- --tenant <tenantId> --role OPERATOR|ACCOUNT [--user <userId>]",
@@ -135,9 +113,11 @@ async function main() {
     return;
   }
   let skipped = [];
+  let operations = {};
   try {
-    const result = await seedDemo(caller("OPERATOR", operator.key));
+    const result = await seedDemo(httpCaller(baseUrl, "OPERATOR", operator.key));
     skipped = result.skipped;
+    operations = result.operations ?? {};
   } catch (error) {
     console.error(`Seeding the demo tenant failed: ${error.message}`);
   }
@@ -145,7 +125,7 @@ async function main() {
   const schedules = startLocalCrons(baseUrl, {
     onRun: (cron, status) => status !== 200 && console.error(`cron "${cron}" could not run locally (status ${status}).`),
   });
-  console.log(banner(operator.key, account.key, operator.shard, skipped, schedules.crons));
+  console.log(banner(operator.key, account.key, operator.shard, operations, skipped, schedules.crons));
 }
 
 main().catch((error) => {

@@ -1,7 +1,6 @@
 // The compatibility of two versions of the /v1 contract: the OpenAPI document and the error
 // catalogue. compareContracts() sorts every difference a client could notice into what breaks a
-// client written against `before` and what such a client survives (README: "Versioning and
-// compatibility"). Pure documentation (descriptions, summaries, examples, tags, x- extensions,
+// client written against `before` and what such a client survives (docs/versioning.md). Pure documentation (descriptions, summaries, examples, tags, x- extensions,
 // deprecation marks) is not compared.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -4,6 +4,45 @@
 export const DEMO_TENANT = "demo";
 export const DEMO_ACCOUNT_USER = "u_alice";
 
+/** `api(method, path, body)` → { status, body } against `baseUrl`, with one key's role and secret. */
+export function httpCaller(baseUrl, role, key) {
+  return async (method, path, body) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { "svc-client": role, "svc-api-key": key, ...(body !== undefined && { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await response.text();
+    let parsed = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // keep the text
+    }
+    return { status: response.status, body: parsed };
+  };
+}
+
+/**
+ * The shell variables every example of README.md and docs/ uses, as `npm start` prints them and as
+ * test/node/docs-examples.test.mjs exports them: renaming one here renames it in both.
+ */
+export function exampleVariables({ baseUrl, operatorKey, accountKey, operations = {} }) {
+  return {
+    API: baseUrl,
+    OP_KEY: operatorKey,
+    ACC_KEY: accountKey,
+    ACTIVE_OPERATION: operations.spring?.id ?? "",
+    DRAFT_OPERATION: operations.winter?.id ?? "",
+  };
+}
+
+/** `export NAME=value` lines that paste into bash and zsh alike (values are single-quoted). */
+export function exportLines(variables) {
+  return Object.entries(variables).map(([name, value]) => `export ${name}='${String(value).replaceAll("'", "'\\''")}'`);
+}
+
 const DAY = 86_400_000;
 const isoSeconds = (ms) => new Date(ms).toISOString().slice(0, 19) + "Z";
 
@@ -67,6 +106,11 @@ export function demoData(now = Date.now()) {
           startDate: isoSeconds(now + 180 * DAY),
           endDate: isoSeconds(now + 270 * DAY),
         },
+        // Still a DRAFT, so its lines can change (the docs' CSV round trip edits them).
+        lines: [
+          line("SKU-COAT-M", "Wool coat, grey, M", "Manteau en laine gris, M", 0, 20, 4),
+          line("SKU-SCARF", "Scarf, red", "Écharpe rouge", 0, 50),
+        ],
         status: "DRAFT",
       },
       clearance: {

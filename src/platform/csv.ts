@@ -84,9 +84,13 @@ function csvResponse(header: readonly string[], pages: AsyncIterable<CsvValue[][
         controller.enqueue(encoder.encode(csvLines([[...header]])));
         return;
       }
-      const next = await iterator.next();
-      if (next.done) controller.close();
-      else if (next.value.length) controller.enqueue(encoder.encode(csvLines(next.value)));
+      // A pull that neither enqueues nor closes is never followed by another: skip empty pages (an
+      // empty list, or a filter that leaves a page empty) within this pull.
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return controller.close();
+        if (next.value.length) return controller.enqueue(encoder.encode(csvLines(next.value)));
+      }
     },
     async cancel() {
       await iterator.return?.();

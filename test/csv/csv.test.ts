@@ -67,6 +67,17 @@ describe("CSV export (Accept: text/csv)", () => {
     expect(rows[0]).toBe("SKU-02297,Nom 2297,2,11,");
   });
 
+  it("answers the header alone for an empty list, and when a filter leaves nothing (no hang)", async () => {
+    const op = await newTenant();
+    const header = "variantExternalId,variantName,minQuantity,maxQuantity,recommendedQuantity";
+    const empty = await raw(op, "GET", `/v1/operations/${await draft(op)}/lines`, { accept: "text/csv" });
+    expect(empty.status).toBe(200);
+    expect(empty.text.trim()).toBe(header);
+    const operationId = await draft(op, [{ variantExternalId: "SKU-1", variantName: { en: "One" }, minQuantity: 0, maxQuantity: 5 }]);
+    const none = await raw(op, "GET", `/v1/operations/${operationId}/lines?minQuantity=3`, { accept: "text/csv" });
+    expect(none.text.trim()).toBe(header);
+  });
+
   it("exports attachments and rules; an unknown Operation is still a 404 problem", async () => {
     const op = await newTenant();
     await putAccounts(op, [{ accountId: "A-1", name: "=Evil, Inc." }, { accountId: "A-2", name: "Good" }]);

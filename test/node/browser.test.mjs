@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { chromium } from "playwright-core";
 import { freePort, startDevServer } from "../../scripts/lib/dev-server.mjs";
+import { listGuides, writeGuideList } from "../../scripts/lib/guides.mjs";
 import { issueKeys } from "../../scripts/lib/keys.mjs";
 import { applyMigrations } from "../../scripts/lib/wrangler.mjs";
 
@@ -55,6 +56,7 @@ if (!existsSync(CHROMIUM)) {
     [listed, unlisted] = await Promise.all([startPageServer(), startPageServer()]);
     await applyMigrations({ persistTo: state });
     [{ key }] = await issueKeys([{ tenant: "browser", role: "OPERATOR" }], { persistTo: state });
+    writeGuideList();
     server = await startDevServer({ persistTo: state, vars: { CORS_ORIGINS: listed.origin } });
     // launch() refuses --user-data-dir: a persistent context is how a profile directory of our own is given.
     browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
@@ -134,6 +136,12 @@ if (!existsSync(CHROMIUM)) {
       assert.equal(new URL(request.url()).origin, server.baseUrl, "the relative server URL resolves to this instance");
       assert.equal(status, "200");
       assert.match(body, /"status":\s*"ok"/);
+    });
+
+    it("lists every guide of docs/ above the reference, by title and repository path", TIMEOUT, async () => {
+      await page.locator("#guides-list li").first().waitFor({ timeout: 10_000 });
+      const shown = await page.locator("#guides-list li").allInnerTexts();
+      assert.deepEqual(shown, listGuides().map((guide) => `${guide.title}: ${guide.path}`));
     });
 
     it("Authorize with svcClient and svcApiKey, then Execute on GET /v1/operations: 200", TIMEOUT, async () => {

@@ -1,6 +1,6 @@
 // The compatibility gate of /v1: the contract as built now (client/openapi.json and
 // client/error-catalogue.json, written by `npm run spec`) against the one last accepted (spec/).
-// A breaking difference fails for good: it needs /v2 (README: "Versioning and compatibility").
+// A breaking difference fails for good: it needs /v2 (docs/versioning.md).
 // Any other difference fails until `npm run spec:accept` records it in spec/ and CHANGELOG.md.
 // The fixtures hold the comparison itself to each class of change.
 import assert from "node:assert/strict";
@@ -26,7 +26,7 @@ describe("the /v1 contract against its accepted snapshot", () => {
     if (breaking.length === 0) return;
     assert.fail(
       [
-        `${breaking.length} breaking change(s) to /v1 (a breaking change needs /v2; see README "Versioning and compatibility"):`,
+        `${breaking.length} breaking change(s) to /v1 (a breaking change needs /v2; see docs/versioning.md):`,
         ...breaking.map(formatFinding),
       ].join("\n"),
     );
