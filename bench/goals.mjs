@@ -70,3 +70,26 @@ export function goalSummary(record) {
   const figure = (goal) => (goal.measured === null ? "" : ` (${goal.measured}${goal.unit === "×" ? "×" : goal.unit ? ` ${goal.unit}` : ""})`);
   return `goals ${goals.length - missed.length}/${goals.length} met${missed.length ? `; missed: ${missed.map((goal) => `${goal.name}${figure(goal)}`).join("; ")}` : ""}`;
 }
+
+const hundredths = (value) => Math.round(value * 100) / 100;
+const HEADLINE_COLUMNS = ["×floor p50", "p50 ratio", "ratioP50", "ratio", "p50"];
+
+/**
+ * A suite's outcome in one line: its goals when it records some, else the range of its headline
+ * column (the ratio to its floor where it has one, else p50) over the first table's rows.
+ */
+export function outcomeOf(record) {
+  const goals = goalSummary(record);
+  if (goals) return goals;
+  const rows = tablesOf(record)[0]?.rows ?? [];
+  for (const column of HEADLINE_COLUMNS) {
+    const values = rows.filter((row) => typeof row[column] === "number" && Number.isFinite(row[column])).map((row) => row[column]);
+    if (!values.length) continue;
+    const low = hundredths(Math.min(...values));
+    const high = hundredths(Math.max(...values));
+    const unit = column === "p50" ? " ms" : "×";
+    const range = low === high ? `${low}${unit}` : `${low}–${high}${unit}`;
+    return `${column} ${range} over ${values.length} row${values.length > 1 ? "s" : ""}; no goals recorded`;
+  }
+  return record.title ?? "";
+}

@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { freePort } from "../scripts/lib/dev-server.mjs";
 import { applyMigrations, repoRoot, runWrangler, spawnWrangler } from "../scripts/lib/wrangler.mjs";
 import { writeCharts } from "./charts.mjs";
-import { goalSummary } from "./goals.mjs";
+import { outcomeOf } from "./goals.mjs";
 import { createContext, createProgress, round } from "./lib.mjs";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -255,7 +255,7 @@ async function main() {
           notes: [].concat(result.notes ?? []),
         };
         writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify(record, null, 2)}\n`);
-        summary.push({ name, seconds, outcome: goalSummary(record) ?? record.title });
+        summary.push({ name, seconds, outcome: outcomeOf(record) });
       } catch (error) {
         progress.setPrefix("");
         failures++;

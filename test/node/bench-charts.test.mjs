@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { goalSummary } from "../../bench/goals.mjs";
+import { goalSummary, outcomeOf } from "../../bench/goals.mjs";
 import { createProgress } from "../../bench/lib.mjs";
 import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 
@@ -54,7 +54,7 @@ const results = {
       { row: "all classes", p50: 72, p95: 110, p99: 150 },
     ],
   },
-  webhooks: { suite: "webhooks", title: "Webhooks", rows: [{ case: "lag", p50: 559 }] },
+  webhooks: { suite: "webhooks", title: "Webhooks", rows: [{ case: "lag", p50: 559.123 }, { case: "burst", p50: 12 }] },
 };
 
 /** The text of every <text> element, entities decoded. */
@@ -124,11 +124,13 @@ describe("bench charts", () => {
     assert.ok(!texts(readFileSync(join(outDir, "rules-scale-evaluate.svg"), "utf8")).includes("p99"));
   });
 
-  it("the summary reads goals back, met and missed, and has nothing to say for a suite without goals", () => {
+  it("the summary reads goals back, met and missed, and a suite without goals by its headline column", () => {
     assert.equal(goalSummary(results.lines), "goals 2/2 met");
     assert.equal(goalSummary(results["rules-scale"]), "goals 1/2 met; missed: warm evaluate ≤ 1.3× a bare route (1.81×)");
     assert.equal(goalSummary(results.shards), "goals 0/1 met; missed: 4 tenants on 2 shards (0.99×)");
     assert.equal(goalSummary(results.webhooks), null);
+    assert.equal(outcomeOf(results.webhooks), "p50 12–559.12 ms over 2 rows; no goals recorded");
+    assert.equal(outcomeOf(results.lines), "goals 2/2 met");
   });
 
   it("progress writes a line per step, prefixed by the suite, when not on a terminal", () => {
