@@ -147,4 +147,24 @@ describe("bench charts", () => {
     progress.log("seeding done");
     assert.deepEqual(written, ["[lines] PUT 5000 lines: 40/40 samples in 4.0 s (p50 12 ms)\n", "[lines] seeding done\n"]);
   });
+
+  it("on a terminal, progress redraws one line in place and leaves the step's final line", () => {
+    const written = [];
+    let clock = 0;
+    const progress = createProgress({ isTTY: true, write: (text) => written.push(text) }, { now: () => clock });
+    progress.setPrefix("quotas");
+    const step = progress.step("evaluate vs constant", 3, "rounds");
+    for (let i = 0; i < 3; i++) {
+      clock += 250;
+      step.tick();
+    }
+    step.done();
+    assert.deepEqual(written, [
+      "\r\x1b[K[quotas] evaluate vs constant: 1/3 rounds",
+      "\r\x1b[K[quotas] evaluate vs constant: 2/3 rounds",
+      "\r\x1b[K[quotas] evaluate vs constant: 3/3 rounds",
+      "\r\x1b[K",
+      "[quotas] evaluate vs constant: 3/3 rounds in 0.8 s\n",
+    ]);
+  });
 });
