@@ -62,7 +62,68 @@ export async function throughput(fn, concurrency, ms) {
   return (done * 1000) / (performance.now() - started);
 }
 
-export function createContext(baseUrl) {
+const PROGRESS_REDRAW_MS = 200;
+const PROGRESS_LINE_EVERY_MS = 15_000;
+
+/**
+ * Progress of the bench's steps on `stream` (stderr: stdout keeps the tables). On a terminal one
+ * line redrawn in place; elsewhere (CI, a log file) a line when a step ends, and one every 15 s of a
+ * long step, so a log stays short but never goes silent for minutes.
+ */
+export function createProgress(stream = process.stderr, { now = () => performance.now() } = {}) {
+  const live = Boolean(stream.isTTY);
+  let prefix = "";
+  let open = false;
+  const closeLine = () => {
+    if (open) stream.write("\n");
+    open = false;
+  };
+  const log = (line) => {
+    closeLine();
+    stream.write(`${prefix}${line}\n`);
+  };
+  /** A step of `total` `unit`s: tick() after each, done(summary) at the end. */
+  const step = (label, total, unit) => {
+    const started = now();
+    let count = 0;
+    let drawnAt = -Infinity;
+    let printedAt = started;
+    const figure = () => `${prefix}${label}: ${count}/${total} ${unit}`;
+    return {
+      tick(by = 1) {
+        count += by;
+        const at = now();
+        if (live && at - drawnAt >= PROGRESS_REDRAW_MS) {
+          stream.write(`\r\x1b[K${figure()}`);
+          open = true;
+          drawnAt = at;
+        } else if (!live && at - printedAt >= PROGRESS_LINE_EVERY_MS) {
+          stream.write(`${figure()} …\n`);
+          printedAt = at;
+        }
+      },
+      done(summary) {
+        const seconds = ((now() - started) / 1000).toFixed(1);
+        if (live) stream.write("\r\x1b[K");
+        open = false;
+        stream.write(`${figure()} in ${seconds} s${summary ? ` (${summary})` : ""}\n`);
+      },
+    };
+  };
+  return {
+    log,
+    step,
+    /** Lines from now on start with `[name] `. */
+    setPrefix(name) {
+      closeLine();
+      prefix = name ? `[${name}] ` : "";
+    },
+  };
+}
+
+const p50Of = (stats) => `p50 ${round(stats.p50)} ms`;
+
+export function createContext(baseUrl, progress = createProgress()) {
   /**
    * One HTTP call as `caller` (null: no credentials). `ms` is the wall time until the body is read.
    * @returns {Promise<{ status: number, body: any, ms: number, headers: Headers }>}
@@ -118,26 +179,35 @@ export function createContext(baseUrl) {
    * then that is the sample (ms), e.g. a server-side figure; otherwise the wall time of the call.
    * @returns {Promise<Stats>}
    */
-  async function measure(fn, { iterations = 50, warmup = 5 } = {}) {
-    for (let i = 0; i < warmup; i++) await fn(i);
+  async function measure(fn, { iterations = 50, warmup = 5, label = `measure ${fn.name || "samples"}` } = {}) {
+    const step = progress.step(label, warmup + iterations, "samples");
+    for (let i = 0; i < warmup; i++) {
+      await fn(i);
+      step.tick();
+    }
     const samples = [];
     for (let i = 0; i < iterations; i++) {
       const started = performance.now();
       const result = await fn(i);
       samples.push(typeof result === "number" ? result : performance.now() - started);
+      step.tick();
     }
-    return summarize(samples);
+    const stats = summarize(samples);
+    step.done(p50Of(stats));
+    return stats;
   }
 
   /**
    * Runs the functions in alternating order, round after round, so drift (GC, disk cache, a busy
    * core) hits them alike. The LAST named function is the baseline: each result carries ratioP50
-   * and ratioP99 against it, and `ratio` is the first function's ratio.
+   * and ratioP99 against it, and `ratio` is the first function's ratio. `label` names the step in
+   * the progress lines (default: the functions' names).
    * @returns {Promise<Record<string, Stats & { ratioP50: number, ratioP99: number }> & { ratio: { p50: number, p99: number } }>}
    */
-  async function sideBySide(functions, { rounds = 50, warmup = 5 } = {}) {
+  async function sideBySide(functions, { rounds = 50, warmup = 5, label } = {}) {
     const names = Object.keys(functions);
     if (names.length < 2) throw new Error("sideBySide needs at least two functions");
+    const step = progress.step(label ?? names.join(" vs "), warmup + rounds, "rounds");
     const samples = Object.fromEntries(names.map((name) => [name, []]));
     for (let round = -warmup; round < rounds; round++) {
       const order = round % 2 === 0 ? names : [...names].reverse();
@@ -146,6 +216,7 @@ export function createContext(baseUrl) {
         const result = await functions[name](round);
         if (round >= 0) samples[name].push(typeof result === "number" ? result : performance.now() - started);
       }
+      step.tick();
     }
     const stats = Object.fromEntries(names.map((name) => [name, summarize(samples[name])]));
     const baseline = stats[names[names.length - 1]];
@@ -153,20 +224,37 @@ export function createContext(baseUrl) {
       stats[name].ratioP50 = stats[name].p50 / baseline.p50;
       stats[name].ratioP99 = stats[name].p99 / baseline.p99;
     }
+    step.done(`p50 ${names.map((name) => `${name} ${round(stats[name].p50)}`).join(", ")} ms`);
     return { ...stats, ratio: { p50: stats[names[0]].ratioP50, p99: stats[names[0]].ratioP99 } };
   }
 
   /** Runs `fn(i)` for i in [0, count) with at most `concurrency` in flight (seeding only, never timed). */
-  async function pool(count, concurrency, fn) {
+  async function pool(count, concurrency, fn, { label = `seeding ${count}` } = {}) {
+    const step = progress.step(label, count, "calls");
     let next = 0;
     const workers = Array.from({ length: Math.min(concurrency, count) }, async () => {
       while (next < count) {
         const index = next++;
         await fn(index);
+        step.tick();
       }
     });
     await Promise.all(workers);
+    step.done();
   }
 
-  return { baseUrl, request, expect, newTenant, newKey, measure, sideBySide, pool, throughput, random: seededRandom, round, summarize };
+  /** throughput() with a progress line: `label` names the step. */
+  async function measuredThroughput(fn, concurrency, ms, { label = `throughput, ${concurrency} in flight` } = {}) {
+    const step = progress.step(label, Math.round(ms / 1000), "s");
+    const timer = setInterval(() => step.tick(), 1000);
+    try {
+      const perSecond = await throughput(fn, concurrency, ms);
+      step.done(`${Math.round(perSecond)} calls/s`);
+      return perSecond;
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  return { baseUrl, request, expect, newTenant, newKey, measure, sideBySide, pool, throughput: measuredThroughput, log: progress.log, random: seededRandom, round, summarize };
 }

@@ -1,5 +1,6 @@
 // npm run bench [-- <suite> ...]: starts a private `wrangler dev` of bench/worker (fresh local D1),
-// runs the suites against it over loopback, prints their tables and writes bench/results/<suite>.json.
+// runs the suites against it over loopback, prints their tables, writes bench/results/<suite>.json,
+// ends with a summary line per suite and draws the charts of every result into docs/charts/.
 import { mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -7,7 +8,9 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { freePort } from "../scripts/lib/dev-server.mjs";
 import { applyMigrations, repoRoot, runWrangler, spawnWrangler } from "../scripts/lib/wrangler.mjs";
-import { createContext, round } from "./lib.mjs";
+import { writeCharts } from "./charts.mjs";
+import { outcomeOf } from "./goals.mjs";
+import { createContext, createProgress, round } from "./lib.mjs";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const suitesDir = join(benchDir, "suites");
@@ -162,6 +165,9 @@ async function main() {
   }
 
   let failures = 0;
+  /** One line per suite for the summary: name, seconds, goals met or the result's title. */
+  const summary = [];
+  const progress = createProgress();
   try {
     console.error(`Applying migrations to a fresh local D1 in ${persistTo} …`);
     await applyMigrations({ persistTo });
@@ -199,7 +205,7 @@ async function main() {
     const keySigningSecret = randomBytes(32).toString("base64url");
     console.error(`Starting wrangler dev on ${baseUrl} (log: ${logFile}) …`);
     await startServer();
-    const ctx = createContext(baseUrl);
+    const ctx = createContext(baseUrl, progress);
     /** Stops the local server and starts it again on the same state: the next requests meet fresh Worker instances. */
     ctx.restartServer = async () => {
       await stopServer();
@@ -211,9 +217,11 @@ async function main() {
       console.log(`\n== ${name} ==`);
       const started = Date.now();
       const loadAtStart = loadavg().map((n) => Math.round(n * 100) / 100);
+      progress.setPrefix(name);
       try {
         const { default: suite } = await import(pathToFileURL(join(suitesDir, `${name}.mjs`)).href);
         const result = await withTimeout(suite(ctx), SUITE_TIMEOUT_MS, `suite ${name}`);
+        progress.setPrefix("");
         const seconds = Math.round((Date.now() - started) / 100) / 10;
         // A suite answers one table (title, rows) or several (tables: [{ title, rows }]).
         const tables = result.tables ?? [{ title: result.title, rows: result.rows }];
@@ -247,14 +255,29 @@ async function main() {
           notes: [].concat(result.notes ?? []),
         };
         writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify(record, null, 2)}\n`);
+        summary.push({ name, seconds, outcome: outcomeOf(record) });
       } catch (error) {
+        progress.setPrefix("");
         failures++;
+        summary.push({ name, seconds: Math.round((Date.now() - started) / 100) / 10, outcome: `FAILED: ${String(error?.message ?? error).split("\n")[0]}` });
         console.error(`suite ${name} failed: ${error?.stack ?? error}`);
         if (child.exitCode !== null) console.error(`wrangler dev exited:\n${tail(logFile)}`);
       }
     }
   } finally {
     await cleanup();
+  }
+  if (summary.length) {
+    const width = Math.max(...summary.map((line) => line.name.length));
+    console.log("\n== summary ==");
+    for (const line of summary) console.log(`${line.name.padEnd(width)}  ${`${line.seconds}s`.padStart(7)}  ${line.outcome}`);
+  }
+  try {
+    const charts = await writeCharts({ resultsDir });
+    console.log(`\n${charts.length} chart(s) from bench/results in docs/charts/ (npm run bench:charts redraws them).`);
+  } catch (error) {
+    process.exitCode = 1;
+    console.error(`charts failed: ${error?.stack ?? error}`);
   }
   if (failures) {
     console.error(`${failures} suite(s) failed.`);

@@ -38,7 +38,7 @@ function totalRoundTrips(headers) {
 
 export default async function authAbuse(ctx) {
   const { operator } = await ctx.newTenant();
-  console.error(`auth-abuse: seeding ${OPERATIONS} Operations …`);
+  console.error(`[auth-abuse] seeding ${OPERATIONS} Operations …`);
   await ctx.pool(OPERATIONS, 4, (i) =>
     ctx.expect(operator, "POST", "/v1/operations", { code: `AB-${i}`, name: { en: `Abuse ${i}` }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" }, 201),
   );
@@ -90,7 +90,7 @@ export default async function authAbuse(ctx) {
   await validSamples(10); // warm: the valid key is cached
   const rows = [];
   for (const [phase, flood] of FLOODS.entries()) {
-    console.error(`auth-abuse: ${flood.name}: ${ROUNDS} rounds of ${SAMPLES_PER_ROUND} requests alone, then as many flooded …`);
+    console.error(`[auth-abuse] ${flood.name}: ${ROUNDS} rounds of ${SAMPLES_PER_ROUND} requests alone, then as many flooded …`);
     const alone = [];
     const flooded = [];
     let tally = { sent: 0, unauthorized: 0, limited: 0, other: 0, roundTrips: 0 };
@@ -105,7 +105,7 @@ export default async function authAbuse(ctx) {
       await running.stop();
       floodMs += performance.now() - started;
       tally = Object.fromEntries(Object.keys(tally).map((name) => [name, tally[name] + running.tally[name]]));
-      console.error(`  round ${round + 1}/${ROUNDS}: flood sent ${running.tally.sent} (${running.tally.limited} answered 429)`);
+      console.error(`[auth-abuse]   round ${round + 1}/${ROUNDS}: flood sent ${running.tally.sent} (${running.tally.limited} answered 429)`);
     }
     if (tally.other) throw new Error(`${flood.name}: ${tally.other} flood requests answered something unexpected`);
     const rejected = flood.path ? 0 : tally.unauthorized + tally.limited;

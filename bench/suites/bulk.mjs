@@ -34,7 +34,7 @@ export default async function bulkSuite(ctx) {
   }
   const { operator: updater } = await ctx.newTenant();
   await putRules(updater, twoThousand);
-  const updates = await ctx.measure((round) => putRules(updater, rules(2000, round + 1)), { iterations: ROUNDS, warmup: 1 });
+  const updates = await ctx.measure((round) => putRules(updater, rules(2000, round + 1)), { iterations: ROUNDS, warmup: 1, label: "PUT 2000 rules, all changed" });
   const created = ctx.summarize(creates);
   rows.push({ case: "PUT 2000 rules, all new (5 tenants)", p50: r(created.p50), max: r(created.max), goal: "≤ 1000 ms", met: created.max <= 1000 ? "yes" : "no" });
   rows.push({ case: "PUT 2000 rules, all changed", p50: r(updates.p50), max: r(updates.max), goal: "≤ 1000 ms", met: updates.max <= 1000 ? "yes" : "no" });
@@ -56,7 +56,7 @@ export default async function bulkSuite(ctx) {
       api: async (round) => (await putRules(api, fiveThousand[round + 2])).ms,
       raw: async (round) => (await rawRules(raw, fiveThousand[round + 2])).ms,
     },
-    { rounds: ROUNDS, warmup: 2 },
+    { rounds: ROUNDS, warmup: 2, label: "PUT 5000 rules vs raw upsert" },
   );
   rows.push({
     case: "PUT 5000 rules, all changed, against the raw upsert",
@@ -100,7 +100,7 @@ export default async function bulkSuite(ctx) {
     if (response.status !== 200 || response.body.split("\r\n").length !== 5002) throw new Error(`CSV export answered ${response.status}`);
     return response.ms;
   };
-  const exported = await ctx.sideBySide({ csv: csvExport, json: jsonPages }, { rounds: ROUNDS * 2, warmup: 2 });
+  const exported = await ctx.sideBySide({ csv: csvExport, json: jsonPages }, { rounds: ROUNDS * 2, warmup: 2, label: "CSV export vs JSON pages" });
   rows.push({
     case: "export 5000 lines as one CSV, against 5 JSON pages of 1000",
     p50: r(exported.csv.p50),
@@ -121,9 +121,9 @@ export default async function bulkSuite(ctx) {
       await response.text();
       if (response.status !== 200) throw new Error(`CSV import answered ${response.status}`);
     },
-    { iterations: ROUNDS, warmup: 1 },
+    { iterations: ROUNDS, warmup: 1, label: "CSV import of 5000 lines" },
   );
-  const jsonPut = await ctx.measure(() => ctx.expect(exporter, "PUT", `/v1/operations/${operationId}/lines`, lines, 200), { iterations: ROUNDS, warmup: 1 });
+  const jsonPut = await ctx.measure(() => ctx.expect(exporter, "PUT", `/v1/operations/${operationId}/lines`, lines, 200), { iterations: ROUNDS, warmup: 1, label: "JSON PUT of 5000 lines" });
   rows.push({ case: "import the same 5000 lines as CSV (PUT, text/csv), against the JSON PUT", p50: r(imported.p50), max: r(imported.max), rawP50: r(jsonPut.p50), ratioP50: ratio(imported.p50, jsonPut.p50), goal: "", met: "" });
 
   notes.push(

@@ -92,7 +92,7 @@ export default async function linesSuite(ctx) {
           page: async () => (await ctx.expect(operator, "GET", path, undefined, 200)).ms,
           constant: async () => (await ctx.expect(operator, "GET", "/v1/__bench/constant", undefined, 200)).ms,
         },
-        { rounds: READ_ROUNDS, warmup: 5 },
+        { rounds: READ_ROUNDS, warmup: 5, label: `${readCase.name} vs constant route` },
       );
       figures.push({ ...readCase, items: first.body.items.length, page: result.page, constant: result.constant });
     }
@@ -127,7 +127,7 @@ export default async function linesSuite(ctx) {
       },
       raw: async () => (await rawUpsert(await createOperation(), freshBody)).ms,
     },
-    { rounds: WRITE_ROUNDS, warmup: 2 },
+    { rounds: WRITE_ROUNDS, warmup: 2, label: "PUT 5000 new lines vs raw upsert" },
   );
   writeRow("PUT 5000 new lines", created, { goal: "≤ 3× raw" });
 
@@ -137,7 +137,7 @@ export default async function linesSuite(ctx) {
       api: async (round) => (await putLines(changing, linesBody(round + 10))).ms,
       raw: rawFloor,
     },
-    { rounds: WRITE_ROUNDS, warmup: 2 },
+    { rounds: WRITE_ROUNDS, warmup: 2, label: "re-PUT 5000 changed lines vs raw upsert" },
   );
   writeRow("re-PUT 5000 changed lines", changed, { goal: "≤ 3× raw" });
 
@@ -154,7 +154,7 @@ export default async function linesSuite(ctx) {
       },
       raw: rawFloor,
     },
-    { rounds: WRITE_ROUNDS, warmup: 2 },
+    { rounds: WRITE_ROUNDS, warmup: 2, label: "DELETE 2500 lines vs raw upsert" },
   );
   writeRow("DELETE 2500 lines (of 5000)", removed);
 
@@ -177,7 +177,7 @@ export default async function linesSuite(ctx) {
       },
       raw: rawFloor,
     },
-    { rounds: WRITE_ROUNDS, warmup: 2 },
+    { rounds: WRITE_ROUNDS, warmup: 2, label: "attach 1500 accounts vs raw upsert" },
   );
   writeRow("attach 1500 accounts", attached);
 

@@ -52,9 +52,14 @@ async function seed(ctx, operator) {
   const next = ctx.random(2);
   const bodies = Array.from({ length: OPERATION_COUNT }, (_, i) => operationBody(i, next));
   const ids = new Array(OPERATION_COUNT);
-  await ctx.pool(OPERATION_COUNT, 4, async (i) => {
-    ids[i] = (await ctx.expect(operator, "POST", "/v1/operations", bodies[i], 201)).body.id;
-  });
+  await ctx.pool(
+    OPERATION_COUNT,
+    4,
+    async (i) => {
+      ids[i] = (await ctx.expect(operator, "POST", "/v1/operations", bodies[i], 201)).body.id;
+    },
+    { label: `creating ${OPERATION_COUNT} Operations` },
+  );
 
   // One line makes DRAFT → ACTIVE possible; without the lines route, ACTIVE cannot be reached.
   const probe = await ctx.request(operator, "PUT", `/v1/operations/${ids[0]}/lines`, [
@@ -84,7 +89,7 @@ async function seed(ctx, operator) {
     }
     await ctx.expect(operator, "POST", `${path}/status`, { status: "INACTIVE" }, 200);
     statuses.INACTIVE++;
-  });
+  }, { label: "giving the Operations their statuses" });
   return { canActivate, statuses };
 }
 
@@ -141,7 +146,7 @@ export default async function operations(ctx) {
       if (!first.body.items.length) throw new Error(`${scenario.name} matched nothing: the bench would time an empty page`);
       const result = await ctx.sideBySide(
         { list: () => ctx.expect(operator, "GET", path, undefined, 200), constant: floor },
-        { rounds: ROUNDS, warmup: WARMUP },
+        { rounds: ROUNDS, warmup: WARMUP, label: `${scenario.name}, limit=${limit} vs constant route` },
       );
       row(scenario.name, limit, first.body.items.length, result);
     }
@@ -158,7 +163,7 @@ export default async function operations(ctx) {
       },
       constant: floor,
     },
-    { rounds: Math.ceil(ROUNDS / 4), warmup: 2 },
+    { rounds: Math.ceil(ROUNDS / 4), warmup: 2, label: "walking 6 pages by nextToken vs constant route" },
   );
   row(`walk ${walked.pages} pages by nextToken (per page)`, 50, walked.items, walkResult);
 

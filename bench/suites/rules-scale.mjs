@@ -29,7 +29,7 @@ const ORDER_POOL = 256;
 const EVALUATE = "/v1/buying-policies/quotas/evaluate";
 const RULES = "/v1/buying-policies/quotas/rules";
 
-const progress = (line) => console.error(`  rules-scale: ${line}`);
+const progress = (line) => console.error(`[rules-scale] ${line}`);
 const label = (n) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1_000}k`);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 /** i mod n, never negative (warm-up rounds count from below zero). */
@@ -172,7 +172,7 @@ export default async function rulesScale(ctx) {
   }
   functions["constant route (authenticated floor)"] = () => ctx.expect(tenants[0].operator, "GET", "/v1/__bench/constant", undefined, 200);
   functions["bare Worker route"] = () => ctx.expect(null, "GET", "/__bench/raw", undefined, 200);
-  const warm = await ctx.sideBySide(functions, { rounds: ROUNDS, warmup: WARMUP });
+  const warm = await ctx.sideBySide(functions, { rounds: ROUNDS, warmup: WARMUP, label: "warm evaluate at every size, beside the floors" });
 
   // Large tenants alternating in one instance, against the largest alone (interleaved rounds).
   progress("large tenants alternating …");
@@ -187,7 +187,7 @@ export default async function rulesScale(ctx) {
       return ctx.expect(tenant.operator, "POST", EVALUATE, { orders: [order] }, 200);
     };
   };
-  const mixed = await ctx.sideBySide({ "two large tenants alternating": alternating(2), "five large tenants alternating": alternating(5), "the largest tenant alone": alone }, { rounds: ALTERNATING_ROUNDS, warmup: WARMUP });
+  const mixed = await ctx.sideBySide({ "two large tenants alternating": alternating(2), "five large tenants alternating": alternating(5), "the largest tenant alone": alone }, { rounds: ALTERNATING_ROUNDS, warmup: WARMUP, label: "large tenants alternating vs the largest alone" });
   const cacheAfterMixed = (await ctx.expect(null, "GET", "/__bench/rule-cache", undefined, 200)).body;
 
   // The first evaluate of each tenant on a fresh instance: restart the local server, wake it on a
