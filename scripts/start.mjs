@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { buildConsole } from "./build-console.mjs";
 import { DEMO_ACCOUNT_USER, DEMO_TENANT, seedDemo } from "./lib/demo.mjs";
 import { issueKeys } from "./lib/keys.mjs";
 import { applyMigrations, repoRoot, spawnWrangler } from "./lib/wrangler.mjs";
@@ -69,6 +70,7 @@ function banner(operatorKey, accountKey, shard, skipped) {
     "",
     "────────────────────────────────────────────────────────────────────────",
     `API on ${baseUrl}   reference: ${baseUrl}/docs   OpenAPI: ${baseUrl}/v1/openapi.json`,
+    `Console: ${baseUrl}/console (sign in with a key below)`,
     `Tenant "${DEMO_TENANT}" (on ${shard}) keys (new on every start; shown once):`,
     `  OPERATOR               ${operatorKey}`,
     `  ACCOUNT (${DEMO_ACCOUNT_USER})      ${accountKey}`,
@@ -102,6 +104,7 @@ function ensureLocalSecrets() {
 async function main() {
   ensureLocalSecrets();
   await prepareDocs();
+  if (await buildConsole({ ifChanged: true })) console.error("Built the console (public/console).");
   console.error("Applying local D1 migrations (the control database and every shard) …");
   await applyMigrations({});
   console.error(`Issuing keys for tenant "${DEMO_TENANT}" …`);
