@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState, type ChangeEvent, type DragEvent } from "react";
 import { useSession } from "./context";
+import { AccountsPanel } from "./AccountsPanel";
 import { LinesGrid } from "./LinesGrid";
 import { OperationForm, nameOf, type Operation } from "./OperationsPage";
 import { navigate } from "./router";
@@ -126,6 +127,7 @@ export function OperationPage({ operationId }: { operationId: string }) {
       <ProblemView refusal={refusal} />
       {operator && operation.status === "DRAFT" && <CsvImport operationId={operationId} onApplied={() => queryClient.invalidateQueries({ queryKey: ["operation", operationId] })} />}
       <LinesGrid operation={operation} readOnlyReason={readOnlyReason} onSaved={() => queryClient.invalidateQueries({ queryKey: ["operation", operationId] })} />
+      {operation.type === "PRIVATE" && <AccountsPanel operation={operation} />}
     </section>
   );
 }

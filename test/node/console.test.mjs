@@ -52,6 +52,15 @@ if (!existsSync(CHROMIUM)) {
   }
   const grid = () => page.getByRole("grid");
   const cell = (row, col) => page.locator(`#cell-${row}-${col}`);
+  /** A direct API call as the OPERATOR key (what another person does meanwhile). */
+  async function api(method, path, body) {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers: { "svc-client": "OPERATOR", "svc-api-key": operatorKey, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: await response.json() };
+  }
   const rowsLoaded = (lines) => page.waitForFunction((expected) => document.querySelector('[role="grid"]')?.getAttribute("aria-rowcount") === String(expected), lines + 1, { timeout: 30_000 });
   const rowCount = async () => Number(await grid().getAttribute("aria-rowcount"));
   const status = (text) => page.getByRole("status").filter({ hasText: text });
@@ -197,6 +206,37 @@ if (!existsSync(CHROMIUM)) {
       assert.ok(await page.getByRole("button", { name: "Back to draft" }).isEnabled());
     });
 
+    it("answers a 412 on a status button with what changed, and reloads", TIMEOUT, async () => {
+      const operationId = new URL(page.url()).pathname.split("/").pop();
+      const changed = await api("PATCH", `/v1/operations/${operationId}`, { name: { de: "Konsole" } });
+      assert.equal(changed.status, 200);
+      await page.getByRole("button", { name: "Deactivate" }).click();
+      const alert = page.getByRole("alert").filter({ hasText: "Changed since you loaded it" });
+      await alert.waitFor();
+      assert.match(await alert.innerText(), /version_mismatch|412/);
+      assert.match(await alert.innerText(), /Changed since you loaded it: .*name/);
+      await alert.getByRole("button", { name: "Reload" }).click();
+      await alert.waitFor({ state: "detached" });
+      await page.getByText("version 6").waitFor();
+    });
+
+    it("attaches accounts of a PRIVATE Operation from the directory and detaches them, each after a dry run", TIMEOUT, async () => {
+      assert.equal((await api("PUT", "/v1/accounts", [{ accountId: "ACC-CONSOLE-1", name: "Console Traders" }, { accountId: "ACC-CONSOLE-2", name: "Other Shop" }])).status, 200);
+      const created = await api("POST", "/v1/operations", { code: `${code}-P`, name: { en: "Private one" }, type: "PRIVATE", startDate: "2098-01-01T00:00:00Z", endDate: "2098-12-31T00:00:00Z" });
+      await page.goto(`${server.baseUrl}/console/operations/${created.body.id}`);
+      await page.getByRole("heading", { name: /^Accounts/ }).waitFor();
+      await page.getByLabel("Find accounts in the directory").fill("Console");
+      await page.getByRole("button", { name: "Attach ACC-CONSOLE-1" }).click();
+      await status("Dry run: 1 to attach, 0 already attached, 1 accounts after").waitFor();
+      await page.getByRole("button", { name: "Attach", exact: true }).click();
+      await page.getByRole("cell", { name: "ACC-CONSOLE-1", exact: true }).waitFor();
+      await page.getByLabel("Select ACC-CONSOLE-1").check();
+      await page.getByRole("button", { name: "Detach selected (1)" }).click();
+      await status("Dry run: 1 to detach, 0 accounts after").waitFor();
+      await page.getByRole("button", { name: "Detach", exact: true }).click();
+      await page.getByText("No attached account matches.").waitFor();
+    });
+
     it("shows an ACCOUNT key only what it may do, and its refusals with their detail", TIMEOUT, async () => {
       // A tab of its own: sessionStorage is per tab, so this one starts signed out.
       const accountPage = await browser.newPage();
@@ -208,7 +248,7 @@ if (!existsSync(CHROMIUM)) {
         await alert.waitFor();
         assert.match(await alert.innerText(), /not_found/);
         await accountPage.getByRole("link", { name: "Operations", exact: true }).click();
-        await accountPage.getByRole("link", { name: code }).click();
+        await accountPage.getByRole("link", { name: code, exact: true }).click();
         await accountPage.getByRole("heading", { name: code }).waitFor();
         await accountPage.getByText("Read-only: an ACCOUNT key reads lines").waitFor();
         for (const name of ["Activate", "Deactivate", "Back to draft", "Save"]) assert.equal(await accountPage.getByRole("button", { name }).count(), 0, name);
