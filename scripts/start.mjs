@@ -3,6 +3,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { buildConsole } from "./build-console.mjs";
 import { DEMO_ACCOUNT_USER, DEMO_TENANT, exampleVariables, exportLines, httpCaller, seedDemo } from "./lib/demo.mjs";
 import { issueKeys } from "./lib/keys.mjs";
 import { startLocalCrons } from "./lib/local-crons.mjs";
@@ -51,6 +52,7 @@ function banner(operatorKey, accountKey, shard, operations, skipped, crons) {
     "",
     "────────────────────────────────────────────────────────────────────────",
     `API on ${baseUrl}   reference: ${baseUrl}/docs   OpenAPI: ${baseUrl}/v1/openapi.json`,
+    `Console: ${baseUrl}/console (sign in with a key below)`,
     `Tenant "${DEMO_TENANT}" (on ${shard}) keys (new on every start; shown once):`,
     `  OPERATOR               ${operatorKey}`,
     `  ACCOUNT (${DEMO_ACCOUNT_USER})      ${accountKey}`,
@@ -78,6 +80,7 @@ function ensureLocalSecrets() {
 async function main() {
   ensureLocalSecrets();
   await prepareDocs();
+  if (await buildConsole({ ifChanged: true })) console.error("Built the console (public/console).");
   console.error("Applying local D1 migrations (the control database and every shard) …");
   await applyMigrations({});
   console.error(`Issuing keys for tenant "${DEMO_TENANT}" …`);

@@ -86,6 +86,11 @@ export function buildApp(extend?: (app: App) => void): App {
   };
   app.get("/docs", (c) => asset(c.env.ASSETS, new Request(new URL("/docs/index.html", c.req.url))));
   app.get("/docs/*", (c) => asset(c.env.ASSETS, c.req.raw));
+  // The console is a single-page app: its files are assets, and any other /console path is its page.
+  const consolePage = (c: { env: { ASSETS: Fetcher }; req: { url: string } }) => asset(c.env.ASSETS, new Request(new URL("/console/index.html", c.req.url)));
+  app.get("/console", consolePage);
+  app.get("/console/assets/*", (c) => asset(c.env.ASSETS, c.req.raw));
+  app.get("/console/*", consolePage);
 
   // Credentials, the key's budget and the route's roles answer before the body's size or content.
   // Writes hand their events on to webhooks once answered (its code runs after the route's).

@@ -1,0 +1,193 @@
+import type { paths, Schemas } from "@campaign-policy/client";
+import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type ChangeEvent } from "react";
+import { useSession } from "./context";
+import type { Operation } from "./OperationsPage";
+import { answer, toRefusal, type Refusal } from "./session";
+import { ProblemView } from "./ui";
+
+type AttachmentStatus = NonNullable<NonNullable<paths["/v1/operations/{operationId}/accounts"]["get"]["parameters"]["query"]>["operationStatus"]>[number];
+const STATUSES: AttachmentStatus[] = ["NOT_STARTED", "CART_CREATED", "ORDERED"];
+
+/** A write checked first as a dry run (its counts shown), then applied. */
+interface Pending {
+  action: "attach" | "detach";
+  ids?: string[];
+  csv?: string;
+  counts: string;
+}
+
+/** The accounts attached to a PRIVATE Operation: filters and progress, attach from the directory or a CSV, detach selected. */
+export function AccountsPanel({ operation }: { operation: Operation }) {
+  const { api, session } = useSession();
+  const queryClient = useQueryClient();
+  const operator = session.role === "OPERATOR";
+  const [accountName, setAccountName] = useState("");
+  const [status, setStatus] = useState("");
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [search, setSearch] = useState("");
+  const [pending, setPending] = useState<Pending | null>(null);
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const path = { operationId: operation.id };
+  const attached = useInfiniteQuery({
+    queryKey: ["attachments", operation.id, accountName, status],
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) =>
+      (
+        await answer(
+          api.GET("/v1/operations/{operationId}/accounts", {
+            params: { path, query: { limit: 100, ...(accountName && { accountName }), ...(status && { operationStatus: [status as AttachmentStatus] }), ...(pageParam && { nextToken: pageParam }) } },
+          }),
+        )
+      ).data as Schemas["AttachmentPage"],
+    getNextPageParam: (page) => page.nextToken ?? undefined,
+  });
+  const directory = useQuery({
+    queryKey: ["directory", search],
+    enabled: operator && search.length > 0,
+    queryFn: async () => (await answer(api.GET("/v1/accounts", { params: { query: { name: search, limit: 20 } } }))).data as Schemas["AccountPage"],
+  });
+
+  const send = async (action: "attach" | "detach", dryRun: boolean, ids?: string[], csv?: string) => {
+    setRefusal(null);
+    const init = {
+      params: { path, query: { dryRun } },
+      ...(csv !== undefined ? { body: csv as never, bodySerializer: (body: unknown) => body as string, headers: { "content-type": "text/csv" } } : { body: ids! }),
+    };
+    try {
+      if (action === "attach") {
+        const { data } = await answer(api.PUT("/v1/operations/{operationId}/accounts", init));
+        return `${data.attached} to attach, ${data.alreadyAttached} already attached, ${data.accountCount} accounts after`;
+      }
+      const { data } = await answer(api.DELETE("/v1/operations/{operationId}/accounts", init));
+      return `${data.detached} to detach${data.notAttached.length ? `, ${data.notAttached.length} not attached` : ""}, ${data.accountCount} accounts after`;
+    } catch (error) {
+      setRefusal(toRefusal(error));
+      return null;
+    }
+  };
+  const check = async (action: "attach" | "detach", ids?: string[], csv?: string) => {
+    setNote(null);
+    const counts = await send(action, true, ids, csv);
+    setPending(counts ? { action, ids, csv, counts } : null);
+  };
+  const apply = async () => {
+    if (!pending) return;
+    const done = await send(pending.action, false, pending.ids, pending.csv);
+    setPending(null);
+    if (done) {
+      setNote(`${pending.action === "attach" ? "Attached" : "Detached"}: ${done.replace(/ to (attach|detach)/, "")}.`);
+      setSelected(new Set());
+      await queryClient.invalidateQueries({ queryKey: ["attachments", operation.id] });
+      queryClient.invalidateQueries({ queryKey: ["operation", operation.id] });
+    }
+  };
+  const rows = attached.data?.pages.flatMap((page) => page.items) ?? [];
+  const toggle = (id: string) => setSelected((current) => (current.has(id) ? (current.delete(id), new Set(current)) : new Set(current.add(id))));
+
+  return (
+    <section className="card accounts" aria-labelledby="accounts-heading">
+      <h2 id="accounts-heading">Accounts ({operation.accountCount})</h2>
+      <div className="filters">
+        <label>
+          Account name contains
+          <input type="search" value={accountName} onChange={(e) => setAccountName(e.target.value)} />
+        </label>
+        <label>
+          Progress
+          <select value={status} onChange={(e) => setStatus(e.target.value)}>
+            <option value="">Any</option>
+            {STATUSES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        {operator && (
+          <button type="button" disabled={selected.size === 0} onClick={() => check("detach", [...selected])}>
+            Detach selected ({selected.size})
+          </button>
+        )}
+      </div>
+      <ProblemView refusal={attached.error ? toRefusal(attached.error) : refusal} />
+      {pending && (
+        <div role="status" className="import-outcome">
+          Dry run: {pending.counts}.
+          <button type="button" className="primary" onClick={apply}>
+            {pending.action === "attach" ? "Attach" : "Detach"}
+          </button>
+          <button type="button" onClick={() => setPending(null)}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {note && <p role="status">{note}</p>}
+      <div className="table-wrap">
+        <table className="list">
+          <thead>
+            <tr>
+              {operator && <th scope="col"><span className="sr-only">Selected</span></th>}
+              <th scope="col">Account</th>
+              <th scope="col">Name</th>
+              <th scope="col">Progress</th>
+              <th scope="col">Attached</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.accountId}>
+                {operator && (
+                  <td>
+                    <input type="checkbox" aria-label={`Select ${row.accountId}`} checked={selected.has(row.accountId)} onChange={() => toggle(row.accountId)} />
+                  </td>
+                )}
+                <td>{row.accountId}</td>
+                <td>{row.accountName}</td>
+                <td>{row.operationStatus}</td>
+                <td>{row.attachedAt.slice(0, 10)}</td>
+              </tr>
+            ))}
+            {!attached.isPending && rows.length === 0 && (
+              <tr>
+                <td colSpan={5} className="muted">
+                  No attached account matches.
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      {attached.hasNextPage && (
+        <button type="button" onClick={() => attached.fetchNextPage()}>
+          Load more
+        </button>
+      )}
+      {operator && (
+        <div className="attach">
+          <label>
+            Find accounts in the directory
+            <input type="search" value={search} onChange={(e) => setSearch(e.target.value.trim())} />
+          </label>
+          <label>
+            Account ids CSV
+            <input type="file" accept=".csv,text/csv" onChange={async (e: ChangeEvent<HTMLInputElement>) => { const file = e.target.files?.[0]; if (file) await check("attach", undefined, await file.text()); }} />
+          </label>
+          {directory.data && (
+            <ul className="found">
+              {directory.data.items.map((account) => (
+                <li key={account.accountId}>
+                  {account.accountId} · {account.name}{" "}
+                  <button type="button" onClick={() => check("attach", [account.accountId])}>
+                    Attach {account.accountId}
+                  </button>
+                </li>
+              ))}
+              {directory.data.items.length === 0 && <li className="muted">No account in the directory matches.</li>}
+            </ul>
+          )}
+          <ProblemView refusal={directory.error ? toRefusal(directory.error) : null} />
+        </div>
+      )}
+    </section>
+  );
+}

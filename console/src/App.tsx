@@ -1,0 +1,113 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { useMemo, useState, type FormEvent } from "react";
+import { OperationPage } from "./OperationPage";
+import { OperationsPage } from "./OperationsPage";
+import { usePath } from "./router";
+import { answer, clientFor, loadSession, saveSession, toRefusal, type Refusal, type Role, type Session } from "./session";
+import { Link, ProblemView } from "./ui";
+import { SessionContext } from "./context";
+
+const SECTIONS = [
+  { path: "/console/operations", label: "Operations" },
+  { path: "/console/quota-rules", label: "Quota rules" },
+  { path: "/console/accounts", label: "Accounts" },
+  { path: "/console/events", label: "Events" },
+  { path: "/console/webhooks", label: "Webhooks" },
+  { path: "/console/keys", label: "Keys" },
+];
+
+export function App() {
+  const [session, setSession] = useState<Session | null>(loadSession);
+  const queryClient = useQueryClient();
+  const signOut = () => {
+    saveSession(null);
+    queryClient.clear();
+    setSession(null);
+  };
+  if (!session) return <SignIn onSignedIn={(s) => (saveSession(s), setSession(s))} />;
+  return <Shell session={session} onSignOut={signOut} />;
+}
+
+function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+  const [apiKey, setApiKey] = useState("");
+  const [role, setRole] = useState<Role>("OPERATOR");
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setRefusal(null);
+    const session = { apiKey: apiKey.trim(), role };
+    try {
+      // A key is checked by a read every role may make.
+      await answer(clientFor(session).GET("/v1/operations", { params: { query: { limit: 1 } } }));
+      onSignedIn(session);
+    } catch (error) {
+      setRefusal(toRefusal(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main className="signin">
+      <form onSubmit={submit} className="card">
+        <h1>Campaign console</h1>
+        <label>
+          API key
+          <input type="password" autoComplete="off" required value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
+        </label>
+        <label>
+          Role
+          <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
+            <option value="OPERATOR">OPERATOR</option>
+            <option value="ACCOUNT">ACCOUNT</option>
+          </select>
+        </label>
+        <button type="submit" className="primary" disabled={busy}>
+          Sign in
+        </button>
+        <p className="muted">The key is kept in this tab only (sessionStorage).</p>
+        <ProblemView refusal={refusal} />
+      </form>
+    </main>
+  );
+}
+
+function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
+  const path = usePath();
+  const api = useMemo(() => clientFor(session), [session]);
+  const operationMatch = /^\/console\/operations\/([^/]+)/.exec(path);
+  const section = SECTIONS.find((s) => path.startsWith(s.path)) ?? SECTIONS[0];
+  return (
+    <SessionContext.Provider value={{ session, api }}>
+      <header className="top">
+        <span className="brand">Campaign console</span>
+        <nav aria-label="Sections">
+          {SECTIONS.map((s) => (
+            <Link key={s.path} to={s.path} current={s === section}>
+              {s.label}
+            </Link>
+          ))}
+        </nav>
+        <span className="who">
+          {session.role}
+          <button type="button" onClick={onSignOut}>
+            Sign out
+          </button>
+        </span>
+      </header>
+      <main className="content">
+        {operationMatch ? (
+          <OperationPage key={operationMatch[1]} operationId={decodeURIComponent(operationMatch[1])} />
+        ) : section.label === "Operations" ? (
+          <OperationsPage />
+        ) : (
+          <section>
+            <h1>{section.label}</h1>
+            <p className="muted">Coming soon.</p>
+          </section>
+        )}
+      </main>
+    </SessionContext.Provider>
+  );
+}

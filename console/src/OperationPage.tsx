@@ -1,0 +1,213 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRef, useState, type ChangeEvent, type DragEvent } from "react";
+import { useSession } from "./context";
+import { AccountsPanel } from "./AccountsPanel";
+import { LinesGrid } from "./LinesGrid";
+import { OperationForm, nameOf, type Operation } from "./OperationsPage";
+import { navigate } from "./router";
+import { answer, toRefusal, type Refusal } from "./session";
+import { Link, ProblemView } from "./ui";
+
+const STATUS_BUTTONS = [
+  { label: "Activate", status: "ACTIVE" },
+  { label: "Deactivate", status: "INACTIVE" },
+  { label: "Back to draft", status: "DRAFT" },
+] as const;
+
+/** The fields that differ between what the page showed and what the server now holds. */
+function changedFields(before: Operation, after: Operation) {
+  return (Object.keys(after) as (keyof Operation)[]).filter((field) => field !== "updatedAt" && JSON.stringify(before[field]) !== JSON.stringify(after[field]));
+}
+
+export function OperationPage({ operationId }: { operationId: string }) {
+  const { api, session } = useSession();
+  const queryClient = useQueryClient();
+  const operator = session.role === "OPERATOR";
+  const [editing, setEditing] = useState(false);
+  const [conflict, setConflict] = useState<{ refusal: Refusal; changed: string[]; latest: Operation } | null>(null);
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const [linked, setLinked] = useState<Refusal | null>(null);
+  const query = useQuery({
+    queryKey: ["operation", operationId],
+    queryFn: async () => (await answer(api.GET("/v1/operations/{operationId}", { params: { path: { operationId } } }))).data,
+  });
+  const operation = query.data;
+  const refresh = (fresh: Operation) => {
+    queryClient.setQueryData(["operation", operationId], fresh);
+    queryClient.invalidateQueries({ queryKey: ["operations"] });
+  };
+  /** A 412 fetches the server's version, says which fields changed, and offers to reload. */
+  const onRefused = async (error: unknown) => {
+    const refused = toRefusal(error);
+    if (refused.status === 412 && operation) {
+      const latest = (await answer(api.GET("/v1/operations/{operationId}", { params: { path: { operationId } } }))).data;
+      setConflict({ refusal: refused, changed: changedFields(operation, latest), latest });
+    } else setRefusal(refused);
+  };
+  const changeStatus = useMutation({
+    mutationFn: async (status: Operation["status"]) =>
+      (
+        await answer(
+          api.POST("/v1/operations/{operationId}/status", {
+            params: { path: { operationId }, header: { "If-Match": `"${operation!.version}"` } },
+            body: { status },
+          }),
+        )
+      ).data,
+    onMutate: () => (setRefusal(null), setConflict(null), setLinked(null)),
+    onSuccess: refresh,
+    onError: onRefused,
+  });
+  const remove = useMutation({
+    mutationFn: async () =>
+      answer(api.DELETE("/v1/operations/{operationId}", { params: { path: { operationId }, header: { "If-Match": `"${operation!.version}"` } } })),
+    onMutate: () => (setRefusal(null), setConflict(null), setLinked(null)),
+    onSuccess: () => {
+      queryClient.invalidateQueries({ queryKey: ["operations"] });
+      navigate("/console/operations");
+    },
+    onError: (error) => {
+      const refused = toRefusal(error);
+      if (refused.problem.code === "operation_has_links") setLinked(refused);
+      else void onRefused(error);
+    },
+  });
+
+  if (query.error) return <ProblemView refusal={toRefusal(query.error)} />;
+  if (!operation) return <p className="muted">Loading…</p>;
+  const readOnlyReason = !operator
+    ? "Read-only: an ACCOUNT key reads lines; only OPERATOR keys change them."
+    : operation.status !== "DRAFT"
+      ? `Read-only: this Operation is ${operation.status}; lines change only while it is DRAFT (Back to draft to edit).`
+      : null;
+  return (
+    <section>
+      <p className="crumbs">
+        <Link to="/console/operations">Operations</Link> /
+      </p>
+      <div className="title-row">
+        <h1>{operation.code}</h1>
+        <span className={`badge ${operation.status.toLowerCase()}`}>{operation.status}</span>
+        <span className="muted">
+          {nameOf(operation)} · {operation.type} · {operation.startDate.slice(0, 10)} → {operation.endDate.slice(0, 10)} · {operation.lineCount} lines · version {operation.version}
+        </span>
+      </div>
+      {operator && (
+        <div className="toolbar" role="toolbar" aria-label="Operation">
+          {STATUS_BUTTONS.map((button) => (
+            <button key={button.status} type="button" disabled={operation.status === button.status || changeStatus.isPending} onClick={() => changeStatus.mutate(button.status)}>
+              {button.label}
+            </button>
+          ))}
+          <button type="button" onClick={() => setEditing((open) => !open)} aria-expanded={editing}>
+            Edit details
+          </button>
+          <button type="button" className="danger" onClick={() => confirm(`Delete ${operation.code}?`) && remove.mutate()}>
+            Delete
+          </button>
+        </div>
+      )}
+      {editing && <OperationForm operation={operation} onDone={(saved) => (setEditing(false), saved && refresh(saved))} />}
+      {conflict && (
+        <ProblemView refusal={conflict.refusal}>
+          <p>Changed since you loaded it: {conflict.changed.join(", ") || "nothing visible (only its version)"}.</p>
+          <button type="button" onClick={() => (refresh(conflict.latest), setConflict(null))}>
+            Reload
+          </button>
+        </ProblemView>
+      )}
+      {linked && (
+        <ProblemView refusal={linked}>
+          <p>It cannot be deleted while things refer to it; deactivating it keeps them and stops its use.</p>
+          <button type="button" onClick={() => changeStatus.mutate("INACTIVE")}>
+            Set INACTIVE instead
+          </button>
+        </ProblemView>
+      )}
+      <ProblemView refusal={refusal} />
+      {operator && operation.status === "DRAFT" && <CsvImport operationId={operationId} onApplied={() => queryClient.invalidateQueries({ queryKey: ["operation", operationId] })} />}
+      <LinesGrid operation={operation} readOnlyReason={readOnlyReason} onSaved={() => queryClient.invalidateQueries({ queryKey: ["operation", operationId] })} />
+      {operation.type === "PRIVATE" && <AccountsPanel operation={operation} />}
+    </section>
+  );
+}
+
+type UpsertResult = { created: number; updated: number; lineCount: number };
+
+/** Import: a dry run first (counts and every error on its CSV row), then Apply sends the same file. */
+function CsvImport({ operationId, onApplied }: { operationId: string; onApplied: () => void }) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  const [file, setFile] = useState<{ name: string; text: string } | null>(null);
+  const [outcome, setOutcome] = useState<{ dryRun: boolean; result?: UpsertResult; refusal?: Refusal } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  const send = async (text: string, dryRun: boolean) => {
+    setBusy(true);
+    try {
+      const { data } = await answer(
+        api.PUT("/v1/operations/{operationId}/lines", {
+          params: { path: { operationId }, query: { dryRun } },
+          body: text as never,
+          bodySerializer: (body: unknown) => body as string,
+          headers: { "content-type": "text/csv" },
+        }),
+      );
+      setOutcome({ dryRun, result: data as UpsertResult });
+      if (!dryRun) {
+        queryClient.invalidateQueries({ queryKey: ["lines", operationId] });
+        onApplied();
+      }
+    } catch (error) {
+      setOutcome({ dryRun, refusal: toRefusal(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const pick = async (picked: File | undefined) => {
+    if (!picked) return;
+    const text = await picked.text();
+    setFile({ name: picked.name, text });
+    await send(text, true);
+  };
+  return (
+    <div
+      className="card import"
+      onDragOver={(e) => e.preventDefault()}
+      onDrop={(e: DragEvent) => {
+        e.preventDefault();
+        void pick(e.dataTransfer.files[0]);
+      }}
+    >
+      <label>
+        Import CSV
+        <input ref={input} type="file" accept=".csv,text/csv" onChange={(e: ChangeEvent<HTMLInputElement>) => void pick(e.target.files?.[0])} />
+      </label>
+      <span className="muted">or drop a file here · columns: variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity</span>
+      <a className="export" href="#export" onClick={(e) => (e.preventDefault(), void exportCsv(api, operationId))}>
+        Export CSV
+      </a>
+      {busy && <p className="muted">Checking…</p>}
+      {outcome?.result && (
+        <div role="status" className="import-outcome">
+          {outcome.dryRun ? "Dry run of " : "Imported "}
+          {file?.name}: {outcome.result.created} created, {outcome.result.updated} updated, {outcome.result.lineCount} lines after import.
+          {outcome.dryRun && (
+            <button type="button" className="primary" disabled={busy} onClick={() => file && send(file.text, false)}>
+              Apply
+            </button>
+          )}
+        </div>
+      )}
+      {outcome?.refusal && <ProblemView refusal={outcome.refusal} />}
+    </div>
+  );
+}
+
+async function exportCsv(api: ReturnType<typeof useSession>["api"], operationId: string) {
+  const { response } = await api.GET("/v1/operations/{operationId}/lines", { params: { path: { operationId } }, headers: { accept: "text/csv" }, parseAs: "text" });
+  const url = URL.createObjectURL(new Blob([await response.clone().text()], { type: "text/csv" }));
+  const link = Object.assign(document.createElement("a"), { href: url, download: `lines-${operationId}.csv` });
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

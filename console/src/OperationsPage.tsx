@@ -1,0 +1,230 @@
+import type { paths, Schemas } from "@campaign-policy/client";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { useSession } from "./context";
+import { navigate } from "./router";
+import { answer, toRefusal } from "./session";
+import { Link, ProblemView } from "./ui";
+
+export type Operation = Schemas["Operation"];
+type OperationSort = NonNullable<NonNullable<paths["/v1/operations"]["get"]["parameters"]["query"]>["sort"]>[number];
+export const LOCALES = ["en", "fr", "de"] as const;
+const STATUSES = ["DRAFT", "ACTIVE", "INACTIVE"] as const;
+const SORTS = [
+  ["-createdAt", "Newest first"],
+  ["name", "Name"],
+  ["code", "Code"],
+  ["startDate", "Start date"],
+  ["-endDate", "End date, latest first"],
+  ["status", "Status"],
+] as const;
+
+export const nameOf = (operation: Pick<Operation, "name" | "code">) => operation.name.en ?? Object.values(operation.name)[0] ?? operation.code;
+
+export function OperationsPage() {
+  const { api, session } = useSession();
+  const [status, setStatus] = useState("");
+  const [type, setType] = useState("");
+  const [name, setName] = useState("");
+  const [sort, setSort] = useState("-createdAt");
+  const [creating, setCreating] = useState(false);
+  const filters = { status, type, name, sort };
+  const list = useInfiniteQuery({
+    queryKey: ["operations", filters],
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) =>
+      (
+        await answer(
+          api.GET("/v1/operations", {
+            params: {
+              query: {
+                limit: 50,
+                sort: [sort as OperationSort],
+                ...(pageParam && { nextToken: pageParam }),
+                ...(status && { status: [status as Operation["status"]] }),
+                ...(type && { type: type as Operation["type"] }),
+                ...(name && { name }),
+              },
+            },
+          }),
+        )
+      ).data,
+    getNextPageParam: (page) => page.nextToken ?? undefined,
+  });
+  const operations = list.data?.pages.flatMap((page) => page.items) ?? [];
+  return (
+    <section>
+      <div className="title-row">
+        <h1>Operations</h1>
+        {session.role === "OPERATOR" && (
+          <button type="button" className="primary" onClick={() => setCreating((open) => !open)} aria-expanded={creating}>
+            New Operation
+          </button>
+        )}
+      </div>
+      {creating && <OperationForm onDone={(created) => (setCreating(false), created && navigate(`/console/operations/${created.id}`))} />}
+      <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Name contains
+          <input type="search" value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
+        <label>
+          Status
+          <select value={status} onChange={(e) => setStatus(e.target.value)}>
+            <option value="">Any</option>
+            {STATUSES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Type
+          <select value={type} onChange={(e) => setType(e.target.value)}>
+            <option value="">Any</option>
+            <option>PUBLIC</option>
+            <option>PRIVATE</option>
+          </select>
+        </label>
+        <label>
+          Sort
+          <select value={sort} onChange={(e) => setSort(e.target.value)}>
+            {SORTS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
+      <ProblemView refusal={list.error ? toRefusal(list.error) : null} />
+      <div className="table-wrap">
+        <table className="list">
+          <thead>
+            <tr>
+              <th scope="col">Code</th>
+              <th scope="col">Name</th>
+              <th scope="col">Type</th>
+              <th scope="col">Status</th>
+              <th scope="col">Dates</th>
+              <th scope="col" className="num">
+                Lines
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {operations.map((operation) => (
+              <tr key={operation.id}>
+                <td>
+                  <Link to={`/console/operations/${operation.id}`}>{operation.code}</Link>
+                </td>
+                <td>{nameOf(operation)}</td>
+                <td>{operation.type}</td>
+                <td>
+                  <span className={`badge ${operation.status.toLowerCase()}`}>{operation.status}</span>
+                </td>
+                <td>
+                  {operation.startDate.slice(0, 10)} → {operation.endDate.slice(0, 10)}
+                </td>
+                <td className="num">{operation.lineCount}</td>
+              </tr>
+            ))}
+            {!list.isPending && operations.length === 0 && (
+              <tr>
+                <td colSpan={6} className="muted">
+                  No Operation matches.
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      {list.hasNextPage && (
+        <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+          Load more
+        </button>
+      )}
+    </section>
+  );
+}
+
+const toInputDate = (value: string | undefined) => (value ? value.slice(0, 10) : "");
+
+/** Create (no operation) or edit: localized names side by side, one column per locale. */
+export function OperationForm({ operation, onDone }: { operation?: Operation; onDone: (saved?: Operation) => void }) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  const [code, setCode] = useState(operation?.code ?? "");
+  const [type, setType] = useState<Operation["type"]>(operation?.type ?? "PUBLIC");
+  const [startDate, setStartDate] = useState(toInputDate(operation?.startDate));
+  const [endDate, setEndDate] = useState(toInputDate(operation?.endDate));
+  const [names, setNames] = useState<Record<string, string>>(() => ({ ...Object.fromEntries(LOCALES.map((l) => [l, ""])), ...operation?.name }));
+  const save = useMutation({
+    mutationFn: async () => {
+      const name = Object.fromEntries(Object.entries(names).filter(([, value]) => value.trim()));
+      const dates = { startDate: `${startDate}T00:00:00Z`, endDate: `${endDate}T23:59:59Z` };
+      if (!operation) return (await answer(api.POST("/v1/operations", { body: { code, type, name, ...dates } }))).data;
+      // Merge Patch: a cleared locale is removed with null.
+      const patchName = Object.fromEntries(Object.keys(names).map((locale) => [locale, names[locale].trim() || (operation.name[locale] ? null : undefined)]).filter(([, v]) => v !== undefined));
+      return (
+        await answer(
+          api.PATCH("/v1/operations/{operationId}", {
+            params: { path: { operationId: operation.id }, header: { "If-Match": `"${operation.version}"` } as never },
+            body: { code, type, name: patchName, ...dates },
+          }),
+        )
+      ).data;
+    },
+    onSuccess: (saved) => {
+      queryClient.invalidateQueries({ queryKey: ["operations"] });
+      queryClient.setQueryData(["operation", saved.id], saved);
+      onDone(saved);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  return (
+    <form className="card operation-form" onSubmit={submit} aria-label={operation ? "Edit Operation" : "New Operation"}>
+      <div className="fields">
+        <label>
+          Code
+          <input required value={code} onChange={(e) => setCode(e.target.value)} />
+        </label>
+        <label>
+          Type
+          <select value={type} onChange={(e) => setType(e.target.value as Operation["type"])}>
+            <option>PUBLIC</option>
+            <option>PRIVATE</option>
+          </select>
+        </label>
+        <label>
+          Start date
+          <input type="date" required value={startDate} onChange={(e) => setStartDate(e.target.value)} />
+        </label>
+        <label>
+          End date
+          <input type="date" required value={endDate} onChange={(e) => setEndDate(e.target.value)} />
+        </label>
+      </div>
+      <fieldset className="locales">
+        <legend>Name, per locale</legend>
+        {Object.keys(names).map((locale) => (
+          <label key={locale}>
+            Name ({locale})
+            <input lang={locale} value={names[locale]} onChange={(e) => setNames({ ...names, [locale]: e.target.value })} />
+          </label>
+        ))}
+      </fieldset>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={save.isPending}>
+          {operation ? "Save changes" : "Create"}
+        </button>
+        <button type="button" onClick={() => onDone()}>
+          Cancel
+        </button>
+      </div>
+      <ProblemView refusal={save.error ? toRefusal(save.error) : null} />
+    </form>
+  );
+}

@@ -1,0 +1,42 @@
+import type { MouseEvent, ReactNode } from "react";
+import { navigate } from "./router";
+import type { Refusal } from "./session";
+
+export function Link({ to, children, current }: { to: string; children: ReactNode; current?: boolean }) {
+  const onClick = (event: MouseEvent<HTMLAnchorElement>) => {
+    if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+    event.preventDefault();
+    navigate(to);
+  };
+  return (
+    <a href={to} onClick={onClick} aria-current={current ? "page" : undefined}>
+      {children}
+    </a>
+  );
+}
+
+/** Every refusal the API answers, with its problem detail and the items it names. */
+export function ProblemView({ refusal, children }: { refusal: Refusal | null | undefined; children?: ReactNode }) {
+  if (!refusal) return null;
+  const { problem, status } = refusal;
+  const items = (problem as { errors?: { field?: string; message?: string; row?: number; index?: number; code?: string }[] }).errors ?? [];
+  return (
+    <div role="alert" className="problem">
+      <strong>{problem.title ?? problem.code}</strong> {status ? <span className="muted">({status} {problem.code})</span> : null}
+      {problem.detail && <p>{problem.detail}</p>}
+      {items.length > 0 && (
+        <ul>
+          {items.slice(0, 20).map((item, i) => (
+            <li key={i}>
+              {item.row !== undefined ? `Row ${item.row}: ` : ""}
+              {item.field ? `${item.field}: ` : ""}
+              {item.message ?? item.code}
+            </li>
+          ))}
+          {items.length > 20 && <li>… and {items.length - 20} more</li>}
+        </ul>
+      )}
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,15 @@
+import { fileURLToPath } from "node:url";
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vite";
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+// Built into the Worker's static assets (public/console, git-ignored), served at /console.
+export default defineConfig({
+  root: here("."),
+  base: "/console/",
+  plugins: [react()],
+  resolve: { alias: { "@campaign-policy/client": here("../client/src/index.ts") } },
+  build: { outDir: here("../public/console"), emptyOutDir: true, target: "es2022" },
+  server: { proxy: { "/v1": "http://127.0.0.1:8787" } },
+});

@@ -1,0 +1,50 @@
+// Builds the console (console/ → public/console, the Worker's static assets) with Vite.
+// --if-changed: only when its sources (console/, client/src, the shared line rules) differ from the last build's.
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(fileURLToPath(import.meta.url), "..", "..");
+const out = join(root, "public", "console");
+const stamp = join(out, ".sources");
+const SOURCES = ["console", "client/src", "src/lines/bounds.ts", "package-lock.json"];
+
+function* files(path) {
+  if (!existsSync(path)) return;
+  if (statSync(path).isFile()) return yield path;
+  for (const entry of readdirSync(path).sort()) yield* files(join(path, entry));
+}
+
+export function sourcesHash() {
+  const hash = createHash("sha256");
+  for (const source of SOURCES) for (const file of files(join(root, source))) hash.update(relative(root, file)).update("\0").update(readFileSync(file));
+  return hash.digest("hex");
+}
+
+export async function buildConsole({ ifChanged = false } = {}) {
+  const hash = sourcesHash();
+  if (ifChanged && existsSync(stamp) && readFileSync(stamp, "utf8") === hash) return false;
+  const vite = join(root, "node_modules", "vite", "bin", "vite.js");
+  if (!existsSync(vite)) {
+    console.warn("vite is not installed (npm install): the console is not built");
+    return false;
+  }
+  const code = await new Promise((resolve) => {
+    spawn(process.execPath, [vite, "build", "--config", join(root, "console", "vite.config.ts"), "--logLevel", "warn"], { cwd: root, stdio: "inherit" }).on("close", resolve);
+  });
+  if (code !== 0) throw new Error(`building the console failed (vite exited ${code})`);
+  writeFileSync(stamp, hash);
+  return true;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  buildConsole({ ifChanged: process.argv.includes("--if-changed") }).then(
+    (built) => console.error(built ? "Console built into public/console." : "Console up to date."),
+    (error) => {
+      console.error(error.message);
+      process.exit(1);
+    },
+  );
+}
