@@ -2,7 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState, type FormEvent } from "react";
 import { OperationPage } from "./OperationPage";
 import { OperationsPage } from "./OperationsPage";
-import { usePath } from "./router";
+import { useLocation, useRoute } from "wouter";
 import { answer, clientFor, loadSession, saveSession, toRefusal, type Refusal, type Role, type Session } from "./session";
 import { Link, ProblemView } from "./ui";
 import { SessionContext } from "./context";
@@ -74,9 +74,9 @@ function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
 }
 
 function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
-  const path = usePath();
+  const [path] = useLocation();
   const api = useMemo(() => clientFor(session), [session]);
-  const operationMatch = /^\/console\/operations\/([^/]+)/.exec(path);
+  const [onOperation, operation] = useRoute<{ operationId: string }>("/console/operations/:operationId");
   const section = SECTIONS.find((s) => path.startsWith(s.path)) ?? SECTIONS[0];
   return (
     <SessionContext.Provider value={{ session, api }}>
@@ -97,8 +97,8 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
         </span>
       </header>
       <main className="content">
-        {operationMatch ? (
-          <OperationPage key={operationMatch[1]} operationId={decodeURIComponent(operationMatch[1])} />
+        {onOperation ? (
+          <OperationPage key={operation.operationId} operationId={operation.operationId} />
         ) : section.label === "Operations" ? (
           <OperationsPage />
         ) : (

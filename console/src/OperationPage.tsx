@@ -4,7 +4,7 @@ import { useSession } from "./context";
 import { AccountsPanel } from "./AccountsPanel";
 import { LinesGrid } from "./LinesGrid";
 import { OperationForm, nameOf, type Operation } from "./OperationsPage";
-import { navigate } from "./router";
+import { navigate } from "wouter/use-browser-location";
 import { answer, toRefusal, type Refusal } from "./session";
 import { Link, ProblemView } from "./ui";
 

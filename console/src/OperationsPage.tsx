@@ -2,7 +2,7 @@ import type { paths, Schemas } from "@campaign-policy/client";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useSession } from "./context";
-import { navigate } from "./router";
+import { navigate } from "wouter/use-browser-location";
 import { answer, toRefusal } from "./session";
 import { Link, ProblemView } from "./ui";
 

@@ -1,17 +1,12 @@
-import type { MouseEvent, ReactNode } from "react";
-import { navigate } from "./router";
+import type { ReactNode } from "react";
+import { Link as RouterLink } from "wouter";
 import type { Refusal } from "./session";
 
 export function Link({ to, children, current }: { to: string; children: ReactNode; current?: boolean }) {
-  const onClick = (event: MouseEvent<HTMLAnchorElement>) => {
-    if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
-    event.preventDefault();
-    navigate(to);
-  };
   return (
-    <a href={to} onClick={onClick} aria-current={current ? "page" : undefined}>
+    <RouterLink href={to} aria-current={current ? "page" : undefined}>
       {children}
-    </a>
+    </RouterLink>
   );
 }
 
