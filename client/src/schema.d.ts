@@ -95,14 +95,14 @@ export interface paths {
         };
         /**
          * List an Operation's lines
-         * @description Filters combine with AND. variantName matches a case-insensitive substring in any locale; minQuantity, maxQuantity and recommendedQuantity match exact values. Sort by variantName uses the name in the tenant's default locale (else any), lower-cased; lines without a recommendedQuantity sort before 0. ACCOUNT keys read the lines of the Operations they can see.
+         * @description Filters combine with AND. variantName matches a case-insensitive substring in any locale; minQuantity, maxQuantity, recommendedQuantity and quantityIncrement match exact values. Sort by variantName uses the name in the tenant's default locale (else any), lower-cased; lines without a recommendedQuantity sort before 0. ACCOUNT keys read the lines of the Operations they can see.
          *
          *     Roles: OPERATOR, ACCOUNT. Rate limit class: read.
          */
         get: operations["listLines"];
         /**
          * Upsert lines
-         * @description Upserts up to 5000 lines by variantExternalId, all or nothing. DRAFT only. A new line needs minQuantity and maxQuantity; on an existing line omitted fields keep their value and the merged line is validated. Every line that breaks a rule is reported in errors[] of 422 line_bounds_invalid (index, variantExternalId, field, code min_gt_max | recommended_out_of_bounds | missing_bounds; one entry per violated rule, ordered by index) and nothing is written. A variantExternalId repeated within one call is 400 validation_failed, with one errors[] entry (code duplicate_key) per repeat. More than 5000 lines: 413 batch_too_large; an empty array: 400. Bumps the Operation's version and records lines.upserted. As CSV (Content-Type: text/csv, the columns of the CSV export), variantName is one language's name (the locale header's, else the tenant default): it sets that language and keeps the others, so an exported file imports back unchanged.
+         * @description Upserts up to 5000 lines by variantExternalId, all or nothing. DRAFT only. A new line needs minQuantity and maxQuantity (quantityIncrement defaults to 1); on an existing line omitted fields keep their value and the merged line is validated. minQuantity, maxQuantity and a set recommendedQuantity must be multiples of the line's quantityIncrement (its pack size). Every line that breaks a rule is reported in errors[] of 422 line_bounds_invalid (index, variantExternalId, field, code min_gt_max | recommended_out_of_bounds | missing_bounds | increment_mismatch, the last once per offending field; one entry per violated rule, ordered by index) and nothing is written. A variantExternalId repeated within one call is 400 validation_failed, with one errors[] entry (code duplicate_key) per repeat. More than 5000 lines: 413 batch_too_large; an empty array: 400. Bumps the Operation's version and records lines.upserted. As CSV (Content-Type: text/csv, the columns of the CSV export), variantName is one language's name (the locale header's, else the tenant default): it sets that language and keeps the others, so an exported file imports back unchanged.
          *
          *     Roles: OPERATOR. Rate limit class: write.
          */
@@ -333,7 +333,7 @@ export interface paths {
         put?: never;
         /**
          * Create a cart
-         * @description Links a cart to an ACTIVE Operation that is open now. A PRIVATE Operation needs the account attached; every line must be a line of the Operation with its quantity within [minQuantity, maxQuantity]. storeId defaults to svc-store. ACCOUNT keys create carts only for their own accounts.
+         * @description Links a cart to an ACTIVE Operation that is open now. A PRIVATE Operation needs the account attached; every line must be a line of the Operation with its quantity within [minQuantity, maxQuantity] and a multiple of the line's quantityIncrement (else an errors[] entry with code increment_mismatch, quantityIncrement and nearestValid: [below, above], either null when there is none; never rounded). storeId defaults to svc-store. ACCOUNT keys create carts only for their own accounts.
          *
          *     Roles: OPERATOR, ACCOUNT. Rate limit class: write.
          */
@@ -443,7 +443,7 @@ export interface paths {
         put?: never;
         /**
          * Compare an order with the Operation
-         * @description Checks an order's lines (sent, or a placed order of this Operation) against the Operation's lines in the database: lines not in the Operation, below the minimum (a quantity of 0 included) or above the maximum, and the Operation lines with minQuantity > 0 the order leaves out. Answers only the discrepancies, with counts. Changes nothing.
+         * @description Checks an order's lines (sent, or a placed order of this Operation) against the Operation's lines in the database: lines not in the Operation, below the minimum (a quantity of 0 included) or above the maximum, within the bounds but not a multiple of the line's quantityIncrement (increment_mismatch: still counted in inBounds; below_min and above_max take precedence), and the Operation lines with minQuantity > 0 the order leaves out. Answers only the discrepancies, with counts. Changes nothing.
          *
          *     Roles: OPERATOR, ACCOUNT. Rate limit class: read.
          */
@@ -912,7 +912,8 @@ export interface components {
          *         "belowMin": 0,
          *         "aboveMax": 1,
          *         "notInOperation": 1,
-         *         "missingRequired": 1
+         *         "missingRequired": 1,
+         *         "incrementMismatch": 0
          *       },
          *       "issues": [
          *         {
@@ -951,18 +952,22 @@ export interface components {
                 notInOperation: number;
                 /** @description Operation lines with minQuantity > 0 the order leaves out. */
                 missingRequired: number;
+                /** @description Lines within their bounds whose quantity is not a multiple of the line's quantityIncrement (also counted in inBounds). */
+                incrementMismatch: number;
             };
             /** @description Only the discrepancies: order lines by position, then missing_required lines by variantExternalId. */
             issues: {
                 variantExternalId: string;
                 /** @enum {string} */
-                code: "below_min" | "above_max" | "not_in_operation" | "missing_required";
+                code: "below_min" | "above_max" | "not_in_operation" | "missing_required" | "increment_mismatch";
                 /** @description null for missing_required. */
                 quantity: number | null;
                 /** @description null for not_in_operation. */
                 minQuantity: number | null;
                 /** @description null for not_in_operation. */
                 maxQuantity: number | null;
+                /** @description The line's pack size; on increment_mismatch issues only. */
+                quantityIncrement?: number;
             }[];
         };
         ComparisonOfLines: {
@@ -1194,6 +1199,7 @@ export interface components {
          *       "minQuantity": 0,
          *       "maxQuantity": 24,
          *       "recommendedQuantity": 6,
+         *       "quantityIncrement": 2,
          *       "updatedAt": "2026-02-20T10:05:00Z",
          *       "locale": "fr",
          *       "storeView": "fr-boutique"
@@ -1207,6 +1213,8 @@ export interface components {
             minQuantity: number;
             maxQuantity: number;
             recommendedQuantity: number | null;
+            /** @description The pack size: quantities are ordered in multiples of it. */
+            quantityIncrement: number;
             updatedAt: string;
             /** @description The locale of the text served (of name, for an Operation; of variantName, for a line). */
             locale: string | null;
@@ -1381,6 +1389,7 @@ export interface components {
          *       "minQuantity": 0,
          *       "maxQuantity": 24,
          *       "recommendedQuantity": 6,
+         *       "quantityIncrement": 2,
          *       "updatedAt": "2026-02-20T10:05:00Z"
          *     }
          */
@@ -1393,6 +1402,8 @@ export interface components {
             minQuantity: number;
             maxQuantity: number;
             recommendedQuantity: number | null;
+            /** @description The pack size: quantities are ordered in multiples of it. */
+            quantityIncrement: number;
             updatedAt: string;
         };
         LinePage: {
@@ -1442,6 +1453,12 @@ export interface components {
          *       {
          *         "variantExternalId": "SKU-1001-L",
          *         "maxQuantity": 12
+         *       },
+         *       {
+         *         "variantExternalId": "SKU-2040-U",
+         *         "minQuantity": 6,
+         *         "maxQuantity": 48,
+         *         "quantityIncrement": 6
          *       }
          *     ]
          */
@@ -1460,6 +1477,8 @@ export interface components {
             maxQuantity?: number;
             /** @description Within [minQuantity, maxQuantity]; null clears it; omitted: kept. */
             recommendedQuantity?: number | null;
+            /** @description The pack size: minQuantity, maxQuantity and recommendedQuantity must be multiples of it. Omitted: kept (1 for a new line). */
+            quantityIncrement?: number;
         }[];
         /**
          * @example {
@@ -1710,6 +1729,10 @@ export interface components {
                 code?: string;
                 message?: string;
                 variantExternalId?: string;
+                /** @description On increment_mismatch entries: the line's pack size. */
+                quantityIncrement?: number;
+                /** @description On order_lines_invalid increment_mismatch entries: the nearest valid quantities [below, above] (multiples of the pack size within the bounds), either null when there is none. The quantity is never rounded by the server. */
+                nearestValid?: (number | null)[];
             }[];
         } & {
             [key: string]: unknown;
@@ -2945,8 +2968,8 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque token from the previous page. */
                 nextToken?: string;
-                /** @description Comma list of variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity; "-" prefix for descending. Default variantExternalId. */
-                sort?: ("variantExternalId" | "-variantExternalId" | "variantName" | "-variantName" | "minQuantity" | "-minQuantity" | "maxQuantity" | "-maxQuantity" | "recommendedQuantity" | "-recommendedQuantity")[];
+                /** @description Comma list of variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity, quantityIncrement; "-" prefix for descending. Default variantExternalId. */
+                sort?: ("variantExternalId" | "-variantExternalId" | "variantName" | "-variantName" | "minQuantity" | "-minQuantity" | "maxQuantity" | "-maxQuantity" | "recommendedQuantity" | "-recommendedQuantity" | "quantityIncrement" | "-quantityIncrement")[];
                 /** @description Comma list of variantExternalIds. */
                 variantIds?: string[];
                 /**
@@ -2962,6 +2985,8 @@ export interface operations {
                 maxQuantity?: number;
                 /** @description Lines whose recommendedQuantity equals this. Decimal digits only (no sign, exponent, fraction or hex). */
                 recommendedQuantity?: number;
+                /** @description Lines whose quantityIncrement (pack size) equals this. Decimal digits only (no sign, exponent, fraction or hex). */
+                quantityIncrement?: number;
             };
             header?: never;
             path: {
@@ -2995,6 +3020,7 @@ export interface operations {
                      *           "minQuantity": 0,
                      *           "maxQuantity": 24,
                      *           "recommendedQuantity": 6,
+                     *           "quantityIncrement": 2,
                      *           "updatedAt": "2026-02-20T10:05:00Z"
                      *         }
                      *       ],
@@ -3134,6 +3160,12 @@ export interface operations {
                  *       {
                  *         "variantExternalId": "SKU-1001-L",
                  *         "maxQuantity": 12
+                 *       },
+                 *       {
+                 *         "variantExternalId": "SKU-2040-U",
+                 *         "minQuantity": 6,
+                 *         "maxQuantity": 48,
+                 *         "quantityIncrement": 6
                  *       }
                  *     ]
                  */
@@ -6736,7 +6768,8 @@ export interface operations {
                      *         "belowMin": 0,
                      *         "aboveMax": 1,
                      *         "notInOperation": 1,
-                     *         "missingRequired": 1
+                     *         "missingRequired": 1,
+                     *         "incrementMismatch": 0
                      *       },
                      *       "issues": [
                      *         {
@@ -7188,8 +7221,8 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque token from the previous page. */
                 nextToken?: string;
-                /** @description Comma list of variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity; "-" prefix for descending. Default variantExternalId. */
-                sort?: ("variantExternalId" | "-variantExternalId" | "variantName" | "-variantName" | "minQuantity" | "-minQuantity" | "maxQuantity" | "-maxQuantity" | "recommendedQuantity" | "-recommendedQuantity")[];
+                /** @description Comma list of variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity, quantityIncrement; "-" prefix for descending. Default variantExternalId. */
+                sort?: ("variantExternalId" | "-variantExternalId" | "variantName" | "-variantName" | "minQuantity" | "-minQuantity" | "maxQuantity" | "-maxQuantity" | "recommendedQuantity" | "-recommendedQuantity" | "quantityIncrement" | "-quantityIncrement")[];
                 /** @description Comma list of variantExternalIds. */
                 variantIds?: string[];
                 /**
@@ -7205,6 +7238,8 @@ export interface operations {
                 maxQuantity?: number;
                 /** @description Lines whose recommendedQuantity equals this. Decimal digits only (no sign, exponent, fraction or hex). */
                 recommendedQuantity?: number;
+                /** @description Lines whose quantityIncrement (pack size) equals this. Decimal digits only (no sign, exponent, fraction or hex). */
+                quantityIncrement?: number;
             };
             header?: {
                 /** @description BCP 47 tag selecting the language of front representations. */
@@ -7240,6 +7275,7 @@ export interface operations {
                      *           "minQuantity": 0,
                      *           "maxQuantity": 24,
                      *           "recommendedQuantity": 6,
+                     *           "quantityIncrement": 2,
                      *           "updatedAt": "2026-02-20T10:05:00Z",
                      *           "locale": "fr",
                      *           "storeView": "fr-boutique"

@@ -96,6 +96,8 @@ export const operationLines = sqliteTable(
     minQuantity: integer("min_quantity").notNull(),
     maxQuantity: integer("max_quantity").notNull(),
     recommendedQuantity: integer("recommended_quantity"),
+    /** The pack size: every bound and every ordered quantity is a multiple of it (1: sold one by one). */
+    quantityIncrement: integer("quantity_increment").notNull().default(1),
     /** coalesce(recommended_quantity, -1): the key its sort, seek and exact filter use (one plain index). */
     recommendedKey: integer("recommended_key").generatedAlwaysAs(sql`coalesce(recommended_quantity, -1)`, { mode: "virtual" }),
     updatedAt: text("updated_at").notNull(),

@@ -53,18 +53,18 @@ describe("CSV export (Accept: text/csv)", () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     const records = answer.text.split("\r\n");
-    expect(records[0]).toBe("variantExternalId,variantName,minQuantity,maxQuantity,recommendedQuantity");
-    expect(records[1]).toBe('SKU-00000,"Shirt, ""red""",0,10,5');
-    expect(records).toContain("SKU-00002,'=SUM(A1:A9),2,12,");
-    expect(records).toContain("SKU-00008,-5,2,10,");
-    expect(records).toContain("SKU-00007,''=quoted,1,13,");
+    expect(records[0]).toBe("variantExternalId,variantName,minQuantity,maxQuantity,recommendedQuantity,quantityIncrement");
+    expect(records[1]).toBe('SKU-00000,"Shirt, ""red""",0,10,5,1');
+    expect(records).toContain("SKU-00002,'=SUM(A1:A9),2,12,,1");
+    expect(records).toContain("SKU-00008,-5,2,10,,1");
+    expect(records).toContain("SKU-00007,''=quoted,1,13,,1");
     // Every line, in order (one record spans two text lines: the embedded newline).
     expect(answer.text.match(/^SKU-\d{5},/gm)?.length).toBe(2300);
     // Filters and the locale apply as in JSON.
     const filtered = await raw(op, "GET", `/v1/operations/${operationId}/lines?minQuantity=2&sort=-variantExternalId`, { accept: "text/csv", locale: "fr" });
     const rows = filtered.text.trim().split("\r\n").slice(1);
     expect(rows.length).toBe(766);
-    expect(rows[0]).toBe("SKU-02297,Nom 2297,2,11,");
+    expect(rows[0]).toBe("SKU-02297,Nom 2297,2,11,,1");
   });
 
   it("exports attachments and rules; an unknown Operation is still a 404 problem", async () => {
@@ -94,8 +94,8 @@ describe("CSV import (Content-Type: text/csv)", () => {
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body).toMatchObject({ created: 1, updated: 1, lineCount: 2 });
     expect(await linesOf(op, operationId)).toEqual([
-      { variantExternalId: "A", variantId: null, variantName: { en: 'Shirt, "blue"\r\nXL' }, minQuantity: 0, maxQuantity: 5, recommendedQuantity: null },
-      { variantExternalId: "KEEP", variantId: null, variantName: { en: "Kept" }, minQuantity: 2, maxQuantity: 7, recommendedQuantity: 3 },
+      { variantExternalId: "A", variantId: null, variantName: { en: 'Shirt, "blue"\r\nXL' }, minQuantity: 0, maxQuantity: 5, recommendedQuantity: null, quantityIncrement: 1 },
+      { variantExternalId: "KEEP", variantId: null, variantName: { en: "Kept" }, minQuantity: 2, maxQuantity: 7, recommendedQuantity: 3, quantityIncrement: 1 },
     ]);
     // LF line ends, and the name stored under the locale header's language.
     const lf = await raw(op, "PUT", `/v1/operations/${operationId}/lines`, { body: "variantExternalId,variantName\nA,Chemise\n", contentType: "text/csv", locale: "fr" });
