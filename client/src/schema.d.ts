@@ -207,7 +207,7 @@ export interface paths {
         get: operations["listQuotaRules"];
         /**
          * Upsert Quotas Rules in bulk
-         * @description Upserts up to 5000 rules by scope (accountId, supplierId, storeId), all or nothing: a new scope creates a rule, a known one takes the minimum sent. Answers how many were created, updated and unchanged. One rules.upserted event and one rule-index version bump for the whole call (none when nothing changes); evaluation in this Worker instance sees the rules at once, everywhere else within 1 s. A scope repeated within one call is 400 validation_failed (code duplicate_key, one entry per repeat). More than 5000: 413 batch_too_large.
+         * @description Upserts up to 5000 rules by scope (accountId, supplierId, storeId), all or nothing: a new scope creates a rule, a known one takes the minimum and enforcement sent (enforcement omitted: BLOCK). Answers how many were created, updated and unchanged. One rules.upserted event and one rule-index version bump for the whole call (none when nothing changes); evaluation in this Worker instance sees the rules at once, everywhere else within 1 s. A scope repeated within one call is 400 validation_failed (code duplicate_key, one entry per repeat). More than 5000: 413 batch_too_large.
          *
          *     Roles: OPERATOR. Rate limit class: write.
          */
@@ -270,14 +270,14 @@ export interface paths {
         };
         /**
          * Read the tenant's default minimum
-         * @description The minimum that applies when no Quotas Rule matches an order; 0 until set.
+         * @description The minimum that applies when no Quotas Rule matches an order; 0 (BLOCK) until set.
          *
          *     Roles: OPERATOR. Rate limit class: read.
          */
         get: operations["getQuotaDefault"];
         /**
          * Set the tenant's default minimum
-         * @description Evaluation in this Worker instance sees the new default at once, everywhere else within 1 s.
+         * @description enforcement omitted: BLOCK. Evaluation in this Worker instance sees the new default at once, everywhere else within 1 s.
          *
          *     Roles: OPERATOR. Rate limit class: write.
          */
@@ -377,7 +377,7 @@ export interface paths {
         put?: never;
         /**
          * Place an order
-         * @description From { cartId } (a cart is ordered once) or directly from a cart body. Same checks as a cart, then quota evaluation per supplier: the lines of each supplierId form one order (lines without one form an order only Account-only rules and the default match), amount = Σ quantity × unitPrice, storeId from the body (or the cart), else svc-store. Any order below its effective minimum: 422 quota_min_not_met with results[] (as evaluate returns them) and orders[] (what was evaluated, same positions); nothing is created and an order.blocked event is recorded.
+         * @description From { cartId } (a cart is ordered once) or directly from a cart body. Same checks as a cart, then quota evaluation per supplier: the lines of each supplierId form one order (lines without one form an order only Account-only rules and the default match), amount = Σ quantity × unitPrice, storeId from the body (or the cart), else svc-store. Any order below a BLOCK minimum: 422 quota_min_not_met with results[] (as evaluate returns them) and orders[] (what was evaluated, same positions); nothing is created and an order.blocked event is recorded. Below a WARN minimum only: the order is placed (201) and carries warnings[] (the results that fell short), recorded in its order.created event too.
          *
          *     Roles: OPERATOR, ACCOUNT. Rate limit class: write.
          */
@@ -1064,18 +1064,20 @@ export interface components {
          *           "source": {
          *             "kind": "ACCOUNT_SUPPLIER",
          *             "ruleId": "qr_01JQ4A2B3C4D5E6F7G8H9J0K1M"
-         *           }
+         *           },
+         *           "enforcement": "BLOCK"
          *         },
          *         {
          *           "allowed": true,
-         *           "reason": null,
-         *           "effectiveMinimum": 20000,
+         *           "reason": "quota_min_not_met",
+         *           "effectiveMinimum": 70000,
          *           "amount": 65000,
-         *           "shortfall": 0,
+         *           "shortfall": 5000,
          *           "source": {
          *             "kind": "DEFAULT",
          *             "ruleId": null
-         *           }
+         *           },
+         *           "enforcement": "WARN"
          *         }
          *       ]
          *     }
@@ -1113,16 +1115,24 @@ export interface components {
             }[];
         };
         EvaluationResult: {
+            /** @description false only below a BLOCK minimum; below a WARN minimum the order is allowed, with reason and shortfall set. */
             allowed: boolean;
+            /** @description quota_min_not_met whenever the amount is below the minimum (BLOCK or WARN). */
             reason: "quota_min_not_met" | null;
             effectiveMinimum: number;
             amount: number;
+            /** @description minimum − amount when below the minimum (BLOCK or WARN), else 0. */
             shortfall: number;
             source: {
                 /** @enum {string} */
                 kind: "ACCOUNT_SUPPLIER" | "ACCOUNT" | "SUPPLIER" | "DEFAULT";
                 ruleId: string | null;
             };
+            /**
+             * @description The enforcement of the rule or default that decided.
+             * @enum {string}
+             */
+            enforcement: "BLOCK" | "WARN";
             /** @description Only with explain=true. */
             explanation?: {
                 /** @description The store the order was evaluated for (its storeId, else svc-store). */
@@ -1651,7 +1661,8 @@ export interface components {
          *       "total": 41800,
          *       "createdBy": "user:u-3001",
          *       "createdAt": "2026-03-04T10:20:00Z",
-         *       "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N"
+         *       "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N",
+         *       "warnings": []
          *     }
          */
         Order: {
@@ -1666,6 +1677,8 @@ export interface components {
             createdAt: string;
             /** @description The cart this order was placed from, if any. */
             cartId: string | null;
+            /** @description The quota evaluation results (one per supplier order) the order fell short of a WARN minimum with; empty when none. */
+            warnings: components["schemas"]["EvaluationResult"][];
         };
         /**
          * @description Either { cartId } to order a cart, or a cart body to order directly.
@@ -1739,20 +1752,33 @@ export interface components {
         };
         /**
          * @example {
-         *       "minimum": 20000
+         *       "minimum": 20000,
+         *       "enforcement": "WARN"
          *     }
          */
         QuotaDefault: {
             minimum: number;
+            /**
+             * @description BLOCK: an order below the minimum is refused (422 quota_min_not_met). WARN: it is placed (201) and carries the shortfall in warnings.
+             * @enum {string}
+             */
+            enforcement: "BLOCK" | "WARN";
         };
         /**
          * @example {
-         *       "minimum": 20000
+         *       "minimum": 20000,
+         *       "enforcement": "WARN"
          *     }
          */
         QuotaDefaultWrite: {
             /** @description Minimum order amount in minor currency units when no rule matches. */
             minimum: number;
+            /**
+             * @description BLOCK: an order below the minimum is refused (422 quota_min_not_met). WARN: it is placed (201) and carries the shortfall in warnings. Omitted: BLOCK.
+             * @default BLOCK
+             * @enum {string}
+             */
+            enforcement: "BLOCK" | "WARN";
         };
         /**
          * @example {
@@ -1761,6 +1787,7 @@ export interface components {
          *       "supplierId": "sup-77",
          *       "storeId": null,
          *       "minimum": 50000,
+         *       "enforcement": "BLOCK",
          *       "createdAt": "2026-02-14T09:12:00Z",
          *       "updatedAt": "2026-02-14T09:12:00Z"
          *     }
@@ -1771,6 +1798,11 @@ export interface components {
             supplierId: string | null;
             storeId: string | null;
             minimum: number;
+            /**
+             * @description BLOCK: an order below the minimum is refused (422 quota_min_not_met). WARN: it is placed (201) and carries the shortfall in warnings.
+             * @enum {string}
+             */
+            enforcement: "BLOCK" | "WARN";
             createdAt: string;
             updatedAt: string;
         };
@@ -1799,6 +1831,12 @@ export interface components {
             storeId?: string | null;
             /** @description Minimum order amount in minor currency units. */
             minimum: number;
+            /**
+             * @description BLOCK: an order below the minimum is refused (422 quota_min_not_met). WARN: it is placed (201) and carries the shortfall in warnings. Omitted: BLOCK.
+             * @default BLOCK
+             * @enum {string}
+             */
+            enforcement: "BLOCK" | "WARN";
         };
         /**
          * @description Up to 5000 rule ids; repeats count once.
@@ -1847,9 +1885,9 @@ export interface components {
         QuotaRulesUpsertResult: {
             /** @description Rules of a scope the tenant had no rule for. */
             created: number;
-            /** @description Rules whose minimum changed. */
+            /** @description Rules whose minimum or enforcement changed. */
             updated: number;
-            /** @description Rules sent with the minimum they already had. */
+            /** @description Rules sent with the minimum and enforcement they already had. */
             unchanged: number;
         };
         /**
@@ -4562,6 +4600,7 @@ export interface operations {
                      *           "supplierId": "sup-77",
                      *           "storeId": null,
                      *           "minimum": 50000,
+                     *           "enforcement": "BLOCK",
                      *           "createdAt": "2026-02-14T09:12:00Z",
                      *           "updatedAt": "2026-02-14T09:12:00Z"
                      *         }
@@ -4846,6 +4885,7 @@ export interface operations {
                      *       "supplierId": "sup-77",
                      *       "storeId": null,
                      *       "minimum": 50000,
+                     *       "enforcement": "BLOCK",
                      *       "createdAt": "2026-02-14T09:12:00Z",
                      *       "updatedAt": "2026-02-14T09:12:00Z"
                      *     }
@@ -5146,6 +5186,7 @@ export interface operations {
                      *       "supplierId": "sup-77",
                      *       "storeId": null,
                      *       "minimum": 50000,
+                     *       "enforcement": "BLOCK",
                      *       "createdAt": "2026-02-14T09:12:00Z",
                      *       "updatedAt": "2026-02-14T09:12:00Z"
                      *     }
@@ -5268,6 +5309,7 @@ export interface operations {
                      *       "supplierId": "sup-77",
                      *       "storeId": null,
                      *       "minimum": 50000,
+                     *       "enforcement": "BLOCK",
                      *       "createdAt": "2026-02-14T09:12:00Z",
                      *       "updatedAt": "2026-02-14T09:12:00Z"
                      *     }
@@ -5558,7 +5600,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "minimum": 20000
+                     *       "minimum": 20000,
+                     *       "enforcement": "WARN"
                      *     }
                      */
                     "application/json": components["schemas"]["QuotaDefault"];
@@ -5632,7 +5675,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "minimum": 20000
+                 *       "minimum": 20000,
+                 *       "enforcement": "WARN"
                  *     }
                  */
                 "application/json": components["schemas"]["QuotaDefaultWrite"];
@@ -5648,7 +5692,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "minimum": 20000
+                     *       "minimum": 20000,
+                     *       "enforcement": "WARN"
                      *     }
                      */
                     "application/json": components["schemas"]["QuotaDefault"];
@@ -5817,18 +5862,20 @@ export interface operations {
                      *           "source": {
                      *             "kind": "ACCOUNT_SUPPLIER",
                      *             "ruleId": "qr_01JQ4A2B3C4D5E6F7G8H9J0K1M"
-                     *           }
+                     *           },
+                     *           "enforcement": "BLOCK"
                      *         },
                      *         {
                      *           "allowed": true,
-                     *           "reason": null,
-                     *           "effectiveMinimum": 20000,
+                     *           "reason": "quota_min_not_met",
+                     *           "effectiveMinimum": 70000,
                      *           "amount": 65000,
-                     *           "shortfall": 0,
+                     *           "shortfall": 5000,
                      *           "source": {
                      *             "kind": "DEFAULT",
                      *             "ruleId": null
-                     *           }
+                     *           },
+                     *           "enforcement": "WARN"
                      *         }
                      *       ]
                      *     }
@@ -6310,7 +6357,8 @@ export interface operations {
                      *       "total": 41800,
                      *       "createdBy": "user:u-3001",
                      *       "createdAt": "2026-03-04T10:20:00Z",
-                     *       "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N"
+                     *       "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N",
+                     *       "warnings": []
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -6474,7 +6522,8 @@ export interface operations {
                      *       "total": 41800,
                      *       "createdBy": "user:u-3001",
                      *       "createdAt": "2026-03-04T10:20:00Z",
-                     *       "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N"
+                     *       "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N",
+                     *       "warnings": []
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -6615,7 +6664,8 @@ export interface operations {
                      *           "total": 41800,
                      *           "createdBy": "user:u-3001",
                      *           "createdAt": "2026-03-04T10:20:00Z",
-                     *           "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N"
+                     *           "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N",
+                     *           "warnings": []
                      *         }
                      *       ],
                      *       "nextToken": "eyJrIjpbIjIwMjYtMDMtMDFUMDA6MDA6MDBaIl0sImIiOiI0ZjFjIn0.kX2v9Qm7"

@@ -44,6 +44,7 @@ export const CONTROL_TABLES = [tenantDirectory, apiKeys] as const;
 export const tenants = sqliteTable("tenants", {
   id: text("id").primaryKey(),
   quotaDefaultMinimum: integer("quota_default_minimum").notNull(),
+  quotaDefaultEnforcement: text("quota_default_enforcement").$type<QuotaEnforcement>().notNull().default("BLOCK"),
   rulesVersion: integer("rules_version").notNull(),
   createdAt: text("created_at").notNull(),
 });
@@ -150,9 +151,13 @@ export const quotaRules = sqliteTable("quota_rules", {
   supplierId: text("supplier_id"),
   storeId: text("store_id"),
   minimum: integer("minimum").notNull(),
+  enforcement: text("enforcement").$type<QuotaEnforcement>().notNull().default("BLOCK"),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 });
+
+/** What a minimum does to an order below it: refuse it (BLOCK) or place it with a warning (WARN). */
+export type QuotaEnforcement = "BLOCK" | "WARN";
 
 export interface StoredOrderLine {
   variantExternalId: string;
@@ -183,6 +188,8 @@ export const orders = sqliteTable("orders", {
   total: integer("total").notNull(),
   createdBy: text("created_by").notNull(),
   createdAt: text("created_at").notNull(),
+  /** The quota evaluation results the order was placed below a WARN minimum with. */
+  warnings: text("warnings", { mode: "json" }).$type<Record<string, unknown>[]>().notNull().default([]),
 });
 
 export const events = sqliteTable("events", {

@@ -78,9 +78,9 @@ describe("CSV export (Accept: text/csv)", () => {
     expect(second).toMatch(/^A-2,Good,NOT_STARTED,/);
     expectStatus(await call(op, "PUT", "/v1/buying-policies/quotas/rules", { body: [{ accountId: "A-1", minimum: 5 }, { supplierId: "S-1", storeId: "ST", minimum: 7 }] }), 200);
     const rules = (await raw(op, "GET", "/v1/buying-policies/quotas/rules?sort=minimum", { accept: "text/csv" })).text.split("\r\n");
-    expect(rules[0]).toBe("id,accountId,supplierId,storeId,minimum");
-    expect(rules[1]).toMatch(/^qr_\w+,A-1,,,5$/);
-    expect(rules[2]).toMatch(/^qr_\w+,,S-1,ST,7$/);
+    expect(rules[0]).toBe("id,accountId,supplierId,storeId,minimum,enforcement");
+    expect(rules[1]).toMatch(/^qr_\w+,A-1,,,5,BLOCK$/);
+    expect(rules[2]).toMatch(/^qr_\w+,,S-1,ST,7,BLOCK$/);
     expectProblem((await call(op, "GET", "/v1/operations/op_00000000000000000000000000/lines", { headers: { accept: "text/csv" } })) as any, 404, "not_found");
   });
 });
