@@ -1184,7 +1184,7 @@ export interface components {
              * @description One of the event types; more may be added inside /v1, so tolerate one you do not know.
              * @enum {string}
              */
-            type: "operation.created" | "operation.updated" | "operation.status_changed" | "operation.deleted" | "lines.upserted" | "lines.removed" | "accounts.attached" | "accounts.detached" | "directory.upserted" | "rule.created" | "rule.updated" | "rule.deleted" | "rules.upserted" | "rules.deleted" | "quota_default.updated" | "cart.created" | "order.created" | "order.blocked" | "key.created" | "key.revoked";
+            type: "operation.created" | "operation.updated" | "operation.status_changed" | "operation.deleted" | "operation.schedule_failed" | "lines.upserted" | "lines.removed" | "accounts.attached" | "accounts.detached" | "directory.upserted" | "rule.created" | "rule.updated" | "rule.deleted" | "rules.upserted" | "rules.deleted" | "quota_default.updated" | "cart.created" | "order.created" | "order.blocked" | "key.created" | "key.revoked";
             operationId?: string;
             ruleId?: string;
             actor: string;
@@ -1250,6 +1250,10 @@ export interface components {
          *       "status": "ACTIVE",
          *       "startDate": "2026-03-01T00:00:00Z",
          *       "endDate": "2026-04-30T23:59:59Z",
+         *       "schedule": {
+         *         "activateAt": null,
+         *         "deactivateAt": "2026-04-30T23:59:59Z"
+         *       },
          *       "ownerIds": [
          *         "u-1001"
          *       ],
@@ -1275,6 +1279,11 @@ export interface components {
             status: "DRAFT" | "ACTIVE" | "INACTIVE";
             startDate: string;
             endDate: string;
+            /** @description Scheduled status changes still to run; null when none. */
+            schedule: {
+                activateAt: string | null;
+                deactivateAt: string | null;
+            } | null;
             ownerIds: string[];
             lineCount: number;
             accountCount: number;
@@ -1518,6 +1527,10 @@ export interface components {
          *       "status": "ACTIVE",
          *       "startDate": "2026-03-01T00:00:00Z",
          *       "endDate": "2026-04-30T23:59:59Z",
+         *       "schedule": {
+         *         "activateAt": null,
+         *         "deactivateAt": "2026-04-30T23:59:59Z"
+         *       },
          *       "ownerIds": [
          *         "u-1001"
          *       ],
@@ -1544,6 +1557,11 @@ export interface components {
             status: "DRAFT" | "ACTIVE" | "INACTIVE";
             startDate: string;
             endDate: string;
+            /** @description Scheduled status changes still to run; null when none. */
+            schedule: {
+                activateAt: string | null;
+                deactivateAt: string | null;
+            } | null;
             ownerIds: string[];
             lineCount: number;
             accountCount: number;
@@ -1590,6 +1608,13 @@ export interface components {
             endDate: string;
             /** @description Users who own the Operation. */
             ownerIds?: string[];
+            /** @description Scheduled status changes, made within 60 s of their time through the same rules as a manual change (actor schedule); a change the rules refuse records operation.schedule_failed. A time that has run is cleared. null clears the schedule. */
+            schedule?: {
+                /** @description When a DRAFT or INACTIVE Operation becomes ACTIVE (to the second). Must be in the future when set; null clears it. */
+                activateAt?: string | null;
+                /** @description When an ACTIVE Operation becomes INACTIVE (to the second). Must be in the future when set; null clears it. */
+                deactivateAt?: string | null;
+            } | null;
         };
         OperationPage: {
             items: components["schemas"]["Operation"][];
@@ -1628,6 +1653,13 @@ export interface components {
             endDate?: string;
             /** @description Users who own the Operation. */
             ownerIds?: string[];
+            /** @description Merge patch: a key set to null clears that time, an omitted key keeps it; null clears both. deactivateAt must stay after activateAt. */
+            schedule?: {
+                /** @description When a DRAFT or INACTIVE Operation becomes ACTIVE (to the second). Must be in the future when set; null clears it. */
+                activateAt?: string | null;
+                /** @description When an ACTIVE Operation becomes INACTIVE (to the second). Must be in the future when set; null clears it. */
+                deactivateAt?: string | null;
+            } | null;
         };
         /**
          * @example {
@@ -2069,6 +2101,10 @@ export interface operations {
                      *           "status": "ACTIVE",
                      *           "startDate": "2026-03-01T00:00:00Z",
                      *           "endDate": "2026-04-30T23:59:59Z",
+                     *           "schedule": {
+                     *             "activateAt": null,
+                     *             "deactivateAt": "2026-04-30T23:59:59Z"
+                     *           },
                      *           "ownerIds": [
                      *             "u-1001"
                      *           ],
@@ -2229,6 +2265,10 @@ export interface operations {
                      *       "status": "ACTIVE",
                      *       "startDate": "2026-03-01T00:00:00Z",
                      *       "endDate": "2026-04-30T23:59:59Z",
+                     *       "schedule": {
+                     *         "activateAt": null,
+                     *         "deactivateAt": "2026-04-30T23:59:59Z"
+                     *       },
                      *       "ownerIds": [
                      *         "u-1001"
                      *       ],
@@ -2385,6 +2425,10 @@ export interface operations {
                      *       "status": "ACTIVE",
                      *       "startDate": "2026-03-01T00:00:00Z",
                      *       "endDate": "2026-04-30T23:59:59Z",
+                     *       "schedule": {
+                     *         "activateAt": null,
+                     *         "deactivateAt": "2026-04-30T23:59:59Z"
+                     *       },
                      *       "ownerIds": [
                      *         "u-1001"
                      *       ],
@@ -2670,6 +2714,10 @@ export interface operations {
                      *       "status": "ACTIVE",
                      *       "startDate": "2026-03-01T00:00:00Z",
                      *       "endDate": "2026-04-30T23:59:59Z",
+                     *       "schedule": {
+                     *         "activateAt": null,
+                     *         "deactivateAt": "2026-04-30T23:59:59Z"
+                     *       },
                      *       "ownerIds": [
                      *         "u-1001"
                      *       ],
@@ -2860,6 +2908,10 @@ export interface operations {
                      *       "status": "ACTIVE",
                      *       "startDate": "2026-03-01T00:00:00Z",
                      *       "endDate": "2026-04-30T23:59:59Z",
+                     *       "schedule": {
+                     *         "activateAt": null,
+                     *         "deactivateAt": "2026-04-30T23:59:59Z"
+                     *       },
                      *       "ownerIds": [
                      *         "u-1001"
                      *       ],
@@ -7040,6 +7092,10 @@ export interface operations {
                      *           "status": "ACTIVE",
                      *           "startDate": "2026-03-01T00:00:00Z",
                      *           "endDate": "2026-04-30T23:59:59Z",
+                     *           "schedule": {
+                     *             "activateAt": null,
+                     *             "deactivateAt": "2026-04-30T23:59:59Z"
+                     *           },
                      *           "ownerIds": [
                      *             "u-1001"
                      *           ],
@@ -7175,6 +7231,10 @@ export interface operations {
                      *       "status": "ACTIVE",
                      *       "startDate": "2026-03-01T00:00:00Z",
                      *       "endDate": "2026-04-30T23:59:59Z",
+                     *       "schedule": {
+                     *         "activateAt": null,
+                     *         "deactivateAt": "2026-04-30T23:59:59Z"
+                     *       },
                      *       "ownerIds": [
                      *         "u-1001"
                      *       ],

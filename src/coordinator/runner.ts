@@ -33,5 +33,8 @@ export function coordinatorFor(env: Env, principal: Principal, trace: RequestTra
       if ("failure" in outcome) throw new CommandFailed(command.name, outcome.failure);
       return outcome.value as Output;
     },
+    async syncSchedule(operationId: string): Promise<void> {
+      await env.OPERATION_COORDINATOR.get(env.OPERATION_COORDINATOR.idFromName(operationId)).syncSchedule(principal, operationId);
+    },
   };
 }

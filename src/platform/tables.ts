@@ -64,6 +64,9 @@ export const operations = sqliteTable("operations", {
   status: text("status", { enum: ["DRAFT", "ACTIVE", "INACTIVE"] }).notNull(),
   startDate: text("start_date").notNull(),
   endDate: text("end_date").notNull(),
+  /** Scheduled status changes (null: none); a time that has run is cleared. */
+  activateAt: text("activate_at"),
+  deactivateAt: text("deactivate_at"),
   ownerIds: text("owner_ids", { mode: "json" }).$type<string[]>().notNull(),
   lineCount: integer("line_count").notNull(),
   accountCount: integer("account_count").notNull(),
