@@ -107,4 +107,10 @@ describe("scheduled status changes: the Operation's Durable Object makes them", 
     expect(failed[0].data.reason).toContain("at least one line");
     expect(await alarmOf(operation.id)).toBeNull();
   });
+
+  it("operation.schedule_failed is an event type webhooks subscribe to", async () => {
+    const op = await newTenant();
+    const created = expectStatus(await call(op, "POST", "/v1/webhooks", { body: { url: "https://hooks.example.com/campaigns", eventTypes: ["operation.schedule_failed"] } }), 201);
+    expect(created.eventTypes).toEqual(["operation.schedule_failed"]);
+  });
 });
