@@ -95,14 +95,14 @@ export interface paths {
         };
         /**
          * List an Operation's lines
-         * @description Filters combine with AND. variantName matches a case-insensitive substring in any locale; minQuantity, maxQuantity and recommendedQuantity match exact values. Sort by variantName uses the name in the tenant's default locale (else any), lower-cased; lines without a recommendedQuantity sort before 0. ACCOUNT keys read the lines of the Operations they can see.
+         * @description Filters combine with AND. variantName matches a case-insensitive substring in any locale; minQuantity, maxQuantity, recommendedQuantity and quantityIncrement match exact values. Sort by variantName uses the name in the tenant's default locale (else any), lower-cased; lines without a recommendedQuantity sort before 0. ACCOUNT keys read the lines of the Operations they can see.
          *
          *     Roles: OPERATOR, ACCOUNT. Rate limit class: read.
          */
         get: operations["listLines"];
         /**
          * Upsert lines
-         * @description Upserts up to 5000 lines by variantExternalId, all or nothing. DRAFT only. A new line needs minQuantity and maxQuantity; on an existing line omitted fields keep their value and the merged line is validated. Every line that breaks a rule is reported in errors[] of 422 line_bounds_invalid (index, variantExternalId, field, code min_gt_max | recommended_out_of_bounds | missing_bounds; one entry per violated rule, ordered by index) and nothing is written. A variantExternalId repeated within one call is 400 validation_failed, with one errors[] entry (code duplicate_key) per repeat. More than 5000 lines: 413 batch_too_large; an empty array: 400. Bumps the Operation's version and records lines.upserted. As CSV (Content-Type: text/csv, the columns of the CSV export), variantName is one language's name (the locale header's, else the tenant default): it sets that language and keeps the others, so an exported file imports back unchanged.
+         * @description Upserts up to 5000 lines by variantExternalId, all or nothing. DRAFT only. A new line needs minQuantity and maxQuantity (quantityIncrement defaults to 1); on an existing line omitted fields keep their value and the merged line is validated. minQuantity, maxQuantity and a set recommendedQuantity must be multiples of the line's quantityIncrement (its pack size). Every line that breaks a rule is reported in errors[] of 422 line_bounds_invalid (index, variantExternalId, field, code min_gt_max | recommended_out_of_bounds | missing_bounds | increment_mismatch, the last once per offending field; one entry per violated rule, ordered by index) and nothing is written. A variantExternalId repeated within one call is 400 validation_failed, with one errors[] entry (code duplicate_key) per repeat. More than 5000 lines: 413 batch_too_large; an empty array: 400. Bumps the Operation's version and records lines.upserted. As CSV (Content-Type: text/csv, the columns of the CSV export), variantName is one language's name (the locale header's, else the tenant default): it sets that language and keeps the others, so an exported file imports back unchanged.
          *
          *     Roles: OPERATOR. Rate limit class: write.
          */
@@ -207,7 +207,7 @@ export interface paths {
         get: operations["listQuotaRules"];
         /**
          * Upsert Quotas Rules in bulk
-         * @description Upserts up to 5000 rules by scope (accountId, supplierId, storeId), all or nothing: a new scope creates a rule, a known one takes the minimum sent. Answers how many were created, updated and unchanged. One rules.upserted event and one rule-index version bump for the whole call (none when nothing changes); evaluation in this Worker instance sees the rules at once, everywhere else within 1 s. A scope repeated within one call is 400 validation_failed (code duplicate_key, one entry per repeat). More than 5000: 413 batch_too_large.
+         * @description Upserts up to 5000 rules by scope (accountId, supplierId, storeId), all or nothing: a new scope creates a rule, a known one takes the minimum and enforcement sent (enforcement omitted: BLOCK). Answers how many were created, updated and unchanged. One rules.upserted event and one rule-index version bump for the whole call (none when nothing changes); evaluation in this Worker instance sees the rules at once, everywhere else within 1 s. A scope repeated within one call is 400 validation_failed (code duplicate_key, one entry per repeat). More than 5000: 413 batch_too_large.
          *
          *     Roles: OPERATOR. Rate limit class: write.
          */
@@ -270,14 +270,14 @@ export interface paths {
         };
         /**
          * Read the tenant's default minimum
-         * @description The minimum that applies when no Quotas Rule matches an order; 0 until set.
+         * @description The minimum that applies when no Quotas Rule matches an order; 0 (BLOCK) until set.
          *
          *     Roles: OPERATOR. Rate limit class: read.
          */
         get: operations["getQuotaDefault"];
         /**
          * Set the tenant's default minimum
-         * @description Evaluation in this Worker instance sees the new default at once, everywhere else within 1 s.
+         * @description enforcement omitted: BLOCK. Evaluation in this Worker instance sees the new default at once, everywhere else within 1 s.
          *
          *     Roles: OPERATOR. Rate limit class: write.
          */
@@ -333,7 +333,7 @@ export interface paths {
         put?: never;
         /**
          * Create a cart
-         * @description Links a cart to an ACTIVE Operation that is open now. A PRIVATE Operation needs the account attached; every line must be a line of the Operation with its quantity within [minQuantity, maxQuantity]. storeId defaults to svc-store. ACCOUNT keys create carts only for their own accounts.
+         * @description Links a cart to an ACTIVE Operation that is open now. A PRIVATE Operation needs the account attached; every line must be a line of the Operation with its quantity within [minQuantity, maxQuantity] and a multiple of the line's quantityIncrement (else an errors[] entry with code increment_mismatch, quantityIncrement and nearestValid: [below, above], either null when there is none; never rounded). storeId defaults to svc-store. ACCOUNT keys create carts only for their own accounts.
          *
          *     Roles: OPERATOR, ACCOUNT. Rate limit class: write.
          */
@@ -377,7 +377,7 @@ export interface paths {
         put?: never;
         /**
          * Place an order
-         * @description From { cartId } (a cart is ordered once) or directly from a cart body. Same checks as a cart, then quota evaluation per supplier: the lines of each supplierId form one order (lines without one form an order only Account-only rules and the default match), amount = Σ quantity × unitPrice, storeId from the body (or the cart), else svc-store. Any order below its effective minimum: 422 quota_min_not_met with results[] (as evaluate returns them) and orders[] (what was evaluated, same positions); nothing is created and an order.blocked event is recorded.
+         * @description From { cartId } (a cart is ordered once) or directly from a cart body. Same checks as a cart, then quota evaluation per supplier: the lines of each supplierId form one order (lines without one form an order only Account-only rules and the default match), amount = Σ quantity × unitPrice, storeId from the body (or the cart), else svc-store. Any order below a BLOCK minimum: 422 quota_min_not_met with results[] (as evaluate returns them) and orders[] (what was evaluated, same positions); nothing is created and an order.blocked event is recorded. Below a WARN minimum only: the order is placed (201) and carries warnings[] (the results that fell short), recorded in its order.created event too.
          *
          *     Roles: OPERATOR, ACCOUNT. Rate limit class: write.
          */
@@ -443,7 +443,7 @@ export interface paths {
         put?: never;
         /**
          * Compare an order with the Operation
-         * @description Checks an order's lines (sent, or a placed order of this Operation) against the Operation's lines in the database: lines not in the Operation, below the minimum (a quantity of 0 included) or above the maximum, and the Operation lines with minQuantity > 0 the order leaves out. Answers only the discrepancies, with counts. Changes nothing.
+         * @description Checks an order's lines (sent, or a placed order of this Operation) against the Operation's lines in the database: lines not in the Operation, below the minimum (a quantity of 0 included) or above the maximum, within the bounds but not a multiple of the line's quantityIncrement (increment_mismatch: still counted in inBounds; below_min and above_max take precedence), and the Operation lines with minQuantity > 0 the order leaves out. Answers only the discrepancies, with counts. Changes nothing.
          *
          *     Roles: OPERATOR, ACCOUNT. Rate limit class: read.
          */
@@ -912,7 +912,8 @@ export interface components {
          *         "belowMin": 0,
          *         "aboveMax": 1,
          *         "notInOperation": 1,
-         *         "missingRequired": 1
+         *         "missingRequired": 1,
+         *         "incrementMismatch": 0
          *       },
          *       "issues": [
          *         {
@@ -951,18 +952,22 @@ export interface components {
                 notInOperation: number;
                 /** @description Operation lines with minQuantity > 0 the order leaves out. */
                 missingRequired: number;
+                /** @description Lines within their bounds whose quantity is not a multiple of the line's quantityIncrement (also counted in inBounds). */
+                incrementMismatch: number;
             };
             /** @description Only the discrepancies: order lines by position, then missing_required lines by variantExternalId. */
             issues: {
                 variantExternalId: string;
                 /** @enum {string} */
-                code: "below_min" | "above_max" | "not_in_operation" | "missing_required";
+                code: "below_min" | "above_max" | "not_in_operation" | "missing_required" | "increment_mismatch";
                 /** @description null for missing_required. */
                 quantity: number | null;
                 /** @description null for not_in_operation. */
                 minQuantity: number | null;
                 /** @description null for not_in_operation. */
                 maxQuantity: number | null;
+                /** @description The line's pack size; on increment_mismatch issues only. */
+                quantityIncrement?: number;
             }[];
         };
         ComparisonOfLines: {
@@ -1059,18 +1064,20 @@ export interface components {
          *           "source": {
          *             "kind": "ACCOUNT_SUPPLIER",
          *             "ruleId": "qr_01JQ4A2B3C4D5E6F7G8H9J0K1M"
-         *           }
+         *           },
+         *           "enforcement": "BLOCK"
          *         },
          *         {
          *           "allowed": true,
-         *           "reason": null,
-         *           "effectiveMinimum": 20000,
+         *           "reason": "quota_min_not_met",
+         *           "effectiveMinimum": 70000,
          *           "amount": 65000,
-         *           "shortfall": 0,
+         *           "shortfall": 5000,
          *           "source": {
          *             "kind": "DEFAULT",
          *             "ruleId": null
-         *           }
+         *           },
+         *           "enforcement": "WARN"
          *         }
          *       ]
          *     }
@@ -1108,16 +1115,24 @@ export interface components {
             }[];
         };
         EvaluationResult: {
+            /** @description false only below a BLOCK minimum; below a WARN minimum the order is allowed, with reason and shortfall set. */
             allowed: boolean;
+            /** @description quota_min_not_met whenever the amount is below the minimum (BLOCK or WARN). */
             reason: "quota_min_not_met" | null;
             effectiveMinimum: number;
             amount: number;
+            /** @description minimum − amount when below the minimum (BLOCK or WARN), else 0. */
             shortfall: number;
             source: {
                 /** @enum {string} */
                 kind: "ACCOUNT_SUPPLIER" | "ACCOUNT" | "SUPPLIER" | "DEFAULT";
                 ruleId: string | null;
             };
+            /**
+             * @description The enforcement of the rule or default that decided.
+             * @enum {string}
+             */
+            enforcement: "BLOCK" | "WARN";
             /** @description Only with explain=true. */
             explanation?: {
                 /** @description The store the order was evaluated for (its storeId, else svc-store). */
@@ -1169,7 +1184,7 @@ export interface components {
              * @description One of the event types; more may be added inside /v1, so tolerate one you do not know.
              * @enum {string}
              */
-            type: "operation.created" | "operation.updated" | "operation.status_changed" | "operation.deleted" | "lines.upserted" | "lines.removed" | "accounts.attached" | "accounts.detached" | "directory.upserted" | "rule.created" | "rule.updated" | "rule.deleted" | "rules.upserted" | "rules.deleted" | "quota_default.updated" | "cart.created" | "order.created" | "order.blocked" | "key.created" | "key.revoked";
+            type: "operation.created" | "operation.updated" | "operation.status_changed" | "operation.deleted" | "operation.schedule_failed" | "lines.upserted" | "lines.removed" | "accounts.attached" | "accounts.detached" | "directory.upserted" | "rule.created" | "rule.updated" | "rule.deleted" | "rules.upserted" | "rules.deleted" | "quota_default.updated" | "cart.created" | "order.created" | "order.blocked" | "key.created" | "key.revoked";
             operationId?: string;
             ruleId?: string;
             actor: string;
@@ -1194,6 +1209,7 @@ export interface components {
          *       "minQuantity": 0,
          *       "maxQuantity": 24,
          *       "recommendedQuantity": 6,
+         *       "quantityIncrement": 2,
          *       "updatedAt": "2026-02-20T10:05:00Z",
          *       "locale": "fr",
          *       "storeView": "fr-boutique"
@@ -1207,6 +1223,8 @@ export interface components {
             minQuantity: number;
             maxQuantity: number;
             recommendedQuantity: number | null;
+            /** @description The pack size: quantities are ordered in multiples of it. */
+            quantityIncrement: number;
             updatedAt: string;
             /** @description The locale of the text served (of name, for an Operation; of variantName, for a line). */
             locale: string | null;
@@ -1232,6 +1250,10 @@ export interface components {
          *       "status": "ACTIVE",
          *       "startDate": "2026-03-01T00:00:00Z",
          *       "endDate": "2026-04-30T23:59:59Z",
+         *       "schedule": {
+         *         "activateAt": null,
+         *         "deactivateAt": "2026-04-30T23:59:59Z"
+         *       },
          *       "ownerIds": [
          *         "u-1001"
          *       ],
@@ -1257,6 +1279,11 @@ export interface components {
             status: "DRAFT" | "ACTIVE" | "INACTIVE";
             startDate: string;
             endDate: string;
+            /** @description Scheduled status changes still to run; null when none. */
+            schedule: {
+                activateAt: string | null;
+                deactivateAt: string | null;
+            } | null;
             ownerIds: string[];
             lineCount: number;
             accountCount: number;
@@ -1381,6 +1408,7 @@ export interface components {
          *       "minQuantity": 0,
          *       "maxQuantity": 24,
          *       "recommendedQuantity": 6,
+         *       "quantityIncrement": 2,
          *       "updatedAt": "2026-02-20T10:05:00Z"
          *     }
          */
@@ -1393,6 +1421,8 @@ export interface components {
             minQuantity: number;
             maxQuantity: number;
             recommendedQuantity: number | null;
+            /** @description The pack size: quantities are ordered in multiples of it. */
+            quantityIncrement: number;
             updatedAt: string;
         };
         LinePage: {
@@ -1442,6 +1472,12 @@ export interface components {
          *       {
          *         "variantExternalId": "SKU-1001-L",
          *         "maxQuantity": 12
+         *       },
+         *       {
+         *         "variantExternalId": "SKU-2040-U",
+         *         "minQuantity": 6,
+         *         "maxQuantity": 48,
+         *         "quantityIncrement": 6
          *       }
          *     ]
          */
@@ -1460,6 +1496,8 @@ export interface components {
             maxQuantity?: number;
             /** @description Within [minQuantity, maxQuantity]; null clears it; omitted: kept. */
             recommendedQuantity?: number | null;
+            /** @description The pack size: minQuantity, maxQuantity and recommendedQuantity must be multiples of it. Omitted: kept (1 for a new line). */
+            quantityIncrement?: number;
         }[];
         /**
          * @example {
@@ -1489,6 +1527,10 @@ export interface components {
          *       "status": "ACTIVE",
          *       "startDate": "2026-03-01T00:00:00Z",
          *       "endDate": "2026-04-30T23:59:59Z",
+         *       "schedule": {
+         *         "activateAt": null,
+         *         "deactivateAt": "2026-04-30T23:59:59Z"
+         *       },
          *       "ownerIds": [
          *         "u-1001"
          *       ],
@@ -1515,6 +1557,11 @@ export interface components {
             status: "DRAFT" | "ACTIVE" | "INACTIVE";
             startDate: string;
             endDate: string;
+            /** @description Scheduled status changes still to run; null when none. */
+            schedule: {
+                activateAt: string | null;
+                deactivateAt: string | null;
+            } | null;
             ownerIds: string[];
             lineCount: number;
             accountCount: number;
@@ -1561,6 +1608,13 @@ export interface components {
             endDate: string;
             /** @description Users who own the Operation. */
             ownerIds?: string[];
+            /** @description Scheduled status changes, made within 60 s of their time through the same rules as a manual change (actor schedule); a change the rules refuse records operation.schedule_failed. A time that has run is cleared. null clears the schedule. */
+            schedule?: {
+                /** @description When a DRAFT or INACTIVE Operation becomes ACTIVE (to the second). Must be in the future when set; null clears it. */
+                activateAt?: string | null;
+                /** @description When an ACTIVE Operation becomes INACTIVE (to the second). Must be in the future when set; null clears it. */
+                deactivateAt?: string | null;
+            } | null;
         };
         OperationPage: {
             items: components["schemas"]["Operation"][];
@@ -1599,6 +1653,13 @@ export interface components {
             endDate?: string;
             /** @description Users who own the Operation. */
             ownerIds?: string[];
+            /** @description Merge patch: a key set to null clears that time, an omitted key keeps it; null clears both. deactivateAt must stay after activateAt. */
+            schedule?: {
+                /** @description When a DRAFT or INACTIVE Operation becomes ACTIVE (to the second). Must be in the future when set; null clears it. */
+                activateAt?: string | null;
+                /** @description When an ACTIVE Operation becomes INACTIVE (to the second). Must be in the future when set; null clears it. */
+                deactivateAt?: string | null;
+            } | null;
         };
         /**
          * @example {
@@ -1632,7 +1693,8 @@ export interface components {
          *       "total": 41800,
          *       "createdBy": "user:u-3001",
          *       "createdAt": "2026-03-04T10:20:00Z",
-         *       "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N"
+         *       "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N",
+         *       "warnings": []
          *     }
          */
         Order: {
@@ -1647,6 +1709,8 @@ export interface components {
             createdAt: string;
             /** @description The cart this order was placed from, if any. */
             cartId: string | null;
+            /** @description The quota evaluation results (one per supplier order) the order fell short of a WARN minimum with; empty when none. */
+            warnings: components["schemas"]["EvaluationResult"][];
         };
         /**
          * @description Either { cartId } to order a cart, or a cart body to order directly.
@@ -1710,26 +1774,43 @@ export interface components {
                 code?: string;
                 message?: string;
                 variantExternalId?: string;
+                /** @description On increment_mismatch entries: the line's pack size. */
+                quantityIncrement?: number;
+                /** @description On order_lines_invalid increment_mismatch entries: the nearest valid quantities [below, above] (multiples of the pack size within the bounds), either null when there is none. The quantity is never rounded by the server. */
+                nearestValid?: (number | null)[];
             }[];
         } & {
             [key: string]: unknown;
         };
         /**
          * @example {
-         *       "minimum": 20000
+         *       "minimum": 20000,
+         *       "enforcement": "WARN"
          *     }
          */
         QuotaDefault: {
             minimum: number;
+            /**
+             * @description BLOCK: an order below the minimum is refused (422 quota_min_not_met). WARN: it is placed (201) and carries the shortfall in warnings.
+             * @enum {string}
+             */
+            enforcement: "BLOCK" | "WARN";
         };
         /**
          * @example {
-         *       "minimum": 20000
+         *       "minimum": 20000,
+         *       "enforcement": "WARN"
          *     }
          */
         QuotaDefaultWrite: {
             /** @description Minimum order amount in minor currency units when no rule matches. */
             minimum: number;
+            /**
+             * @description BLOCK: an order below the minimum is refused (422 quota_min_not_met). WARN: it is placed (201) and carries the shortfall in warnings. Omitted: BLOCK.
+             * @default BLOCK
+             * @enum {string}
+             */
+            enforcement: "BLOCK" | "WARN";
         };
         /**
          * @example {
@@ -1738,6 +1819,7 @@ export interface components {
          *       "supplierId": "sup-77",
          *       "storeId": null,
          *       "minimum": 50000,
+         *       "enforcement": "BLOCK",
          *       "createdAt": "2026-02-14T09:12:00Z",
          *       "updatedAt": "2026-02-14T09:12:00Z"
          *     }
@@ -1748,6 +1830,11 @@ export interface components {
             supplierId: string | null;
             storeId: string | null;
             minimum: number;
+            /**
+             * @description BLOCK: an order below the minimum is refused (422 quota_min_not_met). WARN: it is placed (201) and carries the shortfall in warnings.
+             * @enum {string}
+             */
+            enforcement: "BLOCK" | "WARN";
             createdAt: string;
             updatedAt: string;
         };
@@ -1776,6 +1863,12 @@ export interface components {
             storeId?: string | null;
             /** @description Minimum order amount in minor currency units. */
             minimum: number;
+            /**
+             * @description BLOCK: an order below the minimum is refused (422 quota_min_not_met). WARN: it is placed (201) and carries the shortfall in warnings. Omitted: BLOCK.
+             * @default BLOCK
+             * @enum {string}
+             */
+            enforcement: "BLOCK" | "WARN";
         };
         /**
          * @description Up to 5000 rule ids; repeats count once.
@@ -1824,9 +1917,9 @@ export interface components {
         QuotaRulesUpsertResult: {
             /** @description Rules of a scope the tenant had no rule for. */
             created: number;
-            /** @description Rules whose minimum changed. */
+            /** @description Rules whose minimum or enforcement changed. */
             updated: number;
-            /** @description Rules sent with the minimum they already had. */
+            /** @description Rules sent with the minimum and enforcement they already had. */
             unchanged: number;
         };
         /**
@@ -2008,6 +2101,10 @@ export interface operations {
                      *           "status": "ACTIVE",
                      *           "startDate": "2026-03-01T00:00:00Z",
                      *           "endDate": "2026-04-30T23:59:59Z",
+                     *           "schedule": {
+                     *             "activateAt": null,
+                     *             "deactivateAt": "2026-04-30T23:59:59Z"
+                     *           },
                      *           "ownerIds": [
                      *             "u-1001"
                      *           ],
@@ -2168,6 +2265,10 @@ export interface operations {
                      *       "status": "ACTIVE",
                      *       "startDate": "2026-03-01T00:00:00Z",
                      *       "endDate": "2026-04-30T23:59:59Z",
+                     *       "schedule": {
+                     *         "activateAt": null,
+                     *         "deactivateAt": "2026-04-30T23:59:59Z"
+                     *       },
                      *       "ownerIds": [
                      *         "u-1001"
                      *       ],
@@ -2324,6 +2425,10 @@ export interface operations {
                      *       "status": "ACTIVE",
                      *       "startDate": "2026-03-01T00:00:00Z",
                      *       "endDate": "2026-04-30T23:59:59Z",
+                     *       "schedule": {
+                     *         "activateAt": null,
+                     *         "deactivateAt": "2026-04-30T23:59:59Z"
+                     *       },
                      *       "ownerIds": [
                      *         "u-1001"
                      *       ],
@@ -2609,6 +2714,10 @@ export interface operations {
                      *       "status": "ACTIVE",
                      *       "startDate": "2026-03-01T00:00:00Z",
                      *       "endDate": "2026-04-30T23:59:59Z",
+                     *       "schedule": {
+                     *         "activateAt": null,
+                     *         "deactivateAt": "2026-04-30T23:59:59Z"
+                     *       },
                      *       "ownerIds": [
                      *         "u-1001"
                      *       ],
@@ -2799,6 +2908,10 @@ export interface operations {
                      *       "status": "ACTIVE",
                      *       "startDate": "2026-03-01T00:00:00Z",
                      *       "endDate": "2026-04-30T23:59:59Z",
+                     *       "schedule": {
+                     *         "activateAt": null,
+                     *         "deactivateAt": "2026-04-30T23:59:59Z"
+                     *       },
                      *       "ownerIds": [
                      *         "u-1001"
                      *       ],
@@ -2945,8 +3058,8 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque token from the previous page. */
                 nextToken?: string;
-                /** @description Comma list of variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity; "-" prefix for descending. Default variantExternalId. */
-                sort?: ("variantExternalId" | "-variantExternalId" | "variantName" | "-variantName" | "minQuantity" | "-minQuantity" | "maxQuantity" | "-maxQuantity" | "recommendedQuantity" | "-recommendedQuantity")[];
+                /** @description Comma list of variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity, quantityIncrement; "-" prefix for descending. Default variantExternalId. */
+                sort?: ("variantExternalId" | "-variantExternalId" | "variantName" | "-variantName" | "minQuantity" | "-minQuantity" | "maxQuantity" | "-maxQuantity" | "recommendedQuantity" | "-recommendedQuantity" | "quantityIncrement" | "-quantityIncrement")[];
                 /** @description Comma list of variantExternalIds. */
                 variantIds?: string[];
                 /**
@@ -2962,6 +3075,8 @@ export interface operations {
                 maxQuantity?: number;
                 /** @description Lines whose recommendedQuantity equals this. Decimal digits only (no sign, exponent, fraction or hex). */
                 recommendedQuantity?: number;
+                /** @description Lines whose quantityIncrement (pack size) equals this. Decimal digits only (no sign, exponent, fraction or hex). */
+                quantityIncrement?: number;
             };
             header?: never;
             path: {
@@ -2995,6 +3110,7 @@ export interface operations {
                      *           "minQuantity": 0,
                      *           "maxQuantity": 24,
                      *           "recommendedQuantity": 6,
+                     *           "quantityIncrement": 2,
                      *           "updatedAt": "2026-02-20T10:05:00Z"
                      *         }
                      *       ],
@@ -3134,6 +3250,12 @@ export interface operations {
                  *       {
                  *         "variantExternalId": "SKU-1001-L",
                  *         "maxQuantity": 12
+                 *       },
+                 *       {
+                 *         "variantExternalId": "SKU-2040-U",
+                 *         "minQuantity": 6,
+                 *         "maxQuantity": 48,
+                 *         "quantityIncrement": 6
                  *       }
                  *     ]
                  */
@@ -4530,6 +4652,7 @@ export interface operations {
                      *           "supplierId": "sup-77",
                      *           "storeId": null,
                      *           "minimum": 50000,
+                     *           "enforcement": "BLOCK",
                      *           "createdAt": "2026-02-14T09:12:00Z",
                      *           "updatedAt": "2026-02-14T09:12:00Z"
                      *         }
@@ -4814,6 +4937,7 @@ export interface operations {
                      *       "supplierId": "sup-77",
                      *       "storeId": null,
                      *       "minimum": 50000,
+                     *       "enforcement": "BLOCK",
                      *       "createdAt": "2026-02-14T09:12:00Z",
                      *       "updatedAt": "2026-02-14T09:12:00Z"
                      *     }
@@ -5114,6 +5238,7 @@ export interface operations {
                      *       "supplierId": "sup-77",
                      *       "storeId": null,
                      *       "minimum": 50000,
+                     *       "enforcement": "BLOCK",
                      *       "createdAt": "2026-02-14T09:12:00Z",
                      *       "updatedAt": "2026-02-14T09:12:00Z"
                      *     }
@@ -5236,6 +5361,7 @@ export interface operations {
                      *       "supplierId": "sup-77",
                      *       "storeId": null,
                      *       "minimum": 50000,
+                     *       "enforcement": "BLOCK",
                      *       "createdAt": "2026-02-14T09:12:00Z",
                      *       "updatedAt": "2026-02-14T09:12:00Z"
                      *     }
@@ -5526,7 +5652,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "minimum": 20000
+                     *       "minimum": 20000,
+                     *       "enforcement": "WARN"
                      *     }
                      */
                     "application/json": components["schemas"]["QuotaDefault"];
@@ -5600,7 +5727,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "minimum": 20000
+                 *       "minimum": 20000,
+                 *       "enforcement": "WARN"
                  *     }
                  */
                 "application/json": components["schemas"]["QuotaDefaultWrite"];
@@ -5616,7 +5744,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "minimum": 20000
+                     *       "minimum": 20000,
+                     *       "enforcement": "WARN"
                      *     }
                      */
                     "application/json": components["schemas"]["QuotaDefault"];
@@ -5785,18 +5914,20 @@ export interface operations {
                      *           "source": {
                      *             "kind": "ACCOUNT_SUPPLIER",
                      *             "ruleId": "qr_01JQ4A2B3C4D5E6F7G8H9J0K1M"
-                     *           }
+                     *           },
+                     *           "enforcement": "BLOCK"
                      *         },
                      *         {
                      *           "allowed": true,
-                     *           "reason": null,
-                     *           "effectiveMinimum": 20000,
+                     *           "reason": "quota_min_not_met",
+                     *           "effectiveMinimum": 70000,
                      *           "amount": 65000,
-                     *           "shortfall": 0,
+                     *           "shortfall": 5000,
                      *           "source": {
                      *             "kind": "DEFAULT",
                      *             "ruleId": null
-                     *           }
+                     *           },
+                     *           "enforcement": "WARN"
                      *         }
                      *       ]
                      *     }
@@ -6278,7 +6409,8 @@ export interface operations {
                      *       "total": 41800,
                      *       "createdBy": "user:u-3001",
                      *       "createdAt": "2026-03-04T10:20:00Z",
-                     *       "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N"
+                     *       "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N",
+                     *       "warnings": []
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -6442,7 +6574,8 @@ export interface operations {
                      *       "total": 41800,
                      *       "createdBy": "user:u-3001",
                      *       "createdAt": "2026-03-04T10:20:00Z",
-                     *       "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N"
+                     *       "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N",
+                     *       "warnings": []
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -6583,7 +6716,8 @@ export interface operations {
                      *           "total": 41800,
                      *           "createdBy": "user:u-3001",
                      *           "createdAt": "2026-03-04T10:20:00Z",
-                     *           "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N"
+                     *           "cartId": "cart_01JQ5B7C9D1E3F5G7H9J1K3M5N",
+                     *           "warnings": []
                      *         }
                      *       ],
                      *       "nextToken": "eyJrIjpbIjIwMjYtMDMtMDFUMDA6MDA6MDBaIl0sImIiOiI0ZjFjIn0.kX2v9Qm7"
@@ -6736,7 +6870,8 @@ export interface operations {
                      *         "belowMin": 0,
                      *         "aboveMax": 1,
                      *         "notInOperation": 1,
-                     *         "missingRequired": 1
+                     *         "missingRequired": 1,
+                     *         "incrementMismatch": 0
                      *       },
                      *       "issues": [
                      *         {
@@ -6957,6 +7092,10 @@ export interface operations {
                      *           "status": "ACTIVE",
                      *           "startDate": "2026-03-01T00:00:00Z",
                      *           "endDate": "2026-04-30T23:59:59Z",
+                     *           "schedule": {
+                     *             "activateAt": null,
+                     *             "deactivateAt": "2026-04-30T23:59:59Z"
+                     *           },
                      *           "ownerIds": [
                      *             "u-1001"
                      *           ],
@@ -7092,6 +7231,10 @@ export interface operations {
                      *       "status": "ACTIVE",
                      *       "startDate": "2026-03-01T00:00:00Z",
                      *       "endDate": "2026-04-30T23:59:59Z",
+                     *       "schedule": {
+                     *         "activateAt": null,
+                     *         "deactivateAt": "2026-04-30T23:59:59Z"
+                     *       },
                      *       "ownerIds": [
                      *         "u-1001"
                      *       ],
@@ -7188,8 +7331,8 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque token from the previous page. */
                 nextToken?: string;
-                /** @description Comma list of variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity; "-" prefix for descending. Default variantExternalId. */
-                sort?: ("variantExternalId" | "-variantExternalId" | "variantName" | "-variantName" | "minQuantity" | "-minQuantity" | "maxQuantity" | "-maxQuantity" | "recommendedQuantity" | "-recommendedQuantity")[];
+                /** @description Comma list of variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity, quantityIncrement; "-" prefix for descending. Default variantExternalId. */
+                sort?: ("variantExternalId" | "-variantExternalId" | "variantName" | "-variantName" | "minQuantity" | "-minQuantity" | "maxQuantity" | "-maxQuantity" | "recommendedQuantity" | "-recommendedQuantity" | "quantityIncrement" | "-quantityIncrement")[];
                 /** @description Comma list of variantExternalIds. */
                 variantIds?: string[];
                 /**
@@ -7205,6 +7348,8 @@ export interface operations {
                 maxQuantity?: number;
                 /** @description Lines whose recommendedQuantity equals this. Decimal digits only (no sign, exponent, fraction or hex). */
                 recommendedQuantity?: number;
+                /** @description Lines whose quantityIncrement (pack size) equals this. Decimal digits only (no sign, exponent, fraction or hex). */
+                quantityIncrement?: number;
             };
             header?: {
                 /** @description BCP 47 tag selecting the language of front representations. */
@@ -7240,6 +7385,7 @@ export interface operations {
                      *           "minQuantity": 0,
                      *           "maxQuantity": 24,
                      *           "recommendedQuantity": 6,
+                     *           "quantityIncrement": 2,
                      *           "updatedAt": "2026-02-20T10:05:00Z",
                      *           "locale": "fr",
                      *           "storeView": "fr-boutique"

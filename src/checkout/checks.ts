@@ -1,5 +1,5 @@
 import { permittedAccounts } from "../directory/membership";
-import { findLineIssues, type LineIssue } from "../lines/order-fit";
+import { findLineIssues, nearestValidQuantities, type LineIssue } from "../lines/order-fit";
 import { getVisibleOperation, type OperationRow } from "../operations/queries";
 import type { Principal } from "../platform/principal";
 import type { Db } from "../platform/db";
@@ -39,6 +39,13 @@ function requireOpen(row: OperationRow): void {
   }
 }
 
+/** For a quantity that is not a multiple of its pack size: the pack size and the nearest valid quantities. */
+function incrementDetails(issue: LineIssue) {
+  if (issue.code !== "increment_mismatch") return {};
+  const bounds = { minQuantity: issue.minQuantity!, maxQuantity: issue.maxQuantity!, quantityIncrement: issue.quantityIncrement! };
+  return { quantityIncrement: bounds.quantityIncrement, nearestValid: nearestValidQuantities(issue.quantity!, bounds) };
+}
+
 function lineProblem(issue: LineIssue) {
   const index = issue.index ?? -1;
   const bounds = `[${issue.minQuantity}, ${issue.maxQuantity}]`;
@@ -47,7 +54,9 @@ function lineProblem(issue: LineIssue) {
       ? `${issue.variantExternalId} is not a line of this Operation`
       : issue.code === "below_min"
         ? `quantity ${issue.quantity} is below the minimum of ${bounds}`
-        : `quantity ${issue.quantity} is above the maximum of ${bounds}`;
+        : issue.code === "above_max"
+          ? `quantity ${issue.quantity} is above the maximum of ${bounds}`
+          : `quantity ${issue.quantity} is not a multiple of the pack size ${issue.quantityIncrement}`;
   return {
     index,
     field: `body.lines.${index}.${issue.code === "not_in_operation" ? "variantExternalId" : "quantity"}`,
@@ -57,6 +66,7 @@ function lineProblem(issue: LineIssue) {
     quantity: issue.quantity,
     minQuantity: issue.minQuantity,
     maxQuantity: issue.maxQuantity,
+    ...incrementDetails(issue),
   };
 }
 

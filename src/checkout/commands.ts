@@ -8,6 +8,7 @@ import { actorOf } from "../platform/principal";
 import { carts, operationAccounts, operations, orders } from "../platform/tables";
 import { nowIso, toIsoSeconds } from "../platform/time";
 import { operationEvent } from "../write/operation";
+import type { QuotaResult } from "../quotas/evaluate";
 import { checkPlacement, type Placement } from "./checks";
 import { orderTotal, toCartRepresentation, toOrderRepresentation, type CartRow, type OrderRow } from "./queries";
 
@@ -110,14 +111,24 @@ export const createCart = defineCommand("checkout.cart", async (ctx: CommandCont
   return cart;
 });
 
-export const createOrder = defineCommand("checkout.order", async (ctx: CommandContext, input: CheckedPlacement) => {
-  const { placement } = input;
-  const row: OrderRow = { ...newPlacementRow(ctx, placement, idPrefixes.order), cartId: placement.cartId, total: orderTotal(placement.lines) };
+/** An order to place: the evaluation results it falls short of a WARN minimum with travel along, as its warnings. */
+export interface CheckedOrder extends CheckedPlacement {
+  warnings: QuotaResult[];
+}
+
+export const createOrder = defineCommand("checkout.order", async (ctx: CommandContext, input: CheckedOrder) => {
+  const { placement, warnings } = input;
+  const row: OrderRow = {
+    ...newPlacementRow(ctx, placement, idPrefixes.order),
+    cartId: placement.cartId,
+    total: orderTotal(placement.lines),
+    warnings: warnings as unknown as OrderRow["warnings"],
+  };
   await commitPlacement(ctx, input, (guard) => [
     guard,
     ctx.db.insert(orders).values(row),
     ...placementUpdates(ctx, "orderCount", row.accountId, "ORDERED"),
-    operationEvent(ctx, "order.created", { orderId: row.id, cartId: row.cartId, ...placementEventData(row, row.total) }),
+    operationEvent(ctx, "order.created", { orderId: row.id, cartId: row.cartId, ...placementEventData(row, row.total), warnings }),
   ]);
   return toOrderRepresentation(row);
 });

@@ -34,7 +34,8 @@ export async function placeOrder(c: RequestContext, body: CartBody | { cartId: s
   const [checked, quotas] = await Promise.all([checkPlacement(c.var.db, c.var.principal, placement), evaluateQuotas(c, placement)]);
   if (quotas.blocked) await blockOrder(c, placement, quotas);
   requirePermittedAccount(checked, c.var.principal, placement.accountId);
-  return c.var.coordinator.run(placement.operationId, createOrder, { checkedVersion: checked.operation.version, placement });
+  const warnings = quotas.results.filter((result) => result.reason !== null);
+  return c.var.coordinator.run(placement.operationId, createOrder, { checkedVersion: checked.operation.version, placement, warnings });
 }
 
 /** A cart body with its defaults applied (storeId from svc-store), checked to fit one D1 value. */

@@ -6,6 +6,7 @@ import { inJsonList, type Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { type ListContext, selectRows } from "../platform/pagination";
 import { carts, operationAccounts, orders, type StoredOrderLine } from "../platform/tables";
+import type { QuotaResult } from "../quotas/evaluate";
 import { type ListOrdersQuery, orderList } from "./schemas";
 
 export type CartRow = typeof carts.$inferSelect;
@@ -41,6 +42,7 @@ export function toOrderRepresentation(row: OrderRow) {
     total: row.total,
     createdBy: row.createdBy,
     createdAt: row.createdAt,
+    warnings: row.warnings as unknown as QuotaResult[],
   };
 }
 

@@ -3,6 +3,7 @@ import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagi
 import { amount, eitherBody, externalKey, keyedBatch, listEnvelope, pathId, quantity } from "../platform/fields";
 import { orders } from "../platform/tables";
 import { deprecatedAlias } from "../platform/deprecation";
+import { evaluationResult } from "../quotas/schemas";
 
 export const orderList: ListDefinition = {
   name: "orders",
@@ -118,7 +119,10 @@ export const cartRepresentation = z
 export const orderRepresentation = cartRepresentation
   .extend({
     cartId: z.string().nullable().describe("The cart this order was placed from, if any."),
+    warnings: z
+      .array(evaluationResult)
+      .describe("The quota evaluation results (one per supplier order) the order fell short of a WARN minimum with; empty when none."),
   })
-  .meta({ id: "Order", examples: [{ ...CART_EXAMPLE, id: "ord_01JQ5C8D0E2F4G6H8J0K2M4N6P", cartId: CART_EXAMPLE.id, createdAt: "2026-03-04T10:20:00Z" }] });
+  .meta({ id: "Order", examples: [{ ...CART_EXAMPLE, id: "ord_01JQ5C8D0E2F4G6H8J0K2M4N6P", cartId: CART_EXAMPLE.id, createdAt: "2026-03-04T10:20:00Z", warnings: [] }] });
 
 export const orderPage = listEnvelope(orderRepresentation).meta({ id: "OrderPage" });

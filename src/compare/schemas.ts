@@ -28,7 +28,7 @@ export const compareBody = eitherBody("orderId", compareOrderBody, compareLinesB
     ],
   });
 
-const issueCode = z.enum(["below_min", "above_max", "not_in_operation", "missing_required"]);
+const issueCode = z.enum(["below_min", "above_max", "not_in_operation", "missing_required", "increment_mismatch"]);
 
 export const compareResponse = z
   .object({
@@ -40,6 +40,10 @@ export const compareResponse = z
       aboveMax: z.number().int(),
       notInOperation: z.number().int(),
       missingRequired: z.number().int().describe("Operation lines with minQuantity > 0 the order leaves out."),
+      incrementMismatch: z
+        .number()
+        .int()
+        .describe("Lines within their bounds whose quantity is not a multiple of the line's quantityIncrement (also counted in inBounds)."),
     }),
     issues: z
       .array(
@@ -49,6 +53,7 @@ export const compareResponse = z
           quantity: z.number().int().nullable().describe("null for missing_required."),
           minQuantity: z.number().int().nullable().describe("null for not_in_operation."),
           maxQuantity: z.number().int().nullable().describe("null for not_in_operation."),
+          quantityIncrement: z.number().int().min(1).optional().describe("The line's pack size; on increment_mismatch issues only."),
         }),
       )
       .describe("Only the discrepancies: order lines by position, then missing_required lines by variantExternalId."),
@@ -58,7 +63,7 @@ export const compareResponse = z
     examples: [
       {
         ok: false,
-        summary: { checked: 2, inBounds: 0, belowMin: 0, aboveMax: 1, notInOperation: 1, missingRequired: 1 },
+        summary: { checked: 2, inBounds: 0, belowMin: 0, aboveMax: 1, notInOperation: 1, missingRequired: 1, incrementMismatch: 0 },
         issues: [
           { variantExternalId: "SKU-1001-M", code: "above_max", quantity: 30, minQuantity: 0, maxQuantity: 24 },
           { variantExternalId: "SKU-9999", code: "not_in_operation", quantity: 2, minQuantity: null, maxQuantity: null },

@@ -7,6 +7,18 @@ import type { Principal } from "../platform/principal";
 import { isTenantMovingFailure, tenantMovingError } from "../platform/tenancy";
 import { newTrace } from "../platform/trace";
 import { COMMANDS } from "./registry";
+import { deleteOperation, nextScheduledTime, patchOperation, runScheduledChanges } from "../operations/commands";
+import { findOperation } from "../write/operation";
+
+/** Whom the object acts for when its alarm runs a scheduled change: kept only while a time is scheduled. */
+interface ScheduleOwner {
+  principal: Principal;
+  operationId: string;
+}
+
+const SCHEDULE_OWNER = "schedule-owner";
+/** The commands after which the Operation's schedule may differ: the alarm is set again from D1. */
+const SCHEDULE_COMMANDS = new Set([patchOperation.name, deleteOperation.name]);
 
 /**
  * One object per Operation: runs its commands strictly one after another. The input gate
@@ -19,7 +31,54 @@ import { COMMANDS } from "./registry";
 export class OperationCoordinator extends DurableObject<Env> implements CommandExecutor {
   async execute(principal: Principal, operationId: string, name: string, input: unknown): Promise<CommandOutcome<unknown>> {
     // The callback never throws: a throwing callback would reset the object.
-    return this.ctx.blockConcurrencyWhile(() => this.run(principal, operationId, name, input));
+    return this.ctx.blockConcurrencyWhile(async () => {
+      const outcome = await this.run(principal, operationId, name, input);
+      if (outcome.ok && SCHEDULE_COMMANDS.has(name)) await this.armSchedule(principal, operationId).catch(() => undefined);
+      return outcome;
+    });
+  }
+
+  /** Sets the alarm to the Operation's next scheduled time (or clears it): after a create with a schedule. */
+  async syncSchedule(principal: Principal, operationId: string): Promise<void> {
+    await this.ctx.blockConcurrencyWhile(() => this.armSchedule(principal, operationId));
+  }
+
+  /**
+   * A scheduled time has come: the change runs inside blockConcurrencyWhile like any command (so it
+   * never interleaves with one), acting as "schedule"; the alarm is then set to the next time, if any.
+   */
+  async alarm(): Promise<void> {
+    const owner = await this.ctx.storage.get<ScheduleOwner>(SCHEDULE_OWNER);
+    if (!owner) return;
+    await this.ctx.blockConcurrencyWhile(async () => {
+      const ctx: CommandContext = { db: openDb(this.env, owner.principal.shard, "first-primary", newTrace()), principal: owner.principal, operationId: owner.operationId, actor: "schedule" };
+      let row;
+      try {
+        row = await runScheduledChanges(ctx);
+      } catch {
+        // A lost race or a failing database: the alarm tries again shortly.
+        await this.ctx.storage.setAlarm(Date.now() + 5_000);
+        return;
+      }
+      await this.arm(owner, row);
+    });
+  }
+
+  private async armSchedule(principal: Principal, operationId: string): Promise<void> {
+    const db = openDb(this.env, principal.shard, "first-primary", newTrace());
+    await this.arm({ principal, operationId }, await findOperation(db, principal.tenantId, operationId));
+  }
+
+  /** The alarm at the row's next scheduled time; none (and nothing stored) when it has none or is gone. */
+  private async arm(owner: ScheduleOwner, row: Parameters<typeof nextScheduledTime>[0] | undefined): Promise<void> {
+    const next = row ? nextScheduledTime(row) : null;
+    if (next === null) {
+      await this.ctx.storage.deleteAlarm();
+      await this.ctx.storage.delete(SCHEDULE_OWNER);
+      return;
+    }
+    await this.ctx.storage.put(SCHEDULE_OWNER, owner);
+    await this.ctx.storage.setAlarm(Date.parse(next));
   }
 
   private async run(principal: Principal, operationId: string, name: string, input: unknown): Promise<CommandOutcome<unknown>> {

@@ -15,8 +15,9 @@ export class CommandFailed extends Error {
 
 /**
  * The request's way to its Operations' Durable Objects (`c.var.coordinator`): sends a command by
- * name with the caller's principal; a refused command is rethrown as its problem. The objects keep
- * nothing in their own storage (D1 is the record), so an unknown but well-formed id costs no storage.
+ * name with the caller's principal; a refused command is rethrown as its problem. D1 is the record:
+ * an object stores only whom its alarm acts for, and only while its Operation has a scheduled
+ * change, so an unknown but well-formed id costs no storage.
  */
 export function coordinatorFor(env: Env, principal: Principal, trace: RequestTrace): Coordinator {
   return {
@@ -32,6 +33,9 @@ export function coordinatorFor(env: Env, principal: Principal, trace: RequestTra
       if ("problem" in outcome) throw ApiError.from(outcome.problem);
       if ("failure" in outcome) throw new CommandFailed(command.name, outcome.failure);
       return outcome.value as Output;
+    },
+    async syncSchedule(operationId: string): Promise<void> {
+      await env.OPERATION_COORDINATOR.get(env.OPERATION_COORDINATOR.idFromName(operationId)).syncSchedule(principal, operationId);
     },
   };
 }

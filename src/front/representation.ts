@@ -41,6 +41,7 @@ export const frontLineRepresentation = z
     minQuantity: z.number().int(),
     maxQuantity: z.number().int(),
     recommendedQuantity: z.number().int().nullable(),
+    quantityIncrement: z.number().int().min(1).describe("The pack size: quantities are ordered in multiples of it."),
     updatedAt: z.string(),
     ...served,
   })
@@ -82,6 +83,7 @@ export function toFrontLine(line: LineRepresentation, presentation: Presentation
     minQuantity: line.minQuantity,
     maxQuantity: line.maxQuantity,
     recommendedQuantity: line.recommendedQuantity,
+    quantityIncrement: line.quantityIncrement,
     updatedAt: line.updatedAt,
     locale: name.locale,
     storeView: presentation.storeView,

@@ -10,9 +10,10 @@ export interface StoredLine {
   minQuantity: number;
   maxQuantity: number;
   recommendedQuantity: number | null;
+  quantityIncrement: number;
 }
 
-export type BoundsErrorCode = "min_gt_max" | "recommended_out_of_bounds" | "missing_bounds";
+export type BoundsErrorCode = "min_gt_max" | "recommended_out_of_bounds" | "missing_bounds" | "increment_mismatch";
 
 export interface MergeOutcome {
   lines: StoredLine[];
@@ -24,7 +25,8 @@ export interface MergeOutcome {
 
 /**
  * Merges each input over the stored line of the same key (omitted fields keep their value) and
- * validates the merged line: a new line needs both bounds, min ≤ max, recommended within them.
+ * validates the merged line: a new line needs both bounds, min ≤ max, recommended within them, and
+ * every set quantity a multiple of the pack size (1 for a new line sent without one).
  */
 export function mergeLines(inputs: LineInput[], existing: Map<string, StoredLine>, options: { mergeNames?: boolean } = {}): MergeOutcome {
   const lines: StoredLine[] = [];
@@ -36,6 +38,7 @@ export function mergeLines(inputs: LineInput[], existing: Map<string, StoredLine
     const minQuantity = input.minQuantity ?? stored?.minQuantity;
     const maxQuantity = input.maxQuantity ?? stored?.maxQuantity;
     const recommendedQuantity = input.recommendedQuantity === undefined ? (stored?.recommendedQuantity ?? null) : input.recommendedQuantity;
+    const quantityIncrement = input.quantityIncrement ?? stored?.quantityIncrement ?? 1;
     const report = (code: BoundsErrorCode, field: string, message: string, extra: Record<string, unknown> = {}) =>
       errors.push({ index, variantExternalId: input.variantExternalId, field, code, message, ...extra });
 
@@ -58,6 +61,16 @@ export function mergeLines(inputs: LineInput[], existing: Map<string, StoredLine
         `recommendedQuantity ${recommendedQuantity} is outside [${minQuantity ?? "?"}, ${maxQuantity ?? "?"}]`,
       );
     }
+    const quantities: [string, number | null | undefined][] = [
+      ["minQuantity", minQuantity],
+      ["maxQuantity", maxQuantity],
+      ["recommendedQuantity", recommendedQuantity],
+    ];
+    for (const [field, value] of quantities) {
+      if (value !== null && value !== undefined && value % quantityIncrement !== 0) {
+        report("increment_mismatch", field, `${field} ${value} is not a multiple of quantityIncrement ${quantityIncrement}`, { quantityIncrement });
+      }
+    }
     if (errors.length) return; // nothing will be written; skip building rows
     lines.push({
       variantExternalId: input.variantExternalId,
@@ -67,6 +80,7 @@ export function mergeLines(inputs: LineInput[], existing: Map<string, StoredLine
       minQuantity: minQuantity!,
       maxQuantity: maxQuantity!,
       recommendedQuantity,
+      quantityIncrement,
     });
   });
   return { lines: errors.length ? [] : lines, created, updated: inputs.length - created, errors };

@@ -39,6 +39,7 @@ function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredL
     line.minQuantity,
     line.maxQuantity,
     line.recommendedQuantity,
+    line.quantityIncrement,
   ]);
   return jsonChunks(tuples).map((chunk) =>
     insertFromJson(
@@ -55,6 +56,7 @@ function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredL
         [operationLines.minQuantity, jsonField(5)],
         [operationLines.maxQuantity, jsonField(6)],
         [operationLines.recommendedQuantity, jsonField(7)],
+        [operationLines.quantityIncrement, jsonField(8)],
         [operationLines.updatedAt, updatedAt],
       ],
       {
@@ -67,6 +69,7 @@ function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredL
           operationLines.minQuantity,
           operationLines.maxQuantity,
           operationLines.recommendedQuantity,
+          operationLines.quantityIncrement,
           operationLines.updatedAt,
         ],
       },

@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { jsonChunks, type Db } from "../platform/db";
 import { operationLines, orders } from "../platform/tables";
 
-export type LineIssueCode = "not_in_operation" | "below_min" | "above_max" | "missing_required";
+export type LineIssueCode = "not_in_operation" | "below_min" | "above_max" | "missing_required" | "increment_mismatch";
 
 export interface LineIssue {
   /** Position in the order's lines; null for missing_required (the line is not in the order). */
@@ -12,6 +12,21 @@ export interface LineIssue {
   quantity: number | null;
   minQuantity: number | null;
   maxQuantity: number | null;
+  /** The line's pack size; null for not_in_operation. */
+  quantityIncrement: number | null;
+}
+
+/**
+ * The valid quantities nearest to `quantity` on either side: multiples of the pack size within the
+ * bounds; null on a side that has none. A quantity is never rounded for the caller, only these offered.
+ */
+export function nearestValidQuantities(quantity: number, bounds: { minQuantity: number; maxQuantity: number; quantityIncrement: number }): [number | null, number | null] {
+  const step = bounds.quantityIncrement;
+  const lowestMultiple = Math.ceil(bounds.minQuantity / step) * step;
+  const highestMultiple = Math.floor(bounds.maxQuantity / step) * step;
+  const below = Math.min(Math.floor(quantity / step) * step, highestMultiple);
+  const above = Math.max(Math.ceil(quantity / step) * step, lowestMultiple);
+  return [below >= lowestMultiple ? below : null, above <= highestMultiple ? above : null];
 }
 
 /** Where an order's lines come from: the request, or an order already stored. */
@@ -39,7 +54,8 @@ function orderedRows(source: OrderLinesSource): SQL {
 
 /**
  * Every discrepancy between an order's lines and the Operation's, in ONE statement: each order line
- * joined to its Operation line by primary key (not_in_operation, below_min, above_max), and, with
+ * joined to its Operation line by primary key (not_in_operation, below_min, above_max, then
+ * increment_mismatch for a quantity within the bounds that is not a multiple of the pack size), and, with
  * `missingRequired`, the Operation lines with minQuantity > 0 the order leaves out (read from the
  * min_quantity index, matched against the order's keys as one ephemeral set).
  */
@@ -51,23 +67,24 @@ export async function findLineIssues(
 ): Promise<LineIssue[]> {
   const missing = options.missingRequired
     ? sql`union all
-      select null, ${operationLines.variantExternalId}, 'missing_required', null, ${operationLines.minQuantity}, ${operationLines.maxQuantity}
+      select null, ${operationLines.variantExternalId}, 'missing_required', null, ${operationLines.minQuantity}, ${operationLines.maxQuantity}, ${operationLines.quantityIncrement}
       from ${operationLines}
       where ${operationLines.operationId} = ${operationId} and ${operationLines.minQuantity} > 0
         and ${operationLines.variantExternalId} not in (select v from ordered)`
     : sql``;
   const l = operationLines;
-  const rows = await db.values<[number | null, string, LineIssueCode, number | null, number | null, number | null]>(sql`
+  const rows = await db.values<[number | null, string, LineIssueCode, number | null, number | null, number | null, number | null]>(sql`
     with ordered(idx, v, q) as (${orderedRows(source)})
     select ordered.idx, ordered.v,
-      case when ${l.variantExternalId} is null then 'not_in_operation' when ordered.q < ${l.minQuantity} then 'below_min' else 'above_max' end,
-      ordered.q, ${l.minQuantity}, ${l.maxQuantity}
+      case when ${l.variantExternalId} is null then 'not_in_operation' when ordered.q < ${l.minQuantity} then 'below_min'
+        when ordered.q > ${l.maxQuantity} then 'above_max' else 'increment_mismatch' end,
+      ordered.q, ${l.minQuantity}, ${l.maxQuantity}, ${l.quantityIncrement}
     from ordered left join ${l} on ${l.operationId} = ${operationId} and ${l.variantExternalId} = ordered.v
-    where ${l.variantExternalId} is null or ordered.q < ${l.minQuantity} or ordered.q > ${l.maxQuantity}
+    where ${l.variantExternalId} is null or ordered.q < ${l.minQuantity} or ordered.q > ${l.maxQuantity} or ordered.q % ${l.quantityIncrement} != 0
     ${missing}`);
   const issues = rows.map((row) => {
-    const [index, variantExternalId, code, quantity, minQuantity, maxQuantity] = row;
-    return { index, variantExternalId, code, quantity, minQuantity, maxQuantity };
+    const [index, variantExternalId, code, quantity, minQuantity, maxQuantity, quantityIncrement] = row;
+    return { index, variantExternalId, code, quantity, minQuantity, maxQuantity, quantityIncrement };
   });
   // Order lines by position, then the missing ones by key.
   return issues.sort((a, b) =>

@@ -22,6 +22,7 @@ const storedLineColumns = {
   minQuantity: operationLines.minQuantity,
   maxQuantity: operationLines.maxQuantity,
   recommendedQuantity: operationLines.recommendedQuantity,
+  quantityIncrement: operationLines.quantityIncrement,
 };
 
 const lineColumns = { ...storedLineColumns, updatedAt: operationLines.updatedAt };
@@ -34,6 +35,7 @@ export function toLineRepresentation(row: LineRepresentation): LineRepresentatio
     minQuantity: row.minQuantity,
     maxQuantity: row.maxQuantity,
     recommendedQuantity: row.recommendedQuantity,
+    quantityIncrement: row.quantityIncrement,
     updatedAt: row.updatedAt,
   };
 }
@@ -47,6 +49,7 @@ function lineFilters(query: ListLinesQuery, operationId: string): (SQL | undefin
     query.minQuantity !== undefined ? exactly(operationLines.minQuantity, query.minQuantity) : undefined,
     query.maxQuantity !== undefined ? exactly(operationLines.maxQuantity, query.maxQuantity) : undefined,
     query.recommendedQuantity !== undefined ? exactly(operationLines.recommendedKey, query.recommendedQuantity) : undefined,
+    query.quantityIncrement !== undefined ? exactly(operationLines.quantityIncrement, query.quantityIncrement) : undefined,
   ];
 }
 

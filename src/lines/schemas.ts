@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { localizedText } from "../platform/locale";
 import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { externalKey, keyedBatch, listEnvelope, MAX_QUANTITY, quantity, queryInteger } from "../platform/fields";
+import { externalKey, keyedBatch, listEnvelope, MAX_QUANTITY, quantity, quantityIncrement, queryInteger } from "../platform/fields";
 import { operationLines } from "../platform/tables";
 import { deprecatedAlias } from "../platform/deprecation";
 
@@ -13,6 +13,7 @@ export const lineList: ListDefinition = {
     minQuantity: operationLines.minQuantity,
     maxQuantity: operationLines.maxQuantity,
     recommendedQuantity: operationLines.recommendedKey,
+    quantityIncrement: operationLines.quantityIncrement,
   },
   id: operationLines.variantExternalId,
   defaultSort: "variantExternalId",
@@ -29,11 +30,14 @@ const lineInput = z.strictObject({
   minQuantity: quantity.optional().describe("Required for a new line; omitted on an existing line: kept."),
   maxQuantity: quantity.optional().describe("Required for a new line; omitted on an existing line: kept."),
   recommendedQuantity: quantity.nullable().optional().describe("Within [minQuantity, maxQuantity]; null clears it; omitted: kept."),
+  quantityIncrement: quantityIncrement
+    .optional()
+    .describe("The pack size: minQuantity, maxQuantity and recommendedQuantity must be multiples of it. Omitted: kept (1 for a new line)."),
 });
 export type LineInput = z.output<typeof lineInput>;
 
 /** The columns of a lines CSV, exported and imported alike (variantName in one language: the locale header's, else the tenant default). */
-export const LINE_CSV_COLUMNS = ["variantExternalId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity"] as const;
+export const LINE_CSV_COLUMNS = ["variantExternalId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"] as const;
 
 export const putLinesBody = keyedBatch(lineInput, { field: "variantExternalId", keyOf: (line) => line.variantExternalId, max: MAX_LINES_PER_CALL, what: "line" })
   .describe(
@@ -45,6 +49,7 @@ export const putLinesBody = keyedBatch(lineInput, { field: "variantExternalId", 
       [
         { variantExternalId: "SKU-1001-M", variantId: "v-88120", variantName: { en: "Linen shirt, M", fr: "Chemise en lin, M" }, minQuantity: 0, maxQuantity: 24, recommendedQuantity: 6 },
         { variantExternalId: "SKU-1001-L", maxQuantity: 12 },
+        { variantExternalId: "SKU-2040-U", minQuantity: 6, maxQuantity: 48, quantityIncrement: 6 },
       ],
     ],
   });
@@ -67,6 +72,7 @@ export const listLinesQuery = z.strictObject({
   minQuantity: exactQuantity("Lines whose minQuantity equals this."),
   maxQuantity: exactQuantity("Lines whose maxQuantity equals this."),
   recommendedQuantity: exactQuantity("Lines whose recommendedQuantity equals this."),
+  quantityIncrement: queryInteger(1, MAX_QUANTITY).optional().describe("Lines whose quantityIncrement (pack size) equals this."),
 });
 export type ListLinesQuery = z.output<typeof listLinesQuery>;
 
@@ -78,6 +84,7 @@ export const LINE_EXAMPLE = {
   minQuantity: 0,
   maxQuantity: 24,
   recommendedQuantity: 6,
+  quantityIncrement: 2,
   updatedAt: "2026-02-20T10:05:00Z",
 } as const;
 
@@ -89,6 +96,7 @@ export const lineRepresentation = z
     minQuantity: z.number().int(),
     maxQuantity: z.number().int(),
     recommendedQuantity: z.number().int().nullable(),
+    quantityIncrement: z.number().int().min(1).describe("The pack size: quantities are ordered in multiples of it."),
     updatedAt: z.string(),
   })
   .meta({ id: "Line", examples: [LINE_EXAMPLE] });

@@ -4,7 +4,8 @@ import { insertFromJson, jsonField, writeGuard, type Db, type Statement } from "
 import { ApiError } from "../platform/errors";
 import { foldedText, mergeLocalized, searchText, sortText } from "../platform/locale";
 import { operationAccounts, operationLines, operationOwners, operations } from "../platform/tables";
-import { bumpOperation, bumpWithValues, checkIfMatch, commit, loadOperation, operationEvent, requireDraft, unchangedSince, type OperationRow } from "../write/operation";
+import { bumpOperation, bumpWithValues, checkIfMatch, commit, findOperation, loadOperation, operationEvent, requireDraft, unchangedSince, type OperationRow } from "../write/operation";
+import { toIsoSeconds } from "../platform/time";
 import { toOperationRepresentation } from "./queries";
 import type { OperationPatch, OperationStatus } from "./schemas";
 
@@ -38,6 +39,13 @@ export const patchOperation = defineCommand("operation.patch", async (
     });
   }
   const ownerIds = patch.ownerIds ? [...new Set(patch.ownerIds)] : row.ownerIds;
+  const activateAt = patch.schedule === null ? null : patch.schedule?.activateAt === undefined ? row.activateAt : patch.schedule.activateAt;
+  const deactivateAt = patch.schedule === null ? null : patch.schedule?.deactivateAt === undefined ? row.deactivateAt : patch.schedule.deactivateAt;
+  if (activateAt !== null && deactivateAt !== null && deactivateAt <= activateAt) {
+    throw new ApiError("validation_failed", "deactivateAt must be after activateAt.", {
+      errors: [{ field: "body.schedule.deactivateAt", code: "deactivate_not_after_activate", message: `deactivateAt ${deactivateAt} is not after activateAt ${activateAt}` }],
+    });
+  }
   const next = {
     code: patch.code ?? row.code,
     externalId: patch.externalId === undefined ? row.externalId : patch.externalId,
@@ -47,6 +55,8 @@ export const patchOperation = defineCommand("operation.patch", async (
     startDate,
     endDate,
     ownerIds,
+    activateAt,
+    deactivateAt,
   };
   const changed = (Object.keys(next) as (keyof typeof next)[]).filter(
     (field) => JSON.stringify(next[field]) !== JSON.stringify(row[field]),
@@ -128,6 +138,50 @@ export const changeStatus = defineCommand("operation.status", async (ctx: Comman
   ]);
   return toOperationRepresentation(bump.after);
 });
+
+// ---- scheduled changes ----------------------------------------------------------------
+
+/** The scheduled times of a schedule, each with the status it leads to. */
+const SCHEDULED = [
+  { field: "activateAt", to: "ACTIVE" },
+  { field: "deactivateAt", to: "INACTIVE" },
+] as const;
+
+/** The earliest time still scheduled on the Operation, if any. */
+export function nextScheduledTime(row: Pick<OperationRow, "activateAt" | "deactivateAt">): string | null {
+  const times = SCHEDULED.map(({ field }) => row[field]).filter((time): time is string => time !== null);
+  return times.length ? times.sort()[0] : null;
+}
+
+/**
+ * Makes every scheduled change whose time has come, oldest first, each in one batch that also clears
+ * its time (so it never runs twice): the same transition rules and version bump as a manual change,
+ * an operation.status_changed event; a change the rules refuse changes nothing but clears its time
+ * and records operation.schedule_failed with the reason. Answers the Operation as left (undefined: gone).
+ */
+export async function runScheduledChanges(ctx: CommandContext, now = toIsoSeconds(Date.now())): Promise<OperationRow | undefined> {
+  for (;;) {
+    const row = await findOperation(ctx.db, ctx.principal.tenantId, ctx.operationId);
+    if (!row) return undefined;
+    const due = SCHEDULED.filter(({ field }) => row[field] !== null && row[field]! <= now).sort((a, b) => (row[a.field]! < row[b.field]! ? -1 : 1))[0];
+    if (!due) return row;
+    const scheduledAt = row[due.field]!;
+    const refusal =
+      row.status === due.to
+        ? null
+        : due.to === "INACTIVE" && row.status !== "ACTIVE"
+          ? `${row.status} → INACTIVE is scheduled only for an ACTIVE Operation.`
+          : transitionRefusal(row, due.to);
+    const moves = refusal === null && row.status !== due.to;
+    const bump = bumpWithValues(ctx, row, { [due.field]: null, ...(moves && { status: due.to }) });
+    const event = moves
+      ? operationEvent(ctx, "operation.status_changed", { from: row.status, to: due.to, scheduledAt })
+      : refusal !== null
+        ? operationEvent(ctx, "operation.schedule_failed", { from: row.status, to: due.to, scheduledAt, reason: refusal })
+        : null;
+    await commit(ctx, [unchangedSince(row), bump.statement, ...(event ? [event] : [])]);
+  }
+}
 
 // ---- delete ---------------------------------------------------------------------------
 

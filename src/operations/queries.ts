@@ -22,6 +22,7 @@ export function toOperationRepresentation(row: OperationRow): OperationRepresent
     status: row.status,
     startDate: row.startDate,
     endDate: row.endDate,
+    schedule: row.activateAt === null && row.deactivateAt === null ? null : { activateAt: row.activateAt, deactivateAt: row.deactivateAt },
     ownerIds: row.ownerIds,
     lineCount: row.lineCount,
     accountCount: row.accountCount,

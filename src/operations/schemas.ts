@@ -26,6 +26,30 @@ export type OperationStatus = (typeof OPERATION_STATUSES)[number];
 
 const ownerIds = z.array(externalKey).max(100).describe("Users who own the Operation.");
 
+/** A scheduled time must lie ahead when it is set. */
+const scheduledTime = (what: string) =>
+  dateTime
+    .refine((value) => Date.parse(value) > Date.now(), "must be in the future")
+    .nullable()
+    .optional()
+    .describe(`${what} (to the second). Must be in the future when set; null clears it.`);
+
+const scheduleBody = z
+  .strictObject({
+    activateAt: scheduledTime("When a DRAFT or INACTIVE Operation becomes ACTIVE"),
+    deactivateAt: scheduledTime("When an ACTIVE Operation becomes INACTIVE"),
+  })
+  .refine((schedule) => !schedule.activateAt || !schedule.deactivateAt || schedule.deactivateAt > schedule.activateAt, {
+    message: "deactivateAt must be after activateAt",
+    path: ["deactivateAt"],
+  })
+  .nullable()
+  .optional()
+  .describe(
+    "Scheduled status changes, made within 60 s of their time through the same rules as a manual change (actor schedule); a change the rules refuse records operation.schedule_failed. A time that has run is cleared. null clears the schedule.",
+  );
+export type ScheduleBody = z.output<typeof scheduleBody>;
+
 export const createOperationBody = z
   .strictObject({
     code: externalKey.describe("Unique per tenant."),
@@ -36,6 +60,7 @@ export const createOperationBody = z
     startDate: dateTime,
     endDate: dateTime,
     ownerIds: ownerIds.optional(),
+    schedule: scheduleBody,
   })
   .refine((body) => body.startDate <= body.endDate, { message: "startDate must not be after endDate", path: ["startDate"] })
   .meta({
@@ -64,6 +89,7 @@ export const patchOperationBody = z
     startDate: dateTime.optional(),
     endDate: dateTime.optional(),
     ownerIds: ownerIds.optional(),
+    schedule: scheduleBody.describe("Merge patch: a key set to null clears that time, an omitted key keeps it; null clears both. deactivateAt must stay after activateAt."),
   })
   .refine((body) => !body.startDate || !body.endDate || body.startDate <= body.endDate, {
     message: "startDate must not be after endDate",
@@ -104,6 +130,7 @@ export const OPERATION_EXAMPLE = {
   status: "ACTIVE",
   startDate: "2026-03-01T00:00:00Z",
   endDate: "2026-04-30T23:59:59Z",
+  schedule: { activateAt: null, deactivateAt: "2026-04-30T23:59:59Z" },
   ownerIds: ["u-1001"],
   lineCount: 120,
   accountCount: 35,
@@ -123,6 +150,10 @@ export const operationRepresentation = z
     status: z.enum(OPERATION_STATUSES),
     startDate: z.string(),
     endDate: z.string(),
+    schedule: z
+      .object({ activateAt: z.string().nullable(), deactivateAt: z.string().nullable() })
+      .nullable()
+      .describe("Scheduled status changes still to run; null when none."),
     ownerIds: z.array(z.string()),
     lineCount: z.number().int(),
     accountCount: z.number().int(),

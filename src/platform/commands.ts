@@ -7,6 +7,8 @@ export interface CommandContext {
   db: Db;
   principal: Principal;
   operationId: string;
+  /** Who the events name, when not the principal's key (e.g. "schedule" for a scheduled change). */
+  actor?: string;
 }
 
 /**
@@ -35,9 +37,13 @@ export type CommandOutcome<Output> = (
 /** The Operation's Durable Object as the Worker calls it. */
 export interface CommandExecutor extends Rpc.DurableObjectBranded {
   execute(principal: Principal, operationId: string, name: string, input: unknown): Promise<CommandOutcome<unknown>>;
+  /** Sets the object's alarm to the Operation's next scheduled status change (none: cleared). */
+  syncSchedule(principal: Principal, operationId: string): Promise<void>;
 }
 
 /** Sends commands to their Operation's Durable Object on behalf of the request's principal (`c.var.coordinator`). */
 export interface Coordinator {
   run<Input, Output>(operationId: string, command: Command<Input, Output>, input: Input): Promise<Output>;
+  /** Arms the Operation's scheduled status changes (after it was created with a schedule). */
+  syncSchedule(operationId: string): Promise<void>;
 }

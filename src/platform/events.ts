@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   "operation.updated",
   "operation.status_changed",
   "operation.deleted",
+  "operation.schedule_failed",
   "lines.upserted",
   "lines.removed",
   "accounts.attached",

@@ -5,6 +5,8 @@ import { toIsoSeconds } from "./time";
 export const MAX_QUANTITY = 2_147_483_647;
 
 export const quantity = z.number().int().min(0).max(MAX_QUANTITY);
+/** A pack size: quantities come in multiples of it. */
+export const quantityIncrement = z.number().int().min(1).max(MAX_QUANTITY);
 export const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 /** No control character (NUL, newline, tab…) may be stored in an identifier or a code. */

@@ -215,6 +215,15 @@ const problemSchema: JsonSchema = {
           code: { type: "string" },
           message: { type: "string" },
           variantExternalId: { type: "string" },
+          quantityIncrement: { type: "integer", minimum: 1, description: "On increment_mismatch entries: the line's pack size." },
+          nearestValid: {
+            type: "array",
+            items: { type: ["integer", "null"] },
+            minItems: 2,
+            maxItems: 2,
+            description:
+              "On order_lines_invalid increment_mismatch entries: the nearest valid quantities [below, above] (multiples of the pack size within the bounds), either null when there is none. The quantity is never rounded by the server.",
+          },
         },
       },
     },

@@ -44,6 +44,7 @@ export const CONTROL_TABLES = [tenantDirectory, apiKeys] as const;
 export const tenants = sqliteTable("tenants", {
   id: text("id").primaryKey(),
   quotaDefaultMinimum: integer("quota_default_minimum").notNull(),
+  quotaDefaultEnforcement: text("quota_default_enforcement").$type<QuotaEnforcement>().notNull().default("BLOCK"),
   rulesVersion: integer("rules_version").notNull(),
   createdAt: text("created_at").notNull(),
 });
@@ -63,6 +64,9 @@ export const operations = sqliteTable("operations", {
   status: text("status", { enum: ["DRAFT", "ACTIVE", "INACTIVE"] }).notNull(),
   startDate: text("start_date").notNull(),
   endDate: text("end_date").notNull(),
+  /** Scheduled status changes (null: none); a time that has run is cleared. */
+  activateAt: text("activate_at"),
+  deactivateAt: text("deactivate_at"),
   ownerIds: text("owner_ids", { mode: "json" }).$type<string[]>().notNull(),
   lineCount: integer("line_count").notNull(),
   accountCount: integer("account_count").notNull(),
@@ -96,6 +100,8 @@ export const operationLines = sqliteTable(
     minQuantity: integer("min_quantity").notNull(),
     maxQuantity: integer("max_quantity").notNull(),
     recommendedQuantity: integer("recommended_quantity"),
+    /** The pack size: every bound and every ordered quantity is a multiple of it (1: sold one by one). */
+    quantityIncrement: integer("quantity_increment").notNull().default(1),
     /** coalesce(recommended_quantity, -1): the key its sort, seek and exact filter use (one plain index). */
     recommendedKey: integer("recommended_key").generatedAlwaysAs(sql`coalesce(recommended_quantity, -1)`, { mode: "virtual" }),
     updatedAt: text("updated_at").notNull(),
@@ -148,9 +154,13 @@ export const quotaRules = sqliteTable("quota_rules", {
   supplierId: text("supplier_id"),
   storeId: text("store_id"),
   minimum: integer("minimum").notNull(),
+  enforcement: text("enforcement").$type<QuotaEnforcement>().notNull().default("BLOCK"),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 });
+
+/** What a minimum does to an order below it: refuse it (BLOCK) or place it with a warning (WARN). */
+export type QuotaEnforcement = "BLOCK" | "WARN";
 
 export interface StoredOrderLine {
   variantExternalId: string;
@@ -181,6 +191,8 @@ export const orders = sqliteTable("orders", {
   total: integer("total").notNull(),
   createdBy: text("created_by").notNull(),
   createdAt: text("created_at").notNull(),
+  /** The quota evaluation results the order was placed below a WARN minimum with. */
+  warnings: text("warnings", { mode: "json" }).$type<Record<string, unknown>[]>().notNull().default([]),
 });
 
 export const events = sqliteTable("events", {

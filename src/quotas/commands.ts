@@ -7,7 +7,7 @@ import { idPrefixes, newId } from "../platform/ids";
 import { quotaRules, tenants } from "../platform/tables";
 import { nowIso } from "../platform/time";
 import { findRule, readRulesById, readRulesByScope, toRuleRepresentation, type RuleRow } from "./queries";
-import { indexedRuleOf, type IndexedRule, type Scope } from "./rule-index";
+import { indexedRuleOf, type IndexedRule, type QuotaEnforcement, type Scope } from "./rule-index";
 import { ruleIndexCache, type RuleChange } from "./rule-index-cache";
 import { scopeKeyOf, type DeleteRulesResult, type RuleBody, type UpsertRulesResult } from "./schemas";
 
@@ -59,7 +59,7 @@ async function commitRuleWrite(db: Db, tenantId: string, statements: Statement[]
 const indexedRule = (row: RuleRow): IndexedRule => indexedRuleOf(row);
 
 function scopeOf(body: RuleBody) {
-  return { accountId: body.accountId ?? null, supplierId: body.supplierId ?? null, storeId: body.storeId ?? null, minimum: body.minimum };
+  return { accountId: body.accountId ?? null, supplierId: body.supplierId ?? null, storeId: body.storeId ?? null, minimum: body.minimum, enforcement: body.enforcement };
 }
 
 export async function createRule(db: Db, principal: Principal, body: RuleBody): Promise<RuleRow> {
@@ -105,7 +105,7 @@ export function updateRule(db: Db, principal: Principal, ruleId: string, body: R
         unchangedRule(before),
         db
           .update(quotaRules)
-          .set({ accountId: after.accountId, supplierId: after.supplierId, storeId: after.storeId, minimum: after.minimum, updatedAt: after.updatedAt })
+          .set({ accountId: after.accountId, supplierId: after.supplierId, storeId: after.storeId, minimum: after.minimum, enforcement: after.enforcement, updatedAt: after.updatedAt })
           .where(and(eq(quotaRules.tenantId, principal.tenantId), eq(quotaRules.id, ruleId))),
         bumpRulesVersion(principal.tenantId),
         ruleEvent(db, principal, "rule.updated", ruleId, { rule: toRuleRepresentation(after), previous: toRuleRepresentation(before) }),
@@ -134,16 +134,18 @@ export function deleteRule(db: Db, principal: Principal, ruleId: string): Promis
   );
 }
 
-export async function setDefaultMinimum(db: Db, principal: Principal, minimum: number): Promise<void> {
+export async function setQuotaDefault(db: Db, principal: Principal, quotaDefault: { minimum: number; enforcement: QuotaEnforcement }): Promise<void> {
+  const { minimum, enforcement } = quotaDefault;
+  const set = sql`${sql.identifier(tenants.quotaDefaultMinimum.name)} = ${minimum}, ${sql.identifier(tenants.quotaDefaultEnforcement.name)} = ${enforcement}, `;
   await commitRuleWrite(
     db,
     principal.tenantId,
     [
-      bumpRulesVersion(principal.tenantId, sql`${sql.identifier(tenants.quotaDefaultMinimum.name)} = ${minimum}, `),
-      appendEvent(db, { tenantId: principal.tenantId, type: "quota_default.updated", actor: actorOf(principal), data: { minimum } }),
+      bumpRulesVersion(principal.tenantId, set),
+      appendEvent(db, { tenantId: principal.tenantId, type: "quota_default.updated", actor: actorOf(principal), data: { minimum, enforcement } }),
     ],
     0,
-    { defaultMinimum: minimum },
+    { defaultMinimum: minimum, defaultEnforcement: enforcement },
   );
 }
 
@@ -202,14 +204,16 @@ export function upsertRules(db: Db, principal: Principal, bodies: RuleBody[], op
     for (const scope of scopes) {
       const current = existing.get(scopeKeyOf(scope));
       if (!current) created.push(indexedRuleOf({ id: newId(idPrefixes.rule), ...scope }));
-      else if (current.minimum !== scope.minimum) updated.push(indexedRuleOf({ ...current, minimum: scope.minimum }));
+      else if (current.minimum !== scope.minimum || current.enforcement !== scope.enforcement) {
+        updated.push(indexedRuleOf({ ...current, minimum: scope.minimum, enforcement: scope.enforcement }));
+      }
       else unchanged++;
     }
     const answer = { created: created.length, updated: updated.length, unchanged };
     // One upsert by primary key for both: new rules insert under their new ids, changed ones update
-    // their minimum (the unique scope index would need an expression target, and a join on it is slow).
+    // their minimum and enforcement (the unique scope index would need an expression target, and a join on it is slow).
     const changed = [...created, ...updated];
-    const writes: Statement[] = jsonChunks(changed.map((rule) => [rule.id, rule.accountId, rule.supplierId, rule.storeId, rule.minimum])).map((chunk) =>
+    const writes: Statement[] = jsonChunks(changed.map((rule) => [rule.id, rule.accountId, rule.supplierId, rule.storeId, rule.minimum, rule.enforcement])).map((chunk) =>
       insertFromJson(
         quotaRules,
         chunk,
@@ -220,10 +224,11 @@ export function upsertRules(db: Db, principal: Principal, bodies: RuleBody[], op
           [quotaRules.supplierId, jsonField(2)],
           [quotaRules.storeId, jsonField(3)],
           [quotaRules.minimum, jsonField(4)],
+          [quotaRules.enforcement, jsonField(5)],
           [quotaRules.createdAt, now],
           [quotaRules.updatedAt, now],
         ],
-        { target: [quotaRules.id], update: [quotaRules.minimum, quotaRules.updatedAt] },
+        { target: [quotaRules.id], update: [quotaRules.minimum, quotaRules.enforcement, quotaRules.updatedAt] },
       ),
     );
     return { answer, writes: changed.length ? writes : [], event: { type: "rules.upserted", data: answer }, change: { upserted: changed } };

@@ -1,6 +1,6 @@
 import { noteBookmark } from "../platform/trace";
 import type { RuleReading } from "./queries";
-import { explainQuota, resolveQuota, type Explanation, type QuotaSourceKind, type RuleIndex } from "./rule-index";
+import { explainQuota, resolveQuota, type Explanation, type QuotaEnforcement, type QuotaSourceKind, type RuleIndex } from "./rule-index";
 import { ruleIndexCache } from "./rule-index-cache";
 
 export type { QuotaSourceKind } from "./rule-index";
@@ -20,6 +20,7 @@ export interface QuotaResult {
   amount: number;
   shortfall: number;
   source: { kind: QuotaSourceKind; ruleId: string | null };
+  enforcement: QuotaEnforcement;
 }
 
 export interface ExplainedQuotaResult extends QuotaResult {
@@ -27,15 +28,17 @@ export interface ExplainedQuotaResult extends QuotaResult {
 }
 
 function evaluateOne(index: RuleIndex, order: QuotaOrder): QuotaResult {
-  const { kind, rule, minimum } = resolveQuota(index, order);
-  const allowed = order.amount >= minimum;
+  const { kind, rule, minimum, enforcement } = resolveQuota(index, order);
+  const met = order.amount >= minimum;
   return {
-    allowed,
-    reason: allowed ? null : "quota_min_not_met",
+    // A WARN minimum never refuses: the order goes through with the shortfall reported.
+    allowed: met || enforcement === "WARN",
+    reason: met ? null : "quota_min_not_met",
     effectiveMinimum: minimum,
     amount: order.amount,
-    shortfall: allowed ? 0 : minimum - order.amount,
+    shortfall: met ? 0 : minimum - order.amount,
     source: { kind, ruleId: rule?.id ?? null },
+    enforcement,
   };
 }
 

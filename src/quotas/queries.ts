@@ -7,7 +7,7 @@ import { newTrace, type RequestTrace } from "../platform/trace";
 import { listPage, type ListContext } from "../platform/pagination";
 import { quotaRules, tenants } from "../platform/tables";
 import type { BackgroundRunner, RuleHead, RuleSource } from "./rule-index-cache";
-import { indexedRuleOf, levelKeysOf, probesOf, type IndexedRule, type RuleSnapshot, type Scope } from "./rule-index";
+import { indexedRuleOf, levelKeysOf, probesOf, type IndexedRule, type QuotaEnforcement, type RuleSnapshot, type Scope } from "./rule-index";
 import { type ListRulesQuery, ruleList, type RuleRepresentation } from "./schemas";
 
 export type RuleRow = typeof quotaRules.$inferSelect;
@@ -27,6 +27,7 @@ export function toRuleRepresentation(row: RuleRow): RuleRepresentation {
     supplierId: row.supplierId,
     storeId: row.storeId,
     minimum: row.minimum,
+    enforcement: row.enforcement,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -65,17 +66,17 @@ export async function listRules({ db, secret, principal }: ListContext, query: L
   });
 }
 
-export async function getDefaultMinimum(db: Db, tenantId: string): Promise<number> {
+export async function getQuotaDefault(db: Db, tenantId: string): Promise<{ minimum: number; enforcement: QuotaEnforcement }> {
   const [row] = await db
-    .select({ minimum: tenants.quotaDefaultMinimum })
+    .select({ minimum: tenants.quotaDefaultMinimum, enforcement: tenants.quotaDefaultEnforcement })
     .from(tenants)
     .where(eq(tenants.id, tenantId))
     .limit(1);
-  return row?.minimum ?? 0;
+  return row ?? { minimum: 0, enforcement: "BLOCK" };
 }
 
 const byId = sql`${tenants.id} = ${sql.raw("?1")}`;
-const HEAD_SQL = sqlText(sql`select ${tenants.rulesVersion} as version, ${tenants.quotaDefaultMinimum} as defaultMinimum from ${tenants} where ${byId}`);
+const HEAD_SQL = sqlText(sql`select ${tenants.rulesVersion} as version, ${tenants.quotaDefaultMinimum} as defaultMinimum, ${tenants.quotaDefaultEnforcement} as defaultEnforcement from ${tenants} where ${byId}`);
 
 /**
  * Rules are read packed as JSON texts: far cheaper to carry and decode than one result row per rule
@@ -83,7 +84,7 @@ const HEAD_SQL = sqlText(sql`select ${tenants.rulesVersion} as version, ${tenant
  * rules, so even rules with long keys stay under D1's 2 MB limit on one value.
  */
 const r = quotaRules;
-const packedRules = sql`json_group_array(json_array(${r.id}, ${r.accountId}, ${r.supplierId}, ${r.storeId}, ${r.minimum})) as rules`;
+const packedRules = sql`json_group_array(json_array(${r.id}, ${r.accountId}, ${r.supplierId}, ${r.storeId}, ${r.minimum}, ${r.enforcement})) as rules`;
 const byTenant = sql`${r.tenantId} = ${sql.raw("?1")}`;
 /** The scope as the unique quota_rules_scope index holds it: equality on these uses the index. */
 const scopeColumns = [sql`coalesce(${r.accountId}, '')`, sql`coalesce(${r.supplierId}, '')`, sql`coalesce(${r.storeId}, '')`];
@@ -109,20 +110,21 @@ const LEVEL_KEYS_SQL = sqlText(
 const IDS_SQL = sqlText(sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe cross join ${r} on ${r.id} = probe.value and ${byTenant} group by ${r}.rowid >> 8`);
 /** At most ?2 of the tenant's rules: all of them when the tenant is that small. */
 const FIRST_RULES_SQL = sqlText(
-  sql`select json_group_array(json_array(id, account_id, supplier_id, store_id, minimum)) as rules
-    from (select ${r}.rowid as rid, ${r.id} as id, ${r.accountId} as account_id, ${r.supplierId} as supplier_id, ${r.storeId} as store_id, ${r.minimum} as minimum
+  sql`select json_group_array(json_array(id, account_id, supplier_id, store_id, minimum, enforcement)) as rules
+    from (select ${r}.rowid as rid, ${r.id} as id, ${r.accountId} as account_id, ${r.supplierId} as supplier_id, ${r.storeId} as store_id, ${r.minimum} as minimum,
+        ${r.enforcement} as enforcement
       from ${r} where ${byTenant} limit ${sql.raw("?2")})
     group by rid >> 8`,
 );
 
-type PackedRule = [id: string, accountId: string | null, supplierId: string | null, storeId: string | null, minimum: number];
+type PackedRule = [id: string, accountId: string | null, supplierId: string | null, storeId: string | null, minimum: number, enforcement: QuotaEnforcement];
 
 function unpackRules(results: D1Result[]): IndexedRule[] {
   const rules: IndexedRule[] = [];
   for (const result of results) {
     for (const chunk of result.results as { rules: string }[]) {
-      for (const [id, accountId, supplierId, storeId, minimum] of JSON.parse(chunk.rules) as PackedRule[]) {
-        rules.push(indexedRuleOf({ id, accountId, supplierId, storeId, minimum }));
+      for (const [id, accountId, supplierId, storeId, minimum, enforcement] of JSON.parse(chunk.rules) as PackedRule[]) {
+        rules.push(indexedRuleOf({ id, accountId, supplierId, storeId, minimum, enforcement }));
       }
     }
   }
@@ -131,7 +133,7 @@ function unpackRules(results: D1Result[]): IndexedRule[] {
 
 function headOf(result: D1Result): RuleHead {
   const head = (result.results as RuleHead[])[0];
-  return { version: head?.version ?? -1, defaultMinimum: head?.defaultMinimum ?? 0 };
+  return { version: head?.version ?? -1, defaultMinimum: head?.defaultMinimum ?? 0, defaultEnforcement: head?.defaultEnforcement ?? "BLOCK" };
 }
 
 function uniqueJson(values: readonly unknown[]): string[] {

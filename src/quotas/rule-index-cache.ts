@@ -1,10 +1,12 @@
-import { buildRuleIndex, scopeMatchesTarget, type IndexedRule, type QuotaTarget, type RuleIndex, type RuleSnapshot } from "./rule-index";
+import { buildRuleIndex, scopeMatchesTarget, type IndexedRule, type QuotaEnforcement, type QuotaTarget, type RuleIndex, type RuleSnapshot } from "./rule-index";
 
 /** A tenant's rule version and default minimum, read together (tenants row). */
 export interface RuleHead {
   /** tenants.rules_version; -1 when the tenant has no row. */
   version: number;
   defaultMinimum: number;
+  /** The default's enforcement; absent: BLOCK. */
+  defaultEnforcement?: QuotaEnforcement;
 }
 
 /** What one load read, as one consistent snapshot (one D1 batch). */
@@ -54,6 +56,7 @@ export interface RuleChange {
   upserted?: IndexedRule[];
   deletedIds?: string[];
   defaultMinimum?: number;
+  defaultEnforcement?: QuotaEnforcement;
 }
 
 /** What the isolate knows of one tenant: plain data. */
@@ -200,7 +203,7 @@ export class RuleIndexCache {
       if (!piece) return this.load(tenantId, targets, source, false);
       rules.push(...piece.rules!);
     }
-    return buildRuleIndex({ version: head.version, defaultMinimum: head.defaultMinimum, rules: uniqueRules(rules), bookmark: head.bookmark });
+    return buildRuleIndex({ version: head.version, defaultMinimum: head.defaultMinimum, defaultEnforcement: head.defaultEnforcement, rules: uniqueRules(rules), bookmark: head.bookmark });
   }
 
   /**
@@ -254,7 +257,7 @@ export class RuleIndexCache {
     } else if (current.version === latest.version) {
       if (latest.checkedAt < startedAt) latest.checkedAt = startedAt;
     } else if (current.version > latest.version) {
-      Object.assign(latest, { version: current.version, defaultMinimum: current.defaultMinimum, checkedAt: startedAt, bookmark: null });
+      Object.assign(latest, { version: current.version, defaultMinimum: current.defaultMinimum, defaultEnforcement: current.defaultEnforcement, checkedAt: startedAt, bookmark: null });
     }
   }
 
@@ -274,6 +277,7 @@ export class RuleIndexCache {
     const snapshot: RuleSnapshot = {
       version: loaded.version,
       defaultMinimum: loaded.defaultMinimum,
+      defaultEnforcement: loaded.defaultEnforcement,
       rules: loaded.whole ?? loaded.matching,
       bookmark: loaded.bookmark ?? null,
       origin: loaded.origin,
@@ -291,6 +295,7 @@ export class RuleIndexCache {
     this.setHead(tenantId, {
       version: loaded.version,
       defaultMinimum: loaded.defaultMinimum,
+      defaultEnforcement: loaded.defaultEnforcement,
       origin: loaded.origin,
       bookmark: loaded.bookmark ?? null,
       checkedAt,
@@ -359,7 +364,8 @@ export class RuleIndexCache {
     if (!head.large && !piece) return this.noteWrite(tenantId, version);
     this.stats.appliedWrites++;
     const defaultMinimum = change.defaultMinimum ?? head.defaultMinimum;
-    this.setHead(tenantId, { ...head, version, defaultMinimum, bookmark, checkedAt: this.now() });
+    const defaultEnforcement = change.defaultEnforcement ?? head.defaultEnforcement;
+    this.setHead(tenantId, { ...head, version, defaultMinimum, defaultEnforcement, bookmark, checkedAt: this.now() });
     if (!piece) return;
     const rules = applyChange(piece.whole!.rules, change);
     if (rules.length > this.wholeTenantRules) {
@@ -367,7 +373,7 @@ export class RuleIndexCache {
       this.heads.get(tenantId)!.large = true;
       return;
     }
-    this.storeWhole(tenantId, rules, buildRuleIndex({ version, defaultMinimum, rules, bookmark }), version, head.origin);
+    this.storeWhole(tenantId, rules, buildRuleIndex({ version, defaultMinimum, defaultEnforcement, rules, bookmark }), version, head.origin);
   }
 
   /** A write committed `version` but this isolate cannot apply it: the next request reads the tenant again. */

@@ -8,12 +8,16 @@
  * a few map lookups whatever the number of rules or stores.
  */
 
+export type { QuotaEnforcement } from "../platform/tables";
+import type { QuotaEnforcement } from "../platform/tables";
+
 export interface IndexedRule {
   id: string;
   accountId: string | null;
   supplierId: string | null;
   storeId: string | null;
   minimum: number;
+  enforcement: QuotaEnforcement;
 }
 
 /**
@@ -21,13 +25,15 @@ export interface IndexedRule {
  * copied here (a new field of quota_rules reaches the cache by adding it to IndexedRule and here).
  */
 export function indexedRuleOf(row: IndexedRule): IndexedRule {
-  return { id: row.id, accountId: row.accountId, supplierId: row.supplierId, storeId: row.storeId, minimum: row.minimum };
+  return { id: row.id, accountId: row.accountId, supplierId: row.supplierId, storeId: row.storeId, minimum: row.minimum, enforcement: row.enforcement };
 }
 
 export interface RuleSnapshot {
   /** tenants.rules_version the rules were read at. */
   version: number;
   defaultMinimum: number;
+  /** The default's enforcement; absent: BLOCK. */
+  defaultEnforcement?: QuotaEnforcement;
   rules: IndexedRule[];
   /** The D1 bookmark the snapshot was read (or written) at, if known: answers that use it carry it. */
   bookmark?: string | null;
@@ -52,6 +58,7 @@ export interface RuleIndex {
   version: number;
   bookmark: string | null;
   defaultMinimum: number;
+  defaultEnforcement: QuotaEnforcement;
   ruleCount: number;
   /** Keyed by `pairKey(accountId, supplierId)`. */
   accountSupplier: Map<string, RuleGroup>;
@@ -69,6 +76,7 @@ export interface Resolution {
   kind: QuotaSourceKind;
   rule: IndexedRule | null;
   minimum: number;
+  enforcement: QuotaEnforcement;
 }
 
 /** The resolution order within a level: highest minimum first, then the smallest id (the oldest rule). */
@@ -102,6 +110,7 @@ export function buildRuleIndex(snapshot: RuleSnapshot): RuleIndex {
     version: snapshot.version,
     bookmark: snapshot.bookmark ?? null,
     defaultMinimum: snapshot.defaultMinimum,
+    defaultEnforcement: snapshot.defaultEnforcement ?? "BLOCK",
     ruleCount: snapshot.rules.length,
     accountSupplier: new Map(),
     account: new Map(),
@@ -186,15 +195,15 @@ export function resolveQuota(index: RuleIndex, target: QuotaTarget): Resolution 
   let rule: IndexedRule | undefined;
   if (supplierId !== null) {
     rule = bestMatch(index.accountSupplier.get(pairKey(accountId, supplierId)), storeId);
-    if (rule) return { kind: "ACCOUNT_SUPPLIER", rule, minimum: rule.minimum };
+    if (rule) return { kind: "ACCOUNT_SUPPLIER", rule, minimum: rule.minimum, enforcement: rule.enforcement };
   }
   rule = bestMatch(index.account.get(accountId), storeId);
-  if (rule) return { kind: "ACCOUNT", rule, minimum: rule.minimum };
+  if (rule) return { kind: "ACCOUNT", rule, minimum: rule.minimum, enforcement: rule.enforcement };
   if (supplierId !== null) {
     rule = bestMatch(index.supplier.get(supplierId), storeId);
-    if (rule) return { kind: "SUPPLIER", rule, minimum: rule.minimum };
+    if (rule) return { kind: "SUPPLIER", rule, minimum: rule.minimum, enforcement: rule.enforcement };
   }
-  return { kind: "DEFAULT", rule: null, minimum: index.defaultMinimum };
+  return { kind: "DEFAULT", rule: null, minimum: index.defaultMinimum, enforcement: index.defaultEnforcement };
 }
 
 export type CandidateOutcome =

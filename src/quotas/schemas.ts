@@ -21,6 +21,12 @@ export const ruleList: ListDefinition = {
 /** Evaluate takes up to this many orders a call. */
 export const MAX_EVALUATE_ORDERS = 100;
 
+/** What a minimum does to an order below it. */
+export const enforcement = z
+  .enum(["BLOCK", "WARN"])
+  .describe("BLOCK: an order below the minimum is refused (422 quota_min_not_met). WARN: it is placed (201) and carries the shortfall in warnings.");
+const enforcementInput = enforcement.default("BLOCK").describe(`${enforcement.description} Omitted: BLOCK.`);
+
 const scopeKey = (what: string) =>
   externalKey.nullable().optional().describe(`${what}; omitted or null: the rule does not restrict it.`);
 
@@ -31,6 +37,7 @@ export const ruleBody = z
     supplierId: scopeKey("The supplier the rule applies to"),
     storeId: scopeKey("The store the rule applies to (null matches every store)"),
     minimum: amount.describe("Minimum order amount in minor currency units."),
+    enforcement: enforcementInput,
   })
   .refine((rule) => rule.accountId != null || rule.supplierId != null, {
     message: "at least one of accountId and supplierId must be set",
@@ -56,6 +63,7 @@ export const ruleRepresentation = z
     supplierId: z.string().nullable(),
     storeId: z.string().nullable(),
     minimum: z.number().int(),
+    enforcement,
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -68,6 +76,7 @@ export const ruleRepresentation = z
         supplierId: "sup-77",
         storeId: null,
         minimum: 50000,
+        enforcement: "BLOCK",
         createdAt: "2026-02-14T09:12:00Z",
         updatedAt: "2026-02-14T09:12:00Z",
       },
@@ -80,10 +89,13 @@ export const quotaRulePage = listEnvelope(ruleRepresentation).meta({ id: "QuotaR
 export const quotaDefaultBody = z
   .strictObject({
     minimum: amount.describe("Minimum order amount in minor currency units when no rule matches."),
+    enforcement: enforcementInput,
   })
-  .meta({ id: "QuotaDefaultWrite", examples: [{ minimum: 20000 }] });
+  .meta({ id: "QuotaDefaultWrite", examples: [{ minimum: 20000, enforcement: "WARN" }] });
 
-export const quotaDefaultRepresentation = z.object({ minimum: z.number().int() }).meta({ id: "QuotaDefault", examples: [{ minimum: 20000 }] });
+export const quotaDefaultRepresentation = z
+  .object({ minimum: z.number().int(), enforcement })
+  .meta({ id: "QuotaDefault", examples: [{ minimum: 20000, enforcement: "WARN" }] });
 
 const evaluatedOrder = z.strictObject({
   accountId: externalKey,
@@ -118,7 +130,7 @@ export const evaluateQuery = z.strictObject({
 });
 
 /** The columns of a rules CSV export; an import (bulk PUT) reads the scope and minimum and ignores id, so an export imports back. */
-export const RULE_CSV_COLUMNS = ["id", "accountId", "supplierId", "storeId", "minimum"] as const;
+export const RULE_CSV_COLUMNS = ["id", "accountId", "supplierId", "storeId", "minimum", "enforcement"] as const;
 
 /** Rules written or removed in one call at most. */
 export const MAX_RULES_PER_CALL = 5000;
@@ -141,8 +153,8 @@ export const upsertRulesBody = keyedBatch(ruleBody, { field: "scope", keyOf: sco
 export const upsertRulesResponse = z
   .object({
     created: z.number().int().describe("Rules of a scope the tenant had no rule for."),
-    updated: z.number().int().describe("Rules whose minimum changed."),
-    unchanged: z.number().int().describe("Rules sent with the minimum they already had."),
+    updated: z.number().int().describe("Rules whose minimum or enforcement changed."),
+    unchanged: z.number().int().describe("Rules sent with the minimum and enforcement they already had."),
   })
   .meta({ id: "QuotaRulesUpsertResult", examples: [{ created: 1, updated: 0, unchanged: 1 }] });
 export type UpsertRulesResult = z.infer<typeof upsertRulesResponse>;
@@ -188,12 +200,13 @@ const explanation = z.object({
 
 export const evaluationResult = z
   .object({
-    allowed: z.boolean(),
-    reason: z.enum(["quota_min_not_met"]).nullable(),
+    allowed: z.boolean().describe("false only below a BLOCK minimum; below a WARN minimum the order is allowed, with reason and shortfall set."),
+    reason: z.enum(["quota_min_not_met"]).nullable().describe("quota_min_not_met whenever the amount is below the minimum (BLOCK or WARN)."),
     effectiveMinimum: z.number().int(),
     amount: z.number().int(),
-    shortfall: z.number().int(),
+    shortfall: z.number().int().describe("minimum − amount when below the minimum (BLOCK or WARN), else 0."),
     source: z.object({ kind: sourceKind, ruleId: z.string().nullable() }),
+    enforcement: enforcement.describe("The enforcement of the rule or default that decided."),
     explanation: explanation.optional().describe("Only with explain=true."),
   })
   .meta({ id: "EvaluationResult" });
@@ -212,8 +225,9 @@ export const evaluateResponse = z
             amount: 42000,
             shortfall: 8000,
             source: { kind: "ACCOUNT_SUPPLIER", ruleId: "qr_01JQ4A2B3C4D5E6F7G8H9J0K1M" },
+            enforcement: "BLOCK",
           },
-          { allowed: true, reason: null, effectiveMinimum: 20000, amount: 65000, shortfall: 0, source: { kind: "DEFAULT", ruleId: null } },
+          { allowed: true, reason: "quota_min_not_met", effectiveMinimum: 70000, amount: 65000, shortfall: 5000, source: { kind: "DEFAULT", ruleId: null }, enforcement: "WARN" },
         ],
       },
     ],

@@ -82,7 +82,7 @@ export function operationEvent(ctx: CommandContext, type: EventType, data: Recor
   return appendEvent(ctx.db, {
     tenantId: ctx.principal.tenantId,
     type,
-    actor: actorOf(ctx.principal),
+    actor: ctx.actor ?? actorOf(ctx.principal),
     operationId: ctx.operationId,
     data,
   });

@@ -123,9 +123,9 @@ describe("POST /v1/orders", () => {
     const blocked = await callRoute(op, routes.createOrder, { body: cartBody(ops.id, "A1", lines), headers: { "svc-store": "st_1" } });
     const problem = expectProblem(blocked, 422, "quota_min_not_met");
     expect(problem.results).toEqual([
-      { allowed: false, reason: "quota_min_not_met", effectiveMinimum: 10_000, amount: 5000, shortfall: 5000, source: { kind: "SUPPLIER", ruleId: s1.id } },
-      { allowed: true, reason: null, effectiveMinimum: 800, amount: 900, shortfall: 0, source: { kind: "ACCOUNT_SUPPLIER", ruleId: a1s2.id } },
-      { allowed: false, reason: "quota_min_not_met", effectiveMinimum: 50, amount: 40, shortfall: 10, source: { kind: "DEFAULT", ruleId: null } },
+      { allowed: false, reason: "quota_min_not_met", effectiveMinimum: 10_000, amount: 5000, shortfall: 5000, source: { kind: "SUPPLIER", ruleId: s1.id }, enforcement: "BLOCK" },
+      { allowed: true, reason: null, effectiveMinimum: 800, amount: 900, shortfall: 0, source: { kind: "ACCOUNT_SUPPLIER", ruleId: a1s2.id }, enforcement: "BLOCK" },
+      { allowed: false, reason: "quota_min_not_met", effectiveMinimum: 50, amount: 40, shortfall: 10, source: { kind: "DEFAULT", ruleId: null }, enforcement: "BLOCK" },
     ]);
     expect(problem.orders).toEqual([
       { accountId: "A1", supplierId: "S1", storeId: "st_1", amount: 5000 },

@@ -53,18 +53,18 @@ describe("CSV export (Accept: text/csv)", () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     const records = answer.text.split("\r\n");
-    expect(records[0]).toBe("variantExternalId,variantName,minQuantity,maxQuantity,recommendedQuantity");
-    expect(records[1]).toBe('SKU-00000,"Shirt, ""red""",0,10,5');
-    expect(records).toContain("SKU-00002,'=SUM(A1:A9),2,12,");
-    expect(records).toContain("SKU-00008,-5,2,10,");
-    expect(records).toContain("SKU-00007,''=quoted,1,13,");
+    expect(records[0]).toBe("variantExternalId,variantName,minQuantity,maxQuantity,recommendedQuantity,quantityIncrement");
+    expect(records[1]).toBe('SKU-00000,"Shirt, ""red""",0,10,5,1');
+    expect(records).toContain("SKU-00002,'=SUM(A1:A9),2,12,,1");
+    expect(records).toContain("SKU-00008,-5,2,10,,1");
+    expect(records).toContain("SKU-00007,''=quoted,1,13,,1");
     // Every line, in order (one record spans two text lines: the embedded newline).
     expect(answer.text.match(/^SKU-\d{5},/gm)?.length).toBe(2300);
     // Filters and the locale apply as in JSON.
     const filtered = await raw(op, "GET", `/v1/operations/${operationId}/lines?minQuantity=2&sort=-variantExternalId`, { accept: "text/csv", locale: "fr" });
     const rows = filtered.text.trim().split("\r\n").slice(1);
     expect(rows.length).toBe(766);
-    expect(rows[0]).toBe("SKU-02297,Nom 2297,2,11,");
+    expect(rows[0]).toBe("SKU-02297,Nom 2297,2,11,,1");
   });
 
   it("answers the header alone for an empty list, and when a filter leaves nothing (no hang)", async () => {
@@ -89,9 +89,9 @@ describe("CSV export (Accept: text/csv)", () => {
     expect(second).toMatch(/^A-2,Good,NOT_STARTED,/);
     expectStatus(await call(op, "PUT", "/v1/buying-policies/quotas/rules", { body: [{ accountId: "A-1", minimum: 5 }, { supplierId: "S-1", storeId: "ST", minimum: 7 }] }), 200);
     const rules = (await raw(op, "GET", "/v1/buying-policies/quotas/rules?sort=minimum", { accept: "text/csv" })).text.split("\r\n");
-    expect(rules[0]).toBe("id,accountId,supplierId,storeId,minimum");
-    expect(rules[1]).toMatch(/^qr_\w+,A-1,,,5$/);
-    expect(rules[2]).toMatch(/^qr_\w+,,S-1,ST,7$/);
+    expect(rules[0]).toBe("id,accountId,supplierId,storeId,minimum,enforcement");
+    expect(rules[1]).toMatch(/^qr_\w+,A-1,,,5,BLOCK$/);
+    expect(rules[2]).toMatch(/^qr_\w+,,S-1,ST,7,BLOCK$/);
     expectProblem((await call(op, "GET", "/v1/operations/op_00000000000000000000000000/lines", { headers: { accept: "text/csv" } })) as any, 404, "not_found");
   });
 });
@@ -105,8 +105,8 @@ describe("CSV import (Content-Type: text/csv)", () => {
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body).toMatchObject({ created: 1, updated: 1, lineCount: 2 });
     expect(await linesOf(op, operationId)).toEqual([
-      { variantExternalId: "A", variantId: null, variantName: { en: 'Shirt, "blue"\r\nXL' }, minQuantity: 0, maxQuantity: 5, recommendedQuantity: null },
-      { variantExternalId: "KEEP", variantId: null, variantName: { en: "Kept" }, minQuantity: 2, maxQuantity: 7, recommendedQuantity: 3 },
+      { variantExternalId: "A", variantId: null, variantName: { en: 'Shirt, "blue"\r\nXL' }, minQuantity: 0, maxQuantity: 5, recommendedQuantity: null, quantityIncrement: 1 },
+      { variantExternalId: "KEEP", variantId: null, variantName: { en: "Kept" }, minQuantity: 2, maxQuantity: 7, recommendedQuantity: 3, quantityIncrement: 1 },
     ]);
     // LF line ends, and the name stored under the locale header's language.
     const lf = await raw(op, "PUT", `/v1/operations/${operationId}/lines`, { body: "variantExternalId,variantName\nA,Chemise\n", contentType: "text/csv", locale: "fr" });

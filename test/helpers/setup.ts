@@ -13,6 +13,7 @@ export interface LineSpec {
   maxQuantity: number;
   variantName?: Record<string, string>;
   recommendedQuantity?: number | null;
+  quantityIncrement?: number;
 }
 
 export const DEFAULT_LINES: LineSpec[] = [

@@ -28,6 +28,7 @@ describe("PUT lines at full scale", () => {
       minQuantity: 3,
       maxQuantity: 10,
       recommendedQuantity: 5,
+      quantityIncrement: 1,
       updatedAt: expect.any(String),
     });
 

@@ -19,6 +19,7 @@ const lineArbitrary = fc.record(
     minQuantity: fc.integer({ min: 0, max: 12 }),
     maxQuantity: fc.integer({ min: 0, max: 12 }),
     recommendedQuantity: fc.option(fc.integer({ min: 0, max: 14 }), { nil: null }),
+    quantityIncrement: fc.integer({ min: 1, max: 4 }),
   },
   { requiredKeys: ["variantExternalId"] },
 );

@@ -78,6 +78,7 @@ describe("evaluate: resolution", () => {
       amount: 12000,
       shortfall: 3000,
       source: { kind: "ACCOUNT", ruleId: rule.id },
+      enforcement: "BLOCK",
     });
     expect(equal).toMatchObject({ allowed: true, reason: null, shortfall: 0, amount: 15000 });
     expect(above).toMatchObject({ allowed: true, reason: null, shortfall: 0, amount: 15001 });

@@ -60,7 +60,7 @@ function setup(options: { maxTenants?: number; maxBytes?: number; wholeTenantRul
   return { clock, source, cache };
 }
 
-const ruleOf = (id: string, minimum: number): IndexedRule => ({ id, accountId: "A", supplierId: null, storeId: null, minimum });
+const ruleOf = (id: string, minimum: number): IndexedRule => ({ id, accountId: "A", supplierId: null, storeId: null, minimum, enforcement: "BLOCK" });
 
 describe("rule index cache", () => {
   it("reads a tenant again from the database it now lives in, even at the same version (a move between shards)", async () => {
@@ -270,8 +270,8 @@ describe("rule index cache", () => {
   it("caches a tenant over wholeTenantRules per order target, reading only the rules an order can match", async () => {
     const { source, cache } = setup({ wholeTenantRules: 10 });
     const rules: IndexedRule[] = [];
-    for (let i = 0; i < 200; i++) rules.push({ id: `qr_${String(i).padStart(3, "0")}`, accountId: `A${i % 50}`, supplierId: i % 3 ? `S${i % 7}` : null, storeId: i % 5 ? null : `st${i % 2}`, minimum: i });
-    rules.push({ id: "qr_s", accountId: null, supplierId: "S1", storeId: null, minimum: 999 });
+    for (let i = 0; i < 200; i++) rules.push({ id: `qr_${String(i).padStart(3, "0")}`, accountId: `A${i % 50}`, supplierId: i % 3 ? `S${i % 7}` : null, storeId: i % 5 ? null : `st${i % 2}`, minimum: i, enforcement: "BLOCK" });
+    rules.push({ id: "qr_s", accountId: null, supplierId: "S1", storeId: null, minimum: 999, enforcement: "BLOCK" });
     source.write("t1", (t) => t.rules.push(...rules));
     const truth = buildRuleIndex({ version: 1, defaultMinimum: 0, rules });
     const order: QuotaTarget = { accountId: "A1", supplierId: "S1", storeId: "st1" };
@@ -288,8 +288,8 @@ describe("rule index cache", () => {
     expect(source.snapshotReads).toBe(2);
     for (const target of orders) expect(resolveQuota(index, target)).toEqual(resolveQuota(truth, target));
     // The writer's change is seen at once, by re-reading only the orders' rules (never the whole tenant).
-    const version = source.write("t1", (t) => t.rules.push({ id: "qr_new", accountId: "A1", supplierId: "S1", storeId: null, minimum: 5000 }));
-    cache.applyWrite("t1", version, { upserted: [{ id: "qr_new", accountId: "A1", supplierId: "S1", storeId: null, minimum: 5000 }] });
+    const version = source.write("t1", (t) => t.rules.push({ id: "qr_new", accountId: "A1", supplierId: "S1", storeId: null, minimum: 5000, enforcement: "BLOCK" }));
+    cache.applyWrite("t1", version, { upserted: [{ id: "qr_new", accountId: "A1", supplierId: "S1", storeId: null, minimum: 5000, enforcement: "BLOCK" }] });
     const before = source.rulesRead;
     expect(resolveQuota(await cache.get("t1", [order], source), order)).toMatchObject({ kind: "ACCOUNT_SUPPLIER", minimum: 5000 });
     expect(source.rulesRead - before).toBeLessThanOrEqual(6);
@@ -297,8 +297,8 @@ describe("rule index cache", () => {
 
   it("a large tenant's read that started before a local write is not cached over it", async () => {
     const { source, cache } = setup({ wholeTenantRules: 1 });
-    const rule = (minimum: number): IndexedRule => ({ id: "qr_1", accountId: "A", supplierId: null, storeId: null, minimum });
-    source.write("t1", (t) => t.rules.push(rule(10), { id: "qr_2", accountId: "B", supplierId: null, storeId: null, minimum: 1 }));
+    const rule = (minimum: number): IndexedRule => ({ id: "qr_1", accountId: "A", supplierId: null, storeId: null, minimum, enforcement: "BLOCK" });
+    source.write("t1", (t) => t.rules.push(rule(10), { id: "qr_2", accountId: "B", supplierId: null, storeId: null, minimum: 1, enforcement: "BLOCK" }));
     await cache.get("t1", [{ accountId: "B", supplierId: null, storeId: null }], source); // the head: large, at version 1
     let release!: () => void;
     source.gate = new Promise((resolve) => (release = resolve));
@@ -316,7 +316,7 @@ describe("rule index cache", () => {
     const { source, cache } = setup({ wholeTenantRules: 3 });
     source.write("t1", (t) => t.rules.push(ruleOf("qr_1", 10)));
     await cache.get("t1", A, source);
-    const added = [2, 3, 4].map((i): IndexedRule => ({ id: `qr_${i}`, accountId: `B${i}`, supplierId: null, storeId: null, minimum: i }));
+    const added = [2, 3, 4].map((i): IndexedRule => ({ id: `qr_${i}`, accountId: `B${i}`, supplierId: null, storeId: null, minimum: i, enforcement: "BLOCK" }));
     const version = source.write("t1", (t) => t.rules.push(...added));
     cache.applyWrite("t1", version, { upserted: added });
     expect(cache.cachedRules).toBe(0);
@@ -329,7 +329,7 @@ describe("rule index cache", () => {
     const { source, cache } = setup({ maxBytes: 256 * 1024, wholeTenantRules: 100 });
     for (let t = 0; t < 30; t++) {
       const size = t % 3 === 0 ? 90 : 2000;
-      source.write(`t${t}`, (x) => x.rules.push(...Array.from({ length: size }, (_, i): IndexedRule => ({ id: `qr_${t}_${i}`, accountId: `account-${i % 400}`, supplierId: i % 2 ? `supplier-${i % 13}` : null, storeId: i % 3 ? null : `store-${i % 5}`, minimum: i }))));
+      source.write(`t${t}`, (x) => x.rules.push(...Array.from({ length: size }, (_, i): IndexedRule => ({ id: `qr_${t}_${i}`, accountId: `account-${i % 400}`, supplierId: i % 2 ? `supplier-${i % 13}` : null, storeId: i % 3 ? null : `store-${i % 5}`, minimum: i, enforcement: "BLOCK" }))));
     }
     for (let round = 0; round < 3; round++) {
       for (let t = 0; t < 30; t++) {
@@ -371,7 +371,7 @@ describe("rule index cache", () => {
             if (s.remove) {
               if (at >= 0) change.deletedIds = t.rules.splice(at, 1).map((rule) => rule.id);
             } else {
-              const rule = { id: at >= 0 ? t.rules[at].id : `qr_${String(next++).padStart(4, "0")}`, ...s.scope, minimum: s.minimum * 100 };
+              const rule: IndexedRule = { id: at >= 0 ? t.rules[at].id : `qr_${String(next++).padStart(4, "0")}`, ...s.scope, minimum: s.minimum * 100, enforcement: s.minimum % 2 ? "WARN" : "BLOCK" };
               if (at >= 0) t.rules[at] = rule;
               else t.rules.push(rule);
               change.upserted = [rule];

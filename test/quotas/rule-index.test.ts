@@ -26,13 +26,13 @@ function referenceResolve(rules: IndexedRule[], defaultMinimum: number, order: Q
       .filter(atLevel)
       .filter((r) => keyMatches(r.accountId, order.accountId) && keyMatches(r.supplierId, order.supplierId) && keyMatches(r.storeId, order.storeId))
       .sort((a, b) => b.minimum - a.minimum || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    if (matching.length) return { kind, ruleId: matching[0].id, minimum: matching[0].minimum };
+    if (matching.length) return { kind, ruleId: matching[0].id, minimum: matching[0].minimum, enforcement: matching[0].enforcement };
   }
-  return { kind: "DEFAULT" as const, ruleId: null, minimum: defaultMinimum };
+  return { kind: "DEFAULT" as const, ruleId: null, minimum: defaultMinimum, enforcement: "BLOCK" };
 }
 
 function rule(id: string, accountId: string | null, supplierId: string | null, storeId: string | null, minimum: number): IndexedRule {
-  return { id, accountId, supplierId, storeId, minimum };
+  return { id, accountId, supplierId, storeId, minimum, enforcement: "BLOCK" };
 }
 
 function resolve(rules: IndexedRule[], order: QuotaTarget, defaultMinimum = 0) {
@@ -164,6 +164,7 @@ describe("rule index: property against the reference", () => {
       supplierId: key(suppliers),
       storeId: key(stores),
       minimum: fc.oneof(fc.constantFrom(0, 100, 200, Number.MAX_SAFE_INTEGER), fc.nat()),
+      enforcement: fc.constantFrom("BLOCK" as const, "WARN" as const),
     })
     .filter((r) => r.accountId !== null || r.supplierId !== null);
   // Unique ids as in the database; scopes may repeat, which the database forbids: the index must still agree.
@@ -179,8 +180,8 @@ describe("rule index: property against the reference", () => {
       fc.property(rulesArbitrary, fc.array(orderArbitrary, { minLength: 1, maxLength: 20 }), fc.nat(), (rules, orders, defaultMinimum) => {
         const index = buildRuleIndex({ version: 1, defaultMinimum, rules });
         for (const order of orders) {
-          const { kind, rule: winner, minimum } = resolveQuota(index, order);
-          expect({ kind, ruleId: winner?.id ?? null, minimum }).toEqual(referenceResolve(rules, defaultMinimum, order));
+          const { kind, rule: winner, minimum, enforcement } = resolveQuota(index, order);
+          expect({ kind, ruleId: winner?.id ?? null, minimum, enforcement }).toEqual(referenceResolve(rules, defaultMinimum, order));
         }
       }),
       { numRuns: 5000 },

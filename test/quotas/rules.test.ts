@@ -217,15 +217,15 @@ describe("Quotas Rules: list", () => {
 describe("Quotas default", () => {
   it("is 0 until set; PUT answers 200 with it; bad values are 400", async () => {
     const op = await newTenant();
-    expect(expectStatus(await call(op, "GET", DEFAULT), 200)).toEqual({ minimum: 0 });
-    expect(expectStatus(await call(op, "PUT", DEFAULT, { body: { minimum: 2500 } }), 200)).toEqual({ minimum: 2500 });
-    expect(expectStatus(await call(op, "GET", DEFAULT), 200)).toEqual({ minimum: 2500 });
+    expect(expectStatus(await call(op, "GET", DEFAULT), 200)).toEqual({ minimum: 0, enforcement: "BLOCK" });
+    expect(expectStatus(await call(op, "PUT", DEFAULT, { body: { minimum: 2500 } }), 200)).toEqual({ minimum: 2500, enforcement: "BLOCK" });
+    expect(expectStatus(await call(op, "GET", DEFAULT), 200)).toEqual({ minimum: 2500, enforcement: "BLOCK" });
     for (const body of [{}, { minimum: -1 }, { minimum: 2 ** 53 }, { minimum: 1.1 }, { minimum: 1, extra: 1 }]) {
       expectProblem(await call(op, "PUT", DEFAULT, { body }), 400, "validation_failed");
     }
-    expect(expectStatus(await call(op, "GET", DEFAULT), 200)).toEqual({ minimum: 2500 });
+    expect(expectStatus(await call(op, "GET", DEFAULT), 200)).toEqual({ minimum: 2500, enforcement: "BLOCK" });
     const other = await newTenant();
-    expect(expectStatus(await call(other, "GET", DEFAULT), 200)).toEqual({ minimum: 0 });
+    expect(expectStatus(await call(other, "GET", DEFAULT), 200)).toEqual({ minimum: 0, enforcement: "BLOCK" });
   });
 });
 
@@ -252,7 +252,7 @@ describe("Quotas events and versioning", () => {
     expect(items[0].data.rule).toEqual(rule);
     expect(items[1].data.previous.minimum).toBe(10);
     expect(items[1].data.rule.minimum).toBe(20);
-    expect(items[2].data).toEqual({ minimum: 5 });
+    expect(items[2].data).toEqual({ minimum: 5, enforcement: "BLOCK" });
     expect(items[3].data.rule.minimum).toBe(20);
     expect(items.every((e) => e.actor.startsWith("key:"))).toBe(true);
   });

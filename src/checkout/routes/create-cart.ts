@@ -9,7 +9,7 @@ export default defineRoute(
     operationId: "createCart",
     summary: "Create a cart",
     description:
-      "Links a cart to an ACTIVE Operation that is open now. A PRIVATE Operation needs the account attached; every line must be a line of the Operation with its quantity within [minQuantity, maxQuantity]. storeId defaults to svc-store. ACCOUNT keys create carts only for their own accounts.",
+      "Links a cart to an ACTIVE Operation that is open now. A PRIVATE Operation needs the account attached; every line must be a line of the Operation with its quantity within [minQuantity, maxQuantity] and a multiple of the line's quantityIncrement (else an errors[] entry with code increment_mismatch, quantityIncrement and nearestValid: [below, above], either null when there is none; never rounded). storeId defaults to svc-store. ACCOUNT keys create carts only for their own accounts.",
     tag: "Carts and orders",
     roles: ["OPERATOR", "ACCOUNT"],
     body: cartBody,

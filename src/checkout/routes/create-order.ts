@@ -9,7 +9,7 @@ export default defineRoute(
     operationId: "createOrder",
     summary: "Place an order",
     description:
-      "From { cartId } (a cart is ordered once) or directly from a cart body. Same checks as a cart, then quota evaluation per supplier: the lines of each supplierId form one order (lines without one form an order only Account-only rules and the default match), amount = Σ quantity × unitPrice, storeId from the body (or the cart), else svc-store. Any order below its effective minimum: 422 quota_min_not_met with results[] (as evaluate returns them) and orders[] (what was evaluated, same positions); nothing is created and an order.blocked event is recorded.",
+      "From { cartId } (a cart is ordered once) or directly from a cart body. Same checks as a cart, then quota evaluation per supplier: the lines of each supplierId form one order (lines without one form an order only Account-only rules and the default match), amount = Σ quantity × unitPrice, storeId from the body (or the cart), else svc-store. Any order below a BLOCK minimum: 422 quota_min_not_met with results[] (as evaluate returns them) and orders[] (what was evaluated, same positions); nothing is created and an order.blocked event is recorded. Below a WARN minimum only: the order is placed (201) and carries warnings[] (the results that fell short), recorded in its order.created event too.",
     tag: "Carts and orders",
     roles: ["OPERATOR", "ACCOUNT"],
     body: orderBody,

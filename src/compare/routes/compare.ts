@@ -11,6 +11,7 @@ function summarize(checked: number, issues: LineIssue[]) {
   const belowMin = count("below_min");
   const aboveMax = count("above_max");
   const notInOperation = count("not_in_operation");
+  const incrementMismatch = count("increment_mismatch");
   return {
     ok: issues.length === 0,
     summary: {
@@ -20,13 +21,15 @@ function summarize(checked: number, issues: LineIssue[]) {
       aboveMax,
       notInOperation,
       missingRequired: count("missing_required"),
+      incrementMismatch,
     },
-    issues: issues.map(({ variantExternalId, code, quantity, minQuantity, maxQuantity }) => ({
+    issues: issues.map(({ variantExternalId, code, quantity, minQuantity, maxQuantity, quantityIncrement }) => ({
       variantExternalId,
       code,
       quantity,
       minQuantity,
       maxQuantity,
+      ...(code === "increment_mismatch" && { quantityIncrement }),
     })),
   };
 }
@@ -38,7 +41,7 @@ export default defineRoute(
     operationId: "compareOperations",
     summary: "Compare an order with the Operation",
     description:
-      "Checks an order's lines (sent, or a placed order of this Operation) against the Operation's lines in the database: lines not in the Operation, below the minimum (a quantity of 0 included) or above the maximum, and the Operation lines with minQuantity > 0 the order leaves out. Answers only the discrepancies, with counts. Changes nothing.",
+      "Checks an order's lines (sent, or a placed order of this Operation) against the Operation's lines in the database: lines not in the Operation, below the minimum (a quantity of 0 included) or above the maximum, within the bounds but not a multiple of the line's quantityIncrement (increment_mismatch: still counted in inBounds; below_min and above_max take precedence), and the Operation lines with minQuantity > 0 the order leaves out. Answers only the discrepancies, with counts. Changes nothing.",
     tag: "Carts and orders",
     roles: ["OPERATOR", "ACCOUNT"],
     rateLimit: "read",

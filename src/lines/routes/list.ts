@@ -13,7 +13,7 @@ export default defineRoute(
     operationId: "listLines",
     summary: "List an Operation's lines",
     description:
-      "Filters combine with AND. variantName matches a case-insensitive substring in any locale; minQuantity, maxQuantity and recommendedQuantity match exact values. Sort by variantName uses the name in the tenant's default locale (else any), lower-cased; lines without a recommendedQuantity sort before 0. ACCOUNT keys read the lines of the Operations they can see.",
+      "Filters combine with AND. variantName matches a case-insensitive substring in any locale; minQuantity, maxQuantity, recommendedQuantity and quantityIncrement match exact values. Sort by variantName uses the name in the tenant's default locale (else any), lower-cased; lines without a recommendedQuantity sort before 0. ACCOUNT keys read the lines of the Operations they can see.",
     tag: "Lines",
     roles: ["OPERATOR", "ACCOUNT"],
     params: operationIdParam,
@@ -30,7 +30,7 @@ export default defineRoute(
         columns: LINE_CSV_COLUMNS,
         filename: `lines-${params.operationId}.csv`,
         readPage: (nextToken) => listLines(listContextOf(c), params.operationId, { ...query, limit: lineList.maxLimit, nextToken }),
-        toRow: (row) => [row.variantExternalId, resolveLocale(row.variantName, locale, tenantDefaultLocale).value, row.minQuantity, row.maxQuantity, row.recommendedQuantity],
+        toRow: (row) => [row.variantExternalId, resolveLocale(row.variantName, locale, tenantDefaultLocale).value, row.minQuantity, row.maxQuantity, row.recommendedQuantity, row.quantityIncrement],
       });
     }
     const page = await listLines(listContextOf(c), params.operationId, query);

@@ -13,8 +13,9 @@ export default defineRoute(
     summary: "Upsert lines",
     description: [
       `Upserts up to ${MAX_LINES_PER_CALL} lines by variantExternalId, all or nothing. DRAFT only.`,
-      "A new line needs minQuantity and maxQuantity; on an existing line omitted fields keep their value and the merged line is validated.",
-      "Every line that breaks a rule is reported in errors[] of 422 line_bounds_invalid (index, variantExternalId, field, code min_gt_max | recommended_out_of_bounds | missing_bounds; one entry per violated rule, ordered by index) and nothing is written.",
+      "A new line needs minQuantity and maxQuantity (quantityIncrement defaults to 1); on an existing line omitted fields keep their value and the merged line is validated.",
+      "minQuantity, maxQuantity and a set recommendedQuantity must be multiples of the line's quantityIncrement (its pack size).",
+      "Every line that breaks a rule is reported in errors[] of 422 line_bounds_invalid (index, variantExternalId, field, code min_gt_max | recommended_out_of_bounds | missing_bounds | increment_mismatch, the last once per offending field; one entry per violated rule, ordered by index) and nothing is written.",
       "A variantExternalId repeated within one call is 400 validation_failed, with one errors[] entry (code duplicate_key) per repeat.",
       `More than ${MAX_LINES_PER_CALL} lines: 413 batch_too_large; an empty array: 400. Bumps the Operation's version and records lines.upserted.`,
       "As CSV (Content-Type: text/csv, the columns of the CSV export), variantName is one language's name (the locale header's, else the tenant default): it sets that language and keeps the others, so an exported file imports back unchanged.",
@@ -33,6 +34,7 @@ export default defineRoute(
         ...(cells.minQuantity !== undefined && { minQuantity: integerCell(cells.minQuantity) }),
         ...(cells.maxQuantity !== undefined && { maxQuantity: integerCell(cells.maxQuantity) }),
         ...(cells.recommendedQuantity !== undefined && { recommendedQuantity: integerCell(cells.recommendedQuantity) }),
+        ...(cells.quantityIncrement !== undefined && { quantityIncrement: integerCell(cells.quantityIncrement) }),
       }),
     },
     responses: {

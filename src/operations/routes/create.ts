@@ -48,6 +48,8 @@ export default defineRoute(
       status: "DRAFT",
       startDate: body.startDate,
       endDate: body.endDate,
+      activateAt: body.schedule?.activateAt ?? null,
+      deactivateAt: body.schedule?.deactivateAt ?? null,
       ownerIds,
       lineCount: 0,
       accountCount: 0,
@@ -74,6 +76,7 @@ export default defineRoute(
       if (violatesUnique(error, operations.tenantId, operations.code)) throw new ApiError("duplicate_code", `Operation code ${body.code} is already used in this tenant.`);
       throw error;
     }
+    if (row.activateAt !== null || row.deactivateAt !== null) await c.var.coordinator.syncSchedule(id);
     // The row as inserted is the row as stored: no second read.
     const representation = toOperationRepresentation(row);
     c.header("Location", `/v1/operations/${id}`);

@@ -1,5 +1,5 @@
 import { defineRoute } from "../../platform/routes";
-import { getDefaultMinimum } from "../queries";
+import { getQuotaDefault } from "../queries";
 import { quotaDefaultRepresentation } from "../schemas";
 
 export default defineRoute(
@@ -8,11 +8,11 @@ export default defineRoute(
     path: "/v1/buying-policies/quotas/default",
     operationId: "getQuotaDefault",
     summary: "Read the tenant's default minimum",
-    description: "The minimum that applies when no Quotas Rule matches an order; 0 until set.",
+    description: "The minimum that applies when no Quotas Rule matches an order; 0 (BLOCK) until set.",
     tag: "Quotas",
     roles: ["OPERATOR"],
     responses: { 200: { description: "The default.", schema: quotaDefaultRepresentation } },
     errors: [],
   },
-  async (c) => c.json({ minimum: await getDefaultMinimum(c.var.db, c.get("principal").tenantId) }),
+  async (c) => c.json(await getQuotaDefault(c.var.db, c.get("principal").tenantId)),
 );

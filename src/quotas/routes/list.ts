@@ -25,7 +25,7 @@ export default defineRoute(
         columns: RULE_CSV_COLUMNS,
         filename: "quota-rules.csv",
         readPage: (nextToken) => listRules(listContextOf(c), { ...query, limit: ruleList.maxLimit, nextToken }),
-        toRow: ({ row }) => [row.id, row.accountId, row.supplierId, row.storeId, row.minimum],
+        toRow: ({ row }) => [row.id, row.accountId, row.supplierId, row.storeId, row.minimum, row.enforcement],
       });
     }
     const page = await listRules(listContextOf(c), query);

@@ -1,5 +1,5 @@
 import { defineRoute } from "../../platform/routes";
-import { setDefaultMinimum } from "../commands";
+import { setQuotaDefault } from "../commands";
 import { quotaDefaultBody, quotaDefaultRepresentation } from "../schemas";
 
 export default defineRoute(
@@ -8,7 +8,7 @@ export default defineRoute(
     path: "/v1/buying-policies/quotas/default",
     operationId: "setQuotaDefault",
     summary: "Set the tenant's default minimum",
-    description: "Evaluation in this Worker instance sees the new default at once, everywhere else within 1 s.",
+    description: "enforcement omitted: BLOCK. Evaluation in this Worker instance sees the new default at once, everywhere else within 1 s.",
     tag: "Quotas",
     roles: ["OPERATOR"],
     body: quotaDefaultBody,
@@ -16,7 +16,7 @@ export default defineRoute(
     errors: ["idempotency_key_reused"],
   },
   async (c, { body }) => {
-    await setDefaultMinimum(c.var.db, c.get("principal"), body.minimum);
-    return c.json({ minimum: body.minimum });
+    await setQuotaDefault(c.var.db, c.get("principal"), body);
+    return c.json({ minimum: body.minimum, enforcement: body.enforcement });
   },
 );

@@ -1,0 +1,116 @@
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { call, createOperation, eventsOf, expectProblem, expectStatus, newTenant, readOperation, type Caller } from "../helpers/client";
+import { setUpOperation } from "../helpers/setup";
+
+const stubOf = (operationId: string) => env.OPERATION_COORDINATOR.get(env.OPERATION_COORDINATOR.idFromName(operationId));
+const alarmOf = (operationId: string) => runInDurableObject(stubOf(operationId), (_instance, state) => state.storage.getAlarm());
+const storedKeys = (operationId: string) => runInDurableObject(stubOf(operationId), async (_instance, state) => (await state.storage.list()).size);
+
+/** An ISO time `seconds` from now, to the second (as the API stores it). */
+const inSeconds = (seconds: number) => new Date(Math.ceil((Date.now() + seconds * 1000) / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** Waits until `time` has passed, then runs the object's alarm if it has not fired on its own. */
+async function runScheduleAt(operationId: string, time: string) {
+  const wait = Date.parse(time) - Date.now() + 50;
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  await runDurableObjectAlarm(stubOf(operationId));
+}
+
+const operationEvents = async (op: Caller, operationId: string) => (await eventsOf(op)).filter((event: any) => event.operationId === operationId);
+
+describe("scheduled status changes: the contract of schedule", () => {
+  it("validates times: in the past, or deactivateAt not after activateAt, is 400 and changes nothing", async () => {
+    const op = await newTenant();
+    const past = "2020-01-01T00:00:00Z";
+    expectProblem(await call(op, "POST", "/v1/operations", { body: { code: "P1", name: { en: "x" }, type: "PUBLIC", startDate: "2026-01-01T00:00:00Z", endDate: "2099-01-01T00:00:00Z", schedule: { activateAt: past } } }), 400, "validation_failed");
+    const at = inSeconds(3600);
+    expectProblem(await call(op, "POST", "/v1/operations", { body: { code: "P2", name: { en: "x" }, type: "PUBLIC", startDate: "2026-01-01T00:00:00Z", endDate: "2099-01-01T00:00:00Z", schedule: { activateAt: at, deactivateAt: at } } }), 400, "validation_failed");
+    const operation = await createOperation(op, { schedule: { activateAt: at } });
+    expect(operation.schedule).toEqual({ activateAt: at, deactivateAt: null });
+    // The merged schedule is checked: a deactivateAt before the stored activateAt is refused.
+    const refused = expectProblem(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { deactivateAt: inSeconds(60) } } }), 400, "validation_failed");
+    expect(refused.errors[0].field).toBe("body.schedule.deactivateAt");
+    expectProblem(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { activateAt: past } } }), 400, "validation_failed");
+    expect((await readOperation(op, operation.id)).version).toBe(operation.version);
+  });
+
+  it("PATCH merges the schedule, re-arms the object's alarm, and null clears it; delete cancels it", async () => {
+    const op = await newTenant();
+    const first = inSeconds(3600);
+    const operation = await createOperation(op, { schedule: { activateAt: first } });
+    expect(await alarmOf(operation.id)).toBe(Date.parse(first));
+    const later = inSeconds(7200);
+    const patched = expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { deactivateAt: later } } }), 200);
+    expect(patched.schedule).toEqual({ activateAt: first, deactivateAt: later });
+    expect(patched.version).toBe(operation.version + 1);
+    const moved = inSeconds(1800);
+    expect(expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { activateAt: moved } } }), 200).schedule).toEqual({ activateAt: moved, deactivateAt: later });
+    expect(await alarmOf(operation.id)).toBe(Date.parse(moved));
+    expect(expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { activateAt: null } } }), 200).schedule).toEqual({ activateAt: null, deactivateAt: later });
+    expect(await alarmOf(operation.id)).toBe(Date.parse(later));
+    expect(expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: null } }), 200).schedule).toBeNull();
+    expect(await alarmOf(operation.id)).toBeNull();
+    expect(await storedKeys(operation.id)).toBe(0);
+
+    expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { activateAt: first } } }), 200);
+    expect(await alarmOf(operation.id)).toBe(Date.parse(first));
+    expectStatus(await call(op, "DELETE", `/v1/operations/${operation.id}`), 204);
+    expect(await alarmOf(operation.id)).toBeNull();
+    expect(await storedKeys(operation.id)).toBe(0);
+  });
+});
+
+describe("scheduled status changes: the Operation's Durable Object makes them", () => {
+  it("activates, then deactivates, through the same path as a manual change (version, event by schedule), clearing each time, never twice", async () => {
+    const op = await newTenant();
+    const operation = await setUpOperation(op, { type: "PUBLIC", status: "DRAFT" });
+    const activateAt = inSeconds(2);
+    const deactivateAt = inSeconds(4);
+    const scheduled = expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { activateAt, deactivateAt } } }), 200);
+
+    await runScheduleAt(operation.id, activateAt);
+    const active = await readOperation(op, operation.id);
+    expect(active.status).toBe("ACTIVE");
+    expect(active.version).toBe(scheduled.version + 1);
+    expect(active.schedule).toEqual({ activateAt: null, deactivateAt });
+    expect(await alarmOf(operation.id)).toBe(Date.parse(deactivateAt));
+    // Running the alarm again changes nothing.
+    await runInDurableObject(stubOf(operation.id), (instance) => (instance as unknown as { alarm(): Promise<void> }).alarm());
+    expect((await readOperation(op, operation.id)).version).toBe(active.version);
+
+    await runScheduleAt(operation.id, deactivateAt);
+    const inactive = await readOperation(op, operation.id);
+    expect(inactive.status).toBe("INACTIVE");
+    expect(inactive.version).toBe(active.version + 1);
+    expect(inactive.schedule).toBeNull();
+    expect(await alarmOf(operation.id)).toBeNull();
+
+    const changes = (await operationEvents(op, operation.id)).filter((event: any) => event.type === "operation.status_changed");
+    expect(changes.map((event: any) => [event.actor, event.data.from, event.data.to])).toEqual([
+      ["schedule", "DRAFT", "ACTIVE"],
+      ["schedule", "ACTIVE", "INACTIVE"],
+    ]);
+  });
+
+  it("a change the rules refuse changes nothing but clears its time and records operation.schedule_failed with the reason", async () => {
+    const op = await newTenant();
+    const activateAt = inSeconds(2);
+    const operation = await createOperation(op, { schedule: { activateAt } }); // no line: DRAFT → ACTIVE is refused
+    await runScheduleAt(operation.id, activateAt);
+    const after = await readOperation(op, operation.id);
+    expect(after.status).toBe("DRAFT");
+    expect(after.schedule).toBeNull();
+    const failed = (await operationEvents(op, operation.id)).filter((event: any) => event.type === "operation.schedule_failed");
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ actor: "schedule", data: { from: "DRAFT", to: "ACTIVE", scheduledAt: activateAt } });
+    expect(failed[0].data.reason).toContain("at least one line");
+    expect(await alarmOf(operation.id)).toBeNull();
+  });
+
+  it("operation.schedule_failed is an event type webhooks subscribe to", async () => {
+    const op = await newTenant();
+    const created = expectStatus(await call(op, "POST", "/v1/webhooks", { body: { url: "https://hooks.example.com/campaigns", eventTypes: ["operation.schedule_failed"] } }), 201);
+    expect(created.eventTypes).toEqual(["operation.schedule_failed"]);
+  });
+});
