@@ -97,6 +97,7 @@ async function blockOrder(c: RequestContext, placement: Placement, quotas: Quota
     operationId: placement.operationId,
     data: { accountId: placement.accountId, cartId: placement.cartId, storeId: placement.storeId, orders: quotas.orders, results: quotas.results },
   });
+  c.set("eventsAppended", true);
   const which = quotas.orders
     .filter((_, i) => !quotas.results[i].allowed)
     .map((order) => (order.supplierId === null ? "the lines without a supplier" : `supplier ${order.supplierId}`));

@@ -26,6 +26,11 @@ export interface AppVariables {
   scope: RequestScope;
   /** Set by the matched route's access checks when it may change data (it spends the key's write budget). */
   mayWrite?: boolean;
+  /**
+   * Set where a request appends events whatever its answer (an order refused below its minimum
+   * records order.blocked and answers 422): the outbox hands them on at once instead of leaving them to the sweep.
+   */
+  eventsAppended?: boolean;
   /** Sends the request's Operation commands to their Durable Objects. */
   coordinator: Coordinator;
   /**

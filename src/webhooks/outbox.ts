@@ -22,13 +22,15 @@ export const WEBHOOK_SWEEP_CRON = "* * * * *";
 export const OVERDUE_AFTER_MS = 5 * 60_000;
 
 /**
- * After every write a request commits, the tenant's new events are handed on to the queue. Never
- * awaited by the answer, and never trusted: if the send fails or the instance dies first, the
- * sweep finds the events still marked not handed on. Reads and dry runs record no event: no message.
+ * After every write a request commits, and after any request that says it appended events whatever
+ * its answer (eventsAppended), the tenant's new events are handed on to the queue. Never awaited by
+ * the answer, and never trusted: if the send fails or the instance dies first, the sweep finds the
+ * events still marked not handed on. Reads and dry runs record no event: no message.
  */
 export const handOnAfterWrites: MiddlewareHandler<AppBindings> = async (c, next) => {
   await next();
-  if (!c.var.mayWrite || c.res.status >= 300 || c.res.headers.get(DRY_RUN_HEADER) === "true") return;
+  const committedWrite = c.var.mayWrite && c.res.status < 300 && c.res.headers.get(DRY_RUN_HEADER) !== "true";
+  if (!committedWrite && !c.var.eventsAppended) return;
   const { shard, tenantId } = c.var.principal;
   const nudge: WebhookMessage = { kind: "hand-on", shard, tenantId };
   c.executionCtx.waitUntil(c.env.WEBHOOK_QUEUE.send(nudge).catch((error) => logFailure(c.var.requestId, "webhooks: hand-on", error)));

@@ -7,7 +7,9 @@ import type { ParkedDelivery, WebhookMessage } from "../../src/webhooks/messages
 import { handOnEvents, sweepWebhooks, WEBHOOK_SWEEP_CRON } from "../../src/webhooks/outbox";
 import { MAX_WEBHOOKS_PER_TENANT } from "../../src/webhooks/schemas";
 import { webhookUrlProblem } from "../../src/webhooks/urls";
-import { call, collectPages, createOperation, eventsOf, expectProblem, expectStatus, issueKey, newTenant, uniqueId, type Caller } from "../helpers/client";
+import { call, callRoute, collectPages, createOperation, eventsOf, expectProblem, expectStatus, issueKey, newTenant, uniqueId, type Caller } from "../helpers/client";
+import { routes } from "../helpers/routes";
+import { cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
 import { shardOf, tenantDb } from "../helpers/shards";
 
 interface Received {
@@ -205,6 +207,23 @@ describe("webhook deliveries", () => {
     // Newest first.
     expect(deliveries[0].createdAt >= deliveries[1].createdAt).toBe(true);
     expect(deliveries.map((delivery) => delivery.eventType).sort()).toEqual(["operation.created", "operation.updated"]);
+  });
+
+  it("hands a blocked order's event on at once, though the order answers 422 (no sweep needed)", async () => {
+    const operator = await newTenant();
+    const { url, token } = receiver("ok");
+    await subscribe(operator, { url, eventTypes: ["quota_default.updated", "order.blocked"] });
+    await putAccounts(operator, [{ accountId: "A1" }]);
+    const operation = await setUpOperation(operator, { attach: ["A1"], lines: [{ variantExternalId: "SKU-A", minQuantity: 0, maxQuantity: 10 }] });
+    expectStatus(await callRoute(operator, routes.putQuotaDefault, { body: { minimum: 1_000_000 } }), 200);
+    // Every earlier write's hand-on has run once its last event arrived: only the order's own can bring the next.
+    await waitFor(() => received(token), (r) => r.length >= 1, 10_000);
+    expectProblem(await callRoute(operator, routes.createOrder, { body: cartBody(operation.id, "A1", [line("SKU-A", 1, 100)]) }), 422, "quota_min_not_met");
+
+    const records = await waitFor(() => received(token), (r) => r.length >= 2, 10_000);
+    const blocked = await eventsOf(operator, { types: "order.blocked" });
+    expect(blocked).toHaveLength(1);
+    expect(records.map((record) => record.headers["svc-event-id"])).toContain(blocked[0].id);
   });
 
   it("retries after a 500 with the same event id (receivers dedupe on it), then records the delivery", async () => {
