@@ -4,7 +4,7 @@ import { useState, type ChangeEvent } from "react";
 import { useSession } from "./context";
 import type { Operation } from "./OperationsPage";
 import { answer, toRefusal, type Refusal } from "./session";
-import { ProblemView } from "./ui";
+import { ChoiceFilter, ProblemView, SearchFilter } from "./ui";
 
 type AttachmentStatus = NonNullable<NonNullable<paths["/v1/operations/{operationId}/accounts"]["get"]["parameters"]["query"]>["operationStatus"]>[number];
 const STATUSES: AttachmentStatus[] = ["NOT_STARTED", "CART_CREATED", "ORDERED"];
@@ -90,19 +90,8 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
     <section className="card accounts" aria-labelledby="accounts-heading">
       <h2 id="accounts-heading">Accounts ({operation.accountCount})</h2>
       <div className="filters">
-        <label>
-          Account name contains
-          <input type="search" value={accountName} onChange={(e) => setAccountName(e.target.value)} />
-        </label>
-        <label>
-          Progress
-          <select value={status} onChange={(e) => setStatus(e.target.value)}>
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </label>
+        <SearchFilter label="Account name contains" value={accountName} onChange={setAccountName} />
+        <ChoiceFilter label="Progress" value={status} choices={STATUSES} onChange={setStatus} />
         {operator && (
           <button type="button" disabled={selected.size === 0} onClick={() => check("detach", [...selected])}>
             Detach selected ({selected.size})

@@ -10,16 +10,19 @@ import { ProblemView } from "./ui";
 
 type Line = Schemas["Line"];
 type LineSort = NonNullable<NonNullable<paths["/v1/operations/{operationId}/lines"]["get"]["parameters"]["query"]>["sort"]>[number];
-/** A row's cells as typed: variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity. */
-type Cells = [string, string, string, string, string];
+/** A row's cells as typed: variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity, quantityIncrement. */
+type Cells = [string, string, string, string, string, string];
 const COLUMNS = [
   { field: "variantExternalId", label: "Variant", numeric: false },
   { field: "variantName", label: "Name", numeric: false },
   { field: "minQuantity", label: "Min", numeric: true },
   { field: "maxQuantity", label: "Max", numeric: true },
   { field: "recommendedQuantity", label: "Recommended", numeric: true },
+  { field: "quantityIncrement", label: "Pack", numeric: true },
 ] as const;
-const SORTS = ["variantExternalId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity"];
+const SORTS = ["variantExternalId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"];
+/** The column of each bound a server or local check can name. */
+const COLUMN_OF_FIELD: Record<string, number> = { minQuantity: 2, maxQuantity: 3, recommendedQuantity: 4, quantityIncrement: 5 };
 /** Lines per PUT: the API's limit. */
 const MAX_LINES_PER_CALL = 5000;
 const PAGE_SIZE = 1000;
@@ -33,13 +36,13 @@ interface GridRow {
 }
 
 const nameIn = (name: Record<string, string>) => name[NAME_LOCALE] ?? Object.values(name)[0] ?? "";
-const cellsOf = (line: Line): Cells => [line.variantExternalId, nameIn(line.variantName), String(line.minQuantity), String(line.maxQuantity), line.recommendedQuantity === null ? "" : String(line.recommendedQuantity)];
+const cellsOf = (line: Line): Cells => [line.variantExternalId, nameIn(line.variantName), String(line.minQuantity), String(line.maxQuantity), line.recommendedQuantity === null ? "" : String(line.recommendedQuantity), String(line.quantityIncrement)];
 const sameCells = (a: Cells, b: Cells) => a.every((value, i) => value === b[i]);
 const WHOLE = /^\d+$/;
 
 /** What a row sends to PUT: every field of a new line, the changed fields of a stored one. */
 function inputOf(row: GridRow) {
-  const [key, name, min, max, rec] = row.cells;
+  const [key, name, min, max, rec, pack] = row.cells;
   const original = row.stored ? cellsOf({ ...row.stored, updatedAt: "" } as Line) : undefined;
   const changed = (i: number) => !original || original[i] !== row.cells[i];
   return {
@@ -48,6 +51,7 @@ function inputOf(row: GridRow) {
     ...(changed(2) && min.trim() !== "" && { minQuantity: Number(min) }),
     ...(changed(3) && max.trim() !== "" && { maxQuantity: Number(max) }),
     ...(changed(4) && { recommendedQuantity: rec.trim() === "" ? null : Number(rec) }),
+    ...(changed(5) && pack.trim() !== "" && { quantityIncrement: Number(pack) }),
   };
 }
 
@@ -55,7 +59,8 @@ function inputOf(row: GridRow) {
 function errorsOf(row: GridRow): Map<number, string> {
   const errors = new Map<number, string>();
   if (!row.cells[0].trim()) errors.set(0, "a line needs a variantExternalId");
-  for (const column of [2, 3, 4]) if (row.cells[column].trim() !== "" && !WHOLE.test(row.cells[column].trim())) errors.set(column, "a whole number ≥ 0");
+  for (const column of [2, 3, 4, 5]) if (row.cells[column].trim() !== "" && !WHOLE.test(row.cells[column].trim())) errors.set(column, "a whole number ≥ 0");
+  if (/^0+$/.test(row.cells[5].trim())) errors.set(5, "a pack size is at least 1");
   if (errors.size) return errors;
   const input = inputOf(row);
   const { errors: found } = mergeLines([input], new Map(row.stored ? [[input.variantExternalId, row.stored]] : []));
@@ -64,7 +69,7 @@ function errorsOf(row: GridRow): Map<number, string> {
     const code = error.code;
     if (code === "min_gt_max") [2, 3].forEach((c) => errors.set(c, message));
     else if (code === "recommended_out_of_bounds") errors.set(4, message);
-    else errors.set(error.field === "maxQuantity" ? 3 : 2, message);
+    else errors.set(COLUMN_OF_FIELD[String(error.field)] ?? 2, message);
   }
   return errors;
 }
@@ -104,7 +109,7 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
   const rows = useMemo<GridRow[]>(() => {
     const stored = (lines.data?.pages ?? []).flatMap((page) => page.items);
     const fromServer = stored.map((line): GridRow => {
-      const storedLine: StoredLine = { variantExternalId: line.variantExternalId, variantId: line.variantId, variantName: line.variantName, minQuantity: line.minQuantity, maxQuantity: line.maxQuantity, recommendedQuantity: line.recommendedQuantity };
+      const storedLine: StoredLine = { variantExternalId: line.variantExternalId, variantId: line.variantId, variantName: line.variantName, minQuantity: line.minQuantity, maxQuantity: line.maxQuantity, recommendedQuantity: line.recommendedQuantity, quantityIncrement: line.quantityIncrement };
       return { id: line.variantExternalId, stored: storedLine, cells: draft.edits.get(line.variantExternalId) ?? cellsOf(line) };
     });
     return fromServer.concat(draft.added);
@@ -153,7 +158,7 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
     setEditing({ value: initial ?? rows[active.row].cells[active.col] });
   };
   const addLine = () => {
-    const row: GridRow = { id: `new-${crypto.randomUUID()}`, cells: ["", "", "", "", ""] };
+    const row: GridRow = { id: `new-${crypto.randomUUID()}`, cells: ["", "", "", "", "", ""] };
     draft.added.push(row);
     bump();
     setActive({ row: rows.length, col: 0 });
@@ -192,7 +197,7 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
     block.forEach((values, i) => {
       let row = rows[start.row + i] ?? draft.added[start.row + i - rows.length];
       if (!row) {
-        row = { id: `new-${crypto.randomUUID()}`, cells: ["", "", "", "", ""] };
+        row = { id: `new-${crypto.randomUUID()}`, cells: ["", "", "", "", "", ""] };
         draft.added.push(row);
       }
       const cells = [...row.cells] as Cells;

@@ -183,7 +183,7 @@ function CsvImport({ operationId, onApplied }: { operationId: string; onApplied:
         Import CSV
         <input ref={input} type="file" accept=".csv,text/csv" onChange={(e: ChangeEvent<HTMLInputElement>) => void pick(e.target.files?.[0])} />
       </label>
-      <span className="muted">or drop a file here · columns: variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity</span>
+      <span className="muted">or drop a file here · columns: variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity, quantityIncrement</span>
       <a className="export" href="#export" onClick={(e) => (e.preventDefault(), void exportCsv(api, operationId))}>
         Export CSV
       </a>

@@ -4,12 +4,13 @@ import { useState, type FormEvent } from "react";
 import { useSession } from "./context";
 import { navigate } from "wouter/use-browser-location";
 import { answer, toRefusal } from "./session";
-import { Link, ProblemView } from "./ui";
+import { ChoiceFilter, Link, ProblemView, SearchFilter } from "./ui";
 
 export type Operation = Schemas["Operation"];
 type OperationSort = NonNullable<NonNullable<paths["/v1/operations"]["get"]["parameters"]["query"]>["sort"]>[number];
 export const LOCALES = ["en", "fr", "de"] as const;
 const STATUSES = ["DRAFT", "ACTIVE", "INACTIVE"] as const;
+const TYPES = ["PUBLIC", "PRIVATE"] as const;
 const SORTS = [
   ["-createdAt", "Newest first"],
   ["name", "Name"],
@@ -64,27 +65,9 @@ export function OperationsPage() {
       </div>
       {creating && <OperationForm onDone={(created) => (setCreating(false), created && navigate(`/console/operations/${created.id}`))} />}
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Name contains
-          <input type="search" value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <label>
-          Status
-          <select value={status} onChange={(e) => setStatus(e.target.value)}>
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Type
-          <select value={type} onChange={(e) => setType(e.target.value)}>
-            <option value="">Any</option>
-            <option>PUBLIC</option>
-            <option>PRIVATE</option>
-          </select>
-        </label>
+        <SearchFilter label="Name contains" value={name} onChange={setName} />
+        <ChoiceFilter label="Status" value={status} choices={STATUSES} onChange={setStatus} />
+        <ChoiceFilter label="Type" value={type} choices={TYPES} onChange={setType} />
         <label>
           Sort
           <select value={sort} onChange={(e) => setSort(e.target.value)}>

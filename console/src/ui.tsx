@@ -35,3 +35,28 @@ export function ProblemView({ refusal, children }: { refusal: Refusal | null | u
     </div>
   );
 }
+
+/** A list filter: a text the API matches by "contains". */
+export function SearchFilter({ label, value, onChange }: { label: string; value: string; onChange: (value: string) => void }) {
+  return (
+    <label>
+      {label}
+      <input type="search" value={value} onChange={(e) => onChange(e.target.value)} />
+    </label>
+  );
+}
+
+/** A list filter on one of a few values, or any ("" sends no filter). */
+export function ChoiceFilter({ label, value, choices, onChange }: { label: string; value: string; choices: readonly string[]; onChange: (value: string) => void }) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">Any</option>
+        {choices.map((choice) => (
+          <option key={choice}>{choice}</option>
+        ))}
+      </select>
+    </label>
+  );
+}

@@ -69,7 +69,7 @@ describe("CSV export (Accept: text/csv)", () => {
 
   it("answers the header alone for an empty list, and when a filter leaves nothing (no hang)", async () => {
     const op = await newTenant();
-    const header = "variantExternalId,variantName,minQuantity,maxQuantity,recommendedQuantity";
+    const header = "variantExternalId,variantName,minQuantity,maxQuantity,recommendedQuantity,quantityIncrement";
     const empty = await raw(op, "GET", `/v1/operations/${await draft(op)}/lines`, { accept: "text/csv" });
     expect(empty.status).toBe(200);
     expect(empty.text.trim()).toBe(header);
