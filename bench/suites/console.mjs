@@ -4,12 +4,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { chromium } from "playwright-core";
 import { buildConsole } from "../../scripts/build-console.mjs";
+import { launchChromium } from "../../scripts/lib/chromium.mjs";
 import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const LINES = 5000;
 const ROUNDS = 3;
 
@@ -34,7 +32,7 @@ export default async function consoleSuite(ctx) {
   const lines = Array.from({ length: LINES }, (_, i) => ({ variantExternalId: `SKU-${String(i).padStart(5, "0")}`, variantName: { en: `Item ${i}` }, minQuantity: 1, maxQuantity: 10, recommendedQuantity: 5 }));
   await ctx.expect(operator, "PUT", `/v1/operations/${full}/lines`, lines, 200);
 
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  const browser = await launchChromium();
   const session = JSON.stringify({ apiKey: operator.key, role: "OPERATOR" });
   const openPage = async () => {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });

@@ -5,21 +5,18 @@
 // "Execute" calls the instance that served it (the document's relative server URL).
 // Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core, which never downloads one).
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { chromium } from "playwright-core";
 import { freePort, startDevServer } from "../../scripts/lib/dev-server.mjs";
 import { listGuides, writeGuideList } from "../../scripts/lib/guides.mjs";
 import { issueKeys } from "../../scripts/lib/keys.mjs";
 import { applyMigrations } from "../../scripts/lib/wrangler.mjs";
+import { launchChromiumProfile } from "../../scripts/lib/chromium.mjs";
+import { chromiumPresent } from "./support/browser.mjs";
 
-const CHROMIUM = "/usr/bin/chromium";
-// This machine's network is closed: keep Chromium from reaching for Google's services.
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-const MISSING = `${CHROMIUM} is missing: install chromium (apt-get install -y chromium) to run the browser test`;
 const TIMEOUT = { timeout: 60_000 };
 
 /** A static server on 127.0.0.1 answering every path with an empty page: the origin a client page runs on. */
@@ -30,13 +27,7 @@ async function startPageServer() {
   return { origin: `http://127.0.0.1:${port}`, port, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-if (!existsSync(CHROMIUM)) {
-  it("drives headless Chromium", (t) => {
-    if (process.env.CI) assert.fail(`${MISSING} (CI must install it: see .ci/run)`);
-    console.warn(`\n*** SKIPPED browser test: ${MISSING} ***\n`);
-    t.skip(MISSING);
-  });
-} else {
+if (chromiumPresent("browser test")) {
   const state = mkdtempSync(join(tmpdir(), "browser-test-"));
   const profile = mkdtempSync(join(tmpdir(), "browser-test-profile-"));
   let server, listed, unlisted, browser, key;
@@ -58,8 +49,7 @@ if (!existsSync(CHROMIUM)) {
     [{ key }] = await issueKeys([{ tenant: "browser", role: "OPERATOR" }], { persistTo: state });
     writeGuideList();
     server = await startDevServer({ persistTo: state, vars: { CORS_ORIGINS: listed.origin } });
-    // launch() refuses --user-data-dir: a persistent context is how a profile directory of our own is given.
-    browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    browser = await launchChromiumProfile(profile);
   }, { timeout: 180_000 });
 
   after(async () => {

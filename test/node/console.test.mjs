@@ -3,88 +3,33 @@
 // import a CSV whose row 7 is wrong, activate (the grid turns read-only), and an ACCOUNT key's view.
 // Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core, which never downloads one).
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { chromium } from "playwright-core";
-import { buildConsole } from "../../scripts/build-console.mjs";
-import { startDevServer } from "../../scripts/lib/dev-server.mjs";
-import { issueKeys } from "../../scripts/lib/keys.mjs";
-import { applyMigrations } from "../../scripts/lib/wrangler.mjs";
+import { chromiumPresent, screenshot as shoot, startConsole } from "./support/browser.mjs";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-const MISSING = `${CHROMIUM} is missing: install chromium (apt-get install -y chromium) to run the console test`;
 const TIMEOUT = { timeout: 120_000 };
 const LINES = 5000;
 
 /** A spreadsheet block: variantExternalId, name, min, max, recommended, tab-separated. */
 const block = (count) => Array.from({ length: count }, (_, i) => `SKU-${String(i).padStart(5, "0")}\tItem ${i}\t1\t10\t5`).join("\n");
 
-if (!existsSync(CHROMIUM)) {
-  it("drives the console in headless Chromium", (t) => {
-    if (process.env.CI) assert.fail(MISSING);
-    console.warn(`\n*** SKIPPED console test: ${MISSING} ***\n`);
-    t.skip(MISSING);
-  });
-} else {
-  const state = mkdtempSync(join(tmpdir(), "console-test-"));
-  const profile = mkdtempSync(join(tmpdir(), "console-test-profile-"));
-  let server, browser, operatorKey, accountKey, page;
+if (chromiumPresent("console test")) {
+  let consoleServer, server, browser, operatorKey, accountKey, page, signIn, api;
   const code = `CONSOLE-${Date.now()}`;
 
-  async function signIn(target, key, role) {
-    await target.goto(`${server.baseUrl}/console`);
-    await target.getByLabel("API key").fill(key);
-    await target.getByLabel("Role").selectOption(role);
-    await target.getByRole("button", { name: "Sign in" }).click();
-    await target.getByRole("heading", { name: "Operations" }).waitFor();
-  }
-  /** CONSOLE_SCREENSHOTS=dir saves what the page looks like, wide and narrow, at a few steps. */
-  async function shoot(target, name) {
-    const dir = process.env.CONSOLE_SCREENSHOTS;
-    if (!dir) return;
-    await target.screenshot({ path: join(dir, `${name}-wide.png`) });
-    await target.setViewportSize({ width: 390, height: 844 });
-    await target.screenshot({ path: join(dir, `${name}-narrow.png`), fullPage: true });
-    await target.setViewportSize({ width: 1440, height: 900 });
-  }
   const grid = () => page.getByRole("grid");
   const cell = (row, col) => page.locator(`#cell-${row}-${col}`);
-  /** A direct API call as the OPERATOR key (what another person does meanwhile). */
-  async function api(method, path, body) {
-    const response = await fetch(`${server.baseUrl}${path}`, {
-      method,
-      headers: { "svc-client": "OPERATOR", "svc-api-key": operatorKey, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: await response.json() };
-  }
   const rowsLoaded = (lines) => page.waitForFunction((expected) => document.querySelector('[role="grid"]')?.getAttribute("aria-rowcount") === String(expected), lines + 1, { timeout: 30_000 });
   const rowCount = async () => Number(await grid().getAttribute("aria-rowcount"));
   const status = (text) => page.getByRole("status").filter({ hasText: text });
 
   before(async () => {
-    await buildConsole({ ifChanged: true });
-    await applyMigrations({ persistTo: state });
-    [{ key: operatorKey }, { key: accountKey }] = await issueKeys(
-      [
-        { tenant: "console", role: "OPERATOR" },
-        { tenant: "console", role: "ACCOUNT", user: "u_console" },
-      ],
-      { persistTo: state },
-    );
-    server = await startDevServer({ persistTo: state });
-    browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, viewport: { width: 1440, height: 900 } });
+    consoleServer = await startConsole({ tenant: "console" });
+    ({ server, browser, operatorKey, accountKey, signIn, api } = consoleServer);
     page = await browser.newPage();
   }, { timeout: 240_000 });
 
   after(async () => {
-    await browser?.close();
-    await server?.stop();
-    rmSync(state, { recursive: true, force: true });
-    rmSync(profile, { recursive: true, force: true });
+    await consoleServer?.close();
   });
 
   describe("the console", () => {

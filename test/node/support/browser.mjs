@@ -1,0 +1,93 @@
+// Headless Chromium for the node:test suites, against a local `wrangler dev` of their own.
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { it } from "node:test";
+import { buildConsole } from "../../../scripts/build-console.mjs";
+import { CHROMIUM, launchChromiumProfile } from "../../../scripts/lib/chromium.mjs";
+import { startDevServer } from "../../../scripts/lib/dev-server.mjs";
+import { issueKeys } from "../../../scripts/lib/keys.mjs";
+import { applyMigrations } from "../../../scripts/lib/wrangler.mjs";
+
+
+/**
+ * Whether Chromium is here. When it is not, registers one test that skips (fails on CI, which must
+ * install it: see .ci/run) and answers false, so the suite defines nothing else.
+ */
+export function chromiumPresent(what) {
+  if (existsSync(CHROMIUM)) return true;
+  const missing = `${CHROMIUM} is missing: install chromium (apt-get install -y chromium) to run the ${what}`;
+  it(`drives headless Chromium (${what})`, (t) => {
+    if (process.env.CI) assert.fail(`${missing} (CI must install it: see .ci/run)`);
+    console.warn(`\n*** SKIPPED ${what}: ${missing} ***\n`);
+    t.skip(missing);
+  });
+  return false;
+}
+
+/**
+ * The console served by a fresh local server with its own state: keys for `tenant` (an OPERATOR
+ * key, an ACCOUNT key for user u_console), Chromium at 1440×900. `close()` removes everything.
+ */
+export async function startConsole({ tenant = "console", vars } = {}) {
+  const state = mkdtempSync(join(tmpdir(), `${tenant}-state-`));
+  const profile = mkdtempSync(join(tmpdir(), `${tenant}-profile-`));
+  await buildConsole({ ifChanged: true });
+  await applyMigrations({ persistTo: state });
+  const [{ key: operatorKey }, { key: accountKey }] = await issueKeys(
+    [
+      { tenant, role: "OPERATOR" },
+      { tenant, role: "ACCOUNT", user: "u_console" },
+    ],
+    { persistTo: state },
+  );
+  const server = await startDevServer({ persistTo: state, vars });
+  const browser = await launchChromiumProfile(profile, { viewport: { width: 1440, height: 900 } });
+  const baseUrl = server.baseUrl;
+
+  return {
+    server,
+    browser,
+    baseUrl,
+    operatorKey,
+    accountKey,
+
+    /** Signs in on `page` (a tab of its own starts signed out: the key lives in sessionStorage). */
+    async signIn(page, key, role) {
+      await page.goto(`${baseUrl}/console`);
+      await page.getByLabel("API key").fill(key);
+      await page.getByLabel("Role").selectOption(role);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("heading", { name: "Operations" }).waitFor();
+    },
+
+    /** A direct API call (what another person does meanwhile), as the OPERATOR key unless told. */
+    async api(method, path, body, { key = operatorKey, role = "OPERATOR" } = {}) {
+      const response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { "svc-client": role, "svc-api-key": key, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    },
+
+    async close() {
+      await browser.close();
+      await server.stop();
+      rmSync(state, { recursive: true, force: true });
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** CONSOLE_SCREENSHOTS=dir saves what the page looks like, wide (1440×900) and narrow (390 wide, whole page). */
+export async function screenshot(page, name) {
+  const dir = process.env.CONSOLE_SCREENSHOTS;
+  if (!dir) return;
+  await page.screenshot({ path: join(dir, `${name}-wide.png`) });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(dir, `${name}-narrow.png`), fullPage: true });
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
