@@ -1,6 +1,7 @@
 // Headless Chromium for the node:test suites, against a local `wrangler dev` of their own.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { it } from "node:test";
@@ -90,4 +91,21 @@ export async function screenshot(page, name) {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: join(dir, `${name}-narrow.png`), fullPage: true });
   await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/**
+ * Runs axe-core on the page as it stands and fails on any serious or critical violation, naming
+ * each rule and the elements it found.
+ */
+export async function assertAccessible(page, label) {
+  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: axeSource });
+  const violations = await page.evaluate(async () => {
+    // @ts-expect-error axe is the script just added
+    const result = await window.axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));
+  });
+  const grave = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  assert.deepEqual(grave, [], `${label}: ${grave.map((v) => `${v.impact} ${v.id} (${v.help}) at ${v.targets.join(", ")}`).join("; ")}`);
 }
