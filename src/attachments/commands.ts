@@ -1,6 +1,6 @@
 import { actorOf } from "../platform/principal";
 import { defineCommand, type CommandContext } from "../platform/commands";
-import { insertFromJson, jsonChunks, jsonField } from "../platform/db";
+import { insertFromJson, jsonChunks, jsonField } from "../platform/sql";
 import { ApiError } from "../platform/errors";
 import { operationAccounts } from "../platform/tables";
 import { nowIso } from "../platform/time";

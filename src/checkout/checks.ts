@@ -2,7 +2,7 @@ import { permittedAccounts } from "../directory/membership";
 import { findLineIssues, nearestValidQuantities, type LineIssue } from "../lines/order-fit";
 import { getVisibleOperation, type OperationRow } from "../operations/queries";
 import type { Principal } from "../platform/principal";
-import type { Db } from "../platform/db";
+import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import type { StoredOrderLine } from "../platform/tables";
 import { toIsoSeconds } from "../platform/time";

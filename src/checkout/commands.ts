@@ -1,7 +1,8 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { OPERATION_ACCOUNT_STATUSES } from "../attachments/schemas";
 import { defineCommand, type CommandContext } from "../platform/commands";
-import { isWriteGuardFailure, violatesUnique, runBatch, writeGuard, type Statement } from "../platform/db";
+import { runBatch, writeGuard, type Statement } from "../platform/sql";
+import { isWriteGuardFailure, violatesUnique } from "../platform/constraint-errors";
 import { ApiError } from "../platform/errors";
 import { idPrefixes, newId } from "../platform/ids";
 import { actorOf } from "../platform/principal";

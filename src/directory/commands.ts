@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { actorOf, type Principal } from "../platform/principal";
-import { inJsonChunks, insertFromJson, jsonChunks, jsonField, runBatch, type Db, type Statement } from "../platform/db";
+import { type Db } from "../platform/database";
+import { inJsonChunks, insertFromJson, jsonChunks, jsonField, runBatch, type Statement } from "../platform/sql";
 import { appendEvent } from "../platform/events";
 import { accounts, accountUsers } from "../platform/tables";
 import { nowIso } from "../platform/time";

@@ -1,4 +1,4 @@
-import { insertFromJson, jsonChunks, jsonField, type Statement } from "../platform/db";
+import { insertFromJson, jsonChunks, jsonField, type Statement } from "../platform/sql";
 import { ApiError } from "../platform/errors";
 import { searchText, sortText } from "../platform/locale";
 import { operationLines } from "../platform/tables";

@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { defineCommand, type CommandContext } from "../platform/commands";
-import { insertFromJson, jsonField, writeGuard, type Db, type Statement } from "../platform/db";
+import { type Db } from "../platform/database";
+import { insertFromJson, jsonField, writeGuard, type Statement } from "../platform/sql";
 import { ApiError } from "../platform/errors";
 import { foldedText, mergeLocalized, searchText, sortText } from "../platform/locale";
 import { operationAccounts, operationLines, operationOwners, operations } from "../platform/tables";

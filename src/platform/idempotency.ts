@@ -3,7 +3,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppBindings } from "./app";
 import type { Env } from "./env";
 import { sha256Hex } from "./crypto";
-import { primaryDb } from "./db";
+import { primaryDb } from "./database";
 import { shardNames } from "./shards";
 import { ApiError } from "./errors";
 import { idempotencyKeys, tenantFences } from "./tables";

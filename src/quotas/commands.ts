@@ -1,6 +1,8 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { actorOf, type Principal } from "../platform/principal";
-import { bookmarkOf, inJsonChunks, insertFromJson, isWriteGuardFailure, jsonChunks, jsonField, violatesUniqueIndex, runBatch, writeGuard, type Db, type Statement } from "../platform/db";
+import { bookmarkOf, type Db } from "../platform/database";
+import { inJsonChunks, insertFromJson, jsonChunks, jsonField, runBatch, writeGuard, type Statement } from "../platform/sql";
+import { isWriteGuardFailure, violatesUniqueIndex } from "../platform/constraint-errors";
 import { ApiError } from "../platform/errors";
 import { appendEvent, type EventType } from "../platform/events";
 import { idPrefixes, newId } from "../platform/ids";

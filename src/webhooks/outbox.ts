@@ -1,7 +1,8 @@
 import { and, eq, isNull, lt, notInArray, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { DRY_RUN_HEADER, type AppBindings } from "../platform/app";
-import { inJsonList, insertFromJson, jsonChunks, jsonField, primaryDb, runBatch } from "../platform/db";
+import { primaryDb } from "../platform/database";
+import { inJsonList, insertFromJson, jsonChunks, jsonField, runBatch } from "../platform/sql";
 import type { Env } from "../platform/env";
 import { logFailure } from "../platform/errors";
 import { idPrefixes, newId } from "../platform/ids";

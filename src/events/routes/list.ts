@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import * as z from "zod";
-import { inJsonList } from "../../platform/db";
+import { inJsonList } from "../../platform/sql";
 import { commaList, listContextOf, listPage, mapPage, pageQueryShape, selectRows, type ListDefinition } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { events } from "../../platform/tables";

@@ -1,5 +1,6 @@
 import { actorOf } from "../../platform/principal";
-import { runBatch, violatesUnique } from "../../platform/db";
+import { runBatch } from "../../platform/sql";
+import { violatesUnique } from "../../platform/constraint-errors";
 import { ApiError } from "../../platform/errors";
 import { appendEvent } from "../../platform/events";
 import { idPrefixes, newId } from "../../platform/ids";
