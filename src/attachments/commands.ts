@@ -1,6 +1,6 @@
 import { actorOf } from "../platform/principal";
 import { defineCommand, type CommandContext } from "../platform/commands";
-import { insertFromJson, jsonChunks, jsonField } from "../platform/sql";
+import { insertFromJson } from "../platform/sql";
 import { ApiError } from "../platform/errors";
 import { operationAccounts } from "../platform/tables";
 import { nowIso } from "../platform/time";
@@ -58,20 +58,18 @@ export const attachAccounts = defineCommand("accounts.attach", async (ctx: Comma
   const attachedBy = actorOf(ctx.principal);
   const accountCount = await commitRowChange(ctx, row, {
     rows: ATTACHMENT_ROWS,
-    writes: jsonChunks(toAttach).map((chunk) =>
-      insertFromJson(
-        operationAccounts,
-        chunk,
-        [
-          [operationAccounts.operationId, row.id],
-          [operationAccounts.accountId, jsonField()],
-          [operationAccounts.tenantId, row.tenantId],
-          [operationAccounts.operationStatus, "NOT_STARTED"],
-          [operationAccounts.attachedAt, attachedAt],
-          [operationAccounts.attachedBy, attachedBy],
-        ],
-        { target: [operationAccounts.operationId, operationAccounts.accountId] },
-      ),
+    writes: insertFromJson(
+      operationAccounts,
+      toAttach,
+      [
+        [operationAccounts.operationId, row.id],
+        [operationAccounts.accountId, (accountId) => accountId],
+        [operationAccounts.tenantId, row.tenantId],
+        [operationAccounts.operationStatus, "NOT_STARTED"],
+        [operationAccounts.attachedAt, attachedAt],
+        [operationAccounts.attachedBy, attachedBy],
+      ],
+      { target: [operationAccounts.operationId, operationAccounts.accountId] },
     ),
     event: "accounts.attached",
     data: { attached: toAttach.length, alreadyAttached, accountCount: row.accountCount + toAttach.length },

@@ -1,4 +1,4 @@
-import { insertFromJson, jsonChunks, jsonField, type Statement } from "../platform/sql";
+import { insertFromJson, type Statement } from "../platform/sql";
 import { ApiError } from "../platform/errors";
 import { searchText, sortText } from "../platform/locale";
 import { operationLines } from "../platform/tables";
@@ -25,55 +25,42 @@ export interface RemoveLinesResult {
 const LINE_ROWS: OwnedRows = { count: "lineCount", operationColumn: operationLines.operationId, keyColumn: operationLines.variantExternalId };
 
 /**
- * One statement per JSON chunk (usually one for 5000 lines): rows travel as compact arrays in a
- * single bound parameter, so the statement stays within D1's 100-parameter limit at any size.
+ * One statement per JSON chunk (usually one for 5000 lines): rows travel in a single bound
+ * parameter, so the statement stays within D1's 100-parameter limit at any size.
  */
 function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredLine[], updatedAt: string): Statement[] {
   const tenantDefault = ctx.principal.tenantDefaultLocale;
-  const tuples = lines.map((line) => [
-    line.variantExternalId,
-    line.variantId,
-    JSON.stringify(line.variantName),
-    searchText(line.variantName),
-    sortText(line.variantName, tenantDefault),
-    line.minQuantity,
-    line.maxQuantity,
-    line.recommendedQuantity,
-    line.quantityIncrement,
-  ]);
-  return jsonChunks(tuples).map((chunk) =>
-    insertFromJson(
-      operationLines,
-      chunk,
-      [
-        [operationLines.operationId, row.id],
-        [operationLines.variantExternalId, jsonField(0)],
-        [operationLines.tenantId, row.tenantId],
-        [operationLines.variantId, jsonField(1)],
-        [operationLines.variantName, jsonField(2)],
-        [operationLines.variantNameSearch, jsonField(3)],
-        [operationLines.variantNameSort, jsonField(4)],
-        [operationLines.minQuantity, jsonField(5)],
-        [operationLines.maxQuantity, jsonField(6)],
-        [operationLines.recommendedQuantity, jsonField(7)],
-        [operationLines.quantityIncrement, jsonField(8)],
-        [operationLines.updatedAt, updatedAt],
+  return insertFromJson(
+    operationLines,
+    lines,
+    [
+      [operationLines.operationId, row.id],
+      [operationLines.variantExternalId, (line) => line.variantExternalId],
+      [operationLines.tenantId, row.tenantId],
+      [operationLines.variantId, (line) => line.variantId],
+      [operationLines.variantName, (line) => JSON.stringify(line.variantName)],
+      [operationLines.variantNameSearch, (line) => searchText(line.variantName)],
+      [operationLines.variantNameSort, (line) => sortText(line.variantName, tenantDefault)],
+      [operationLines.minQuantity, (line) => line.minQuantity],
+      [operationLines.maxQuantity, (line) => line.maxQuantity],
+      [operationLines.recommendedQuantity, (line) => line.recommendedQuantity],
+      [operationLines.quantityIncrement, (line) => line.quantityIncrement],
+      [operationLines.updatedAt, updatedAt],
+    ],
+    {
+      target: [operationLines.operationId, operationLines.variantExternalId],
+      update: [
+        operationLines.variantId,
+        operationLines.variantName,
+        operationLines.variantNameSearch,
+        operationLines.variantNameSort,
+        operationLines.minQuantity,
+        operationLines.maxQuantity,
+        operationLines.recommendedQuantity,
+        operationLines.quantityIncrement,
+        operationLines.updatedAt,
       ],
-      {
-        target: [operationLines.operationId, operationLines.variantExternalId],
-        update: [
-          operationLines.variantId,
-          operationLines.variantName,
-          operationLines.variantNameSearch,
-          operationLines.variantNameSort,
-          operationLines.minQuantity,
-          operationLines.maxQuantity,
-          operationLines.recommendedQuantity,
-          operationLines.quantityIncrement,
-          operationLines.updatedAt,
-        ],
-      },
-    ),
+    },
   );
 }
 

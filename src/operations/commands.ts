@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { defineCommand, type CommandContext } from "../platform/commands";
 import { type Db } from "../platform/database";
-import { insertFromJson, jsonField, writeGuard, type Statement } from "../platform/sql";
+import { insertFromJson, writeGuard, type Statement } from "../platform/sql";
 import { ApiError } from "../platform/errors";
 import { foldedText, mergeLocalized, searchText, sortText } from "../platform/locale";
 import { operationAccounts, operationLines, operationOwners, operations } from "../platform/tables";
@@ -85,20 +85,18 @@ export const patchOperation = defineCommand("operation.patch", async (
 export function ownerStatements(db: Db, tenantId: string, operationId: string, ownerIds: string[], replace: boolean) {
   const statements: Statement[] = [];
   if (replace) statements.push(db.delete(operationOwners).where(eq(operationOwners.operationId, operationId)));
-  if (ownerIds.length) {
-    statements.push(
-      insertFromJson(
-        operationOwners,
-        JSON.stringify(ownerIds),
-        [
-          [operationOwners.tenantId, tenantId],
-          [operationOwners.userId, jsonField()],
-          [operationOwners.operationId, operationId],
-        ],
-        { target: [operationOwners.tenantId, operationOwners.userId, operationOwners.operationId] },
-      ),
-    );
-  }
+  statements.push(
+    ...insertFromJson(
+      operationOwners,
+      ownerIds,
+      [
+        [operationOwners.tenantId, tenantId],
+        [operationOwners.userId, (userId) => userId],
+        [operationOwners.operationId, operationId],
+      ],
+      { target: [operationOwners.tenantId, operationOwners.userId, operationOwners.operationId] },
+    ),
+  );
   return statements;
 }
 

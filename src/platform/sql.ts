@@ -90,26 +90,41 @@ export function sqlText(query: SQL): string {
   return dialect.sqlToQuery(query).sql;
 }
 
-/** A field of the current `json_each` row: `value ->> n` of a tuple, or the whole `value`. */
-export function jsonField(index?: number): SQL {
-  return sql.raw(index === undefined ? "value" : `value ->> ${index}`);
-}
+/**
+ * A column of a bulk insert and where its value comes from: a function of each item (carried in
+ * the items' JSON parameter), or one value for every row (bound once per statement).
+ */
+export type JsonInsertColumn<Item> =
+  | readonly [AnySQLiteColumn, (item: Item) => string | number | boolean | null]
+  | readonly [AnySQLiteColumn, SQL | string | number | boolean | null];
 
 const columnNames = (columns: readonly AnySQLiteColumn[]) => sql.join(columns.map((column) => sql.identifier(column.name)), sql`, `);
 
 /**
- * One statement that inserts every row of a JSON array (one bound parameter, whatever the row
- * count): `values` gives each column its SQL (a `jsonField` of the row, or a constant). With
- * `onConflict`, a row whose `target` key exists updates the `update` columns (none: it is skipped).
- * Column names come from the schema objects, never from literals.
+ * Inserts every item with one statement per `jsonChunks` chunk (usually one; none for no items):
+ * each chunk is one bound parameter whatever the row count, so a statement binds the chunk and
+ * the per-statement values only. Items travel as compact arrays of their per-item values (a bare
+ * value when there is one), read back as `value ->> n`. With `onConflict`, a row whose `target`
+ * key exists updates the `update` columns (none: it is skipped). Column names come from the
+ * schema objects, never from literals.
  */
-export function insertFromJson(
+export function insertFromJson<Item>(
   table: SQLiteTable,
-  rows: string,
-  values: readonly (readonly [AnySQLiteColumn, unknown])[],
+  items: readonly Item[],
+  columns: readonly JsonInsertColumn<Item>[],
   onConflict?: { target: readonly AnySQLiteColumn[]; update?: readonly AnySQLiteColumn[] },
-): SQL {
-  const selected = sql.join(values.map(([, value]) => (is(value, SQL) ? value : sql`${value}`)), sql`, `);
+): SQL[] {
+  if (!items.length) return [];
+  const fields = columns.flatMap(([, value]) => (typeof value === "function" ? [value] : []));
+  const encode: (item: Item) => unknown = fields.length === 1 ? fields[0] : (item) => fields.map((field) => field(item));
+  let field = 0;
+  const selected = sql.join(
+    columns.map(([, value]) => {
+      if (typeof value === "function") return sql.raw(fields.length === 1 ? "value" : `value ->> ${field++}`);
+      return is(value, SQL) ? value : sql`${value}`;
+    }),
+    sql`, `,
+  );
   let conflict = sql``;
   if (onConflict) {
     const update = onConflict.update ?? [];
@@ -120,7 +135,8 @@ export function insertFromJson(
         )}`
       : sql` on conflict (${columnNames(onConflict.target)}) do nothing`;
   }
-  return sql`insert into ${table} (${columnNames(values.map(([column]) => column))}) select ${selected} from json_each(${rows}) where true${conflict}`;
+  const names = columnNames(columns.map(([column]) => column));
+  return jsonChunks(items.map(encode)).map((rows) => sql`insert into ${table} (${names}) select ${selected} from json_each(${rows}) where true${conflict}`);
 }
 
 function compile(statement: Statement): { sql: string; params: unknown[] } {
