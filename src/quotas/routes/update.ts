@@ -1,3 +1,4 @@
+import { tenantPrimaryDb } from "../../platform/app";
 import { defineRoute } from "../../platform/routes";
 import { updateRule } from "../commands";
 import { toRuleRepresentation } from "../queries";
@@ -19,7 +20,7 @@ export default defineRoute(
     errors: ["not_found", "duplicate_scope", "version_mismatch", "idempotency_key_reused"],
   },
   async (c, { params, body }) => {
-    const row = await updateRule(c.var.db, c.get("principal"), params.ruleId, body);
+    const row = await updateRule(tenantPrimaryDb(c), c.var.principal, params.ruleId, body);
     return c.json(toRuleRepresentation(row));
   },
 );
