@@ -53,7 +53,7 @@ export default defineRoute(
   },
   async (c, { params, body }) => {
     const db = c.var.db;
-    const principal = c.get("principal");
+    const principal = c.var.principal;
     const operation = await getVisibleOperation(db, principal, params.operationId);
     let source: OrderLinesSource;
     let checked: number;

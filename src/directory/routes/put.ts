@@ -20,6 +20,6 @@ export default defineRoute(
     errors: ["batch_too_large", "idempotency_key_reused"],
   },
   async (c, { query, body }) => {
-    return batchAnswer(c, query.dryRun, await upsertDirectory(c.var.db, c.get("principal"), body, { dryRun: query.dryRun }));
+    return batchAnswer(c, query.dryRun, await upsertDirectory(c.var.db, c.var.principal, body, { dryRun: query.dryRun }));
   },
 );

@@ -18,8 +18,8 @@ export default defineRoute(
     errors: ["not_found"],
   },
   async (c, { params }) => {
-    const principal = c.get("principal");
+    const principal = c.var.principal;
     const row = await findFrontOperation(c.var.db, principal, params.operationId);
-    return c.json(toFrontOperation(row, presentationOf(principal, c.get("scope"))));
+    return c.json(toFrontOperation(row, presentationOf(principal, c.var.scope)));
   },
 );

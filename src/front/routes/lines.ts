@@ -24,10 +24,10 @@ export default defineRoute(
   },
   async (c, { params, query }) => {
     const db = c.var.db;
-    const principal = c.get("principal");
+    const principal = c.var.principal;
     await findFrontOperation(db, principal, params.operationId);
     const page = await listLines(listContextOf(c), params.operationId, query);
-    const presentation = presentationOf(principal, c.get("scope"));
+    const presentation = presentationOf(principal, c.var.scope);
     return c.json(mapPage(page, (line) => toFrontLine(line, presentation)));
   },
 );

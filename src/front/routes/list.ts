@@ -21,9 +21,9 @@ export default defineRoute(
     errors: ["invalid_next_token"],
   },
   async (c, { query }) => {
-    const principal = c.get("principal");
+    const principal = c.var.principal;
     const page = await listOperations(listContextOf(c), query, { name: "front", filters: openNow() });
-    const presentation = presentationOf(principal, c.get("scope"));
+    const presentation = presentationOf(principal, c.var.scope);
     return c.json(mapPage(page, (item) => toFrontOperation(item.row, presentation)));
   },
 );

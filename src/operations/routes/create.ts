@@ -2,7 +2,7 @@ import { defineRoute } from "../../platform/routes";
 import { createOperation } from "../commands";
 import { toOperationRepresentation } from "../queries";
 import { createOperationBody, operationRepresentation } from "../schemas";
-import { withVersionHeaders } from "./headers";
+import { setETag } from "./etag";
 
 export default defineRoute(
   {
@@ -24,7 +24,7 @@ export default defineRoute(
     if (row.activateAt !== null || row.deactivateAt !== null) await c.var.coordinator.syncSchedule(row.id);
     const representation = toOperationRepresentation(row);
     c.header("Location", `/v1/operations/${row.id}`);
-    withVersionHeaders(c, representation.version);
+    setETag(c, representation.version);
     return c.json(representation, 201);
   },
 );

@@ -2,7 +2,7 @@ import { defineRoute } from "../../platform/routes";
 import { operationIdParam } from "../../platform/fields";
 import { patchOperation } from "../commands";
 import { operationRepresentation, patchOperationBody } from "../schemas";
-import { withVersionHeaders } from "./headers";
+import { setETag } from "./etag";
 
 export default defineRoute(
   {
@@ -32,7 +32,7 @@ export default defineRoute(
       ifMatch: c.req.header("if-match"),
     });
     if (result.datesChangedWhileActive) c.header("Warning", '199 - "dates changed on an ACTIVE operation"');
-    withVersionHeaders(c, result.operation.version);
+    setETag(c, result.operation.version);
     return c.json(result.operation);
   },
 );

@@ -2,7 +2,7 @@ import { defineRoute } from "../../platform/routes";
 import { operationIdParam } from "../../platform/fields";
 import { changeStatus } from "../commands";
 import { operationRepresentation, statusChangeBody } from "../schemas";
-import { withVersionHeaders } from "./headers";
+import { setETag } from "./etag";
 
 export default defineRoute(
   {
@@ -25,7 +25,7 @@ export default defineRoute(
       status: body.status,
       ifMatch: c.req.header("if-match"),
     });
-    withVersionHeaders(c, operation.version);
+    setETag(c, operation.version);
     return c.json(operation);
   },
 );

@@ -18,7 +18,7 @@ export default defineRoute(
     errors: ["duplicate_scope", "idempotency_key_reused"],
   },
   async (c, { body }) => {
-    const row = await createRule(c.var.db, c.get("principal"), body);
+    const row = await createRule(c.var.db, c.var.principal, body);
     c.header("Location", `/v1/buying-policies/quotas/rules/${row.id}`);
     return c.json(toRuleRepresentation(row), 201);
   },

@@ -36,8 +36,8 @@ export default defineRoute(
     errors: ["batch_too_large", "account_not_permitted"],
   },
   async (c, { query, body }) => {
-    const principal = c.get("principal");
-    const storeScope = c.get("scope").storeId;
+    const principal = c.var.principal;
+    const storeScope = c.var.scope.storeId;
     const orders: QuotaOrder[] = body.orders.map((order) => ({
       accountId: order.accountId,
       supplierId: order.supplierId ?? null,

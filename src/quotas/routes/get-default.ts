@@ -14,5 +14,5 @@ export default defineRoute(
     responses: { 200: { description: "The default.", schema: quotaDefaultRepresentation } },
     errors: [],
   },
-  async (c) => c.json(await getQuotaDefault(c.var.db, c.get("principal").tenantId)),
+  async (c) => c.json(await getQuotaDefault(c.var.db, c.var.principal.tenantId)),
 );

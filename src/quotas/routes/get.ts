@@ -16,7 +16,7 @@ export default defineRoute(
     errors: ["not_found"],
   },
   async (c, { params }) => {
-    const row = await findRule(c.var.db, c.get("principal").tenantId, params.ruleId);
+    const row = await findRule(c.var.db, c.var.principal.tenantId, params.ruleId);
     if (!row) throw new ApiError("not_found", `Quotas Rule ${params.ruleId} not found.`);
     return c.json(toRuleRepresentation(row));
   },

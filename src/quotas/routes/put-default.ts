@@ -16,7 +16,7 @@ export default defineRoute(
     errors: ["idempotency_key_reused"],
   },
   async (c, { body }) => {
-    await setQuotaDefault(c.var.db, c.get("principal"), body);
+    await setQuotaDefault(c.var.db, c.var.principal, body);
     return c.json({ minimum: body.minimum, enforcement: body.enforcement });
   },
 );
