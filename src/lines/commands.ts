@@ -68,7 +68,7 @@ function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredL
  * PUT lines: two reads side by side (the Operation, the stored lines of the batch's keys), the
  * merge and its validation in memory, then one batch that writes everything or nothing.
  */
-export const upsertLines = defineCommand("lines.upsert", async (ctx: CommandContext, input: { lines: LineInput[]; dryRun: boolean; mergeNames?: boolean }): Promise<UpsertLinesResult> => {
+export const upsertLines = defineCommand("lines.upsert", async function upsertLines(ctx: CommandContext, input: { lines: LineInput[]; dryRun: boolean; mergeNames?: boolean }): Promise<UpsertLinesResult> {
   const keys = input.lines.map((line) => line.variantExternalId);
   const [row, stored] = await loadOperationWith(ctx, () => findStoredLines(ctx.db, ctx.operationId, keys));
   requireDraft(row, "Changing lines");
@@ -91,7 +91,7 @@ export const upsertLines = defineCommand("lines.upsert", async (ctx: CommandCont
 });
 
 /** DELETE lines: keys that are not lines are reported, not refused. Removing nothing writes nothing. */
-export const removeLines = defineCommand("lines.remove", async (ctx: CommandContext, input: { variantExternalIds: string[]; dryRun: boolean }): Promise<RemoveLinesResult> => {
+export const removeLines = defineCommand("lines.remove", async function removeLines(ctx: CommandContext, input: { variantExternalIds: string[]; dryRun: boolean }): Promise<RemoveLinesResult> {
   const [row, found] = await loadOperationWith(ctx, () => findOwnedKeys(ctx, LINE_ROWS, input.variantExternalIds));
   requireDraft(row, "Changing lines");
   const { removed, notFound, count } = await removeOwnedRows(ctx, row, {

@@ -78,10 +78,10 @@ export interface PatchResult {
   datesChangedWhileActive: boolean;
 }
 
-export const patchOperation = defineCommand("operation.patch", async (
+export const patchOperation = defineCommand("operation.patch", async function patchOperation(
   ctx: CommandContext,
   input: { patch: OperationPatch; ifMatch?: string | null },
-): Promise<PatchResult> => {
+): Promise<PatchResult> {
   const row = await loadOperation(ctx);
   checkIfMatch(row, input.ifMatch);
   const { patch } = input;
@@ -180,7 +180,7 @@ function transitionRefusal(row: Pick<OperationRow, "status" | "lineCount" | "car
   return null;
 }
 
-export const changeStatus = defineCommand("operation.status", async (ctx: CommandContext, input: { status: OperationStatus; ifMatch?: string | null }) => {
+export const changeStatus = defineCommand("operation.status", async function changeStatus(ctx: CommandContext, input: { status: OperationStatus; ifMatch?: string | null }) {
   const row = await loadOperation(ctx);
   checkIfMatch(row, input.ifMatch);
   const refusal = transitionRefusal(row, input.status);
@@ -246,7 +246,7 @@ export async function runScheduledChanges(ctx: CommandContext, now = toIsoSecond
 // ---- delete ---------------------------------------------------------------------------
 
 /** Deletes the Operation with every row that belongs to it: lines, attachments, owners. */
-export const deleteOperation = defineCommand("operation.delete", async (ctx: CommandContext, input: { ifMatch?: string | null }) => {
+export const deleteOperation = defineCommand("operation.delete", async function deleteOperation(ctx: CommandContext, input: { ifMatch?: string | null }) {
   const row = await loadOperation(ctx);
   checkIfMatch(row, input.ifMatch);
   if (row.cartCount + row.orderCount > 0) {

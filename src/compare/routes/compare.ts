@@ -51,7 +51,7 @@ export default defineRoute(
     responses: { 200: { description: "The comparison.", schema: compareResponse } },
     errors: ["batch_too_large", "not_found"],
   },
-  async (c, { params, body }) => {
+  async function handleCompareOperations(c, { params, body }) {
     const db = c.var.db;
     const principal = c.var.principal;
     const operation = await getVisibleOperation(db, principal, params.operationId);

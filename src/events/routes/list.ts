@@ -48,7 +48,7 @@ export default defineRoute(
     responses: { 200: { description: "One page of events.", schema: eventPage } },
     errors: ["invalid_next_token"],
   },
-  async (c, { query }) => {
+  async function handleListEvents(c, { query }) {
     const { db, secret, principal } = listContextOf(c);
     const page = await listPage({
       definition: eventList,

@@ -17,7 +17,7 @@ export default defineRoute(
     responses: { 200: { description: "The Operation.", schema: frontOperationRepresentation } },
     errors: ["not_found"],
   },
-  async (c, { params }) => {
+  async function handleGetFrontOperation(c, { params }) {
     const principal = c.var.principal;
     const row = await findFrontOperation(c.var.db, principal, params.operationId);
     return c.json(toFrontOperation(row, presentationOf(principal, c.var.scope)));

@@ -22,7 +22,7 @@ export default defineRoute(
     responses: { 200: { description: "One page.", schema: frontLinePage } },
     errors: ["not_found", "invalid_next_token"],
   },
-  async (c, { params, query }) => {
+  async function handleListFrontLines(c, { params, query }) {
     const db = c.var.db;
     const principal = c.var.principal;
     await findFrontOperation(db, principal, params.operationId);

@@ -20,7 +20,7 @@ export default defineRoute(
     responses: { 200: { description: "One page.", schema: frontOperationPage } },
     errors: ["invalid_next_token"],
   },
-  async (c, { query }) => {
+  async function handleListFrontOperations(c, { query }) {
     const principal = c.var.principal;
     const page = await listOperations(listContextOf(c), query, { name: "front", filters: openNow() });
     const presentation = presentationOf(principal, c.var.scope);

@@ -19,7 +19,7 @@ export default defineRoute(
     },
     errors: ["duplicate_code", "idempotency_key_reused"],
   },
-  async (c, { body }) => {
+  async function handleCreateOperation(c, { body }) {
     const row = await createOperation(c.var.db, c.var.principal, body);
     if (row.activateAt !== null || row.deactivateAt !== null) await c.var.coordinator.syncSchedule(row.id);
     const representation = toOperationRepresentation(row);

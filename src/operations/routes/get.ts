@@ -16,7 +16,7 @@ export default defineRoute(
     responses: { 200: { description: "The Operation.", schema: operationRepresentation, headers: { ETag: "Its version" } } },
     errors: ["not_found"],
   },
-  async (c, { params }) => {
+  async function handleGetOperation(c, { params }) {
     const row = await getVisibleOperation(c.var.db, c.var.principal, params.operationId);
     setETag(c, row.version);
     return c.json(toOperationRepresentation(row));

@@ -26,7 +26,7 @@ export default defineRoute(
     },
     errors: ["not_found", "operation_not_draft", "duplicate_code", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { params, body }) => {
+  async function handleUpdateOperation(c, { params, body }) {
     const result = await c.var.coordinator.run(params.operationId, patchOperation, {
       patch: body,
       ifMatch: c.req.header("if-match"),

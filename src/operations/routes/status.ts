@@ -20,7 +20,7 @@ export default defineRoute(
     responses: { 200: { description: "The Operation in its new status.", schema: operationRepresentation, headers: { ETag: "Its new version" } } },
     errors: ["not_found", "invalid_transition", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { params, body }) => {
+  async function handleChangeOperationStatus(c, { params, body }) {
     const operation = await c.var.coordinator.run(params.operationId, changeStatus, {
       status: body.status,
       ifMatch: c.req.header("if-match"),

@@ -15,7 +15,7 @@ export default defineRoute(
     responses: { 204: { description: "Deleted." } },
     errors: ["not_found", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { params }) => {
+  async function handleDeleteQuotaRule(c, { params }) {
     await deleteRule(tenantPrimaryDb(c), c.var.principal, params.ruleId);
     return c.body(null, 204);
   },

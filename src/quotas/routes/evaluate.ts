@@ -35,7 +35,7 @@ export default defineRoute(
     responses: { 200: { description: "One result per order.", schema: evaluateResponse } },
     errors: ["batch_too_large", "account_not_permitted"],
   },
-  async (c, { query, body }) => {
+  async function handleEvaluateQuotas(c, { query, body }) {
     const principal = c.var.principal;
     const storeScope = c.var.scope.storeId;
     const orders: QuotaOrder[] = body.orders.map((order) => ({

@@ -15,7 +15,7 @@ export default defineRoute(
     responses: { 200: { description: "The rule.", schema: ruleRepresentation } },
     errors: ["not_found"],
   },
-  async (c, { params }) => {
+  async function handleGetQuotaRule(c, { params }) {
     const row = await findRule(c.var.db, c.var.principal.tenantId, params.ruleId);
     if (!row) throw new ApiError("not_found", `Quotas Rule ${params.ruleId} not found.`);
     return c.json(toRuleRepresentation(row));

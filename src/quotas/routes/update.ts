@@ -19,7 +19,7 @@ export default defineRoute(
     responses: { 200: { description: "The rule as stored.", schema: ruleRepresentation } },
     errors: ["not_found", "duplicate_scope", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { params, body }) => {
+  async function handleReplaceQuotaRule(c, { params, body }) {
     const row = await updateRule(tenantPrimaryDb(c), c.var.principal, params.ruleId, body);
     return c.json(toRuleRepresentation(row));
   },
