@@ -13,7 +13,7 @@ import type { MiddlewareHandler } from "hono";
 import { createApp, type App, type AppBindings } from "./platform/app";
 import { authenticate } from "./platform/auth";
 import { isBookmark, sessionStart } from "./platform/bookmarks";
-import { openDb } from "./platform/db";
+import { openDb } from "./platform/database";
 import { noteBookmark } from "./platform/trace";
 import { ApiError } from "./platform/errors";
 import { idempotency } from "./platform/idempotency";

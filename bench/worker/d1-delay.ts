@@ -10,7 +10,7 @@
  * GET /__bench/d1-delay checks by asking a Durable Object what it sees.
  */
 
-import { interceptRoundTrips, type D1Preparer } from "../../src/platform/db";
+import { interceptRoundTrips, type D1Preparer } from "../../src/platform/database";
 
 export interface D1Delay {
   primaryMs: number;

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { sha256Hex } from "../../src/platform/crypto";
-import { jsonChunks, runBatch, type Db } from "../../src/platform/db";
+import { type Db } from "../../src/platform/database";
+import { jsonChunks, runBatch } from "../../src/platform/sql";
 import { idPrefixes, newId } from "../../src/platform/ids";
 import { searchText, sortText } from "../../src/platform/locale";
 import type { ShardName } from "../../src/platform/shards";

@@ -13,7 +13,7 @@ import { externalKey, quantity } from "../../src/platform/fields";
 import { invalidJsonError, throwZodError } from "../../src/platform/validation";
 import { evaluateBody } from "../../src/quotas/schemas";
 import { currentD1Delay, setD1Delay, type D1Delay } from "./d1-delay";
-import { primaryDb } from "../../src/platform/db";
+import { primaryDb } from "../../src/platform/database";
 import { shardNames, type ShardName } from "../../src/platform/shards";
 import { createTenant } from "../../src/tenants/placement";
 import { changeRuleElsewhere, insertBenchKey, rawUpsertLines, rawUpsertRules, seedRules, shardOfTenant, tenantExists } from "./queries";

@@ -1,6 +1,6 @@
 import { actorOf } from "../platform/principal";
 import { defineCommand, type CommandContext } from "../platform/commands";
-import { insertFromJson, jsonChunks, jsonField } from "../platform/db";
+import { insertFromJson } from "../platform/sql";
 import { ApiError } from "../platform/errors";
 import { operationAccounts } from "../platform/tables";
 import { nowIso } from "../platform/time";
@@ -37,7 +37,7 @@ function requireEditableAttachments(row: OperationRow, what: string): void {
 const ATTACHMENT_ROWS: OwnedRows = { count: "accountCount", operationColumn: operationAccounts.operationId, keyColumn: operationAccounts.accountId };
 
 /** Attach: 404 → 409 (DRAFT, PRIVATE) → 422 unknown_accounts → 403 account_not_permitted, then one batch. */
-export const attachAccounts = defineCommand("accounts.attach", async (ctx: CommandContext, input: AccountIdsInput): Promise<AttachResult> => {
+export const attachAccounts = defineCommand("accounts.attach", async function attachAccounts(ctx: CommandContext, input: AccountIdsInput): Promise<AttachResult> {
   const ids = [...new Set(input.accountIds)];
   // Every read at once; their verdicts still come in the contract's order (404, 409, 422, then 403).
   const [row, [attachedNow, permitted]] = await loadOperationWith(ctx, () =>
@@ -58,20 +58,18 @@ export const attachAccounts = defineCommand("accounts.attach", async (ctx: Comma
   const attachedBy = actorOf(ctx.principal);
   const accountCount = await commitRowChange(ctx, row, {
     rows: ATTACHMENT_ROWS,
-    writes: jsonChunks(toAttach).map((chunk) =>
-      insertFromJson(
-        operationAccounts,
-        chunk,
-        [
-          [operationAccounts.operationId, row.id],
-          [operationAccounts.accountId, jsonField()],
-          [operationAccounts.tenantId, row.tenantId],
-          [operationAccounts.operationStatus, "NOT_STARTED"],
-          [operationAccounts.attachedAt, attachedAt],
-          [operationAccounts.attachedBy, attachedBy],
-        ],
-        { target: [operationAccounts.operationId, operationAccounts.accountId] },
-      ),
+    writes: insertFromJson(
+      operationAccounts,
+      toAttach,
+      [
+        [operationAccounts.operationId, row.id],
+        [operationAccounts.accountId, (accountId) => accountId],
+        [operationAccounts.tenantId, row.tenantId],
+        [operationAccounts.operationStatus, "NOT_STARTED"],
+        [operationAccounts.attachedAt, attachedAt],
+        [operationAccounts.attachedBy, attachedBy],
+      ],
+      { target: [operationAccounts.operationId, operationAccounts.accountId] },
     ),
     event: "accounts.attached",
     data: { attached: toAttach.length, alreadyAttached, accountCount: row.accountCount + toAttach.length },
@@ -82,7 +80,7 @@ export const attachAccounts = defineCommand("accounts.attach", async (ctx: Comma
 });
 
 /** Detach: same state and permission rules; ids that are not attached are reported, not refused. */
-export const detachAccounts = defineCommand("accounts.detach", async (ctx: CommandContext, input: AccountIdsInput): Promise<DetachResult> => {
+export const detachAccounts = defineCommand("accounts.detach", async function detachAccounts(ctx: CommandContext, input: AccountIdsInput): Promise<DetachResult> {
   const ids = [...new Set(input.accountIds)];
   const [row, [permitted, found]] = await loadOperationWith(ctx, () =>
     Promise.all([permittedAccounts(ctx.db, ctx.principal, ids), findOwnedKeys(ctx, ATTACHMENT_ROWS, ids)]),

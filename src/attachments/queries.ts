@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Principal } from "../platform/principal";
-import { inJsonList, selectInChunks, type Db } from "../platform/db";
+import { type Db } from "../platform/database";
+import { inJsonList, selectInChunks } from "../platform/sql";
 import { containsText, type ListContext } from "../platform/pagination";
 import { accounts, operationAccounts } from "../platform/tables";
 import { listOperationRows } from "../operations/queries";

@@ -2,7 +2,7 @@ import { permittedAccounts } from "../directory/membership";
 import { findLineIssues, nearestValidQuantities, type LineIssue } from "../lines/order-fit";
 import { getVisibleOperation, type OperationRow } from "../operations/queries";
 import type { Principal } from "../platform/principal";
-import type { Db } from "../platform/db";
+import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import type { StoredOrderLine } from "../platform/tables";
 import { toIsoSeconds } from "../platform/time";
@@ -18,7 +18,7 @@ export interface Placement {
 }
 
 /** What the checks found; `accountPermitted` is judged last, after the quota (the order the create-order route documents). */
-export interface CheckedPlacement {
+export interface PlacementCheck {
   operation: OperationRow;
   accountPermitted: boolean;
 }
@@ -76,7 +76,7 @@ function lineProblem(issue: LineIssue) {
  * not visible) → 409 operation_not_open → 409 cart_already_ordered → 403 account_not_attached (PRIVATE)
  * → 422 order_lines_invalid, one entry per bad line by index.
  */
-export async function checkPlacement(db: Db, principal: Principal, request: Placement): Promise<CheckedPlacement> {
+export async function checkPlacement(db: Db, principal: Principal, request: Placement): Promise<PlacementCheck> {
   const [operation, attached, issues, orderOfCart, permitted] = await Promise.all([
     getVisibleOperation(db, principal, request.operationId),
     isAttached(db, principal.tenantId, request.operationId, request.accountId),
@@ -105,7 +105,7 @@ export async function checkPlacement(db: Db, principal: Principal, request: Plac
 }
 
 /** ACCOUNT keys buy only for accounts whose directory users include their user (403 account_not_permitted). */
-export function requirePermittedAccount(checked: CheckedPlacement, principal: Principal, accountId: string): void {
+export function requirePermittedAccount(checked: PlacementCheck, principal: Principal, accountId: string): void {
   if (!checked.accountPermitted) {
     throw new ApiError("account_not_permitted", `Account ${accountId} is not one of user ${principal.userId}'s accounts.`, { accountId });
   }

@@ -1,7 +1,8 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { OPERATION_ACCOUNT_STATUSES } from "../attachments/schemas";
 import { defineCommand, type CommandContext } from "../platform/commands";
-import { isWriteGuardFailure, violatesUnique, runBatch, writeGuard, type Statement } from "../platform/db";
+import { runBatch, writeGuard, type Statement } from "../platform/sql";
+import { isWriteGuardFailure, violatesUnique } from "../platform/constraint-errors";
 import { ApiError } from "../platform/errors";
 import { idPrefixes, newId } from "../platform/ids";
 import { actorOf } from "../platform/principal";
@@ -99,7 +100,7 @@ function placementEventData(row: CartRow, total: number) {
   return { accountId: row.accountId, storeId: row.storeId, lineCount: row.lines.length, total };
 }
 
-export const createCart = defineCommand("checkout.cart", async (ctx: CommandContext, input: CheckedPlacement) => {
+export const createCart = defineCommand("checkout.cart", async function createCart(ctx: CommandContext, input: CheckedPlacement) {
   const row: CartRow = newPlacementRow(ctx, input.placement, idPrefixes.cart);
   const cart = toCartRepresentation(row);
   await commitPlacement(ctx, input, (guard) => [
@@ -116,7 +117,7 @@ export interface CheckedOrder extends CheckedPlacement {
   warnings: QuotaResult[];
 }
 
-export const createOrder = defineCommand("checkout.order", async (ctx: CommandContext, input: CheckedOrder) => {
+export const createOrder = defineCommand("checkout.order", async function createOrder(ctx: CommandContext, input: CheckedOrder) {
   const { placement, warnings } = input;
   const row: OrderRow = {
     ...newPlacementRow(ctx, placement, idPrefixes.order),

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppBindings } from "../platform/app";
-import { D1_MAX_JSON_PARAMETER_BYTES } from "../platform/db";
+import { D1_MAX_JSON_PARAMETER_BYTES } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { appendEvent } from "../platform/events";
 import { actorOf, type RequestScope } from "../platform/principal";

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { CommandContext, CommandExecutor, CommandOutcome } from "../platform/commands";
-import { openDb } from "../platform/db";
+import { openDb } from "../platform/database";
 import type { Env } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { actorOf, type Principal } from "../platform/principal";
-import { inJsonChunks, insertFromJson, jsonChunks, jsonField, runBatch, type Db, type Statement } from "../platform/db";
+import { type Db } from "../platform/database";
+import { inJsonChunks, insertFromJson, runBatch, type Statement } from "../platform/sql";
 import { appendEvent } from "../platform/events";
 import { accounts, accountUsers } from "../platform/tables";
 import { nowIso } from "../platform/time";
@@ -16,50 +17,38 @@ export async function upsertDirectory(db: Db, principal: Principal, input: Direc
   const accountIds = input.map((account) => account.accountId);
   const existing = await findDirectoryIds(db, tenantId, accountIds);
   const now = nowIso();
-  const accountTuples = input.map((account) => [
-    account.accountId,
-    account.name,
-    account.name.toLowerCase(),
-    JSON.stringify(account.users.map((user) => ({ userId: user.userId, email: user.email }))),
-  ]);
-  const userTuples = input.flatMap((account) =>
-    account.users.map((user) => [account.accountId, user.userId, user.email.toLowerCase()]),
-  );
+  const users = input.flatMap((account) => account.users.map((user) => ({ accountId: account.accountId, ...user })));
   const updated = accountIds.filter((id) => existing.has(id)).length;
   const created = accountIds.length - updated;
   const statements: Statement[] = [
-    ...jsonChunks(accountTuples).map((chunk) =>
-      insertFromJson(
-        accounts,
-        chunk,
-        [
-          [accounts.tenantId, tenantId],
-          [accounts.accountId, jsonField(0)],
-          [accounts.name, jsonField(1)],
-          [accounts.nameSearch, jsonField(2)],
-          [accounts.users, jsonField(3)],
-          [accounts.createdAt, now],
-          [accounts.updatedAt, now],
-        ],
-        { target: [accounts.tenantId, accounts.accountId], update: [accounts.name, accounts.nameSearch, accounts.users, accounts.updatedAt] },
-      ),
+    ...insertFromJson(
+      accounts,
+      input,
+      [
+        [accounts.tenantId, tenantId],
+        [accounts.accountId, (account) => account.accountId],
+        [accounts.name, (account) => account.name],
+        [accounts.nameSearch, (account) => account.name.toLowerCase()],
+        [accounts.users, (account) => JSON.stringify(account.users.map((user) => ({ userId: user.userId, email: user.email })))],
+        [accounts.createdAt, now],
+        [accounts.updatedAt, now],
+      ],
+      { target: [accounts.tenantId, accounts.accountId], update: [accounts.name, accounts.nameSearch, accounts.users, accounts.updatedAt] },
     ),
     ...inJsonChunks(accountUsers.accountId, accountIds).map((accountIsIn) =>
       db.delete(accountUsers).where(and(eq(accountUsers.tenantId, tenantId), accountIsIn)),
     ),
-    ...(userTuples.length ? jsonChunks(userTuples) : []).map((chunk) =>
-      insertFromJson(accountUsers, chunk, [
-        [accountUsers.tenantId, tenantId],
-        [accountUsers.accountId, jsonField(0)],
-        [accountUsers.userId, jsonField(1)],
-        [accountUsers.emailLower, jsonField(2)],
-      ]),
-    ),
+    ...insertFromJson(accountUsers, users, [
+      [accountUsers.tenantId, tenantId],
+      [accountUsers.accountId, (user) => user.accountId],
+      [accountUsers.userId, (user) => user.userId],
+      [accountUsers.emailLower, (user) => user.email.toLowerCase()],
+    ]),
     appendEvent(db, {
       tenantId,
       type: "directory.upserted",
       actor: actorOf(principal),
-      data: { created, updated, users: userTuples.length },
+      data: { created, updated, users: users.length },
     }),
   ];
   if (!options.dryRun) await runBatch(db, statements);

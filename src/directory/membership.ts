@@ -1,7 +1,8 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Principal } from "../platform/principal";
-import { inJsonList, type Db } from "../platform/db";
+import { type Db } from "../platform/database";
+import { inJsonList } from "../platform/sql";
 import { ApiError } from "../platform/errors";
 import { accountUsers } from "../platform/tables";
 

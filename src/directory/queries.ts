@@ -1,7 +1,8 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Principal } from "../platform/principal";
-import { existingKeys, inJsonList, type Db } from "../platform/db";
+import { type Db } from "../platform/database";
+import { existingKeys, inJsonList } from "../platform/sql";
 import { containsText, listPage, selectRows, type ListContext } from "../platform/pagination";
 import { accounts, accountUsers } from "../platform/tables";
 import { accountIdsOfUser, accountIdsWhere, ownAccountsOnly } from "./membership";

@@ -1,6 +1,6 @@
 import { and, eq, gte, lte, type SQL } from "drizzle-orm";
 import type { Principal } from "../platform/principal";
-import type { Db } from "../platform/db";
+import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { operations } from "../platform/tables";
 import { toIsoSeconds } from "../platform/time";

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { forgetCachedKey, forgetUnknownKeys } from "../platform/auth";
 import { sha256Hex } from "../platform/crypto";
-import type { Db } from "../platform/db";
+import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { appendEvent, type EventType } from "../platform/events";
 import { idPrefixes, newId } from "../platform/ids";

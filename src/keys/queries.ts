@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppBindings } from "../platform/app";
-import { openDb, type Db } from "../platform/db";
+import { openDb, type Db } from "../platform/database";
 import { listPage, type ListContext } from "../platform/pagination";
 import { apiKeys } from "../platform/tables";
 import { keyList, type KeyRepresentation, type ListKeysQuery } from "./schemas";

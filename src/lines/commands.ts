@@ -1,4 +1,4 @@
-import { insertFromJson, jsonChunks, jsonField, type Statement } from "../platform/db";
+import { insertFromJson, type Statement } from "../platform/sql";
 import { ApiError } from "../platform/errors";
 import { searchText, sortText } from "../platform/locale";
 import { operationLines } from "../platform/tables";
@@ -25,55 +25,42 @@ export interface RemoveLinesResult {
 const LINE_ROWS: OwnedRows = { count: "lineCount", operationColumn: operationLines.operationId, keyColumn: operationLines.variantExternalId };
 
 /**
- * One statement per JSON chunk (usually one for 5000 lines): rows travel as compact arrays in a
- * single bound parameter, so the statement stays within D1's 100-parameter limit at any size.
+ * One statement per JSON chunk (usually one for 5000 lines): rows travel in a single bound
+ * parameter, so the statement stays within D1's 100-parameter limit at any size.
  */
 function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredLine[], updatedAt: string): Statement[] {
   const tenantDefault = ctx.principal.tenantDefaultLocale;
-  const tuples = lines.map((line) => [
-    line.variantExternalId,
-    line.variantId,
-    JSON.stringify(line.variantName),
-    searchText(line.variantName),
-    sortText(line.variantName, tenantDefault),
-    line.minQuantity,
-    line.maxQuantity,
-    line.recommendedQuantity,
-    line.quantityIncrement,
-  ]);
-  return jsonChunks(tuples).map((chunk) =>
-    insertFromJson(
-      operationLines,
-      chunk,
-      [
-        [operationLines.operationId, row.id],
-        [operationLines.variantExternalId, jsonField(0)],
-        [operationLines.tenantId, row.tenantId],
-        [operationLines.variantId, jsonField(1)],
-        [operationLines.variantName, jsonField(2)],
-        [operationLines.variantNameSearch, jsonField(3)],
-        [operationLines.variantNameSort, jsonField(4)],
-        [operationLines.minQuantity, jsonField(5)],
-        [operationLines.maxQuantity, jsonField(6)],
-        [operationLines.recommendedQuantity, jsonField(7)],
-        [operationLines.quantityIncrement, jsonField(8)],
-        [operationLines.updatedAt, updatedAt],
+  return insertFromJson(
+    operationLines,
+    lines,
+    [
+      [operationLines.operationId, row.id],
+      [operationLines.variantExternalId, (line) => line.variantExternalId],
+      [operationLines.tenantId, row.tenantId],
+      [operationLines.variantId, (line) => line.variantId],
+      [operationLines.variantName, (line) => JSON.stringify(line.variantName)],
+      [operationLines.variantNameSearch, (line) => searchText(line.variantName)],
+      [operationLines.variantNameSort, (line) => sortText(line.variantName, tenantDefault)],
+      [operationLines.minQuantity, (line) => line.minQuantity],
+      [operationLines.maxQuantity, (line) => line.maxQuantity],
+      [operationLines.recommendedQuantity, (line) => line.recommendedQuantity],
+      [operationLines.quantityIncrement, (line) => line.quantityIncrement],
+      [operationLines.updatedAt, updatedAt],
+    ],
+    {
+      target: [operationLines.operationId, operationLines.variantExternalId],
+      update: [
+        operationLines.variantId,
+        operationLines.variantName,
+        operationLines.variantNameSearch,
+        operationLines.variantNameSort,
+        operationLines.minQuantity,
+        operationLines.maxQuantity,
+        operationLines.recommendedQuantity,
+        operationLines.quantityIncrement,
+        operationLines.updatedAt,
       ],
-      {
-        target: [operationLines.operationId, operationLines.variantExternalId],
-        update: [
-          operationLines.variantId,
-          operationLines.variantName,
-          operationLines.variantNameSearch,
-          operationLines.variantNameSort,
-          operationLines.minQuantity,
-          operationLines.maxQuantity,
-          operationLines.recommendedQuantity,
-          operationLines.quantityIncrement,
-          operationLines.updatedAt,
-        ],
-      },
-    ),
+    },
   );
 }
 
@@ -81,7 +68,7 @@ function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredL
  * PUT lines: two reads side by side (the Operation, the stored lines of the batch's keys), the
  * merge and its validation in memory, then one batch that writes everything or nothing.
  */
-export const upsertLines = defineCommand("lines.upsert", async (ctx: CommandContext, input: { lines: LineInput[]; dryRun: boolean; mergeNames?: boolean }): Promise<UpsertLinesResult> => {
+export const upsertLines = defineCommand("lines.upsert", async function upsertLines(ctx: CommandContext, input: { lines: LineInput[]; dryRun: boolean; mergeNames?: boolean }): Promise<UpsertLinesResult> {
   const keys = input.lines.map((line) => line.variantExternalId);
   const [row, stored] = await loadOperationWith(ctx, () => findStoredLines(ctx.db, ctx.operationId, keys));
   requireDraft(row, "Changing lines");
@@ -104,7 +91,7 @@ export const upsertLines = defineCommand("lines.upsert", async (ctx: CommandCont
 });
 
 /** DELETE lines: keys that are not lines are reported, not refused. Removing nothing writes nothing. */
-export const removeLines = defineCommand("lines.remove", async (ctx: CommandContext, input: { variantExternalIds: string[]; dryRun: boolean }): Promise<RemoveLinesResult> => {
+export const removeLines = defineCommand("lines.remove", async function removeLines(ctx: CommandContext, input: { variantExternalIds: string[]; dryRun: boolean }): Promise<RemoveLinesResult> {
   const [row, found] = await loadOperationWith(ctx, () => findOwnedKeys(ctx, LINE_ROWS, input.variantExternalIds));
   requireDraft(row, "Changing lines");
   const { removed, notFound, count } = await removeOwnedRows(ctx, row, {

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
-import { jsonChunks, type Db } from "../platform/db";
+import { type Db } from "../platform/database";
+import { jsonChunks } from "../platform/sql";
 import { operationLines, orders } from "../platform/tables";
 
 export type LineIssueCode = "not_in_operation" | "below_min" | "above_max" | "missing_required" | "increment_mismatch";

@@ -1,13 +1,75 @@
 import { eq, sql } from "drizzle-orm";
 import { defineCommand, type CommandContext } from "../platform/commands";
-import { insertFromJson, jsonField, writeGuard, type Db, type Statement } from "../platform/db";
+import { violatesUnique } from "../platform/constraint-errors";
+import { type Db } from "../platform/database";
+import { insertFromJson, runBatch, writeGuard, type Statement } from "../platform/sql";
 import { ApiError } from "../platform/errors";
+import { appendEvent } from "../platform/events";
+import { idPrefixes, newId } from "../platform/ids";
 import { foldedText, mergeLocalized, searchText, sortText } from "../platform/locale";
+import { actorOf, type Principal } from "../platform/principal";
 import { operationAccounts, operationLines, operationOwners, operations } from "../platform/tables";
 import { bumpOperation, bumpWithValues, checkIfMatch, commit, findOperation, loadOperation, operationEvent, requireDraft, unchangedSince, type OperationRow } from "../write/operation";
-import { toIsoSeconds } from "../platform/time";
+import { nowIso, toIsoSeconds } from "../platform/time";
 import { toOperationRepresentation } from "./queries";
-import type { OperationPatch, OperationStatus } from "./schemas";
+import type { OperationCreate, OperationPatch, OperationStatus } from "./schemas";
+
+// ---- create ---------------------------------------------------------------------------
+
+/**
+ * Creates the Operation in DRAFT, with its owners and its operation.created event, in one batch.
+ * The one Operation write the Worker commits itself: there is no Operation (hence no Durable
+ * Object to serialize on) before it, and the one race, a code taken meanwhile, is settled by the
+ * (tenant, code) unique key in SQL. Answers the row as inserted, which is the row as stored.
+ */
+export async function createOperation(db: Db, principal: Principal, body: OperationCreate): Promise<OperationRow> {
+  const now = nowIso();
+  const ownerIds = [...new Set(body.ownerIds ?? [])];
+  const name = body.name;
+  const row: OperationRow = {
+    id: newId(idPrefixes.operation),
+    tenantId: principal.tenantId,
+    code: body.code,
+    externalId: body.externalId ?? null,
+    name,
+    description: body.description ?? {},
+    nameSearch: searchText(name),
+    nameSort: sortText(name, principal.tenantDefaultLocale),
+    nameFolded: foldedText(name),
+    type: body.type,
+    status: "DRAFT",
+    startDate: body.startDate,
+    endDate: body.endDate,
+    activateAt: body.schedule?.activateAt ?? null,
+    deactivateAt: body.schedule?.deactivateAt ?? null,
+    ownerIds,
+    lineCount: 0,
+    accountCount: 0,
+    cartCount: 0,
+    orderCount: 0,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await runBatch(db, [
+      db.insert(operations).values(row),
+      ...ownerStatements(db, principal.tenantId, row.id, ownerIds, false),
+      appendEvent(db, {
+        tenantId: principal.tenantId,
+        type: "operation.created",
+        actor: actorOf(principal),
+        operationId: row.id,
+        data: { code: body.code, type: body.type },
+      }),
+    ]);
+  } catch (error) {
+    // Only the (tenant, code) key means a taken code; any other failure is not the caller's.
+    if (violatesUnique(error, operations.tenantId, operations.code)) throw new ApiError("duplicate_code", `Operation code ${body.code} is already used in this tenant.`);
+    throw error;
+  }
+  return row;
+}
 
 // ---- PATCH ----------------------------------------------------------------------------
 
@@ -16,10 +78,10 @@ export interface PatchResult {
   datesChangedWhileActive: boolean;
 }
 
-export const patchOperation = defineCommand("operation.patch", async (
+export const patchOperation = defineCommand("operation.patch", async function patchOperation(
   ctx: CommandContext,
   input: { patch: OperationPatch; ifMatch?: string | null },
-): Promise<PatchResult> => {
+): Promise<PatchResult> {
   const row = await loadOperation(ctx);
   checkIfMatch(row, input.ifMatch);
   const { patch } = input;
@@ -81,23 +143,21 @@ export const patchOperation = defineCommand("operation.patch", async (
   };
 });
 
-export function ownerStatements(db: Db, tenantId: string, operationId: string, ownerIds: string[], replace: boolean) {
+function ownerStatements(db: Db, tenantId: string, operationId: string, ownerIds: string[], replace: boolean) {
   const statements: Statement[] = [];
   if (replace) statements.push(db.delete(operationOwners).where(eq(operationOwners.operationId, operationId)));
-  if (ownerIds.length) {
-    statements.push(
-      insertFromJson(
-        operationOwners,
-        JSON.stringify(ownerIds),
-        [
-          [operationOwners.tenantId, tenantId],
-          [operationOwners.userId, jsonField()],
-          [operationOwners.operationId, operationId],
-        ],
-        { target: [operationOwners.tenantId, operationOwners.userId, operationOwners.operationId] },
-      ),
-    );
-  }
+  statements.push(
+    ...insertFromJson(
+      operationOwners,
+      ownerIds,
+      [
+        [operationOwners.tenantId, tenantId],
+        [operationOwners.userId, (userId) => userId],
+        [operationOwners.operationId, operationId],
+      ],
+      { target: [operationOwners.tenantId, operationOwners.userId, operationOwners.operationId] },
+    ),
+  );
   return statements;
 }
 
@@ -120,7 +180,7 @@ function transitionRefusal(row: Pick<OperationRow, "status" | "lineCount" | "car
   return null;
 }
 
-export const changeStatus = defineCommand("operation.status", async (ctx: CommandContext, input: { status: OperationStatus; ifMatch?: string | null }) => {
+export const changeStatus = defineCommand("operation.status", async function changeStatus(ctx: CommandContext, input: { status: OperationStatus; ifMatch?: string | null }) {
   const row = await loadOperation(ctx);
   checkIfMatch(row, input.ifMatch);
   const refusal = transitionRefusal(row, input.status);
@@ -186,7 +246,7 @@ export async function runScheduledChanges(ctx: CommandContext, now = toIsoSecond
 // ---- delete ---------------------------------------------------------------------------
 
 /** Deletes the Operation with every row that belongs to it: lines, attachments, owners. */
-export const deleteOperation = defineCommand("operation.delete", async (ctx: CommandContext, input: { ifMatch?: string | null }) => {
+export const deleteOperation = defineCommand("operation.delete", async function deleteOperation(ctx: CommandContext, input: { ifMatch?: string | null }) {
   const row = await loadOperation(ctx);
   checkIfMatch(row, input.ifMatch);
   if (row.cartCount + row.orderCount > 0) {

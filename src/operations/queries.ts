@@ -1,6 +1,7 @@
 import { and, eq, gte, inArray, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Principal } from "../platform/principal";
-import { inJsonList, type Db } from "../platform/db";
+import { type Db } from "../platform/database";
+import { inJsonList } from "../platform/sql";
 import { ApiError } from "../platform/errors";
 import { containsText, listPage, selectRows, type ListContext, type ListDefinition, type PageRequest, type RunPageOptions } from "../platform/pagination";
 import { accountUsers, operationAccounts, operationOwners, operations } from "../platform/tables";

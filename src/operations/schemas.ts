@@ -79,6 +79,7 @@ export const createOperationBody = z
     ],
   });
 
+export type OperationCreate = z.output<typeof createOperationBody>;
 export const patchOperationBody = z
   .strictObject({
     code: externalKey.optional(),

@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { routePath } from "hono/route";
 import { HTTPException } from "hono/http-exception";
 import type { Coordinator } from "./commands";
-import { openDb, type Db } from "./db";
+import { openDb, type Db } from "./database";
 import type { Env } from "./env";
 import type { Principal, RequestScope } from "./principal";
 import { isTenantMovingFailure, tenantMovingError, type TenantPlacement } from "./tenancy";

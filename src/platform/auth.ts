@@ -5,7 +5,7 @@ import type { AppBindings } from "./app";
 import { BoundedCache } from "./bounded-cache";
 import type { Principal, Role } from "./principal";
 import { timingSafeEqual, sha256Hex } from "./crypto";
-import { openDb, type Db } from "./db";
+import { openDb, type Db } from "./database";
 import { newTrace, type RequestTrace } from "./trace";
 import { ApiError } from "./errors";
 import { inspectKey, isFreshlyIssued } from "./key-format.mjs";

@@ -1,5 +1,5 @@
 import type { Principal } from "./principal";
-import type { Db } from "./db";
+import type { Db } from "./database";
 import type { Problem } from "./errors";
 
 /** Who runs a command, on which Operation: what every command receives. */

@@ -93,7 +93,7 @@ export function problemBody(problem: Problem, requestId: string): Record<string,
 }
 
 export function problemResponse(c: Context, problem: Problem): Response {
-  return problemResponseFor(problem, (c.get("requestId") as string | undefined) ?? crypto.randomUUID());
+  return problemResponseFor(problem, (c.var.requestId as string | undefined) ?? crypto.randomUUID());
 }
 
 /** The problem+json answer of `problem`, for code that runs outside a route (no Hono context). */

@@ -1,4 +1,4 @@
-import type { Db } from "./db";
+import type { Db } from "./database";
 import { idPrefixes, newId } from "./ids";
 import { events } from "./tables";
 import { nowIso } from "./time";

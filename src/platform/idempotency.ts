@@ -3,7 +3,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppBindings } from "./app";
 import type { Env } from "./env";
 import { sha256Hex } from "./crypto";
-import { primaryDb } from "./db";
+import { primaryDb } from "./database";
 import { shardNames } from "./shards";
 import { ApiError } from "./errors";
 import { idempotencyKeys, tenantFences } from "./tables";
@@ -30,7 +30,7 @@ export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
       errors: [{ field: "header.Idempotency-Key", code: "invalid_string", message: "1–255 visible ASCII characters" }],
     });
   }
-  const { tenantId, role, userId } = c.get("principal");
+  const { tenantId, role, userId } = c.var.principal;
   const caller = `${role}:${userId ?? ""}`;
   const url = new URL(c.req.url);
   const fingerprint = await sha256Hex(`${c.req.method} ${url.pathname}${url.search}\n${await c.req.text()}`);
@@ -64,7 +64,7 @@ export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
     }
     return new Response(stored.responseBody, {
       status: stored.responseStatus ?? 200,
-      headers: { ...stored.responseHeaders, "idempotent-replayed": "true", "x-request-id": c.get("requestId") },
+      headers: { ...stored.responseHeaders, "idempotent-replayed": "true", "x-request-id": c.var.requestId },
     });
   }
 
@@ -86,7 +86,7 @@ export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
     if (value !== null) headers[name] = value;
   }
   let body = response.status === 204 ? null : await response.clone().text();
-  const replayAnswer = c.get("replayAnswer");
+  const replayAnswer = c.var.replayAnswer;
   if (replayAnswer) {
     headers = { ...headers, ...replayAnswer.headers };
     body = JSON.stringify(replayAnswer.body);

@@ -2,7 +2,7 @@ import { and, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as z from "zod";
 import { base64UrlDecodeText, base64UrlEncodeText, hmacSha256, timingSafeEqual } from "./crypto";
-import type { Db } from "./db";
+import type { Db } from "./database";
 import type { Context } from "hono";
 import type { AppBindings } from "./app";
 import { ApiError } from "./errors";

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
-import { d1ErrorText, type Db } from "./db";
+import { type Db } from "./database";
+import { d1ErrorText } from "./constraint-errors";
 import { isShardName, type ShardName } from "./shards";
 import { ApiError } from "./errors";
 import { RefreshingCache, type BackgroundRead } from "./refreshing-cache";

@@ -1,6 +1,8 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { actorOf, type Principal } from "../platform/principal";
-import { bookmarkOf, inJsonChunks, insertFromJson, isWriteGuardFailure, jsonChunks, jsonField, violatesUniqueIndex, runBatch, writeGuard, type Db, type Statement } from "../platform/db";
+import { bookmarkOf, type Db } from "../platform/database";
+import { inJsonChunks, insertFromJson, runBatch, writeGuard, type Statement } from "../platform/sql";
+import { isWriteGuardFailure, violatesUniqueIndex } from "../platform/constraint-errors";
 import { ApiError } from "../platform/errors";
 import { appendEvent, type EventType } from "../platform/events";
 import { idPrefixes, newId } from "../platform/ids";
@@ -213,25 +215,23 @@ export function upsertRules(db: Db, principal: Principal, bodies: RuleBody[], op
     // One upsert by primary key for both: new rules insert under their new ids, changed ones update
     // their minimum and enforcement (the unique scope index would need an expression target, and a join on it is slow).
     const changed = [...created, ...updated];
-    const writes: Statement[] = jsonChunks(changed.map((rule) => [rule.id, rule.accountId, rule.supplierId, rule.storeId, rule.minimum, rule.enforcement])).map((chunk) =>
-      insertFromJson(
-        quotaRules,
-        chunk,
-        [
-          [quotaRules.id, jsonField(0)],
-          [quotaRules.tenantId, principal.tenantId],
-          [quotaRules.accountId, jsonField(1)],
-          [quotaRules.supplierId, jsonField(2)],
-          [quotaRules.storeId, jsonField(3)],
-          [quotaRules.minimum, jsonField(4)],
-          [quotaRules.enforcement, jsonField(5)],
-          [quotaRules.createdAt, now],
-          [quotaRules.updatedAt, now],
-        ],
-        { target: [quotaRules.id], update: [quotaRules.minimum, quotaRules.enforcement, quotaRules.updatedAt] },
-      ),
+    const writes = insertFromJson(
+      quotaRules,
+      changed,
+      [
+        [quotaRules.id, (rule) => rule.id],
+        [quotaRules.tenantId, principal.tenantId],
+        [quotaRules.accountId, (rule) => rule.accountId],
+        [quotaRules.supplierId, (rule) => rule.supplierId],
+        [quotaRules.storeId, (rule) => rule.storeId],
+        [quotaRules.minimum, (rule) => rule.minimum],
+        [quotaRules.enforcement, (rule) => rule.enforcement],
+        [quotaRules.createdAt, now],
+        [quotaRules.updatedAt, now],
+      ],
+      { target: [quotaRules.id], update: [quotaRules.minimum, quotaRules.enforcement, quotaRules.updatedAt] },
     );
-    return { answer, writes: changed.length ? writes : [], event: { type: "rules.upserted", data: answer }, change: { upserted: changed } };
+    return { answer, writes, event: { type: "rules.upserted", data: answer }, change: { upserted: changed } };
   });
 }
 

@@ -1,7 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppBindings } from "../platform/app";
-import { bookmarkOf, jsonTextChunks, openDb, sqlText, type Db } from "../platform/db";
+import { bookmarkOf, openDb, type Db } from "../platform/database";
+import { jsonTextChunks, sqlText } from "../platform/sql";
 import type { ShardName } from "../platform/shards";
 import { newTrace, type RequestTrace } from "../platform/trace";
 import { listPage, type ListContext } from "../platform/pagination";

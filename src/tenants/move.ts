@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
-import { d1, jsonTextChunks, primaryDb, type DatabaseBindings } from "../platform/db";
+import { d1, primaryDb, type DatabaseBindings } from "../platform/database";
+import { jsonTextChunks } from "../platform/sql";
 import {
   accounts,
   accountUsers,

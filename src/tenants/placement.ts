@@ -1,5 +1,5 @@
 import { count, eq } from "drizzle-orm";
-import { primaryDb, type DatabaseBindings } from "../platform/db";
+import { primaryDb, type DatabaseBindings } from "../platform/database";
 import { tenantDirectory, tenants } from "../platform/tables";
 import { shardNames, type ShardName } from "../platform/shards";
 import { toPlacement, type TenantPlacement } from "../platform/tenancy";

@@ -1,5 +1,7 @@
 import { and, count, eq, sql } from "drizzle-orm";
-import { isWriteGuardFailure, runBatch, writeGuard, type Db } from "../platform/db";
+import { type Db } from "../platform/database";
+import { runBatch, writeGuard } from "../platform/sql";
+import { isWriteGuardFailure } from "../platform/constraint-errors";
 import { randomSecret } from "../platform/crypto";
 import { ApiError } from "../platform/errors";
 import { idPrefixes, newId } from "../platform/ids";

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { toEventRepresentation } from "../events/schemas";
 import { hmacSha256Hex } from "../platform/crypto";
-import { primaryDb } from "../platform/db";
+import { primaryDb } from "../platform/database";
 import type { Env } from "../platform/env";
 import type { ShardName } from "../platform/shards";
 import { events, webhookDeliveries, webhooks } from "../platform/tables";

@@ -1,7 +1,8 @@
 import { and, eq, isNull, lt, notInArray, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { DRY_RUN_HEADER, type AppBindings } from "../platform/app";
-import { inJsonList, insertFromJson, jsonChunks, jsonField, primaryDb, runBatch } from "../platform/db";
+import { primaryDb } from "../platform/database";
+import { inJsonList, insertFromJson, runBatch } from "../platform/sql";
 import type { Env } from "../platform/env";
 import { logFailure } from "../platform/errors";
 import { idPrefixes, newId } from "../platform/ids";
@@ -57,29 +58,27 @@ export async function handOnEvents(env: Env, shard: ShardName, tenantId: string)
 
   const now = nowIso();
   const deliveries = pending.flatMap((event) =>
-    subscriptions.filter((subscription) => matchesEventType(subscription.eventTypes, event.type)).map((subscription) => [newId(idPrefixes.delivery), subscription.id, event.id, event.type]),
+    subscriptions.filter((subscription) => matchesEventType(subscription.eventTypes, event.type)).map((subscription) => ({ id: newId(idPrefixes.delivery), subscription, event })),
   );
-  const inserts = deliveries.length
-    ? jsonChunks(deliveries).map(
-        (rows) =>
-          sql`${insertFromJson(
-            webhookDeliveries,
-            rows,
-            [
-              [webhookDeliveries.id, jsonField(0)],
-              [webhookDeliveries.tenantId, tenantId],
-              [webhookDeliveries.webhookId, jsonField(1)],
-              [webhookDeliveries.eventId, jsonField(2)],
-              [webhookDeliveries.eventType, jsonField(3)],
-              [webhookDeliveries.status, "pending"],
-              [webhookDeliveries.attempts, 0],
-              [webhookDeliveries.nextAttemptAt, now],
-              [webhookDeliveries.createdAt, now],
-            ],
-            { target: [webhookDeliveries.webhookId, webhookDeliveries.eventId] },
-          )} returning ${sql.identifier(webhookDeliveries.id.name)}, ${sql.identifier(webhookDeliveries.webhookId.name)}, ${sql.identifier(webhookDeliveries.eventId.name)}`,
-      )
-    : [];
+  const inserts = insertFromJson(
+    webhookDeliveries,
+    deliveries,
+    [
+      [webhookDeliveries.id, (delivery) => delivery.id],
+      [webhookDeliveries.tenantId, tenantId],
+      [webhookDeliveries.webhookId, (delivery) => delivery.subscription.id],
+      [webhookDeliveries.eventId, (delivery) => delivery.event.id],
+      [webhookDeliveries.eventType, (delivery) => delivery.event.type],
+      [webhookDeliveries.status, "pending"],
+      [webhookDeliveries.attempts, 0],
+      [webhookDeliveries.nextAttemptAt, now],
+      [webhookDeliveries.createdAt, now],
+    ],
+    { target: [webhookDeliveries.webhookId, webhookDeliveries.eventId] },
+  ).map(
+    (insert) =>
+      sql`${insert} returning ${sql.identifier(webhookDeliveries.id.name)}, ${sql.identifier(webhookDeliveries.webhookId.name)}, ${sql.identifier(webhookDeliveries.eventId.name)}`,
+  );
   const markHandedOn = db
     .update(events)
     .set({ handedOnAt: now })

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
-import type { Db } from "../platform/db";
-import { inJsonList } from "../platform/db";
+import type { Db } from "../platform/database";
+import { inJsonList } from "../platform/sql";
 import { ApiError } from "../platform/errors";
 import { listPage, selectRows, type ListContext } from "../platform/pagination";
 import { webhookDeliveries, webhooks } from "../platform/tables";

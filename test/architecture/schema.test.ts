@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
-import type { DatabaseName } from "../../src/platform/db";
+import type { DatabaseName } from "../../src/platform/database";
 import * as tables from "../../src/platform/tables";
 import { shardNames } from "../../src/platform/shards";
 

@@ -6,8 +6,13 @@ import { env } from "cloudflare:test";
  * session was asked to run.
  */
 export function laggingControl() {
+  return laggingReplica(env.CONTROL);
+}
+
+/** `database` (the control database or a shard) behind a replica that lags, as laggingControl. */
+export function laggingReplica(database: D1Database) {
   const reads = { primary: 0, replica: 0 };
-  const binding = new Proxy(env.CONTROL, {
+  const binding = new Proxy(database, {
     get(target, prop) {
       if (prop !== "withSession") return Reflect.get(target, prop, target);
       return (start?: string) => {

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/d1";
 import type { Principal, Role } from "../../src/platform/principal";
-import { guardD1Limits, type Db } from "../../src/platform/db";
+import { guardD1Limits, type Db } from "../../src/platform/database";
 import { shardNames, type ShardName } from "../../src/platform/shards";
 import { shardOf } from "./shards";
 

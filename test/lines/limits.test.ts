@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { listLines } from "../../src/lines/queries";
 import { listLinesQuery } from "../../src/lines/schemas";
 import type { Principal } from "../../src/platform/principal";
-import { D1LimitExceeded, guardD1Limits } from "../../src/platform/db";
+import { D1LimitExceeded, guardD1Limits } from "../../src/platform/database";
 import { type Caller, callRoute, collectPages, createOperation, expectStatus, newTenant, readOperation } from "../helpers/client";
 import { queryPlan, recordingDb, testPrincipal } from "../helpers/recording-db";
 import { makeLines, putLines } from "./fixtures";

@@ -1,6 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { constraintFailure, primaryDb, isWriteGuardFailure, runBatch, violatesUnique, violatesUniqueIndex, writeGuard } from "../../src/platform/db";
+import { primaryDb } from "../../src/platform/database";
+import { runBatch, writeGuard } from "../../src/platform/sql";
+import { constraintFailure, isWriteGuardFailure, violatesUnique, violatesUniqueIndex } from "../../src/platform/constraint-errors";
 import { operations, orders, quotaRules } from "../../src/platform/tables";
 import { sql } from "drizzle-orm";
 import { createOperation, newTenant } from "../helpers/client";

@@ -1,35 +1,49 @@
+import type { Context } from "hono";
+import { batchAnswer, type AppBindings } from "../../platform/app";
+import type { ErrorCode } from "../../platform/errors";
+import { defineRoute } from "../../platform/routes";
 import { attachAccounts } from "../commands";
-import type { HttpMethod } from "../../platform/routes";
 import { attachResponse, MAX_ACCOUNT_IDS_PER_CALL } from "../schemas";
-import { accountIdsRoute } from "./account-ids-route";
+import { ACCOUNT_IDS_REQUEST, type AccountIdsInputs } from "./account-ids";
 
-/** PUT and POST attach alike. */
-const attachRoute = (method: HttpMethod) =>
-  accountIdsRoute({
-    method,
-    operationId: method === "put" ? "attachAccounts" : "attachAccountsViaPost",
-    command: attachAccounts,
-    summary: method === "put" ? "Attach accounts" : "Attach accounts (same as PUT; deprecated)",
-    // Two spellings of one call: PUT is the one to use.
-    deprecated: method === "post" ? { since: "2026-11-23", use: "PUT /v1/operations/{operationId}/accounts" } : undefined,
-    description: [
-      `Attaches up to ${MAX_ACCOUNT_IDS_PER_CALL} directory accounts, all or nothing. DRAFT only (409 operation_not_draft); PRIVATE only (409 operation_not_private).`,
-      "Accounts not in the directory: 422 unknown_accounts with unknownAccountIds. An ACCOUNT key may attach only accounts whose users include its userId, else 403 account_not_permitted with accountIds.",
-      "Already attached accounts are counted in alreadyAttached, not refused; a call that attaches nothing new changes nothing (no version bump, no event).",
-      `More than ${MAX_ACCOUNT_IDS_PER_CALL} ids: 413 batch_too_large; an empty array: 400; repeated ids count once.`,
-    ].join(" "),
-    response: { description: "Accounts attached now and already attached, and the account count after the call.", schema: attachResponse },
-    errors: [
-      "not_found",
-      "operation_not_draft",
-      "operation_not_private",
-      "unknown_accounts",
-      "account_not_permitted",
-      "batch_too_large",
-      "version_mismatch",
-      "idempotency_key_reused",
-    ],
-  });
+/** PUT and POST attach alike: one declaration but for the method, one handler. */
+const ATTACH = {
+  ...ACCOUNT_IDS_REQUEST,
+  description: [
+    `Attaches up to ${MAX_ACCOUNT_IDS_PER_CALL} directory accounts, all or nothing. DRAFT only (409 operation_not_draft); PRIVATE only (409 operation_not_private).`,
+    "Accounts not in the directory: 422 unknown_accounts with unknownAccountIds. An ACCOUNT key may attach only accounts whose users include its userId, else 403 account_not_permitted with accountIds.",
+    "Already attached accounts are counted in alreadyAttached, not refused; a call that attaches nothing new changes nothing (no version bump, no event).",
+    `More than ${MAX_ACCOUNT_IDS_PER_CALL} ids: 413 batch_too_large; an empty array: 400; repeated ids count once.`,
+  ].join(" "),
+  responses: {
+    200: { description: "Accounts attached now and already attached, and the account count after the call.", schema: attachResponse, headers: { "svc-dry-run": "true on a dry run" } },
+  },
+  errors: [
+    "not_found",
+    "operation_not_draft",
+    "operation_not_private",
+    "unknown_accounts",
+    "account_not_permitted",
+    "batch_too_large",
+    "version_mismatch",
+    "idempotency_key_reused",
+  ] satisfies ErrorCode[],
+};
 
-export const attachPut = attachRoute("put");
-export const attachPost = attachRoute("post");
+async function handleAttachAccounts(c: Context<AppBindings>, { params, query, body }: AccountIdsInputs) {
+  return batchAnswer(c, query.dryRun, await c.var.coordinator.run(params.operationId, attachAccounts, { accountIds: body, dryRun: query.dryRun }));
+}
+
+export const attachPut = defineRoute({ ...ATTACH, method: "put", operationId: "attachAccounts", summary: "Attach accounts" }, handleAttachAccounts);
+
+// Two spellings of one call: PUT is the one to use.
+export const attachPost = defineRoute(
+  {
+    ...ATTACH,
+    method: "post",
+    operationId: "attachAccountsViaPost",
+    summary: "Attach accounts (same as PUT; deprecated)",
+    deprecated: { since: "2026-11-23", use: "PUT /v1/operations/{operationId}/accounts" },
+  },
+  handleAttachAccounts,
+);

@@ -21,7 +21,7 @@ export default defineRoute(
     csvExport: { columns: ATTACHMENT_CSV_COLUMNS },
     errors: ["not_found", "invalid_next_token"],
   },
-  async (c, { params, query }) => {
+  async function handleListAttachedAccounts(c, { params, query }) {
     if (acceptsCsv(c.req.header("accept"))) {
       return csvListResponse({
         columns: ATTACHMENT_CSV_COLUMNS,

@@ -26,7 +26,7 @@ export default defineRoute(
       "idempotency_key_reused",
     ],
   },
-  async (c, { body }) => {
+  async function handleCreateCart(c, { body }) {
     const cart = await placeCart(c, body);
     c.header("Location", `/v1/carts/${cart.id}`);
     return c.json(cart, 201);

@@ -28,7 +28,7 @@ export default defineRoute(
       "idempotency_key_reused",
     ],
   },
-  async (c, { body }) => {
+  async function handleCreateOrder(c, { body }) {
     const order = await placeOrder(c, body);
     c.header("Location", `/v1/orders/${order.id}`);
     return c.json(order, 201);

@@ -15,5 +15,7 @@ export default defineRoute(
     responses: { 200: { description: "The cart.", schema: cartRepresentation } },
     errors: ["not_found"],
   },
-  async (c, { params }) => c.json(toCartRepresentation(await findVisibleCart(c.var.db, c.get("principal"), params.cartId))),
+  async function handleGetCart(c, { params }) {
+    return c.json(toCartRepresentation(await findVisibleCart(c.var.db, c.var.principal, params.cartId)));
+  },
 );

@@ -15,5 +15,7 @@ export default defineRoute(
     responses: { 200: { description: "The order.", schema: orderRepresentation } },
     errors: ["not_found"],
   },
-  async (c, { params }) => c.json(toOrderRepresentation(await findVisibleOrder(c.var.db, c.get("principal"), params.orderId))),
+  async function handleGetOrder(c, { params }) {
+    return c.json(toOrderRepresentation(await findVisibleOrder(c.var.db, c.var.principal, params.orderId)));
+  },
 );

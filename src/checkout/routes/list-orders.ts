@@ -18,7 +18,7 @@ export default defineRoute(
     responses: { 200: { description: "One page.", schema: orderPage } },
     errors: ["not_found", "invalid_next_token"],
   },
-  async (c, { params, query }) => {
+  async function handleListOrders(c, { params, query }) {
     const page = await listOrders(listContextOf(c), params.operationId, query);
     return c.json(mapPage(page, (item) => toOrderRepresentation(item.row)));
   },

@@ -51,9 +51,9 @@ export default defineRoute(
     responses: { 200: { description: "The comparison.", schema: compareResponse } },
     errors: ["batch_too_large", "not_found"],
   },
-  async (c, { params, body }) => {
+  async function handleCompareOperations(c, { params, body }) {
     const db = c.var.db;
-    const principal = c.get("principal");
+    const principal = c.var.principal;
     const operation = await getVisibleOperation(db, principal, params.operationId);
     let source: OrderLinesSource;
     let checked: number;

@@ -17,7 +17,7 @@ export default defineRoute(
     responses: { 200: { description: "One page of accounts.", schema: accountPage } },
     errors: ["invalid_next_token"],
   },
-  async (c, { query }) => {
+  async function handleListAccounts(c, { query }) {
     const page = await listDirectory(listContextOf(c), query);
     return c.json(mapPage(page, (item) => toDirectoryRepresentation(item.row)));
   },

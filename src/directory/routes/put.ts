@@ -19,7 +19,7 @@ export default defineRoute(
     responses: { 200: { description: "Accounts created and updated.", schema: putDirectoryResponse, headers: { "svc-dry-run": "true on a dry run" } } },
     errors: ["batch_too_large", "idempotency_key_reused"],
   },
-  async (c, { query, body }) => {
-    return batchAnswer(c, query.dryRun, await upsertDirectory(c.var.db, c.get("principal"), body, { dryRun: query.dryRun }));
+  async function handleUpsertAccounts(c, { query, body }) {
+    return batchAnswer(c, query.dryRun, await upsertDirectory(c.var.db, c.var.principal, body, { dryRun: query.dryRun }));
   },
 );

@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import * as z from "zod";
-import { inJsonList } from "../../platform/db";
+import { inJsonList } from "../../platform/sql";
 import { commaList, listContextOf, listPage, mapPage, pageQueryShape, selectRows, type ListDefinition } from "../../platform/pagination";
 import { defineRoute } from "../../platform/routes";
 import { events } from "../../platform/tables";
@@ -48,7 +48,7 @@ export default defineRoute(
     responses: { 200: { description: "One page of events.", schema: eventPage } },
     errors: ["invalid_next_token"],
   },
-  async (c, { query }) => {
+  async function handleListEvents(c, { query }) {
     const { db, secret, principal } = listContextOf(c);
     const page = await listPage({
       definition: eventList,

@@ -17,9 +17,9 @@ export default defineRoute(
     responses: { 200: { description: "The Operation.", schema: frontOperationRepresentation } },
     errors: ["not_found"],
   },
-  async (c, { params }) => {
-    const principal = c.get("principal");
+  async function handleGetFrontOperation(c, { params }) {
+    const principal = c.var.principal;
     const row = await findFrontOperation(c.var.db, principal, params.operationId);
-    return c.json(toFrontOperation(row, presentationOf(principal, c.get("scope"))));
+    return c.json(toFrontOperation(row, presentationOf(principal, c.var.scope)));
   },
 );

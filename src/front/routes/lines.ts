@@ -22,12 +22,12 @@ export default defineRoute(
     responses: { 200: { description: "One page.", schema: frontLinePage } },
     errors: ["not_found", "invalid_next_token"],
   },
-  async (c, { params, query }) => {
+  async function handleListFrontLines(c, { params, query }) {
     const db = c.var.db;
-    const principal = c.get("principal");
+    const principal = c.var.principal;
     await findFrontOperation(db, principal, params.operationId);
     const page = await listLines(listContextOf(c), params.operationId, query);
-    const presentation = presentationOf(principal, c.get("scope"));
+    const presentation = presentationOf(principal, c.var.scope);
     return c.json(mapPage(page, (line) => toFrontLine(line, presentation)));
   },
 );

@@ -20,10 +20,10 @@ export default defineRoute(
     responses: { 200: { description: "One page.", schema: frontOperationPage } },
     errors: ["invalid_next_token"],
   },
-  async (c, { query }) => {
-    const principal = c.get("principal");
+  async function handleListFrontOperations(c, { query }) {
+    const principal = c.var.principal;
     const page = await listOperations(listContextOf(c), query, { name: "front", filters: openNow() });
-    const presentation = presentationOf(principal, c.get("scope"));
+    const presentation = presentationOf(principal, c.var.scope);
     return c.json(mapPage(page, (item) => toFrontOperation(item.row, presentation)));
   },
 );

@@ -23,8 +23,8 @@ export default defineRoute(
     },
     errors: ["idempotency_key_reused"],
   },
-  async (c, { body }) => {
-    const { row, key } = await createKey({ control: keyStore(c), shard: c.var.db }, c.get("principal"), body, c.env.KEY_SIGNING_SECRET);
+  async function handleCreateKey(c, { body }) {
+    const { row, key } = await createKey({ control: keyStore(c), shard: c.var.db }, c.var.principal, body, c.env.KEY_SIGNING_SECRET);
     const representation = toKeyRepresentation(row);
     c.header("Location", `/v1/keys/${row.id}`);
     // The plain key must not sit in a shared cache or a browser's history.

@@ -15,8 +15,8 @@ export default defineRoute(
     responses: { 200: { description: "The key (never the key itself).", schema: keyRepresentation } },
     errors: ["not_found"],
   },
-  async (c, { params }) => {
-    const row = await findKey(keyStore(c), c.get("principal").tenantId, params.keyId);
+  async function handleGetKey(c, { params }) {
+    const row = await findKey(keyStore(c), c.var.principal.tenantId, params.keyId);
     if (!row) throw new ApiError("not_found", `Key ${params.keyId} not found.`);
     return c.json(toKeyRepresentation(row));
   },

@@ -16,7 +16,7 @@ export default defineRoute(
     responses: { 200: { description: "One page.", schema: keyPage } },
     errors: ["invalid_next_token"],
   },
-  async (c, { query }) => {
+  async function handleListKeys(c, { query }) {
     const page = await listKeys({ ...listContextOf(c), db: keyStore(c) }, query);
     return c.json({ items: page.items.map((item) => toKeyRepresentation(item.row)), nextToken: page.nextToken });
   },

@@ -17,8 +17,8 @@ export default defineRoute(
     responses: { 204: { description: "Revoked." } },
     errors: ["not_found", "idempotency_key_reused"],
   },
-  async (c, { params }) => {
-    await revokeKey({ control: keyStore(c), shard: c.var.db }, c.get("principal"), params.keyId);
+  async function handleRevokeKey(c, { params }) {
+    await revokeKey({ control: keyStore(c), shard: c.var.db }, c.var.principal, params.keyId);
     return c.body(null, 204);
   },
 );

@@ -22,7 +22,7 @@ export default defineRoute(
     },
     errors: ["not_found", "operation_not_draft", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { params, query, body }) => {
+  async function handleDeleteLines(c, { params, query, body }) {
     return batchAnswer(c, query.dryRun, await c.var.coordinator.run(params.operationId, removeLines, { variantExternalIds: body, dryRun: query.dryRun }));
   },
 );

@@ -22,7 +22,7 @@ export default defineRoute(
     csvExport: { columns: LINE_CSV_COLUMNS },
     errors: ["not_found", "invalid_next_token"],
   },
-  async (c, { params, query }) => {
+  async function handleListLines(c, { params, query }) {
     if (acceptsCsv(c.req.header("accept"))) {
       const { locale } = c.var.scope;
       const { tenantDefaultLocale } = c.var.principal;

@@ -42,7 +42,7 @@ export default defineRoute(
     },
     errors: ["not_found", "operation_not_draft", "line_bounds_invalid", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { params, query, body }) => {
+  async function handleUpsertLines(c, { params, query, body }) {
     return batchAnswer(c, query.dryRun, await c.var.coordinator.run(params.operationId, upsertLines, { lines: body, dryRun: query.dryRun, mergeNames: isCsvContentType(c.req.header("content-type")) }));
   },
 );

@@ -16,7 +16,7 @@ export default defineRoute(
     responses: { 204: { description: "Deleted." } },
     errors: ["not_found", "operation_has_links", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { params }) => {
+  async function handleDeleteOperation(c, { params }) {
     await c.var.coordinator.run(params.operationId, deleteOperation, { ifMatch: c.req.header("if-match") });
     return c.body(null, 204);
   },

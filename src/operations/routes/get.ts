@@ -2,7 +2,7 @@ import { defineRoute } from "../../platform/routes";
 import { operationIdParam } from "../../platform/fields";
 import { getVisibleOperation, toOperationRepresentation } from "../queries";
 import { operationRepresentation } from "../schemas";
-import { withVersionHeaders } from "./headers";
+import { setETag } from "./etag";
 
 export default defineRoute(
   {
@@ -16,9 +16,9 @@ export default defineRoute(
     responses: { 200: { description: "The Operation.", schema: operationRepresentation, headers: { ETag: "Its version" } } },
     errors: ["not_found"],
   },
-  async (c, { params }) => {
-    const row = await getVisibleOperation(c.var.db, c.get("principal"), params.operationId);
-    withVersionHeaders(c, row.version);
+  async function handleGetOperation(c, { params }) {
+    const row = await getVisibleOperation(c.var.db, c.var.principal, params.operationId);
+    setETag(c, row.version);
     return c.json(toOperationRepresentation(row));
   },
 );

@@ -17,7 +17,7 @@ export default defineRoute(
     responses: { 200: { description: "One page.", schema: operationPage } },
     errors: ["invalid_next_token"],
   },
-  async (c, { query }) => {
+  async function handleListOperations(c, { query }) {
     const page = await listOperations(listContextOf(c), query);
     return c.json(mapPage(page, (item) => toOperationRepresentation(item.row)));
   },

@@ -2,7 +2,7 @@ import { defineRoute } from "../../platform/routes";
 import { operationIdParam } from "../../platform/fields";
 import { patchOperation } from "../commands";
 import { operationRepresentation, patchOperationBody } from "../schemas";
-import { withVersionHeaders } from "./headers";
+import { setETag } from "./etag";
 
 export default defineRoute(
   {
@@ -26,13 +26,13 @@ export default defineRoute(
     },
     errors: ["not_found", "operation_not_draft", "duplicate_code", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { params, body }) => {
+  async function handleUpdateOperation(c, { params, body }) {
     const result = await c.var.coordinator.run(params.operationId, patchOperation, {
       patch: body,
       ifMatch: c.req.header("if-match"),
     });
     if (result.datesChangedWhileActive) c.header("Warning", '199 - "dates changed on an ACTIVE operation"');
-    withVersionHeaders(c, result.operation.version);
+    setETag(c, result.operation.version);
     return c.json(result.operation);
   },
 );

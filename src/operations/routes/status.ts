@@ -2,7 +2,7 @@ import { defineRoute } from "../../platform/routes";
 import { operationIdParam } from "../../platform/fields";
 import { changeStatus } from "../commands";
 import { operationRepresentation, statusChangeBody } from "../schemas";
-import { withVersionHeaders } from "./headers";
+import { setETag } from "./etag";
 
 export default defineRoute(
   {
@@ -20,12 +20,12 @@ export default defineRoute(
     responses: { 200: { description: "The Operation in its new status.", schema: operationRepresentation, headers: { ETag: "Its new version" } } },
     errors: ["not_found", "invalid_transition", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { params, body }) => {
+  async function handleChangeOperationStatus(c, { params, body }) {
     const operation = await c.var.coordinator.run(params.operationId, changeStatus, {
       status: body.status,
       ifMatch: c.req.header("if-match"),
     });
-    withVersionHeaders(c, operation.version);
+    setETag(c, operation.version);
     return c.json(operation);
   },
 );

@@ -17,8 +17,8 @@ export default defineRoute(
     responses: { 201: { description: "Created.", schema: ruleRepresentation, headers: { Location: "URL of the new rule" } } },
     errors: ["duplicate_scope", "idempotency_key_reused"],
   },
-  async (c, { body }) => {
-    const row = await createRule(c.var.db, c.get("principal"), body);
+  async function handleCreateQuotaRule(c, { body }) {
+    const row = await createRule(c.var.db, c.var.principal, body);
     c.header("Location", `/v1/buying-policies/quotas/rules/${row.id}`);
     return c.json(toRuleRepresentation(row), 201);
   },

@@ -19,7 +19,7 @@ export default defineRoute(
     responses: { 200: { description: "How many were deleted, and the ids that were not rules.", schema: deleteRulesResponse, headers: { "svc-dry-run": "true on a dry run" } } },
     errors: ["batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { query, body }) => {
+  async function handleDeleteQuotaRules(c, { query, body }) {
     return batchAnswer(c, query.dryRun, await deleteRules(tenantPrimaryDb(c), c.var.principal, body, { dryRun: query.dryRun }));
   },
 );

@@ -1,3 +1,4 @@
+import { tenantPrimaryDb } from "../../platform/app";
 import { defineRoute } from "../../platform/routes";
 import { deleteRule } from "../commands";
 import { ruleIdParam } from "../schemas";
@@ -14,8 +15,8 @@ export default defineRoute(
     responses: { 204: { description: "Deleted." } },
     errors: ["not_found", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { params }) => {
-    await deleteRule(c.var.db, c.get("principal"), params.ruleId);
+  async function handleDeleteQuotaRule(c, { params }) {
+    await deleteRule(tenantPrimaryDb(c), c.var.principal, params.ruleId);
     return c.body(null, 204);
   },
 );

@@ -35,9 +35,9 @@ export default defineRoute(
     responses: { 200: { description: "One result per order.", schema: evaluateResponse } },
     errors: ["batch_too_large", "account_not_permitted"],
   },
-  async (c, { query, body }) => {
-    const principal = c.get("principal");
-    const storeScope = c.get("scope").storeId;
+  async function handleEvaluateQuotas(c, { query, body }) {
+    const principal = c.var.principal;
+    const storeScope = c.var.scope.storeId;
     const orders: QuotaOrder[] = body.orders.map((order) => ({
       accountId: order.accountId,
       supplierId: order.supplierId ?? null,

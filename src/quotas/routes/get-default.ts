@@ -14,5 +14,7 @@ export default defineRoute(
     responses: { 200: { description: "The default.", schema: quotaDefaultRepresentation } },
     errors: [],
   },
-  async (c) => c.json(await getQuotaDefault(c.var.db, c.get("principal").tenantId)),
+  async function handleGetQuotaDefault(c) {
+    return c.json(await getQuotaDefault(c.var.db, c.var.principal.tenantId));
+  },
 );

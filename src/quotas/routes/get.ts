@@ -15,8 +15,8 @@ export default defineRoute(
     responses: { 200: { description: "The rule.", schema: ruleRepresentation } },
     errors: ["not_found"],
   },
-  async (c, { params }) => {
-    const row = await findRule(c.var.db, c.get("principal").tenantId, params.ruleId);
+  async function handleGetQuotaRule(c, { params }) {
+    const row = await findRule(c.var.db, c.var.principal.tenantId, params.ruleId);
     if (!row) throw new ApiError("not_found", `Quotas Rule ${params.ruleId} not found.`);
     return c.json(toRuleRepresentation(row));
   },

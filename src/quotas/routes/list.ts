@@ -19,7 +19,7 @@ export default defineRoute(
     csvExport: { columns: RULE_CSV_COLUMNS },
     errors: ["invalid_next_token"],
   },
-  async (c, { query }) => {
+  async function handleListQuotaRules(c, { query }) {
     if (acceptsCsv(c.req.header("accept"))) {
       return csvListResponse({
         columns: RULE_CSV_COLUMNS,

@@ -15,8 +15,8 @@ export default defineRoute(
     responses: { 200: { description: "The default as stored.", schema: quotaDefaultRepresentation } },
     errors: ["idempotency_key_reused"],
   },
-  async (c, { body }) => {
-    await setQuotaDefault(c.var.db, c.get("principal"), body);
+  async function handleSetQuotaDefault(c, { body }) {
+    await setQuotaDefault(c.var.db, c.var.principal, body);
     return c.json({ minimum: body.minimum, enforcement: body.enforcement });
   },
 );

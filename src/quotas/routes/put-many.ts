@@ -28,7 +28,7 @@ export default defineRoute(
     responses: { 200: { description: "What the call created, updated and left unchanged.", schema: upsertRulesResponse, headers: { "svc-dry-run": "true on a dry run" } } },
     errors: ["batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { query, body }) => {
+  async function handleUpsertQuotaRules(c, { query, body }) {
     return batchAnswer(c, query.dryRun, await upsertRules(tenantPrimaryDb(c), c.var.principal, body, { dryRun: query.dryRun }));
   },
 );

@@ -1,3 +1,4 @@
+import { tenantPrimaryDb } from "../../platform/app";
 import { defineRoute } from "../../platform/routes";
 import { updateRule } from "../commands";
 import { toRuleRepresentation } from "../queries";
@@ -18,8 +19,8 @@ export default defineRoute(
     responses: { 200: { description: "The rule as stored.", schema: ruleRepresentation } },
     errors: ["not_found", "duplicate_scope", "version_mismatch", "idempotency_key_reused"],
   },
-  async (c, { params, body }) => {
-    const row = await updateRule(c.var.db, c.get("principal"), params.ruleId, body);
+  async function handleReplaceQuotaRule(c, { params, body }) {
+    const row = await updateRule(tenantPrimaryDb(c), c.var.principal, params.ruleId, body);
     return c.json(toRuleRepresentation(row));
   },
 );

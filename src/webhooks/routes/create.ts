@@ -17,7 +17,7 @@ export default defineRoute(
     responses: { 201: { description: "Subscribed.", schema: createdWebhookRepresentation, headers: { Location: "URL of the new subscription" } } },
     errors: ["too_many_webhooks", "idempotency_key_reused"],
   },
-  async (c, { body }) => {
+  async function handleCreateWebhook(c, { body }) {
     const row = await createWebhook(c.var.db, c.var.principal, body, c.env.WEBHOOKS_ALLOW_LOCAL === "on");
     c.header("Location", `/v1/webhooks/${row.id}`);
     c.header("Cache-Control", "no-store");

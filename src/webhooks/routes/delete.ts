@@ -15,7 +15,7 @@ export default defineRoute(
     responses: { 204: { description: "Deleted." } },
     errors: ["not_found", "idempotency_key_reused"],
   },
-  async (c, { params }) => {
+  async function handleDeleteWebhook(c, { params }) {
     await deleteWebhook(c.var.db, c.var.principal, params.webhookId);
     return c.body(null, 204);
   },

@@ -17,7 +17,7 @@ export default defineRoute(
     responses: { 200: { description: "One page.", schema: deliveryPage } },
     errors: ["not_found", "invalid_next_token"],
   },
-  async (c, { params, query }) => {
+  async function handleListWebhookDeliveries(c, { params, query }) {
     const context = listContextOf(c);
     await getWebhook(context.db, context.principal.tenantId, params.webhookId);
     const page = await listDeliveries(context, params.webhookId, query);

@@ -14,5 +14,7 @@ export default defineRoute(
     responses: { 200: { description: "The subscription (never its secret).", schema: webhookRepresentation } },
     errors: ["not_found"],
   },
-  async (c, { params }) => c.json(toWebhookRepresentation(await getWebhook(c.var.db, c.var.principal.tenantId, params.webhookId))),
+  async function handleGetWebhook(c, { params }) {
+    return c.json(toWebhookRepresentation(await getWebhook(c.var.db, c.var.principal.tenantId, params.webhookId)));
+  },
 );

@@ -16,7 +16,7 @@ export default defineRoute(
     responses: { 200: { description: "One page.", schema: webhookPage } },
     errors: ["invalid_next_token"],
   },
-  async (c, { query }) => {
+  async function handleListWebhooks(c, { query }) {
     const page = await listWebhooks(listContextOf(c), query);
     return c.json(mapPage(page, ({ row }) => toWebhookRepresentation(row)));
   },

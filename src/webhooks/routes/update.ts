@@ -17,7 +17,7 @@ export default defineRoute(
     responses: { 200: { description: "The changed subscription.", schema: webhookRepresentation } },
     errors: ["not_found", "idempotency_key_reused"],
   },
-  async (c, { params, body }) => {
+  async function handleUpdateWebhook(c, { params, body }) {
     const row = await updateWebhook(c.var.db, c.var.principal, params.webhookId, body, c.env.WEBHOOKS_ALLOW_LOCAL === "on");
     return c.json(toWebhookRepresentation(row));
   },

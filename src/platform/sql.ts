@@ -1,0 +1,166 @@
+/*
+ * The SQL-building side: statements that stay within D1's limits at any size (a list bound as one
+ * JSON parameter, split into chunks under the value limit), bulk inserts over json_each, the
+ * write guard, and the one way a list of statements runs as a transaction (runBatch).
+ */
+import { and, is, SQL, sql, type SQLWrapper } from "drizzle-orm";
+import { SQLiteAsyncDialect, type AnySQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import { D1_MAX_JSON_PARAMETER_BYTES, type Db } from "./database";
+import { writeGuards } from "./tables";
+
+const utf8 = new TextEncoder();
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** The UTF-8 size of a JSON text (what D1 counts); ASCII, the usual case, needs no encoding. */
+function utf8Bytes(text: string): number {
+  return NON_ASCII.test(text) ? utf8.encode(text).length : text.length;
+}
+
+/** Splits items into JSON arrays each under the D1 value limit (in UTF-8 bytes), for `json_each(?)` statements. */
+export function jsonChunks<T>(items: readonly T[], maxBytes = D1_MAX_JSON_PARAMETER_BYTES): string[] {
+  return jsonTextChunks(items.map((item) => JSON.stringify(item)), maxBytes);
+}
+
+/** jsonChunks of items that are JSON texts already (rows read as `json_array(…)`). An empty list is one empty array. */
+export function jsonTextChunks(encoded: readonly string[], maxBytes = D1_MAX_JSON_PARAMETER_BYTES): string[] {
+  const chunks: string[] = [];
+  let current: string[] = [];
+  let size = 2;
+  for (const text of encoded) {
+    const bytes = utf8Bytes(text);
+    if (current.length && size + bytes + 1 > maxBytes) {
+      chunks.push(`[${current.join(",")}]`);
+      current = [];
+      size = 2;
+    }
+    current.push(text);
+    size += bytes + 1;
+  }
+  if (current.length || !chunks.length) chunks.push(`[${current.join(",")}]`);
+  return chunks;
+}
+
+/**
+ * `expr IN (values)` bound as one JSON parameter, so a long list never breaks D1's
+ * 100-parameter limit; SQLite still uses an index on `expr`.
+ */
+export function inJsonList(expression: SQLWrapper, values: readonly (string | number)[]): SQL {
+  return inJsonArray(expression, JSON.stringify(values));
+}
+
+function inJsonArray(expression: SQLWrapper, jsonArray: string): SQL {
+  return sql`${expression} in (select value from json_each(${jsonArray}))`;
+}
+
+/**
+ * `expression IN` a list too long for one bound value (a 5000-key batch): one condition per
+ * `jsonChunks` chunk, each for a statement of its own (usually there is one).
+ */
+export function inJsonChunks(expression: SQLWrapper, values: readonly (string | number)[]): SQL[] {
+  return jsonChunks(values).map((chunk) => inJsonArray(expression, chunk));
+}
+
+/** Runs `select` once per `inJsonChunks` condition over `keys` (in parallel) and joins the rows. */
+export async function selectInChunks<Row>(
+  expression: SQLWrapper,
+  keys: readonly (string | number)[],
+  select: (keyIsIn: SQL) => Promise<Row[]>,
+): Promise<Row[]> {
+  return (await Promise.all(inJsonChunks(expression, keys).map(select))).flat();
+}
+
+/** Which of `keys` exist as `keyColumn` in the rows `where` selects (one json_each query per 1.5 MB of keys). */
+export async function existingKeys(db: Db, keyColumn: AnySQLiteColumn, keys: readonly string[], where: SQL | undefined): Promise<Set<string>> {
+  const rows = await selectInChunks(keyColumn, keys, (keyIsIn) =>
+    db
+      .select({ key: sql<string>`${keyColumn}` })
+      .from(keyColumn.table)
+      .where(and(where, keyIsIn)),
+  );
+  return new Set(rows.map((row) => row.key));
+}
+
+/** Anything one batch can hold: a drizzle query builder or a raw `sql` statement. */
+export type Statement = SQL | { toSQL(): { sql: string; params: unknown[] } };
+
+const dialect = new SQLiteAsyncDialect();
+
+/** The SQL text of a query built from the schema objects, for statements prepared on the raw binding (`?` marks a parameter). */
+export function sqlText(query: SQL): string {
+  return dialect.sqlToQuery(query).sql;
+}
+
+/**
+ * A column of a bulk insert and where its value comes from: a function of each item (carried in
+ * the items' JSON parameter), or one value for every row (bound once per statement).
+ */
+export type JsonInsertColumn<Item> =
+  | readonly [AnySQLiteColumn, (item: Item) => string | number | boolean | null]
+  | readonly [AnySQLiteColumn, SQL | string | number | boolean | null];
+
+const columnNames = (columns: readonly AnySQLiteColumn[]) => sql.join(columns.map((column) => sql.identifier(column.name)), sql`, `);
+
+/**
+ * Inserts every item with one statement per `jsonChunks` chunk (usually one; none for no items):
+ * each chunk is one bound parameter whatever the row count, so a statement binds the chunk and
+ * the per-statement values only. Items travel as compact arrays of their per-item values (a bare
+ * value when there is one), read back as `value ->> n`. With `onConflict`, a row whose `target`
+ * key exists updates the `update` columns (none: it is skipped). Column names come from the
+ * schema objects, never from literals.
+ */
+export function insertFromJson<Item>(
+  table: SQLiteTable,
+  items: readonly Item[],
+  columns: readonly JsonInsertColumn<Item>[],
+  onConflict?: { target: readonly AnySQLiteColumn[]; update?: readonly AnySQLiteColumn[] },
+): SQL[] {
+  if (!items.length) return [];
+  const fields = columns.flatMap(([, value]) => (typeof value === "function" ? [value] : []));
+  const encode: (item: Item) => unknown = fields.length === 1 ? fields[0] : (item) => fields.map((field) => field(item));
+  let field = 0;
+  const selected = sql.join(
+    columns.map(([, value]) => {
+      if (typeof value === "function") return sql.raw(fields.length === 1 ? "value" : `value ->> ${field++}`);
+      return is(value, SQL) ? value : sql`${value}`;
+    }),
+    sql`, `,
+  );
+  let conflict = sql``;
+  if (onConflict) {
+    const update = onConflict.update ?? [];
+    conflict = update.length
+      ? sql` on conflict (${columnNames(onConflict.target)}) do update set ${sql.join(
+          update.map((column) => sql`${sql.identifier(column.name)} = excluded.${sql.identifier(column.name)}`),
+          sql`, `,
+        )}`
+      : sql` on conflict (${columnNames(onConflict.target)}) do nothing`;
+  }
+  const names = columnNames(columns.map(([column]) => column));
+  return jsonChunks(items.map(encode)).map((rows) => sql`insert into ${table} (${names}) select ${selected} from json_each(${rows}) where true${conflict}`);
+}
+
+function compile(statement: Statement): { sql: string; params: unknown[] } {
+  return is(statement, SQL) ? dialect.sqlToQuery(statement) : statement.toSQL();
+}
+
+/**
+ * Runs statements as one D1 batch (one transaction). Used instead of drizzle's batch, which
+ * cannot carry raw statements with parameters.
+ */
+export async function runBatch(db: Db, statements: Statement[]): Promise<D1Result[]> {
+  const client = db.$client;
+  return client.batch(
+    statements.map((statement) => {
+      const query = compile(statement);
+      return client.prepare(query.sql).bind(...query.params);
+    }),
+  );
+}
+
+/**
+ * A statement that aborts its batch unless `condition` holds at that point of the transaction:
+ * the SQL-side re-check behind every Durable Object command.
+ */
+export function writeGuard(condition: SQL): SQL {
+  return sql`insert into ${writeGuards} (${sql.identifier(writeGuards.ok.name)}) select 0 where not (${condition})`;
+}
