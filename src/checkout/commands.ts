@@ -1,7 +1,8 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { OPERATION_ACCOUNT_STATUSES } from "../attachments/schemas";
 import { defineCommand, type CommandContext } from "../platform/commands";
-import { isWriteGuardFailure, violatesUnique, runBatch, writeGuard, type Statement } from "../platform/db";
+import { isWriteGuardFailure, violatesUnique, writeGuard, type Statement } from "../platform/db";
+import { commitBatch } from "../platform/events";
 import { ApiError } from "../platform/errors";
 import { idPrefixes, newId } from "../platform/ids";
 import { actorOf } from "../platform/principal";
@@ -43,7 +44,7 @@ async function commitPlacement(ctx: CommandContext, input: CheckedPlacement, sta
   let version = input.checkedVersion;
   for (let attempt = 0; ; attempt++) {
     try {
-      await runBatch(ctx.db, statementsAt(stillOpenAt(ctx, version)));
+      await commitBatch(ctx.db, statementsAt(stillOpenAt(ctx, version)));
       return;
     } catch (error) {
       if (violatesUnique(error, orders.cartId)) {

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { actorOf, type Principal } from "../platform/principal";
-import { inJsonChunks, insertFromJson, jsonChunks, jsonField, runBatch, type Db, type Statement } from "../platform/db";
-import { appendEvent } from "../platform/events";
+import { inJsonChunks, insertFromJson, jsonChunks, jsonField, type Db, type Statement } from "../platform/db";
+import { appendEvent, commitBatch } from "../platform/events";
 import { accounts, accountUsers } from "../platform/tables";
 import { nowIso } from "../platform/time";
 import { findDirectoryIds } from "./queries";
@@ -62,6 +62,6 @@ export async function upsertDirectory(db: Db, principal: Principal, input: Direc
       data: { created, updated, users: userTuples.length },
     }),
   ];
-  if (!options.dryRun) await runBatch(db, statements);
+  if (!options.dryRun) await commitBatch(db, statements);
   return { created, updated };
 }

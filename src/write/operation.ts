@@ -2,9 +2,9 @@ import { and, eq, sql } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import { actorOf } from "../platform/principal";
 import type { CommandContext } from "../platform/commands";
-import { existingKeys, inJsonChunks, isWriteGuardFailure, runBatch, violatesUnique, writeGuard, type Db, type Statement } from "../platform/db";
+import { existingKeys, inJsonChunks, isWriteGuardFailure, violatesUnique, writeGuard, type Db, type Statement } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { appendEvent, type EventType } from "../platform/events";
+import { appendEvent, commitBatch, type EventType } from "../platform/events";
 import { operations } from "../platform/tables";
 import { nowIso } from "../platform/time";
 
@@ -91,7 +91,7 @@ export function operationEvent(ctx: CommandContext, type: EventType, data: Recor
 /** Runs a command's statements as one D1 transaction; a failed guard means a concurrent change won. */
 export async function commit(ctx: CommandContext, statements: Statement[]) {
   try {
-    return await runBatch(ctx.db, statements);
+    return await commitBatch(ctx.db, statements);
   } catch (error) {
     if (isWriteGuardFailure(error)) {
       throw new ApiError("version_mismatch", "The Operation changed while this command ran; read it again and retry.");

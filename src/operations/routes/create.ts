@@ -1,7 +1,7 @@
 import { actorOf } from "../../platform/principal";
-import { runBatch, violatesUnique } from "../../platform/db";
+import { violatesUnique } from "../../platform/db";
 import { ApiError } from "../../platform/errors";
-import { appendEvent } from "../../platform/events";
+import { appendEvent, commitBatch } from "../../platform/events";
 import { idPrefixes, newId } from "../../platform/ids";
 import { foldedText, searchText, sortText } from "../../platform/locale";
 import { defineRoute } from "../../platform/routes";
@@ -60,7 +60,7 @@ export default defineRoute(
       updatedAt: now,
     };
     try {
-      await runBatch(db, [
+      await commitBatch(db, [
         db.insert(operations).values(row),
         ...ownerStatements(db, principal.tenantId, id, ownerIds, false),
         appendEvent(db, {
