@@ -89,7 +89,7 @@ export function buildApp(extend?: (app: App) => void): App {
   app.get("/console/*", consolePage);
 
   // Credentials answer first, for every /v1 request; then each route's own chain (routeChain:
-  // budget, access, body size, Idempotency-Key, validation, handler). Whatever appended events
+  // budget, access, body size, Idempotency-Key, deprecation, validation, handler). Whatever appended events
   // has them handed on to webhooks once answered (its code runs after the route's).
   app.use("/v1/*", authenticate, openTenantDb, handOnAppendedEvents);
   mountRoutes(app, apiRoutes);

@@ -229,8 +229,8 @@ export function rateLimitClassOf(spec: RouteDefinition["spec"]): RateLimitClass 
   return spec.rateLimit ?? (spec.method === "get" ? "read" : "write");
 }
 
-/** Request bodies are limited to 8 MiB, whatever the route (a batch's item limit answers before its shape). */
-export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** Every route that takes a body takes at most 8 MiB of it. */
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 const limitBodySize = bodyLimit({
   maxSize: MAX_BODY_BYTES,
@@ -291,8 +291,8 @@ function invokeHandler({ spec, handler }: RouteDefinition): MiddlewareHandler<Ap
  *   the key's budget for the route's class (429) → the route's access (403, 503 while moving) →
  *   the body's size (413) → Idempotency-Key (a stored answer replayed, 409, 422) →
  *   deprecation headers (on whatever follows) → validation (400, 413, 415) → the handler.
- * Access answers before anything reads the body; a replay answers before validation, as the first
- * answer did.
+ * Access answers before anything reads the body; an Idempotency-Key replay answers the stored
+ * answer before validation runs again.
  */
 export function routeChain(route: RouteDefinition): MiddlewareHandler<AppBindings>[] {
   const { spec } = route;

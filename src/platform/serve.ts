@@ -52,7 +52,7 @@ async function answer(app: App, request: Request, env: Env, ctx: ExecutionContex
   }
   if (response.body === null) return new Response(null, response);
   // An answer that streams on purpose goes out as it is read (serve guards it).
-  if (trace.answerStreams) return response;
+  if (trace.answerStreams) return new Response(response.body, response);
   // Any other body is read here, in this request, so a body that cannot be sent fails where it can
   // still be answered.
   try {
