@@ -1,4 +1,3 @@
-import { bodyLimit } from "hono/body-limit";
 import { attachmentRoutes } from "./attachments/routes";
 import { checkoutRoutes } from "./checkout/routes";
 import { compareRoutes } from "./compare/routes";
@@ -14,13 +13,12 @@ import { createApp, type App, type AppBindings } from "./platform/app";
 import { authenticate } from "./platform/auth";
 import { isBookmark, sessionStart } from "./platform/bookmarks";
 import { openDb } from "./platform/database";
+import { recordingEvents } from "./platform/events";
 import { noteBookmark } from "./platform/trace";
-import { ApiError } from "./platform/errors";
-import { idempotency } from "./platform/idempotency";
 import { buildOpenApiDocument } from "./platform/openapi";
-import { answerUnrouted, mountAccessChecks, mountRoutes, type RouteDefinition } from "./platform/routes";
+import { answerUnrouted, mountRoutes, type RouteDefinition } from "./platform/routes";
 import { quotaRoutes } from "./quotas/routes";
-import { handOnAfterWrites } from "./webhooks/outbox";
+import { handOnAppendedEvents } from "./webhooks/outbox";
 import { webhookRoutes } from "./webhooks/routes";
 import { name as serviceName } from "../package.json";
 import { buildVersion } from "./platform/version";
@@ -40,8 +38,6 @@ export const apiRoutes: RouteDefinition[] = [
   ...webhookRoutes,
 ];
 
-const MAX_BODY_BYTES = 8 * 1024 * 1024;
-
 /**
  * After the key: the tenant's shard as this request sees it (`c.var.db`) and its Operations'
  * Durable Objects (`c.var.coordinator`), which run on the same shard. Reads run in a D1 session
@@ -54,15 +50,15 @@ export const openTenantDb: MiddlewareHandler<AppBindings> = async (c, next) => {
   c.var.trace.shard = shard;
   // An answer that reads nothing newer still carries the bookmark it was asked to honour.
   if (isBookmark(start)) noteBookmark(c.var.trace, start);
-  c.set("db", openDb(c.env, shard, start, c.var.trace));
+  c.set("db", recordingEvents(openDb(c.env, shard, start, c.var.trace), c.var.trace));
   c.set("coordinator", coordinatorFor(c.env, c.var.principal, c.var.trace));
   await next();
 };
 
 /**
  * The request path: requestId → db on c.var → docs and the OpenAPI document (no key) →
- * /v1: credentials → the key's rate limit and the route's roles → body size → Idempotency-Key → the route's validation
- * and handler. `extend` mounts more routes (the bench's entry adds its baselines).
+ * /v1: credentials → the route's chain (`routeChain`, src/platform/routes.ts). `extend` mounts
+ * more routes (the bench's entry adds its baselines).
  */
 export function buildApp(extend?: (app: App) => void): App {
   const app = createApp();
@@ -92,20 +88,10 @@ export function buildApp(extend?: (app: App) => void): App {
   app.get("/console/assets/*", (c) => asset(c.env.ASSETS, c.req.raw));
   app.get("/console/*", consolePage);
 
-  // Credentials, the key's budget and the route's roles answer before the body's size or content.
-  // Writes hand their events on to webhooks once answered (its code runs after the route's).
-  app.use("/v1/*", authenticate, openTenantDb, handOnAfterWrites);
-  mountAccessChecks(app, apiRoutes);
-  app.use(
-    "/v1/*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes (8 MiB).`);
-      },
-    }),
-    idempotency,
-  );
+  // Credentials answer first, for every /v1 request; then each route's own chain (routeChain:
+  // budget, access, body size, Idempotency-Key, deprecation, validation, handler). Whatever appended events
+  // has them handed on to webhooks once answered (its code runs after the route's).
+  app.use("/v1/*", authenticate, openTenantDb, handOnAppendedEvents);
   mountRoutes(app, apiRoutes);
   extend?.(app);
   app.notFound(answerUnrouted(apiRoutes));

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { CommandContext, CommandExecutor, CommandOutcome } from "../platform/commands";
 import { openDb } from "../platform/database";
+import { recordingEvents } from "../platform/events";
 import type { Env } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
@@ -85,16 +86,17 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
     // Commands read and write on the primary of the tenant's shard (the Worker names it from the
     // tenant directory): what they check is the latest state.
     const trace = newTrace();
-    const ctx: CommandContext = { db: openDb(this.env, principal.shard, "first-primary", trace), principal, operationId };
-    const d1 = () => ({ roundTrips: trace.d1RoundTrips, sequentialRoundTrips: trace.d1SequentialRoundTrips, bookmark: trace.bookmark });
+    const ctx: CommandContext = { db: recordingEvents(openDb(this.env, principal.shard, "first-primary", trace), trace), principal, operationId };
+    // What the request gets back beside the result: its D1 calls, and whether the command's batch appended events.
+    const done = () => ({ d1: { roundTrips: trace.d1RoundTrips, sequentialRoundTrips: trace.d1SequentialRoundTrips, bookmark: trace.bookmark }, eventsAppended: trace.eventsAppended });
     try {
       const command = COMMANDS.get(name);
       if (!command) throw new Error(`No command is named ${name}.`);
-      return { ok: true, value: await command.run(ctx, input), d1: d1() };
+      return { ok: true, value: await command.run(ctx, input), ...done() };
     } catch (error) {
-      if (error instanceof ApiError) return { ok: false, problem: error.problem, d1: d1() };
-      if (isTenantMovingFailure(error)) return { ok: false, problem: tenantMovingError().problem, d1: d1() };
-      return { ok: false, failure: { message: String(error), stack: (error as Error)?.stack }, d1: d1() };
+      if (error instanceof ApiError) return { ok: false, problem: error.problem, ...done() };
+      if (isTenantMovingFailure(error)) return { ok: false, problem: tenantMovingError().problem, ...done() };
+      return { ok: false, failure: { message: String(error), stack: (error as Error)?.stack }, ...done() };
     }
   }
 }

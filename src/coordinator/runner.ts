@@ -30,6 +30,7 @@ export function coordinatorFor(env: Env, principal: Principal, trace: RequestTra
       trace.d1RoundTrips += outcome.d1.roundTrips;
       trace.d1SequentialRoundTrips += outcome.d1.sequentialRoundTrips;
       noteBookmark(trace, outcome.d1.bookmark);
+      if (outcome.eventsAppended) trace.eventsAppended = true;
       if ("problem" in outcome) throw ApiError.from(outcome.problem);
       if ("failure" in outcome) throw new CommandFailed(command.name, outcome.failure);
       return outcome.value as Output;

@@ -3,7 +3,7 @@ import { forgetCachedKey, forgetUnknownKeys } from "../platform/auth";
 import { sha256Hex } from "../platform/crypto";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
-import { appendEvent, type EventType } from "../platform/events";
+import { insertEvent, type EventType } from "../platform/events";
 import { idPrefixes, newId } from "../platform/ids";
 import { mintSignedKey } from "../platform/key-format.mjs";
 import { actorOf, type Principal } from "../platform/principal";
@@ -23,7 +23,7 @@ export const KEY_PREFIX_LENGTH = 8;
  */
 async function recordKeyEvent(shard: Db, principal: Principal, type: EventType, row: KeyRow, undo: () => Promise<unknown>): Promise<void> {
   try {
-    await appendEvent(shard, { tenantId: principal.tenantId, type, actor: actorOf(principal), data: { key: toKeyRepresentation(row) } });
+    await insertEvent(shard, { tenantId: principal.tenantId, type, actor: actorOf(principal), data: { key: toKeyRepresentation(row) } });
   } catch (error) {
     await undo();
     throw error;

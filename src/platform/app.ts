@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { Coordinator } from "./commands";
 import { openDb, type Db } from "./database";
 import type { Env } from "./env";
+import { recordingEvents } from "./events";
 import type { Principal, RequestScope } from "./principal";
 import { isTenantMovingFailure, tenantMovingError, type TenantPlacement } from "./tenancy";
 import { traceOf, type RequestTrace } from "./trace";
@@ -24,13 +25,6 @@ export interface AppVariables {
   /** Where the principal's tenant lives, and whether it is being moved. */
   placement: TenantPlacement;
   scope: RequestScope;
-  /** Set by the matched route's access checks when it may change data (it spends the key's write budget). */
-  mayWrite?: boolean;
-  /**
-   * Set where a request appends events whatever its answer (an order refused below its minimum
-   * records order.blocked and answers 422): the outbox hands them on at once instead of leaving them to the sweep.
-   */
-  eventsAppended?: boolean;
   /** Sends the request's Operation commands to their Durable Objects. */
   coordinator: Coordinator;
   /**
@@ -86,7 +80,7 @@ export function routeNotFound(c: Context<AppBindings>): Response {
  * its read must be the latest state, not a replica's.
  */
 export function tenantPrimaryDb(c: Context<AppBindings>): Db {
-  return openDb(c.env, c.var.principal.shard, "first-primary", c.var.trace);
+  return recordingEvents(openDb(c.env, c.var.principal.shard, "first-primary", c.var.trace), c.var.trace);
 }
 
 /** Marks the answer of a dry run: what the call would answer, nothing changed. */

@@ -32,6 +32,8 @@ export type CommandOutcome<Output> = (
 ) & {
   /** The command's D1 calls (they count on the request's trace) and the bookmark after its writes. */
   d1: { roundTrips: number; sequentialRoundTrips: number; bookmark: string | null };
+  /** Whether the command committed events (refused or not): the request hands them on to webhooks once it answers. */
+  eventsAppended: boolean;
 };
 
 /** The Operation's Durable Object as the Worker calls it. */

@@ -1,6 +1,7 @@
 import { CsvError, parse } from "csv-parse/browser/esm/sync";
 import { stringify } from "csv-stringify/browser/esm/sync";
 import { ApiError, type ProblemItem } from "./errors";
+import { streamedResponse } from "./streaming";
 
 export const CSV_MEDIA_TYPE = "text/csv";
 
@@ -72,7 +73,10 @@ export async function csvListResponse<Item>(list: {
   return csvResponse(list.columns, rows(), list.filename);
 }
 
-/** A streamed CSV answer: the header, then each page of rows as it is pulled (inside this request, as the client reads). */
+/**
+ * A streamed CSV answer: the header, then each page of rows as it is pulled (inside this request, as
+ * the client reads). It passes `serve` unbuffered (src/platform/streaming.ts).
+ */
 function csvResponse(header: readonly string[], pages: AsyncIterable<CsvValue[][]>, filename: string): Response {
   const encoder = new TextEncoder();
   const iterator = pages[Symbol.asyncIterator]();
@@ -96,7 +100,7 @@ function csvResponse(header: readonly string[], pages: AsyncIterable<CsvValue[][
       await iterator.return?.();
     },
   });
-  return new Response(body, {
+  return streamedResponse(body, {
     headers: { "content-type": `${CSV_MEDIA_TYPE}; charset=utf-8`, "content-disposition": `attachment; filename="${filename}"` },
   });
 }

@@ -1,4 +1,5 @@
 import { zValidator } from "@hono/zod-validator";
+import { bodyLimit } from "hono/body-limit";
 import type { Context, MiddlewareHandler } from "hono";
 import * as z from "zod";
 import { routeNotFound, type App, type AppBindings } from "./app";
@@ -9,6 +10,8 @@ import { rateLimit, type RateLimitClass } from "./rate-limits";
 import { tenantMovingError } from "./tenancy";
 import { announceDeprecations, deprecationOf, type Deprecation } from "./deprecation";
 import { isCsvContentType, parseCsv } from "./csv";
+import { idempotency } from "./idempotency";
+import { streamsOnPurpose } from "./streaming";
 import { invalidJsonError, throwZodError, validationError, zodProblemItems } from "./validation";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
@@ -226,52 +229,87 @@ export function rateLimitClassOf(spec: RouteDefinition["spec"]): RateLimitClass 
   return spec.rateLimit ?? (spec.method === "get" ? "read" : "write");
 }
 
+/** Every route that takes a body takes at most 8 MiB of it. */
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+const limitBodySize = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes (8 MiB).`);
+  },
+});
+
 /**
- * Registers each route's access checks on their own, so the app can run them ahead of middleware
- * that reads the body (size limit, idempotency): the key's budget for the route's class (429), then
- * the route's roles (403), whatever the caller sent. `mountRoutes` relies on it: mount the access
- * checks of the same routes first.
+ * Who may call the route, whatever they sent: the route's roles (403), the query parameters only
+ * OPERATOR keys may send (403), and no write while the tenant is being moved (its shard's fence
+ * would refuse it anyway).
  */
-export function mountAccessChecks(app: App, routes: RouteDefinition[]): void {
-  for (const { spec } of routes) {
-    const limitClass = rateLimitClassOf(spec);
-    app.on([spec.method.toUpperCase()], [spec.path], rateLimit(limitClass), async (c, next) => {
-      c.set("mayWrite", limitClass === "write");
-      const principal = c.get("principal");
-      requireRole(principal, ...spec.roles);
-      // While the tenant is being moved its writes wait (its shard's fence would refuse them anyway).
-      if (limitClass === "write" && c.var.placement.state === "MOVING") throw tenantMovingError();
-      const sent = (spec.operatorOnlyQuery ?? []).filter((name) => c.req.query(name) !== undefined);
-      if (sent.length && principal.role !== "OPERATOR") {
-        throw new ApiError("forbidden", `${sent.join(", ")} may only be sent with an OPERATOR key.`);
-      }
-      await next();
-    });
-  }
+function requireAccess(spec: RouteDefinition["spec"]): MiddlewareHandler<AppBindings> {
+  const writes = rateLimitClassOf(spec) === "write";
+  const operatorOnly = spec.operatorOnlyQuery ?? [];
+  return async function requireRouteAccess(c, next) {
+    const { principal } = c.var;
+    requireRole(principal, ...spec.roles);
+    if (writes && c.var.placement.state === "MOVING") throw tenantMovingError();
+    const sent = operatorOnly.filter((name) => c.req.query(name) !== undefined);
+    if (sent.length && principal.role !== "OPERATOR") {
+      throw new ApiError("forbidden", `${sent.join(", ")} may only be sent with an OPERATOR key.`);
+    }
+    await next();
+  };
 }
 
-/** Validation and handler of each route; their access checks are `mountAccessChecks`'s, mounted earlier. */
-export function mountRoutes(app: App, routes: RouteDefinition[]): void {
-  for (const route of routes) {
-    const { spec, handler } = route;
-    const chain: MiddlewareHandler<AppBindings>[] = [];
-    const announce = announceDeprecations({ route: spec.deprecated, queryAliases: deprecatedQueryParameters(spec), documentation: documentationLink(spec) });
-    if (announce) chain.push(announce);
-    if (spec.params) chain.push(validator("param", spec.params));
-    if (spec.query) chain.push(validator("query", spec.query));
-    if (spec.body) {
-      const jsonBody = spec.batch ? batchBodyValidator(spec.body, spec.batch) : validator("json", spec.body);
-      if (spec.csvImport) chain.push(requireBodyType(true), csvBody(spec.body, spec.batch, spec.csvImport), unlessCsv(jsonBody));
-      else chain.push(requireBodyType(false), jsonBody);
-    }
-    const invoke: MiddlewareHandler<AppBindings> = async (c) =>
-      handler(c, {
-        params: spec.params ? c.req.valid("param" as never) : undefined,
-        query: spec.query ? c.req.valid("query" as never) : undefined,
-        body: spec.body ? c.req.valid("json" as never) : undefined,
-      });
-    app.on([spec.method.toUpperCase()], [spec.path], ...chain, invoke);
+/** The route's inputs, validated: path, query, then the body (its media type first; JSON or, where the route takes it, CSV). */
+function validateInput(spec: RouteDefinition["spec"]): MiddlewareHandler<AppBindings>[] {
+  const checks: MiddlewareHandler<AppBindings>[] = [];
+  if (spec.params) checks.push(validator("param", spec.params));
+  if (spec.query) checks.push(validator("query", spec.query));
+  if (spec.body) {
+    const jsonBody = spec.batch ? batchBodyValidator(spec.body, spec.batch) : validator("json", spec.body);
+    if (spec.csvImport) checks.push(requireBodyType(true), csvBody(spec.body, spec.batch, spec.csvImport), unlessCsv(jsonBody));
+    else checks.push(requireBodyType(false), jsonBody);
   }
+  return checks;
+}
+
+/** The route's handler, given its validated inputs. An answer that streams on purpose says so on the trace (serve lets it through unbuffered). */
+function invokeHandler({ spec, handler }: RouteDefinition): MiddlewareHandler<AppBindings> {
+  return async function invokeRouteHandler(c) {
+    const response = await handler(c, {
+      params: spec.params ? c.req.valid("param" as never) : undefined,
+      query: spec.query ? c.req.valid("query" as never) : undefined,
+      body: spec.body ? c.req.valid("json" as never) : undefined,
+    });
+    if (streamsOnPurpose(response)) c.var.trace.answerStreams = true;
+    return response;
+  };
+}
+
+/**
+ * A route's whole chain, in the order its answers take precedence (credentials came before it, for
+ * every /v1 request):
+ *   the key's budget for the route's class (429) → the route's access (403, 503 while moving) →
+ *   the body's size (413) → Idempotency-Key (a stored answer replayed, 409, 422) →
+ *   deprecation headers (on whatever follows) → validation (400, 413, 415) → the handler.
+ * Access answers before anything reads the body; an Idempotency-Key replay answers the stored
+ * answer before validation runs again.
+ */
+export function routeChain(route: RouteDefinition): MiddlewareHandler<AppBindings>[] {
+  const { spec } = route;
+  const announce = announceDeprecations({ route: spec.deprecated, queryAliases: deprecatedQueryParameters(spec), documentation: documentationLink(spec) });
+  return [
+    rateLimit(rateLimitClassOf(spec)),
+    requireAccess(spec),
+    ...(spec.method === "get" ? [] : [limitBodySize, idempotency]),
+    ...(announce ? [announce] : []),
+    ...validateInput(spec),
+    invokeHandler(route),
+  ];
+}
+
+/** Mounts each route with its whole chain (`routeChain`). */
+export function mountRoutes(app: App, routes: RouteDefinition[]): void {
+  for (const route of routes) app.on([route.spec.method.toUpperCase()], [route.spec.path], ...routeChain(route));
 }
 
 /**

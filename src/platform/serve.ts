@@ -1,6 +1,7 @@
 import type { App } from "./app";
 import type { Env } from "./env";
 import { INTERNAL_PROBLEM, logFailure, problemResponseFor } from "./errors";
+import { guardedStream } from "./streaming";
 import { answerBookmark, logRequest, startTrace, type RequestTrace } from "./trace";
 import { buildVersion, VERSION_HEADER } from "./version";
 
@@ -9,6 +10,8 @@ import { buildVersion, VERSION_HEADER } from "./version";
  * but some failures happen after a handler returned: a response body that fails while it is read,
  * a `waitUntil` task, a throw past Hono. Those answer problem+json 500 `internal` with
  * x-request-id too, and are logged with their stack; nothing reaches the client as plain text.
+ * An answer that streams on purpose (a CSV export) is the exception: it is passed on as it is read,
+ * and a failure while it streams is logged and ends the stream in error (src/platform/streaming.ts).
  * Every answer carries the request's latest D1 bookmark and the build that answered (svc-api-version),
  * and every request leaves one log line.
  */
@@ -19,7 +22,13 @@ export function serve(app: App): ExportedHandlerFetchHandler<Env> {
     const bookmark = answerBookmark(trace);
     if (bookmark) response.headers.set("x-d1-bookmark", bookmark);
     response.headers.set(VERSION_HEADER, buildVersion(env));
-    logRequest(trace, request.method, response.status);
+    const logLine = () => logRequest(trace, request.method, response.status);
+    if (trace.answerStreams && response.body) {
+      // Its log line is written once it ends, so it counts the D1 calls of every page.
+      const onFailure = (error: unknown) => logFailure(trace.requestId, `${request.method} ${new URL(request.url).pathname} (streamed response body)`, error);
+      return new Response(guardedStream(response.body, { onFailure, onEnd: logLine }), response);
+    }
+    logLine();
     return response;
   };
 }
@@ -42,8 +51,10 @@ async function answer(app: App, request: Request, env: Env, ctx: ExecutionContex
     return problemResponseFor(INTERNAL_PROBLEM, requestId);
   }
   if (response.body === null) return new Response(null, response);
-  // Read the body here, in this request, so a body that cannot be sent fails where it can still be
-  // answered. (A route that streams on purpose, e.g. a CSV export, will need a way past this.)
+  // An answer that streams on purpose goes out as it is read (serve guards it).
+  if (trace.answerStreams) return new Response(response.body, response);
+  // Any other body is read here, in this request, so a body that cannot be sent fails where it can
+  // still be answered.
   try {
     return new Response(await response.arrayBuffer(), response);
   } catch (error) {

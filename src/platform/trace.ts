@@ -22,6 +22,13 @@ export interface RequestTrace {
   bookmark: string | null;
   /** The tenant shard the request reads and writes (null before the key names it). */
   shard: ShardName | null;
+  /**
+   * Whether the request committed events (said by whoever appended them, src/platform/events.ts),
+   * whatever its answer: the outbox hands them on to webhooks once it answers.
+   */
+  eventsAppended: boolean;
+  /** Whether the answer's body streams on purpose (a CSV export): `serve` passes it on unbuffered. */
+  answerStreams: boolean;
 }
 
 const traces = new WeakMap<Request, RequestTrace>();
@@ -45,6 +52,8 @@ export function newTrace(): RequestTrace {
     d1InFlight: 0,
     bookmark: null,
     shard: null,
+    eventsAppended: false,
+    answerStreams: false,
   };
 }
 

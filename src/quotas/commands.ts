@@ -1,10 +1,10 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { actorOf, type Principal } from "../platform/principal";
 import { bookmarkOf, type Db } from "../platform/database";
-import { inJsonChunks, insertFromJson, runBatch, writeGuard, type Statement } from "../platform/sql";
+import { inJsonChunks, insertFromJson, writeGuard, type Statement } from "../platform/sql";
 import { isWriteGuardFailure, violatesUniqueIndex } from "../platform/constraint-errors";
 import { ApiError } from "../platform/errors";
-import { appendEvent, type EventType } from "../platform/events";
+import { appendEvent, commitBatch, type EventType } from "../platform/events";
 import { idPrefixes, newId } from "../platform/ids";
 import { quotaRules, tenants } from "../platform/tables";
 import { nowIso } from "../platform/time";
@@ -43,7 +43,7 @@ function unchangedRule(row: RuleRow) {
 async function commitRuleWrite(db: Db, tenantId: string, statements: Statement[], bumpAt: number, change: RuleChange): Promise<void> {
   let results: D1Result[];
   try {
-    results = await runBatch(db, statements);
+    results = await commitBatch(db, statements);
   } catch (error) {
     if (violatesUniqueIndex(error, "quota_rules_scope")) {
       throw new ApiError("duplicate_scope", "A Quotas Rule with this accountId, supplierId and storeId already exists.");

@@ -1,6 +1,6 @@
 import { and, eq, isNull, lt, notInArray, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
-import { DRY_RUN_HEADER, type AppBindings } from "../platform/app";
+import type { AppBindings } from "../platform/app";
 import { primaryDb } from "../platform/database";
 import { inJsonList, insertFromJson, runBatch } from "../platform/sql";
 import type { Env } from "../platform/env";
@@ -23,15 +23,14 @@ export const WEBHOOK_SWEEP_CRON = "* * * * *";
 export const OVERDUE_AFTER_MS = 5 * 60_000;
 
 /**
- * After every write a request commits, and after any request that says it appended events whatever
- * its answer (eventsAppended), the tenant's new events are handed on to the queue. Never awaited by
- * the answer, and never trusted: if the send fails or the instance dies first, the sweep finds the
- * events still marked not handed on. Reads and dry runs record no event: no message.
+ * After a request that appended events (its trace says so: src/platform/events.ts), whatever its
+ * answer, the tenant's new events are handed on to the queue. Never awaited by the answer, and never
+ * trusted: if the send fails or the instance dies first, the sweep finds the events still marked not
+ * handed on. Reads, dry runs, refusals and writes that changed nothing append no event: no message.
  */
-export const handOnAfterWrites: MiddlewareHandler<AppBindings> = async (c, next) => {
+export const handOnAppendedEvents: MiddlewareHandler<AppBindings> = async (c, next) => {
   await next();
-  const committedWrite = c.var.mayWrite && c.res.status < 300 && c.res.headers.get(DRY_RUN_HEADER) !== "true";
-  if (!committedWrite && !c.var.eventsAppended) return;
+  if (!c.var.trace.eventsAppended) return;
   const { shard, tenantId } = c.var.principal;
   const nudge: WebhookMessage = { kind: "hand-on", shard, tenantId };
   c.executionCtx.waitUntil(c.env.WEBHOOK_QUEUE.send(nudge).catch((error) => logFailure(c.var.requestId, "webhooks: hand-on", error)));
