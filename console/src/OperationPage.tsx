@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState, type ChangeEvent, type DragEvent } from "react";
 import { useSession } from "./context";
+import { download } from "./csv";
 import { AccountsPanel } from "./AccountsPanel";
 import { LinesGrid } from "./LinesGrid";
 import { OperationForm, nameOf, type Operation } from "./OperationsPage";
@@ -206,8 +207,5 @@ function CsvImport({ operationId, onApplied }: { operationId: string; onApplied:
 
 async function exportCsv(api: ReturnType<typeof useSession>["api"], operationId: string) {
   const { response } = await api.GET("/v1/operations/{operationId}/lines", { params: { path: { operationId } }, headers: { accept: "text/csv" }, parseAs: "text" });
-  const url = URL.createObjectURL(new Blob([await response.clone().text()], { type: "text/csv" }));
-  const link = Object.assign(document.createElement("a"), { href: url, download: `lines-${operationId}.csv` });
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  download(`lines-${operationId}.csv`, await response.clone().text());
 }
