@@ -116,7 +116,11 @@ function AccountsImport() {
     } catch (error) {
       const refused = toRefusal(error);
       const items = (refused.problem as { errors?: { field?: string; row?: number }[] }).errors;
-      items?.forEach((item) => (item.row = picked.rowOf(item.field)));
+      // Each error on its CSV row and column, rather than its place in the JSON the console sent.
+      items?.forEach((item) => {
+        item.row = picked.rowOf(item.field);
+        if (item.row !== undefined) item.field = item.field?.split(".").filter((part) => !/^\d+$/.test(part) && part !== "body" && part !== "users").join(".") || undefined;
+      });
       setRefusal(refused);
     } finally {
       setBusy(false);
