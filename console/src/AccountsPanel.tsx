@@ -1,12 +1,14 @@
 import type { paths, Schemas } from "@campaign-policy/client";
-import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type ChangeEvent } from "react";
 import { useSession } from "./context";
 import type { Operation } from "./OperationsPage";
 import { answer, toRefusal, type Refusal } from "./session";
+import { PagedList } from "./PagedList";
 import { ChoiceFilter, ProblemView, SearchFilter } from "./ui";
 
 type AttachmentStatus = NonNullable<NonNullable<paths["/v1/operations/{operationId}/accounts"]["get"]["parameters"]["query"]>["operationStatus"]>[number];
+type Attachment = Schemas["AttachmentPage"]["items"][number];
 const STATUSES: AttachmentStatus[] = ["NOT_STARTED", "CART_CREATED", "ORDERED"];
 
 /** A write checked first as a dry run (its counts shown), then applied. */
@@ -30,19 +32,14 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const path = { operationId: operation.id };
-  const attached = useInfiniteQuery({
-    queryKey: ["attachments", operation.id, accountName, status],
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) =>
-      (
-        await answer(
-          api.GET("/v1/operations/{operationId}/accounts", {
-            params: { path, query: { limit: 100, ...(accountName && { accountName }), ...(status && { operationStatus: [status as AttachmentStatus] }), ...(pageParam && { nextToken: pageParam }) } },
-          }),
-        )
-      ).data as Schemas["AttachmentPage"],
-    getNextPageParam: (page) => page.nextToken ?? undefined,
-  });
+  const fetchAttached = async (nextToken: string | undefined) =>
+    (
+      await answer(
+        api.GET("/v1/operations/{operationId}/accounts", {
+          params: { path, query: { limit: 100, ...(accountName && { accountName }), ...(status && { operationStatus: [status as AttachmentStatus] }), ...(nextToken && { nextToken }) } },
+        }),
+      )
+    ).data as Schemas["AttachmentPage"];
   const directory = useQuery({
     queryKey: ["directory", search],
     enabled: operator && search.length > 0,
@@ -83,22 +80,12 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
       queryClient.invalidateQueries({ queryKey: ["operation", operation.id] });
     }
   };
-  const rows = attached.data?.pages.flatMap((page) => page.items) ?? [];
   const toggle = (id: string) => setSelected((current) => (current.has(id) ? (current.delete(id), new Set(current)) : new Set(current.add(id))));
 
   return (
     <section className="card accounts" aria-labelledby="accounts-heading">
       <h2 id="accounts-heading">Accounts ({operation.accountCount})</h2>
-      <div className="filters">
-        <SearchFilter label="Account name contains" value={accountName} onChange={setAccountName} />
-        <ChoiceFilter label="Progress" value={status} choices={STATUSES} onChange={setStatus} />
-        {operator && (
-          <button type="button" disabled={selected.size === 0} onClick={() => check("detach", [...selected])}>
-            Detach selected ({selected.size})
-          </button>
-        )}
-      </div>
-      <ProblemView refusal={attached.error ? toRefusal(attached.error) : refusal} />
+      <ProblemView refusal={refusal} />
       {pending && (
         <div role="status" className="import-outcome">
           Dry run: {pending.counts}.
@@ -111,46 +98,29 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
         </div>
       )}
       {note && <p role="status">{note}</p>}
-      <div className="table-wrap">
-        <table className="list">
-          <thead>
-            <tr>
-              {operator && <th scope="col"><span className="sr-only">Selected</span></th>}
-              <th scope="col">Account</th>
-              <th scope="col">Name</th>
-              <th scope="col">Progress</th>
-              <th scope="col">Attached</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.accountId}>
-                {operator && (
-                  <td>
-                    <input type="checkbox" aria-label={`Select ${row.accountId}`} checked={selected.has(row.accountId)} onChange={() => toggle(row.accountId)} />
-                  </td>
-                )}
-                <td>{row.accountId}</td>
-                <td>{row.accountName}</td>
-                <td>{row.operationStatus}</td>
-                <td>{row.attachedAt.slice(0, 10)}</td>
-              </tr>
-            ))}
-            {!attached.isPending && rows.length === 0 && (
-              <tr>
-                <td colSpan={5} className="muted">
-                  No attached account matches.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
-      {attached.hasNextPage && (
-        <button type="button" onClick={() => attached.fetchNextPage()}>
-          Load more
-        </button>
-      )}
+      <PagedList
+        label="Attached accounts"
+        queryKey={["attachments", operation.id]}
+        filters={{ accountName, status }}
+        fetchPage={fetchAttached}
+        columns={[
+          ...(operator ? [{ header: <span className="sr-only">Selected</span>, cell: (row: Attachment) => <input type="checkbox" aria-label={`Select ${row.accountId}`} checked={selected.has(row.accountId)} onChange={() => toggle(row.accountId)} /> }] : []),
+          { header: "Account", cell: (row) => row.accountId },
+          { header: "Name", cell: (row) => row.accountName },
+          { header: "Progress", cell: (row) => row.operationStatus },
+          { header: "Attached", cell: (row) => row.attachedAt.slice(0, 10) },
+        ]}
+        rowKey={(row) => row.accountId}
+        empty="No attached account matches."
+      >
+        <SearchFilter label="Account name contains" value={accountName} onChange={setAccountName} />
+        <ChoiceFilter label="Progress" value={status} choices={STATUSES} onChange={setStatus} />
+        {operator && (
+          <button type="button" className="filter-action" disabled={selected.size === 0} onClick={() => check("detach", [...selected])}>
+            Detach selected ({selected.size})
+          </button>
+        )}
+      </PagedList>
       {operator && (
         <div className="attach">
           <label>

@@ -1,5 +1,10 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useMemo, useState, type FormEvent } from "react";
+import { useMemo, useState, type FormEvent, type ReactNode } from "react";
+import { AccountsPage } from "./AccountsPage";
+import { EventsPage } from "./EventsPage";
+import { KeysPage } from "./KeysPage";
+import { OrderCheckPage } from "./OrderCheckPage";
+import { WebhooksPage } from "./WebhooksPage";
 import { OperationPage } from "./OperationPage";
 import { OperationsPage } from "./OperationsPage";
 import { useLocation, useRoute } from "wouter";
@@ -7,13 +12,22 @@ import { answer, clientFor, loadSession, saveSession, toRefusal, type Refusal, t
 import { Link, ProblemView } from "./ui";
 import { SessionContext } from "./context";
 
-const SECTIONS = [
-  { path: "/console/operations", label: "Operations" },
-  { path: "/console/quota-rules", label: "Quota rules" },
-  { path: "/console/accounts", label: "Accounts" },
-  { path: "/console/events", label: "Events" },
-  { path: "/console/webhooks", label: "Webhooks" },
-  { path: "/console/keys", label: "Keys" },
+interface Section {
+  path: string;
+  label: string;
+  page?: () => ReactNode;
+  /** Hidden from an ACCOUNT key, which the API refuses there. */
+  operatorOnly?: boolean;
+}
+
+const SECTIONS: Section[] = [
+  { path: "/console/operations", label: "Operations", page: OperationsPage },
+  { path: "/console/quota-rules", label: "Quota rules", operatorOnly: true },
+  { path: "/console/order-check", label: "Order check", page: OrderCheckPage },
+  { path: "/console/accounts", label: "Accounts", page: AccountsPage },
+  { path: "/console/events", label: "Events", page: EventsPage, operatorOnly: true },
+  { path: "/console/webhooks", label: "Webhooks", page: WebhooksPage, operatorOnly: true },
+  { path: "/console/keys", label: "Keys", page: KeysPage, operatorOnly: true },
 ];
 
 export function App() {
@@ -77,13 +91,15 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
   const [path] = useLocation();
   const api = useMemo(() => clientFor(session), [session]);
   const [onOperation, operation] = useRoute<{ operationId: string }>("/console/operations/:operationId");
+  const sections = SECTIONS.filter((s) => session.role === "OPERATOR" || !s.operatorOnly);
   const section = SECTIONS.find((s) => path.startsWith(s.path)) ?? SECTIONS[0];
+  const Page = section.page;
   return (
     <SessionContext.Provider value={{ session, api }}>
       <header className="top">
         <span className="brand">Campaign console</span>
         <nav aria-label="Sections">
-          {SECTIONS.map((s) => (
+          {sections.map((s) => (
             <Link key={s.path} to={s.path} current={s === section}>
               {s.label}
             </Link>
@@ -99,8 +115,13 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
       <main className="content">
         {onOperation ? (
           <OperationPage key={operation.operationId} operationId={operation.operationId} />
-        ) : section.label === "Operations" ? (
-          <OperationsPage />
+        ) : !sections.includes(section) ? (
+          <section>
+            <h1>{section.label}</h1>
+            <p className="muted">This page is for OPERATOR keys: an ACCOUNT key cannot use it.</p>
+          </section>
+        ) : Page ? (
+          <Page />
         ) : (
           <section>
             <h1>{section.label}</h1>

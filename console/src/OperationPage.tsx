@@ -1,6 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState, type ChangeEvent, type DragEvent } from "react";
 import { useSession } from "./context";
+import { download } from "./csv";
+import { ConfirmDialog } from "./dialogs";
 import { AccountsPanel } from "./AccountsPanel";
 import { LinesGrid } from "./LinesGrid";
 import { OperationForm, nameOf, type Operation } from "./OperationsPage";
@@ -24,6 +26,7 @@ export function OperationPage({ operationId }: { operationId: string }) {
   const queryClient = useQueryClient();
   const operator = session.role === "OPERATOR";
   const [editing, setEditing] = useState(false);
+  const [deleting, setDeleting] = useState(false);
   const [conflict, setConflict] = useState<{ refusal: Refusal; changed: string[]; latest: Operation } | null>(null);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const [linked, setLinked] = useState<Refusal | null>(null);
@@ -102,10 +105,15 @@ export function OperationPage({ operationId }: { operationId: string }) {
           <button type="button" onClick={() => setEditing((open) => !open)} aria-expanded={editing}>
             Edit details
           </button>
-          <button type="button" className="danger" onClick={() => confirm(`Delete ${operation.code}?`) && remove.mutate()}>
+          <button type="button" className="danger" onClick={() => setDeleting(true)}>
             Delete
           </button>
         </div>
+      )}
+      {deleting && (
+        <ConfirmDialog title={`Delete ${operation.code}?`} confirm="Delete" onConfirm={() => (setDeleting(false), remove.mutate())} onClose={() => setDeleting(false)}>
+          <p>This cannot be undone.</p>
+        </ConfirmDialog>
       )}
       {editing && <OperationForm operation={operation} onDone={(saved) => (setEditing(false), saved && refresh(saved))} />}
       {conflict && (
@@ -206,8 +214,5 @@ function CsvImport({ operationId, onApplied }: { operationId: string; onApplied:
 
 async function exportCsv(api: ReturnType<typeof useSession>["api"], operationId: string) {
   const { response } = await api.GET("/v1/operations/{operationId}/lines", { params: { path: { operationId } }, headers: { accept: "text/csv" }, parseAs: "text" });
-  const url = URL.createObjectURL(new Blob([await response.clone().text()], { type: "text/csv" }));
-  const link = Object.assign(document.createElement("a"), { href: url, download: `lines-${operationId}.csv` });
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  download(`lines-${operationId}.csv`, await response.clone().text());
 }

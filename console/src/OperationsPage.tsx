@@ -1,9 +1,10 @@
 import type { paths, Schemas } from "@campaign-policy/client";
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useSession } from "./context";
 import { navigate } from "wouter/use-browser-location";
 import { answer, toRefusal } from "./session";
+import { PagedList, type Column } from "./PagedList";
 import { ChoiceFilter, Link, ProblemView, SearchFilter } from "./ui";
 
 export type Operation = Schemas["Operation"];
@@ -22,6 +23,15 @@ const SORTS = [
 
 export const nameOf = (operation: Pick<Operation, "name" | "code">) => operation.name.en ?? Object.values(operation.name)[0] ?? operation.code;
 
+const COLUMNS: Column<Operation>[] = [
+  { header: "Code", cell: (operation) => <Link to={`/console/operations/${operation.id}`}>{operation.code}</Link> },
+  { header: "Name", cell: nameOf },
+  { header: "Type", cell: (operation) => operation.type },
+  { header: "Status", cell: (operation) => <span className={`badge ${operation.status.toLowerCase()}`}>{operation.status}</span> },
+  { header: "Dates", cell: (operation) => `${operation.startDate.slice(0, 10)} → ${operation.endDate.slice(0, 10)}` },
+  { header: "Lines", numeric: true, cell: (operation) => operation.lineCount },
+];
+
 export function OperationsPage() {
   const { api, session } = useSession();
   const [status, setStatus] = useState("");
@@ -29,30 +39,23 @@ export function OperationsPage() {
   const [name, setName] = useState("");
   const [sort, setSort] = useState("-createdAt");
   const [creating, setCreating] = useState(false);
-  const filters = { status, type, name, sort };
-  const list = useInfiniteQuery({
-    queryKey: ["operations", filters],
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) =>
-      (
-        await answer(
-          api.GET("/v1/operations", {
-            params: {
-              query: {
-                limit: 50,
-                sort: [sort as OperationSort],
-                ...(pageParam && { nextToken: pageParam }),
-                ...(status && { status: [status as Operation["status"]] }),
-                ...(type && { type: type as Operation["type"] }),
-                ...(name && { name }),
-              },
+  const fetchPage = async (nextToken: string | undefined) =>
+    (
+      await answer(
+        api.GET("/v1/operations", {
+          params: {
+            query: {
+              limit: 50,
+              sort: [sort as OperationSort],
+              ...(nextToken && { nextToken }),
+              ...(status && { status: [status as Operation["status"]] }),
+              ...(type && { type: type as Operation["type"] }),
+              ...(name && { name }),
             },
-          }),
-        )
-      ).data,
-    getNextPageParam: (page) => page.nextToken ?? undefined,
-  });
-  const operations = list.data?.pages.flatMap((page) => page.items) ?? [];
+          },
+        }),
+      )
+    ).data;
   return (
     <section>
       <div className="title-row">
@@ -64,68 +67,22 @@ export function OperationsPage() {
         )}
       </div>
       {creating && <OperationForm onDone={(created) => (setCreating(false), created && navigate(`/console/operations/${created.id}`))} />}
-      <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+      <PagedList
+        label="Operations"
+        queryKey={["operations"]}
+        filters={{ status, type, name }}
+        fetchPage={fetchPage}
+        columns={COLUMNS}
+        rowKey={(operation) => operation.id}
+        empty="No Operation matches."
+        sorts={SORTS}
+        sort={sort}
+        onSort={setSort}
+      >
         <SearchFilter label="Name contains" value={name} onChange={setName} />
         <ChoiceFilter label="Status" value={status} choices={STATUSES} onChange={setStatus} />
         <ChoiceFilter label="Type" value={type} choices={TYPES} onChange={setType} />
-        <label>
-          Sort
-          <select value={sort} onChange={(e) => setSort(e.target.value)}>
-            {SORTS.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-      </form>
-      <ProblemView refusal={list.error ? toRefusal(list.error) : null} />
-      <div className="table-wrap">
-        <table className="list">
-          <thead>
-            <tr>
-              <th scope="col">Code</th>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Status</th>
-              <th scope="col">Dates</th>
-              <th scope="col" className="num">
-                Lines
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {operations.map((operation) => (
-              <tr key={operation.id}>
-                <td>
-                  <Link to={`/console/operations/${operation.id}`}>{operation.code}</Link>
-                </td>
-                <td>{nameOf(operation)}</td>
-                <td>{operation.type}</td>
-                <td>
-                  <span className={`badge ${operation.status.toLowerCase()}`}>{operation.status}</span>
-                </td>
-                <td>
-                  {operation.startDate.slice(0, 10)} → {operation.endDate.slice(0, 10)}
-                </td>
-                <td className="num">{operation.lineCount}</td>
-              </tr>
-            ))}
-            {!list.isPending && operations.length === 0 && (
-              <tr>
-                <td colSpan={6} className="muted">
-                  No Operation matches.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
-      {list.hasNextPage && (
-        <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-          Load more
-        </button>
-      )}
+      </PagedList>
     </section>
   );
 }

@@ -1,0 +1,164 @@
+import type { paths, Schemas } from "@campaign-policy/client";
+import { useQueryClient } from "@tanstack/react-query";
+import { useState, type ChangeEvent, type DragEvent } from "react";
+import { useSession } from "./context";
+import { hasHeader, parseTable } from "./csv";
+import { PagedList, type Column } from "./PagedList";
+import { answer, toRefusal, type Refusal } from "./session";
+import { ProblemView, SearchFilter } from "./ui";
+
+type Account = Schemas["Account"];
+type AccountsUpsert = Schemas["AccountsUpsert"];
+type AccountSort = NonNullable<NonNullable<paths["/v1/accounts"]["get"]["parameters"]["query"]>["sort"]>[number];
+const SORTS = [
+  ["accountId", "Account id"],
+  ["name", "Name"],
+  ["-name", "Name, Z to A"],
+] as const;
+const CSV_COLUMNS = ["accountId", "name", "userId", "email"] as const;
+
+const COLUMNS: Column<Account>[] = [
+  { header: "Account", cell: (account) => account.accountId },
+  { header: "Name", cell: (account) => account.name },
+  {
+    header: "Users",
+    cell: (account) =>
+      account.users.length === 0 ? (
+        <span className="muted">none</span>
+      ) : (
+        <span title={account.users.map((user) => `${user.userId} <${user.email}>`).join("\n")}>
+          {account.users
+            .slice(0, 2)
+            .map((user) => `${user.userId} <${user.email}>`)
+            .join(", ")}
+          {account.users.length > 2 && ` and ${account.users.length - 2} more`}
+        </span>
+      ),
+  },
+  { header: "Updated", cell: (account) => account.updatedAt.slice(0, 10) },
+];
+
+/**
+ * The accounts of a CSV, one row per user (accountId, name, userId, email; an account without
+ * users has one row with the last two empty), and the CSV row where each account and user stands.
+ */
+export function readAccounts(text: string) {
+  const rows = parseTable(text);
+  const first = hasHeader(rows, CSV_COLUMNS) ? 1 : 0;
+  const order = first ? CSV_COLUMNS.map((column) => rows[0].indexOf(column)) : [0, 1, 2, 3];
+  const byId = new Map<string, { account: AccountsUpsert[number]; row: number; userRows: number[] }>();
+  rows.slice(first).forEach((cells, i) => {
+    const [accountId, name, userId, email] = order.map((at) => (at >= 0 ? (cells[at] ?? "") : ""));
+    const row = i + first + 1;
+    let entry = byId.get(accountId);
+    if (!entry) byId.set(accountId, (entry = { account: { accountId, name, users: [] }, row, userRows: [] }));
+    if (userId || email) {
+      entry.account.users!.push({ userId, email });
+      entry.userRows.push(row);
+    }
+  });
+  const entries = [...byId.values()];
+  /** The CSV row a problem item's field (body.<account>[.users.<user>]…) points at. */
+  const rowOf = (field: string | undefined) => {
+    const [, account, user] = /^body\.(\d+)(?:\.users\.(\d+))?/.exec(field ?? "") ?? [];
+    if (account === undefined) return undefined;
+    const entry = entries[Number(account)];
+    return user !== undefined ? entry?.userRows[Number(user)] : entry?.row;
+  };
+  return { accounts: entries.map((entry) => entry.account), rowOf };
+}
+
+export function AccountsPage() {
+  const { api, session } = useSession();
+  const [name, setName] = useState("");
+  const [email, setEmail] = useState("");
+  const [userId, setUserId] = useState("");
+  const [sort, setSort] = useState("accountId");
+  const fetchPage = async (nextToken: string | undefined) =>
+    (
+      await answer(
+        api.GET("/v1/accounts", {
+          params: { query: { limit: 100, sort: [sort as AccountSort], ...(nextToken && { nextToken }), ...(name && { name }), ...(email && { email }), ...(userId && { userId }) } },
+        }),
+      )
+    ).data;
+  return (
+    <section>
+      <div className="title-row">
+        <h1>Accounts</h1>
+      </div>
+      {session.role === "OPERATOR" && <AccountsImport />}
+      <PagedList label="Accounts" queryKey={["directory"]} filters={{ name, email, userId }} fetchPage={fetchPage} columns={COLUMNS} rowKey={(account) => account.accountId} empty="No account matches." sorts={SORTS} sort={sort} onSort={setSort}>
+        <SearchFilter label="Name contains" value={name} onChange={setName} />
+        <SearchFilter label="User email" value={email} onChange={setEmail} />
+        <SearchFilter label="User id" value={userId} onChange={setUserId} />
+      </PagedList>
+    </section>
+  );
+}
+
+/** A CSV of accounts and their users: a dry run first (counts, or each error on its CSV row), then Apply. */
+function AccountsImport() {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  const [file, setFile] = useState<{ name: string; accounts: AccountsUpsert; rowOf: (field?: string) => number | undefined } | null>(null);
+  const [outcome, setOutcome] = useState<{ dryRun: boolean; created: number; updated: number } | null>(null);
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const [busy, setBusy] = useState(false);
+  const send = async (picked: NonNullable<typeof file>, dryRun: boolean) => {
+    setBusy(true);
+    setRefusal(null);
+    setOutcome(null);
+    try {
+      const { data } = await answer(api.PUT("/v1/accounts", { params: { query: { dryRun } }, body: picked.accounts }));
+      setOutcome({ dryRun, ...data });
+      if (!dryRun) await queryClient.invalidateQueries({ queryKey: ["directory"] });
+    } catch (error) {
+      const refused = toRefusal(error);
+      const items = (refused.problem as { errors?: { field?: string; row?: number }[] }).errors;
+      // Each error on its CSV row and column, rather than its place in the JSON the console sent.
+      items?.forEach((item) => {
+        item.row = picked.rowOf(item.field);
+        if (item.row !== undefined) item.field = item.field?.split(".").filter((part) => !/^\d+$/.test(part) && part !== "body" && part !== "users").join(".") || undefined;
+      });
+      setRefusal(refused);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const pick = async (picked: File | undefined) => {
+    if (!picked) return;
+    const read = { name: picked.name, ...readAccounts(await picked.text()) };
+    setFile(read);
+    await send(read, true);
+  };
+  return (
+    <div
+      className="card import"
+      onDragOver={(e) => e.preventDefault()}
+      onDrop={(e: DragEvent) => {
+        e.preventDefault();
+        void pick(e.dataTransfer.files[0]);
+      }}
+    >
+      <label>
+        Import accounts CSV
+        <input type="file" accept=".csv,text/csv" onChange={(e: ChangeEvent<HTMLInputElement>) => void pick(e.target.files?.[0])} />
+      </label>
+      <span className="muted">or drop a file here · columns: {CSV_COLUMNS.join(", ")} · one row per user; an account's users are replaced by the file's</span>
+      {busy && <p className="muted">Checking…</p>}
+      {outcome && file && (
+        <div role="status" className="import-outcome">
+          {outcome.dryRun ? "Dry run of " : "Imported "}
+          {file.name}: {outcome.created} created, {outcome.updated} updated.
+          {outcome.dryRun && (
+            <button type="button" className="primary" disabled={busy} onClick={() => send(file, false)}>
+              Apply
+            </button>
+          )}
+        </div>
+      )}
+      <ProblemView refusal={refusal} />
+    </div>
+  );
+}

@@ -1,0 +1,153 @@
+import type { Schemas } from "@campaign-policy/client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { useSession } from "./context";
+import { ConfirmDialog, SecretOnce } from "./dialogs";
+import { PagedList, type Column } from "./PagedList";
+import { answer, toRefusal } from "./session";
+import { ChoiceFilter, ProblemView, SearchFilter } from "./ui";
+
+type Key = Schemas["Key"];
+type Role = Key["role"];
+const ROLES = ["OPERATOR", "ACCOUNT"] as const satisfies readonly Role[];
+const SORTS = [
+  ["-createdAt", "Newest first"],
+  ["createdAt", "Oldest first"],
+] as const;
+
+const stateOf = (key: Key) => (key.revokedAt ? "revoked" : key.expiresAt && key.expiresAt <= new Date().toISOString() ? "expired" : "active");
+
+export function KeysPage() {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  const [role, setRole] = useState("");
+  const [userId, setUserId] = useState("");
+  const [sort, setSort] = useState("-createdAt");
+  const [issuing, setIssuing] = useState(false);
+  const [issued, setIssued] = useState<string | null>(null);
+  const [revoking, setRevoking] = useState<Key | null>(null);
+  const revoke = useMutation({
+    mutationFn: async (key: Key) => answer(api.DELETE("/v1/keys/{keyId}", { params: { path: { keyId: key.id } } })),
+    onSuccess: () => (setRevoking(null), queryClient.invalidateQueries({ queryKey: ["keys"] })),
+  });
+  const fetchPage = async (nextToken: string | undefined) =>
+    (
+      await answer(
+        api.GET("/v1/keys", {
+          params: { query: { limit: 100, sort: [sort as "createdAt" | "-createdAt"], ...(role && { role: role as Role }), ...(userId && { userId }), ...(nextToken && { nextToken }) } },
+        }),
+      )
+    ).data;
+  const columns: Column<Key>[] = [
+    { header: "Name", cell: (key) => key.name ?? <span className="muted">unnamed</span> },
+    { header: "Key", cell: (key) => <code>{key.prefix ? `${key.prefix}…` : key.id}</code> },
+    { header: "Role", cell: (key) => key.role },
+    { header: "User", cell: (key) => key.userId ?? "" },
+    { header: "Created", cell: (key) => key.createdAt.slice(0, 10) },
+    { header: "Expires", cell: (key) => key.expiresAt?.slice(0, 10) ?? "never" },
+    { header: "State", cell: (key) => <span className={`badge ${stateOf(key)}`}>{stateOf(key)}</span> },
+    {
+      header: <span className="sr-only">Actions</span>,
+      cell: (key) =>
+        key.revokedAt ? (
+          <span className="muted">{key.revokedAt.slice(0, 10)}</span>
+        ) : (
+          <span className="row-actions">
+            <button type="button" className="danger" onClick={() => (revoke.reset(), setRevoking(key))} aria-label={`Revoke ${key.name ?? key.id}`}>
+              Revoke
+            </button>
+          </span>
+        ),
+    },
+  ];
+  return (
+    <section>
+      <div className="title-row">
+        <h1>Keys</h1>
+        <button type="button" className="primary" aria-expanded={issuing} onClick={() => setIssuing((open) => !open)}>
+          Issue a key
+        </button>
+      </div>
+      {issuing && <KeyForm onDone={(secret) => (setIssuing(false), secret && setIssued(secret))} />}
+      {issued && <SecretOnce label="New API key" secret={issued} onDone={() => setIssued(null)} />}
+      {revoking && (
+        <ConfirmDialog title="Revoke this key?" confirm="Revoke" busy={revoke.isPending} onConfirm={() => revoke.mutate(revoking)} onClose={() => setRevoking(null)}>
+          <p>
+            <strong>{revoking.name ?? revoking.id}</strong> ({revoking.role}
+            {revoking.userId ? `, ${revoking.userId}` : ""}) will be refused from now on. This cannot be undone.
+          </p>
+          <ProblemView refusal={revoke.error ? toRefusal(revoke.error) : null} />
+        </ConfirmDialog>
+      )}
+      <PagedList label="Keys" queryKey={["keys"]} filters={{ role, userId }} fetchPage={fetchPage} columns={columns} rowKey={(key) => key.id} empty="No key matches." sorts={SORTS} sort={sort} onSort={setSort}>
+        <ChoiceFilter label="Role" value={role} choices={ROLES} onChange={setRole} />
+        <SearchFilter label="User id" value={userId} onChange={setUserId} />
+      </PagedList>
+    </section>
+  );
+}
+
+/** Issues a key; its secret goes to onDone, to be shown once. */
+function KeyForm({ onDone }: { onDone: (secret?: string) => void }) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  const [role, setRole] = useState<Role>("ACCOUNT");
+  const [userId, setUserId] = useState("");
+  const [name, setName] = useState("");
+  const [expires, setExpires] = useState("");
+  const issue = useMutation({
+    mutationFn: async () =>
+      (
+        await answer(
+          api.POST("/v1/keys", {
+            body: { role, ...(role === "ACCOUNT" && userId.trim() && { userId: userId.trim() }), ...(name.trim() && { name: name.trim() }), ...(expires && { expiresAt: `${expires}T00:00:00Z` }) },
+          }),
+        )
+      ).data.key,
+    onSuccess: (secret) => {
+      queryClient.invalidateQueries({ queryKey: ["keys"] });
+      onDone(secret);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    issue.mutate();
+  };
+  return (
+    <form className="card entity-form" onSubmit={submit} aria-label="Issue a key">
+      <div className="fields">
+        <label>
+          Role
+          <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
+            {ROLES.map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+        </label>
+        {role === "ACCOUNT" && (
+          <label>
+            User id
+            <input value={userId} onChange={(e) => setUserId(e.target.value)} />
+          </label>
+        )}
+        <label>
+          Name
+          <input value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
+        <label>
+          Expires on
+          <input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
+        </label>
+      </div>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={issue.isPending}>
+          Issue
+        </button>
+        <button type="button" onClick={() => onDone()}>
+          Cancel
+        </button>
+      </div>
+      <ProblemView refusal={issue.error ? toRefusal(issue.error) : null} />
+    </form>
+  );
+}

@@ -1,0 +1,115 @@
+import { useInfiniteQuery } from "@tanstack/react-query";
+import type { ReactNode } from "react";
+import { toRefusal } from "./session";
+import { ProblemView } from "./ui";
+
+export interface Column<T> {
+  header: ReactNode;
+  cell: (item: T) => ReactNode;
+  numeric?: boolean;
+}
+
+/** One page as every list of the API answers it. */
+export interface Page<T> {
+  items: T[];
+  nextToken?: string | null;
+}
+
+/** A table of items: a header row, one row per item, a message when there is none. */
+export function ListTable<T>({ label, columns, items, rowKey, empty, pending = false, rowClass }: { label: string; columns: Column<T>[]; items: T[]; rowKey: (item: T) => string; empty: string; pending?: boolean; rowClass?: (item: T) => string | undefined }) {
+  return (
+    <div className="table-wrap">
+      <table className="list" aria-label={label}>
+        <thead>
+          <tr>
+            {columns.map((column, i) => (
+              <th key={i} scope="col" className={column.numeric ? "num" : undefined}>
+                {column.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((item) => (
+            <tr key={rowKey(item)} className={rowClass?.(item)}>
+              {columns.map((column, i) => (
+                <td key={i} className={column.numeric ? "num" : undefined}>
+                  {column.cell(item)}
+                </td>
+              ))}
+            </tr>
+          ))}
+          {!pending && items.length === 0 && (
+            <tr>
+              <td colSpan={columns.length} className="muted">
+                {empty}
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export interface PagedListProps<T> {
+  /** Names the table; also the cache key's head (with the filters after it). */
+  label: string;
+  /** Everything the query depends on: a change starts the list over. */
+  filters: Record<string, unknown>;
+  fetchPage: (nextToken: string | undefined) => Promise<Page<T>>;
+  columns: Column<T>[];
+  rowKey: (item: T) => string;
+  empty: string;
+  /** The filter fields, in the list's search form. */
+  children?: ReactNode;
+  /** [value, label] pairs of the API's sort, with the current one. */
+  sorts?: readonly (readonly [string, string])[];
+  sort?: string;
+  onSort?: (sort: string) => void;
+  rowClass?: (item: T) => string | undefined;
+  /** Cache key head, when several lists share one (e.g. invalidated together after a write). */
+  queryKey?: readonly unknown[];
+  /** Asks again this often (ms), for lists that change in the background. */
+  refetchInterval?: number;
+}
+
+/** A list of the API: its filters and sort, keyset paging (`Load more`), its refusal and empty state. */
+export function PagedList<T>({ label, filters, fetchPage, columns, rowKey, empty, children, sorts, sort, onSort, rowClass, queryKey, refetchInterval }: PagedListProps<T>) {
+  const list = useInfiniteQuery({
+    queryKey: [...(queryKey ?? [label]), filters, sort],
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) => fetchPage(pageParam),
+    getNextPageParam: (page: Page<T>) => page.nextToken ?? undefined,
+    refetchInterval,
+  });
+  const items = list.data?.pages.flatMap((page) => page.items) ?? [];
+  return (
+    <>
+      {(children || sorts) && (
+        <form className="filters" role="search" aria-label={`Filter ${label.toLowerCase()}`} onSubmit={(e) => e.preventDefault()}>
+          {children}
+          {sorts && onSort && (
+            <label>
+              Sort
+              <select value={sort} onChange={(e) => onSort(e.target.value)}>
+                {sorts.map(([value, text]) => (
+                  <option key={value} value={value}>
+                    {text}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+        </form>
+      )}
+      <ProblemView refusal={list.error ? toRefusal(list.error) : null} />
+      <ListTable label={label} columns={columns} items={items} rowKey={rowKey} empty={empty} pending={list.isPending} rowClass={rowClass} />
+      {list.hasNextPage && (
+        <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+          Load more
+        </button>
+      )}
+    </>
+  );
+}
