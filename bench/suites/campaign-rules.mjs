@@ -103,6 +103,13 @@ export default async function campaignRules(ctx) {
         call: async (side, s) => (await side.expect(s.operator, "POST", `/v1/operations/${s.compared}/compare`, compareBody, 200)).ms,
       },
       {
+        // What any authenticated request costs on each server: a bias between the two processes shows here.
+        name: "constant route (each server's floor)",
+        floor: true,
+        rounds: COMPARE_ROUNDS,
+        call: async (side, s) => (await side.expect(s.operator, "GET", "/v1/__bench/constant", undefined, 200)).ms,
+      },
+      {
         name: "compare a 5000-line order (orderId)",
         rounds: COMPARE_ROUNDS,
         call: async (side, s) => (await side.expect(s.operator, "POST", `/v1/operations/${s.compared}/compare`, { orderId: s.orderId }, 200)).ms,
@@ -134,9 +141,11 @@ export default async function campaignRules(ctx) {
         baselineP75: ctx.round(percentile(samples.baseline, 0.75)),
         ratioP50: Math.round(ratio * 1000) / 1000,
         blockRatios: blockRatios.map((r) => r.toFixed(2)).join(" / "),
-        goal: `≤ ${GOAL_RATIO}× before`,
-        met: ratio <= GOAL_RATIO || withinNoise ? "yes" : "no",
-        verdict: ratio <= GOAL_RATIO ? `≤ ${GOAL_RATIO}×` : withinNoise ? "within noise" : "dearer",
+        ...(!measured.floor && {
+          goal: `≤ ${GOAL_RATIO}× before`,
+          met: ratio <= GOAL_RATIO || withinNoise ? "yes" : "no",
+          verdict: ratio <= GOAL_RATIO ? `≤ ${GOAL_RATIO}×` : withinNoise ? "within noise" : "dearer",
+        }),
       });
     }
     return {

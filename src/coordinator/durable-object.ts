@@ -70,7 +70,8 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
       if ((await this.ctx.storage.getAlarm()) !== null) return false;
       const owner = { tenantId, operationId };
       try {
-        await this.arm(owner, await findOperation((await this.scheduleContext(owner)).db, tenantId, operationId));
+        // A change that has used up its attempts stays used up: the next ring tries once, then gives up again.
+        await this.arm(owner, await findOperation((await this.scheduleContext(owner)).db, tenantId, operationId), { keepFailures: true });
         return true;
       } catch {
         // A move or a failing database: the next sweep asks again.
@@ -128,7 +129,9 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
     try {
       await this.arm(owner, await giveUpScheduledChange(await this.scheduleContext(owner), reason));
     } catch {
-      // Not even the failure could be recorded: the alarm stops, and the sweep tries again once a minute.
+      // Not even the failure could be recorded: the alarm stops. The sweep arms it again (once a minute
+      // at most), and each of those rings tries the change once and then to give it up.
+      await this.ctx.storage.put(FAILED_ATTEMPTS, failures);
       await this.ctx.storage.deleteAlarm();
     }
   }
@@ -138,10 +141,10 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
     await this.arm({ tenantId: principal.tenantId, operationId }, await findOperation(db, principal.tenantId, operationId));
   }
 
-  /** The alarm at the row's next scheduled time; none (and nothing stored) when it has none or is gone. A new time starts with no failures. */
-  private async arm(owner: ScheduleOwner, row: Parameters<typeof nextScheduledTime>[0] | undefined): Promise<void> {
+  /** The alarm at the row's next scheduled time; none (and nothing stored) when it has none or is gone. The count of failures starts over unless kept. */
+  private async arm(owner: ScheduleOwner, row: Parameters<typeof nextScheduledTime>[0] | undefined, { keepFailures = false } = {}): Promise<void> {
     const next = row ? nextScheduledTime(row) : null;
-    await this.ctx.storage.delete(FAILED_ATTEMPTS);
+    if (!keepFailures || next === null) await this.ctx.storage.delete(FAILED_ATTEMPTS);
     if (next === null) {
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.delete(SCHEDULE_OWNER);

@@ -16,13 +16,14 @@ const waitUntil = async (time: string) => {
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 };
 
-/** Polls `read` until it answers what `expected` matches (an alarm set in the past rings on its own, at once). */
+/** Polls `read` until it answers what `expected` matches (an object) or equals (an alarm set in the past rings on its own, at once). */
 async function eventually<T>(read: () => Promise<T>, expected: unknown, ms = 5_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await read();
     try {
-      expect(value).toMatchObject(expected as object);
+      if (typeof expected === "object" && expected !== null) expect(value).toMatchObject(expected);
+      else expect(value).toEqual(expected);
       return value;
     } catch (error) {
       if (Date.now() > deadline) throw error;
@@ -95,6 +96,38 @@ describe("a scheduled change that keeps failing", () => {
     } finally {
       await db.prepare(`drop trigger if exists ${trigger}`).run();
     }
+  });
+
+  it("stops when not even the failure can be recorded; each sweep after that tries once, and the change runs once the database heals", async () => {
+    const op = await newTenant();
+    const activateAt = inSeconds(2);
+    const operation = await scheduledOperation(op, { activateAt });
+    const db = await tenantDb(op.tenantId);
+    const trigger = `fail_all_${operation.id.replace(/\W/g, "_")}`;
+    // Every write to this Operation fails: the change, and recording that it was given up.
+    await db.prepare(`create trigger ${trigger} before update on operations when old.id = '${operation.id}' begin select raise(abort, 'injected write failure'); end`).run();
+    try {
+      await waitUntil(activateAt);
+      const failuresOf = async () => (await storedOf(operation.id))["schedule-failed-attempts"];
+      for (let ring = 0; ring < SCHEDULE_MAX_ATTEMPTS && (await alarmOf(operation.id)) !== null; ring++) await runDurableObjectAlarm(stubOf(operation.id));
+      await eventually(failuresOf, SCHEDULE_MAX_ATTEMPTS);
+      // Stopped: no alarm, the time still set, nothing recorded.
+      expect(await alarmOf(operation.id)).toBeNull();
+      expect(await readOperation(op, operation.id)).toMatchObject({ status: "DRAFT", version: operation.version, schedule: { activateAt } });
+
+      // A sweep arms it; its ring tries once, fails to give up again, and stops.
+      await sweepSchedules(env, Date.now() + SCHEDULE_OVERDUE_AFTER_MS + 1_000);
+      await runDurableObjectAlarm(stubOf(operation.id));
+      await eventually(failuresOf, SCHEDULE_MAX_ATTEMPTS + 1);
+      expect(await alarmOf(operation.id)).toBeNull();
+    } finally {
+      await db.prepare(`drop trigger if exists ${trigger}`).run();
+    }
+    // The database heals: the next sweep's ring makes the change.
+    await sweepSchedules(env, Date.now() + SCHEDULE_OVERDUE_AFTER_MS + 1_000);
+    await runDurableObjectAlarm(stubOf(operation.id));
+    await eventually(() => readOperation(op, operation.id), { status: "ACTIVE", version: operation.version + 1, schedule: null });
+    expect(await storedOf(operation.id)).toEqual({});
   });
 });
 
