@@ -1,81 +1,26 @@
 // npm run bench [-- <suite> ...]: starts a private `wrangler dev` of bench/worker (fresh local D1),
 // runs the suites against it over loopback, prints their tables, writes bench/results/<suite>.json,
 // ends with a summary line per suite and draws the charts of every result into docs/charts/.
-import { mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { freePort } from "../scripts/lib/dev-server.mjs";
-import { applyMigrations, repoRoot, runWrangler, spawnWrangler } from "../scripts/lib/wrangler.mjs";
+import { repoRoot } from "../scripts/lib/wrangler.mjs";
 import { writeCharts } from "./charts.mjs";
 import { outcomeOf } from "./goals.mjs";
 import { createContext, createProgress, round } from "./lib.mjs";
+import { startBenchServer, tail } from "./server.mjs";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const suitesDir = join(benchDir, "suites");
-// The bench serves its own entry: the API plus the baselines (bench/worker), never the production bundle.
-const BENCH_ENTRY = join(benchDir, "worker", "index.ts");
 const resultsDir = join(benchDir, "results");
-const READY_TIMEOUT_MS = 120_000;
 const SUITE_TIMEOUT_MS = Number(process.env.BENCH_SUITE_TIMEOUT_MS ?? 45 * 60_000);
-
-// The bench's copy of wrangler.toml, next to it so its relative paths hold (git-ignored, removed after).
-const BENCH_CONFIG_NAME = ".bench.wrangler.toml";
-const LIFTED_RATE_LIMIT = 1_000_000_000;
-
-/**
- * wrangler.toml with every per-key [[ratelimits]] budget lifted: the bench drives thousands of
- * requests a minute through one key, which is what budgets exist to stop. The limiter still runs on
- * every request. The budget of failed authentications per address stays as configured: the
- * auth-abuse suite measures it at work (no other suite fails to authenticate).
- */
-const KEPT_RATE_LIMITS = new Set(["RATE_LIMIT_AUTH_FAILURES"]);
-
-function withLiftedRateLimits(config) {
-  let seen = 0;
-  const lifted = config.replace(/(name = "([A-Z0-9_]+)"\nnamespace_id = "\d+"\n)simple = \{ limit = \d+, period = (\d+) \}/g, (block, head, name, period) => {
-    seen++;
-    return KEPT_RATE_LIMITS.has(name) ? block : `${head}simple = { limit = ${LIFTED_RATE_LIMIT}, period = ${period} }`;
-  });
-  const budgets = (config.match(/simple = \{ limit = /g) ?? []).length;
-  if (budgets !== seen || lifted.includes("[ratelimits.simple]")) {
-    throw new Error("wrangler.toml's [[ratelimits]] are not in the `name`, `namespace_id`, `simple = { limit = N, period = P }` form the bench lifts.");
-  }
-  return lifted;
-}
 
 function availableSuites() {
   return readdirSync(suitesDir)
     .filter((file) => file.endsWith(".mjs"))
     .map((file) => basename(file, ".mjs"))
     .sort();
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function tail(file, lines = 40) {
-  try {
-    return readFileSync(file, "utf8").split("\n").slice(-lines).join("\n");
-  } catch {
-    return "(no log)";
-  }
-}
-
-async function waitUntilReady(baseUrl, child, logFile) {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode} before it was ready:\n${tail(logFile)}`);
-    try {
-      const response = await fetch(`${baseUrl}/v1/openapi.json`, { signal: AbortSignal.timeout(5_000) });
-      await response.arrayBuffer();
-      if (response.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(300);
-  }
-  throw new Error(`wrangler dev was not ready after ${READY_TIMEOUT_MS / 1000}s:\n${tail(logFile)}`);
 }
 
 function formatCell(value) {
@@ -125,36 +70,12 @@ async function main() {
   }
 
   const stateDir = mkdtempSync(join(tmpdir(), "bench-wrangler-"));
-  const persistTo = join(stateDir, "state");
-  const logFile = join(stateDir, "wrangler.log");
-  const bundleDir = join(stateDir, "dist");
-  const benchConfig = join(repoRoot, BENCH_CONFIG_NAME);
-  let child;
-  /** Stops wrangler dev (and its workerd: the whole process group we created). */
-  const stopServer = async () => {
-    if (child && child.exitCode === null && child.signalCode === null) {
-      // wrangler runs workerd as a child: signal the whole process group we created.
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch {
-        // already gone
-      }
-      for (let i = 0; i < 50 && child.exitCode === null && child.signalCode === null; i++) await sleep(100);
-      if (child.exitCode === null && child.signalCode === null) {
-        try {
-          process.kill(-child.pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-    }
-  };
+  let server;
   let cleaned = false;
   const cleanup = async () => {
     if (cleaned) return;
     cleaned = true;
-    await stopServer();
-    rmSync(benchConfig, { force: true });
+    await server?.close();
     if (!process.env.BENCH_KEEP_STATE) rmSync(stateDir, { recursive: true, force: true });
     else console.error(`state and wrangler log kept in ${stateDir}`);
   };
@@ -169,48 +90,13 @@ async function main() {
   const summary = [];
   const progress = createProgress();
   try {
-    console.error(`Applying migrations to a fresh local D1 in ${persistTo} …`);
-    await applyMigrations({ persistTo });
-    // Serve a snapshot of the Worker: other edits to src/ during the run must not reload it mid-measure.
-    console.error("Building the Worker …");
-    await runWrangler(["deploy", BENCH_ENTRY, "--dry-run", "--outdir", bundleDir]);
-    writeFileSync(benchConfig, withLiftedRateLimits(readFileSync(join(repoRoot, "wrangler.toml"), "utf8")));
-    const port = await freePort();
-    const baseUrl = `http://127.0.0.1:${port}`;
-    const log = openSync(logFile, "a");
-    const startServer = async () => {
-      child = spawnWrangler(
-        [
-          "dev",
-          join(bundleDir, "index.js"),
-          "--config", benchConfig,
-          "--no-bundle",
-          "--port", String(port),
-          "--ip", "127.0.0.1",
-          "--persist-to", persistTo,
-          // Production D1 rejects oversized statements; local D1 does not, so the Worker checks them itself.
-          "--var", "D1_LIMITS_GUARD:on",
-          "--var", `PAGINATION_SECRET:${paginationSecret}`,
-          "--var", `KEY_SIGNING_SECRET:${keySigningSecret}`,
-          // The webhooks suite's receiver listens on 127.0.0.1.
-          "--var", "WEBHOOKS_ALLOW_LOCAL:on",
-          "--show-interactive-dev-session=false",
-          "--log-level", "warn",
-        ],
-        { stdio: ["ignore", log, log], detached: true },
-      );
-      await waitUntilReady(baseUrl, child, logFile);
-    };
-    const paginationSecret = randomBytes(32).toString("base64url");
-    const keySigningSecret = randomBytes(32).toString("base64url");
-    console.error(`Starting wrangler dev on ${baseUrl} (log: ${logFile}) …`);
-    await startServer();
-    const ctx = createContext(baseUrl, progress);
+    server = await startBenchServer({ stateDir });
+    const ctx = createContext(server.baseUrl, progress);
     /** Stops the local server and starts it again on the same state: the next requests meet fresh Worker instances. */
-    ctx.restartServer = async () => {
-      await stopServer();
-      await startServer();
-    };
+    ctx.restartServer = server.restart;
+    /** For suites that serve a second tree (an older commit) side by side: in their own state directory. */
+    ctx.startServer = (options) => startBenchServer({ log: progress.log, ...options });
+    ctx.createContext = (baseUrl) => createContext(baseUrl, progress);
     mkdirSync(resultsDir, { recursive: true });
 
     for (const name of suites) {
@@ -261,7 +147,7 @@ async function main() {
         failures++;
         summary.push({ name, seconds: Math.round((Date.now() - started) / 100) / 10, outcome: `FAILED: ${String(error?.message ?? error).split("\n")[0]}` });
         console.error(`suite ${name} failed: ${error?.stack ?? error}`);
-        if (child.exitCode !== null) console.error(`wrangler dev exited:\n${tail(logFile)}`);
+        if (server.exited()) console.error(`wrangler dev exited:\n${tail(server.logFile)}`);
       }
     }
   } finally {

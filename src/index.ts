@@ -1,4 +1,5 @@
 import { buildApp } from "./app";
+import { sweepSchedules } from "./coordinator/schedule-sweep";
 import type { Env } from "./platform/env";
 import { logFailure } from "./platform/errors";
 import { purgeExpiredIdempotencyKeys } from "./platform/idempotency";
@@ -11,12 +12,13 @@ export { OperationCoordinator } from "./coordinator/durable-object";
 
 export const app = buildApp();
 
-/** wrangler.toml [triggers]: the webhook sweep every minute (WEBHOOK_SWEEP_CRON), housekeeping every hour. */
+/** wrangler.toml [triggers]: the webhook and schedule sweeps every minute (WEBHOOK_SWEEP_CRON), housekeeping every hour. */
 export default {
   fetch: serve(app),
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext) {
     if (controller.cron === WEBHOOK_SWEEP_CRON) {
       ctx.waitUntil(sweepWebhooks(env).catch((error) => logFailure(crypto.randomUUID(), "webhook sweep", error)));
+      ctx.waitUntil(sweepSchedules(env).catch((error) => logFailure(crypto.randomUUID(), "schedule sweep", error)));
       return;
     }
     ctx.waitUntil(purgeExpiredIdempotencyKeys(env).catch((error) => logFailure(crypto.randomUUID(), "scheduled purge", error)));

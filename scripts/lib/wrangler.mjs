@@ -32,9 +32,9 @@ export function spawnWrangler(args, options = {}) {
 }
 
 /** Runs wrangler to completion and returns its output; rejects with that output when it fails. */
-export function runWrangler(args, { echo = false } = {}) {
+export function runWrangler(args, { echo = false, cwd = repoRoot } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawnWrangler(args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawnWrangler(args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => {
@@ -74,11 +74,11 @@ export async function shardBindings(configPath) {
   return (await d1Bindings(configPath)).filter(isShard).sort();
 }
 
-/** Applies each database's migrations: the control schema to CONTROL, the tenant schema to every shard. */
-export async function applyMigrations(target = {}, { echo = false, configPath } = {}) {
+/** Applies each database's migrations: the control schema to CONTROL, the tenant schema to every shard (`cwd`: another tree's). */
+export async function applyMigrations(target = {}, { echo = false, configPath, cwd } = {}) {
   const config = configPath ? ["--config", configPath] : [];
   for (const binding of await d1Bindings(configPath)) {
-    await runWrangler(["d1", "migrations", "apply", binding, ...d1Target(target), ...config], { echo });
+    await runWrangler(["d1", "migrations", "apply", binding, ...d1Target(target), ...config], { echo, cwd });
   }
 }
 

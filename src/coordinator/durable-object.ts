@@ -1,25 +1,42 @@
 import { DurableObject } from "cloudflare:workers";
 import type { CommandContext, CommandExecutor, CommandOutcome } from "../platform/commands";
-import { openDb } from "../platform/database";
+import { eq } from "drizzle-orm";
+import { openDb, primaryDb } from "../platform/database";
 import { recordingEvents } from "../platform/events";
 import type { Env } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
-import { isTenantMovingFailure, tenantMovingError } from "../platform/tenancy";
+import { isTenantMovingFailure, placementColumns, tenantMovingError, toPlacement } from "../platform/tenancy";
+import { tenantDirectory } from "../platform/tables";
 import { newTrace } from "../platform/trace";
 import { COMMANDS } from "./registry";
-import { deleteOperation, nextScheduledTime, patchOperation, runScheduledChanges } from "../operations/commands";
+import { deleteOperation, giveUpScheduledChange, nextScheduledTime, patchOperation, runScheduledChanges } from "../operations/commands";
 import { findOperation } from "../write/operation";
 
-/** Whom the object acts for when its alarm runs a scheduled change: kept only while a time is scheduled. */
+/**
+ * Whose Operation the object's alarm runs scheduled changes of: kept only while a time is scheduled.
+ * The tenant's shard is read from the tenant directory each time the alarm runs (a move changes it).
+ */
 interface ScheduleOwner {
-  principal: Principal;
+  tenantId: string;
   operationId: string;
 }
 
 const SCHEDULE_OWNER = "schedule-owner";
+/** How many times in a row the due change has failed: kept only while it keeps failing. */
+const FAILED_ATTEMPTS = "schedule-failed-attempts";
 /** The commands after which the Operation's schedule may differ: the alarm is set again from D1. */
 const SCHEDULE_COMMANDS = new Set([patchOperation.name, deleteOperation.name]);
+
+/** A due change that fails (a lost race, a failing database) is tried this many times in all, then given up. */
+export const SCHEDULE_MAX_ATTEMPTS = 6;
+/** The wait after the n-th failure: 5 s, doubling, at most 5 minutes (the attempts span about 2.5 minutes). */
+export function scheduleRetryDelayMs(failures: number): number {
+  return Math.min(5_000 * 2 ** (failures - 1), 5 * 60_000);
+}
+
+/** The tenant's shard was being moved when the alarm ran: the change waits for the sweep after the move. */
+class TenantMoving extends Error {}
 
 /**
  * One object per Operation: runs its commands strictly one after another. The input gate
@@ -45,34 +62,90 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
   }
 
   /**
+   * The schedule sweep found a scheduled time of this Operation well past (src/coordinator/schedule-sweep.ts):
+   * an object without an alarm lost it (an arm that failed, a move) and is armed again from D1; one with
+   * an alarm (a retry waiting) is left alone. Answers whether it armed.
+   */
+  async healSchedule(tenantId: string, operationId: string): Promise<boolean> {
+    return this.ctx.blockConcurrencyWhile(async () => {
+      if ((await this.ctx.storage.getAlarm()) !== null) return false;
+      const owner = { tenantId, operationId };
+      try {
+        // A change that has used up its attempts stays used up: the next ring tries once, then gives up again.
+        await this.arm(owner, await findOperation((await this.scheduleContext(owner)).db, tenantId, operationId), { keepFailures: true });
+        return true;
+      } catch {
+        // A move or a failing database: the next sweep asks again.
+        return false;
+      }
+    });
+  }
+
+  /**
    * A scheduled time has come: the change runs inside blockConcurrencyWhile like any command (so it
    * never interleaves with one), acting as "schedule"; the alarm is then set to the next time, if any.
+   * A change that fails is tried again with a growing wait, and given up (operation.schedule_failed)
+   * after SCHEDULE_MAX_ATTEMPTS; the alarm never throws, so the runtime never retries it on its own.
    */
   async alarm(): Promise<void> {
-    const owner = await this.ctx.storage.get<ScheduleOwner>(SCHEDULE_OWNER);
-    if (!owner) return;
+    const stored = await this.ctx.storage.get<ScheduleOwner & { principal?: Principal }>(SCHEDULE_OWNER);
+    if (!stored) return;
+    // Objects armed before the owner was reduced to ids stored the whole principal.
+    const owner: ScheduleOwner = { tenantId: stored.tenantId ?? stored.principal!.tenantId, operationId: stored.operationId };
     await this.ctx.blockConcurrencyWhile(async () => {
-      const ctx: CommandContext = { db: openDb(this.env, owner.principal.shard, "first-primary", newTrace()), principal: owner.principal, operationId: owner.operationId, actor: "schedule" };
       let row;
       try {
-        row = await runScheduledChanges(ctx);
-      } catch {
-        // A lost race or a failing database: the alarm tries again shortly.
-        await this.ctx.storage.setAlarm(Date.now() + 5_000);
+        row = await runScheduledChanges(await this.scheduleContext(owner));
+      } catch (error) {
+        await this.failedAttempt(owner, error);
         return;
       }
       await this.arm(owner, row);
     });
   }
 
-  private async armSchedule(principal: Principal, operationId: string): Promise<void> {
-    const db = openDb(this.env, principal.shard, "first-primary", newTrace());
-    await this.arm({ principal, operationId }, await findOperation(db, principal.tenantId, operationId));
+  /** What a scheduled change runs with: the tenant's current shard, acting as "schedule". */
+  private async scheduleContext(owner: ScheduleOwner): Promise<CommandContext> {
+    const [entry] = await primaryDb(this.env, "CONTROL").select(placementColumns).from(tenantDirectory).where(eq(tenantDirectory.tenantId, owner.tenantId)).limit(1);
+    if (!entry) throw new Error(`tenant ${owner.tenantId} is not in the tenant directory`);
+    const placement = toPlacement(entry);
+    if (placement.state === "MOVING") throw new TenantMoving();
+    const principal: Principal = { tenantId: owner.tenantId, role: "OPERATOR", userId: null, keyId: "schedule", tenantDefaultLocale: placement.defaultLocale, shard: placement.shard };
+    return { db: openDb(this.env, placement.shard, "first-primary", newTrace()), principal, operationId: owner.operationId, actor: "schedule" };
   }
 
-  /** The alarm at the row's next scheduled time; none (and nothing stored) when it has none or is gone. */
-  private async arm(owner: ScheduleOwner, row: Parameters<typeof nextScheduledTime>[0] | undefined): Promise<void> {
+  private async failedAttempt(owner: ScheduleOwner, error: unknown): Promise<void> {
+    if (error instanceof TenantMoving || isTenantMovingFailure(error)) {
+      // The move fences every write until it ends; the sweep of the shard it lands on arms the object again.
+      await this.ctx.storage.deleteAlarm();
+      return;
+    }
+    const failures = ((await this.ctx.storage.get<number>(FAILED_ATTEMPTS)) ?? 0) + 1;
+    if (failures < SCHEDULE_MAX_ATTEMPTS) {
+      await this.ctx.storage.put(FAILED_ATTEMPTS, failures);
+      await this.ctx.storage.setAlarm(Date.now() + scheduleRetryDelayMs(failures));
+      return;
+    }
+    const reason = `The scheduled change failed ${failures} times; the last error: ${error instanceof Error ? error.message : String(error)}`;
+    try {
+      await this.arm(owner, await giveUpScheduledChange(await this.scheduleContext(owner), reason));
+    } catch {
+      // Not even the failure could be recorded: the alarm stops. The sweep arms it again (once a minute
+      // at most), and each of those rings tries the change once and then to give it up.
+      await this.ctx.storage.put(FAILED_ATTEMPTS, failures);
+      await this.ctx.storage.deleteAlarm();
+    }
+  }
+
+  private async armSchedule(principal: Principal, operationId: string): Promise<void> {
+    const db = openDb(this.env, principal.shard, "first-primary", newTrace());
+    await this.arm({ tenantId: principal.tenantId, operationId }, await findOperation(db, principal.tenantId, operationId));
+  }
+
+  /** The alarm at the row's next scheduled time; none (and nothing stored) when it has none or is gone. The count of failures starts over unless kept. */
+  private async arm(owner: ScheduleOwner, row: Parameters<typeof nextScheduledTime>[0] | undefined, { keepFailures = false } = {}): Promise<void> {
     const next = row ? nextScheduledTime(row) : null;
+    if (!keepFailures || next === null) await this.ctx.storage.delete(FAILED_ATTEMPTS);
     if (next === null) {
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.delete(SCHEDULE_OWNER);

@@ -28,7 +28,7 @@ const LINE_ROWS: OwnedRows = { count: "lineCount", operationColumn: operationLin
  * One statement per JSON chunk (usually one for 5000 lines): rows travel in a single bound
  * parameter, so the statement stays within D1's 100-parameter limit at any size.
  */
-function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredLine[], updatedAt: string): Statement[] {
+function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredLine[], stored: Map<string, StoredLine>, updatedAt: string): Statement[] {
   const tenantDefault = ctx.principal.tenantDefaultLocale;
   return insertFromJson(
     operationLines,
@@ -57,11 +57,21 @@ function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredL
         operationLines.minQuantity,
         operationLines.maxQuantity,
         operationLines.recommendedQuantity,
-        operationLines.quantityIncrement,
+        // Assigning an indexed column rewrites its index entry even to the same value: pack sizes
+        // are rarely changed, so a batch that changes none leaves operation_lines_increment alone.
+        ...(changesIncrement(lines, stored) ? [operationLines.quantityIncrement] : []),
         operationLines.updatedAt,
       ],
     },
   );
+}
+
+/** Whether the batch gives a stored line another pack size. */
+function changesIncrement(lines: StoredLine[], stored: Map<string, StoredLine>): boolean {
+  return lines.some((line) => {
+    const before = stored.get(line.variantExternalId);
+    return before !== undefined && before.quantityIncrement !== line.quantityIncrement;
+  });
 }
 
 /**
@@ -81,7 +91,7 @@ export const upsertLines = defineCommand("lines.upsert", async function upsertLi
   }
   const lineCount = await commitRowChange(ctx, row, {
     rows: LINE_ROWS,
-    writes: upsertStatements(ctx, row, lines, nowIso()),
+    writes: upsertStatements(ctx, row, lines, stored, nowIso()),
     event: "lines.upserted",
     data: { created, updated, lineCount: row.lineCount + created },
     countAfter: row.lineCount + created,

@@ -213,6 +213,12 @@ export function nextScheduledTime(row: Pick<OperationRow, "activateAt" | "deacti
   return times.length ? times.sort()[0] : null;
 }
 
+/** The scheduled change whose time has come first, with the time it was set for; null when none is due. */
+function dueChange(row: OperationRow, now: string) {
+  const due = SCHEDULED.filter(({ field }) => row[field] !== null && row[field]! <= now).sort((a, b) => (row[a.field]! < row[b.field]! ? -1 : 1))[0];
+  return due ? { ...due, scheduledAt: row[due.field]! } : null;
+}
+
 /**
  * Makes every scheduled change whose time has come, oldest first, each in one batch that also clears
  * its time (so it never runs twice): the same transition rules and version bump as a manual change,
@@ -223,24 +229,44 @@ export async function runScheduledChanges(ctx: CommandContext, now = toIsoSecond
   for (;;) {
     const row = await findOperation(ctx.db, ctx.principal.tenantId, ctx.operationId);
     if (!row) return undefined;
-    const due = SCHEDULED.filter(({ field }) => row[field] !== null && row[field]! <= now).sort((a, b) => (row[a.field]! < row[b.field]! ? -1 : 1))[0];
+    const due = dueChange(row, now);
     if (!due) return row;
-    const scheduledAt = row[due.field]!;
     const refusal =
       row.status === due.to
         ? null
         : due.to === "INACTIVE" && row.status !== "ACTIVE"
           ? `${row.status} → INACTIVE is scheduled only for an ACTIVE Operation.`
           : transitionRefusal(row, due.to);
-    const moves = refusal === null && row.status !== due.to;
+    if (refusal !== null) {
+      await abandonScheduledChange(ctx, row, due, refusal);
+      continue;
+    }
+    const moves = row.status !== due.to;
     const bump = bumpWithValues(ctx, row, { [due.field]: null, ...(moves && { status: due.to }) });
-    const event = moves
-      ? operationEvent(ctx, "operation.status_changed", { from: row.status, to: due.to, scheduledAt })
-      : refusal !== null
-        ? operationEvent(ctx, "operation.schedule_failed", { from: row.status, to: due.to, scheduledAt, reason: refusal })
-        : null;
-    await commit(ctx, [unchangedSince(row), bump.statement, ...(event ? [event] : [])]);
+    const event = moves ? [operationEvent(ctx, "operation.status_changed", { from: row.status, to: due.to, scheduledAt: due.scheduledAt })] : [];
+    await commit(ctx, [unchangedSince(row), bump.statement, ...event]);
   }
+}
+
+/**
+ * Gives up the scheduled change that is due first, after it kept failing (`reason` says how): its
+ * time is cleared and operation.schedule_failed recorded, the status untouched. Answers the Operation as left.
+ */
+export async function giveUpScheduledChange(ctx: CommandContext, reason: string, now = toIsoSeconds(Date.now())): Promise<OperationRow | undefined> {
+  const row = await findOperation(ctx.db, ctx.principal.tenantId, ctx.operationId);
+  const due = row && dueChange(row, now);
+  if (!row || !due) return row;
+  return abandonScheduledChange(ctx, row, due, reason);
+}
+
+async function abandonScheduledChange(ctx: CommandContext, row: OperationRow, due: NonNullable<ReturnType<typeof dueChange>>, reason: string): Promise<OperationRow> {
+  const bump = bumpWithValues(ctx, row, { [due.field]: null });
+  await commit(ctx, [
+    unchangedSince(row),
+    bump.statement,
+    operationEvent(ctx, "operation.schedule_failed", { from: row.status, to: due.to, scheduledAt: due.scheduledAt, reason }),
+  ]);
+  return bump.after;
 }
 
 // ---- delete ---------------------------------------------------------------------------

@@ -41,6 +41,8 @@ export interface CommandExecutor extends Rpc.DurableObjectBranded {
   execute(principal: Principal, operationId: string, name: string, input: unknown): Promise<CommandOutcome<unknown>>;
   /** Sets the object's alarm to the Operation's next scheduled status change (none: cleared). */
   syncSchedule(principal: Principal, operationId: string): Promise<void>;
+  /** Arms the object again from D1 when it has no alarm although a scheduled time is past; answers whether it did. */
+  healSchedule(tenantId: string, operationId: string): Promise<boolean>;
 }
 
 /** Sends commands to their Operation's Durable Object on behalf of the request's principal (`c.var.coordinator`). */

@@ -83,6 +83,8 @@ describe("line list query plans", () => {
     [{ minQuantity: "1" }, /SEARCH operation_lines USING INDEX operation_lines_min \(operation_id=\? AND min_quantity=\?/],
     [{ maxQuantity: "12" }, /SEARCH operation_lines USING INDEX operation_lines_max \(operation_id=\? AND max_quantity=\?/],
     [{ recommendedQuantity: "5" }, /SEARCH operation_lines USING INDEX operation_lines_recommended \(operation_id=\? AND recommended_key=\?/],
+    [{ sort: "quantityIncrement" }, /SEARCH operation_lines USING INDEX operation_lines_increment \(operation_id=\?/],
+    [{ quantityIncrement: "6" }, /SEARCH operation_lines USING INDEX operation_lines_increment \(operation_id=\? AND quantity_increment=\?/],
     [{ minQuantity: "1", sort: "-variantExternalId" }, /SEARCH operation_lines USING INDEX operation_lines_min \(operation_id=\? AND min_quantity=\?/],
     [{ recommendedQuantity: "5", sort: "recommendedQuantity" }, /SEARCH operation_lines USING INDEX operation_lines_recommended \(operation_id=\? AND recommended_key=\?/],
     [{ variantName: "shirt" }, /SEARCH operation_lines USING PRIMARY KEY \(operation_id=\?/],

@@ -32,6 +32,24 @@ describe("pack sizes on lines", () => {
     ]);
   });
 
+  it("a PUT that changes a stored line's pack size writes it, and one that changes none keeps them, both found by the quantityIncrement filter", async () => {
+    const op = await newTenant();
+    const operation = await createOperation(op);
+    const put = (body: object[]) => call(op, "PUT", linesPath(operation.id), { body });
+    expectStatus(await put([{ variantExternalId: "A", minQuantity: 0, maxQuantity: 12 }, { variantExternalId: "B", minQuantity: 0, maxQuantity: 12 }]), 200);
+    // Other columns only: the stored pack sizes stay (the write leaves their index alone).
+    expectStatus(await put([{ variantExternalId: "A", maxQuantity: 24 }, { variantExternalId: "B", maxQuantity: 36 }]), 200);
+    // One stored line gets another pack size, beside one that keeps its own.
+    expectStatus(await put([{ variantExternalId: "A", quantityIncrement: 12 }, { variantExternalId: "B", maxQuantity: 48 }]), 200);
+    expect((await linesOf(op, operation.id)).map((l: any) => [l.variantExternalId, l.quantityIncrement, l.maxQuantity])).toEqual([
+      ["A", 12, 24],
+      ["B", 1, 48],
+    ]);
+    expect((await linesOf(op, operation.id, { quantityIncrement: 12 })).map((l: any) => l.variantExternalId)).toEqual(["A"]);
+    expect((await linesOf(op, operation.id, { quantityIncrement: 1 })).map((l: any) => l.variantExternalId)).toEqual(["B"]);
+    expect((await linesOf(op, operation.id, { sort: "-quantityIncrement" })).map((l: any) => l.variantExternalId)).toEqual(["A", "B"]);
+  });
+
   it("refuses bounds that are not multiples, one entry per offending field, on the merged line, and writes nothing", async () => {
     const op = await newTenant();
     const operation = await createOperation(op);

@@ -1,23 +1,8 @@
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, createOperation, eventsOf, expectProblem, expectStatus, newTenant, readOperation, type Caller } from "../helpers/client";
+import { call, createOperation, expectProblem, expectStatus, newTenant, readOperation } from "../helpers/client";
+import { alarmOf, inSeconds, operationEvents, runScheduleAt, storedKeys, stubOf } from "../helpers/schedule";
 import { setUpOperation } from "../helpers/setup";
-
-const stubOf = (operationId: string) => env.OPERATION_COORDINATOR.get(env.OPERATION_COORDINATOR.idFromName(operationId));
-const alarmOf = (operationId: string) => runInDurableObject(stubOf(operationId), (_instance, state) => state.storage.getAlarm());
-const storedKeys = (operationId: string) => runInDurableObject(stubOf(operationId), async (_instance, state) => (await state.storage.list()).size);
-
-/** An ISO time `seconds` from now, to the second (as the API stores it). */
-const inSeconds = (seconds: number) => new Date(Math.ceil((Date.now() + seconds * 1000) / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-
-/** Waits until `time` has passed, then runs the object's alarm if it has not fired on its own. */
-async function runScheduleAt(operationId: string, time: string) {
-  const wait = Date.parse(time) - Date.now() + 50;
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-  await runDurableObjectAlarm(stubOf(operationId));
-}
-
-const operationEvents = async (op: Caller, operationId: string) => (await eventsOf(op)).filter((event: any) => event.operationId === operationId);
 
 describe("scheduled status changes: the contract of schedule", () => {
   it("validates times: in the past, or deactivateAt not after activateAt, is 400 and changes nothing", async () => {

@@ -1,0 +1,49 @@
+import { and, isNotNull, lte, notInArray, or } from "drizzle-orm";
+import { primaryDb } from "../platform/database";
+import type { Env } from "../platform/env";
+import { shardNames } from "../platform/shards";
+import { operations, tenantFences } from "../platform/tables";
+import { toIsoSeconds } from "../platform/time";
+
+/**
+ * A scheduled time this far past with the time still set: its object should have run it (a run,
+ * even a refused one, clears the time; a failing one keeps an alarm for its next attempt).
+ */
+export const SCHEDULE_OVERDUE_AFTER_MS = 60_000;
+/** Operations looked at per shard and sweep: far more than ever miss their time together. */
+const SWEEP_LIMIT = 500;
+
+/**
+ * The schedule's safety net, run by the every-minute cron: every Operation whose scheduled time is
+ * overdue has its object asked to arm itself again from D1. That object lost its alarm — the arm
+ * after a create failed, or the tenant was moving when the alarm rang — or gave up recording a
+ * failure; an object with an alarm still set is left alone. Tenants being moved are skipped: the
+ * sweep of the shard they land on takes over.
+ */
+export async function sweepSchedules(env: Env, now = Date.now()): Promise<{ overdue: number; armed: number }> {
+  const overdueAt = toIsoSeconds(now - SCHEDULE_OVERDUE_AFTER_MS);
+  let overdue = 0;
+  let armed = 0;
+  for (const shard of shardNames(env)) {
+    const db = primaryDb(env, shard);
+    const fenced = db.select({ tenantId: tenantFences.tenantId }).from(tenantFences);
+    const rows = await db
+      .select({ id: operations.id, tenantId: operations.tenantId })
+      .from(operations)
+      .where(
+        and(
+          // The partial index operations_scheduled (migration 0015) holds only these rows.
+          or(isNotNull(operations.activateAt), isNotNull(operations.deactivateAt)),
+          or(lte(operations.activateAt, overdueAt), lte(operations.deactivateAt, overdueAt)),
+          notInArray(operations.tenantId, fenced),
+        ),
+      )
+      .limit(SWEEP_LIMIT);
+    overdue += rows.length;
+    const healed = await Promise.all(
+      rows.map((row) => env.OPERATION_COORDINATOR.get(env.OPERATION_COORDINATOR.idFromName(row.id)).healSchedule(row.tenantId, row.id)),
+    );
+    armed += healed.filter(Boolean).length;
+  }
+  return { overdue, armed };
+}
