@@ -8,10 +8,11 @@ import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
 import { isTenantMovingFailure, placementColumns, tenantMovingError, toPlacement } from "../platform/tenancy";
 import { tenantDirectory } from "../platform/tables";
-import { newTrace } from "../platform/trace";
+import { newTrace, type RequestTrace } from "../platform/trace";
 import { COMMANDS } from "./registry";
 import { deleteOperation, giveUpScheduledChange, nextScheduledTime, patchOperation, runScheduledChanges } from "../operations/commands";
 import { findOperation } from "../write/operation";
+import { requestHandOn } from "../webhooks/outbox";
 
 /**
  * Whose Operation the object's alarm runs scheduled changes of: kept only while a time is scheduled.
@@ -72,7 +73,7 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
       const owner = { tenantId, operationId };
       try {
         // A change that has used up its attempts stays used up: the next ring tries once, then gives up again.
-        await this.arm(owner, await findOperation((await this.scheduleContext(owner)).db, tenantId, operationId), { keepFailures: true });
+        await this.arm(owner, await findOperation((await this.scheduleContext(owner, newTrace())).db, tenantId, operationId), { keepFailures: true });
         return true;
       } catch {
         // A move or a failing database: the next sweep asks again.
@@ -92,29 +93,33 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
     if (!stored) return;
     // Objects armed before the owner was reduced to ids stored the whole principal.
     const owner: ScheduleOwner = { tenantId: stored.tenantId ?? stored.principal!.tenantId, operationId: stored.operationId };
+    const trace = newTrace();
     await this.ctx.blockConcurrencyWhile(async () => {
       let row;
       try {
-        row = await runScheduledChanges(await this.scheduleContext(owner));
+        row = await runScheduledChanges(await this.scheduleContext(owner, trace));
       } catch (error) {
-        await this.failedAttempt(owner, error);
+        await this.failedAttempt(owner, error, trace);
         return;
       }
       await this.arm(owner, row);
     });
+    // The change (or its operation.schedule_failed) goes to webhooks now, not at the next sweep.
+    if (trace.eventsAppended && trace.shard) await requestHandOn(this.env, trace.shard, owner.tenantId, `schedule:${owner.operationId}`);
   }
 
   /** What a scheduled change runs with: the tenant's current shard, acting as "schedule". */
-  private async scheduleContext(owner: ScheduleOwner): Promise<CommandContext> {
+  private async scheduleContext(owner: ScheduleOwner, trace: RequestTrace): Promise<CommandContext> {
     const [entry] = await primaryDb(this.env, "CONTROL").select(placementColumns).from(tenantDirectory).where(eq(tenantDirectory.tenantId, owner.tenantId)).limit(1);
     if (!entry) throw new Error(`tenant ${owner.tenantId} is not in the tenant directory`);
     const placement = toPlacement(entry);
     if (placement.state === "MOVING") throw new TenantMoving();
     const principal: Principal = { tenantId: owner.tenantId, role: "OPERATOR", userId: null, keyId: "schedule", tenantDefaultLocale: placement.defaultLocale, shard: placement.shard };
-    return { db: openDb(this.env, placement.shard, "first-primary", newTrace()), principal, operationId: owner.operationId, actor: "schedule" };
+    trace.shard = placement.shard;
+    return { db: recordingEvents(openDb(this.env, placement.shard, "first-primary", trace), trace), principal, operationId: owner.operationId, actor: "schedule" };
   }
 
-  private async failedAttempt(owner: ScheduleOwner, error: unknown): Promise<void> {
+  private async failedAttempt(owner: ScheduleOwner, error: unknown, trace: RequestTrace): Promise<void> {
     if (error instanceof TenantMoving || isTenantMovingFailure(error)) {
       // The move fences every write until it ends; the sweep of the shard it lands on arms the object again.
       await this.ctx.storage.deleteAlarm();
@@ -128,7 +133,7 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
     }
     const reason = `The scheduled change failed ${failures} times; the last error: ${error instanceof Error ? error.message : String(error)}`;
     try {
-      await this.arm(owner, await giveUpScheduledChange(await this.scheduleContext(owner), reason));
+      await this.arm(owner, await giveUpScheduledChange(await this.scheduleContext(owner, trace), reason));
     } catch {
       // Not even the failure could be recorded: the alarm stops. The sweep arms it again (once a minute
       // at most), and each of those rings tries the change once and then to give it up.

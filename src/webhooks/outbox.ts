@@ -32,9 +32,17 @@ export const handOnAppendedEvents: MiddlewareHandler<AppBindings> = async (c, ne
   await next();
   if (!c.var.trace.eventsAppended) return;
   const { shard, tenantId } = c.var.principal;
-  const nudge: WebhookMessage = { kind: "hand-on", shard, tenantId };
-  c.executionCtx.waitUntil(c.env.WEBHOOK_QUEUE.send(nudge).catch((error) => logFailure(c.var.requestId, "webhooks: hand-on", error)));
+  c.executionCtx.waitUntil(requestHandOn(c.env, shard, tenantId, c.var.requestId));
 };
+
+/** Puts a hand-on message for the tenant on the queue; a failure is only logged (the sweep repairs it). */
+export async function requestHandOn(env: Env, shard: ShardName, tenantId: string, requestId: string): Promise<void> {
+  try {
+    await env.WEBHOOK_QUEUE.send({ kind: "hand-on", shard, tenantId } satisfies WebhookMessage);
+  } catch (error) {
+    logFailure(requestId, "webhooks: hand-on", error);
+  }
+}
 
 /**
  * Creates the deliveries of the tenant's events not yet handed on (one per matching subscription)

@@ -1,8 +1,9 @@
 import { runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { call, createOperation, expectProblem, expectStatus, newTenant, readOperation } from "../helpers/client";
 import { alarmOf, inSeconds, operationEvents, runScheduleAt, storedKeys, stubOf } from "../helpers/schedule";
 import { setUpOperation } from "../helpers/setup";
+import { tenantDb } from "../helpers/shards";
 
 describe("scheduled status changes: the contract of schedule", () => {
   it("validates times: in the past, or deactivateAt not after activateAt, is 400 and changes nothing", async () => {
@@ -91,6 +92,20 @@ describe("scheduled status changes: the Operation's Durable Object makes them", 
     expect(failed[0]).toMatchObject({ actor: "schedule", data: { from: "DRAFT", to: "ACTIVE", scheduledAt: activateAt } });
     expect(failed[0].data.reason).toContain("at least one line");
     expect(await alarmOf(operation.id)).toBeNull();
+  });
+
+  it("hands a scheduled change on to webhooks at once, not at the next sweep", async () => {
+    const op = await newTenant();
+    const operation = await setUpOperation(op, { type: "PUBLIC", status: "DRAFT" });
+    const activateAt = inSeconds(2);
+    expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { activateAt } } }), 200);
+    const db = await tenantDb(op.tenantId);
+    const notHandedOn = async () => (await db.prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null").bind(op.tenantId).first<{ n: number }>())!.n;
+    // The requests' own events are handed on first, so what is left after the alarm is its own.
+    await vi.waitFor(async () => expect(await notHandedOn()).toBe(0), { timeout: 10_000, interval: 100 });
+    await runScheduleAt(operation.id, activateAt);
+    expect((await readOperation(op, operation.id)).status).toBe("ACTIVE");
+    await vi.waitFor(async () => expect(await notHandedOn()).toBe(0), { timeout: 10_000, interval: 100 });
   });
 
   it("operation.schedule_failed is an event type webhooks subscribe to", async () => {
