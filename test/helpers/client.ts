@@ -3,6 +3,7 @@ import worker from "../../src/index";
 import createOperationRoute from "../../src/operations/routes/create";
 import getOperationRoute from "../../src/operations/routes/get";
 import statusRoute from "../../src/operations/routes/status";
+import { DEFAULT_LIMIT } from "../../src/platform/pagination";
 import type { ShardName } from "../../src/platform/shards";
 import type { RouteDefinition, RouteTypes } from "../../src/platform/routes";
 import { mintSignedKey } from "../../src/platform/key-format.mjs";
@@ -158,21 +159,29 @@ export function expectStatus<T>(response: ApiResponse<T>, status: number): T {
   return response.body;
 }
 
-/** Walks every page of a list, asserting each has at most `limit` items. */
+/**
+ * Walks every page of a list, asserting the page sizes: every page but the last full at the requested
+ * limit (the default page size when none is given), the last not over it.
+ */
 export async function collectPages<T = any>(
   caller: Caller,
   path: string,
   query: Record<string, string | number | undefined> = {},
 ): Promise<{ items: T[]; pages: number }> {
+  const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
   const items: T[] = [];
   let nextToken: string | undefined;
   let pages = 0;
   do {
     const response = await call(caller, "GET", path, { query: { ...query, nextToken } });
-    expectStatus(response, 200);
-    items.push(...response.body.items);
-    nextToken = response.body.nextToken ?? undefined;
+    const page = expectStatus(response, 200);
+    nextToken = page.nextToken ?? undefined;
     pages++;
+    const size = page.items.length;
+    if (nextToken ? size !== limit : size > limit) {
+      throw new Error(`GET ${path} page ${pages}${nextToken ? "" : " (the last)"} has ${size} items, limit ${limit}: every page but the last is full, the last not over it`);
+    }
+    items.push(...page.items);
     if (pages > 10_000) throw new Error("pagination does not end");
   } while (nextToken);
   return { items, pages };
