@@ -43,7 +43,7 @@ describe("rate limits per API key and class", () => {
     for (let i = 0; i < BUDGET; i++) expectStatus(await tiny(op, "POST", "/v1/operations", { body: operationBody() }), 201);
     const refused = await tiny(op, "POST", "/v1/operations", { body: operationBody() });
     expectRateLimited(refused, "write");
-    const { items } = await collectPages(op, "/v1/operations");
+    const { items } = await collectPages(op, routes.listOperations);
     expect(items).toHaveLength(BUDGET);
   });
 
