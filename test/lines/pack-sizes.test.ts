@@ -62,17 +62,23 @@ describe("pack sizes on lines", () => {
     expect((await linesOf(op, operation.id))[0].quantityIncrement).toBe(6);
   });
 
-  it("rejects a pack size that is not an integer ≥ 1 (400)", async () => {
-    const op = await newTenant();
-    const operation = await createOperation(op);
-    for (const quantityIncrement of [0, -2, 1.5, "6", null]) {
+  it.each<{ quantityIncrement: unknown }>([{ quantityIncrement: 0 }, { quantityIncrement: -2 }, { quantityIncrement: 1.5 }, { quantityIncrement: "6" }, { quantityIncrement: null }])(
+    "rejects a pack size of $quantityIncrement: not an integer ≥ 1 (400)",
+    async ({ quantityIncrement }) => {
+      const op = await newTenant();
+      const operation = await createOperation(op);
       expectProblem(
         await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "A", minQuantity: 0, maxQuantity: 6, quantityIncrement }] }),
         400,
         "validation_failed",
       );
-    }
-    expectProblem(await call(op, "GET", linesPath(operation.id), { query: { quantityIncrement: 0 } }), 400, "validation_failed");
+    },
+  );
+
+  it("rejects a pack size filter that is not an integer ≥ 1 (400)", async () => {
+    const op = await newTenant();
+    const operation = await createOperation(op);
+    expectProblem(await callRoute(op, routes.listLines, { params: { operationId: operation.id }, query: { quantityIncrement: 0 } }), 400, "validation_failed");
   });
 
   it("answers a dry run exactly as the real call, and changes nothing", async () => {
