@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { listAttachments } from "../../src/attachments/queries";
 import { listAttachmentsQuery } from "../../src/attachments/schemas";
-import { call, callRoute, collectPages, createOperation, expectProblem, expectStatus, issueKey, newTenant, readOperation } from "../helpers/client";
+import { call, callRoute, collectPages, createOperation, expectProblem, expectStatus, issueKey, newTenant, readOperation, type ItemOf } from "../helpers/client";
 import { queryPlan, recordingDb, testPrincipal } from "../helpers/recording-db";
 import { putDirectory } from "../helpers/setup";
 import { accountId, attach, makeAccounts } from "../helpers/accounts";
@@ -10,6 +10,7 @@ import { routes } from "../helpers/routes";
 import { tenantDb } from "../helpers/shards";
 
 const accountsPath = (operationId: string) => `/v1/operations/${operationId}/accounts`;
+type Attachment = ItemOf<typeof routes.listAttachments>;
 const ids = (items: { accountId: string }[]) => items.map((item) => item.accountId);
 
 async function setup(count = 12) {
@@ -29,7 +30,7 @@ describe("attach and detach at full scale", () => {
     expect(after.accountCount).toBe(1500);
     expect(after.version).toBe(operation.version + 1);
 
-    const { items, pages } = await collectPages(op, accountsPath(operation.id), { limit: 1000 });
+    const { items, pages } = await collectPages(op, routes.listAttachments, { params: { operationId: operation.id }, query: { limit: 1000 } });
     expect(pages).toBe(2);
     expect(ids(items)).toEqual(wanted);
     expect(items[3]).toEqual({
@@ -50,19 +51,19 @@ describe("attach and detach at full scale", () => {
     expect(await attach(op, operation.id, wanted.slice(0, 10))).toEqual({ attached: 0, alreadyAttached: 10, accountCount: 1600 });
     expect((await readOperation(op, operation.id)).version).toBe(operation.version + 2);
 
-    const detached = expectStatus(await call(op, "DELETE", accountsPath(operation.id), { body: [...wanted.slice(0, 600), "NOT-THERE", wanted[0]] }), 200);
+    const detached = expectStatus(await callRoute(op, routes.detachAccounts, { params: { operationId: operation.id }, body: [...wanted.slice(0, 600), "NOT-THERE", wanted[0]] }), 200);
     expect(detached).toEqual({ detached: 600, notAttached: ["NOT-THERE"], accountCount: 1000 });
-    const again2 = expectStatus(await call(op, "DELETE", accountsPath(operation.id), { body: wanted.slice(0, 2) }), 200);
+    const again2 = expectStatus(await callRoute(op, routes.detachAccounts, { params: { operationId: operation.id }, body: wanted.slice(0, 2) }), 200);
     expect(again2).toEqual({ detached: 0, notAttached: wanted.slice(0, 2), accountCount: 1000 });
     const final = await readOperation(op, operation.id);
     expect(final.accountCount).toBe(1000);
     expect(final.version).toBe(operation.version + 3);
-    expect((await collectPages(op, accountsPath(operation.id), { limit: 1000 })).items.length).toBe(1000);
+    expect((await collectPages(op, routes.listAttachments, { params: { operationId: operation.id }, query: { limit: 1000 } })).items.length).toBe(1000);
   });
 
   it("POST attaches like PUT", async () => {
     const { op, operation } = await setup(3);
-    const response = await call(op, "POST", accountsPath(operation.id), { body: [accountId(1)] });
+    const response = await callRoute(op, routes.attachAccountsByPost, { params: { operationId: operation.id }, body: [accountId(1)] });
     expect(expectStatus(response, 200)).toEqual({ attached: 1, alreadyAttached: 0, accountCount: 1 });
   });
 
@@ -70,9 +71,9 @@ describe("attach and detach at full scale", () => {
     const { op, operation } = await setup(5);
     await attach(op, operation.id, [accountId(0), accountId(1), accountId(2)]);
     await attach(op, operation.id, [accountId(2), accountId(3)]);
-    expectStatus(await call(op, "DELETE", accountsPath(operation.id), { body: [accountId(0), accountId(4)] }), 200);
+    expectStatus(await callRoute(op, routes.detachAccounts, { params: { operationId: operation.id }, body: [accountId(0), accountId(4)] }), 200);
     const events = expectStatus(await callRoute(op, routes.listEvents, { query: { operationId: operation.id, types: "accounts.attached,accounts.detached" } }), 200).items;
-    expect(events.map((event: any) => [event.type, event.data])).toEqual([
+    expect(events.map((event) => [event.type, event.data])).toEqual([
       ["accounts.attached", { attached: 3, alreadyAttached: 0, accountCount: 3 }],
       ["accounts.attached", { attached: 1, alreadyAttached: 1, accountCount: 4 }],
       ["accounts.detached", { detached: 1, notAttached: 1, accountCount: 3 }],
@@ -84,34 +85,34 @@ describe("rules and their order", () => {
   it("refuses unknown accounts with 422 listing them, attaching nothing", async () => {
     const { op, operation } = await setup(3);
     const problem = expectProblem(
-      await call(op, "PUT", accountsPath(operation.id), { body: [accountId(0), "GHOST-1", accountId(1), "GHOST-2"] }),
+      await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: [accountId(0), "GHOST-1", accountId(1), "GHOST-2"] }),
       422,
       "unknown_accounts",
     );
     expect(problem.unknownAccountIds).toEqual(["GHOST-1", "GHOST-2"]);
     expect((await readOperation(op, operation.id)).accountCount).toBe(0);
-    expect((await collectPages(op, accountsPath(operation.id))).items).toEqual([]);
+    expect((await collectPages(op, routes.listAttachments, { params: { operationId: operation.id } })).items).toEqual([]);
   });
 
   it("edits attachments only in DRAFT and only on PRIVATE Operations", async () => {
     const op = await newTenant();
     await putDirectory(op, makeAccounts(3));
     const publicOp = await createOperation(op, { type: "PUBLIC" });
-    expectProblem(await call(op, "PUT", accountsPath(publicOp.id), { body: [accountId(0)] }), 409, "operation_not_private");
-    expectProblem(await call(op, "DELETE", accountsPath(publicOp.id), { body: [accountId(0)] }), 409, "operation_not_private");
+    expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: publicOp.id }, body: [accountId(0)] }), 409, "operation_not_private");
+    expectProblem(await callRoute(op, routes.detachAccounts, { params: { operationId: publicOp.id }, body: [accountId(0)] }), 409, "operation_not_private");
 
     const privateOp = await createOperation(op, { type: "PRIVATE" });
     await attach(op, privateOp.id, [accountId(0)]);
     expectStatus(await callRoute(op, routes.putLines, { params: { operationId: privateOp.id }, body: [{ variantExternalId: "A", minQuantity: 0, maxQuantity: 1 }] }), 200);
     expectStatus(await callRoute(op, routes.changeStatus, { params: { operationId: privateOp.id }, body: { status: "ACTIVE" } }), 200);
-    expectProblem(await call(op, "PUT", accountsPath(privateOp.id), { body: [accountId(1)] }), 409, "operation_not_draft");
-    expectProblem(await call(op, "POST", accountsPath(privateOp.id), { body: [accountId(1)] }), 409, "operation_not_draft");
-    expectProblem(await call(op, "DELETE", accountsPath(privateOp.id), { body: [accountId(0)] }), 409, "operation_not_draft");
+    expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: privateOp.id }, body: [accountId(1)] }), 409, "operation_not_draft");
+    expectProblem(await callRoute(op, routes.attachAccountsByPost, { params: { operationId: privateOp.id }, body: [accountId(1)] }), 409, "operation_not_draft");
+    expectProblem(await callRoute(op, routes.detachAccounts, { params: { operationId: privateOp.id }, body: [accountId(0)] }), 409, "operation_not_draft");
     // 409 comes before 422: unknown accounts on a non-DRAFT Operation are a state problem first.
-    expectProblem(await call(op, "PUT", accountsPath(privateOp.id), { body: ["GHOST"] }), 409, "operation_not_draft");
-    expectProblem(await call(op, "PUT", accountsPath(publicOp.id), { body: ["GHOST"] }), 409, "operation_not_private");
+    expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: privateOp.id }, body: ["GHOST"] }), 409, "operation_not_draft");
+    expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: publicOp.id }, body: ["GHOST"] }), 409, "operation_not_private");
     expect((await readOperation(op, privateOp.id)).accountCount).toBe(1);
-    expectProblem(await call(op, "PUT", accountsPath("op_nope"), { body: ["GHOST"] }), 404, "not_found");
+    expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: "op_nope" }, body: ["GHOST"] }), 404, "not_found");
   });
 
   it("lets an ACCOUNT key attach and detach only its own accounts: a mixed list is refused whole", async () => {
@@ -119,25 +120,25 @@ describe("rules and their order", () => {
     const user1 = await issueKey(op.tenantId, "ACCOUNT", "u_1");
     const shared = await issueKey(op.tenantId, "ACCOUNT", "u_shared");
 
-    const mixed = expectProblem(await call(user1, "PUT", accountsPath(operation.id), { body: [accountId(1), accountId(2), accountId(4)] }), 403, "account_not_permitted");
+    const mixed = expectProblem(await callRoute(user1, routes.attachAccounts, { params: { operationId: operation.id }, body: [accountId(1), accountId(2), accountId(4)] }), 403, "account_not_permitted");
     expect(mixed.accountIds).toEqual([accountId(2), accountId(4)]);
     expect((await readOperation(op, operation.id)).accountCount).toBe(0);
     // Unknown accounts are reported before permission: 422 then 403.
-    expectProblem(await call(user1, "PUT", accountsPath(operation.id), { body: [accountId(2), "GHOST"] }), 422, "unknown_accounts");
+    expectProblem(await callRoute(user1, routes.attachAccounts, { params: { operationId: operation.id }, body: [accountId(2), "GHOST"] }), 422, "unknown_accounts");
 
-    expect(expectStatus(await call(user1, "PUT", accountsPath(operation.id), { body: [accountId(1)] }), 200)).toEqual({
+    expect(expectStatus(await callRoute(user1, routes.attachAccounts, { params: { operationId: operation.id }, body: [accountId(1)] }), 200)).toEqual({
       attached: 1,
       alreadyAttached: 0,
       accountCount: 1,
     });
-    expect(expectStatus(await call(shared, "POST", accountsPath(operation.id), { body: [accountId(0), accountId(3)] }), 200).attached).toBe(2);
-    const attachedBy = (await collectPages(op, accountsPath(operation.id))).items.map((a) => a.attachedBy);
+    expect(expectStatus(await callRoute(shared, routes.attachAccountsByPost, { params: { operationId: operation.id }, body: [accountId(0), accountId(3)] }), 200).attached).toBe(2);
+    const attachedBy = (await collectPages(op, routes.listAttachments, { params: { operationId: operation.id } })).items.map((a) => a.attachedBy);
     expect(attachedBy).toEqual(["user:u_shared", "user:u_1", "user:u_shared"]);
 
     // Detach: same rule, mixed list refused whole.
-    expectProblem(await call(user1, "DELETE", accountsPath(operation.id), { body: [accountId(1), accountId(0)] }), 403, "account_not_permitted");
+    expectProblem(await callRoute(user1, routes.detachAccounts, { params: { operationId: operation.id }, body: [accountId(1), accountId(0)] }), 403, "account_not_permitted");
     expect((await readOperation(op, operation.id)).accountCount).toBe(3);
-    expect(expectStatus(await call(user1, "DELETE", accountsPath(operation.id), { body: [accountId(1)] }), 200)).toEqual({
+    expect(expectStatus(await callRoute(user1, routes.detachAccounts, { params: { operationId: operation.id }, body: [accountId(1)] }), 200)).toEqual({
       detached: 1,
       notAttached: [],
       accountCount: 2,
@@ -149,14 +150,14 @@ describe("rules and their order", () => {
   it("refuses oversized and empty batches", async () => {
     const { op, operation } = await setup(1);
     const many = Array.from({ length: 2001 }, (_, i) => accountId(i));
-    expectProblem(await call(op, "PUT", accountsPath(operation.id), { body: many }), 413, "batch_too_large");
-    expectProblem(await call(op, "POST", accountsPath(operation.id), { body: many }), 413, "batch_too_large");
-    expectProblem(await call(op, "DELETE", accountsPath(operation.id), { body: many }), 413, "batch_too_large");
-    expectProblem(await call(op, "PUT", accountsPath(operation.id), { body: Array.from({ length: 2001 }, () => 7) }), 413, "batch_too_large");
-    expectProblem(await call(op, "PUT", accountsPath(operation.id), { body: [] }), 400, "validation_failed");
-    expectProblem(await call(op, "DELETE", accountsPath(operation.id), { body: [] }), 400, "validation_failed");
-    expectProblem(await call(op, "PUT", accountsPath(operation.id), { body: [accountId(0), 5] }), 400, "validation_failed");
-    expectProblem(await call(op, "PUT", accountsPath(operation.id), { body: { accountIds: [accountId(0)] } }), 400, "validation_failed");
+    expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: many }), 413, "batch_too_large");
+    expectProblem(await callRoute(op, routes.attachAccountsByPost, { params: { operationId: operation.id }, body: many }), 413, "batch_too_large");
+    expectProblem(await callRoute(op, routes.detachAccounts, { params: { operationId: operation.id }, body: many }), 413, "batch_too_large");
+    expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: Array.from({ length: 2001 }, () => 7) }), 413, "batch_too_large");
+    expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: [] }), 400, "validation_failed");
+    expectProblem(await callRoute(op, routes.detachAccounts, { params: { operationId: operation.id }, body: [] }), 400, "validation_failed");
+    expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: [accountId(0), 5] }), 400, "validation_failed");
+    expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: { accountIds: [accountId(0)] } }), 400, "validation_failed");
   });
 
   it("keeps tenants apart", async () => {
@@ -164,13 +165,13 @@ describe("rules and their order", () => {
     await attach(op, operation.id, [accountId(0)]);
     const other = await newTenant();
     await putDirectory(other, makeAccounts(3, (i) => ({ accountId: `OTHER-${i}` })));
-    expectProblem(await call(other, "GET", accountsPath(operation.id)), 404, "not_found");
-    expectProblem(await call(other, "PUT", accountsPath(operation.id), { body: ["OTHER-0"] }), 404, "not_found");
-    expectProblem(await call(other, "DELETE", accountsPath(operation.id), { body: [accountId(0)] }), 404, "not_found");
+    expectProblem(await callRoute(other, routes.listAttachments, { params: { operationId: operation.id } }), 404, "not_found");
+    expectProblem(await callRoute(other, routes.attachAccounts, { params: { operationId: operation.id }, body: ["OTHER-0"] }), 404, "not_found");
+    expectProblem(await callRoute(other, routes.detachAccounts, { params: { operationId: operation.id }, body: [accountId(0)] }), 404, "not_found");
     // Another tenant's account ids are not in this tenant's directory.
-    const problem = expectProblem(await call(op, "PUT", accountsPath(operation.id), { body: ["OTHER-0"] }), 422, "unknown_accounts");
+    const problem = expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: ["OTHER-0"] }), 422, "unknown_accounts");
     expect(problem.unknownAccountIds).toEqual(["OTHER-0"]);
-    expect(ids((await collectPages(op, accountsPath(operation.id))).items)).toEqual([accountId(0)]);
+    expect(ids((await collectPages(op, routes.listAttachments, { params: { operationId: operation.id } })).items)).toEqual([accountId(0)]);
   });
 });
 
@@ -191,7 +192,7 @@ describe("attachment list", () => {
 
   it("filters by accountIds (alias accountId), accountName, userId, email and operationStatus", async () => {
     const { op, attached, path } = await populated();
-    const list = async (query: Record<string, string>) => ids((await collectPages(op, path, { limit: 3, ...query })).items);
+    const list = async (query: Record<string, string>) => ids((await collectPages<Attachment>(op, path, { limit: 3, ...query })).items);
 
     expect(await list({ accountIds: `${accountId(1)},${accountId(21)},${accountId(5)}` })).toEqual([accountId(1), accountId(5)]);
     expect(await list({ accountId: accountId(7) })).toEqual([accountId(7)]);
@@ -214,8 +215,8 @@ describe("attachment list", () => {
 
   it("sorts by accountId, accountName and attachedAt, either way, across pages", async () => {
     const { op, path } = await populated();
-    const all = (await collectPages(op, path, { limit: 1000 })).items;
-    const list = async (sort: string) => ids((await collectPages(op, path, { limit: 3, sort })).items);
+    const all = (await collectPages<Attachment>(op, path, { limit: 1000 })).items;
+    const list = async (sort: string) => ids((await collectPages<Attachment>(op, path, { limit: 3, sort })).items);
     const byName = [...all].sort((a, b) =>
       a.accountName.toLowerCase() === b.accountName.toLowerCase()
         ? a.accountId < b.accountId ? -1 : 1
@@ -237,21 +238,21 @@ describe("attachment list", () => {
   it("joins names and users from the directory as they are now", async () => {
     const { op, path } = await populated();
     await putDirectory(op, [{ accountId: accountId(4), name: "Fresh Name", users: [{ userId: "u_fresh", email: "fresh@x.test" }] }]);
-    const [row] = (await collectPages(op, path, { accountIds: accountId(4) })).items;
+    const [row] = (await collectPages<Attachment>(op, path, { accountIds: accountId(4) })).items;
     expect(row).toMatchObject({ accountName: "Fresh Name", users: [{ userId: "u_fresh", email: "fresh@x.test" }] });
-    expect(ids((await collectPages(op, path, { userId: "u_fresh" })).items)).toEqual([accountId(4)]);
-    expect(ids((await collectPages(op, path, { userId: "u_4" })).items)).toEqual([]);
+    expect(ids((await collectPages<Attachment>(op, path, { userId: "u_fresh" })).items)).toEqual([accountId(4)]);
+    expect(ids((await collectPages<Attachment>(op, path, { userId: "u_4" })).items)).toEqual([]);
   });
 
   it("shows ACCOUNT keys only their own attachments, on Operations they can see", async () => {
     const { op, operation, path } = await populated();
     const shared = await issueKey(op.tenantId, "ACCOUNT", "u_shared");
     const stranger = await issueKey(op.tenantId, "ACCOUNT", "u_nobody");
-    expect(ids((await collectPages(shared, path)).items)).toEqual([0, 3, 6, 9, 12, 15, 18].map(accountId));
-    expect(ids((await collectPages(shared, path, { accountIds: `${accountId(1)},${accountId(3)}` })).items)).toEqual([accountId(3)]);
+    expect(ids((await collectPages<Attachment>(shared, path)).items)).toEqual([0, 3, 6, 9, 12, 15, 18].map(accountId));
+    expect(ids((await collectPages<Attachment>(shared, path, { accountIds: `${accountId(1)},${accountId(3)}` })).items)).toEqual([accountId(3)]);
     expectProblem(await call(stranger, "GET", path), 404, "not_found");
     expect((await readOperation(op, operation.id)).accountCount).toBe(20);
-    expectProblem(await call(op, "GET", accountsPath("op_nope")), 404, "not_found");
+    expectProblem(await callRoute(op, routes.listAttachments, { params: { operationId: "op_nope" } }), 404, "not_found");
   });
 
   it("reads each page from this Operation's rows, and userId/email through the account_users indexes", async () => {

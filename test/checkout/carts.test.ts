@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, callRoute, eventsOf, expectProblem, expectStatus, issueKey, newTenant } from "../helpers/client";
+import { servedDocument, type OpenApiSchema } from "../helpers/openapi";
 import { snapshotTenant } from "../helpers/direct";
 import { accountWithKey, cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
 import { routes } from "../helpers/routes";
@@ -110,13 +111,13 @@ describe("POST /v1/carts", () => {
         line("SKU-B2", 0), // not a line either
       ]) });
     const problem = expectProblem(res, 422, "order_lines_invalid");
-    expect(problem.errors.map((e: any) => [e.index, e.variantExternalId, e.code])).toEqual([
+    expect(problem.errors?.map((e) => [e.index, e.variantExternalId, e.code])).toEqual([
       [1, "SKU-B", "below_min"],
       [2, "SKU-X", "not_in_operation"],
       [3, "SKU-C", "above_max"],
       [4, "SKU-B2", "not_in_operation"],
     ]);
-    expect(problem.errors[0]).toMatchObject({ quantity: 1, minQuantity: 2, maxQuantity: 5, field: "body.lines.1.quantity" });
+    expect(problem.errors?.[0]).toMatchObject({ quantity: 1, minQuantity: 2, maxQuantity: 5, field: "body.lines.1.quantity" });
     expect(await snapshotTenant(op.tenantId)).toEqual(before);
   });
 
@@ -199,15 +200,15 @@ describe("POST /v1/carts", () => {
     expect(cart.lines).toHaveLength(5000);
     const bad = lines.map((l, i) => line(l.variantExternalId, i % 1000 === 0 ? 11 : 1));
     const problem = expectProblem(await callRoute(op, routes.createCart, { body: cartBody(operation.id, "A1", bad) }), 422, "order_lines_invalid");
-    expect(problem.errors.map((e: any) => e.index)).toEqual([0, 1000, 2000, 3000, 4000]);
+    expect(problem.errors?.map((e) => e.index)).toEqual([0, 1000, 2000, 3000, 4000]);
   });
 
   it("replays an Idempotency-Key instead of creating a second cart", async () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC" });
     const request = { body: cartBody(operation.id, "A1", [line("SKU-A", 1)]), headers: { "Idempotency-Key": "cart-once" } };
-    const first = expectStatus(await call(op, "POST", "/v1/carts", request), 201);
-    const again = await call(op, "POST", "/v1/carts", request);
+    const first = expectStatus(await callRoute(op, routes.createCart, request), 201);
+    const again = await callRoute(op, routes.createCart, request);
     expect(again.status).toBe(201);
     expect(again.body.id).toBe(first.id);
     expect((await snapshotTenant(op.tenantId)).carts).toHaveLength(1);
@@ -230,14 +231,14 @@ describe("GET /v1/carts/{id}", () => {
     expectProblem(await callRoute(stranger.caller, routes.getCart, { params: { cartId: cart.id } }), 404, "not_found");
     const other = await newTenant();
     expectProblem(await callRoute(other, routes.getCart, { params: { cartId: cart.id } }), 404, "not_found");
-    expectProblem(await call(await issueKey(other.tenantId, "ACCOUNT", buyer.userId), "GET", `/v1/carts/${cart.id}`), 404, "not_found");
+    expectProblem(await callRoute(await issueKey(other.tenantId, "ACCOUNT", buyer.userId), routes.getCart, { params: { cartId: cart.id } }), 404, "not_found");
     expectProblem(await callRoute(op, routes.getCart, { params: { cartId: "cart_unknown" } }), 404, "not_found");
   });
 });
 
 describe("OpenAPI document", () => {
   it("documents the cart, order, compare and front routes, with both order body shapes", async () => {
-    const doc = expectStatus(await call(null, "GET", "/v1/openapi.json"), 200);
+    const doc = await servedDocument();
     for (const [path, method] of [
       ["/v1/carts", "post"],
       ["/v1/carts/{cartId}", "get"],
@@ -251,11 +252,11 @@ describe("OpenAPI document", () => {
     ]) {
       expect(doc.paths[path]?.[method], `${method} ${path}`).toBeTruthy();
     }
-    const component = (schema: { $ref: string }) => doc.components.schemas[schema.$ref.split("/").pop()!];
+    const component = (schema: OpenApiSchema | undefined) => doc.components.schemas[schema?.$ref?.split("/").pop() ?? ""];
     const orderSchema = component(doc.paths["/v1/orders"].post.requestBody.content["application/json"].schema);
     expect(orderSchema.oneOf).toHaveLength(2);
-    expect(component(orderSchema.oneOf[0]).required).toEqual(["cartId"]);
-    expect(component(orderSchema.oneOf[1]).required).toEqual(expect.arrayContaining(["operationId", "accountId", "lines"]));
+    expect(component(orderSchema.oneOf?.[0]).required).toEqual(["cartId"]);
+    expect(component(orderSchema.oneOf?.[1]).required).toEqual(expect.arrayContaining(["operationId", "accountId", "lines"]));
     expect(Object.keys(doc.paths["/v1/orders"].post.responses)).toEqual(expect.arrayContaining(["201", "403", "404", "409", "413", "422"]));
   });
 });

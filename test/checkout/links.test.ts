@@ -104,7 +104,7 @@ describe("links between an Operation and its carts and orders", () => {
     const operation = await setUpOperation(op, { attach: [buyer.accountId, "A-IDLE"] });
     const progress = async () => {
       const list = expectStatus(await callRoute(op, routes.listAttachments, { params: { operationId: operation.id } }), 200);
-      return Object.fromEntries(list.items.map((a: any) => [a.accountId, a.operationStatus]));
+      return Object.fromEntries(list.items.map((a) => [a.accountId, a.operationStatus]));
     };
     expect(await progress()).toEqual({ [buyer.accountId]: "NOT_STARTED", "A-IDLE": "NOT_STARTED" });
     const cart = expectStatus(
@@ -123,7 +123,7 @@ describe("links between an Operation and its carts and orders", () => {
       await callRoute(op, routes.listAttachments, { params: { operationId: operation.id }, query: { operationStatus: "ORDERED" } }),
       200,
     );
-    expect(ordered.items.map((a: any) => a.accountId)).toEqual([buyer.accountId]);
+    expect(ordered.items.map((a) => a.accountId)).toEqual([buyer.accountId]);
   });
 
   it("refuses a link once the Operation is set INACTIVE, and accepts again once ACTIVE", async () => {

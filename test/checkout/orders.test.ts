@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, type Caller, callRoute, collectPages, eventsOf, expectProblem, expectStatus, newTenant } from "../helpers/client";
+import { type Caller, callRoute, collectPages, eventsOf, expectProblem, expectStatus, newTenant } from "../helpers/client";
 import { snapshotTenant } from "../helpers/direct";
 import { accountWithKey, cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
 import { routes } from "../helpers/routes";
@@ -60,7 +60,7 @@ describe("POST /v1/orders", () => {
       201,
     );
     expectProblem(await callRoute(op, routes.createOrder, { body: { cartId: "cart_nope" } }), 404, "not_found");
-    expectProblem(await call(await newTenant(), "POST", "/v1/orders", { body: { cartId: cart.id } }), 404, "not_found");
+    expectProblem(await callRoute(await newTenant(), routes.createOrder, { body: { cartId: cart.id } }), 404, "not_found");
     expectProblem(await callRoute(stranger.caller, routes.createOrder, { body: { cartId: cart.id } }), 404, "not_found");
     expectStatus(await callRoute(buyer.caller, routes.createOrder, { body: { cartId: cart.id } }), 201);
   });
@@ -73,7 +73,7 @@ describe("POST /v1/orders", () => {
       400,
       "validation_failed",
     );
-    expect(mixed.errors[0].code).toBe("unrecognized_keys");
+    expect(mixed.errors?.[0].code).toBe("unrecognized_keys");
     const badLine = expectProblem(
       await callRoute(op, routes.createOrder, { body: cartBody(operation.id, "A1", [line("SKU-A", 0.5)]) }),
       400,
@@ -142,7 +142,7 @@ describe("POST /v1/orders", () => {
     // Nothing created or linked; only the order.blocked event is new.
     const after = await snapshotTenant(op.tenantId);
     expect(after.orders).toEqual([]);
-    expect(after.operations.find((o: any) => o.id === ops.id)).toMatchObject({ order_count: 0 });
+    expect(after.operations.find((o) => o.id === ops.id)).toMatchObject({ order_count: 0 });
     const blockedEvents = expectStatus(await callRoute(op, routes.listEvents, { query: { types: "order.blocked" } }), 200).items;
     expect(blockedEvents).toHaveLength(1);
     expect(blockedEvents[0]).toMatchObject({ operationId: ops.id, data: { accountId: "A1", results: problem.results } });
@@ -206,15 +206,15 @@ describe("GET /v1/orders/{id} and GET /v1/operations/{id}/orders", () => {
       const accountId = i % 2 ? buyer.accountId : "A-OTHER";
       placed.push(expectStatus(await callRoute(op, routes.createOrder, { body: cartBody(operation.id, accountId, [line("SKU-A", 1 + i)]) }), 201).id);
     }
-    const all = await collectPages(op, `/v1/operations/${operation.id}/orders`, { limit: 2 });
+    const all = await collectPages(op, routes.listOrders, { params: { operationId: operation.id }, query: { limit: 2 } });
     expect(all.pages).toBe(3);
-    expect(all.items.map((o: any) => o.id)).toEqual([...placed].reverse());
-    const oldestFirst = await collectPages(op, `/v1/operations/${operation.id}/orders`, { limit: 2, sort: "createdAt" });
-    expect(oldestFirst.items.map((o: any) => o.id)).toEqual(placed);
-    const filtered = await collectPages(op, `/v1/operations/${operation.id}/orders`, { accountIds: buyer.accountId });
-    expect(filtered.items.map((o: any) => o.id)).toEqual([placed[3], placed[1]]);
-    const own = await collectPages(buyer.caller, `/v1/operations/${operation.id}/orders`);
-    expect(own.items.map((o: any) => o.id)).toEqual([placed[3], placed[1]]);
+    expect(all.items.map((o) => o.id)).toEqual([...placed].reverse());
+    const oldestFirst = await collectPages(op, routes.listOrders, { params: { operationId: operation.id }, query: { limit: 2, sort: "createdAt" } });
+    expect(oldestFirst.items.map((o) => o.id)).toEqual(placed);
+    const filtered = await collectPages(op, routes.listOrders, { params: { operationId: operation.id }, query: { accountIds: buyer.accountId } });
+    expect(filtered.items.map((o) => o.id)).toEqual([placed[3], placed[1]]);
+    const own = await collectPages(buyer.caller, routes.listOrders, { params: { operationId: operation.id } });
+    expect(own.items.map((o) => o.id)).toEqual([placed[3], placed[1]]);
     expectStatus(await callRoute(buyer.caller, routes.getOrder, { params: { orderId: placed[1] } }), 200);
     expectProblem(await callRoute(buyer.caller, routes.getOrder, { params: { orderId: placed[0] } }), 404, "not_found");
 

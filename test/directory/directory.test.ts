@@ -17,7 +17,7 @@ describe("PUT /v1/accounts", () => {
       ]),
     ).toEqual({ created: 2, updated: 1 });
 
-    const { items } = await collectPages(op, "/v1/accounts");
+    const { items } = await collectPages(op, routes.listDirectory);
     expect(ids(items)).toEqual([0, 1, 2, 3, 4].map(accountId));
     expect(items[0]).toEqual({
       accountId: accountId(0),
@@ -28,13 +28,13 @@ describe("PUT /v1/accounts", () => {
     });
     expect(items[0].updatedAt > items[0].createdAt).toBe(true);
     // The replaced users no longer match their filters; the new one does.
-    expect(ids((await collectPages(op, "/v1/accounts", { userId: "u_0" })).items)).toEqual([]);
-    expect(ids((await collectPages(op, "/v1/accounts", { userId: "u_new" })).items)).toEqual([accountId(0)]);
-    expect(ids((await collectPages(op, "/v1/accounts", { userId: "u_shared" })).items)).toEqual([accountId(3)]);
+    expect(ids((await collectPages(op, routes.listDirectory, { query: { userId: "u_0" } })).items)).toEqual([]);
+    expect(ids((await collectPages(op, routes.listDirectory, { query: { userId: "u_new" } })).items)).toEqual([accountId(0)]);
+    expect(ids((await collectPages(op, routes.listDirectory, { query: { userId: "u_shared" } })).items)).toEqual([accountId(3)]);
     // users omitted means none.
     await putDirectory(op, [{ accountId: accountId(3), name: "No users" }]);
-    expect((await collectPages(op, "/v1/accounts", { accountIds: accountId(3) })).items[0].users).toEqual([]);
-    expect(ids((await collectPages(op, "/v1/accounts", { userId: "u_shared" })).items)).toEqual([]);
+    expect((await collectPages(op, routes.listDirectory, { query: { accountIds: accountId(3) } })).items[0].users).toEqual([]);
+    expect(ids((await collectPages(op, routes.listDirectory, { query: { userId: "u_shared" } })).items)).toEqual([]);
   });
 
   it("records directory.upserted with its counts", async () => {
@@ -42,7 +42,7 @@ describe("PUT /v1/accounts", () => {
     await putDirectory(op, makeAccounts(4));
     await putDirectory(op, makeAccounts(6));
     const events = expectStatus(await callRoute(op, routes.listEvents, { query: { types: "directory.upserted" } }), 200).items;
-    expect(events.map((event: any) => event.data)).toEqual([
+    expect(events.map((event) => event.data)).toEqual([
       { created: 4, updated: 0, users: 6 },
       { created: 2, updated: 4, users: 8 },
     ]);
@@ -51,7 +51,7 @@ describe("PUT /v1/accounts", () => {
   it("takes 5000 accounts in one call and refuses 5001 with 413", async () => {
     const op = await newTenant();
     expect(await putDirectory(op, makeAccounts(5000))).toEqual({ created: 0 + 5000, updated: 0 });
-    expect((await collectPages(op, "/v1/accounts", { limit: 1000 })).items.length).toBe(5000);
+    expect((await collectPages(op, routes.listDirectory, { query: { limit: 1000 } })).items.length).toBe(5000);
     expectProblem(await callRoute(op, routes.putDirectory, { body: makeAccounts(5001) }), 413, "batch_too_large");
     expectProblem(await callRoute(op, routes.putDirectory, { body: Array.from({ length: 5001 }, () => ({ bad: true })) }), 413, "batch_too_large");
   });
@@ -81,7 +81,7 @@ describe("PUT /v1/accounts", () => {
       "validation_failed",
     );
     expect(repeatedUser.errors).toEqual([expect.objectContaining({ index: 0, code: "duplicate_key", field: "body.0.users.1.userId" })]);
-    expect((await collectPages(op, "/v1/accounts")).items).toEqual([]);
+    expect((await collectPages(op, routes.listDirectory)).items).toEqual([]);
   });
 
   it("is OPERATOR-only", async () => {
@@ -96,7 +96,7 @@ describe("GET /v1/accounts", () => {
     const op = await newTenant();
     const accounts = makeAccounts(30);
     await putDirectory(op, accounts);
-    const list = async (query: Record<string, string | number>) => ids((await collectPages(op, "/v1/accounts", { limit: 4, ...query })).items);
+    const list = async (query: Record<string, string | number>) => ids((await collectPages(op, routes.listDirectory, { query: { limit: 4, ...query } })).items);
 
     expect(await list({ accountIds: `${accountId(3)},${accountId(9)},nope` })).toEqual([accountId(3), accountId(9)]);
     expect(await list({ accountId: accountId(4) })).toEqual([accountId(4)]);
@@ -119,13 +119,13 @@ describe("GET /v1/accounts", () => {
     const op = await newTenant();
     await putDirectory(op, makeAccounts(9));
     const shared = await issueKey(op.tenantId, "ACCOUNT", "u_shared");
-    expect(ids((await collectPages(shared, "/v1/accounts")).items)).toEqual([0, 3, 6].map(accountId));
-    expect(ids((await collectPages(shared, "/v1/accounts", { accountIds: `${accountId(1)},${accountId(3)}` })).items)).toEqual([accountId(3)]);
+    expect(ids((await collectPages(shared, routes.listDirectory)).items)).toEqual([0, 3, 6].map(accountId));
+    expect(ids((await collectPages(shared, routes.listDirectory, { query: { accountIds: `${accountId(1)},${accountId(3)}` } })).items)).toEqual([accountId(3)]);
 
     const other = await newTenant();
-    expect((await collectPages(other, "/v1/accounts")).items).toEqual([]);
+    expect((await collectPages(other, routes.listDirectory)).items).toEqual([]);
     await putDirectory(other, makeAccounts(1));
-    expect((await collectPages(other, "/v1/accounts")).items.map((a) => a.name)).toEqual(["Account 0 Alpha"]);
-    expect((await collectPages(op, "/v1/accounts")).items.length).toBe(9);
+    expect((await collectPages(other, routes.listDirectory)).items.map((a) => a.name)).toEqual(["Account 0 Alpha"]);
+    expect((await collectPages(op, routes.listDirectory)).items.length).toBe(9);
   });
 });

@@ -4,7 +4,7 @@ import { accountWithKey, setUpOperation, type LineSpec } from "../helpers/setup"
 import { routes } from "../helpers/routes";
 
 const frontIds = async (caller: Caller, query: Record<string, string | number | undefined> = {}) =>
-  (await collectPages(caller, "/v1/front/operations", query)).items.map((o: any) => o.id);
+  (await collectPages(caller, routes.listFrontOperations, { query })).items.map((o) => o.id);
 
 describe("front representations", () => {
   it("lists only ACTIVE Operations open now", async () => {
@@ -16,7 +16,7 @@ describe("front representations", () => {
     await setUpOperation(op, { type: "PUBLIC", overrides: { startDate: "2020-01-01T00:00:00Z", endDate: "2021-01-01T00:00:00Z" } });
     expect(await frontIds(op)).toEqual([open.id]);
     // The admin list still has all five.
-    expect((await collectPages(op, "/v1/operations")).items).toHaveLength(5);
+    expect((await collectPages(op, routes.listOperations)).items).toHaveLength(5);
     // A status filter narrows further, never widens.
     expect(await frontIds(op, { status: "DRAFT" })).toEqual([]);
     expect(await frontIds(op, { status: "ACTIVE,DRAFT" })).toEqual([open.id]);
@@ -82,10 +82,10 @@ describe("front representations", () => {
       ids.push((await setUpOperation(op, { type: "PUBLIC", overrides: { name: { en: name } } })).id);
     }
     await setUpOperation(op, { type: "PUBLIC", status: "DRAFT", overrides: { name: { en: "Alpha draft" } } });
-    const pages = await collectPages(op, "/v1/front/operations", { limit: 2 });
+    const pages = await collectPages(op, routes.listFrontOperations, { query: { limit: 2 } });
     expect(pages.pages).toBe(3);
-    expect(pages.items.map((o: any) => o.id)).toEqual([...ids].reverse());
-    expect((await collectPages(op, "/v1/front/operations", { sort: "name", limit: 2 })).items.map((o: any) => o.name)).toEqual([
+    expect(pages.items.map((o) => o.id)).toEqual([...ids].reverse());
+    expect((await collectPages(op, routes.listFrontOperations, { query: { sort: "name", limit: 2 } })).items.map((o) => o.name)).toEqual([
       "Alpha",
       "Bravo",
       "Charlie",
@@ -115,10 +115,10 @@ describe("front representations", () => {
       { variantExternalId: "SKU-4", minQuantity: 0, maxQuantity: 9 },
     ];
     const operation = await setUpOperation(op, { type: "PUBLIC", lines });
-    const page = await collectPages(op, `/v1/front/operations/${operation.id}/lines`, { limit: 3 });
+    const page = await collectPages(op, routes.listFrontLines, { params: { operationId: operation.id }, query: { limit: 3 } });
     expect(page.pages).toBe(2);
     const res = await callRoute(op, routes.listFrontLines, { params: { operationId: operation.id }, headers: { locale: "fr-BE", "svc-store-view": "sv" } });
-    expect(expectStatus(res, 200).items.map((l: any) => [l.variantExternalId, l.variantName, l.locale])).toEqual([
+    expect(expectStatus(res, 200).items.map((l) => [l.variantExternalId, l.variantName, l.locale])).toEqual([
       ["SKU-1", "Chemise rouge", "fr"],
       ["SKU-2", "Blue shirt", "en"],
       ["SKU-3", "Pantalon", "fr"],
@@ -129,7 +129,7 @@ describe("front representations", () => {
       await callRoute(op, routes.listFrontLines, { params: { operationId: operation.id }, query: { variantName: "shirt", sort: "-variantExternalId" } }),
       200,
     );
-    expect(filtered.items.map((l: any) => l.variantExternalId)).toEqual(["SKU-2", "SKU-1"]);
+    expect(filtered.items.map((l) => l.variantExternalId)).toEqual(["SKU-2", "SKU-1"]);
   });
 
   it("answers 404 for Operations that are not open, unknown, or another tenant's", async () => {

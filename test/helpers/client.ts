@@ -1,9 +1,12 @@
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import worker from "../../src/index";
 import createOperationRoute from "../../src/operations/routes/create";
+import listEventsRoute from "../../src/events/routes/list";
 import getOperationRoute from "../../src/operations/routes/get";
 import statusRoute from "../../src/operations/routes/status";
+import { DEFAULT_LIMIT } from "../../src/platform/pagination";
 import type { ShardName } from "../../src/platform/shards";
+import type { ProblemItem } from "../../src/platform/errors";
 import type { RouteDefinition, RouteTypes } from "../../src/platform/routes";
 import { mintSignedKey } from "../../src/platform/key-format.mjs";
 import { createTenant } from "../../src/tenants/placement";
@@ -69,9 +72,15 @@ export interface CallOptions {
   query?: Record<string, string | number | null | undefined>;
   /** Bindings to swap in (e.g. a tiny rate limit): the request then goes to the Worker's fetch with them. */
   env?: Partial<Cloudflare.Env>;
+  /**
+   * Returns only once the work the request left running after its answer (waitUntil) has finished:
+   * a test that depends on that work waits for it instead of sleeping.
+   */
+  drain?: boolean;
 }
 
-export interface ApiResponse<T = any> {
+/** An answer; its body is `unknown` unless the call says what it expects (callRoute types it from the route). */
+export interface ApiResponse<T = unknown> {
   status: number;
   headers: Headers;
   body: T;
@@ -79,7 +88,7 @@ export interface ApiResponse<T = any> {
 }
 
 /** Calls the Worker over HTTP as `caller` would. */
-export async function call<T = any>(
+export async function call<T = unknown>(
   caller: Caller | null,
   method: string,
   path: string,
@@ -95,7 +104,10 @@ export async function call<T = any>(
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers["content-type"] = "application/json";
   Object.assign(headers, options.headers);
-  const response = options.env ? await fetchWithEnv(new Request(url, { method, headers, body }), options.env) : await SELF.fetch(url.toString(), { method, headers, body });
+  const response =
+    options.env || options.drain
+      ? await fetchWithEnv(new Request(url, { method, headers, body }), options.env ?? {})
+      : await SELF.fetch(url.toString(), { method, headers, body });
   const text = await response.text();
   let parsed: unknown = undefined;
   try {
@@ -113,9 +125,14 @@ async function fetchWithEnv(request: Request, bindings: Partial<Cloudflare.Env>)
   return response;
 }
 
+// `any` here only widens the constraint so every route's own RouteTypes fits; nothing typed `any` comes out.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyTypedRoute = RouteDefinition & { readonly types?: RouteTypes<any, any, any, any> };
 type TypesOf<Route extends AnyTypedRoute> = NonNullable<Route["types"]>;
+/** The body of a route's successful answer. */
+export type ResponseOf<Route extends AnyTypedRoute> = TypesOf<Route>["response"];
+/** An item of a list route's page. */
+export type ItemOf<Route extends AnyTypedRoute> = Extract<ResponseOf<Route>, { items: unknown[] }>["items"][number];
 
 /**
  * Calls a route through its own definition: the path, method, inputs and the answer's body are
@@ -131,26 +148,56 @@ export async function callRoute<Route extends AnyTypedRoute>(
     query?: Record<string, string | number | null | undefined>;
     headers?: Record<string, string>;
     env?: Partial<Cloudflare.Env>;
+    drain?: boolean;
   } = {},
-): Promise<ApiResponse<TypesOf<Route>["response"]>> {
-  const params = (input.params ?? {}) as Record<string, string>;
+): Promise<ApiResponse<ResponseOf<Route>>> {
   // Substituted as given, like a hand-written path: a test may send an id that is not a valid one on purpose.
-  const path = route.spec.path.replace(/:([A-Za-z]+)/g, (_, name: string) => String(params[name]));
-  return call(caller, route.spec.method.toUpperCase(), path, { body: input.body, query: input.query, headers: input.headers, env: input.env });
+  const path = routePath(route, (input.params ?? {}) as Record<string, string>);
+  return call(caller, route.spec.method.toUpperCase(), path, { body: input.body, query: input.query, headers: input.headers, env: input.env, drain: input.drain });
+}
+
+/** The path of a route with its parameters filled in (for a test that must send something callRoute does not). */
+export function routePath(route: AnyTypedRoute, params: Record<string, string>): string {
+  return route.spec.path.replace(/:([A-Za-z]+)/g, (_, name: string) => String(params[name]));
+}
+
+/** A problem+json body: RFC 9457's members, the API's code and requestId, and the problem's own extras. */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  requestId: string;
+  /** Validation problems' items (absent on other problems: read it as `errors?.`). */
+  errors?: ProblemItem[];
+  [extra: string]: unknown;
 }
 
 /** Asserts the response is a problem+json with this status and code, and returns its body. */
-export function expectProblem(response: ApiResponse, status: number, code: string) {
-  if (response.status !== status || response.body?.code !== code) {
+export function expectProblem(response: ApiResponse, status: number, code: string): ProblemBody {
+  const body = response.body as Partial<ProblemBody> | undefined;
+  if (response.status !== status || body?.code !== code) {
     throw new Error(`expected ${status} ${code}, got ${response.status}: ${response.text.slice(0, 500)}`);
   }
   if (!response.headers.get("content-type")?.startsWith("application/problem+json")) {
     throw new Error(`expected application/problem+json, got ${response.headers.get("content-type")}`);
   }
-  if (!response.body.requestId || response.body.requestId !== response.headers.get("x-request-id")) {
+  if (!body.requestId || body.requestId !== response.headers.get("x-request-id")) {
     throw new Error("problem body requestId must equal the x-request-id header");
   }
-  return response.body;
+  return body as ProblemBody;
+}
+
+/** The problem code an answer carries, if its body is a problem (for filters and messages; assert one with expectProblem). */
+export function problemCodeOf(response: ApiResponse): string | undefined {
+  const body = response.body;
+  return typeof body === "object" && body !== null && "code" in body && typeof body.code === "string" ? body.code : undefined;
+}
+
+/** An answer's body without its requestId (which differs between any two answers), to compare two answers. */
+export function withoutRequestId(body: unknown): unknown {
+  return body && typeof body === "object" && "requestId" in body ? { ...body, requestId: undefined } : body;
 }
 
 export function expectStatus<T>(response: ApiResponse<T>, status: number): T {
@@ -158,21 +205,40 @@ export function expectStatus<T>(response: ApiResponse<T>, status: number): T {
   return response.body;
 }
 
-/** Walks every page of a list, asserting each has at most `limit` items. */
-export async function collectPages<T = any>(
+type PageQuery = Record<string, string | number | undefined>;
+
+/**
+ * Walks every page of a list, asserting the page sizes: every page but the last full at the requested
+ * limit (the default page size when none is given), the last not over it. Given a route, the items
+ * are typed from it; given a path, say what they are (`collectPages<Item>(…)`).
+ */
+export async function collectPages<Route extends AnyTypedRoute>(
   caller: Caller,
-  path: string,
-  query: Record<string, string | number | undefined> = {},
-): Promise<{ items: T[]; pages: number }> {
-  const items: T[] = [];
+  route: Route,
+  input?: { params?: TypesOf<Route>["params"]; query?: PageQuery },
+): Promise<{ items: ItemOf<Route>[]; pages: number }>;
+export async function collectPages<T = unknown>(caller: Caller, path: string, query?: PageQuery): Promise<{ items: T[]; pages: number }>;
+export async function collectPages(
+  caller: Caller,
+  list: string | AnyTypedRoute,
+  input: PageQuery | { params?: unknown; query?: PageQuery } = {},
+): Promise<{ items: unknown[]; pages: number }> {
+  const path = typeof list === "string" ? list : routePath(list, ((input as { params?: Record<string, string> }).params ?? {}));
+  const query = (typeof list === "string" ? input : (input as { query?: PageQuery }).query ?? {}) as PageQuery;
+  const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
+  const items: unknown[] = [];
   let nextToken: string | undefined;
   let pages = 0;
   do {
-    const response = await call(caller, "GET", path, { query: { ...query, nextToken } });
-    expectStatus(response, 200);
-    items.push(...response.body.items);
-    nextToken = response.body.nextToken ?? undefined;
+    const response = await call<{ items: unknown[]; nextToken: string | null }>(caller, "GET", path, { query: { ...query, nextToken } });
+    const page = expectStatus(response, 200);
+    nextToken = page.nextToken ?? undefined;
     pages++;
+    const size = page.items.length;
+    if (nextToken ? size !== limit : size > limit) {
+      throw new Error(`GET ${path} page ${pages}${nextToken ? "" : " (the last)"} has ${size} items, limit ${limit}: every page but the last is full, the last not over it`);
+    }
+    items.push(...page.items);
     if (pages > 10_000) throw new Error("pagination does not end");
   } while (nextToken);
   return { items, pages };
@@ -222,6 +288,6 @@ export async function setStatus(caller: Caller, operationId: string, status: str
 }
 
 /** Every event of the caller's tenant that matches `query` (GET /v1/events), walking all pages. */
-export async function eventsOf(caller: Caller, query: Record<string, string | number | undefined> = {}) {
-  return (await collectPages(caller, "/v1/events", query)).items;
+export async function eventsOf(caller: Caller, query: PageQuery = {}) {
+  return (await collectPages(caller, listEventsRoute, { query })).items;
 }

@@ -1,6 +1,7 @@
 // Test-only shortcuts for state other resources own (lines, attachments, cart/order links), written
 // straight to D1 so tests of one resource do not depend on another's routes.
-import { call, expectStatus, issueKey, operationBody, setStatus, uniqueId, type Caller } from "./client";
+import { expectStatus, issueKey, operationBody, setStatus, uniqueId, type Caller, callRoute } from "./client";
+import { routes } from "./routes";
 import { operationDb, tenantDb } from "./shards";
 
 /** Adds one line row to an Operation and keeps its line_count in step, as PUT lines would. */
@@ -53,7 +54,7 @@ export async function linkDirectly(operationId: string, links: { carts?: number;
 /** Everything of a tenant the Operation, cart and order routes may change: compared before/after a refused request. */
 export async function snapshotTenant(tenantId: string) {
   const db = await tenantDb(tenantId);
-  const [operations, owners, lines, attachments, carts, orders, events] = await db.batch([
+  const [operations, owners, lines, attachments, carts, orders, events] = await db.batch<Record<string, unknown>>([
     db.prepare("select * from operations where tenant_id = ? order by id").bind(tenantId),
     db.prepare("select * from operation_owners where tenant_id = ? order by operation_id, user_id").bind(tenantId),
     db.prepare("select * from operation_lines where tenant_id = ? order by operation_id, variant_external_id").bind(tenantId),
@@ -76,7 +77,7 @@ export async function snapshotTenant(tenantId: string) {
 
 /** Creates an Operation and brings it to ACTIVE (adding a line first). */
 export async function activeOperation(caller: Caller, overrides: Record<string, unknown> = {}) {
-  const created = expectStatus(await call(caller, "POST", "/v1/operations", { body: operationBody(overrides) }), 201);
+  const created = expectStatus(await callRoute(caller, routes.createOperation, { body: operationBody(overrides) }), 201);
   await addLineDirectly(caller.tenantId, created.id);
   return expectStatus(await setStatus(caller, created.id, "ACTIVE"), 200);
 }

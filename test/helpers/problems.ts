@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { ApiResponse } from "./client";
+import type { ApiResponse, ProblemBody } from "./client";
 
 /** Text that must never reach a client: SQL, driver errors, stack frames. */
 const LEAK_PATTERNS = [
@@ -19,8 +19,8 @@ const LEAK_PATTERNS = [
 export function expectCleanProblem(response: ApiResponse, status?: number) {
   if (status !== undefined) expect(response.status, response.text.slice(0, 300)).toBe(status);
   expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
-  const body = response.body;
-  expect(typeof body).toBe("object");
+  expect(typeof response.body).toBe("object");
+  const body = response.body as ProblemBody;
   expect(body.status).toBe(response.status);
   expect(typeof body.code).toBe("string");
   expect(body.type).toBe(`https://errors.example/${body.code}`);

@@ -1,4 +1,4 @@
-// Bindings a test swaps in (call's `env` option) to see what the Worker sends them.
+// Bindings a test swaps in (call's `env` option) to see what the Worker sends them, or to make them fail.
 
 /** A queue binding that keeps what is sent to it. */
 export function recordingQueue(): { queue: Queue; sent: unknown[] } {
@@ -28,4 +28,12 @@ export function recordingD1(database: D1Database): { database: D1Database; state
       },
     });
   return { database: record(database), statements };
+}
+
+/** A queue binding whose every send fails, as an unavailable queue would. */
+export function failingQueue(): Queue {
+  const fail = async () => {
+    throw new Error("queue unavailable (injected)");
+  };
+  return { send: fail, sendBatch: fail } as unknown as Queue;
 }

@@ -37,6 +37,12 @@ import getQuotaDefault from "../../src/quotas/routes/get-default";
 import listRules from "../../src/quotas/routes/list";
 import putQuotaDefault from "../../src/quotas/routes/put-default";
 import updateRule from "../../src/quotas/routes/update";
+import createWebhook from "../../src/webhooks/routes/create";
+import deleteWebhook from "../../src/webhooks/routes/delete";
+import listDeliveries from "../../src/webhooks/routes/deliveries";
+import getWebhook from "../../src/webhooks/routes/get";
+import listWebhooks from "../../src/webhooks/routes/list";
+import updateWebhook from "../../src/webhooks/routes/update";
 
 export const routes = {
   listOperations,
@@ -78,4 +84,10 @@ export const routes = {
   createKey,
   getKey,
   revokeKey,
+  listWebhooks,
+  createWebhook,
+  getWebhook,
+  updateWebhook,
+  deleteWebhook,
+  listDeliveries,
 };

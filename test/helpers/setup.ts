@@ -2,7 +2,8 @@
 import { attachPut } from "../../src/attachments/routes/attach";
 import putLinesRoute from "../../src/lines/routes/put";
 import createOperationRoute from "../../src/operations/routes/create";
-import { call, callRoute, expectStatus, issueKey, setStatus, uniqueId, type Caller } from "./client";
+import { callRoute, expectStatus, issueKey, setStatus, uniqueId, type Caller } from "./client";
+import { routes } from "./routes";
 
 /** Dates that include now for the rest of this century. */
 export const OPEN_DATES = { startDate: "2020-01-01T00:00:00Z", endDate: "2099-12-31T23:59:59Z" };
@@ -23,7 +24,7 @@ export const DEFAULT_LINES: LineSpec[] = [
 ];
 
 export async function putDirectory(caller: Caller, accounts: unknown[]) {
-  return expectStatus(await call(caller, "PUT", "/v1/accounts", { body: accounts }), 200);
+  return expectStatus(await callRoute(caller, routes.putDirectory, { body: accounts }), 200);
 }
 
 /** Directory accounts in short: the name defaults to the accountId, users to none. */

@@ -36,7 +36,7 @@ describe("D1 per-statement limits", () => {
       updated: 5000,
       lineCount: 5000,
     });
-    const { items } = await collectPages(op, `/v1/operations/${operation.id}/lines`, { limit: 1000, maxQuantity: 30 });
+    const { items } = await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { limit: 1000, maxQuantity: 30 } });
     expect(items.length).toBe(5000);
     expect(items[4999].variantName.fr).toBe(longName(4999).fr);
     const removed = expectStatus(

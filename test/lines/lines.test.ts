@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, callRoute, collectPages, createOperation, eventsOf, expectProblem, expectStatus, issueKey, newTenant, readOperation, setStatus, uniqueId } from "../helpers/client";
+import { call, callRoute, collectPages, createOperation, eventsOf, expectProblem, expectStatus, issueKey, newTenant, readOperation, setStatus, uniqueId, type ApiResponse } from "../helpers/client";
 import { makeLines, putLines, sku } from "./fixtures";
 import { routes } from "../helpers/routes";
 
@@ -16,7 +16,7 @@ describe("PUT lines at full scale", () => {
     expect(after.lineCount).toBe(5000);
     expect(after.version).toBe(operation.version + 1);
 
-    const { items, pages } = await collectPages(op, linesPath(operation.id), { limit: 1000 });
+    const { items, pages } = await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { limit: 1000 } });
     expect(pages).toBe(5);
     const keys = items.map((line) => line.variantExternalId);
     expect(new Set(keys).size).toBe(5000);
@@ -33,7 +33,7 @@ describe("PUT lines at full scale", () => {
     });
 
     // A sort with many ties pages to the same 5000 lines, each once, in (key desc, id desc) order.
-    const byMax = await collectPages(op, linesPath(operation.id), { limit: 500, sort: "-maxQuantity" });
+    const byMax = await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { limit: 500, sort: "-maxQuantity" } });
     expect(byMax.items.length).toBe(5000);
     expect(new Set(byMax.items.map((line) => line.variantExternalId)).size).toBe(5000);
     const expected = [...lines]
@@ -44,8 +44,8 @@ describe("PUT lines at full scale", () => {
     // Re-PUT of the same 5000 keys updates them all and creates none.
     const changed = makeLines(5000, (i) => ({ maxQuantity: 40 + (i % 3) }));
     expect(await putLines(op, operation.id, changed)).toEqual({ created: 0, updated: 5000, lineCount: 5000 });
-    const page = expectStatus(await call(op, "GET", linesPath(operation.id), { query: { maxQuantity: 41, limit: 1000 } }), 200);
-    expect(page.items.every((line: any) => line.maxQuantity === 41)).toBe(true);
+    const page = expectStatus(await callRoute(op, routes.listLines, { params: { operationId: operation.id }, query: { maxQuantity: 41, limit: 1000 } }), 200);
+    expect(page.items.every((line) => line.maxQuantity === 41)).toBe(true);
     expect(page.items.length).toBe(1000);
   });
 
@@ -53,15 +53,15 @@ describe("PUT lines at full scale", () => {
     const op = await newTenant();
     const operation = await createOperation(op);
     await putLines(op, operation.id, makeLines(300));
-    const first = expectStatus(await call(op, "GET", linesPath(operation.id), { query: { limit: 100 } }), 200);
+    const first = expectStatus(await callRoute(op, routes.listLines, { params: { operationId: operation.id }, query: { limit: 100 } }), 200);
     // Remove lines on both sides of the cursor and add new ones after it.
-    expectStatus(await call(op, "DELETE", linesPath(operation.id), { body: [sku(5), sku(150)] }), 200);
+    expectStatus(await callRoute(op, routes.deleteLines, { params: { operationId: operation.id }, body: [sku(5), sku(150)] }), 200);
     await putLines(op, operation.id, makeLines(10, () => ({}), 1000));
-    const seen: string[] = first.items.map((line: any) => line.variantExternalId);
+    const seen: string[] = first.items.map((line) => line.variantExternalId);
     let nextToken = first.nextToken;
     while (nextToken) {
-      const page = expectStatus(await call(op, "GET", linesPath(operation.id), { query: { limit: 100, nextToken } }), 200);
-      seen.push(...page.items.map((line: any) => line.variantExternalId));
+      const page = expectStatus(await callRoute(op, routes.listLines, { params: { operationId: operation.id }, query: { limit: 100, nextToken } }), 200);
+      seen.push(...page.items.map((line) => line.variantExternalId));
       nextToken = page.nextToken;
     }
     expect(seen.length).toBe(300 - 1 + 10); // sku(5) was read before its removal
@@ -78,7 +78,7 @@ describe("merge, then validate", () => {
     await putLines(op, operation.id, [
       { variantExternalId: "A", variantId: "v_a", variantName: { en: "Alpha" }, minQuantity: 2, maxQuantity: 10, recommendedQuantity: 5 },
     ]);
-    const line = async () => expectStatus(await call(op, "GET", linesPath(operation.id)), 200).items[0];
+    const line = async () => expectStatus(await callRoute(op, routes.listLines, { params: { operationId: operation.id } }), 200).items[0];
     return { op, operation, line };
   }
 
@@ -92,14 +92,14 @@ describe("merge, then validate", () => {
     expect(widened.updatedAt >= before.updatedAt).toBe(true);
 
     // maxQuantity 1 alone is a fine value; merged with the stored minQuantity 2 it is not.
-    const tooLow = expectProblem(await call(op, "PUT", linesPath(operation.id), { body: [{ variantExternalId: "A", maxQuantity: 1 }] }), 422, "line_bounds_invalid");
+    const tooLow = expectProblem(await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "A", maxQuantity: 1 }] }), 422, "line_bounds_invalid");
     expect(tooLow.errors).toEqual([
       expect.objectContaining({ index: 0, variantExternalId: "A", field: "maxQuantity", code: "min_gt_max" }),
       expect.objectContaining({ index: 0, variantExternalId: "A", field: "recommendedQuantity", code: "recommended_out_of_bounds" }),
     ]);
     // minQuantity 6 puts the stored recommendedQuantity 5 out of bounds.
-    const recommended = expectProblem(await call(op, "PUT", linesPath(operation.id), { body: [{ variantExternalId: "A", minQuantity: 6 }] }), 422, "line_bounds_invalid");
-    expect(recommended.errors.map((e: any) => e.code)).toEqual(["recommended_out_of_bounds"]);
+    const recommended = expectProblem(await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "A", minQuantity: 6 }] }), 422, "line_bounds_invalid");
+    expect(recommended.errors?.map((e) => e.code)).toEqual(["recommended_out_of_bounds"]);
     expect(await line()).toEqual(widened);
 
     // ...unless the same call moves recommendedQuantity too; null clears it, variantId null clears it.
@@ -126,8 +126,7 @@ describe("merge, then validate", () => {
     const operation = await createOperation(op);
     await putLines(op, operation.id, makeLines(3));
     const before = await readOperation(op, operation.id);
-    const response = await call(op, "PUT", linesPath(operation.id), {
-      body: [
+    const response = await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [
         { variantExternalId: "OK-1", minQuantity: 1, maxQuantity: 2 },
         { variantExternalId: "N-1", minQuantity: 5, maxQuantity: 4 },
         { variantExternalId: "N-2", maxQuantity: 4 },
@@ -136,10 +135,9 @@ describe("merge, then validate", () => {
         { variantExternalId: "N-5", recommendedQuantity: 1 },
         { variantExternalId: sku(1), minQuantity: 99 },
         { variantExternalId: "OK-2", minQuantity: 0, maxQuantity: 0 },
-      ],
-    });
+      ], });
     const problem = expectProblem(response, 422, "line_bounds_invalid");
-    expect(problem.errors.map((e: any) => [e.index, e.variantExternalId, e.code])).toEqual([
+    expect(problem.errors?.map((e) => [e.index, e.variantExternalId, e.code])).toEqual([
       [1, "N-1", "min_gt_max"],
       [2, "N-2", "missing_bounds"],
       [3, "N-3", "recommended_out_of_bounds"],
@@ -149,14 +147,14 @@ describe("merge, then validate", () => {
       [6, sku(1), "min_gt_max"],
       [6, sku(1), "recommended_out_of_bounds"],
     ]);
-    expect(problem.errors[1]).toMatchObject({ field: "minQuantity", missing: ["minQuantity"] });
-    expect(problem.errors[5]).toMatchObject({ missing: ["minQuantity", "maxQuantity"] });
-    expect(problem.errors.every((e: any) => typeof e.message === "string" && e.message.length > 0)).toBe(true);
+    expect(problem.errors?.[1]).toMatchObject({ field: "minQuantity", missing: ["minQuantity"] });
+    expect(problem.errors?.[5]).toMatchObject({ missing: ["minQuantity", "maxQuantity"] });
+    expect(problem.errors?.every((e) => typeof e.message === "string" && e.message.length > 0)).toBe(true);
 
     const after = await readOperation(op, operation.id);
     expect(after.version).toBe(before.version);
     expect(after.lineCount).toBe(3);
-    const { items } = await collectPages(op, linesPath(operation.id));
+    const { items } = await collectPages(op, routes.listLines, { params: { operationId: operation.id } });
     expect(items.map((line) => line.variantExternalId)).toEqual([sku(0), sku(1), sku(2)]);
   });
 
@@ -165,15 +163,15 @@ describe("merge, then validate", () => {
     const operation = await createOperation(op);
     await putLines(op, operation.id, makeLines(5000));
     const before = await readOperation(op, operation.id);
-    const beforeLines = (await collectPages(op, linesPath(operation.id), { limit: 1000 })).items;
+    const beforeLines = (await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { limit: 1000 } })).items;
     const eventsBefore = await eventsOf(op, { operationId: operation.id });
 
     const batch = makeLines(5000, (i) => ({ maxQuantity: 50, ...(i === 4321 && { minQuantity: 60, recommendedQuantity: null }) }));
-    const problem = expectProblem(await call(op, "PUT", linesPath(operation.id), { body: batch }), 422, "line_bounds_invalid");
+    const problem = expectProblem(await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: batch }), 422, "line_bounds_invalid");
     expect(problem.errors).toEqual([expect.objectContaining({ index: 4321, variantExternalId: sku(4321), code: "min_gt_max" })]);
 
     expect(await readOperation(op, operation.id)).toEqual(before);
-    expect((await collectPages(op, linesPath(operation.id), { limit: 1000 })).items).toEqual(beforeLines);
+    expect((await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { limit: 1000 } })).items).toEqual(beforeLines);
     expect(await eventsOf(op, { operationId: operation.id })).toEqual(eventsBefore);
   });
 });
@@ -182,17 +180,17 @@ describe("shape and size", () => {
   it("answers 413 for more than 5000 lines, before looking at any line", async () => {
     const op = await newTenant();
     const operation = await createOperation(op);
-    expectProblem(await call(op, "PUT", linesPath(operation.id), { body: makeLines(5001) }), 413, "batch_too_large");
+    expectProblem(await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: makeLines(5001) }), 413, "batch_too_large");
     const garbage = Array.from({ length: 6000 }, () => ({ variantExternalId: 12, minQuantity: -1 }));
-    const problem = expectProblem(await call(op, "PUT", linesPath(operation.id), { body: garbage }), 413, "batch_too_large");
+    const problem = expectProblem(await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: garbage }), 413, "batch_too_large");
     expect(problem).toMatchObject({ limit: 5000, received: 6000 });
     expectProblem(
-      await call(op, "DELETE", linesPath(operation.id), { body: Array.from({ length: 5001 }, (_, i) => sku(i)) }),
+      await callRoute(op, routes.deleteLines, { params: { operationId: operation.id }, body: Array.from({ length: 5001 }, (_, i) => sku(i)) }),
       413,
       "batch_too_large",
     );
     // 413 comes before 404: size is checked with the shape.
-    expectProblem(await call(op, "PUT", linesPath("op_missing"), { body: makeLines(5001) }), 413, "batch_too_large");
+    expectProblem(await callRoute(op, routes.putLines, { params: { operationId: "op_missing" }, body: makeLines(5001) }), 413, "batch_too_large");
     expect((await readOperation(op, operation.id)).lineCount).toBe(0);
   });
 
@@ -216,7 +214,7 @@ describe("shape and size", () => {
       { variantExternalId: "H", minQuantity: 1, maxQuantity: 2, variantName: { "not a locale!": "x" } },
     ];
     const problem = expectProblem(await call(op, "PUT", path, { body: bad }), 400, "validation_failed");
-    expect([...new Set(problem.errors.map((e: any) => e.index))].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect([...new Set(problem.errors?.map((e) => e.index))].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect((await readOperation(op, operation.id)).lineCount).toBe(0);
   });
 
@@ -224,8 +222,8 @@ describe("shape and size", () => {
     const op = await newTenant();
     const operation = await createOperation(op);
     const lines = [...makeLines(3), { variantExternalId: sku(0), minQuantity: 0, maxQuantity: 1 }, makeLines(1, () => ({}), 2)[0]];
-    const problem = expectProblem(await call(op, "PUT", linesPath(operation.id), { body: lines }), 400, "validation_failed");
-    expect(problem.errors.map((e: any) => [e.index, e.code, e.field])).toEqual([
+    const problem = expectProblem(await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: lines }), 400, "validation_failed");
+    expect(problem.errors?.map((e) => [e.index, e.code, e.field])).toEqual([
       [3, "duplicate_key", "body.3.variantExternalId"],
       [4, "duplicate_key", "body.4.variantExternalId"],
     ]);
@@ -240,13 +238,13 @@ describe("state, roles and tenancy", () => {
     await putLines(op, operation.id, makeLines(2));
     expectStatus(await setStatus(op, operation.id, "ACTIVE"), 200);
     const invalid = [{ variantExternalId: "X", minQuantity: 9, maxQuantity: 1 }];
-    expectProblem(await call(op, "PUT", linesPath("op_unknown"), { body: invalid }), 404, "not_found");
-    expectProblem(await call(op, "PUT", linesPath(operation.id), { body: invalid }), 409, "operation_not_draft");
-    expectProblem(await call(op, "PUT", linesPath(operation.id), { body: makeLines(1) }), 409, "operation_not_draft");
-    expectProblem(await call(op, "DELETE", linesPath(operation.id), { body: [sku(0)] }), 409, "operation_not_draft");
+    expectProblem(await callRoute(op, routes.putLines, { params: { operationId: "op_unknown" }, body: invalid }), 404, "not_found");
+    expectProblem(await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: invalid }), 409, "operation_not_draft");
+    expectProblem(await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: makeLines(1) }), 409, "operation_not_draft");
+    expectProblem(await callRoute(op, routes.deleteLines, { params: { operationId: operation.id }, body: [sku(0)] }), 409, "operation_not_draft");
     expect((await readOperation(op, operation.id)).lineCount).toBe(2);
     // Lines stay readable in any state.
-    expect(expectStatus(await call(op, "GET", linesPath(operation.id)), 200).items.length).toBe(2);
+    expect(expectStatus(await callRoute(op, routes.listLines, { params: { operationId: operation.id } }), 200).items.length).toBe(2);
   });
 
   it("lets ACCOUNT keys read lines of visible Operations only, and never write them", async () => {
@@ -257,15 +255,15 @@ describe("state, roles and tenancy", () => {
     await putLines(op, publicOp.id, makeLines(3));
     await putLines(op, privateOp.id, makeLines(3));
 
-    expect(expectStatus(await call(buyer, "GET", linesPath(publicOp.id)), 200).items.length).toBe(3);
-    expectProblem(await call(buyer, "GET", linesPath(privateOp.id)), 404, "not_found");
-    expectProblem(await call(buyer, "PUT", linesPath(publicOp.id), { body: makeLines(1) }), 403, "forbidden");
-    expectProblem(await call(buyer, "DELETE", linesPath(publicOp.id), { body: [sku(0)] }), 403, "forbidden");
+    expect(expectStatus(await callRoute(buyer, routes.listLines, { params: { operationId: publicOp.id } }), 200).items.length).toBe(3);
+    expectProblem(await callRoute(buyer, routes.listLines, { params: { operationId: privateOp.id } }), 404, "not_found");
+    expectProblem(await callRoute(buyer, routes.putLines, { params: { operationId: publicOp.id }, body: makeLines(1) }), 403, "forbidden");
+    expectProblem(await callRoute(buyer, routes.deleteLines, { params: { operationId: publicOp.id }, body: [sku(0)] }), 403, "forbidden");
 
     // Once one of its accounts is attached, the PRIVATE Operation's lines are readable.
     expectStatus(await callRoute(op, routes.putDirectory, { body: [{ accountId: "ACC-1", name: "Acme", users: [{ userId: "u_buyer", email: "b@acme.test" }] }] }), 200);
     expectStatus(await callRoute(op, routes.attachAccounts, { params: { operationId: privateOp.id }, body: ["ACC-1"] }), 200);
-    expect(expectStatus(await call(buyer, "GET", linesPath(privateOp.id)), 200).items.length).toBe(3);
+    expect(expectStatus(await callRoute(buyer, routes.listLines, { params: { operationId: privateOp.id } }), 200).items.length).toBe(3);
   });
 
   it("keeps tenants apart: another tenant's Operation is 404 for every line route", async () => {
@@ -273,10 +271,10 @@ describe("state, roles and tenancy", () => {
     const other = await newTenant();
     const operation = await createOperation(owner);
     await putLines(owner, operation.id, makeLines(4));
-    expectProblem(await call(other, "GET", linesPath(operation.id)), 404, "not_found");
-    expectProblem(await call(other, "PUT", linesPath(operation.id), { body: makeLines(1, () => ({ maxQuantity: 99 })) }), 404, "not_found");
-    expectProblem(await call(other, "DELETE", linesPath(operation.id), { body: [sku(0)] }), 404, "not_found");
-    const { items } = await collectPages(owner, linesPath(operation.id));
+    expectProblem(await callRoute(other, routes.listLines, { params: { operationId: operation.id } }), 404, "not_found");
+    expectProblem(await callRoute(other, routes.putLines, { params: { operationId: operation.id }, body: makeLines(1, () => ({ maxQuantity: 99 })) }), 404, "not_found");
+    expectProblem(await callRoute(other, routes.deleteLines, { params: { operationId: operation.id }, body: [sku(0)] }), 404, "not_found");
+    const { items } = await collectPages(owner, routes.listLines, { params: { operationId: operation.id } });
     expect(items.length).toBe(4);
     expect(items[0].maxQuantity).toBe(10);
     // Same keys in another tenant's own Operation are separate lines.
@@ -291,16 +289,16 @@ describe("DELETE lines", () => {
     const operation = await createOperation(op);
     await putLines(op, operation.id, makeLines(5000));
     const keys = Array.from({ length: 2500 }, (_, i) => sku(i * 2));
-    const removed = expectStatus(await call(op, "DELETE", linesPath(operation.id), { body: [...keys, "NOPE-1", keys[0], "NOPE-2"] }), 200);
+    const removed = expectStatus(await callRoute(op, routes.deleteLines, { params: { operationId: operation.id }, body: [...keys, "NOPE-1", keys[0], "NOPE-2"] }), 200);
     expect(removed).toEqual({ removed: 2500, notFound: ["NOPE-1", "NOPE-2"], lineCount: 2500 });
     const after = await readOperation(op, operation.id);
     expect(after.lineCount).toBe(2500);
-    const { items } = await collectPages(op, linesPath(operation.id), { limit: 1000 });
+    const { items } = await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { limit: 1000 } });
     expect(items.length).toBe(2500);
     expect(items.every((line) => Number(line.variantExternalId.slice(4)) % 2 === 1)).toBe(true);
 
     // Removing only missing keys is answered but changes nothing.
-    const noop = expectStatus(await call(op, "DELETE", linesPath(operation.id), { body: [sku(0)] }), 200);
+    const noop = expectStatus(await callRoute(op, routes.deleteLines, { params: { operationId: operation.id }, body: [sku(0)] }), 200);
     expect(noop).toEqual({ removed: 0, notFound: [sku(0)], lineCount: 2500 });
     expect((await readOperation(op, operation.id)).version).toBe(after.version);
   });
@@ -310,7 +308,7 @@ describe("DELETE lines", () => {
     const operation = await createOperation(op);
     await putLines(op, operation.id, makeLines(10));
     await putLines(op, operation.id, makeLines(12));
-    expectStatus(await call(op, "DELETE", linesPath(operation.id), { body: [sku(0), sku(1), "GONE"] }), 200);
+    expectStatus(await callRoute(op, routes.deleteLines, { params: { operationId: operation.id }, body: [sku(0), sku(1), "GONE"] }), 200);
     const events = (await eventsOf(op, { operationId: operation.id })).filter((event) => event.type.startsWith("lines."));
     expect(events.map((event) => [event.type, event.data])).toEqual([
       ["lines.upserted", { created: 10, updated: 0, lineCount: 10 }],
@@ -328,7 +326,7 @@ describe("serialized batches", () => {
     const operation = await createOperation(op);
     await putLines(op, operation.id, makeLines(1, () => ({}), 90_000));
     const batches = Array.from({ length: 20 }, (_, b) => makeLines(100, () => ({}), b * 100));
-    const requests = batches.map((lines) => call(op, "PUT", linesPath(operation.id), { body: lines }));
+    const requests: Promise<ApiResponse>[] = batches.map((lines) => callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: lines }));
     requests.splice(10, 0, callRoute(op, routes.changeStatus, { params: { operationId: operation.id }, body: { status: "ACTIVE" } }));
     const responses = await Promise.all(requests);
     const statusResponse = responses.splice(10, 1)[0];
@@ -338,7 +336,7 @@ describe("serialized batches", () => {
     for (const response of responses) {
       if (response.status !== 200) expectProblem(response, 409, "operation_not_draft");
     }
-    const { items } = await collectPages(op, linesPath(operation.id), { limit: 1000 });
+    const { items } = await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { limit: 1000 } });
     const final = await readOperation(op, operation.id);
     expect(final.status).toBe("ACTIVE");
     expect(final.lineCount).toBe(items.length);
@@ -366,8 +364,8 @@ describe("idempotent replays", () => {
     const op = await newTenant();
     const operation = await createOperation(op);
     const headers = { "Idempotency-Key": uniqueId("idem") };
-    const first = await call(op, "PUT", linesPath(operation.id), { body: makeLines(5), headers });
-    const second = await call(op, "PUT", linesPath(operation.id), { body: makeLines(5), headers });
+    const first = await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: makeLines(5), headers });
+    const second = await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: makeLines(5), headers });
     expect(second.body).toEqual(first.body);
     expect(second.body).toEqual({ created: 5, updated: 0, lineCount: 5 });
     expect((await readOperation(op, operation.id)).version).toBe(operation.version + 1);

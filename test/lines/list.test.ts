@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, type Caller, callRoute, collectPages, createOperation, expectProblem, expectStatus, newTenant } from "../helpers/client";
+import { type Caller, callRoute, collectPages, createOperation, expectProblem, expectStatus, newTenant } from "../helpers/client";
 import { putLines } from "./fixtures";
 import { routes } from "../helpers/routes";
 
@@ -56,17 +56,17 @@ function reference(lines: Line[], sort: string): string[] {
 }
 
 let op: Caller;
-let path: string;
+let operationId: string;
 
 beforeAll(async () => {
   op = await newTenant();
   const operation = await createOperation(op);
-  path = `/v1/operations/${operation.id}/lines`;
+  operationId = operation.id;
   await putLines(op, operation.id, LINES);
 });
 
 const keysOf = async (query: Record<string, string | number>) =>
-  (await collectPages(op, path, { limit: 7, ...query })).items.map((line) => line.variantExternalId);
+  (await collectPages(op, routes.listLines, { params: { operationId }, query: { limit: 7, ...query } })).items.map((line) => line.variantExternalId);
 
 describe("line list sorts", () => {
   const fields = ["variantExternalId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity"];
@@ -117,28 +117,29 @@ describe("line list filters", () => {
     );
   });
 
-  it("serves up to 1000 lines a page and rejects bad queries with 400", async () => {
-    expect(expectStatus(await call(op, "GET", path, { query: { limit: 1000 } }), 200).items.length).toBe(40);
-    for (const query of [
-      { limit: 0 },
-      { limit: 1001 },
-      { sort: "price" },
-      { sort: "minQuantity,," },
-      { minQuantity: -1 },
-      { maxQuantity: "many" },
-      { recommendedQuantity: 1.5 },
-      { colour: "red" },
-    ]) {
-      expectProblem(await call(op, "GET", path, { query }), 400, "validation_failed");
-    }
+  it("serves up to 1000 lines a page", async () => {
+    expect(expectStatus(await callRoute(op, routes.listLines, { params: { operationId }, query: { limit: 1000 } }), 200).items.length).toBe(40);
+  });
+
+  it.each<{ name: string; query: Record<string, string | number> }>([
+    { name: "limit 0", query: { limit: 0 } },
+    { name: "limit 1001", query: { limit: 1001 } },
+    { name: "an unknown sort field", query: { sort: "price" } },
+    { name: "an empty sort item", query: { sort: "minQuantity,," } },
+    { name: "a negative minQuantity", query: { minQuantity: -1 } },
+    { name: "a maxQuantity that is not a number", query: { maxQuantity: "many" } },
+    { name: "a fractional recommendedQuantity", query: { recommendedQuantity: 1.5 } },
+    { name: "an unknown parameter", query: { colour: "red" } },
+  ])("refuses $name with 400", async ({ query }) => {
+    expectProblem(await callRoute(op, routes.listLines, { params: { operationId }, query }), 400, "validation_failed");
   });
 
   it("binds nextToken to its filters and sort", async () => {
-    const first = expectStatus(await call(op, "GET", path, { query: { limit: 5, minQuantity: 1 } }), 200);
+    const first = expectStatus(await callRoute(op, routes.listLines, { params: { operationId }, query: { limit: 5, minQuantity: 1 } }), 200);
     expect(first.nextToken).toEqual(expect.any(String));
-    expectProblem(await call(op, "GET", path, { query: { limit: 5, minQuantity: 2, nextToken: first.nextToken } }), 400, "invalid_next_token");
-    expectProblem(await call(op, "GET", path, { query: { limit: 5, minQuantity: 1, sort: "-variantExternalId", nextToken: first.nextToken } }), 400, "invalid_next_token");
-    expectProblem(await call(op, "GET", path, { query: { limit: 5, minQuantity: 1, nextToken: `${first.nextToken}x` } }), 400, "invalid_next_token");
+    expectProblem(await callRoute(op, routes.listLines, { params: { operationId }, query: { limit: 5, minQuantity: 2, nextToken: first.nextToken } }), 400, "invalid_next_token");
+    expectProblem(await callRoute(op, routes.listLines, { params: { operationId }, query: { limit: 5, minQuantity: 1, sort: "-variantExternalId", nextToken: first.nextToken } }), 400, "invalid_next_token");
+    expectProblem(await callRoute(op, routes.listLines, { params: { operationId }, query: { limit: 5, minQuantity: 1, nextToken: `${first.nextToken}x` } }), 400, "invalid_next_token");
     // The token of one Operation does not open another's lines.
     const other = await createOperation(op);
     expectProblem(
@@ -147,7 +148,7 @@ describe("line list filters", () => {
       "invalid_next_token",
     );
     // Page size may change between pages: only the filters and sort are bound.
-    expectStatus(await call(op, "GET", path, { query: { limit: 9, minQuantity: 1, nextToken: first.nextToken } }), 200);
+    expectStatus(await callRoute(op, routes.listLines, { params: { operationId }, query: { limit: 9, minQuantity: 1, nextToken: first.nextToken } }), 200);
   });
 
   it("answers an empty page for an Operation without lines, and 404 for an unknown one", async () => {

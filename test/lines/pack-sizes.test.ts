@@ -7,7 +7,7 @@ import { nearestValidQuantities } from "../../src/lines/order-fit";
 const linesPath = (operationId: string) => `/v1/operations/${operationId}/lines`;
 
 async function linesOf(caller: Caller, operationId: string, query: Record<string, string | number> = {}) {
-  return (await collectPages(caller, linesPath(operationId), { limit: 1000, ...query })).items;
+  return (await collectPages(caller, routes.listLines, { params: { operationId }, query: { limit: 1000, ...query } })).items;
 }
 
 describe("pack sizes on lines", () => {
@@ -15,18 +15,16 @@ describe("pack sizes on lines", () => {
     const op = await newTenant();
     const operation = await createOperation(op);
     expectStatus(
-      await call(op, "PUT", linesPath(operation.id), {
-        body: [
+      await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [
           { variantExternalId: "ONE", minQuantity: 1, maxQuantity: 7 },
           { variantExternalId: "SIX", minQuantity: 6, maxQuantity: 48, recommendedQuantity: 12, quantityIncrement: 6 },
-        ],
-      }),
+        ], }),
       200,
     );
     // The merged line keeps its pack size: 30 is a multiple of 6.
-    expectStatus(await call(op, "PUT", linesPath(operation.id), { body: [{ variantExternalId: "SIX", maxQuantity: 30 }] }), 200);
+    expectStatus(await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "SIX", maxQuantity: 30 }] }), 200);
     const lines = await linesOf(op, operation.id);
-    expect(lines.map((l: any) => [l.variantExternalId, l.quantityIncrement, l.maxQuantity])).toEqual([
+    expect(lines.map((l) => [l.variantExternalId, l.quantityIncrement, l.maxQuantity])).toEqual([
       ["ONE", 1, 7],
       ["SIX", 6, 30],
     ]);
@@ -54,24 +52,22 @@ describe("pack sizes on lines", () => {
     const op = await newTenant();
     const operation = await createOperation(op);
     expectStatus(
-      await call(op, "PUT", linesPath(operation.id), { body: [{ variantExternalId: "SIX", minQuantity: 6, maxQuantity: 24, quantityIncrement: 6 }] }),
+      await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "SIX", minQuantity: 6, maxQuantity: 24, quantityIncrement: 6 }] }),
       200,
     );
     const before = await readOperation(op, operation.id);
     const problem = expectProblem(
-      await call(op, "PUT", linesPath(operation.id), {
-        body: [
+      await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [
           { variantExternalId: "NEW", minQuantity: 3, maxQuantity: 10, recommendedQuantity: 5, quantityIncrement: 4 },
           // The stored bounds 6 and 24 are not multiples of a new pack size of 5.
           { variantExternalId: "SIX", quantityIncrement: 5 },
           // Bounds sent for the stored pack size of 6: only maxQuantity is off.
           { variantExternalId: "SIX-B", minQuantity: 0, maxQuantity: 1 },
-        ],
-      }),
+        ], }),
       422,
       "line_bounds_invalid",
     );
-    expect(problem.errors.map((e: any) => [e.index, e.variantExternalId, e.field, e.code, e.quantityIncrement])).toEqual([
+    expect(problem.errors?.map((e) => [e.index, e.variantExternalId, e.field, e.code, e.quantityIncrement])).toEqual([
       [0, "NEW", "minQuantity", "increment_mismatch", 4],
       [0, "NEW", "maxQuantity", "increment_mismatch", 4],
       [0, "NEW", "recommendedQuantity", "increment_mismatch", 4],
@@ -84,27 +80,33 @@ describe("pack sizes on lines", () => {
     expect((await linesOf(op, operation.id))[0].quantityIncrement).toBe(6);
   });
 
-  it("rejects a pack size that is not an integer ≥ 1 (400)", async () => {
-    const op = await newTenant();
-    const operation = await createOperation(op);
-    for (const quantityIncrement of [0, -2, 1.5, "6", null]) {
+  it.each<{ quantityIncrement: unknown }>([{ quantityIncrement: 0 }, { quantityIncrement: -2 }, { quantityIncrement: 1.5 }, { quantityIncrement: "6" }, { quantityIncrement: null }])(
+    "rejects a pack size of $quantityIncrement: not an integer ≥ 1 (400)",
+    async ({ quantityIncrement }) => {
+      const op = await newTenant();
+      const operation = await createOperation(op);
       expectProblem(
-        await call(op, "PUT", linesPath(operation.id), { body: [{ variantExternalId: "A", minQuantity: 0, maxQuantity: 6, quantityIncrement }] }),
+        await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "A", minQuantity: 0, maxQuantity: 6, quantityIncrement }] }),
         400,
         "validation_failed",
       );
-    }
-    expectProblem(await call(op, "GET", linesPath(operation.id), { query: { quantityIncrement: 0 } }), 400, "validation_failed");
+    },
+  );
+
+  it("rejects a pack size filter that is not an integer ≥ 1 (400)", async () => {
+    const op = await newTenant();
+    const operation = await createOperation(op);
+    expectProblem(await callRoute(op, routes.listLines, { params: { operationId: operation.id }, query: { quantityIncrement: 0 } }), 400, "validation_failed");
   });
 
   it("answers a dry run exactly as the real call, and changes nothing", async () => {
     const op = await newTenant();
     const operation = await createOperation(op);
     const bad = [{ variantExternalId: "A", minQuantity: 1, maxQuantity: 12, quantityIncrement: 3 }];
-    const dry = await call(op, "PUT", linesPath(operation.id), { body: bad, query: { dryRun: "true" } });
-    expect(expectProblem(dry, 422, "line_bounds_invalid").errors.map((e: any) => e.code)).toEqual(["increment_mismatch"]);
+    const dry = await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: bad, query: { dryRun: "true" } });
+    expect(expectProblem(dry, 422, "line_bounds_invalid").errors?.map((e) => e.code)).toEqual(["increment_mismatch"]);
     const good = [{ variantExternalId: "A", minQuantity: 3, maxQuantity: 12, quantityIncrement: 3 }];
-    const dryGood = await call(op, "PUT", linesPath(operation.id), { body: good, query: { dryRun: "true" } });
+    const dryGood = await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: good, query: { dryRun: "true" } });
     expect(dryGood.headers.get("svc-dry-run")).toBe("true");
     expect(expectStatus(dryGood, 200)).toEqual({
       created: 1,
@@ -124,27 +126,25 @@ describe("pack sizes on lines", () => {
       maxQuantity: 12 * 4,
       quantityIncrement,
     }));
-    expectStatus(await call(op, "PUT", linesPath(operation.id), { body }), 200);
+    expectStatus(await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body }), 200);
     const sixes = await linesOf(op, operation.id, { quantityIncrement: 6 });
-    expect(sixes.map((l: any) => l.variantExternalId)).toEqual(["SKU-1", "SKU-3", "SKU-7"]);
-    const sorted = await collectPages(op, linesPath(operation.id), { limit: 3, sort: "-quantityIncrement" });
+    expect(sixes.map((l) => l.variantExternalId)).toEqual(["SKU-1", "SKU-3", "SKU-7"]);
+    const sorted = await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { limit: 3, sort: "-quantityIncrement" } });
     const expected = body
       .map((l) => [l.quantityIncrement, l.variantExternalId] as const)
       .sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? 1 : -1))
       .map(([, key]) => key);
-    expect(sorted.items.map((l: any) => l.variantExternalId)).toEqual(expected);
+    expect(sorted.items.map((l) => l.variantExternalId)).toEqual(expected);
   });
 
   it("exports and imports the quantityIncrement column of the lines CSV", async () => {
     const op = await newTenant();
     const operation = await createOperation(op);
     expectStatus(
-      await call(op, "PUT", linesPath(operation.id), {
-        body: [{ variantExternalId: "A", variantName: { en: "Box" }, minQuantity: 0, maxQuantity: 24, recommendedQuantity: 12, quantityIncrement: 6 }],
-      }),
+      await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "A", variantName: { en: "Box" }, minQuantity: 0, maxQuantity: 24, recommendedQuantity: 12, quantityIncrement: 6 }], }),
       200,
     );
-    const exported = await call(op, "GET", linesPath(operation.id), { headers: { accept: "text/csv" } });
+    const exported = await callRoute(op, routes.listLines, { params: { operationId: operation.id }, headers: { accept: "text/csv" } });
     expect(exported.text.trim().split(/\r?\n/)).toEqual([
       "variantExternalId,variantName,minQuantity,maxQuantity,recommendedQuantity,quantityIncrement",
       "A,Box,0,24,12,6",
@@ -153,7 +153,7 @@ describe("pack sizes on lines", () => {
     // B is new: pack size 4. A keeps its 6 when the column is empty, and 30 fits it.
     expectStatus(await call(op, "PUT", linesPath(operation.id), csv("variantExternalId,minQuantity,maxQuantity,quantityIncrement\nB,4,8,4\nA,,30,\n")), 200);
     const lines = await linesOf(op, operation.id);
-    expect(lines.map((l: any) => [l.variantExternalId, l.maxQuantity, l.quantityIncrement])).toEqual([
+    expect(lines.map((l) => [l.variantExternalId, l.maxQuantity, l.quantityIncrement])).toEqual([
       ["A", 30, 6],
       ["B", 8, 4],
     ]);
@@ -162,7 +162,7 @@ describe("pack sizes on lines", () => {
       422,
       "line_bounds_invalid",
     );
-    expect(refused.errors.map((e: any) => [e.row, e.field, e.code])).toEqual([
+    expect(refused.errors?.map((e) => [e.row, e.field, e.code])).toEqual([
       [2, "maxQuantity", "increment_mismatch"],
       [2, "recommendedQuantity", "increment_mismatch"],
     ]);
@@ -171,7 +171,7 @@ describe("pack sizes on lines", () => {
   it("shows the pack size on front lines", async () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC", lines: [{ variantExternalId: "A", minQuantity: 0, maxQuantity: 12, quantityIncrement: 4 }] });
-    const page = expectStatus(await call(op, "GET", `/v1/front/operations/${operation.id}/lines`), 200);
+    const page = expectStatus(await callRoute(op, routes.listFrontLines, { params: { operationId: operation.id } }), 200);
     expect(page.items[0].quantityIncrement).toBe(4);
   });
 });
@@ -195,7 +195,7 @@ describe("pack sizes on carts, orders and comparison", () => {
       422,
       "order_lines_invalid",
     );
-    expect(problem.errors.map((e: any) => [e.index, e.code, e.quantityIncrement, e.nearestValid])).toEqual([
+    expect(problem.errors?.map((e) => [e.index, e.code, e.quantityIncrement, e.nearestValid])).toEqual([
       [0, "increment_mismatch", 6, [12, 18]],
       // 7 lies between 4 and 8; 8 is the maximum, still valid.
       [1, "increment_mismatch", 4, [4, 8]],
@@ -203,7 +203,7 @@ describe("pack sizes on carts, orders and comparison", () => {
       [3, "above_max", undefined, undefined],
       [4, "increment_mismatch", 4, [0, 4]],
     ]);
-    expect(problem.errors[0]).toMatchObject({ field: "body.lines.0.quantity", variantExternalId: "BOX6", quantity: 13, minQuantity: 6, maxQuantity: 24 });
+    expect(problem.errors?.[0]).toMatchObject({ field: "body.lines.0.quantity", variantExternalId: "BOX6", quantity: 13, minQuantity: 6, maxQuantity: 24 });
   });
 
   it("offers null on a side with no valid quantity", () => {
@@ -223,7 +223,7 @@ describe("pack sizes on carts, orders and comparison", () => {
       201,
     );
     expect(order.id).toBeTruthy();
-    const types = (await eventsOf(op)).map((e: any) => e.type);
+    const types = (await eventsOf(op)).map((e) => e.type);
     expect(types).toContain("order.created");
   });
 

@@ -3,15 +3,12 @@ import { describe, expect, it } from "vitest";
 import { apiRoutes } from "../../src/app";
 import { app } from "../../src/index";
 import { ERROR_CATALOGUE } from "../../src/platform/errors";
-import { call, expectStatus, OPERATION_LIST_PARAMETERS } from "../helpers/client";
+import { OPERATION_LIST_PARAMETERS } from "../helpers/client";
+import { servedDocument, type OpenApiDocument, type OpenApiOperation, type OpenApiParameter, type OpenApiSchema } from "../helpers/openapi";
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
-async function fetchDocument() {
-  const res = await call(null, "GET", "/v1/openapi.json");
-  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-  return expectStatus(res, 200) as any;
-}
+const fetchDocument = () => servedDocument();
 
 /** Routes the Hono app answers that the document must describe. */
 function documentedRoutes(): { method: string; path: string }[] {
@@ -45,7 +42,7 @@ function resolvePointer(document: unknown, ref: string): unknown {
     .slice(2)
     .split("/")
     .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .reduce<any>((node, part) => (node == null ? undefined : node[part]), document);
+    .reduce<unknown>((node, part) => (node !== null && typeof node === "object" ? (node as Record<string, unknown>)[part] : undefined), document);
 }
 
 describe("GET /v1/openapi.json", () => {
@@ -56,14 +53,14 @@ describe("GET /v1/openapi.json", () => {
     expect(typeof document.info?.version).toBe("string");
     expect(document.components.securitySchemes.svcClient).toMatchObject({ type: "apiKey", in: "header", name: "svc-client" });
     expect(document.components.securitySchemes.svcApiKey).toMatchObject({ type: "apiKey", in: "header", name: "svc-api-key" });
-    expect(document.components.schemas.Problem.properties.requestId).toBeTruthy();
-    expect(document.components.schemas.Problem.properties.code.enum.sort()).toEqual(Object.keys(ERROR_CATALOGUE).sort());
+    expect(document.components.schemas.Problem.properties?.requestId).toBeTruthy();
+    expect(document.components.schemas.Problem.properties?.code.enum?.sort()).toEqual(Object.keys(ERROR_CATALOGUE).sort());
 
     const operationIds = new Set<string>();
-    for (const [path, item] of Object.entries<any>(document.paths)) {
+    for (const [path, item] of Object.entries(document.paths)) {
       expect(path.startsWith("/v1/") || path === "/healthz", path).toBe(true);
       const pathParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-      for (const [method, operation] of Object.entries<any>(item)) {
+      for (const [method, operation] of Object.entries(item)) {
         const where = `${method.toUpperCase()} ${path}`;
         expect(METHODS as readonly string[], where).toContain(method);
         expect(typeof operation.summary, where).toBe("string");
@@ -74,7 +71,7 @@ describe("GET /v1/openapi.json", () => {
 
         const statuses = Object.keys(operation.responses);
         expect(statuses.some((s) => /^2\d\d$/.test(s)), `${where} has a success response`).toBe(true);
-        for (const [status, response] of Object.entries<any>(operation.responses)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
           expect(status, where).toMatch(/^[1-5]\d\d$/);
           expect(typeof response.description, `${where} ${status}`).toBe("string");
           if (Number(status) >= 400) expect(response.content["application/problem+json"].schema.$ref).toBe("#/components/schemas/Problem");
@@ -83,7 +80,7 @@ describe("GET /v1/openapi.json", () => {
         if (operation.security?.length === 0) expect(path).toBe("/healthz");
         else expect(statuses, where).toContain("401");
 
-        const parameters: any[] = operation.parameters ?? [];
+        const parameters: OpenApiParameter[] = operation.parameters ?? [];
         for (const parameter of parameters) {
           expect(["path", "query", "header"], where).toContain(parameter.in);
           expect(typeof parameter.name, where).toBe("string");
@@ -121,7 +118,7 @@ describe("GET /v1/openapi.json", () => {
     // And nothing is documented that the app does not answer.
     const registered = new Set(routes.map((r) => `${r.method} ${r.path}`));
     const extra: string[] = [];
-    for (const [path, item] of Object.entries<any>(document.paths)) {
+    for (const [path, item] of Object.entries(document.paths)) {
       for (const method of Object.keys(item)) if (!registered.has(`${method} ${path}`)) extra.push(`${method} ${path}`);
     }
     expect(extra).toEqual([]);
@@ -130,30 +127,30 @@ describe("GET /v1/openapi.json", () => {
   it("documents the Operation contract: list parameters, bodies, headers and problems", async () => {
     const document = await fetchDocument();
     const list = document.paths["/v1/operations"].get;
-    const query = list.parameters.filter((p: any) => p.in === "query").map((p: any) => p.name);
+    const query = list.parameters.filter((p) => p.in === "query").map((p) => p.name);
     for (const name of OPERATION_LIST_PARAMETERS) expect(query).toContain(name);
-    const limit = list.parameters.find((p: any) => p.name === "limit");
-    expect(limit.schema).toMatchObject({ default: 50, minimum: 1, maximum: 500 });
-    expect(limit.required).toBe(false);
+    const limit = list.parameters.find((p) => p.name === "limit");
+    expect(limit?.schema).toMatchObject({ default: 50, minimum: 1, maximum: 500 });
+    expect(limit?.required).toBe(false);
     const create = document.paths["/v1/operations"].post;
-    const createSchema = resolvePointer(document, create.requestBody.content["application/json"].schema.$ref) as any;
+    const createSchema = resolvePointer(document, create.requestBody.content["application/json"].schema.$ref ?? "") as OpenApiSchema;
     expect(createSchema.required).toEqual(expect.arrayContaining(["code", "name", "type", "startDate", "endDate"]));
     expect(createSchema.additionalProperties).toBe(false);
     expect(create.responses["201"].headers.Location).toBeTruthy();
     expect(create.responses["409"].description).toMatch(/duplicate_code/);
 
     const patch = document.paths["/v1/operations/{operationId}"].patch;
-    const headerNames = patch.parameters.filter((p: any) => p.in === "header").map((p: any) => p.name);
+    const headerNames = patch.parameters.filter((p) => p.in === "header").map((p) => p.name);
     expect(headerNames).toEqual(expect.arrayContaining(["If-Match", "Idempotency-Key"]));
     expect(patch.responses["412"].description).toMatch(/version_mismatch/);
     expect(patch.responses["409"].description).toMatch(/operation_not_draft/);
     expect(patch.responses["200"].headers.Warning).toBeTruthy();
     const status = document.paths["/v1/operations/{operationId}/status"].post;
-    const statusSchema = resolvePointer(document, status.requestBody.content["application/json"].schema.$ref) as any;
-    expect(statusSchema.properties.status.enum.sort()).toEqual(["ACTIVE", "DRAFT", "INACTIVE"]);
+    const statusSchema = resolvePointer(document, status.requestBody.content["application/json"].schema.$ref ?? "") as OpenApiSchema;
+    expect(statusSchema.properties?.status.enum?.sort()).toEqual(["ACTIVE", "DRAFT", "INACTIVE"]);
     expect(status.responses["409"].description).toMatch(/invalid_transition/);
     expect(document.paths["/v1/operations/{operationId}"].delete.responses["204"]).toBeTruthy();
-    expect(document.paths["/v1/events"].get.parameters.map((p: any) => p.name)).toContain("after");
+    expect(document.paths["/v1/events"].get.parameters.map((p) => p.name)).toContain("after");
   });
 
   it("is served without credentials and the same on every call", async () => {
@@ -164,9 +161,9 @@ describe("GET /v1/openapi.json", () => {
 });
 
 /** Every operation of the document, with where it is. */
-function operationsOf(document: any): { where: string; operation: any }[] {
-  return Object.entries<any>(document.paths).flatMap(([path, item]) =>
-    Object.entries<any>(item).map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, operation })),
+function operationsOf(document: OpenApiDocument): { where: string; operation: OpenApiOperation }[] {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, operation })),
   );
 }
 
@@ -208,7 +205,7 @@ describe("the OpenAPI document, for client generation", () => {
         expect(body.schema.$ref, `${where} body`).toMatch(COMPONENT_REF);
         expect(body.example, `${where} body example`).toBeDefined();
       }
-      for (const [status, response] of Object.entries<any>(operation.responses)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
         const json = response.content?.["application/json"];
         if (!status.startsWith("2") || !json) continue;
         expect(json.schema.$ref, `${where} ${status}`).toMatch(COMPONENT_REF);
@@ -249,20 +246,20 @@ describe("the OpenAPI document, for client generation", () => {
         expect({ style: parameter.style, explode: parameter.explode }, `${where} ${parameter.name}`).toEqual({ style: "form", explode: false });
       }
     }
-    const parameter = (path: string, method: string, name: string) => document.paths[path][method].parameters.find((p: any) => p.name === name);
-    expect(parameter("/v1/operations", "get", "status").schema).toMatchObject({ type: "array", items: { type: "string", enum: ["DRAFT", "ACTIVE", "INACTIVE"] } });
-    expect(parameter("/v1/operations", "get", "ids").schema).toMatchObject({ type: "array", items: { type: "string" } });
-    expect(parameter("/v1/operations", "get", "idType").schema.enum).toEqual(["id", "code", "externalId"]);
-    expect(parameter("/v1/operations", "get", "sort").schema.items.enum).toEqual(expect.arrayContaining(["createdAt", "-createdAt", "name", "-name"]));
-    expect(parameter("/v1/operations/{operationId}/accounts", "get", "operationStatus").schema.items.enum).toEqual(["NOT_STARTED", "CART_CREATED", "ORDERED"]);
-    expect(parameter("/v1/buying-policies/quotas/evaluate", "post", "explain").schema).toMatchObject({ type: "boolean", default: false });
-    expect(parameter("/v1/operations/{operationId}/lines", "put", "dryRun").schema.type).toBe("boolean");
-    expect(parameter("/v1/operations/{operationId}/lines", "get", "minQuantity").schema.type).toBe("integer");
+    const parameter = (path: string, method: string, name: string) => document.paths[path][method].parameters.find((p) => p.name === name);
+    expect(parameter("/v1/operations", "get", "status")?.schema).toMatchObject({ type: "array", items: { type: "string", enum: ["DRAFT", "ACTIVE", "INACTIVE"] } });
+    expect(parameter("/v1/operations", "get", "ids")?.schema).toMatchObject({ type: "array", items: { type: "string" } });
+    expect(parameter("/v1/operations", "get", "idType")?.schema.enum).toEqual(["id", "code", "externalId"]);
+    expect(parameter("/v1/operations", "get", "sort")?.schema.items?.enum).toEqual(expect.arrayContaining(["createdAt", "-createdAt", "name", "-name"]));
+    expect(parameter("/v1/operations/{operationId}/accounts", "get", "operationStatus")?.schema.items?.enum).toEqual(["NOT_STARTED", "CART_CREATED", "ORDERED"]);
+    expect(parameter("/v1/buying-policies/quotas/evaluate", "post", "explain")?.schema).toMatchObject({ type: "boolean", default: false });
+    expect(parameter("/v1/operations/{operationId}/lines", "put", "dryRun")?.schema.type).toBe("boolean");
+    expect(parameter("/v1/operations/{operationId}/lines", "get", "minQuantity")?.schema.type).toBe("integer");
   });
 
   it("describes every tag its operations use", async () => {
     const document = await fetchDocument();
-    const described = new Map(document.tags.map((tag: { name: string; description: string }) => [tag.name, tag.description]));
+    const described = new Map(document.tags.map((tag) => [tag.name, tag.description]));
     for (const { where, operation } of operationsOf(document)) for (const tag of operation.tags) expect(described.get(tag), `${where}: ${tag}`).toBeTruthy();
   });
 });

@@ -94,7 +94,7 @@ describe("ACCOUNT keys", () => {
   it("list and read only PUBLIC Operations and PRIVATE ones attached to one of their accounts", async () => {
     const { op, account, publicOp, attached, other } = await setting();
     const list = expectStatus(await callRoute(account, routes.listOperations), 200);
-    expect(list.items.map((o: any) => o.id).sort()).toEqual([publicOp.id, attached.id].sort());
+    expect(list.items.map((o) => o.id).sort()).toEqual([publicOp.id, attached.id].sort());
 
     expectStatus(await callRoute(account, routes.getOperation, { params: { operationId: publicOp.id } }), 200);
     const read = expectStatus(await callRoute(account, routes.getOperation, { params: { operationId: attached.id } }), 200);
@@ -103,11 +103,11 @@ describe("ACCOUNT keys", () => {
 
     // Filters never widen what the key may see.
     const byIds = expectStatus(await callRoute(account, routes.listOperations, { query: { ids: `${other.id},${attached.id}` } }), 200);
-    expect(byIds.items.map((o: any) => o.id)).toEqual([attached.id]);
+    expect(byIds.items.map((o) => o.id)).toEqual([attached.id]);
     const byCode = expectStatus(await callRoute(account, routes.listOperations, { query: { ids: other.code, idType: "code" } }), 200);
     expect(byCode.items).toEqual([]);
     const privates = expectStatus(await callRoute(account, routes.listOperations, { query: { type: "PRIVATE", limit: 1 } }), 200);
-    expect(privates.items.map((o: any) => o.id)).toEqual([attached.id]);
+    expect(privates.items.map((o) => o.id)).toEqual([attached.id]);
     expect(privates.nextToken).toBeNull();
 
     // The OPERATOR of the tenant sees all three.
@@ -140,7 +140,7 @@ describe("ACCOUNT keys", () => {
     expectProblem(await callRoute(account, routes.getOperation, { params: { operationId: target.id } }), 404, "not_found");
     expectStatus(await callRoute(op, routes.attachAccounts, { params: { operationId: target.id }, body: [accountId] }), 200);
     expect(expectStatus(await callRoute(account, routes.getOperation, { params: { operationId: target.id } }), 200).accountCount).toBe(1);
-    expect(expectStatus(await callRoute(account, routes.listOperations), 200).items.map((o: any) => o.id)).toEqual([target.id]);
+    expect(expectStatus(await callRoute(account, routes.listOperations), 200).items.map((o) => o.id)).toEqual([target.id]);
     expectStatus(await callRoute(op, routes.detachAccounts, { params: { operationId: target.id }, body: [accountId] }), 200);
     expectProblem(await callRoute(account, routes.getOperation, { params: { operationId: target.id } }), 404, "not_found");
   });

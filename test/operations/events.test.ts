@@ -37,7 +37,7 @@ describe("GET /v1/events", () => {
       expect(Object.keys(event).sort()).toEqual(["actor", "at", "data", "id", "operationId", "type"]);
     }
     expect(events[0].data).toMatchObject({ code: "EV-1", type: "PUBLIC" });
-    expect([...events[1].data.changed].sort()).toEqual(["description", "ownerIds"]);
+    expect([...(events[1].data.changed as string[])].sort()).toEqual(["description", "ownerIds"]);
     expect(events[2].data).toEqual({ from: "DRAFT", to: "ACTIVE" });
     expect(events[3].data).toEqual({ from: "ACTIVE", to: "INACTIVE" });
     expect(events[4].data).toMatchObject({ code: "EV-1" });
@@ -64,7 +64,7 @@ describe("GET /v1/events", () => {
     do {
       const page = expectStatus(await callRoute(op, routes.listEvents, { query: { limit: 2, after: all[0].id, nextToken } }), 200);
       expect(page.items.length).toBeLessThanOrEqual(2);
-      seen.push(...page.items.map((e: any) => e.id));
+      seen.push(...page.items.map((e) => e.id));
       nextToken = page.nextToken ?? undefined;
       pages++;
     } while (nextToken);

@@ -51,7 +51,7 @@ describe("Idempotency-Key", () => {
       "idempotency_key_reused",
     );
     expectProblem(await callRoute(op, routes.deleteOperation, { params: { operationId: created.id }, headers: withKey(key) }), 422, "idempotency_key_reused");
-    expectProblem(await call(op, "POST", "/v1/operations?x=1", { body, headers: withKey(key) }), 422, "idempotency_key_reused");
+    expectProblem(await callRoute(op, routes.createOperation, { query: { x: "1" }, body, headers: withKey(key) }), 422, "idempotency_key_reused");
     expect(await snapshotTenant(op.tenantId)).toEqual(before);
   });
 
@@ -74,36 +74,35 @@ describe("Idempotency-Key", () => {
     const op = await newTenant();
     const target = await createOperation(op);
     await addLineDirectly(op.tenantId, target.id);
-    const path = `/v1/operations/${target.id}`;
 
     const patchKey = uniqueId("idem");
-    const patched = await call(op, "PATCH", path, { body: { name: { it: "Primavera" } }, headers: withKey(patchKey) });
+    const patched = await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { name: { it: "Primavera" } }, headers: withKey(patchKey) });
     expect(expectStatus(patched, 200).version).toBe(2);
-    const patchReplay = await call(op, "PATCH", path, { body: { name: { it: "Primavera" } }, headers: withKey(patchKey) });
+    const patchReplay = await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { name: { it: "Primavera" } }, headers: withKey(patchKey) });
     expect(patchReplay.status).toBe(200);
     expect(patchReplay.text).toBe(patched.text);
     expect(patchReplay.headers.get("etag")).toBe('"2"');
     expect(patchReplay.headers.get("idempotent-replayed")).toBe("true");
 
     const statusKey = uniqueId("idem");
-    const activated = await call(op, "POST", `${path}/status`, { body: { status: "ACTIVE" }, headers: withKey(statusKey) });
+    const activated = await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "ACTIVE" }, headers: withKey(statusKey) });
     expect(expectStatus(activated, 200).version).toBe(3);
-    const statusReplay = await call(op, "POST", `${path}/status`, { body: { status: "ACTIVE" }, headers: withKey(statusKey) });
+    const statusReplay = await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "ACTIVE" }, headers: withKey(statusKey) });
     // Not 409 invalid_transition: the first answer is replayed.
     expect(statusReplay.status).toBe(200);
     expect(statusReplay.text).toBe(activated.text);
 
     const dateKey = uniqueId("idem");
-    const moved = await call(op, "PATCH", path, { body: { endDate: "2027-12-31T00:00:00Z" }, headers: withKey(dateKey) });
+    const moved = await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { endDate: "2027-12-31T00:00:00Z" }, headers: withKey(dateKey) });
     expect(moved.headers.get("warning")).toMatch(/^199 /);
-    const movedReplay = await call(op, "PATCH", path, { body: { endDate: "2027-12-31T00:00:00Z" }, headers: withKey(dateKey) });
+    const movedReplay = await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { endDate: "2027-12-31T00:00:00Z" }, headers: withKey(dateKey) });
     expect(movedReplay.headers.get("warning")).toBe(moved.headers.get("warning"));
 
-    expectStatus(await call(op, "POST", `${path}/status`, { body: { status: "INACTIVE" } }), 200);
+    expectStatus(await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "INACTIVE" } }), 200);
     const deleteKey = uniqueId("idem");
-    const deleted = await call(op, "DELETE", path, { headers: withKey(deleteKey) });
+    const deleted = await callRoute(op, routes.deleteOperation, { params: { operationId: target.id }, headers: withKey(deleteKey) });
     expect(deleted.status).toBe(204);
-    const deleteReplay = await call(op, "DELETE", path, { headers: withKey(deleteKey) });
+    const deleteReplay = await callRoute(op, routes.deleteOperation, { params: { operationId: target.id }, headers: withKey(deleteKey) });
     expect(deleteReplay.status).toBe(204);
     expect(deleteReplay.text).toBe("");
     expect(deleteReplay.headers.get("idempotent-replayed")).toBe("true");

@@ -59,7 +59,7 @@ describe("create and read", () => {
     expectStatus(read, 200);
     expect(read.headers.get("etag")).toBe('"1"');
     const list = await callRoute(op, routes.listOperations);
-    expect(list.body.items.map((o: any) => o.id)).toEqual([created.id]);
+    expect(list.body.items.map((o) => o.id)).toEqual([created.id]);
     const patched = await callRoute(op, routes.patchOperation, { params: { operationId: created.id }, body: { name: { de: "Frühling" } } });
     expectStatus(patched, 200);
     expect(patched.body.name).toEqual({ en: "Spring 2027", fr: "Printemps 2027", de: "Frühling" });
@@ -104,7 +104,7 @@ describe("status transitions", () => {
       expect(changed.version).toBe(target.version + 1);
       expect(res.headers.get("etag")).toBe(`"${changed.version}"`);
       expect(changed.updatedAt >= target.updatedAt).toBe(true);
-      const newEvents = await eventsOf(op, { after: lastEvent.id });
+      const newEvents = await eventsOf(op, { after: lastEvent?.id });
       expect(newEvents.map((e) => [e.type, e.operationId, e.data])).toEqual([
         ["operation.status_changed", target.id, { from, to }],
       ]);
@@ -182,43 +182,42 @@ describe("ETag, If-Match and versions", () => {
   it("bumps the version on every change and honours If-Match on PATCH, status and DELETE", async () => {
     const op = await newTenant();
     const target = await createOperation(op);
-    const path = `/v1/operations/${target.id}`;
     await addLineDirectly(op.tenantId, target.id);
 
-    const patched = await call(op, "PATCH", path, { body: { code: "NEW-CODE" }, headers: { "If-Match": '"1"' } });
+    const patched = await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { code: "NEW-CODE" }, headers: { "If-Match": '"1"' } });
     expect(expectStatus(patched, 200).version).toBe(2);
     expect(patched.headers.get("etag")).toBe('"2"');
 
     const before = await snapshotTenant(op.tenantId);
     for (const res of [
-      await call(op, "PATCH", path, { body: { code: "OTHER" }, headers: { "If-Match": '"1"' } }),
-      await call(op, "POST", `${path}/status`, { body: { status: "ACTIVE" }, headers: { "If-Match": '"1"' } }),
-      await call(op, "DELETE", path, { headers: { "If-Match": '"1"' } }),
-      await call(op, "DELETE", path, { headers: { "If-Match": '"3"' } }),
-      await call(op, "DELETE", path, { headers: { "If-Match": "garbage" } }),
+      await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { code: "OTHER" }, headers: { "If-Match": '"1"' } }),
+      await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "ACTIVE" }, headers: { "If-Match": '"1"' } }),
+      await callRoute(op, routes.deleteOperation, { params: { operationId: target.id }, headers: { "If-Match": '"1"' } }),
+      await callRoute(op, routes.deleteOperation, { params: { operationId: target.id }, headers: { "If-Match": '"3"' } }),
+      await callRoute(op, routes.deleteOperation, { params: { operationId: target.id }, headers: { "If-Match": "garbage" } }),
     ]) {
       expectProblem(res, 412, "version_mismatch");
     }
     expect(await snapshotTenant(op.tenantId)).toEqual(before);
 
-    const activated = await call(op, "POST", `${path}/status`, { body: { status: "ACTIVE" }, headers: { "If-Match": '"2"' } });
+    const activated = await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "ACTIVE" }, headers: { "If-Match": '"2"' } });
     expect(expectStatus(activated, 200).version).toBe(3);
     expect(activated.headers.get("etag")).toBe('"3"');
     // A list of tags matches when one of them is current; * always matches.
-    const listed = await call(op, "PATCH", path, { body: { externalId: "e" }, headers: { "If-Match": '"1", "3"' } });
+    const listed = await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { externalId: "e" }, headers: { "If-Match": '"1", "3"' } });
     expect(expectStatus(listed, 200).version).toBe(4);
-    expect(expectStatus(await call(op, "PATCH", path, { body: { externalId: null }, headers: { "If-Match": "*" } }), 200).version).toBe(5);
+    expect(expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { externalId: null }, headers: { "If-Match": "*" } }), 200).version).toBe(5);
     // Without If-Match the change applies to whatever is current.
-    expect(expectStatus(await call(op, "PATCH", path, { body: { ownerIds: ["u1"] } }), 200).version).toBe(6);
-    const read = await call(op, "GET", path);
+    expect(expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { ownerIds: ["u1"] } }), 200).version).toBe(6);
+    const read = await callRoute(op, routes.getOperation, { params: { operationId: target.id } });
     expect(read.headers.get("etag")).toBe('"6"');
 
-    expectProblem(await call(op, "DELETE", path, { headers: { "If-Match": '"5"' } }), 412, "version_mismatch");
-    expectStatus(await call(op, "GET", path), 200);
-    const deleted = await call(op, "DELETE", path, { headers: { "If-Match": '"6"' } });
+    expectProblem(await callRoute(op, routes.deleteOperation, { params: { operationId: target.id }, headers: { "If-Match": '"5"' } }), 412, "version_mismatch");
+    expectStatus(await callRoute(op, routes.getOperation, { params: { operationId: target.id } }), 200);
+    const deleted = await callRoute(op, routes.deleteOperation, { params: { operationId: target.id }, headers: { "If-Match": '"6"' } });
     expect(deleted.status).toBe(204);
     expect(deleted.text).toBe("");
-    expectProblem(await call(op, "GET", path), 404, "not_found");
+    expectProblem(await callRoute(op, routes.getOperation, { params: { operationId: target.id } }), 404, "not_found");
   });
 
   it("answers 404 before 412: a stale If-Match on an unknown id is not_found", async () => {
@@ -229,17 +228,16 @@ describe("ETag, If-Match and versions", () => {
   it("serializes concurrent changes: none is lost, versions increase by one each", async () => {
     const op = await newTenant();
     const target = await createOperation(op);
-    const path = `/v1/operations/${target.id}`;
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => call(op, "PATCH", path, { body: { name: { [`l${String.fromCharCode(97 + i)}`]: `v${i}` } } })),
+      Array.from({ length: 8 }, (_, i) => callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { name: { [`l${String.fromCharCode(97 + i)}`]: `v${i}` } } })),
     );
     const versions = results.map((r) => expectStatus(r, 200).version).sort((a, b) => a - b);
     expect(versions).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
-    const read = expectStatus(await call(op, "GET", path), 200);
+    const read = expectStatus(await callRoute(op, routes.getOperation, { params: { operationId: target.id } }), 200);
     expect(Object.keys(read.name)).toHaveLength(2 + 8);
     // Only one of several concurrent changes holding the same If-Match wins.
     const raced = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => call(op, "PATCH", path, { body: { externalId: `x${i}` }, headers: { "If-Match": '"9"' } })),
+      Array.from({ length: 4 }, (_, i) => callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { externalId: `x${i}` }, headers: { "If-Match": '"9"' } })),
     );
     expect(raced.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of raced.filter((r) => r.status !== 200)) expectProblem(r, 412, "version_mismatch");
@@ -255,16 +253,13 @@ describe("PATCH", () => {
       ownerIds: ["u1", "u2"],
       externalId: "ext-1",
     });
-    const path = `/v1/operations/${target.id}`;
-    const res = await call(op, "PATCH", path, {
-      body: {
+    const res = await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: {
         name: { fr: null, de: "Lenz", it: "Primavera" },
         description: { en: null },
         ownerIds: ["u3"],
         externalId: null,
         code: "RENAMED",
-      },
-    });
+      }, });
     const patched = expectStatus(res, 200);
     expect(patched.name).toEqual({ en: "Spring", de: "Lenz", it: "Primavera" });
     expect(patched.description).toEqual({ fr: "Ancien" });
@@ -273,13 +268,13 @@ describe("PATCH", () => {
     expect(patched.code).toBe("RENAMED");
     expect(patched.version).toBe(2);
     expect(res.headers.get("warning")).toBeNull();
-    expect(expectStatus(await call(op, "GET", path), 200)).toEqual(patched);
+    expect(expectStatus(await callRoute(op, routes.getOperation, { params: { operationId: target.id } }), 200)).toEqual(patched);
 
     // The replaced owners drive the ownerIds filter.
     const byOldOwner = expectStatus(await callRoute(op, routes.listOperations, { query: { ownerIds: "u1" } }), 200);
     expect(byOldOwner.items).toEqual([]);
     const byNewOwner = expectStatus(await callRoute(op, routes.listOperations, { query: { ownerIds: "u3" } }), 200);
-    expect(byNewOwner.items.map((o: any) => o.id)).toEqual([target.id]);
+    expect(byNewOwner.items.map((o) => o.id)).toEqual([target.id]);
     // The renamed name drives the name filter.
     expect(expectStatus(await callRoute(op, routes.listOperations, { query: { name: "printemps" } }), 200).items).toEqual([]);
     expect(expectStatus(await callRoute(op, routes.listOperations, { query: { name: "LENZ" } }), 200).items).toHaveLength(1);
@@ -319,19 +314,18 @@ describe("PATCH", () => {
   it("sends the Warning header when the dates of an ACTIVE Operation change, and only then", async () => {
     const op = await newTenant();
     const active = await activeOperation(op);
-    const path = `/v1/operations/${active.id}`;
 
-    const moved = await call(op, "PATCH", path, { body: { endDate: "2027-05-31T23:59:59Z" } });
+    const moved = await callRoute(op, routes.patchOperation, { params: { operationId: active.id }, body: { endDate: "2027-05-31T23:59:59Z" } });
     expect(expectStatus(moved, 200).endDate).toBe("2027-05-31T23:59:59Z");
     expect(moved.headers.get("warning")).toBe(WARNING);
-    const movedStart = await call(op, "PATCH", path, { body: { startDate: "2027-02-01T00:00:00Z" } });
+    const movedStart = await callRoute(op, routes.patchOperation, { params: { operationId: active.id }, body: { startDate: "2027-02-01T00:00:00Z" } });
     expect(movedStart.headers.get("warning")).toBe(WARNING);
 
     // Same dates again, or other fields: no warning.
-    const sameDates = await call(op, "PATCH", path, { body: { startDate: "2027-02-01T00:00:00Z", endDate: "2027-05-31T23:59:59Z" } });
+    const sameDates = await callRoute(op, routes.patchOperation, { params: { operationId: active.id }, body: { startDate: "2027-02-01T00:00:00Z", endDate: "2027-05-31T23:59:59Z" } });
     expectStatus(sameDates, 200);
     expect(sameDates.headers.get("warning")).toBeNull();
-    const renamed = await call(op, "PATCH", path, { body: { name: { en: "Renamed" } } });
+    const renamed = await callRoute(op, routes.patchOperation, { params: { operationId: active.id }, body: { name: { en: "Renamed" } } });
     expectStatus(renamed, 200);
     expect(renamed.headers.get("warning")).toBeNull();
 
@@ -341,7 +335,7 @@ describe("PATCH", () => {
     expectStatus(draftMoved, 200);
     expect(draftMoved.headers.get("warning")).toBeNull();
     expectStatus(await setStatus(op, active.id, "INACTIVE"), 200);
-    const inactiveMoved = await call(op, "PATCH", path, { body: { endDate: "2027-07-31T00:00:00Z" } });
+    const inactiveMoved = await callRoute(op, routes.patchOperation, { params: { operationId: active.id }, body: { endDate: "2027-07-31T00:00:00Z" } });
     expectStatus(inactiveMoved, 200);
     expect(inactiveMoved.headers.get("warning")).toBeNull();
   });
@@ -367,7 +361,7 @@ describe("PATCH", () => {
     const [updated] = await eventsOf(op, { after: created.id });
     expect(updated.type).toBe("operation.updated");
     expect(updated.operationId).toBe(target.id);
-    expect([...updated.data.changed].sort()).toEqual(["code", "name"]);
+    expect([...(updated.data.changed as string[])].sort()).toEqual(["code", "name"]);
   });
 });
 
@@ -387,10 +381,10 @@ describe("DELETE", () => {
     expectProblem(await setStatus(op, target.id, "ACTIVE"), 404, "not_found");
 
     const snapshot = await snapshotTenant(op.tenantId);
-    expect(snapshot.operations.map((o: any) => o.id)).toEqual([keep.id]);
-    expect(snapshot.lines.map((l: any) => l.operation_id)).toEqual([keep.id]);
-    expect(snapshot.attachments.map((a: any) => a.operation_id)).toEqual([keep.id]);
-    expect(snapshot.owners.map((o: any) => o.operation_id)).toEqual([keep.id]);
+    expect(snapshot.operations.map((o) => o.id)).toEqual([keep.id]);
+    expect(snapshot.lines.map((l) => l.operation_id)).toEqual([keep.id]);
+    expect(snapshot.attachments.map((a) => a.operation_id)).toEqual([keep.id]);
+    expect(snapshot.owners.map((o) => o.operation_id)).toEqual([keep.id]);
     const deleted = (await eventsOf(op)).filter((e) => e.type === "operation.deleted");
     expect(deleted).toHaveLength(1);
     expect(deleted[0].operationId).toBe(target.id);

@@ -1,7 +1,8 @@
 // The Operations the list tests query, and the orders and filter results expected of them,
 // computed here from the data (not by the code under test).
 import { expect } from "vitest";
-import { call, collectPages, expectStatus, newTenant, setStatus, type Caller } from "../helpers/client";
+import { collectPages, expectStatus, newTenant, setStatus, type Caller, callRoute } from "../helpers/client";
+import { routes } from "../helpers/routes";
 import { addLineDirectly } from "../helpers/direct";
 
 export interface Op {
@@ -37,7 +38,7 @@ export async function seedOperations(): Promise<{ op: Caller; data: Op[] }> {
   const created: Op[] = [];
   for (const seed of SEED) {
     const { status, ...body } = seed;
-    const res = await call(op, "POST", "/v1/operations", { body: { type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-12-31", ...body } });
+    const res = await callRoute(op, routes.createOperation, { body: { type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-12-31", ...body } });
     const operation = expectStatus(res, 201);
     if (status !== "DRAFT") {
       await addLineDirectly(op.tenantId, operation.id);
@@ -46,7 +47,7 @@ export async function seedOperations(): Promise<{ op: Caller; data: Op[] }> {
     created.push(operation);
   }
   const data: Op[] = [];
-  for (const operation of created) data.push(expectStatus(await call(op, "GET", `/v1/operations/${operation.id}`), 200));
+  for (const operation of created) data.push(expectStatus(await callRoute(op, routes.getOperation, { params: { operationId: operation.id } }), 200));
   return { op, data };
 }
 
@@ -65,7 +66,7 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function expectedOrder(items: Op[], sort: string, locale?: string): string[] {
   const keys = sort.split(",").map((part) => ({ field: part.replace(/^-/, ""), desc: part.startsWith("-") }));
-  const value = (o: Op, field: string) => (field === "name" ? nameKey(o, locale) : String((o as any)[field]));
+  const value = (o: Op, field: string) => (field === "name" ? nameKey(o, locale) : String(o[field as keyof Op]));
   const lastDesc = keys[keys.length - 1].desc;
   return [...items]
     .sort((a, b) => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { type Caller, callRoute, collectPages, createOperation, expectProblem, expectStatus, newTenant } from "../helpers/client";
+import { type Caller, callRoute, collectPages, createOperation, expectProblem, expectStatus, newTenant, type ResponseOf } from "../helpers/client";
 import { routes } from "../helpers/routes";
 import { tenantDb } from "../helpers/shards";
 
 async function seed(op: Caller, count: number) {
-  const created: any[] = [];
+  const created: ResponseOf<typeof routes.createOperation>[] = [];
   for (let i = 0; i < count; i++) {
     created.push(
       await createOperation(op, {
@@ -19,7 +19,7 @@ async function seed(op: Caller, count: number) {
 }
 
 async function page(op: Caller, query: Record<string, string | number | undefined>) {
-  return expectStatus(await callRoute(op, routes.listOperations, { query }), 200) as { items: any[]; nextToken: string | null };
+  return expectStatus(await callRoute(op, routes.listOperations, { query }), 200);
 }
 
 describe("keyset pagination", () => {
@@ -34,8 +34,8 @@ describe("keyset pagination", () => {
       ["status,-name", [5]],
     ] as const) {
       for (const limit of limits) {
-        const { items, pages } = await collectPages(op, "/v1/operations", { sort, limit });
-        expect(items.map((o: any) => o.id).sort()).toEqual(created.map((o) => o.id).sort());
+        const { items, pages } = await collectPages(op, routes.listOperations, { query: { sort, limit } });
+        expect(items.map((o) => o.id).sort()).toEqual(created.map((o) => o.id).sort());
         expect(pages).toBe(Math.ceil(23 / limit));
       }
     }

@@ -1,12 +1,13 @@
 import { createExecutionContext, createScheduledController, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SCHEDULE_MAX_ATTEMPTS, scheduleRetryDelayMs } from "../../src/coordinator/durable-object";
 import { SCHEDULE_OVERDUE_AFTER_MS, sweepSchedules } from "../../src/coordinator/schedule-sweep";
 import worker from "../../src/index";
 import type { ShardName } from "../../src/platform/shards";
 import { moveTenant } from "../../src/tenants/move";
 import { WEBHOOK_SWEEP_CRON } from "../../src/webhooks/outbox";
-import { call, expectStatus, newTenant, readOperation, type Caller } from "../helpers/client";
+import { callRoute, expectStatus, newTenant, readOperation, type Caller } from "../helpers/client";
+import { routes } from "../helpers/routes";
 import { alarmOf, inSeconds, operationEvents, runScheduleAt, storedOf, stubOf } from "../helpers/schedule";
 import { setUpOperation } from "../helpers/setup";
 import { shardOf, tenantDb } from "../helpers/shards";
@@ -16,26 +17,23 @@ const waitUntil = async (time: string) => {
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 };
 
-/** Polls `read` until it answers what `expected` matches (an object) or equals (an alarm set in the past rings on its own, at once). */
-async function eventually<T>(read: () => Promise<T>, expected: unknown, ms = 5_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    try {
+/** Reads until the answer matches `expected` (an object) or equals it (an alarm set in the past rings on its own, at once). */
+function eventually<T>(read: () => Promise<T>, expected: unknown, timeout = 5_000): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const value = await read();
       if (typeof expected === "object" && expected !== null) expect(value).toMatchObject(expected);
       else expect(value).toEqual(expected);
       return value;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+    },
+    { timeout, interval: 100 },
+  );
 }
 
 /** A DRAFT Operation with lines (so DRAFT → ACTIVE is allowed) and a schedule set by PATCH. */
 async function scheduledOperation(op: Caller, schedule: { activateAt: string; deactivateAt?: string }) {
   const operation = await setUpOperation(op, { type: "PUBLIC", status: "DRAFT" });
-  return expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule } }), 200);
+  return expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule } }), 200);
 }
 
 /** What the object forgets when its alarm is lost: the alarm and whom it acts for. */

@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { call, createOperation, expectProblem, expectStatus, newTenant, readOperation } from "../helpers/client";
+import { callRoute, createOperation, expectProblem, expectStatus, newTenant, readOperation } from "../helpers/client";
+import { routes } from "../helpers/routes";
 import { alarmOf, inSeconds, operationEvents, runScheduleAt, storedKeys, stubOf } from "../helpers/schedule";
 import { setUpOperation } from "../helpers/setup";
 import { tenantDb } from "../helpers/shards";
@@ -9,15 +10,15 @@ describe("scheduled status changes: the contract of schedule", () => {
   it("validates times: in the past, or deactivateAt not after activateAt, is 400 and changes nothing", async () => {
     const op = await newTenant();
     const past = "2020-01-01T00:00:00Z";
-    expectProblem(await call(op, "POST", "/v1/operations", { body: { code: "P1", name: { en: "x" }, type: "PUBLIC", startDate: "2026-01-01T00:00:00Z", endDate: "2099-01-01T00:00:00Z", schedule: { activateAt: past } } }), 400, "validation_failed");
+    expectProblem(await callRoute(op, routes.createOperation, { body: { code: "P1", name: { en: "x" }, type: "PUBLIC", startDate: "2026-01-01T00:00:00Z", endDate: "2099-01-01T00:00:00Z", schedule: { activateAt: past } } }), 400, "validation_failed");
     const at = inSeconds(3600);
-    expectProblem(await call(op, "POST", "/v1/operations", { body: { code: "P2", name: { en: "x" }, type: "PUBLIC", startDate: "2026-01-01T00:00:00Z", endDate: "2099-01-01T00:00:00Z", schedule: { activateAt: at, deactivateAt: at } } }), 400, "validation_failed");
+    expectProblem(await callRoute(op, routes.createOperation, { body: { code: "P2", name: { en: "x" }, type: "PUBLIC", startDate: "2026-01-01T00:00:00Z", endDate: "2099-01-01T00:00:00Z", schedule: { activateAt: at, deactivateAt: at } } }), 400, "validation_failed");
     const operation = await createOperation(op, { schedule: { activateAt: at } });
     expect(operation.schedule).toEqual({ activateAt: at, deactivateAt: null });
     // The merged schedule is checked: a deactivateAt before the stored activateAt is refused.
-    const refused = expectProblem(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { deactivateAt: inSeconds(60) } } }), 400, "validation_failed");
-    expect(refused.errors[0].field).toBe("body.schedule.deactivateAt");
-    expectProblem(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { activateAt: past } } }), 400, "validation_failed");
+    const refused = expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { deactivateAt: inSeconds(60) } } }), 400, "validation_failed");
+    expect(refused.errors?.[0].field).toBe("body.schedule.deactivateAt");
+    expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt: past } } }), 400, "validation_failed");
     expect((await readOperation(op, operation.id)).version).toBe(operation.version);
   });
 
@@ -27,21 +28,21 @@ describe("scheduled status changes: the contract of schedule", () => {
     const operation = await createOperation(op, { schedule: { activateAt: first } });
     expect(await alarmOf(operation.id)).toBe(Date.parse(first));
     const later = inSeconds(7200);
-    const patched = expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { deactivateAt: later } } }), 200);
+    const patched = expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { deactivateAt: later } } }), 200);
     expect(patched.schedule).toEqual({ activateAt: first, deactivateAt: later });
     expect(patched.version).toBe(operation.version + 1);
     const moved = inSeconds(1800);
-    expect(expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { activateAt: moved } } }), 200).schedule).toEqual({ activateAt: moved, deactivateAt: later });
+    expect(expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt: moved } } }), 200).schedule).toEqual({ activateAt: moved, deactivateAt: later });
     expect(await alarmOf(operation.id)).toBe(Date.parse(moved));
-    expect(expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { activateAt: null } } }), 200).schedule).toEqual({ activateAt: null, deactivateAt: later });
+    expect(expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt: null } } }), 200).schedule).toEqual({ activateAt: null, deactivateAt: later });
     expect(await alarmOf(operation.id)).toBe(Date.parse(later));
-    expect(expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: null } }), 200).schedule).toBeNull();
+    expect(expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: null } }), 200).schedule).toBeNull();
     expect(await alarmOf(operation.id)).toBeNull();
     expect(await storedKeys(operation.id)).toBe(0);
 
-    expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { activateAt: first } } }), 200);
+    expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt: first } } }), 200);
     expect(await alarmOf(operation.id)).toBe(Date.parse(first));
-    expectStatus(await call(op, "DELETE", `/v1/operations/${operation.id}`), 204);
+    expectStatus(await callRoute(op, routes.deleteOperation, { params: { operationId: operation.id } }), 204);
     expect(await alarmOf(operation.id)).toBeNull();
     expect(await storedKeys(operation.id)).toBe(0);
   });
@@ -53,7 +54,7 @@ describe("scheduled status changes: the Operation's Durable Object makes them", 
     const operation = await setUpOperation(op, { type: "PUBLIC", status: "DRAFT" });
     const activateAt = inSeconds(2);
     const deactivateAt = inSeconds(4);
-    const scheduled = expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { activateAt, deactivateAt } } }), 200);
+    const scheduled = expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt, deactivateAt } } }), 200);
 
     await runScheduleAt(operation.id, activateAt);
     const active = await readOperation(op, operation.id);
@@ -72,8 +73,8 @@ describe("scheduled status changes: the Operation's Durable Object makes them", 
     expect(inactive.schedule).toBeNull();
     expect(await alarmOf(operation.id)).toBeNull();
 
-    const changes = (await operationEvents(op, operation.id)).filter((event: any) => event.type === "operation.status_changed");
-    expect(changes.map((event: any) => [event.actor, event.data.from, event.data.to])).toEqual([
+    const changes = (await operationEvents(op, operation.id)).filter((event) => event.type === "operation.status_changed");
+    expect(changes.map((event) => [event.actor, event.data.from, event.data.to])).toEqual([
       ["schedule", "DRAFT", "ACTIVE"],
       ["schedule", "ACTIVE", "INACTIVE"],
     ]);
@@ -87,7 +88,7 @@ describe("scheduled status changes: the Operation's Durable Object makes them", 
     const after = await readOperation(op, operation.id);
     expect(after.status).toBe("DRAFT");
     expect(after.schedule).toBeNull();
-    const failed = (await operationEvents(op, operation.id)).filter((event: any) => event.type === "operation.schedule_failed");
+    const failed = (await operationEvents(op, operation.id)).filter((event) => event.type === "operation.schedule_failed");
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ actor: "schedule", data: { from: "DRAFT", to: "ACTIVE", scheduledAt: activateAt } });
     expect(failed[0].data.reason).toContain("at least one line");
@@ -98,7 +99,7 @@ describe("scheduled status changes: the Operation's Durable Object makes them", 
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC", status: "DRAFT" });
     const activateAt = inSeconds(2);
-    expectStatus(await call(op, "PATCH", `/v1/operations/${operation.id}`, { body: { schedule: { activateAt } } }), 200);
+    expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt } } }), 200);
     const db = await tenantDb(op.tenantId);
     const notHandedOn = async () => (await db.prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null").bind(op.tenantId).first<{ n: number }>())!.n;
     // The requests' own events are handed on first, so what is left after the alarm is its own.
@@ -110,7 +111,7 @@ describe("scheduled status changes: the Operation's Durable Object makes them", 
 
   it("operation.schedule_failed is an event type webhooks subscribe to", async () => {
     const op = await newTenant();
-    const created = expectStatus(await call(op, "POST", "/v1/webhooks", { body: { url: "https://hooks.example.com/campaigns", eventTypes: ["operation.schedule_failed"] } }), 201);
+    const created = expectStatus(await callRoute(op, routes.createWebhook, { body: { url: "https://hooks.example.com/campaigns", eventTypes: ["operation.schedule_failed"] } }), 201);
     expect(created.eventTypes).toEqual(["operation.schedule_failed"]);
   });
 });

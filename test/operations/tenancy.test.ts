@@ -13,14 +13,14 @@ describe("tenant isolation", () => {
     const before = await snapshotTenant(a.tenantId);
     for (const target of [draft, active]) {
       const path = `/v1/operations/${target.id}`;
-      expectProblem(await call(b, "GET", path), 404, "not_found");
-      expectProblem(await call(b, "PATCH", path, { body: { name: { en: "taken over" } } }), 404, "not_found");
-      expectProblem(await call(b, "PATCH", path, { body: { code: "X" }, headers: { "If-Match": `"${target.version}"` } }), 404, "not_found");
+      expectProblem(await callRoute(b, routes.getOperation, { params: { operationId: target.id } }), 404, "not_found");
+      expectProblem(await callRoute(b, routes.patchOperation, { params: { operationId: target.id }, body: { name: { en: "taken over" } } }), 404, "not_found");
+      expectProblem(await callRoute(b, routes.patchOperation, { params: { operationId: target.id }, body: { code: "X" }, headers: { "If-Match": `"${target.version}"` } }), 404, "not_found");
       for (const status of ["ACTIVE", "INACTIVE", "DRAFT"]) {
         expectProblem(await call(b, "POST", `${path}/status`, { body: { status } }), 404, "not_found");
       }
-      expectProblem(await call(b, "DELETE", path), 404, "not_found");
-      expectProblem(await call(b, "DELETE", path, { headers: { "If-Match": `"${target.version}"` } }), 404, "not_found");
+      expectProblem(await callRoute(b, routes.deleteOperation, { params: { operationId: target.id } }), 404, "not_found");
+      expectProblem(await callRoute(b, routes.deleteOperation, { params: { operationId: target.id }, headers: { "If-Match": `"${target.version}"` } }), 404, "not_found");
     }
     expect(await snapshotTenant(a.tenantId)).toEqual(before);
     expect(await eventsOf(b)).toEqual([]);
@@ -44,12 +44,12 @@ describe("tenant isolation", () => {
       { sort: "name,-code" },
     ];
     for (const query of queries) {
-      const { items } = await collectPages(b, "/v1/operations", { ...query, limit: 1 });
-      const ids = items.map((o: any) => o.id);
+      const { items } = await collectPages(b, routes.listOperations, { query: { ...query, limit: 1 } });
+      const ids = items.map((o) => o.id);
       expect(ids.includes(inA.id), JSON.stringify(query)).toBe(false);
     }
-    const { items } = await collectPages(b, "/v1/operations", { ids: `${inA.id},${inB.id}` });
-    expect(items.map((o: any) => o.id)).toEqual([inB.id]);
+    const { items } = await collectPages(b, routes.listOperations, { query: { ids: `${inA.id},${inB.id}` } });
+    expect(items.map((o) => o.id)).toEqual([inB.id]);
   });
 
   it("does not accept one tenant's nextToken in another", async () => {

@@ -39,7 +39,7 @@ describe("D1 limits guard", () => {
     for (const statement of statements) expect(statement.sql).toMatch(/json_each\(\?\)/);
 
     const page = expectStatus(await callRoute(op, routes.listOperations, { query: { ids: ids.join(",") } }), 200);
-    expect(page.items.map((o: any) => o.id)).toEqual([kept.id]);
+    expect(page.items.map((o) => o.id)).toEqual([kept.id]);
     const aliased = expectStatus(await callRoute(op, routes.listOperations, { query: { operationId: ids.join(","), ownerIds: ids.slice(1).join(",") } }), 200);
     expect(aliased.items).toEqual([]);
   });

@@ -2,7 +2,9 @@ import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { version } from "../../package.json";
 import { shardNames } from "../../src/platform/shards";
-import { call, expectProblem, newTenant } from "../helpers/client";
+import { call, expectProblem, newTenant, callRoute } from "../helpers/client";
+import { servedDocument } from "../helpers/openapi";
+import { routes } from "../helpers/routes";
 
 /* What a load balancer and a browser page on another origin need (CORS_ORIGINS is set in vitest.config.ts). */
 const ALLOWED = "https://admin.example.test";
@@ -80,8 +82,8 @@ describe("CORS for the origins in CORS_ORIGINS", () => {
 describe("the OpenAPI document's server", () => {
   it("is relative, so a viewer calls the instance that served it", async () => {
     const op = await newTenant();
-    const doc = (await call(op, "GET", "/v1/openapi.json")).body;
+    const doc = await servedDocument(op);
     expect(doc.servers).toEqual([{ url: "/", description: expect.any(String) }]);
-    expectProblem(await call(null, "GET", "/v1/operations"), 401, "unauthorized");
+    expectProblem(await callRoute(null, routes.listOperations), 401, "unauthorized");
   });
 });

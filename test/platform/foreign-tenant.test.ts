@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "../../src/app";
-import { call, collectPages, eventsOf, expectProblem, expectStatus, issueKey, newTenant, uniqueId, type Caller } from "../helpers/client";
+import { call, collectPages, eventsOf, expectProblem, expectStatus, issueKey, newTenant, uniqueId, type Caller, callRoute } from "../helpers/client";
+import { routes } from "../helpers/routes";
 import { accountKeyAttachedTo, snapshotTenant } from "../helpers/direct";
 import { cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
 import { tenantDb } from "../helpers/shards";
@@ -76,20 +77,20 @@ beforeAll(async () => {
   await issueKey(a.tenantId, "ACCOUNT", userOfAcc1);
   const active = await setUpOperation(a, { attach: [acc1] });
   const draft = await setUpOperation(a, { attach: [acc1], status: "DRAFT" });
-  const cart = expectStatus(await call(a, "POST", "/v1/carts", { body: cartBody(active.id, acc1, [line("SKU-A", 1), line("SKU-B", 2), line("SKU-C", 1)]) }), 201);
-  const order = expectStatus(await call(a, "POST", "/v1/orders", { body: { cartId: cart.id } }), 201);
+  const cart = expectStatus(await callRoute(a, routes.createCart, { body: cartBody(active.id, acc1, [line("SKU-A", 1), line("SKU-B", 2), line("SKU-C", 1)]) }), 201);
+  const order = expectStatus(await callRoute(a, routes.createOrder, { body: { cartId: cart.id } }), 201);
   // An order of acc1 for SUP-1 below 100 is blocked in A (the evaluate case below relies on it).
-  const rule = expectStatus(await call(a, "POST", "/v1/buying-policies/quotas/rules", { body: { accountId: acc1, supplierId: "SUP-1", minimum: 100 } }), 201);
+  const rule = expectStatus(await callRoute(a, routes.createRule, { body: { accountId: acc1, supplierId: "SUP-1", minimum: 100 } }), 201);
   const etags: Record<string, string> = {};
-  for (const id of [active.id, draft.id]) etags[id] = (await call(a, "GET", `/v1/operations/${id}`)).headers.get("etag")!;
+  for (const id of [active.id, draft.id]) etags[id] = (await callRoute(a, routes.getOperation, { params: { operationId: id } })).headers.get("etag")!;
   const ids: Record<string, string[]> = {
     operationId: [active.id, draft.id], // ACTIVE (front, carts, orders) and DRAFT (lines and attachments editable)
     ruleId: [rule.id],
     cartId: [cart.id],
     orderId: [order.id],
     // For /v1/keys/:keyId: created once a route takes the parameter (POST /v1/keys then answers 201 with the key's id).
-    keyId: hasParam("keyId") ? [expectStatus(await call(a, "POST", "/v1/keys", { body: { role: "OPERATOR" } }), 201).id] : [],
-    webhookId: hasParam("webhookId") ? [expectStatus(await call(a, "POST", "/v1/webhooks", { body: { url: `${env.TEST_RECEIVER_URL}/hooks/ok/${uniqueId("a")}` } }), 201).id] : [],
+    keyId: hasParam("keyId") ? [expectStatus(await callRoute(a, routes.createKey, { body: { role: "OPERATOR" } }), 201).id] : [],
+    webhookId: hasParam("webhookId") ? [expectStatus(await callRoute(a, routes.createWebhook, { body: { url: `${env.TEST_RECEIVER_URL}/hooks/ok/${uniqueId("a")}` } }), 201).id] : [],
   };
   const b = await newTenant();
   // Written directly: B must record no event at all, and PUT /v1/accounts would record one.
@@ -151,9 +152,9 @@ describe("another tenant's ids in bodies and queries", () => {
     const before = await snapshot(w.a.tenantId);
     const body = cartBody(w.activeId, w.acc1, [line("SKU-A", 1)]);
     for (const caller of [w.b, w.bAccount]) {
-      expectProblem(await call(caller, "POST", "/v1/carts", { body }), 404, "not_found");
-      expectProblem(await call(caller, "POST", "/v1/orders", { body }), 404, "not_found");
-      expectProblem(await call(caller, "POST", "/v1/orders", { body: { cartId: w.cartId } }), 404, "not_found");
+      expectProblem(await callRoute(caller, routes.createCart, { body }), 404, "not_found");
+      expectProblem(await callRoute(caller, routes.createOrder, { body }), 404, "not_found");
+      expectProblem(await callRoute(caller, routes.createOrder, { body: { cartId: w.cartId } }), 404, "not_found");
     }
     expect(await snapshot(w.a.tenantId)).toEqual(before);
     expect(await eventsOf(w.b)).toEqual([]);
@@ -162,12 +163,12 @@ describe("another tenant's ids in bodies and queries", () => {
   it("POST /v1/buying-policies/quotas/evaluate with A's account: B's rules only, 403 for B's ACCOUNT key", async () => {
     const body = { orders: [{ accountId: w.acc1, supplierId: "SUP-1", storeId: null, amount: 50 }] };
     // In A the order is blocked by A's rule: the fixture means something.
-    const inA = expectStatus(await call(w.a, "POST", "/v1/buying-policies/quotas/evaluate", { body }), 200);
+    const inA = expectStatus(await callRoute(w.a, routes.evaluateQuotas, { body }), 200);
     expect(inA.results[0]).toMatchObject({ allowed: false, effectiveMinimum: 100 });
-    const inB = expectStatus(await call(w.b, "POST", "/v1/buying-policies/quotas/evaluate", { body, query: { explain: "true" } }), 200);
+    const inB = expectStatus(await callRoute(w.b, routes.evaluateQuotas, { body, query: { explain: "true" } }), 200);
     expect(inB.results[0]).toMatchObject({ allowed: true, effectiveMinimum: 0, source: { kind: "DEFAULT", ruleId: null } });
-    expect(inB.results[0].explanation.levels.flatMap((level: any) => level.candidates)).toEqual([]);
-    const refused = expectProblem(await call(w.bAccount, "POST", "/v1/buying-policies/quotas/evaluate", { body }), 403, "account_not_permitted");
+    expect(inB.results[0].explanation?.levels.flatMap((level) => level.candidates)).toEqual([]);
+    const refused = expectProblem(await callRoute(w.bAccount, routes.evaluateQuotas, { body }), 403, "account_not_permitted");
     expect(refused.accountIds).toEqual([w.acc1]);
     expect(await eventsOf(w.b)).toEqual([]);
   });
@@ -195,7 +196,7 @@ describe("another tenant's ids in bodies and queries", () => {
     const c = await newTenant();
     const open = await setUpOperation(c, { type: "PUBLIC" });
     const draft = await setUpOperation(c, { status: "DRAFT" });
-    expectProblem(await call(c, "POST", `/v1/operations/${open.id}/compare`, { body: { orderId: w.orderId } }), 404, "not_found");
+    expectProblem(await callRoute(c, routes.compare, { params: { operationId: open.id }, body: { orderId: w.orderId } }), 404, "not_found");
     for (const method of ["PUT", "POST"]) {
       const refused = expectProblem(await call(c, method, `/v1/operations/${draft.id}/accounts`, { body: [w.acc1, w.acc2] }), 422, "unknown_accounts");
       expect(refused.unknownAccountIds).toEqual([w.acc1, w.acc2]);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { apiRoutes } from "../../src/app";
-import { call, createOperation, eventsOf, expectProblem, newTenant, operationBody, uniqueId, type ApiResponse, type Caller } from "../helpers/client";
+import { call, createOperation, eventsOf, expectProblem, newTenant, operationBody, uniqueId, type ApiResponse, type Caller, callRoute, problemCodeOf } from "../helpers/client";
+import { routes } from "../helpers/routes";
 import { cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
 
 /*
@@ -34,7 +35,7 @@ async function directoryAccount(op: Caller) {
   return accountId;
 }
 async function rule(op: Caller) {
-  return (await call(op, "POST", "/v1/buying-policies/quotas/rules", { body: { accountId: "ACC-1", minimum: 100 } })).body;
+  return (await callRoute(op, routes.createRule, { body: { accountId: "ACC-1", minimum: 100 } })).body;
 }
 
 /** `${METHOD} ${path}` → sets up what the route needs in a fresh tenant and names the request to race. */
@@ -46,7 +47,7 @@ const RACES: Record<string, (op: Caller) => Promise<Race>> = {
   },
   "POST /v1/operations/:operationId/status": async (op) => {
     const draft = await draftWithLines(op);
-    const etag = (await call(op, "GET", `/v1/operations/${draft.id}`)).headers.get("etag")!;
+    const etag = (await callRoute(op, routes.getOperation, { params: { operationId: draft.id } })).headers.get("etag")!;
     return { path: `/v1/operations/${draft.id}/status`, body: { status: "ACTIVE" }, headers: { "If-Match": etag }, status: 200, event: "operation.status_changed" };
   },
   "DELETE /v1/operations/:operationId": async (op) => {
@@ -129,19 +130,19 @@ const RACES: Record<string, (op: Caller) => Promise<Race>> = {
     secret: "key",
   }),
   "DELETE /v1/keys/:keyId": async (op) => ({
-    path: `/v1/keys/${(await call(op, "POST", "/v1/keys", { body: { role: "OPERATOR" } })).body.id}`,
+    path: `/v1/keys/${(await callRoute(op, routes.createKey, { body: { role: "OPERATOR" } })).body.id}`,
     status: 204,
     event: "key.revoked",
   }),
   "POST /v1/webhooks": async () => ({ path: "/v1/webhooks", body: { url: "https://hooks.example.com/race", eventTypes: ["order.*"] }, status: 201, event: null }),
   "PATCH /v1/webhooks/:webhookId": async (op) => ({
-    path: `/v1/webhooks/${(await call(op, "POST", "/v1/webhooks", { body: { url: "https://hooks.example.com/race", eventTypes: ["order.*"] } })).body.id}`,
+    path: `/v1/webhooks/${(await callRoute(op, routes.createWebhook, { body: { url: "https://hooks.example.com/race", eventTypes: ["order.*"] } })).body.id}`,
     body: { description: "Raced" },
     status: 200,
     event: null,
   }),
   "DELETE /v1/webhooks/:webhookId": async (op) => ({
-    path: `/v1/webhooks/${(await call(op, "POST", "/v1/webhooks", { body: { url: "https://hooks.example.com/race", eventTypes: ["order.*"] } })).body.id}`,
+    path: `/v1/webhooks/${(await callRoute(op, routes.createWebhook, { body: { url: "https://hooks.example.com/race", eventTypes: ["order.*"] } })).body.id}`,
     status: 204,
     event: null,
   }),
@@ -175,8 +176,8 @@ describe("concurrent identical Idempotency-Key requests, on every unsafe registe
       const eventsBefore = await eventsOf(op);
       const request = { body: race.body, headers: { ...race.headers, "Idempotency-Key": uniqueId("race") } };
 
-      const answers = await Promise.all(Array.from({ length: CONCURRENT }, () => call(op, spec.method.toUpperCase(), race.path, request)));
-      const inProgress = answers.filter((r) => r.status === 409 && r.body?.code === "idempotency_in_progress");
+      const answers = await Promise.all(Array.from({ length: CONCURRENT }, () => call<Record<string, unknown>>(op, spec.method.toUpperCase(), race.path, request)));
+      const inProgress = answers.filter((r) => r.status === 409 && problemCodeOf(r) === "idempotency_in_progress");
       for (const r of inProgress) expectProblem(r, 409, "idempotency_in_progress");
       const answered = answers.filter((r) => !inProgress.includes(r));
       const ran = answered.filter((r) => r.headers.get(REPLAYED) !== "true");
@@ -202,7 +203,7 @@ describe("concurrent identical Idempotency-Key requests, on every unsafe registe
       for (const r of answered) if (r !== ran[0]) expectReplay(r);
 
       // A client that got 409 retries: it gets the stored answer.
-      const retry = await call(op, spec.method.toUpperCase(), race.path, request);
+      const retry = await call<Record<string, unknown>>(op, spec.method.toUpperCase(), race.path, request);
       expect(retry.headers.get(REPLAYED)).toBe("true");
       expectReplay(retry);
 

@@ -1,9 +1,10 @@
 import { env } from "cloudflare:test";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { KEY_CACHE_TTL_MS, UNKNOWN_KEY_TTL_MS } from "../../src/platform/auth";
 import { FRESH_KEY_MS, mintSignedKey } from "../../src/platform/key-format.mjs";
-import { AUTH_FAILURE_BINDING, AUTH_FAILURE_LIMIT_CLASS, RATE_LIMIT_PERIOD_SECONDS, secondsToNextWindow } from "../../src/platform/rate-limits";
+import { AUTH_FAILURE_BINDING, AUTH_FAILURE_LIMIT_CLASS, RATE_LIMIT_PERIOD_SECONDS } from "../../src/platform/rate-limits";
 import { call, callRoute, expectProblem, expectStatus, issueKey, issueLegacyKey, legacyKeyText, newTenant, uniqueId, type ApiResponse, type Caller, type CallOptions } from "../helpers/client";
+import { itInOneWindow } from "../helpers/rate-limit-window";
 import { laggingControl } from "../helpers/lagging-control";
 import { captureLog } from "../helpers/request-log";
 import { routes } from "../helpers/routes";
@@ -179,11 +180,7 @@ describe("failed authentications per client address", () => {
   let counter = 0;
   const newAddress = () => `192.0.2.${(Date.now() + counter++) % 250}`;
 
-  beforeEach(async () => {
-    // Budgets renew on the minute: start well inside a window so no test straddles two.
-    const left = secondsToNextWindow();
-    if (left < 15) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 200));
-  });
+  // Budgets renew on the minute: each test that spends one runs inside one window (inOneWindow).
 
   it("holds wrangler.toml's budget to the Worker's period", () => {
     const configured = JSON.parse(env.WRANGLER_RATELIMITS) as { name: string; simple: { limit: number; period: number } }[];
@@ -192,7 +189,7 @@ describe("failed authentications per client address", () => {
     expect(entry!.simple.period).toBe(RATE_LIMIT_PERIOD_SECONDS);
   });
 
-  it(`answers 429 rate_limited (limitClass ${AUTH_FAILURE_LIMIT_CLASS}) with Retry-After past the budget, then reads nothing for that address`, async () => {
+  itInOneWindow(`answers 429 rate_limited (limitClass ${AUTH_FAILURE_LIMIT_CLASS}) with Retry-After past the budget, then reads nothing for that address`, async () => {
     const op = await newTenant();
     const address = newAddress();
     const log = captureLog();
@@ -210,7 +207,7 @@ describe("failed authentications per client address", () => {
     expectProblem(await call(null, "GET", "/v1/operations", from(address)), 429, "rate_limited");
   });
 
-  it("counts per address, leaves a key already known working, and counts no successful request", async () => {
+  itInOneWindow("counts per address, leaves a key already known working, and counts no successful request", async () => {
     const op = await newTenant();
     const colleague = await issueKey(op.tenantId, "OPERATOR");
     const [spent, other] = [newAddress(), newAddress()];

@@ -26,6 +26,6 @@ describe("migration 0006 (per-locale folded names)", () => {
     const row = await db.prepare("select name_folded from operations where id = ?").bind(id).first<{ name_folded: string }>();
     expect(JSON.parse(row!.name_folded)).toEqual({ en: "legacy sale", fr: "soldes anciennes" });
     const found = expectStatus(await callRoute(op, routes.listOperations, { query: { name: "anciennes", locale: "fr" } }), 200);
-    expect(found.items.map((o: any) => o.id)).toEqual([id]);
+    expect(found.items.map((o) => o.id)).toEqual([id]);
   });
 });

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
-import { beforeEach, describe, expect, it } from "vitest";
-import { RATE_LIMIT_BINDINGS, RATE_LIMIT_PERIOD_SECONDS, secondsToNextWindow } from "../../src/platform/rate-limits";
+import { describe, expect, it } from "vitest";
+import { RATE_LIMIT_BINDINGS, RATE_LIMIT_PERIOD_SECONDS } from "../../src/platform/rate-limits";
 import { call, callRoute, collectPages, expectProblem, expectStatus, issueKey, newTenant, operationBody, type CallOptions, type Caller } from "../helpers/client";
+import { itInOneWindow } from "../helpers/rate-limit-window";
 import { routes } from "../helpers/routes";
 
 /*
@@ -22,11 +23,7 @@ function expectRateLimited(response: Awaited<ReturnType<typeof call>>, limitClas
 }
 
 describe("rate limits per API key and class", () => {
-  beforeEach(async () => {
-    // Budgets renew on the minute: start well inside a window so no test straddles two.
-    const left = secondsToNextWindow();
-    if (left < 15) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 200));
-  });
+  // Budgets renew on the minute: each test that spends one runs inside one window (inOneWindow).
 
   it("holds wrangler.toml to the Worker's assumptions: one binding per class, all with the Worker's period", () => {
     const configured = JSON.parse(env.WRANGLER_RATELIMITS) as { name: string; simple: { limit: number; period: number } }[];
@@ -38,16 +35,16 @@ describe("rate limits per API key and class", () => {
     }
   });
 
-  it("answers 429 rate_limited with Retry-After past the write budget, and the refused write changes nothing", async () => {
+  itInOneWindow("answers 429 rate_limited with Retry-After past the write budget, and the refused write changes nothing", async () => {
     const op = await newTenant();
     for (let i = 0; i < BUDGET; i++) expectStatus(await tiny(op, "POST", "/v1/operations", { body: operationBody() }), 201);
     const refused = await tiny(op, "POST", "/v1/operations", { body: operationBody() });
     expectRateLimited(refused, "write");
-    const { items } = await collectPages(op, "/v1/operations");
+    const { items } = await collectPages(op, routes.listOperations);
     expect(items).toHaveLength(BUDGET);
   });
 
-  it("counts each class on its own: reads and evaluations go on when writes are spent", async () => {
+  itInOneWindow("counts each class on its own: reads and evaluations go on when writes are spent", async () => {
     const op = await newTenant();
     for (let i = 0; i < BUDGET; i++) await tiny(op, "POST", "/v1/operations", { body: operationBody() });
     expectRateLimited(await tiny(op, "PATCH", "/v1/operations/op_00000000000000000000000000", { body: {} }), "write");
@@ -57,7 +54,7 @@ describe("rate limits per API key and class", () => {
     expectRateLimited(await tiny(op, "POST", "/v1/buying-policies/quotas/evaluate", { body: evaluateBody }), "evaluate");
   });
 
-  it("counts per key: another key of the same tenant keeps its own budget", async () => {
+  itInOneWindow("counts per key: another key of the same tenant keeps its own budget", async () => {
     const op = await newTenant();
     const colleague = await issueKey(op.tenantId, "OPERATOR");
     for (let i = 0; i < BUDGET; i++) await tiny(op, "GET", "/v1/operations");
@@ -65,7 +62,7 @@ describe("rate limits per API key and class", () => {
     expectStatus(await tiny(colleague, "GET", "/v1/operations"), 200);
   });
 
-  it("answers 429 before the role check and the body: a spent key learns nothing more", async () => {
+  itInOneWindow("answers 429 before the role check and the body: a spent key learns nothing more", async () => {
     const op = await newTenant();
     const account = await issueKey(op.tenantId, "ACCOUNT", "u_rate");
     for (let i = 0; i < BUDGET; i++) expectProblem(await tiny(account, "POST", "/v1/operations", { rawBody: "not json" }), 403, "forbidden");
@@ -73,7 +70,7 @@ describe("rate limits per API key and class", () => {
     expectRateLimited(await tiny(account, "POST", "/v1/operations", { body: operationBody() }), "write");
   });
 
-  it("spends nothing on requests without valid credentials", async () => {
+  itInOneWindow("spends nothing on requests without valid credentials", async () => {
     const op = await newTenant();
     for (let i = 0; i < BUDGET * 2; i++) {
       expectProblem(await tiny({ ...op, key: "sk_not_a_key" }, "GET", "/v1/operations"), 401, "unauthorized");

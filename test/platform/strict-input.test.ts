@@ -22,7 +22,7 @@ describe("query integers are decimal digits only", () => {
       const path = spec.path.replace(/:operationId/, operation.id);
       for (const limit of NOT_DECIMAL) {
         const problem = expectProblem(await call(op, "GET", path, { query: { limit } }), 400, "validation_failed");
-        expect(problem.errors.map((error: { field: string }) => error.field)).toContain("query.limit");
+        expect(problem.errors?.map((error) => error.field)).toContain("query.limit");
       }
       const ok = await call(op, "GET", path, { query: { limit: "10" } });
       expect(ok.status).not.toBe(400);
@@ -59,6 +59,6 @@ describe("identifiers and codes", () => {
     for (const accountId of ["ACC\u0000", "AC\rC"]) {
       expectProblem(await callRoute(op, routes.putDirectory, { body: [{ accountId, name: "x" }] }), 400, "validation_failed");
     }
-    expectProblem(await call(op, "GET", "/v1/operations/op_%00x"), 400, "validation_failed");
+    expectProblem(await callRoute(op, routes.getOperation, { params: { operationId: "op_%00x" } }), 400, "validation_failed");
   });
 });

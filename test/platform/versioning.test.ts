@@ -8,7 +8,9 @@ import { defineRoute } from "../../src/platform/routes";
 import { deprecatedQueryParameters } from "../../src/platform/routes";
 import { serve } from "../../src/platform/serve";
 import { createClient, type DeprecationNotice } from "../../client/src/index";
-import { call, createOperation, expectStatus, newTenant, uniqueId } from "../helpers/client";
+import { call, createOperation, newTenant, uniqueId, callRoute } from "../helpers/client";
+import { servedDocument } from "../helpers/openapi";
+import { routes } from "../helpers/routes";
 import { putAccounts } from "../helpers/setup";
 
 const ANNOUNCED = `@${Date.parse("2026-11-23T00:00:00Z") / 1000}`;
@@ -45,7 +47,7 @@ describe("the build that answered", () => {
   });
 
   it("the document's info.version and the typed client's package version are the API's version", async () => {
-    const document = expectStatus(await call(null, "GET", "/v1/openapi.json"), 200);
+    const document = await servedDocument();
     expect(document.info.version).toBe(packageJson.version);
     expect(clientPackage.version).toBe(packageJson.version);
     expect(document.components.headers.ApiVersion).toBeTruthy();
@@ -62,8 +64,8 @@ describe("deprecated forms", () => {
       [{ operationName: "alpha" }, { name: "alpha" }],
     ];
     for (const [alias, canonical] of pairs) {
-      const viaAlias = await call(operator, "GET", "/v1/operations", { query: alias });
-      const viaCanonical = await call(operator, "GET", "/v1/operations", { query: canonical });
+      const viaAlias = await callRoute(operator, routes.listOperations, { query: alias });
+      const viaCanonical = await callRoute(operator, routes.listOperations, { query: canonical });
       expect(comparable(viaAlias)).toEqual(comparable(viaCanonical));
       expect(viaAlias.body.items.map((item: { id: string }) => item.id)).toEqual([first.id]);
       expect(viaAlias.headers.get("deprecation")).toBe(ANNOUNCED);
@@ -75,8 +77,8 @@ describe("deprecated forms", () => {
     // The directory's alias too.
     const accountId = uniqueId("acc");
     await putAccounts(operator, [{ accountId }]);
-    const directoryAlias = await call(operator, "GET", "/v1/accounts", { query: { accountId } });
-    expect(comparable(directoryAlias)).toEqual(comparable(await call(operator, "GET", "/v1/accounts", { query: { accountIds: accountId } })));
+    const directoryAlias = await callRoute(operator, routes.listDirectory, { query: { accountId } });
+    expect(comparable(directoryAlias)).toEqual(comparable(await callRoute(operator, routes.listDirectory, { query: { accountIds: accountId } })));
     expect(directoryAlias.headers.get("deprecation")).toBe(ANNOUNCED);
   });
 
@@ -95,12 +97,12 @@ describe("deprecated forms", () => {
   });
 
   it("the document marks the deprecated parameters and POST attach, naming what to use", async () => {
-    const document = expectStatus(await call(null, "GET", "/v1/openapi.json"), 200);
+    const document = await servedDocument();
     const listOperations = document.paths["/v1/operations"].get;
-    const parameter = (name: string) => listOperations.parameters.find((p: { name: string }) => p.name === name);
+    const parameter = (name: string) => listOperations.parameters.find((p) => p.name === name);
     expect(parameter("operationId")).toMatchObject({ deprecated: true });
-    expect(parameter("operationId").description).toContain("use ids");
-    expect(parameter("ids").deprecated).toBeUndefined();
+    expect(parameter("operationId")?.description).toContain("use ids");
+    expect(parameter("ids")?.deprecated).toBeUndefined();
     expect(listOperations.responses["200"].headers.Deprecation).toEqual({ $ref: "#/components/headers/Deprecation" });
     const attach = document.paths["/v1/operations/{operationId}/accounts"];
     expect(attach.post.deprecated).toBe(true);
@@ -113,8 +115,8 @@ describe("deprecated forms", () => {
     const accounts = [uniqueId("acc"), uniqueId("acc")];
     await putAccounts(operator, accounts.map((accountId) => ({ accountId })));
     const [viaPost, viaPut] = [await createOperation(operator), await createOperation(operator)];
-    const posted = await call(operator, "POST", `/v1/operations/${viaPost.id}/accounts`, { body: accounts });
-    const put = await call(operator, "PUT", `/v1/operations/${viaPut.id}/accounts`, { body: accounts });
+    const posted = await callRoute(operator, routes.attachAccountsByPost, { params: { operationId: viaPost.id }, body: accounts });
+    const put = await callRoute(operator, routes.attachAccounts, { params: { operationId: viaPut.id }, body: accounts });
     expect(comparable(posted)).toEqual(comparable(put));
     expect(posted.status).toBe(200);
     expect(posted.headers.get("deprecation")).toBe(ANNOUNCED);

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { call, collectPages, eventsOf, expectStatus, newTenant, type ApiResponse, type Caller } from "../helpers/client";
+import { collectPages, eventsOf, expectStatus, newTenant, type ApiResponse, type Caller, callRoute, withoutRequestId } from "../helpers/client";
+import { routes } from "../helpers/routes";
 import { putAccounts, setUpOperation } from "../helpers/setup";
 
 /*
@@ -45,13 +46,13 @@ async function world(): Promise<World> {
 
 /** Everything these writes may change. */
 async function state({ op, operationId }: World) {
-  const operation = await call(op, "GET", `/v1/operations/${operationId}`);
+  const operation = await callRoute(op, routes.getOperation, { params: { operationId } });
   return {
     operation: operation.body,
     etag: operation.headers.get("etag"),
-    lines: (await collectPages(op, `/v1/operations/${operationId}/lines`, { limit: 1000 })).items,
-    attachments: (await collectPages(op, `/v1/operations/${operationId}/accounts`, { limit: 1000 })).items,
-    directory: (await collectPages(op, "/v1/accounts", { limit: 1000 })).items,
+    lines: (await collectPages(op, routes.listLines, { params: { operationId }, query: { limit: 1000 } })).items,
+    attachments: (await collectPages(op, routes.listAttachments, { params: { operationId }, query: { limit: 1000 } })).items,
+    directory: (await collectPages(op, routes.listDirectory, { query: { limit: 1000 } })).items,
     events: await eventsOf(op),
   };
 }
@@ -65,40 +66,38 @@ interface Case<T> {
 const query = (dryRun: boolean) => (dryRun ? { dryRun: "true" } : {});
 const accountIds = fc.array(fc.constantFrom(...ACCOUNTS, ...UNKNOWN_ACCOUNTS), { maxLength: 5 });
 
-const CASES: Case<any>[] = [
+const CASES: Case<unknown>[] = [
   {
     name: "PUT …/lines",
     batch: fc.array(lineArbitrary, { maxLength: 6 }),
-    send: (w, batch, dryRun) => call(w.op, "PUT", `/v1/operations/${w.operationId}/lines`, { body: batch, query: query(dryRun) }),
+    send: (w, batch, dryRun) => callRoute(w.op, routes.putLines, { params: { operationId: w.operationId }, body: batch, query: query(dryRun) }),
   },
   {
     name: "DELETE …/lines",
     batch: fc.array(fc.constantFrom(...KEYS), { maxLength: 5 }),
-    send: (w, batch, dryRun) => call(w.op, "DELETE", `/v1/operations/${w.operationId}/lines`, { body: batch, query: query(dryRun) }),
+    send: (w, batch, dryRun) => callRoute(w.op, routes.deleteLines, { params: { operationId: w.operationId }, body: batch, query: query(dryRun) }),
   },
   {
     name: "PUT …/accounts (attach)",
     batch: accountIds,
-    send: (w, batch, dryRun) => call(w.op, "PUT", `/v1/operations/${w.operationId}/accounts`, { body: batch, query: query(dryRun) }),
+    send: (w, batch, dryRun) => callRoute(w.op, routes.attachAccounts, { params: { operationId: w.operationId }, body: batch, query: query(dryRun) }),
   },
   {
     name: "POST …/accounts (attach)",
     batch: accountIds,
-    send: (w, batch, dryRun) => call(w.op, "POST", `/v1/operations/${w.operationId}/accounts`, { body: batch, query: query(dryRun) }),
+    send: (w, batch, dryRun) => callRoute(w.op, routes.attachAccountsByPost, { params: { operationId: w.operationId }, body: batch, query: query(dryRun) }),
   },
   {
     name: "DELETE …/accounts (detach)",
     batch: accountIds,
-    send: (w, batch, dryRun) => call(w.op, "DELETE", `/v1/operations/${w.operationId}/accounts`, { body: batch, query: query(dryRun) }),
+    send: (w, batch, dryRun) => callRoute(w.op, routes.detachAccounts, { params: { operationId: w.operationId }, body: batch, query: query(dryRun) }),
   },
   {
     name: "PUT /v1/accounts (directory)",
     batch: fc.array(fc.record({ accountId: fc.constantFrom(...ACCOUNTS, "A5", "A6"), name: fc.constantFrom("North", "South", "") }), { maxLength: 4 }),
-    send: (w, batch, dryRun) => call(w.op, "PUT", "/v1/accounts", { body: batch, query: query(dryRun) }),
+    send: (w, batch, dryRun) => callRoute(w.op, routes.putDirectory, { body: batch, query: query(dryRun) }),
   },
 ];
-
-const withoutRequestId = (body: any) => (body && typeof body === "object" && "requestId" in body ? { ...body, requestId: undefined } : body);
 
 describe("?dryRun=true on every batch write", () => {
   for (const { name, batch, send } of CASES) {
@@ -121,6 +120,6 @@ describe("?dryRun=true on every batch write", () => {
 
   it("is refused for anything but true or false", async () => {
     const w = await world();
-    expectStatus(await call(w.op, "PUT", `/v1/operations/${w.operationId}/lines`, { body: [{ variantExternalId: "SKU-1", maxQuantity: 6 }], query: { dryRun: "yes" } }), 400);
+    expectStatus(await callRoute(w.op, routes.putLines, { params: { operationId: w.operationId }, body: [{ variantExternalId: "SKU-1", maxQuantity: 6 }], query: { dryRun: "yes" } }), 400);
   });
 });

@@ -4,7 +4,8 @@
 // request a file makes (cloudflare/workers-sdk#15446); each file gets a fresh runtime.
 import fc from "fast-check";
 import { expect } from "vitest";
-import { call, createOperation, expectStatus, newTenant, OPERATION_LIST_PARAMETERS, uniqueId, type ApiResponse, type Caller } from "../helpers/client";
+import { call, createOperation, expectStatus, newTenant, OPERATION_LIST_PARAMETERS, uniqueId, type ApiResponse, type Caller, callRoute, problemCodeOf } from "../helpers/client";
+import { routes } from "../helpers/routes";
 import { accountKeyAttachedTo, activeOperation, linkDirectly, snapshotTenant } from "../helpers/direct";
 import { expectCleanProblem } from "../helpers/problems";
 
@@ -260,7 +261,7 @@ export async function setupWorld(): Promise<World> {
   const linked = await activeOperation(operator, { type: "PRIVATE" });
   await linkDirectly(linked.id, { carts: 1 });
   const inactive = await activeOperation(operator);
-  expectStatus(await call(operator, "POST", `/v1/operations/${inactive.id}/status`, { body: { status: "INACTIVE" } }), 200);
+  expectStatus(await callRoute(operator, routes.changeStatus, { params: { operationId: inactive.id }, body: { status: "INACTIVE" } }), 200);
   const { caller: account } = await accountKeyAttachedTo(operator.tenantId, [draft.id, linked.id]);
   const foreign = await createOperation(otherTenant);
   return { operator, account, otherTenant, idPool: [draft.id, active.id, linked.id, inactive.id, foreign.id] };
@@ -298,7 +299,7 @@ export async function checkRequest(world: World, request: () => Promise<ApiRespo
   expect(response.headers.get("x-request-id")).toBeTruthy();
   if (response.status >= 400) {
     expectCleanProblem(response);
-    expect(await snapshotTenant(operator.tenantId), `refused ${response.status} ${response.body?.code} must change nothing`).toEqual(before);
+    expect(await snapshotTenant(operator.tenantId), `refused ${response.status} ${problemCodeOf(response)} must change nothing`).toEqual(before);
   } else {
     if (response.status !== 204) expect(typeof response.body).toBe("object");
     if (!mayChange) expect(await snapshotTenant(operator.tenantId)).toEqual(before);

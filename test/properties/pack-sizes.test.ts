@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { call, callRoute, newTenant } from "../helpers/client";
+import { callRoute, expectProblem, expectStatus, newTenant } from "../helpers/client";
 import { cartBody, line, setUpOperation } from "../helpers/setup";
 import { routes } from "../helpers/routes";
 
@@ -89,13 +89,13 @@ describe("pack sizes against a reference", () => {
     await fc.assert(
       fc.asyncProperty(randomLines, async (lines) => {
         const operation = await setUpOperation(op, { type: "PUBLIC", lines: [], status: "DRAFT" });
-        const answer = await call(op, "PUT", `/v1/operations/${operation.id}/lines`, { body: lines });
+        const answer = await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: lines });
         const expected = referenceLineErrors(lines);
         if (expected.length === 0) {
           expect(answer.status).toBe(200);
         } else {
           expect(answer.status).toBe(422);
-          expect(answer.body.errors.map((e: any) => [e.index, e.field, e.code])).toEqual(expected);
+          expect(expectProblem(answer, 422, "line_bounds_invalid").errors?.map((e) => [e.index, e.field, e.code])).toEqual(expected);
         }
       }),
       settings,
@@ -127,8 +127,8 @@ describe("pack sizes against a reference", () => {
           const orderedKeys = new Set(ordered.map(({ line: l }) => l.variantExternalId));
           const missing = lines.filter((l) => l.minQuantity > 0 && !orderedKeys.has(l.variantExternalId));
           expect(comparison.status).toBe(200);
-          const body = comparison.body as any;
-          expect(body.issues.filter((i: any) => i.code !== "missing_required").map((i: any) => ({ variantExternalId: i.variantExternalId, code: i.code }))).toEqual(expectedIssues);
+          const body = expectStatus(comparison, 200);
+          expect(body.issues.filter((i) => i.code !== "missing_required").map((i) => ({ variantExternalId: i.variantExternalId, code: i.code }))).toEqual(expectedIssues);
           expect(body.summary.incrementMismatch).toBe(expectedIssues.filter((i) => i.code === "increment_mismatch").length);
           expect(body.ok).toBe(expectedIssues.length === 0 && missing.length === 0);
 
@@ -146,7 +146,7 @@ describe("pack sizes against a reference", () => {
             return [{ index, code, ...(code === "increment_mismatch" && { quantityIncrement: l.quantityIncrement, nearestValid: referenceNearest(l, quantity) }) }];
           });
           expect(
-            (cart.body as any).errors.map((e: any) => ({
+            expectProblem(cart, 422, "order_lines_invalid").errors?.map((e) => ({
               index: e.index,
               code: e.code,
               ...(e.code === "increment_mismatch" && { quantityIncrement: e.quantityIncrement, nearestValid: e.nearestValid }),

@@ -1,10 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
-import { call, expectStatus, newTenant, type Caller } from "../helpers/client";
+import { expectStatus, newTenant, type Caller, callRoute } from "../helpers/client";
+import { routes } from "../helpers/routes";
 import { tenantDb } from "../helpers/shards";
 
-const RULES = "/v1/buying-policies/quotas/rules";
-const EVALUATE = "/v1/buying-policies/quotas/evaluate";
 const RULE_COUNT = 300;
 const IN_FLIGHT = 16;
 const ROUNDS = 24;
@@ -23,10 +22,10 @@ async function seedRules(op: Caller): Promise<{ id: string; accountId: string }[
   for (let i = 0; i < RULE_COUNT; i += 50) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(50, RULE_COUNT - i) }, (_, j) =>
-        call(op, "POST", RULES, { body: { accountId: `A${i + j}`, supplierId: `S${(i + j) % 7}`, minimum: 1000 + i + j } }),
+        callRoute(op, routes.createRule, { body: { accountId: `A${i + j}`, supplierId: `S${(i + j) % 7}`, minimum: 1000 + i + j } }),
       ),
     );
-    rules.push(...batch.map((response) => expectStatus(response, 201)));
+    rules.push(...batch.map((response, j) => ({ id: expectStatus(response, 201).id, accountId: `A${i + j}` })));
   }
   return rules;
 }
@@ -40,6 +39,8 @@ async function foreignWrite(tenantId: string, ruleId: string, minimum: number) {
   ]);
 }
 
+afterEach(() => vi.restoreAllMocks());
+
 describe("quota evaluation under concurrent load and rule changes", () => {
   it(
     "answers every evaluation with 200 JSON while rules change here and elsewhere, and ends on the last change",
@@ -50,9 +51,7 @@ describe("quota evaluation under concurrent load and rule changes", () => {
       let evaluations = 0;
 
       const evaluate = async (n: number) => {
-        const response = await call(op, "POST", EVALUATE, {
-          body: { orders: [{ accountId: `A${n}`, supplierId: `S${n % 7}`, amount: 1500 }, { accountId: `B${n}`, amount: 10 }] },
-        });
+        const response = await callRoute(op, routes.evaluateQuotas, { body: { orders: [{ accountId: `A${n}`, supplierId: `S${n % 7}`, amount: 1500 }, { accountId: `B${n}`, amount: 10 }] }, });
         evaluations++;
         const contentType = response.headers.get("content-type");
         if (response.status !== 200 || !contentType?.startsWith("application/json") || response.body?.results?.length !== 2) {
@@ -67,7 +66,7 @@ describe("quota evaluation under concurrent load and rule changes", () => {
         if (round % 3 === 0) ruleIndexCache.forget(op.tenantId);
         await Promise.all([
           ...Array.from({ length: IN_FLIGHT }, (_, w) => evaluate((round * IN_FLIGHT + w * 7) % RULE_COUNT)),
-          call(op, "PUT", `${RULES}/${local.id}`, { body: { accountId: local.accountId, supplierId: supplierOf(local), minimum: 5000 + round } }).then(
+          callRoute(op, routes.updateRule, { params: { ruleId: local.id }, body: { accountId: local.accountId, supplierId: supplierOf(local), minimum: 5000 + round } }).then(
             (response) => expectStatus(response, 200),
           ),
           foreignWrite(op.tenantId, rules[100 + (round % 20)].id, 7000 + round),
@@ -82,20 +81,28 @@ describe("quota evaluation under concurrent load and rule changes", () => {
       // The last write of each kind is what evaluation answers now (the foreign one within the 1 s recheck).
       const lastLocal = rules[(localWrites - 1) % 20];
       const lastForeign = rules[100 + ((foreignWrites - 1) % 20)];
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const { results } = expectStatus(
-        await call(op, "POST", EVALUATE, {
-          body: {
-            orders: [
-              { accountId: lastLocal.accountId, supplierId: supplierOf(lastLocal), amount: 0 },
-              { accountId: lastForeign.accountId, supplierId: supplierOf(lastForeign), amount: 0 },
-            ],
-          },
-        }),
-        200,
+      // The foreign write is seen once the 1 s recheck is due: the clock is moved past it rather than waited
+      // out, and the check then runs after an answer, so evaluations are repeated until one reflects it.
+      const now = Date.now();
+      vi.spyOn(Date, "now").mockReturnValue(now + 1_001);
+      await vi.waitFor(
+        async () => {
+          const { results } = expectStatus(
+            await callRoute(op, routes.evaluateQuotas, {
+              body: {
+                orders: [
+                  { accountId: lastLocal.accountId, supplierId: supplierOf(lastLocal), amount: 0 },
+                  { accountId: lastForeign.accountId, supplierId: supplierOf(lastForeign), amount: 0 },
+                ],
+              },
+            }),
+            200,
+          );
+          expect(results[0]).toMatchObject({ effectiveMinimum: 5000 + localWrites - 1, source: { ruleId: lastLocal.id } });
+          expect(results[1]).toMatchObject({ effectiveMinimum: 7000 + foreignWrites - 1, source: { ruleId: lastForeign.id } });
+        },
+        { timeout: 5_000, interval: 50 },
       );
-      expect(results[0]).toMatchObject({ effectiveMinimum: 5000 + localWrites - 1, source: { ruleId: lastLocal.id } });
-      expect(results[1]).toMatchObject({ effectiveMinimum: 7000 + foreignWrites - 1, source: { ruleId: lastForeign.id } });
     },
     180_000,
   );

@@ -1,13 +1,12 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
-import { call, type Caller, callRoute, expectProblem, expectStatus, issueKey, newTenant } from "../helpers/client";
+import { call, type Caller, callRoute, expectProblem, expectStatus, issueKey, newTenant, type CallOptions, type ResponseOf } from "../helpers/client";
 import { routes } from "../helpers/routes";
 import { accountWithKey } from "../helpers/setup";
 import { shardOf, tenantDb } from "../helpers/shards";
 import { shardNames } from "../../src/platform/shards";
 
-const RULES = "/v1/buying-policies/quotas/rules";
 const EVALUATE = "/v1/buying-policies/quotas/evaluate";
 
 interface Order {
@@ -18,23 +17,21 @@ interface Order {
 }
 
 async function createRule(caller: Caller, body: Record<string, unknown>) {
-  return expectStatus(await call(caller, "POST", RULES, { body }), 201);
+  return expectStatus(await callRoute(caller, routes.createRule, { body }), 201);
 }
 
 async function evaluate(caller: Caller, orders: Order[], options: { store?: string; explain?: boolean } = {}) {
-  const response = await call(caller, "POST", EVALUATE, {
-    body: { orders },
+  const response = await callRoute(caller, routes.evaluateQuotas, { body: { orders },
     headers: options.store ? { "svc-store": options.store } : {},
-    query: options.explain ? { explain: "true" } : {},
-  });
-  return expectStatus(response, 200).results as any[];
+    query: options.explain ? { explain: "true" } : {}, });
+  return expectStatus(response, 200).results;
 }
 
 async function evaluateOne(caller: Caller, order: Order, options: { store?: string } = {}) {
   return (await evaluate(caller, [order], options))[0];
 }
 
-const decidedBy = (result: any) => [result.source.kind, result.source.ruleId, result.effectiveMinimum];
+const decidedBy = (result: ResponseOf<typeof routes.evaluateQuotas>["results"][number]) => [result.source.kind, result.source.ruleId, result.effectiveMinimum];
 
 describe("evaluate: resolution", () => {
   it("walks the levels: Account+Supplier, then Account, then Supplier, then the default", async () => {
@@ -98,7 +95,7 @@ describe("evaluate: resolution", () => {
     ]);
     expect(decidedBy(await evaluateOne(op, { accountId: "A1", storeId: "st_1", amount: 0 }))).toEqual(["ACCOUNT", higher.id, 900]);
     // Raising the newer rule's minimum makes it win.
-    expectStatus(await call(op, "PUT", `${RULES}/${newer.id}`, { body: { accountId: "A1", supplierId: "S1", minimum: 501 } }), 200);
+    expectStatus(await callRoute(op, routes.updateRule, { params: { ruleId: newer.id }, body: { accountId: "A1", supplierId: "S1", minimum: 501 } }), 200);
     expect(decidedBy(await evaluateOne(op, { accountId: "A1", supplierId: "S1", storeId: "st_1", amount: 0 }))).toEqual([
       "ACCOUNT_SUPPLIER",
       newer.id,
@@ -133,27 +130,28 @@ describe("evaluate: batches, shapes and roles", () => {
   it("takes 1 to 100 orders; more is 413 batch_too_large even when items are invalid; none is 400", async () => {
     const op = await newTenant();
     expect(await evaluate(op, Array.from({ length: 100 }, () => order))).toHaveLength(100);
-    expectProblem(await call(op, "POST", EVALUATE, { body: { orders: Array.from({ length: 101 }, () => order) } }), 413, "batch_too_large");
-    expectProblem(await call(op, "POST", EVALUATE, { body: { orders: Array.from({ length: 101 }, () => ({ amount: -1 })) } }), 413, "batch_too_large");
-    expectProblem(await call(op, "POST", EVALUATE, { body: { orders: [] } }), 400, "validation_failed");
+    expectProblem(await callRoute(op, routes.evaluateQuotas, { body: { orders: Array.from({ length: 101 }, () => order) } }), 413, "batch_too_large");
+    expectProblem(await callRoute(op, routes.evaluateQuotas, { body: { orders: Array.from({ length: 101 }, () => ({ amount: -1 })) } }), 413, "batch_too_large");
+    expectProblem(await callRoute(op, routes.evaluateQuotas, { body: { orders: [] } }), 400, "validation_failed");
   });
 
-  it("rejects invalid orders with 400 naming the field", async () => {
+  it.each<{ name: string; body: unknown; field: string }>([
+    { name: "no orders", body: {}, field: "body.orders" },
+    { name: "an order without accountId", body: { orders: [{ amount: 1 }] }, field: "body.orders.0.accountId" },
+    { name: "a negative amount in the second order", body: { orders: [order, { accountId: "A1", amount: -1 }] }, field: "body.orders.1.amount" },
+    { name: "an amount past 2^53 - 1", body: { orders: [{ accountId: "A1", amount: 2 ** 53 }] }, field: "body.orders.0.amount" },
+    { name: "a fractional amount", body: { orders: [{ accountId: "A1", amount: 1.5 }] }, field: "body.orders.0.amount" },
+    { name: "an unknown field", body: { orders: [{ accountId: "A1", amount: 1, currency: "EUR" }] }, field: "body.orders.0" },
+    { name: "a numeric supplierId", body: { orders: [{ accountId: "A1", supplierId: 3, amount: 1 }] }, field: "body.orders.0.supplierId" },
+  ])("refuses $name with 400 naming $field", async ({ body, field }) => {
     const op = await newTenant();
-    const cases: [unknown, string][] = [
-      [{}, "body.orders"],
-      [{ orders: [{ amount: 1 }] }, "body.orders.0.accountId"],
-      [{ orders: [order, { accountId: "A1", amount: -1 }] }, "body.orders.1.amount"],
-      [{ orders: [{ accountId: "A1", amount: 2 ** 53 }] }, "body.orders.0.amount"],
-      [{ orders: [{ accountId: "A1", amount: 1.5 }] }, "body.orders.0.amount"],
-      [{ orders: [{ accountId: "A1", amount: 1, currency: "EUR" }] }, "body.orders.0"],
-      [{ orders: [{ accountId: "A1", supplierId: 3, amount: 1 }] }, "body.orders.0.supplierId"],
-    ];
-    for (const [body, field] of cases) {
-      const problem = expectProblem(await call(op, "POST", EVALUATE, { body }), 400, "validation_failed");
-      expect(problem.errors.map((e: { field: string }) => e.field)).toContain(field);
-    }
-    expectProblem(await call(op, "POST", EVALUATE, { body: { orders: [order] }, query: { explain: "yes" } }), 400, "validation_failed");
+    const problem = expectProblem(await callRoute(op, routes.evaluateQuotas, { body }), 400, "validation_failed");
+    expect(problem.errors?.map((e) => e.field)).toContain(field);
+  });
+
+  it("refuses an explain that is not a boolean with 400", async () => {
+    const op = await newTenant();
+    expectProblem(await callRoute(op, routes.evaluateQuotas, { body: { orders: [order] }, query: { explain: "yes" } }), 400, "validation_failed");
   });
 
   it("ACCOUNT keys may evaluate their own accounts; tenants never see each other's rules", async () => {
@@ -163,7 +161,7 @@ describe("evaluate: batches, shapes and roles", () => {
     expect(decidedBy(await evaluateOne(account, { accountId: "A1", amount: 5 }))).toEqual(["ACCOUNT", rule.id, 100]);
     const stranger = await newTenant();
     expect(decidedBy(await evaluateOne(stranger, { accountId: "A1", amount: 5 }))).toEqual(["DEFAULT", null, 0]);
-    expectProblem(await call(null, "POST", EVALUATE, { body: { orders: [order] } }), 401, "unauthorized");
+    expectProblem(await callRoute(null, routes.evaluateQuotas, { body: { orders: [order] } }), 401, "unauthorized");
   });
 });
 
@@ -173,7 +171,7 @@ describe("evaluate: ACCOUNT keys", () => {
     await createRule(op, { accountId: "A2", minimum: 700 });
     const { caller: account } = await accountWithKey(op, "A1");
     const refused = expectProblem(
-      await call(account, "POST", EVALUATE, { body: { orders: [{ accountId: "A1", amount: 5 }, { accountId: "A2", amount: 5 }, { accountId: "A3", amount: 5 }] } }),
+      await callRoute(account, routes.evaluateQuotas, { body: { orders: [{ accountId: "A1", amount: 5 }, { accountId: "A2", amount: 5 }, { accountId: "A3", amount: 5 }] } }),
       403,
       "account_not_permitted",
     );
@@ -197,7 +195,7 @@ describe("evaluate: explain", () => {
 
     const [result] = await evaluate(op, [order], { explain: true });
     expect(decidedBy(result)).toEqual(["ACCOUNT_SUPPLIER", winner.id, 300]);
-    const levels = result.explanation.levels.map((level: any) => [level.level, level.candidates.map((c: any) => [c.ruleId, c.outcome])]);
+    const levels = result.explanation?.levels.map((level) => [level.level, level.candidates.map((c) => [c.ruleId, c.outcome])]);
     expect(levels).toEqual([
       [
         "ACCOUNT_SUPPLIER",
@@ -210,12 +208,12 @@ describe("evaluate: explain", () => {
       ["ACCOUNT", [[account.id, "shadowed_by_higher_level"]]],
       ["SUPPLIER", []],
     ]);
-    expect(result.explanation.storeId).toBe("st_1");
-    expect(result.explanation.default).toEqual({ minimum: 0, outcome: "shadowed_by_higher_level" });
+    expect(result.explanation?.storeId).toBe("st_1");
+    expect(result.explanation?.default).toEqual({ minimum: 0, outcome: "shadowed_by_higher_level" });
 
     // On st_2 the cheaper store rule matches and loses on its minimum.
     const [st2] = await evaluate(op, [{ ...order, storeId: "st_2" }], { explain: true });
-    expect(st2.explanation.levels[0].candidates.map((c: any) => [c.ruleId, c.outcome])).toEqual([
+    expect(st2.explanation?.levels[0].candidates.map((c) => [c.ruleId, c.outcome])).toEqual([
       [winner.id, "selected"],
       [lower.id, "lower_minimum"],
       [tie.id, "store_mismatch"],
@@ -227,22 +225,24 @@ describe("evaluate: explain", () => {
     await createRule(op, { accountId: "A1", minimum: 50 });
     const account = await issueKey(op.tenantId, "ACCOUNT", "u_1");
     const body = { orders: [{ accountId: "A1", amount: 10 }] };
-    expectProblem(await call(account, "POST", EVALUATE, { body, query: { explain: "true" } }), 403, "forbidden");
-    expectProblem(await call(account, "POST", EVALUATE, { body, query: { explain: "false" } }), 403, "forbidden");
+    expectProblem(await callRoute(account, routes.evaluateQuotas, { body, query: { explain: "true" } }), 403, "forbidden");
+    expectProblem(await callRoute(account, routes.evaluateQuotas, { body, query: { explain: "false" } }), 403, "forbidden");
   });
 
-  it("answers 403 to an ACCOUNT key sending explain before it reads the body or the query's value", async () => {
+  it.each<{ name: string; input: CallOptions }>([
+    { name: "with an invalid body", input: { body: { orders: "not orders" }, query: { explain: "true" } } },
+    { name: "with a body that is not JSON", input: { rawBody: "{ not json", query: { explain: "true" } } },
+    { name: "with an explain that is not a boolean", input: { body: { orders: [] }, query: { explain: "maybe" } } },
+  ])("answers 403 to an ACCOUNT key sending explain $name (before it reads the body or the query's value)", async ({ input }) => {
     const op = await newTenant();
     const account = await issueKey(op.tenantId, "ACCOUNT", "u_1");
-    for (const input of [
-      { body: { orders: "not orders" }, query: { explain: "true" } },
-      { rawBody: "{ not json", query: { explain: "true" } },
-      { body: { orders: [] }, query: { explain: "maybe" } },
-    ]) {
-      expectProblem(await call(account, "POST", EVALUATE, input), 403, "forbidden");
-    }
-    // Without explain, the same bad body is the caller's 400.
-    expectProblem(await call(account, "POST", EVALUATE, { body: { orders: "not orders" } }), 400, "validation_failed");
+    expectProblem(await call(account, "POST", EVALUATE, input), 403, "forbidden");
+  });
+
+  it("answers an ACCOUNT key's bad body without explain with its 400", async () => {
+    const op = await newTenant();
+    const account = await issueKey(op.tenantId, "ACCOUNT", "u_1");
+    expectProblem(await callRoute(account, routes.evaluateQuotas, { body: { orders: "not orders" } }), 400, "validation_failed");
   });
 });
 
@@ -280,10 +280,10 @@ describe("evaluate: freshness", () => {
     const rule = await createRule(op, { accountId: "A1", minimum: 200 });
     expect(decidedBy(await evaluateOne(op, order))).toEqual(["ACCOUNT", rule.id, 200]);
 
-    expectStatus(await call(op, "PUT", `${RULES}/${rule.id}`, { body: { accountId: "A1", supplierId: "S1", minimum: 50 } }), 200);
+    expectStatus(await callRoute(op, routes.updateRule, { params: { ruleId: rule.id }, body: { accountId: "A1", supplierId: "S1", minimum: 50 } }), 200);
     expect(decidedBy(await evaluateOne(op, order))).toEqual(["ACCOUNT_SUPPLIER", rule.id, 50]);
 
-    expectStatus(await call(op, "DELETE", `${RULES}/${rule.id}`), 204);
+    expectStatus(await callRoute(op, routes.deleteRule, { params: { ruleId: rule.id } }), 204);
     expect(decidedBy(await evaluateOne(op, order))).toEqual(["DEFAULT", null, 0]);
 
     expectStatus(await callRoute(op, routes.putQuotaDefault, { body: { minimum: 150 } }), 200);
@@ -324,7 +324,7 @@ describe("evaluate: freshness", () => {
     expect(ruleIndexCache.stats.hits - stats.hits).toBe(20);
 
     // The probe does count: a rule read goes through it.
-    expectStatus(await call(op, "GET", `${RULES}/${rule.id}`), 200);
+    expectStatus(await callRoute(op, routes.getRule, { params: { ruleId: rule.id } }), 200);
     expect(queries).toBeGreaterThan(0);
   });
 

@@ -2,9 +2,9 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
 import { buildRuleIndex, explainQuota, resolveQuota, type IndexedRule } from "../../src/quotas/rule-index";
-import { call, expectStatus, newTenant } from "../helpers/client";
+import { call, expectStatus, newTenant, callRoute } from "../helpers/client";
+import { routes } from "../helpers/routes";
 
-const EVALUATE = "/v1/buying-policies/quotas/evaluate";
 const RULES = "/v1/buying-policies/quotas/rules";
 
 /** The isolate's cache with every tenant over `wholeTenantRules`: the per-order-target path, on real D1. */
@@ -52,19 +52,19 @@ describe("evaluation through the per-order-target cache answers as the pure reso
         async (rules, calls, later, deletions, defaultEnforcement) => {
           const op = await newTenant();
           const unique = [...new Map(rules.map((rule) => [JSON.stringify([rule.accountId, rule.supplierId, rule.storeId]), rule])).values()].filter((rule) => rule.accountId !== null || rule.supplierId !== null);
-          if (unique.length) expectStatus(await call(op, "PUT", RULES, { body: unique }), 200);
-          expectStatus(await call(op, "PUT", "/v1/buying-policies/quotas/default", { body: { minimum: 250, enforcement: defaultEnforcement } }), 200);
+          if (unique.length) expectStatus(await callRoute(op, routes.upsertRules, { body: unique }), 200);
+          expectStatus(await callRoute(op, routes.putQuotaDefault, { body: { minimum: 250, enforcement: defaultEnforcement } }), 200);
           for (const [round, orders] of calls.entries()) {
             if (round > 0) {
               // Between calls: more rules, and some deleted (the writer's isolate must see both at once).
               const more = [...new Map(later.map((rule) => [JSON.stringify([rule.accountId, rule.supplierId, rule.storeId]), rule])).values()].filter((rule) => rule.accountId !== null || rule.supplierId !== null);
-              if (more.length) expectStatus(await call(op, "PUT", RULES, { body: more }), 200);
+              if (more.length) expectStatus(await callRoute(op, routes.upsertRules, { body: more }), 200);
               const ids = (await allRules(op)).slice(0, deletions).map((rule) => rule.id);
-              if (ids.length) expectStatus(await call(op, "DELETE", RULES, { body: ids }), 200);
+              if (ids.length) expectStatus(await callRoute(op, routes.deleteRules, { body: ids }), 200);
             }
             const truth = buildRuleIndex({ version: 0, defaultMinimum: 250, defaultEnforcement, rules: await allRules(op) });
             for (const explain of [false, true]) {
-              const body = expectStatus(await call<{ results: any[] }>(op, "POST", `${EVALUATE}${explain ? "?explain=true" : ""}`, { body: { orders } }), 200);
+              const body = expectStatus(await callRoute(op, routes.evaluateQuotas, { body: { orders }, query: explain ? { explain: "true" } : {} }), 200);
               body.results.forEach((result, i) => {
                 const expected = resolveQuota(truth, orders[i]);
                 expect(result.source).toEqual({ kind: expected.kind, ruleId: expected.rule?.id ?? null });

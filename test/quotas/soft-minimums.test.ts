@@ -1,30 +1,30 @@
 import { describe, expect, it } from "vitest";
-import { call, callRoute, eventsOf, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
+import { call, callRoute, eventsOf, expectProblem, expectStatus, newTenant, type Caller, type ResponseOf } from "../helpers/client";
 import { cartBody, line, setUpOperation } from "../helpers/setup";
 import { routes } from "../helpers/routes";
 
-const RULES = "/v1/buying-policies/quotas/rules";
-const DEFAULT = "/v1/buying-policies/quotas/default";
-const EVALUATE = "/v1/buying-policies/quotas/evaluate";
+type QuotaResult = ResponseOf<typeof routes.evaluateQuotas>["results"][number];
 
-const evaluate = async (op: Caller, orders: Record<string, unknown>[]) => expectStatus(await call(op, "POST", EVALUATE, { body: { orders } }), 200).results;
+const RULES = "/v1/buying-policies/quotas/rules";
+
+const evaluate = async (op: Caller, orders: Record<string, unknown>[]) => expectStatus(await callRoute(op, routes.evaluateQuotas, { body: { orders } }), 200).results;
 
 describe("soft minimums: enforcement on rules and the default", () => {
   it("stores enforcement on create and update (BLOCK when omitted) and refuses other values", async () => {
     const op = await newTenant();
-    const warn = expectStatus(await call(op, "POST", RULES, { body: { accountId: "A1", minimum: 500, enforcement: "WARN" } }), 201);
+    const warn = expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "A1", minimum: 500, enforcement: "WARN" } }), 201);
     expect(warn.enforcement).toBe("WARN");
-    const block = expectStatus(await call(op, "POST", RULES, { body: { accountId: "A2", minimum: 500 } }), 201);
+    const block = expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "A2", minimum: 500 } }), 201);
     expect(block.enforcement).toBe("BLOCK");
-    const updated = expectStatus(await call(op, "PUT", `${RULES}/${block.id}`, { body: { accountId: "A2", minimum: 500, enforcement: "WARN" } }), 200);
+    const updated = expectStatus(await callRoute(op, routes.updateRule, { params: { ruleId: block.id }, body: { accountId: "A2", minimum: 500, enforcement: "WARN" } }), 200);
     expect(updated.enforcement).toBe("WARN");
     // PUT takes the full representation: enforcement omitted is BLOCK again.
-    expect(expectStatus(await call(op, "PUT", `${RULES}/${block.id}`, { body: { accountId: "A2", minimum: 500 } }), 200).enforcement).toBe("BLOCK");
+    expect(expectStatus(await callRoute(op, routes.updateRule, { params: { ruleId: block.id }, body: { accountId: "A2", minimum: 500 } }), 200).enforcement).toBe("BLOCK");
     for (const enforcement of ["warn", "SOFT", null, 1]) {
-      expectProblem(await call(op, "POST", RULES, { body: { accountId: "A3", minimum: 1, enforcement } }), 400, "validation_failed");
+      expectProblem(await callRoute(op, routes.createRule, { body: { accountId: "A3", minimum: 1, enforcement } }), 400, "validation_failed");
     }
-    const listed = expectStatus(await call(op, "GET", RULES), 200).items;
-    expect(listed.map((rule: any) => [rule.accountId, rule.enforcement])).toEqual([
+    const listed = expectStatus(await callRoute(op, routes.listRules), 200).items;
+    expect(listed.map((rule) => [rule.accountId, rule.enforcement])).toEqual([
       ["A1", "WARN"],
       ["A2", "BLOCK"],
     ]);
@@ -32,47 +32,47 @@ describe("soft minimums: enforcement on rules and the default", () => {
 
   it("bulk PUT takes enforcement, counts a change of it as updated, and the CSV carries the column both ways", async () => {
     const op = await newTenant();
-    expect(expectStatus(await call(op, "PUT", RULES, { body: [{ accountId: "A1", minimum: 100 }, { supplierId: "S1", minimum: 200, enforcement: "WARN" }] }), 200)).toEqual({
+    expect(expectStatus(await callRoute(op, routes.upsertRules, { body: [{ accountId: "A1", minimum: 100 }, { supplierId: "S1", minimum: 200, enforcement: "WARN" }] }), 200)).toEqual({
       created: 2,
       updated: 0,
       unchanged: 0,
     });
     expect(
-      expectStatus(await call(op, "PUT", RULES, { body: [{ accountId: "A1", minimum: 100, enforcement: "WARN" }, { supplierId: "S1", minimum: 200, enforcement: "WARN" }] }), 200),
+      expectStatus(await callRoute(op, routes.upsertRules, { body: [{ accountId: "A1", minimum: 100, enforcement: "WARN" }, { supplierId: "S1", minimum: 200, enforcement: "WARN" }] }), 200),
     ).toEqual({ created: 0, updated: 1, unchanged: 1 });
-    const exported = await call(op, "GET", RULES, { headers: { accept: "text/csv" } });
+    const exported = await callRoute(op, routes.listRules, { headers: { accept: "text/csv" } });
     const records = exported.text.trim().split(/\r?\n/);
     expect(records[0]).toBe("id,accountId,supplierId,storeId,minimum,enforcement");
     expect(records.slice(1).map((record) => record.split(",").slice(1).join(","))).toEqual(["A1,,,100,WARN", ",S1,,200,WARN"]);
     const csv = "accountId,supplierId,minimum,enforcement\nA1,,100,BLOCK\n,S2,300,WARN\n,S3,300,\n";
     expect(expectStatus(await call(op, "PUT", RULES, { rawBody: csv, headers: { "content-type": "text/csv" } }), 200)).toEqual({ created: 2, updated: 1, unchanged: 0 });
-    const rules = expectStatus(await call(op, "GET", RULES), 200).items;
-    expect(rules.map((rule: any) => [rule.accountId ?? rule.supplierId, rule.enforcement])).toEqual([
+    const rules = expectStatus(await callRoute(op, routes.listRules), 200).items;
+    expect(rules.map((rule) => [rule.accountId ?? rule.supplierId, rule.enforcement])).toEqual([
       ["A1", "BLOCK"],
       ["S1", "WARN"],
       ["S2", "WARN"],
       ["S3", "BLOCK"],
     ]);
     const bad = expectProblem(await call(op, "PUT", RULES, { rawBody: "accountId,minimum,enforcement\nA9,1,MAYBE\n", headers: { "content-type": "text/csv" } }), 400, "validation_failed");
-    expect(bad.errors[0].row).toBe(2);
+    expect(bad.errors?.[0].row).toBe(2);
   });
 
   it("the default carries enforcement: GET answers BLOCK until set, PUT stores it", async () => {
     const op = await newTenant();
-    expect(expectStatus(await call(op, "GET", DEFAULT), 200)).toEqual({ minimum: 0, enforcement: "BLOCK" });
-    expect(expectStatus(await call(op, "PUT", DEFAULT, { body: { minimum: 1000, enforcement: "WARN" } }), 200)).toEqual({ minimum: 1000, enforcement: "WARN" });
-    expect(expectStatus(await call(op, "GET", DEFAULT), 200)).toEqual({ minimum: 1000, enforcement: "WARN" });
+    expect(expectStatus(await callRoute(op, routes.getQuotaDefault), 200)).toEqual({ minimum: 0, enforcement: "BLOCK" });
+    expect(expectStatus(await callRoute(op, routes.putQuotaDefault, { body: { minimum: 1000, enforcement: "WARN" } }), 200)).toEqual({ minimum: 1000, enforcement: "WARN" });
+    expect(expectStatus(await callRoute(op, routes.getQuotaDefault), 200)).toEqual({ minimum: 1000, enforcement: "WARN" });
     const events = await eventsOf(op);
     expect(events.at(-1)).toMatchObject({ type: "quota_default.updated", data: { minimum: 1000, enforcement: "WARN" } });
-    expect(expectStatus(await call(op, "PUT", DEFAULT, { body: { minimum: 1000 } }), 200)).toEqual({ minimum: 1000, enforcement: "BLOCK" });
-    expectProblem(await call(op, "PUT", DEFAULT, { body: { minimum: 1000, enforcement: "OFF" } }), 400, "validation_failed");
+    expect(expectStatus(await callRoute(op, routes.putQuotaDefault, { body: { minimum: 1000 } }), 200)).toEqual({ minimum: 1000, enforcement: "BLOCK" });
+    expectProblem(await callRoute(op, routes.putQuotaDefault, { body: { minimum: 1000, enforcement: "OFF" } }), 400, "validation_failed");
   });
 
   it("evaluate: below a WARN minimum is allowed with the reason and shortfall; below a BLOCK one is not; each result names its enforcement", async () => {
     const op = await newTenant();
-    const warnRule = expectStatus(await call(op, "POST", RULES, { body: { accountId: "A1", minimum: 500, enforcement: "WARN" } }), 201);
-    expectStatus(await call(op, "POST", RULES, { body: { accountId: "A2", minimum: 500 } }), 201);
-    expectStatus(await call(op, "PUT", DEFAULT, { body: { minimum: 300, enforcement: "WARN" } }), 200);
+    const warnRule = expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "A1", minimum: 500, enforcement: "WARN" } }), 201);
+    expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "A2", minimum: 500 } }), 201);
+    expectStatus(await callRoute(op, routes.putQuotaDefault, { body: { minimum: 300, enforcement: "WARN" } }), 200);
     const results = await evaluate(op, [
       { accountId: "A1", amount: 200 },
       { accountId: "A1", amount: 500 },
@@ -86,7 +86,7 @@ describe("soft minimums: enforcement on rules and the default", () => {
       { allowed: true, reason: "quota_min_not_met", effectiveMinimum: 300, amount: 100, shortfall: 200, source: { kind: "DEFAULT", ruleId: null }, enforcement: "WARN" },
     ]);
     // A change of enforcement alone is seen at once by the next evaluation.
-    expectStatus(await call(op, "PUT", `${RULES}/${warnRule.id}`, { body: { accountId: "A1", minimum: 500, enforcement: "BLOCK" } }), 200);
+    expectStatus(await callRoute(op, routes.updateRule, { params: { ruleId: warnRule.id }, body: { accountId: "A1", minimum: 500, enforcement: "BLOCK" } }), 200);
     expect((await evaluate(op, [{ accountId: "A1", amount: 200 }]))[0]).toMatchObject({ allowed: false, enforcement: "BLOCK" });
   });
 });
@@ -95,8 +95,8 @@ describe("soft minimums on orders", () => {
   it("places an order below a WARN minimum with its warnings, recorded in order.created; a BLOCK minimum still refuses", async () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC" });
-    expectStatus(await call(op, "POST", RULES, { body: { accountId: "A1", supplierId: "S-WARN", minimum: 10_000, enforcement: "WARN" } }), 201);
-    expectStatus(await call(op, "POST", RULES, { body: { accountId: "A1", supplierId: "S-BLOCK", minimum: 10_000 } }), 201);
+    expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "A1", supplierId: "S-WARN", minimum: 10_000, enforcement: "WARN" } }), 201);
+    expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "A1", supplierId: "S-BLOCK", minimum: 10_000 } }), 201);
 
     // S-WARN short by 9,000; the lines without a supplier meet the default (0).
     const order = expectStatus(
@@ -114,9 +114,9 @@ describe("soft minimums on orders", () => {
         enforcement: "WARN",
       },
     ]);
-    const read = expectStatus(await call(op, "GET", `/v1/orders/${order.id}`), 200);
+    const read = expectStatus(await callRoute(op, routes.getOrder, { params: { orderId: order.id } }), 200);
     expect(read.warnings).toEqual(order.warnings);
-    const created = (await eventsOf(op)).filter((event: any) => event.type === "order.created");
+    const created = (await eventsOf(op)).filter((event) => event.type === "order.created");
     expect(created).toHaveLength(1);
     expect(created[0].data.warnings).toEqual(order.warnings);
 
@@ -130,7 +130,7 @@ describe("soft minimums on orders", () => {
       422,
       "quota_min_not_met",
     );
-    expect(refused.results.map((result: any) => [result.allowed, result.enforcement])).toEqual([
+    expect((refused.results as QuotaResult[]).map((result) => [result.allowed, result.enforcement])).toEqual([
       [true, "WARN"],
       [false, "BLOCK"],
     ]);

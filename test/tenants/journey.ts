@@ -1,7 +1,7 @@
 // A tenant's whole working day through the public API: every registered route called once with an
 // answer that succeeds. Sharding tests run it for tenants on each shard, and seed moves with it.
 import { env } from "cloudflare:test";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import { apiRoutes } from "../../src/app";
 import { call, collectPages, expectStatus, issueKey, uniqueId, type CallOptions, type Caller } from "../helpers/client";
 import { cartBody, line, putAccounts } from "../helpers/setup";
@@ -30,8 +30,8 @@ export interface Journey {
 /** Runs the journey for `operator`'s tenant; `lineCount` lines make its Operation (several move chunks above 1000). */
 export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCount?: number } = {}): Promise<Journey> {
   const routesCalled = new Set<string>();
-  const step = async (caller: Caller, method: string, path: string, status: number, options: CallOptions = {}) => {
-    const answer = await call(caller, method, path, options);
+  const step = async <T = unknown>(caller: Caller, method: string, path: string, status: number, options: CallOptions = {}) => {
+    const answer = await call<T>(caller, method, path, options);
     const body = expectStatus(answer, status);
     const route = patterns.find((pattern) => pattern.method === method && pattern.path.test(path.split("?")[0]));
     if (route) routesCalled.add(route.key);
@@ -46,15 +46,15 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   const account = await issueKey(operator.tenantId, "ACCOUNT", user);
 
   // The receiver answers 200: the order.created event below is delivered there (moves carry the record).
-  const hook = await step(operator, "POST", "/v1/webhooks", 201, { body: { url: `${env.TEST_RECEIVER_URL}/hooks/ok/${uniqueId("journey")}`, eventTypes: ["order.created"] } });
+  const hook = await step<{ id: string }>(operator, "POST", "/v1/webhooks", 201, { body: { url: `${env.TEST_RECEIVER_URL}/hooks/ok/${uniqueId("journey")}`, eventTypes: ["order.created"] } });
   await step(operator, "GET", `/v1/webhooks/${hook.body.id}`, 200);
   await step(operator, "PATCH", `/v1/webhooks/${hook.body.id}`, 200, { body: { description: "ERP" } });
   await step(operator, "GET", "/v1/webhooks", 200);
   await step(operator, "GET", `/v1/webhooks/${hook.body.id}/deliveries`, 200);
-  const spareHook = await step(operator, "POST", "/v1/webhooks", 201, { body: { url: "https://hooks.example.com/spare", eventTypes: ["key.created"] } });
+  const spareHook = await step<{ id: string }>(operator, "POST", "/v1/webhooks", 201, { body: { url: "https://hooks.example.com/spare", eventTypes: ["key.created"] } });
   await step(operator, "DELETE", `/v1/webhooks/${spareHook.body.id}`, 204);
 
-  const created = await step(operator, "POST", "/v1/operations", 201, {
+  const created = await step<{ id: string }>(operator, "POST", "/v1/operations", 201, {
     body: { code: uniqueId("OP"), name: { en: "Spring", fr: "Printemps" }, type: "PRIVATE", ownerIds: [uniqueId("owner")], startDate: "2020-01-01T00:00:00Z", endDate: "2099-12-31T23:59:59Z" },
   });
   const operationId: string = created.body.id;
@@ -72,7 +72,7 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   await step(operator, "DELETE", `/v1/operations/${operationId}/accounts`, 200, { body: [acc2] });
   await step(operator, "GET", `/v1/operations/${operationId}/accounts`, 200);
   const read = await step(operator, "GET", `/v1/operations/${operationId}`, 200);
-  const patched = await step(operator, "PATCH", `/v1/operations/${operationId}`, 200, {
+  const patched = await step<{ name: Record<string, string> }>(operator, "PATCH", `/v1/operations/${operationId}`, 200, {
     body: { name: { en: "Spring sale", fr: "Soldes de printemps" } },
     headers: { "If-Match": read.headers.get("etag")! },
   });
@@ -80,12 +80,12 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   await step(operator, "POST", `/v1/operations/${operationId}/status`, 200, { body: { status: "ACTIVE" } });
   await step(operator, "GET", "/v1/operations", 200);
 
-  const rule = await step(operator, "POST", "/v1/buying-policies/quotas/rules", 201, { body: { accountId: acc1, supplierId: "SUP-1", minimum: 100 } });
+  const rule = await step<{ id: string }>(operator, "POST", "/v1/buying-policies/quotas/rules", 201, { body: { accountId: acc1, supplierId: "SUP-1", minimum: 100 } });
   const ruleId: string = rule.body.id;
   await step(operator, "GET", `/v1/buying-policies/quotas/rules/${ruleId}`, 200);
   await step(operator, "PUT", `/v1/buying-policies/quotas/rules/${ruleId}`, 200, { body: { accountId: acc1, supplierId: "SUP-1", minimum: 120 } });
   await step(operator, "GET", "/v1/buying-policies/quotas/rules", 200);
-  const doomed = await step(operator, "POST", "/v1/buying-policies/quotas/rules", 201, { body: { supplierId: "SUP-2", minimum: 5 } });
+  const doomed = await step<{ id: string }>(operator, "POST", "/v1/buying-policies/quotas/rules", 201, { body: { supplierId: "SUP-2", minimum: 5 } });
   await step(operator, "DELETE", `/v1/buying-policies/quotas/rules/${doomed.body.id}`, 204);
   const bulk = await step(operator, "PUT", "/v1/buying-policies/quotas/rules", 200, {
     body: [
@@ -94,19 +94,19 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
     ],
   });
   expect(bulk.body).toEqual({ created: 2, updated: 0, unchanged: 0 });
-  const bulkIds = (await step(operator, "GET", "/v1/buying-policies/quotas/rules", 200, { query: { supplierId: "SUP-3" } })).body.items.map((r: { id: string }) => r.id);
+  const bulkIds = (await step<{ items: { id: string }[] }>(operator, "GET", "/v1/buying-policies/quotas/rules", 200, { query: { supplierId: "SUP-3" } })).body.items.map((r) => r.id);
   await step(operator, "DELETE", "/v1/buying-policies/quotas/rules", 200, { body: bulkIds });
   await step(operator, "PUT", "/v1/buying-policies/quotas/default", 200, { body: { minimum: 10 } });
   await step(operator, "GET", "/v1/buying-policies/quotas/default", 200);
-  const evaluated = await step(operator, "POST", "/v1/buying-policies/quotas/evaluate", 200, {
+  const evaluated = await step<{ results: unknown[] }>(operator, "POST", "/v1/buying-policies/quotas/evaluate", 200, {
     body: { orders: [{ accountId: acc1, supplierId: "SUP-1", storeId: null, amount: 50 }] },
   });
   expect(evaluated.body.results[0]).toMatchObject({ allowed: false, effectiveMinimum: 120 });
 
-  const cart = await step(account, "POST", "/v1/carts", 201, { body: cartBody(operationId, acc1, [line(lines[1].variantExternalId, 2), line(lines[2].variantExternalId, 3)]) });
+  const cart = await step<{ id: string }>(account, "POST", "/v1/carts", 201, { body: cartBody(operationId, acc1, [line(lines[1].variantExternalId, 2), line(lines[2].variantExternalId, 3)]) });
   const cartId: string = cart.body.id;
   await step(account, "GET", `/v1/carts/${cartId}`, 200);
-  const order = await step(account, "POST", "/v1/orders", 201, { body: { cartId } });
+  const order = await step<{ id: string }>(account, "POST", "/v1/orders", 201, { body: { cartId } });
   const orderId: string = order.body.id;
   await step(account, "GET", `/v1/orders/${orderId}`, 200);
   await step(operator, "GET", `/v1/operations/${operationId}/orders`, 200);
@@ -117,24 +117,24 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   await step(account, "GET", `/v1/front/operations/${operationId}/lines`, 200);
   await step(operator, "GET", "/v1/events", 200);
 
-  const key = await step(operator, "POST", "/v1/keys", 201, { body: { role: "OPERATOR", name: "journey" } });
+  const key = await step<{ id: string }>(operator, "POST", "/v1/keys", 201, { body: { role: "OPERATOR", name: "journey" } });
   await step(operator, "GET", `/v1/keys/${key.body.id}`, 200);
   await step(operator, "GET", "/v1/keys", 200);
   await step(operator, "DELETE", `/v1/keys/${key.body.id}`, 204);
 
-  const spare = await step(operator, "POST", "/v1/operations", 201, {
+  const spare = await step<{ id: string }>(operator, "POST", "/v1/operations", 201, {
     body: { code: uniqueId("OP"), name: { en: "Spare" }, type: "PUBLIC", startDate: "2020-01-01T00:00:00Z", endDate: "2099-12-31T23:59:59Z" },
   });
   await step(operator, "DELETE", `/v1/operations/${spare.body.id}`, 204);
 
   // The order's event reaches the receiver through the queue, a moment after the answer.
-  const deadline = Date.now() + 30_000;
-  let delivered: { status: string; eventType: string }[] = [];
-  while (Date.now() < deadline && delivered[0]?.status !== "delivered") {
-    delivered = (await step(operator, "GET", `/v1/webhooks/${hook.body.id}/deliveries`, 200)).body.items;
-    if (delivered[0]?.status !== "delivered") await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  expect(delivered).toEqual([expect.objectContaining({ status: "delivered", eventType: "order.created" })]);
+  await vi.waitFor(
+    async () => {
+      const delivered = (await step<{ items: { status: string; eventType: string }[] }>(operator, "GET", `/v1/webhooks/${hook.body.id}/deliveries`, 200)).body.items;
+      expect(delivered).toEqual([expect.objectContaining({ status: "delivered", eventType: "order.created" })]);
+    },
+    { timeout: 30_000, interval: 100 },
+  );
 
   return { operator, account, operationId, accountIds: [acc1, acc2], ruleId, cartId, orderId, routesCalled };
 }

@@ -2,7 +2,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ShardName } from "../../src/platform/shards";
 import { countTenantRows, moveTenant, MoveRefused, type MoveOptions } from "../../src/tenants/move";
-import { call, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
+import { expectProblem, expectStatus, newTenant, problemCodeOf, type ApiResponse, type Caller, callRoute } from "../helpers/client";
+import { routes } from "../helpers/routes";
 import { shardOf } from "../helpers/shards";
 import { apiView, runJourney, type Journey } from "./journey";
 
@@ -12,7 +13,7 @@ const LINES = 2500;
 async function seeded(shard: ShardName, lineCount = LINES): Promise<Journey> {
   const journey = await runJourney(await newTenant({ shard }), { lineCount });
   // One stored Idempotency-Key answer, so that table moves too.
-  const replayed = await call(journey.operator, "PUT", "/v1/buying-policies/quotas/default", { body: { minimum: 10 }, headers: { "Idempotency-Key": "move-1" } });
+  const replayed = await callRoute(journey.operator, routes.putQuotaDefault, { body: { minimum: 10 }, headers: { "Idempotency-Key": "move-1" } });
   expectStatus(replayed, 200);
   return journey;
 }
@@ -24,14 +25,14 @@ async function directoryEntry(tenantId: string) {
 }
 
 /** The write and read calls the move tests make while a tenant is fenced. */
-function writesOf(journey: Journey) {
+function writesOf(journey: Journey): (() => Promise<ApiResponse>)[] {
   const { operator, account, operationId, accountIds } = journey;
   return [
-    () => call(operator, "PATCH", `/v1/operations/${operationId}`, { body: { name: { en: "Renamed while moving" } } }),
-    () => call(operator, "POST", "/v1/buying-policies/quotas/rules", { body: { supplierId: "SUP-MOVE", minimum: 1 } }),
-    () => call(operator, "PUT", "/v1/accounts", { body: [{ accountId: accountIds[1], name: "Renamed" }] }),
-    () => call(operator, "POST", "/v1/keys", { body: { role: "OPERATOR" } }),
-    () => call(account, "POST", "/v1/carts", { body: { operationId, accountId: accountIds[0], lines: [{ variantExternalId: "SKU-00001", quantity: 1, unitPrice: 100 }] } }),
+    () => callRoute(operator, routes.patchOperation, { params: { operationId }, body: { name: { en: "Renamed while moving" } } }),
+    () => callRoute(operator, routes.createRule, { body: { supplierId: "SUP-MOVE", minimum: 1 } }),
+    () => callRoute(operator, routes.putDirectory, { body: [{ accountId: accountIds[1], name: "Renamed" }] }),
+    () => callRoute(operator, routes.createKey, { body: { role: "OPERATOR" } }),
+    () => callRoute(account, routes.createCart, { body: { operationId, accountId: accountIds[0], lines: [{ variantExternalId: "SKU-00001", quantity: 1, unitPrice: 100 }] } }),
   ];
 }
 
@@ -41,7 +42,7 @@ describe("npm run tenant:move (moveTenant)", () => {
     const neighbourHere = await seeded("SHARD_1", 20);
     const neighbourThere = await seeded("SHARD_2", 20);
     const before = await apiView(mover);
-    const lastBookmark = (await call(mover.operator, "GET", `/v1/operations/${mover.operationId}`)).headers.get("x-d1-bookmark")!;
+    const lastBookmark = (await callRoute(mover.operator, routes.getOperation, { params: { operationId: mover.operationId } })).headers.get("x-d1-bookmark")!;
     expect(lastBookmark.startsWith("SHARD_1:")).toBe(true);
     const rowsBefore = await countTenantRows(env, "SHARD_1", mover.operator.tenantId);
     const neighbours = [await countTenantRows(env, "SHARD_1", neighbourHere.operator.tenantId), await countTenantRows(env, "SHARD_2", neighbourThere.operator.tenantId)];
@@ -57,7 +58,7 @@ describe("npm run tenant:move (moveTenant)", () => {
     expect(noRows(await countTenantRows(env, "SHARD_1", mover.operator.tenantId))).toBe(true);
     expect(await apiView(mover)).toEqual(before);
     // The client's last bookmark is the old shard's: still honoured (read on the new shard's primary).
-    const afterMove = await call(mover.operator, "GET", `/v1/operations/${mover.operationId}`, { headers: { "x-d1-bookmark": lastBookmark } });
+    const afterMove = await callRoute(mover.operator, routes.getOperation, { params: { operationId: mover.operationId }, headers: { "x-d1-bookmark": lastBookmark } });
     expect(afterMove.body).toEqual(before.operation);
     expect(afterMove.headers.get("x-d1-bookmark")!.startsWith("SHARD_2:")).toBe(true);
     expect([await countTenantRows(env, "SHARD_1", neighbourHere.operator.tenantId), await countTenantRows(env, "SHARD_2", neighbourThere.operator.tenantId)]).toEqual(neighbours);
@@ -68,7 +69,7 @@ describe("npm run tenant:move (moveTenant)", () => {
     expect(events.slice(0, before.events.length)).toEqual(before.events);
     expect(events).toHaveLength(before.events.length + 1);
     // The Idempotency-Key answer moved with it: a replay answers from the store, not again.
-    const replay = await call(mover.operator, "PUT", "/v1/buying-policies/quotas/default", { body: { minimum: 10 }, headers: { "Idempotency-Key": "move-1" } });
+    const replay = await callRoute(mover.operator, routes.putQuotaDefault, { body: { minimum: 10 }, headers: { "Idempotency-Key": "move-1" } });
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
   });
 
@@ -83,9 +84,9 @@ describe("npm run tenant:move (moveTenant)", () => {
       readsDuring = await apiView(mover);
       for (const write of writesOf(mover)) {
         const answer = await write();
-        during.push({ status: answer.status, code: answer.body?.code, retryAfter: answer.headers.get("retry-after") });
+        during.push({ status: answer.status, code: problemCodeOf(answer), retryAfter: answer.headers.get("retry-after") });
       }
-      const evaluated = await call(mover.operator, "POST", "/v1/buying-policies/quotas/evaluate", { body: { orders: [{ accountId: mover.accountIds[0], supplierId: "SUP-1", storeId: null, amount: 500 }] } });
+      const evaluated = await callRoute(mover.operator, routes.evaluateQuotas, { body: { orders: [{ accountId: mover.accountIds[0], supplierId: "SUP-1", storeId: null, amount: 500 }] } });
       expect(evaluated.status).toBe(200);
       // A write that reaches the old shard any other way is refused by the shard itself.
       try {
@@ -104,13 +105,13 @@ describe("npm run tenant:move (moveTenant)", () => {
 
   it("a write routed by a stale placement to the old shard answers 503 tenant_moving (the shard's fence), through the Worker and the Durable Object", async () => {
     const tenant = await seeded("SHARD_1", 5);
-    const spareKey = expectStatus(await call(tenant.operator, "POST", "/v1/keys", { body: { role: "OPERATOR" } }), 201);
+    const spareKey = expectStatus(await callRoute(tenant.operator, routes.createKey, { body: { role: "OPERATOR" } }), 201);
     const before = await apiView(tenant);
     // What a Worker instance that has not yet read MOVING sees: the directory says ACTIVE, the shard is fenced.
     await env.SHARD_1.prepare("insert into tenant_fences (tenant_id, state, since) values (?, 'MOVING', ?)").bind(tenant.operator.tenantId, new Date().toISOString()).run();
     try {
       // Keys live in the control database: a refused key change is taken back there too.
-      const revoke = () => call(tenant.operator, "DELETE", `/v1/keys/${spareKey.id}`);
+      const revoke = () => callRoute(tenant.operator, routes.revokeKey, { params: { keyId: spareKey.id } });
       for (const write of [...writesOf(tenant), revoke]) {
         const problem = expectProblem(await write(), 503, "tenant_moving");
         expect(problem.retryAfter).toBe(5);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, expectProblem, newTenant } from "../helpers/client";
+import { expectProblem, newTenant, callRoute } from "../helpers/client";
+import { routes } from "../helpers/routes";
 import { webhookUrlProblem } from "../../src/webhooks/urls";
 
 /*
@@ -49,8 +50,8 @@ describe("the webhook URL guard over HTTP", () => {
   it("answers 400 validation_failed on body.url for each refused address, with local receivers allowed (the test setting)", async () => {
     const operator = await newTenant();
     for (const [name, url] of REFUSED) {
-      const problem = expectProblem(await call(operator, "POST", "/v1/webhooks", { body: { url } }), 400, "validation_failed");
-      expect(problem.errors[0].field, name).toBe("body.url");
+      const problem = expectProblem(await callRoute(operator, routes.createWebhook, { body: { url } }), 400, "validation_failed");
+      expect(problem.errors?.[0].field, name).toBe("body.url");
     }
   });
 });

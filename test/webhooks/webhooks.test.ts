@@ -1,5 +1,5 @@
 import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import type { ShardName } from "../../src/platform/shards";
 import { attemptDelivery, DEFAULT_RETRY_DELAYS, retryDelays } from "../../src/webhooks/delivery";
@@ -7,9 +7,10 @@ import type { ParkedDelivery, WebhookMessage } from "../../src/webhooks/messages
 import { handOnEvents, sweepWebhooks, WEBHOOK_SWEEP_CRON } from "../../src/webhooks/outbox";
 import { MAX_WEBHOOKS_PER_TENANT } from "../../src/webhooks/schemas";
 import { webhookUrlProblem } from "../../src/webhooks/urls";
-import { call, callRoute, collectPages, createOperation, eventsOf, expectProblem, expectStatus, issueKey, newTenant, uniqueId, type Caller } from "../helpers/client";
+import { callRoute, collectPages, createOperation, eventsOf, expectProblem, expectStatus, issueKey, newTenant, uniqueId, type Caller } from "../helpers/client";
 import { routes } from "../helpers/routes";
 import { cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
+import { failingQueue, recordingD1, recordingQueue } from "../helpers/recording-bindings";
 import { shardOf, tenantDb } from "../helpers/shards";
 
 interface Received {
@@ -29,23 +30,44 @@ async function received(token: string): Promise<Received[]> {
   return (await (await fetch(`${env.TEST_RECEIVER_URL}/log/${token}`)).json()) as Received[];
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await sleep(100);
-  }
+/** Reads until `check` passes and returns what it read; past the timeout, fails with check's last failure. */
+function eventually<T>(read: () => Promise<T>, check: (value: T) => void, timeout = 30_000): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const value = await read();
+      check(value);
+      return value;
+    },
+    { timeout, interval: 100 },
+  );
 }
 
 async function subscribe(operator: Caller, body: Record<string, unknown>, bindings: Partial<Cloudflare.Env> | undefined = undefined) {
-  return expectStatus(await call(operator, "POST", "/v1/webhooks", { body, env: bindings }), 201);
+  return expectStatus(await callRoute(operator, routes.createWebhook, { body, env: bindings }), 201);
 }
 
 async function deliveriesOf(operator: Caller, webhookId: string, query: Record<string, string> = {}) {
-  return (await collectPages(operator, `/v1/webhooks/${webhookId}/deliveries`, query)).items;
+  return (await collectPages(operator, routes.listDeliveries, { params: { webhookId }, query })).items;
+}
+
+/**
+ * Waits until the tenant has nothing left to send to `webhookId`: every event handed on (which
+ * creates its deliveries in the same transaction) and no delivery pending. From then on nothing
+ * more reaches the receiver (a message for a finished delivery sends nothing), so what it received is final.
+ */
+async function settled(operator: Caller, webhookId: string) {
+  const db = await tenantDb(operator.tenantId);
+  const { deliveries } = await eventually(
+    async () => ({
+      waiting: (await db.prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null").bind(operator.tenantId).first<number>("n")) ?? 0,
+      deliveries: await deliveriesOf(operator, webhookId),
+    }),
+    ({ waiting, deliveries }) => {
+      expect(waiting, "events not handed on yet").toBe(0);
+      expect(deliveries.filter((delivery) => delivery.status === "pending"), "deliveries still pending").toEqual([]);
+    },
+  );
+  return deliveries;
 }
 
 /** What a receiver computes to check svc-signature. */
@@ -66,7 +88,7 @@ describe("webhook subscriptions", () => {
   it("create shows the secret once; read, list, change and delete never show it; all are the tenant's own", async () => {
     const operator = await newTenant();
     const { url } = receiver("ok");
-    const response = await call(operator, "POST", "/v1/webhooks", { body: { url, eventTypes: ["operation.*", "order.created"], description: "ERP sync" } });
+    const response = await callRoute(operator, routes.createWebhook, { body: { url, eventTypes: ["operation.*", "order.created"], description: "ERP sync" } });
     const created = expectStatus(response, 201);
     expect(created).toMatchObject({ url, eventTypes: ["operation.*", "order.created"], description: "ERP sync" });
     expect(created.id).toMatch(/^wh_/);
@@ -74,42 +96,42 @@ describe("webhook subscriptions", () => {
     expect(response.headers.get("location")).toBe(`/v1/webhooks/${created.id}`);
     expect(response.headers.get("cache-control")).toBe("no-store");
 
-    const read = expectStatus(await call(operator, "GET", `/v1/webhooks/${created.id}`), 200);
+    const read = expectStatus(await callRoute(operator, routes.getWebhook, { params: { webhookId: created.id } }), 200);
     expect(read).toEqual({ id: created.id, url, eventTypes: created.eventTypes, description: "ERP sync", createdAt: created.createdAt, updatedAt: created.updatedAt });
-    const listed = expectStatus(await call(operator, "GET", "/v1/webhooks"), 200);
+    const listed = expectStatus(await callRoute(operator, routes.listWebhooks), 200);
     expect(listed).toEqual({ items: [read], nextToken: null });
 
     const other = receiver("ok");
-    const changed = expectStatus(await call(operator, "PATCH", `/v1/webhooks/${created.id}`, { body: { url: other.url, description: null } }), 200);
+    const changed = expectStatus(await callRoute(operator, routes.updateWebhook, { params: { webhookId: created.id }, body: { url: other.url, description: null } }), 200);
     expect(changed).toMatchObject({ id: created.id, url: other.url, eventTypes: created.eventTypes, description: null });
-    expect(changed.secret).toBeUndefined();
+    expect(changed).not.toHaveProperty("secret");
     expect(changed.updatedAt >= created.updatedAt).toBe(true);
 
     // Another tenant sees none of it; an ACCOUNT key may not manage webhooks.
     const stranger = await newTenant();
-    expectProblem(await call(stranger, "GET", `/v1/webhooks/${created.id}`), 404, "not_found");
-    expectProblem(await call(stranger, "PATCH", `/v1/webhooks/${created.id}`, { body: { description: "mine" } }), 404, "not_found");
-    expectProblem(await call(stranger, "DELETE", `/v1/webhooks/${created.id}`), 404, "not_found");
-    expectProblem(await call(stranger, "GET", `/v1/webhooks/${created.id}/deliveries`), 404, "not_found");
-    expect(expectStatus(await call(stranger, "GET", "/v1/webhooks"), 200).items).toEqual([]);
+    expectProblem(await callRoute(stranger, routes.getWebhook, { params: { webhookId: created.id } }), 404, "not_found");
+    expectProblem(await callRoute(stranger, routes.updateWebhook, { params: { webhookId: created.id }, body: { description: "mine" } }), 404, "not_found");
+    expectProblem(await callRoute(stranger, routes.deleteWebhook, { params: { webhookId: created.id } }), 404, "not_found");
+    expectProblem(await callRoute(stranger, routes.listDeliveries, { params: { webhookId: created.id } }), 404, "not_found");
+    expect(expectStatus(await callRoute(stranger, routes.listWebhooks), 200).items).toEqual([]);
     const account = await issueKey(operator.tenantId, "ACCOUNT", "someone");
-    expectProblem(await call(account, "GET", "/v1/webhooks"), 403, "forbidden");
-    expectProblem(await call(account, "POST", "/v1/webhooks", { body: { url } }), 403, "forbidden");
+    expectProblem(await callRoute(account, routes.listWebhooks), 403, "forbidden");
+    expectProblem(await callRoute(account, routes.createWebhook, { body: { url } }), 403, "forbidden");
 
-    expect((await call(operator, "DELETE", `/v1/webhooks/${created.id}`)).status).toBe(204);
-    expectProblem(await call(operator, "GET", `/v1/webhooks/${created.id}`), 404, "not_found");
-    expectProblem(await call(operator, "DELETE", `/v1/webhooks/${created.id}`), 404, "not_found");
+    expect((await callRoute(operator, routes.deleteWebhook, { params: { webhookId: created.id } })).status).toBe(204);
+    expectProblem(await callRoute(operator, routes.getWebhook, { params: { webhookId: created.id } }), 404, "not_found");
+    expectProblem(await callRoute(operator, routes.deleteWebhook, { params: { webhookId: created.id } }), 404, "not_found");
   });
 
   it("eventTypes default to every type, and must name real types or prefixes", async () => {
     const operator = await newTenant();
     expect((await subscribe(operator, { url: receiver("ok").url })).eventTypes).toEqual(["*"]);
     for (const eventTypes of [["operaton.*"], ["operation.create"], [], ["op*.*"], ["order.created", "order.created"], "operation.*"]) {
-      const problem = expectProblem(await call(operator, "POST", "/v1/webhooks", { body: { url: receiver("ok").url, eventTypes } }), 400, "validation_failed");
-      expect(problem.errors[0].field).toMatch(/^body\.eventTypes/);
+      const problem = expectProblem(await callRoute(operator, routes.createWebhook, { body: { url: receiver("ok").url, eventTypes } }), 400, "validation_failed");
+      expect(problem.errors?.[0].field).toMatch(/^body\.eventTypes/);
     }
-    expectProblem(await call(operator, "POST", "/v1/webhooks", { body: { url: receiver("ok").url, secret: "mine" } }), 400, "validation_failed");
-    expect(expectStatus(await call(operator, "GET", "/v1/webhooks"), 200).items).toHaveLength(1);
+    expectProblem(await callRoute(operator, routes.createWebhook, { body: { url: receiver("ok").url, secret: "mine" } }), 400, "validation_failed");
+    expect(expectStatus(await callRoute(operator, routes.listWebhooks), 200).items).toHaveLength(1);
   });
 
   it("refuses private, loopback and link-local URLs, and plain http, with 400 on the url field", async () => {
@@ -140,22 +162,22 @@ describe("webhook subscriptions", () => {
       ...refused.map((url) => [url, undefined] as const),
       ...[...refused, ...loopback].map((url) => [url, { WEBHOOKS_ALLOW_LOCAL: "" }] as const),
     ]) {
-      const problem = expectProblem(await call(operator, "POST", "/v1/webhooks", { body: { url }, env: bindings }), 400, "validation_failed");
-      expect(problem.errors[0].field, url).toBe("body.url");
+      const problem = expectProblem(await callRoute(operator, routes.createWebhook, { body: { url }, env: bindings }), 400, "validation_failed");
+      expect(problem.errors?.[0].field, url).toBe("body.url");
     }
-    expect(expectStatus(await call(operator, "GET", "/v1/webhooks"), 200).items).toEqual([]);
+    expect(expectStatus(await callRoute(operator, routes.listWebhooks), 200).items).toEqual([]);
     // A PATCH is held to the same rule, and changes nothing when refused.
     const hook = await subscribe(operator, { url: "https://hooks.example.com/in" });
-    expectProblem(await call(operator, "PATCH", `/v1/webhooks/${hook.id}`, { body: { url: "https://10.1.2.3/" } }), 400, "validation_failed");
-    expect(expectStatus(await call(operator, "GET", `/v1/webhooks/${hook.id}`), 200).url).toBe("https://hooks.example.com/in");
+    expectProblem(await callRoute(operator, routes.updateWebhook, { params: { webhookId: hook.id }, body: { url: "https://10.1.2.3/" } }), 400, "validation_failed");
+    expect(expectStatus(await callRoute(operator, routes.getWebhook, { params: { webhookId: hook.id } }), 200).url).toBe("https://hooks.example.com/in");
   });
 
   it("allows 127.0.0.1 and localhost only while WEBHOOKS_ALLOW_LOCAL=on", async () => {
     const operator = await newTenant();
     for (const url of ["http://127.0.0.1:9/hook", "http://localhost:9/hook"]) {
-      expectStatus(await call(operator, "POST", "/v1/webhooks", { body: { url } }), 201);
-      const problem = expectProblem(await call(operator, "POST", "/v1/webhooks", { body: { url }, env: { WEBHOOKS_ALLOW_LOCAL: "" } }), 400, "validation_failed");
-      expect(problem.errors[0].message).toContain("https://");
+      expectStatus(await callRoute(operator, routes.createWebhook, { body: { url } }), 201);
+      const problem = expectProblem(await callRoute(operator, routes.createWebhook, { body: { url }, env: { WEBHOOKS_ALLOW_LOCAL: "" } }), 400, "validation_failed");
+      expect(problem.errors?.[0].message).toContain("https://");
     }
     expect(webhookUrlProblem("https://hooks.example.com/in", false)).toBeUndefined();
     expect(webhookUrlProblem("https://203.0.113.9/in", false)).toBeUndefined();
@@ -166,9 +188,9 @@ describe("webhook subscriptions", () => {
 
   it(`a tenant has at most ${MAX_WEBHOOKS_PER_TENANT} subscriptions`, async () => {
     const operator = await newTenant();
-    await Promise.all(Array.from({ length: MAX_WEBHOOKS_PER_TENANT + 3 }, () => call(operator, "POST", "/v1/webhooks", { body: { url: "https://hooks.example.com/in" } })));
-    expect((await collectPages(operator, "/v1/webhooks")).items).toHaveLength(MAX_WEBHOOKS_PER_TENANT);
-    const problem = expectProblem(await call(operator, "POST", "/v1/webhooks", { body: { url: "https://hooks.example.com/in" } }), 422, "too_many_webhooks");
+    await Promise.all(Array.from({ length: MAX_WEBHOOKS_PER_TENANT + 3 }, () => callRoute(operator, routes.createWebhook, { body: { url: "https://hooks.example.com/in" } })));
+    expect((await collectPages(operator, routes.listWebhooks)).items).toHaveLength(MAX_WEBHOOKS_PER_TENANT);
+    const problem = expectProblem(await callRoute(operator, routes.createWebhook, { body: { url: "https://hooks.example.com/in" } }), 422, "too_many_webhooks");
     expect(problem.limit).toBe(MAX_WEBHOOKS_PER_TENANT);
   });
 });
@@ -180,10 +202,10 @@ describe("webhook deliveries", () => {
     const hook = await subscribe(operator, { url, eventTypes: ["operation.*"] });
     const operation = await createOperation(operator);
     // Not a matching type: never sent.
-    expectStatus(await call(operator, "PUT", "/v1/accounts", { body: [{ accountId: uniqueId("acc"), name: "Buyer" }] }), 200);
-    await call(operator, "PATCH", `/v1/operations/${operation.id}`, { body: { name: { en: "Renamed" } } });
+    expectStatus(await callRoute(operator, routes.putDirectory, { body: [{ accountId: uniqueId("acc"), name: "Buyer" }] }), 200);
+    await callRoute(operator, routes.patchOperation, { params: { operationId: operation.id }, body: { name: { en: "Renamed" } } });
 
-    const records = await waitFor(() => received(token), (r) => r.length >= 2);
+    const records = await eventually(() => received(token), (r) => expect(r.length).toBeGreaterThanOrEqual(2));
     const events = await eventsOf(operator, { types: "operation.created,operation.updated" });
     expect(records.map((record) => record.headers["svc-event-id"]).sort()).toEqual(events.map((event) => event.id).sort());
     for (const record of records) {
@@ -198,10 +220,9 @@ describe("webhook deliveries", () => {
       expect(signature).not.toBe(await expectedSignature(`${hook.secret}x`, timestamp, record.body));
       expect(signature).not.toBe(await expectedSignature(hook.secret, timestamp, `${record.body} `));
     }
-    await sleep(1500);
+    const deliveries = await settled(operator, hook.id);
     expect(await received(token)).toHaveLength(2);
 
-    const deliveries = await deliveriesOf(operator, hook.id);
     expect(deliveries).toHaveLength(2);
     for (const delivery of deliveries) expect(delivery).toMatchObject({ status: "delivered", attempts: 1, responseStatus: 200, lastError: null, nextAttemptAt: null });
     // Newest first.
@@ -217,10 +238,10 @@ describe("webhook deliveries", () => {
     const operation = await setUpOperation(operator, { attach: ["A1"], lines: [{ variantExternalId: "SKU-A", minQuantity: 0, maxQuantity: 10 }] });
     expectStatus(await callRoute(operator, routes.putQuotaDefault, { body: { minimum: 1_000_000 } }), 200);
     // Every earlier write's hand-on has run once its last event arrived: only the order's own can bring the next.
-    await waitFor(() => received(token), (r) => r.length >= 1, 10_000);
+    await eventually(() => received(token), (r) => expect(r.length).toBeGreaterThanOrEqual(1), 10_000);
     expectProblem(await callRoute(operator, routes.createOrder, { body: cartBody(operation.id, "A1", [line("SKU-A", 1, 100)]) }), 422, "quota_min_not_met");
 
-    const records = await waitFor(() => received(token), (r) => r.length >= 2, 10_000);
+    const records = await eventually(() => received(token), (r) => expect(r.length).toBeGreaterThanOrEqual(2), 10_000);
     const blocked = await eventsOf(operator, { types: "order.blocked" });
     expect(blocked).toHaveLength(1);
     expect(records.map((record) => record.headers["svc-event-id"])).toContain(blocked[0].id);
@@ -231,10 +252,10 @@ describe("webhook deliveries", () => {
     const { url, token } = receiver("fail-2");
     const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] });
     await createOperation(operator);
-    const records = await waitFor(() => received(token), (r) => r.some((record) => record.answered === 200));
+    const records = await eventually(() => received(token), (r) => expect(r.map((record) => record.answered)).toContain(200));
     expect(records.map((record) => record.answered)).toEqual([500, 500, 200]);
     expect(new Set(records.map((record) => record.headers["svc-event-id"])).size).toBe(1);
-    const [delivery] = await waitFor(() => deliveriesOf(operator, hook.id), (d) => d[0]?.status === "delivered");
+    const [delivery] = await eventually(() => deliveriesOf(operator, hook.id), (d) => expect(d[0]?.status).toBe("delivered"));
     expect(delivery).toMatchObject({ status: "delivered", attempts: 3, responseStatus: 200, lastError: null });
   });
 
@@ -248,9 +269,9 @@ describe("webhook deliveries", () => {
     const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] });
     await createOperation(operator);
     const attempts = retryDelays(env).length + 1;
-    const [delivery] = await waitFor(() => deliveriesOf(operator, hook.id), (d) => d[0]?.status === "failed", 60_000);
+    const [delivery] = await eventually(() => deliveriesOf(operator, hook.id), (d) => expect(d[0]?.status).toBe("failed"), 60_000);
     expect(delivery).toMatchObject({ status: "failed", attempts, responseStatus: 500, lastError: "answered 500", nextAttemptAt: null });
-    await sleep(1500);
+    // Failed is final: no attempt follows it, so what the receiver got is every attempt.
     expect(await received(token)).toHaveLength(attempts);
     expect((await deliveriesOf(operator, hook.id, { status: "failed" })).map((d) => d.id)).toEqual([delivery.id]);
     expect(await deliveriesOf(operator, hook.id, { status: "pending,delivered" })).toEqual([]);
@@ -261,7 +282,7 @@ describe("webhook deliveries", () => {
     const { url, token } = receiver("always-500");
     const hook = await subscribe(operator, { url: receiver("fail-1").url, eventTypes: ["operation.created"] });
     await createOperation(operator);
-    const [first] = await waitFor(() => deliveriesOf(operator, hook.id), (d) => d[0]?.status === "delivered");
+    const [first] = await eventually(() => deliveriesOf(operator, hook.id), (d) => expect(d[0]?.status).toBe("delivered"));
     // The same delivery, made pending again one attempt before its last, sent to a receiver that always fails.
     const lastBefore = retryDelays(env).length;
     const db = await tenantDb(operator.tenantId);
@@ -288,14 +309,13 @@ describe("webhook deliveries", () => {
     const { url, token } = receiver("ok");
     // Both writes lose their hand-on message, so only the runs below hand the event on.
     const hook = await subscribe(operator, { url, eventTypes: ["*"] }, { WEBHOOK_QUEUE: failingQueue() });
-    const operation = expectStatus(await call(operator, "POST", "/v1/operations", { body: { code: uniqueId("OP"), name: { en: "Twice" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } }), 201);
+    const operation = expectStatus(await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Twice" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } }), 201);
     const shard = await shardOf(operator.tenantId);
     await Promise.all([handOnEvents(env, shard, operator.tenantId), handOnEvents(env, shard, operator.tenantId), handOnEvents(env, shard, operator.tenantId)]);
     const deliveries = await deliveriesOf(operator, hook.id);
     expect(deliveries).toHaveLength(1);
-    await waitFor(() => received(token), (r) => r.length >= 1);
+    await settled(operator, hook.id);
     await attemptDelivery(env, shard, deliveries[0].id);
-    await sleep(1000);
     const records = await received(token);
     expect(records).toHaveLength(1);
     expect(JSON.parse(records[0].body)).toMatchObject({ type: "operation.created", operationId: operation.id });
@@ -307,20 +327,19 @@ describe("webhook deliveries", () => {
     // Neither write hands on (the subscription's own hand-on would carry the event along otherwise).
     const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] }, { WEBHOOK_QUEUE: failingQueue() });
     const operation = expectStatus(
-      await call(operator, "POST", "/v1/operations", {
-        body: { code: uniqueId("OP"), name: { en: "Lost nudge" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" },
-        env: { WEBHOOK_QUEUE: failingQueue() },
-      }),
+      await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Lost nudge" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" },
+        env: { WEBHOOK_QUEUE: failingQueue() }, }),
       201,
     );
-    await sleep(2500);
+    // Both calls went through the Worker's fetch with bindings swapped, which waits for their after-answer
+    // work: nothing is left running that could still deliver.
     expect(await received(token)).toEqual([]);
     const db = await tenantDb(operator.tenantId);
     const waiting = await db.prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null").bind(operator.tenantId).first<{ n: number }>();
     expect(waiting?.n).toBe(1);
 
     await runSweep();
-    const records = await waitFor(() => received(token), (r) => r.length >= 1);
+    const records = await eventually(() => received(token), (r) => expect(r.length).toBeGreaterThanOrEqual(1));
     expect(records).toHaveLength(1);
     expect(JSON.parse(records[0].body)).toMatchObject({ type: "operation.created", operationId: operation.id });
     expect(await deliveriesOf(operator, hook.id)).toEqual([expect.objectContaining({ status: "delivered", attempts: 1 })]);
@@ -331,7 +350,7 @@ describe("webhook deliveries", () => {
     const { url, token } = receiver("ok");
     const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] });
     await createOperation(operator);
-    const [delivery] = await waitFor(() => deliveriesOf(operator, hook.id), (d) => d[0]?.status === "delivered");
+    const [delivery] = await eventually(() => deliveriesOf(operator, hook.id), (d) => expect(d[0]?.status).toBe("delivered"));
     // As if the attempt had failed and its retry message vanished 10 minutes ago.
     const db = await tenantDb(operator.tenantId);
     await db
@@ -339,7 +358,7 @@ describe("webhook deliveries", () => {
       .bind(new Date(Date.now() - 10 * 60_000).toISOString(), delivery.id)
       .run();
     await runSweep();
-    const records = await waitFor(() => received(token), (r) => r.length >= 2);
+    const records = await eventually(() => received(token), (r) => expect(r.length).toBeGreaterThanOrEqual(2));
     expect(records).toHaveLength(2);
     expect(records[1].headers["svc-event-id"]).toBe(delivery.eventId);
   });
@@ -351,12 +370,15 @@ describe("webhook deliveries", () => {
     const aliceHook = await subscribe(alice, { url: aliceReceiver.url, eventTypes: ["*"] });
     const bobHook = await subscribe(bob, { url: bobReceiver.url, eventTypes: ["*"] });
     await Promise.all([createOperation(alice), createOperation(bob), createOperation(bob)]);
-    const bobRecords = await waitFor(() => received(bobReceiver.token), (r) => r.length >= 2);
-    const aliceRecords = await waitFor(() => received(aliceReceiver.token), (r) => r.length >= 1);
-    await sleep(1500);
+    const [aliceDeliveries, bobDeliveries] = await Promise.all([settled(alice, aliceHook.id), settled(bob, bobHook.id)]);
+    const [aliceRecords, bobRecords] = await Promise.all([received(aliceReceiver.token), received(bobReceiver.token)]);
+    expect(bobRecords.length).toBeGreaterThanOrEqual(2);
+    expect(aliceRecords.length).toBeGreaterThanOrEqual(1);
+    // Each delivery sent once, nothing else.
+    expect(aliceRecords.map((record) => record.headers["svc-event-id"]).sort()).toEqual(aliceDeliveries.map((delivery) => delivery.eventId).sort());
+    expect(bobRecords.map((record) => record.headers["svc-event-id"]).sort()).toEqual(bobDeliveries.map((delivery) => delivery.eventId).sort());
     const aliceEvents = new Set((await eventsOf(alice)).map((event) => event.id));
     const bobEvents = new Set((await eventsOf(bob)).map((event) => event.id));
-    expect((await received(aliceReceiver.token)).length).toBe(aliceRecords.length);
     for (const record of aliceRecords) {
       expect(aliceEvents.has(record.headers["svc-event-id"])).toBe(true);
       expect(record.headers["svc-webhook-id"]).toBe(aliceHook.id);
@@ -365,49 +387,30 @@ describe("webhook deliveries", () => {
       expect(bobEvents.has(record.headers["svc-event-id"])).toBe(true);
       expect(record.headers["svc-webhook-id"]).toBe(bobHook.id);
     }
-    for (const delivery of await deliveriesOf(alice, aliceHook.id)) expect(aliceEvents.has(delivery.eventId)).toBe(true);
+    for (const delivery of aliceDeliveries) expect(aliceEvents.has(delivery.eventId)).toBe(true);
   });
 
   it("stops delivering once the subscription is deleted", async () => {
     const operator = await newTenant();
     const { url, token } = receiver("always-500");
     const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] });
+    // A witness: the same event to a subscription that stays, retried on the same schedule.
+    const witness = receiver("always-500");
+    await subscribe(operator, { url: witness.url, eventTypes: ["operation.created"] });
     await createOperation(operator);
-    await waitFor(() => received(token), (r) => r.length >= 1);
-    expect((await call(operator, "DELETE", `/v1/webhooks/${hook.id}`)).status).toBe(204);
+    await eventually(() => received(token), (r) => expect(r.length).toBeGreaterThanOrEqual(1));
+    expect((await callRoute(operator, routes.deleteWebhook, { params: { webhookId: hook.id } })).status).toBe(204);
     const after = (await received(token)).length;
-    await sleep(2500);
+    // Two more witness attempts (or its last) after the delete: the retry the deleted subscription had on its way is past too.
+    const witnessed = (await received(witness.token)).length;
+    const attempts = retryDelays(env).length + 1;
+    await eventually(() => received(witness.token), (r) => expect(r.length).toBeGreaterThanOrEqual(Math.min(witnessed + 2, attempts)));
     // At most the attempt that was already on its way when the subscription went.
     expect((await received(token)).length).toBeLessThanOrEqual(after + 1);
     const db = await tenantDb(operator.tenantId);
     expect(await db.prepare("select count(*) as n from webhook_deliveries where webhook_id = ?").bind(hook.id).first("n")).toBe(0);
   });
 });
-
-function failingQueue(): Queue {
-  const fail = async () => {
-    throw new Error("queue unavailable (injected)");
-  };
-  return { send: fail, sendBatch: fail } as unknown as Queue;
-}
-
-/** A shard binding that records the SQL of every statement prepared on it. */
-function recordingShard(database: D1Database): { database: D1Database; statements: string[] } {
-  const statements: string[] = [];
-  const recorded = new Proxy(database, {
-    get(target, prop) {
-      if (prop === "prepare") {
-        return (query: string) => {
-          statements.push(query);
-          return target.prepare(query);
-        };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { database: recorded, statements };
-}
 
 /** Runs the Worker's queue consumer on `bodies` as one batch, with `bindings` swapped in. */
 async function consume(bodies: WebhookMessage[], bindings: Partial<Cloudflare.Env> = {}) {
@@ -420,34 +423,25 @@ async function consume(bodies: WebhookMessage[], bindings: Partial<Cloudflare.En
   return getQueueResult(batch, ctx);
 }
 
-/** A queue binding that keeps what is sent to it. */
-function recordingQueue(): { queue: Queue; sent: unknown[] } {
-  const sent: unknown[] = [];
-  const queue = {
-    send: async (body: unknown) => void sent.push(body),
-    sendBatch: async (messages: { body: unknown }[]) => void sent.push(...messages.map((message) => message.body)),
-  } as unknown as Queue;
-  return { queue, sent };
-}
 
 describe("what the outbox costs", () => {
   it("a write hands its events on with one message; a read and a dry run send none", async () => {
     const operator = await newTenant();
     const { queue, sent } = recordingQueue();
     const operation = await createOperation(operator);
-    await call(operator, "GET", "/v1/operations", { env: { WEBHOOK_QUEUE: queue } });
+    await callRoute(operator, routes.listOperations, { env: { WEBHOOK_QUEUE: queue } });
     const lines = [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 5 }];
-    expectStatus(await call(operator, "PUT", `/v1/operations/${operation.id}/lines`, { query: { dryRun: "true" }, body: lines, env: { WEBHOOK_QUEUE: queue } }), 200);
+    expectStatus(await callRoute(operator, routes.putLines, { params: { operationId: operation.id }, query: { dryRun: "true" }, body: lines, env: { WEBHOOK_QUEUE: queue } }), 200);
     expect(sent).toEqual([]);
-    expectStatus(await call(operator, "PUT", `/v1/operations/${operation.id}/lines`, { body: lines, env: { WEBHOOK_QUEUE: queue } }), 200);
+    expectStatus(await callRoute(operator, routes.putLines, { params: { operationId: operation.id }, body: lines, env: { WEBHOOK_QUEUE: queue } }), 200);
     expect(sent).toEqual([{ kind: "hand-on", shard: await shardOf(operator.tenantId), tenantId: operator.tenantId }]);
   });
 
   it("the consumer runs a tenant's hand-on once however many messages of its batch ask for it, and acknowledges them all", async () => {
     const operator = await newTenant();
     const shard = await shardOf(operator.tenantId);
-    await call(operator, "POST", "/v1/operations", { body: { code: uniqueId("OP"), name: { en: "Once" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } });
-    const { database, statements } = recordingShard(env[shard]);
+    await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Once" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } });
+    const { database, statements } = recordingD1(env[shard]);
     const nudge: WebhookMessage = { kind: "hand-on", shard, tenantId: operator.tenantId };
     const result = await consume([nudge, nudge, nudge], { [shard]: database });
     expect(result.explicitAcks.sort()).toEqual(["msg-0", "msg-1", "msg-2"]);
@@ -460,8 +454,8 @@ describe("what the outbox costs", () => {
     const { url, token } = receiver("ok");
     const shard = await shardOf(operator.tenantId);
     await subscribe(operator, { url, eventTypes: ["operation.created"] }, { WEBHOOK_QUEUE: failingQueue() });
-    for (let i = 0; i < 3; i++) await call(operator, "POST", "/v1/operations", { body: { code: uniqueId("OP"), name: { en: `Batch ${i}` }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } });
-    const { database, statements } = recordingShard(env[shard]);
+    for (let i = 0; i < 3; i++) await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: `Batch ${i}` }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } });
+    const { database, statements } = recordingD1(env[shard]);
     await consume([{ kind: "hand-on", shard, tenantId: operator.tenantId }], { [shard]: database });
     expect(await received(token)).toHaveLength(3);
     expect(statements.filter((query) => /from "webhook_deliveries" inner join/.test(query))).toEqual([]);
@@ -471,7 +465,7 @@ describe("what the outbox costs", () => {
   it("a hand-on for a tenant being moved off the shard is acknowledged, not retried: the new shard's sweep takes over", async () => {
     const operator = await newTenant();
     const shard = await shardOf(operator.tenantId);
-    await call(operator, "POST", "/v1/operations", { body: { code: uniqueId("OP"), name: { en: "Moving" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } });
+    await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Moving" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } });
     await env[shard].prepare("insert into tenant_fences (tenant_id, state, since) values (?, 'MOVING', ?)").bind(operator.tenantId, new Date().toISOString()).run();
     try {
       const result = await consume([{ kind: "hand-on", shard, tenantId: operator.tenantId }]);
