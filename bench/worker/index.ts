@@ -35,10 +35,16 @@ const production = serve(buildApp(mountBenchRoutes));
 const RAW_PATH = "/__bench/raw";
 /** The same plus one JSON log line the size of serve()'s: what logging a request costs here. */
 const RAW_LOGGED_PATH = "/__bench/raw-logged";
+/** The floor plus one call to the evaluate budget's rate limiter (no log line): what the limiter's round trip costs here. */
+const RAW_LIMITED_PATH = "/__bench/raw-limited";
 
 export default {
   async fetch(request, env, ctx) {
     const path = new URL(request.url).pathname;
+    if (path === RAW_LIMITED_PATH) {
+      const { success } = await env.RATE_LIMIT_EVALUATE.limit({ key: "bench-raw-limited" });
+      return new Response(JSON.stringify({ ok: success }), { headers: { "content-type": "application/json" } });
+    }
     if (path === RAW_PATH || path === RAW_LOGGED_PATH) {
       if (path === RAW_LOGGED_PATH) {
         console.log(

@@ -67,6 +67,24 @@ describe("PUT /v1/buying-policies/quotas/rules (bulk)", () => {
     expect(await evaluate(op, "ACC-3", "SUP-3", 1)).toMatchObject({ effectiveMinimum: 4 });
   });
 
+  it("inserts a batch's new rules in the supplier index's order, whatever order they were sent in (each of its pages written once)", async () => {
+    const op = await newTenant();
+    // Suppliers cycling through the batch, as a client's batch often does; every third without one.
+    const body = Array.from({ length: 300 }, (_, i) => ({ accountId: `ACC-${i}`, supplierId: i % 3 === 0 ? null : `SUP-${(i * 7) % 11}`, minimum: i }));
+    expect(expectStatus(await callRoute(op, routes.upsertRules, { body }), 200)).toMatchObject({ created: 300 });
+    const { results } = await (await tenantDb(op.tenantId))
+      .prepare("select supplier_id as supplierId, id from quota_rules where tenant_id = ? order by rowid")
+      .bind(op.tenantId)
+      .all<{ supplierId: string | null; id: string }>();
+    const key = (rule: { supplierId: string | null; id: string }) => [rule.supplierId === null ? 0 : 1, rule.supplierId ?? "", rule.id] as const;
+    const inIndexOrder = [...results].sort((a, b) => {
+      const [x, y] = [key(a), key(b)];
+      return x[0] - y[0] || (x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0) || (x[2] < y[2] ? -1 : x[2] > y[2] ? 1 : 0);
+    });
+    expect(results).toHaveLength(300);
+    expect(results.map((rule) => rule.id)).toEqual(inIndexOrder.map((rule) => rule.id));
+  });
+
   it("refuses the whole batch for one bad rule, a repeated scope or more than 5000 rules, changing nothing", async () => {
     const op = await newTenant();
     expectStatus(await callRoute(op, routes.upsertRules, { body: [{ accountId: "A1", minimum: 1 }] }), 200);
