@@ -2,6 +2,9 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState, type FormEvent } from "react";
 import { OperationPage } from "./OperationPage";
 import { OperationsPage } from "./OperationsPage";
+import { RuleFormPage } from "./RuleForm";
+import { RulesPage } from "./RulesPage";
+import { Simulator } from "./Simulator";
 import { useLocation, useRoute } from "wouter";
 import { answer, clientFor, loadSession, saveSession, toRefusal, type Refusal, type Role, type Session } from "./session";
 import { Link, ProblemView } from "./ui";
@@ -77,6 +80,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
   const [path] = useLocation();
   const api = useMemo(() => clientFor(session), [session]);
   const [onOperation, operation] = useRoute<{ operationId: string }>("/console/operations/:operationId");
+  const [onRule, rule] = useRoute<{ ruleId: string }>("/console/quota-rules/:ruleId");
   const section = SECTIONS.find((s) => path.startsWith(s.path)) ?? SECTIONS[0];
   return (
     <SessionContext.Provider value={{ session, api }}>
@@ -101,6 +105,12 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
           <OperationPage key={operation.operationId} operationId={operation.operationId} />
         ) : section.label === "Operations" ? (
           <OperationsPage />
+        ) : onRule && rule.ruleId === "simulator" ? (
+          <Simulator />
+        ) : onRule ? (
+          <RuleFormPage key={rule.ruleId} ruleId={rule.ruleId === "new" ? null : rule.ruleId} />
+        ) : section.label === "Quota rules" ? (
+          <RulesPage />
         ) : (
           <section>
             <h1>{section.label}</h1>
