@@ -9,7 +9,7 @@ import { ProblemView } from "./ui";
 const COLUMNS = [
   { field: "accountId", label: "Account" },
   { field: "supplierId", label: "Supplier" },
-  { field: "storeId", label: "Store" },
+  { field: "storeId", label: "Store (empty: every store)" },
   { field: "minimum", label: "Minimum", numeric: true },
   { field: "enforcement", label: "Enforcement" },
 ] as const;
