@@ -7,6 +7,9 @@ import { OrderCheckPage } from "./OrderCheckPage";
 import { WebhooksPage } from "./WebhooksPage";
 import { OperationPage } from "./OperationPage";
 import { OperationsPage } from "./OperationsPage";
+import { RuleFormPage } from "./RuleForm";
+import { RulesPage } from "./RulesPage";
+import { Simulator } from "./Simulator";
 import { useLocation, useRoute } from "wouter";
 import { answer, clientFor, loadSession, saveSession, toRefusal, type Refusal, type Role, type Session } from "./session";
 import { Link, ProblemView } from "./ui";
@@ -15,14 +18,14 @@ import { SessionContext } from "./context";
 interface Section {
   path: string;
   label: string;
-  page?: () => ReactNode;
+  page: () => ReactNode;
   /** Hidden from an ACCOUNT key, which the API refuses there. */
   operatorOnly?: boolean;
 }
 
 const SECTIONS: Section[] = [
   { path: "/console/operations", label: "Operations", page: OperationsPage },
-  { path: "/console/quota-rules", label: "Quota rules", operatorOnly: true },
+  { path: "/console/quota-rules", label: "Quota rules", page: RulesPage, operatorOnly: true },
   { path: "/console/order-check", label: "Order check", page: OrderCheckPage },
   { path: "/console/accounts", label: "Accounts", page: AccountsPage },
   { path: "/console/events", label: "Events", page: EventsPage, operatorOnly: true },
@@ -92,6 +95,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
   const api = useMemo(() => clientFor(session), [session]);
   const [onOperation, operation] = useRoute<{ operationId: string }>("/console/operations/:operationId");
   const sections = SECTIONS.filter((s) => session.role === "OPERATOR" || !s.operatorOnly);
+  const [onRule, rule] = useRoute<{ ruleId: string }>("/console/quota-rules/:ruleId");
   const section = SECTIONS.find((s) => path.startsWith(s.path)) ?? SECTIONS[0];
   const Page = section.page;
   return (
@@ -120,13 +124,12 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
             <h1>{section.label}</h1>
             <p className="muted">This page is for OPERATOR keys: an ACCOUNT key cannot use it.</p>
           </section>
-        ) : Page ? (
-          <Page />
+        ) : onRule && rule.ruleId === "simulator" ? (
+          <Simulator />
+        ) : onRule ? (
+          <RuleFormPage key={rule.ruleId} ruleId={rule.ruleId === "new" ? null : rule.ruleId} />
         ) : (
-          <section>
-            <h1>{section.label}</h1>
-            <p className="muted">Coming soon.</p>
-          </section>
+          <Page />
         )}
       </main>
     </SessionContext.Provider>

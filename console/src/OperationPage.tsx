@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRef, useState, type ChangeEvent, type DragEvent } from "react";
+import { useState } from "react";
 import { useSession } from "./context";
 import { download } from "./csv";
 import { ConfirmDialog } from "./dialogs";
 import { AccountsPanel } from "./AccountsPanel";
+import { CsvImport } from "./CsvImport";
 import { LinesGrid } from "./LinesGrid";
 import { OperationForm, nameOf, type Operation } from "./OperationsPage";
 import { navigate } from "wouter/use-browser-location";
@@ -133,7 +134,7 @@ export function OperationPage({ operationId }: { operationId: string }) {
         </ProblemView>
       )}
       <ProblemView refusal={refusal} />
-      {operator && operation.status === "DRAFT" && <CsvImport operationId={operationId} onApplied={() => queryClient.invalidateQueries({ queryKey: ["operation", operationId] })} />}
+      {operator && operation.status === "DRAFT" && <LinesImport operationId={operationId} onApplied={() => queryClient.invalidateQueries({ queryKey: ["operation", operationId] })} />}
       <LinesGrid operation={operation} readOnlyReason={readOnlyReason} onSaved={() => queryClient.invalidateQueries({ queryKey: ["operation", operationId] })} />
       {operation.type === "PRIVATE" && <AccountsPanel operation={operation} />}
     </section>
@@ -142,77 +143,33 @@ export function OperationPage({ operationId }: { operationId: string }) {
 
 type UpsertResult = { created: number; updated: number; lineCount: number };
 
-/** Import: a dry run first (counts and every error on its CSV row), then Apply sends the same file. */
-function CsvImport({ operationId, onApplied }: { operationId: string; onApplied: () => void }) {
+function LinesImport({ operationId, onApplied }: { operationId: string; onApplied: () => void }) {
   const { api } = useSession();
   const queryClient = useQueryClient();
-  const [file, setFile] = useState<{ name: string; text: string } | null>(null);
-  const [outcome, setOutcome] = useState<{ dryRun: boolean; result?: UpsertResult; refusal?: Refusal } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const input = useRef<HTMLInputElement>(null);
-  const send = async (text: string, dryRun: boolean) => {
-    setBusy(true);
-    try {
-      const { data } = await answer(
-        api.PUT("/v1/operations/{operationId}/lines", {
-          params: { path: { operationId }, query: { dryRun } },
-          body: text as never,
-          bodySerializer: (body: unknown) => body as string,
-          headers: { "content-type": "text/csv" },
-        }),
-      );
-      setOutcome({ dryRun, result: data as UpsertResult });
-      if (!dryRun) {
+  return (
+    <CsvImport
+      columns="variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity, quantityIncrement"
+      send={async (text, dryRun) =>
+        (
+          await answer(
+            api.PUT("/v1/operations/{operationId}/lines", {
+              params: { path: { operationId }, query: { dryRun } },
+              body: text as never,
+              bodySerializer: (body: unknown) => body as string,
+              headers: { "content-type": "text/csv" },
+            }),
+          )
+        ).data as UpsertResult
+      }
+      describe={(result) => `${result.created} created, ${result.updated} updated, ${result.lineCount} lines after import`}
+      onApplied={() => {
         queryClient.invalidateQueries({ queryKey: ["lines", operationId] });
         onApplied();
-      }
-    } catch (error) {
-      setOutcome({ dryRun, refusal: toRefusal(error) });
-    } finally {
-      setBusy(false);
-    }
-  };
-  const pick = async (picked: File | undefined) => {
-    if (!picked) return;
-    const text = await picked.text();
-    setFile({ name: picked.name, text });
-    await send(text, true);
-  };
-  return (
-    <div
-      className="card import"
-      onDragOver={(e) => e.preventDefault()}
-      onDrop={(e: DragEvent) => {
-        e.preventDefault();
-        void pick(e.dataTransfer.files[0]);
       }}
-    >
-      <label>
-        Import CSV
-        <input ref={input} type="file" accept=".csv,text/csv" onChange={(e: ChangeEvent<HTMLInputElement>) => void pick(e.target.files?.[0])} />
-      </label>
-      <span className="muted">or drop a file here · columns: variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity, quantityIncrement</span>
-      <a className="export" href="#export" onClick={(e) => (e.preventDefault(), void exportCsv(api, operationId))}>
-        Export CSV
-      </a>
-      {busy && <p className="muted">Checking…</p>}
-      {outcome?.result && (
-        <div role="status" className="import-outcome">
-          {outcome.dryRun ? "Dry run of " : "Imported "}
-          {file?.name}: {outcome.result.created} created, {outcome.result.updated} updated, {outcome.result.lineCount} lines after import.
-          {outcome.dryRun && (
-            <button type="button" className="primary" disabled={busy} onClick={() => file && send(file.text, false)}>
-              Apply
-            </button>
-          )}
-        </div>
-      )}
-      {outcome?.refusal && <ProblemView refusal={outcome.refusal} />}
-    </div>
+      onExport={async () => {
+        const { response } = await api.GET("/v1/operations/{operationId}/lines", { params: { path: { operationId } }, headers: { accept: "text/csv" }, parseAs: "text" });
+        download(`lines-${operationId}.csv`, await response.clone().text());
+      }}
+    />
   );
-}
-
-async function exportCsv(api: ReturnType<typeof useSession>["api"], operationId: string) {
-  const { response } = await api.GET("/v1/operations/{operationId}/lines", { params: { path: { operationId } }, headers: { accept: "text/csv" }, parseAs: "text" });
-  download(`lines-${operationId}.csv`, await response.clone().text());
 }

@@ -1,6 +1,7 @@
 /**
  * The compiled Quotas Rule index (resolution as the evaluate route documents it): pure data and functions, no I/O, so it can be
- * unit- and property-tested alone. The cache around it lives in rule-index-cache.ts.
+ * unit- and property-tested alone, and the console's simulator runs this very module in the browser (keep it free of
+ * runtime imports). The cache around it lives in rule-index-cache.ts.
  *
  * A tenant's rules are grouped by the keys of the three levels (Account+Supplier, Account,
  * Supplier). Within a group, the scope is unique per store (the quota_rules_scope index), so a
@@ -285,4 +286,39 @@ function outcomeOf(rule: IndexedRule, level: QuotaLevel, decision: Resolution): 
   if (rule === winner) return "selected";
   if (level !== decision.kind) return "shadowed_by_higher_level";
   return rule.minimum < winner.minimum ? "lower_minimum" : "tie_older_rule_wins";
+}
+
+/** One order to evaluate: storeId already defaulted from svc-store by the caller. */
+export interface QuotaOrder extends QuotaTarget {
+  amount: number;
+}
+
+export interface QuotaResult {
+  allowed: boolean;
+  reason: null | "quota_min_not_met";
+  effectiveMinimum: number;
+  amount: number;
+  shortfall: number;
+  source: { kind: QuotaSourceKind; ruleId: string | null };
+  enforcement: QuotaEnforcement;
+}
+
+export interface ExplainedQuotaResult extends QuotaResult {
+  explanation: Explanation;
+}
+
+/** An order's evaluation: its resolved minimum, whether it passes and by how much it falls short. */
+export function evaluateQuota(index: RuleIndex, order: QuotaOrder): QuotaResult {
+  const { kind, rule, minimum, enforcement } = resolveQuota(index, order);
+  const met = order.amount >= minimum;
+  return {
+    // A WARN minimum never refuses: the order goes through with the shortfall reported.
+    allowed: met || enforcement === "WARN",
+    reason: met ? null : "quota_min_not_met",
+    effectiveMinimum: minimum,
+    amount: order.amount,
+    shortfall: met ? 0 : minimum - order.amount,
+    source: { kind, ruleId: rule?.id ?? null },
+    enforcement,
+  };
 }

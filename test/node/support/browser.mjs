@@ -109,3 +109,13 @@ export async function assertAccessible(page, label) {
   const grave = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   assert.deepEqual(grave, [], `${label}: ${grave.map((v) => `${v.impact} ${v.id} (${v.help}) at ${v.targets.join(", ")}`).join("; ")}`);
 }
+
+/** axe-core in the light and the dark color scheme (and screenshots of both when CONSOLE_SCREENSHOTS is set). */
+export async function checkPage(page, label) {
+  for (const colorScheme of ["light", "dark"]) {
+    await page.emulateMedia({ colorScheme });
+    await assertAccessible(page, `${label} (${colorScheme})`);
+    await screenshot(page, `${label}-${colorScheme}`);
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+}

@@ -1,0 +1,74 @@
+import { useState, type ChangeEvent, type DragEvent } from "react";
+import { toRefusal, type Refusal } from "./session";
+import { ProblemView } from "./ui";
+
+/**
+ * A CSV import: pick or drop a file, it is sent as a dry run first (counts, or every error on its CSV
+ * row), then Apply sends the same file for real. `send` is the resource's bulk PUT taking text/csv.
+ */
+export function CsvImport<Result>({
+  columns,
+  send,
+  describe,
+  onApplied,
+  onExport,
+}: {
+  columns: string;
+  send: (text: string, dryRun: boolean) => Promise<Result>;
+  describe: (result: Result) => string;
+  onApplied: () => void;
+  onExport: () => Promise<void>;
+}) {
+  const [file, setFile] = useState<{ name: string; text: string } | null>(null);
+  const [outcome, setOutcome] = useState<{ dryRun: boolean; result?: Result; refusal?: Refusal } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (text: string, dryRun: boolean) => {
+    setBusy(true);
+    try {
+      setOutcome({ dryRun, result: await send(text, dryRun) });
+      if (!dryRun) onApplied();
+    } catch (error) {
+      setOutcome({ dryRun, refusal: toRefusal(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const pick = async (picked: File | undefined) => {
+    if (!picked) return;
+    const text = await picked.text();
+    setFile({ name: picked.name, text });
+    await run(text, true);
+  };
+  return (
+    <div
+      className="card import"
+      onDragOver={(e) => e.preventDefault()}
+      onDrop={(e: DragEvent) => {
+        e.preventDefault();
+        void pick(e.dataTransfer.files[0]);
+      }}
+    >
+      <label>
+        Import CSV
+        <input type="file" accept=".csv,text/csv" onChange={(e: ChangeEvent<HTMLInputElement>) => void pick(e.target.files?.[0])} />
+      </label>
+      <span className="muted">or drop a file here · columns: {columns}</span>
+      <a className="export" href="#export" onClick={(e) => (e.preventDefault(), void onExport())}>
+        Export CSV
+      </a>
+      {busy && <p className="muted">Checking…</p>}
+      {outcome?.result && (
+        <div role="status" className="import-outcome">
+          {outcome.dryRun ? "Dry run of " : "Imported "}
+          {file?.name}: {describe(outcome.result)}.
+          {outcome.dryRun && (
+            <button type="button" className="primary" disabled={busy} onClick={() => file && run(file.text, false)}>
+              Apply
+            </button>
+          )}
+        </div>
+      )}
+      {outcome?.refusal && <ProblemView refusal={outcome.refusal} />}
+    </div>
+  );
+}

@@ -1,0 +1,150 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { navigate } from "wouter/use-browser-location";
+import { useSession } from "./context";
+import type { QuotaRule } from "./rules";
+import { answer, toRefusal, type Refusal } from "./session";
+import { Link, ProblemView } from "./ui";
+
+const FIELDS = [
+  ["accountId", "Account id"],
+  ["supplierId", "Supplier id"],
+  ["storeId", "Store id"],
+] as const;
+type Field = (typeof FIELDS)[number][0] | "minimum" | "enforcement";
+
+/** The refusal's message per form field: a 400's errors[] by field, a 409 duplicate_scope on the scope. */
+function fieldErrors(refusal: Refusal | null): Map<Field, string> {
+  const errors = new Map<Field, string>();
+  if (!refusal) return errors;
+  if (refusal.problem.code === "duplicate_scope") errors.set("accountId", refusal.problem.detail ?? "another rule has this scope");
+  for (const item of (refusal.problem as { errors?: { field?: string; message?: string }[] }).errors ?? []) {
+    const field = item.field?.replace(/^body\./, "") as Field | undefined;
+    if (field) errors.set(field, item.message ?? refusal.problem.code);
+  }
+  return errors;
+}
+
+/** /console/quota-rules/new and /console/quota-rules/:ruleId: one rule's form, with Delete on a stored one. */
+export function RuleFormPage({ ruleId }: { ruleId: string | null }) {
+  const { api } = useSession();
+  const rule = useQuery({
+    queryKey: ["quota-rule", ruleId],
+    enabled: ruleId !== null,
+    // Read afresh on each opening: the form starts from what the server holds now.
+    gcTime: 0,
+    queryFn: async () => (await answer(api.GET("/v1/buying-policies/quotas/rules/{ruleId}", { params: { path: { ruleId: ruleId! } } }))).data,
+  });
+  return (
+    <section>
+      <p className="crumbs">
+        <Link to="/console/quota-rules">Quota rules</Link> /
+      </p>
+      <h1>{ruleId ? `Rule ${ruleId}` : "New rule"}</h1>
+      {rule.error ? <ProblemView refusal={toRefusal(rule.error)} /> : ruleId && !rule.data ? <p className="muted">Loading…</p> : <RuleForm rule={rule.data ?? null} />}
+    </section>
+  );
+}
+
+function RuleForm({ rule }: { rule: QuotaRule | null }) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  const [values, setValues] = useState({
+    accountId: rule?.accountId ?? "",
+    supplierId: rule?.supplierId ?? "",
+    storeId: rule?.storeId ?? "",
+    minimum: rule ? String(rule.minimum) : "",
+    enforcement: rule?.enforcement ?? ("BLOCK" as QuotaRule["enforcement"]),
+  });
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const [saved, setSaved] = useState(false);
+  const errors = fieldErrors(refusal);
+  const set = (field: Field) => (value: string) => (setValues((current) => ({ ...current, [field]: value })), setSaved(false));
+  const body = () => ({
+    accountId: values.accountId.trim() || null,
+    supplierId: values.supplierId.trim() || null,
+    storeId: values.storeId.trim() || null,
+    minimum: values.minimum.trim() === "" ? Number.NaN : Number(values.minimum.trim()),
+    enforcement: values.enforcement,
+  });
+  const afterWrite = () => {
+    queryClient.invalidateQueries({ queryKey: ["quota-rules"] });
+    queryClient.invalidateQueries({ queryKey: ["evaluation"] });
+  };
+  const save = useMutation({
+    mutationFn: async () =>
+      rule
+        ? (await answer(api.PUT("/v1/buying-policies/quotas/rules/{ruleId}", { params: { path: { ruleId: rule.id } }, body: body() }))).data
+        : (await answer(api.POST("/v1/buying-policies/quotas/rules", { body: body() }))).data,
+    onMutate: () => (setRefusal(null), setSaved(false)),
+    onSuccess: (stored) => {
+      afterWrite();
+      queryClient.setQueryData(["quota-rule", stored.id], stored);
+      if (rule) setSaved(true);
+      else navigate(`/console/quota-rules/${stored.id}`);
+    },
+    onError: (error) => setRefusal(toRefusal(error)),
+  });
+  const remove = useMutation({
+    mutationFn: async () => answer(api.DELETE("/v1/buying-policies/quotas/rules/{ruleId}", { params: { path: { ruleId: rule!.id } } })),
+    onMutate: () => setRefusal(null),
+    onSuccess: () => {
+      afterWrite();
+      queryClient.removeQueries({ queryKey: ["quota-rule", rule!.id] });
+      navigate("/console/quota-rules");
+    },
+    onError: (error) => setRefusal(toRefusal(error)),
+  });
+  const invalid = (field: Field) => (errors.has(field) ? { "aria-invalid": true, "aria-describedby": `${field}-error` } : {});
+  const message = (field: Field) =>
+    errors.has(field) && (
+      <span id={`${field}-error`} className="error-text">
+        {errors.get(field)}
+      </span>
+    );
+  return (
+    <form className="card rule-form" aria-label={rule ? "Edit rule" : "New rule"} onSubmit={(e: FormEvent) => (e.preventDefault(), save.mutate())}>
+      <fieldset className="fields">
+        <legend>Scope (at least an account or a supplier; an empty store means every store)</legend>
+        {FIELDS.map(([field, label]) => (
+          <label key={field}>
+            {label}
+            <input value={values[field]} onChange={(e) => set(field)(e.target.value)} {...invalid(field)} />
+            {message(field)}
+          </label>
+        ))}
+      </fieldset>
+      <div className="fields">
+        <label>
+          Minimum (minor units)
+          <input inputMode="numeric" required value={values.minimum} onChange={(e) => set("minimum")(e.target.value)} {...invalid("minimum")} />
+          {message("minimum")}
+        </label>
+        <label>
+          Enforcement
+          <select value={values.enforcement} onChange={(e) => set("enforcement")(e.target.value)}>
+            <option value="BLOCK">BLOCK (refuse the order)</option>
+            <option value="WARN">WARN (place it with a warning)</option>
+          </select>
+        </label>
+      </div>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={save.isPending}>
+          {rule ? "Save" : "Create"}
+        </button>
+        {rule && (
+          <button type="button" className="danger" disabled={remove.isPending} onClick={() => confirm(`Delete rule ${rule.id}?`) && remove.mutate()}>
+            Delete
+          </button>
+        )}
+        {rule && <Link to={`/console/quota-rules/simulator?accountId=${encodeURIComponent(rule.accountId ?? "")}&supplierId=${encodeURIComponent(rule.supplierId ?? "")}&storeId=${encodeURIComponent(rule.storeId ?? "")}`}>Simulate an order of this scope</Link>}
+      </div>
+      {saved && (
+        <p role="status" className="note">
+          Saved.
+        </p>
+      )}
+      <ProblemView refusal={refusal} />
+    </form>
+  );
+}

@@ -1,0 +1,190 @@
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState, type FormEvent } from "react";
+import { useSearch } from "wouter";
+import { useSession } from "./context";
+import { CsvImport } from "./CsvImport";
+import { download } from "./csv";
+import { RulesGrid } from "./RulesGrid";
+import { describeUpsert, ruleQuery, RULES_PAGE_SIZE, SORTS, scopeText, type RuleFilters, type RulePage } from "./rules";
+import { answer, toRefusal, type Refusal } from "./session";
+import "./rules.css";
+import { Link, ProblemView, SearchFilter } from "./ui";
+
+export function RulesPage() {
+  const { api, session } = useSession();
+  const queryClient = useQueryClient();
+  const [filters, setFilters] = useState<RuleFilters>({ accountId: "", supplierId: "", storeId: "", sort: "createdAt" });
+  // ?view=grid opens the grid at once (a bookmark of the bulk editor).
+  const [view, setView] = useState<"list" | "grid">(new URLSearchParams(useSearch()).get("view") === "grid" ? "grid" : "list");
+  const filter = (key: keyof RuleFilters) => (value: string) => setFilters((current) => ({ ...current, [key]: value.trim() }));
+  return (
+    <section>
+      <div className="title-row">
+        <h1>Quota rules</h1>
+        <Link to="/console/quota-rules/simulator">Simulator</Link>
+        <Link to="/console/quota-rules/new">New rule</Link>
+      </div>
+      <DefaultMinimum />
+      <CsvImport
+        columns="accountId, supplierId, storeId, minimum, enforcement (id is ignored: an export imports back)"
+        send={async (text, dryRun) =>
+          (
+            await answer(
+              api.PUT("/v1/buying-policies/quotas/rules", {
+                params: { query: { dryRun } },
+                body: text as never,
+                bodySerializer: (body: unknown) => body as string,
+                headers: { "content-type": "text/csv" },
+              }),
+            )
+          ).data
+        }
+        describe={describeUpsert}
+        onApplied={() => queryClient.invalidateQueries({ queryKey: ["quota-rules"] })}
+        onExport={async () => {
+          const { response } = await api.GET("/v1/buying-policies/quotas/rules", { params: { query: ruleQuery(filters, RULES_PAGE_SIZE) }, headers: { accept: "text/csv" }, parseAs: "text" });
+          download("quota-rules.csv", await response.clone().text());
+        }}
+      />
+      <form className="filters" role="search" aria-label="Filter rules" onSubmit={(e) => e.preventDefault()}>
+        <SearchFilter label="Account id" value={filters.accountId} onChange={filter("accountId")} />
+        <SearchFilter label="Supplier id" value={filters.supplierId} onChange={filter("supplierId")} />
+        <SearchFilter label="Store id" value={filters.storeId} onChange={filter("storeId")} />
+        <label>
+          Sort
+          <select value={filters.sort} onChange={(e) => filter("sort")(e.target.value)}>
+            {SORTS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <div className="view-switch" role="group" aria-label="View">
+          <button type="button" aria-pressed={view === "list"} onClick={() => setView("list")}>
+            List
+          </button>
+          <button type="button" aria-pressed={view === "grid"} onClick={() => setView("grid")}>
+            Edit in a grid
+          </button>
+        </div>
+      </form>
+      <p className="muted help">Each filter matches its id exactly; a rule without that key never matches it.</p>
+      {view === "list" ? <RulesList filters={filters} /> : <RulesGrid filters={filters} />}
+    </section>
+  );
+}
+
+function RulesList({ filters }: { filters: RuleFilters }) {
+  const { api } = useSession();
+  const list = useInfiniteQuery({
+    queryKey: ["quota-rules", "list", filters],
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) => (await answer(api.GET("/v1/buying-policies/quotas/rules", { params: { query: ruleQuery(filters, 50, pageParam) } }))).data as RulePage,
+    getNextPageParam: (page) => page.nextToken ?? undefined,
+  });
+  const rules = list.data?.pages.flatMap((page) => page.items) ?? [];
+  return (
+    <>
+      <ProblemView refusal={list.error ? toRefusal(list.error) : null} />
+      <div className="table-wrap">
+        <table className="list">
+          <caption className="sr-only">Quota rules</caption>
+          <thead>
+            <tr>
+              <th scope="col">Account</th>
+              <th scope="col">Supplier</th>
+              <th scope="col">Store</th>
+              <th scope="col" className="num">
+                Minimum
+              </th>
+              <th scope="col">Enforcement</th>
+              <th scope="col">Rule</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rules.map((rule) => (
+              <tr key={rule.id}>
+                <td>{scopeText(rule.accountId)}</td>
+                <td>{scopeText(rule.supplierId)}</td>
+                <td>{rule.storeId ?? "every store"}</td>
+                <td className="num">{rule.minimum}</td>
+                <td>{rule.enforcement}</td>
+                <td>
+                  <Link to={`/console/quota-rules/${rule.id}`}>
+                    <span className="sr-only">Edit rule </span>
+                    {rule.id}
+                  </Link>
+                </td>
+              </tr>
+            ))}
+            {!list.isPending && rules.length === 0 && (
+              <tr>
+                <td colSpan={6} className="muted">
+                  No rule matches.
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      {list.hasNextPage && (
+        <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+          Load more
+        </button>
+      )}
+    </>
+  );
+}
+
+/** The tenant default: the minimum when no rule matches an order. */
+function DefaultMinimum() {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  const current = useQuery({ queryKey: ["quota-default"], queryFn: async () => (await answer(api.GET("/v1/buying-policies/quotas/default"))).data });
+  const [minimum, setMinimum] = useState("");
+  const [enforcement, setEnforcement] = useState<"BLOCK" | "WARN">("BLOCK");
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const [saved, setSaved] = useState(false);
+  useEffect(() => {
+    if (current.data) {
+      setMinimum(String(current.data.minimum));
+      setEnforcement(current.data.enforcement);
+    }
+  }, [current.data]);
+  const save = useMutation({
+    mutationFn: async () => (await answer(api.PUT("/v1/buying-policies/quotas/default", { body: { minimum: Number(minimum), enforcement } }))).data,
+    onMutate: () => (setRefusal(null), setSaved(false)),
+    onSuccess: (stored) => {
+      queryClient.setQueryData(["quota-default"], stored);
+      setSaved(true);
+    },
+    onError: (error) => setRefusal(toRefusal(error)),
+  });
+  return (
+    <form className="card default-minimum" aria-label="Tenant default" onSubmit={(e: FormEvent) => (e.preventDefault(), save.mutate())}>
+      <h2>Tenant default</h2>
+      <p className="muted">The minimum of an order no rule matches.</p>
+      <label>
+        Default minimum
+        <input inputMode="numeric" required value={minimum} onChange={(e) => (setMinimum(e.target.value), setSaved(false))} aria-invalid={refusal ? true : undefined} />
+      </label>
+      <label>
+        Default enforcement
+        <select value={enforcement} onChange={(e) => (setEnforcement(e.target.value as "BLOCK" | "WARN"), setSaved(false))}>
+          <option>BLOCK</option>
+          <option>WARN</option>
+        </select>
+      </label>
+      <button type="submit" disabled={save.isPending || !current.data}>
+        Save default
+      </button>
+      {saved && (
+        <p role="status" className="note">
+          Default saved: {minimum} ({enforcement}).
+        </p>
+      )}
+      <ProblemView refusal={refusal ?? (current.error ? toRefusal(current.error) : null)} />
+    </form>
+  );
+}

@@ -1,0 +1,331 @@
+import type { Schemas } from "@campaign-policy/client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMemo, useState, type FormEvent } from "react";
+import { useSearch } from "wouter";
+// The server's own resolution (pure, no I/O): the browser simulates with the code the API runs, not a copy.
+import { buildRuleIndex, evaluateQuota, explainQuota, indexedRuleOf, type ExplainedQuotaResult, type QuotaOrder } from "../../src/quotas/rule-index";
+import { useSession } from "./context";
+import { RULES_PAGE_SIZE, type QuotaRule, type RulePage } from "./rules";
+import { answer, toRefusal, type Refusal } from "./session";
+import "./rules.css";
+import { Link, ProblemView } from "./ui";
+
+type Evaluation = Schemas["EvaluationResult"];
+type Explanation = ExplainedQuotaResult["explanation"];
+type Candidate = Explanation["levels"][number]["candidates"][number];
+
+const LEVEL_LABELS = { ACCOUNT_SUPPLIER: "Account + Supplier", ACCOUNT: "Account", SUPPLIER: "Supplier", DEFAULT: "Tenant default" } as const;
+const OUTCOME_TEXT: Record<Candidate["outcome"], string> = {
+  selected: "decided the order",
+  lower_minimum: "a higher minimum won at this level",
+  tie_older_rule_wins: "same minimum: an older rule won",
+  shadowed_by_higher_level: "matches, but a higher level decided",
+  store_mismatch: "a rule for another store",
+};
+
+/** JSON with keys sorted: the browser's and the API's answers compare whatever their key order. */
+export function canonical(value: unknown): string {
+  return JSON.stringify(value, (_, v) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
+}
+
+/** Every rule that can concern the order: those of its account and those of its supplier (the list filters match exactly). */
+function useRulesOf(order: QuotaOrder | null) {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: ["quota-rules", "simulator", order?.accountId, order?.supplierId],
+    enabled: order !== null,
+    queryFn: async () => {
+      const readAll = async (filter: { accountId: string } | { supplierId: string }) => {
+        const rules: QuotaRule[] = [];
+        let nextToken: string | undefined;
+        do {
+          const page = (await answer(api.GET("/v1/buying-policies/quotas/rules", { params: { query: { ...filter, limit: RULES_PAGE_SIZE, ...(nextToken && { nextToken }) } } }))).data as RulePage;
+          rules.push(...page.items);
+          nextToken = page.nextToken ?? undefined;
+        } while (nextToken);
+        return rules;
+      };
+      const [ofAccount, ofSupplier] = await Promise.all([readAll({ accountId: order!.accountId }), order!.supplierId ? readAll({ supplierId: order!.supplierId }) : []]);
+      return [...new Map([...ofAccount, ...ofSupplier].map((rule) => [rule.id, rule])).values()];
+    },
+  });
+}
+
+/** The order evaluated in this browser by rule-index.ts, with some rules' minimums replaced. */
+function simulate(rules: QuotaRule[], fallback: Schemas["QuotaDefault"], order: QuotaOrder, minimums: Map<string, number>): ExplainedQuotaResult {
+  const index = buildRuleIndex({
+    version: 0,
+    defaultMinimum: fallback.minimum,
+    defaultEnforcement: fallback.enforcement,
+    rules: rules.map((rule) => indexedRuleOf({ ...rule, minimum: minimums.get(rule.id) ?? rule.minimum })),
+  });
+  return { ...evaluateQuota(index, order), explanation: explainQuota(index, order) };
+}
+
+export function Simulator() {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  const initial = new URLSearchParams(useSearch());
+  const [form, setForm] = useState({ accountId: initial.get("accountId") ?? "", supplierId: initial.get("supplierId") ?? "", storeId: initial.get("storeId") ?? "", amount: "" });
+  const [order, setOrder] = useState<QuotaOrder | null>(null);
+  const [whatIf, setWhatIf] = useState(false);
+  const [drafts, setDrafts] = useState<Map<string, string>>(new Map());
+  const [saveNote, setSaveNote] = useState<string | null>(null);
+  const [saveRefusal, setSaveRefusal] = useState<Refusal | null>(null);
+
+  const server = useQuery({
+    queryKey: ["evaluation", order],
+    enabled: order !== null,
+    queryFn: async () => (await answer(api.POST("/v1/buying-policies/quotas/evaluate", { params: { query: { explain: true } }, body: { orders: [order!] } }))).data.results[0],
+  });
+  const rules = useRulesOf(order);
+  const fallback = useQuery({ queryKey: ["quota-default"], queryFn: async () => (await answer(api.GET("/v1/buying-policies/quotas/default"))).data });
+
+  const minimums = useMemo(() => {
+    const parsed = new Map<string, number>();
+    for (const [ruleId, text] of drafts) if (/^\d+$/.test(text.trim())) parsed.set(ruleId, Number(text.trim()));
+    return parsed;
+  }, [drafts]);
+  const changed = [...minimums].filter(([ruleId, minimum]) => rules.data?.find((rule) => rule.id === ruleId)?.minimum !== minimum);
+  const simulated = useMemo(
+    () => (order && rules.data && fallback.data ? simulate(rules.data, fallback.data, order, whatIf ? minimums : new Map()) : null),
+    [order, rules.data, fallback.data, whatIf, minimums],
+  );
+  const agrees = simulated && server.data && !whatIf ? canonical(simulated) === canonical(server.data) : null;
+
+  const evaluate = (event: FormEvent) => {
+    event.preventDefault();
+    setSaveNote(null);
+    const next: QuotaOrder = { accountId: form.accountId.trim(), supplierId: form.supplierId.trim() || null, storeId: form.storeId.trim() || null, amount: Number(form.amount) };
+    if (canonical(next) === canonical(order)) void server.refetch();
+    setOrder(next);
+  };
+  const saveChanges = useMutation({
+    mutationFn: async () => {
+      for (const [ruleId, minimum] of changed) {
+        const rule = rules.data!.find((r) => r.id === ruleId)!;
+        await answer(
+          api.PUT("/v1/buying-policies/quotas/rules/{ruleId}", {
+            params: { path: { ruleId } },
+            body: { accountId: rule.accountId, supplierId: rule.supplierId, storeId: rule.storeId, minimum, enforcement: rule.enforcement },
+          }),
+        );
+      }
+      return changed.length;
+    },
+    onMutate: () => (setSaveRefusal(null), setSaveNote(null)),
+    onSuccess: async (count) => {
+      await queryClient.invalidateQueries({ queryKey: ["quota-rules"] });
+      await queryClient.invalidateQueries({ queryKey: ["quota-rule"] });
+      await queryClient.invalidateQueries({ queryKey: ["evaluation"] });
+      setDrafts(new Map());
+      setWhatIf(false);
+      setSaveNote(`Saved ${count} rule${count === 1 ? "" : "s"}; the answer below is the API's, evaluated again.`);
+    },
+    onError: (error) => setSaveRefusal(toRefusal(error)),
+  });
+
+  const shown = whatIf ? simulated : (server.data as ExplainedQuotaResult | undefined) ?? null;
+  return (
+    <section className="simulator">
+      <p className="crumbs">
+        <Link to="/console/quota-rules">Quota rules</Link> /
+      </p>
+      <h1>Simulator</h1>
+      <p className="muted">Which minimum applies to an order, and why: every rule of the order's account and supplier, level by level.</p>
+      <form className="card sim-form" aria-label="Order to evaluate" onSubmit={evaluate}>
+        <label>
+          Account
+          <input required value={form.accountId} onChange={(e) => setForm({ ...form, accountId: e.target.value })} />
+        </label>
+        <label>
+          Supplier
+          <input value={form.supplierId} onChange={(e) => setForm({ ...form, supplierId: e.target.value })} aria-describedby="sim-supplier-help" />
+          <span id="sim-supplier-help" className="muted">empty: no supplier</span>
+        </label>
+        <label>
+          Store
+          <input value={form.storeId} onChange={(e) => setForm({ ...form, storeId: e.target.value })} aria-describedby="sim-store-help" />
+          <span id="sim-store-help" className="muted">empty: no store</span>
+        </label>
+        <label>
+          Amount
+          <input required inputMode="numeric" pattern="\d+" value={form.amount} onChange={(e) => setForm({ ...form, amount: e.target.value })} />
+        </label>
+        <button type="submit" className="primary">
+          Evaluate
+        </button>
+      </form>
+      <ProblemView refusal={server.error ? toRefusal(server.error) : rules.error ? toRefusal(rules.error) : null} />
+      {order && (
+        <div className="sim-mode">
+          <label className="inline">
+            <input type="checkbox" checked={whatIf} onChange={(e) => (setWhatIf(e.target.checked), setSaveNote(null))} />
+            What if: try other minimums before saving
+          </label>
+          {agrees !== null && (
+            <p className={agrees ? "muted" : "error-text"} role="status" data-simulated={canonical(simulated)}>
+              {agrees
+                ? "This browser's simulation, by the server's own resolution code, gives the API's answer."
+                : "This browser's simulation differs from the API's answer: the rules changed since they were read. Evaluate again."}
+            </p>
+          )}
+        </div>
+      )}
+      {whatIf && (
+        <p className="what-if-note" role="note">
+          What if: simulated in this browser against your unsaved minimums, by the server's own resolution code (src/quotas/rule-index.ts, the module the API runs). Nothing is saved until you save.
+        </p>
+      )}
+      {saveNote && (
+        <p role="status" className="note">
+          {saveNote}
+        </p>
+      )}
+      <ProblemView refusal={saveRefusal} />
+      {shown && order && (
+        <Answer
+          result={shown}
+          whatIf={whatIf}
+          now={whatIf ? (server.data as ExplainedQuotaResult | undefined) : undefined}
+          drafts={drafts}
+          onDraft={(ruleId, text) => setDrafts((current) => new Map(current).set(ruleId, text))}
+        />
+      )}
+      {whatIf && (
+        <div className="actions">
+          <button type="button" className="primary" disabled={changed.length === 0 || saveChanges.isPending} onClick={() => saveChanges.mutate()}>
+            Save {changed.length} changed minimum{changed.length === 1 ? "" : "s"}
+          </button>
+          <button type="button" disabled={drafts.size === 0} onClick={() => setDrafts(new Map())}>
+            Reset
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Verdict({ result }: { result: Evaluation | ExplainedQuotaResult }) {
+  const below = result.shortfall > 0;
+  return (
+    <span className={`badge ${result.allowed ? (below ? "warn" : "active") : "blocked"}`}>{result.allowed ? (below ? "Allowed with a warning" : "Allowed") : "Blocked"}</span>
+  );
+}
+
+/** The evaluation drawn as the API explains it: the result, then the four levels and their candidates. */
+function Answer({ result, whatIf, now, drafts, onDraft }: { result: ExplainedQuotaResult; whatIf: boolean; now?: ExplainedQuotaResult; drafts: Map<string, string>; onDraft: (ruleId: string, text: string) => void }) {
+  const { explanation } = result;
+  const decided = explanation.decidedBy;
+  return (
+    <div className={`card answer${whatIf ? " simulated" : ""}`} aria-label={whatIf ? "Simulated answer" : "API answer"} role="region" data-result={canonical(result)}>
+      <h2>{whatIf ? "Simulated answer (not saved)" : "The API's answer"}</h2>
+      <dl className="summary">
+        <div>
+          <dt>Effective minimum</dt>
+          <dd>{result.effectiveMinimum}</dd>
+        </div>
+        <div>
+          <dt>Outcome</dt>
+          <dd>
+            <Verdict result={result} /> <span className="muted">({result.enforcement})</span>
+          </dd>
+        </div>
+        <div>
+          <dt>Shortfall</dt>
+          <dd>{result.shortfall}</dd>
+        </div>
+        <div>
+          <dt>Decided by</dt>
+          <dd>
+            {LEVEL_LABELS[decided.kind]}
+            {decided.ruleId && (
+              <>
+                {" "}
+                <Link to={`/console/quota-rules/${decided.ruleId}`}>{decided.ruleId}</Link>
+              </>
+            )}
+          </dd>
+        </div>
+        {now && (
+          <div>
+            <dt>Now (saved rules)</dt>
+            <dd>
+              {now.effectiveMinimum} · <Verdict result={now} />
+            </dd>
+          </div>
+        )}
+      </dl>
+      <ol className="levels">
+        {explanation.levels.map((level) => (
+          <li key={level.level} className={`level${decided.kind === level.level ? " decided" : ""}`}>
+            <h3>
+              {LEVEL_LABELS[level.level]} <span className="muted">({level.level})</span>
+              {decided.kind === level.level && <span className="badge active">decides</span>}
+            </h3>
+            {!level.applicable ? (
+              <p className="muted">Not applicable: the order has no supplier.</p>
+            ) : level.candidates.length === 0 ? (
+              <p className="muted">No rule at this level.</p>
+            ) : (
+              <table className="list candidates">
+                <caption className="sr-only">Rules at the {LEVEL_LABELS[level.level]} level</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Rule</th>
+                    <th scope="col">Store</th>
+                    <th scope="col" className="num">
+                      Minimum
+                    </th>
+                    <th scope="col">Outcome</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {level.candidates.map((candidate) => (
+                    <tr key={candidate.ruleId} className={`outcome-${candidate.outcome}`}>
+                      <td>
+                        <Link to={`/console/quota-rules/${candidate.ruleId}`}>
+                          <span className="sr-only">Edit rule </span>
+                          {candidate.ruleId}
+                        </Link>
+                      </td>
+                      <td>{candidate.storeId ?? "every store"}</td>
+                      <td className="num">
+                        {whatIf ? (
+                          <input
+                            className="what-if-minimum"
+                            inputMode="numeric"
+                            aria-label={`What-if minimum of ${candidate.ruleId}`}
+                            value={drafts.get(candidate.ruleId) ?? String(candidate.minimum)}
+                            aria-invalid={drafts.has(candidate.ruleId) && !/^\d+$/.test(drafts.get(candidate.ruleId)!.trim()) ? true : undefined}
+                            onChange={(e) => onDraft(candidate.ruleId, e.target.value)}
+                          />
+                        ) : (
+                          candidate.minimum
+                        )}
+                      </td>
+                      <td>
+                        <code className={`outcome ${candidate.outcome}`}>{candidate.outcome}</code> <span className="muted">{OUTCOME_TEXT[candidate.outcome]}</span>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+            {level.omittedStoreMismatches > 0 && <p className="muted">… and {level.omittedStoreMismatches} more rules for other stores.</p>}
+          </li>
+        ))}
+        <li className={`level${decided.kind === "DEFAULT" ? " decided" : ""}`}>
+          <h3>
+            Tenant default <span className="muted">(DEFAULT)</span>
+            {decided.kind === "DEFAULT" && <span className="badge active">decides</span>}
+          </h3>
+          <p>
+            Minimum {explanation.default.minimum} · <code className={`outcome ${explanation.default.outcome}`}>{explanation.default.outcome}</code>{" "}
+            <span className="muted">{explanation.default.outcome === "selected" ? "no rule matched: the default decided" : "a rule decided"}</span>
+          </p>
+        </li>
+      </ol>
+    </div>
+  );
+}
