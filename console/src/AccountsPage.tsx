@@ -1,11 +1,12 @@
 import type { paths, Schemas } from "@campaign-policy/client";
 import { useQueryClient } from "@tanstack/react-query";
-import { useState, type ChangeEvent, type DragEvent } from "react";
+import { useState } from "react";
+import { CsvImport } from "./CsvImport";
 import { useSession } from "./context";
 import { hasHeader, parseTable } from "./csv";
 import { PagedList, type Column } from "./PagedList";
-import { answer, toRefusal, type Refusal } from "./session";
-import { ProblemView, SearchFilter } from "./ui";
+import { answer, toRefusal } from "./session";
+import { SearchFilter } from "./ui";
 
 type Account = Schemas["Account"];
 type AccountsUpsert = Schemas["AccountsUpsert"];
@@ -97,68 +98,31 @@ export function AccountsPage() {
   );
 }
 
-/** A CSV of accounts and their users: a dry run first (counts, or each error on its CSV row), then Apply. */
+/** A CSV of accounts and their users: a dry run first (counts, or each error on its CSV row and column), then Apply. */
 function AccountsImport() {
   const { api } = useSession();
   const queryClient = useQueryClient();
-  const [file, setFile] = useState<{ name: string; accounts: AccountsUpsert; rowOf: (field?: string) => number | undefined } | null>(null);
-  const [outcome, setOutcome] = useState<{ dryRun: boolean; created: number; updated: number } | null>(null);
-  const [refusal, setRefusal] = useState<Refusal | null>(null);
-  const [busy, setBusy] = useState(false);
-  const send = async (picked: NonNullable<typeof file>, dryRun: boolean) => {
-    setBusy(true);
-    setRefusal(null);
-    setOutcome(null);
+  const send = async (text: string, dryRun: boolean) => {
+    const { accounts, rowOf } = readAccounts(text);
     try {
-      const { data } = await answer(api.PUT("/v1/accounts", { params: { query: { dryRun } }, body: picked.accounts }));
-      setOutcome({ dryRun, ...data });
-      if (!dryRun) await queryClient.invalidateQueries({ queryKey: ["directory"] });
+      return (await answer(api.PUT("/v1/accounts", { params: { query: { dryRun } }, body: accounts }))).data;
     } catch (error) {
-      const refused = toRefusal(error);
-      const items = (refused.problem as { errors?: { field?: string; row?: number }[] }).errors;
+      const items = (toRefusal(error).problem as { errors?: { field?: string; row?: number }[] }).errors;
       // Each error on its CSV row and column, rather than its place in the JSON the console sent.
       items?.forEach((item) => {
-        item.row = picked.rowOf(item.field);
+        item.row = rowOf(item.field);
         if (item.row !== undefined) item.field = item.field?.split(".").filter((part) => !/^\d+$/.test(part) && part !== "body" && part !== "users").join(".") || undefined;
       });
-      setRefusal(refused);
-    } finally {
-      setBusy(false);
+      throw error;
     }
   };
-  const pick = async (picked: File | undefined) => {
-    if (!picked) return;
-    const read = { name: picked.name, ...readAccounts(await picked.text()) };
-    setFile(read);
-    await send(read, true);
-  };
   return (
-    <div
-      className="card import"
-      onDragOver={(e) => e.preventDefault()}
-      onDrop={(e: DragEvent) => {
-        e.preventDefault();
-        void pick(e.dataTransfer.files[0]);
-      }}
-    >
-      <label>
-        Import accounts CSV
-        <input type="file" accept=".csv,text/csv" onChange={(e: ChangeEvent<HTMLInputElement>) => void pick(e.target.files?.[0])} />
-      </label>
-      <span className="muted">or drop a file here · columns: {CSV_COLUMNS.join(", ")} · one row per user; an account's users are replaced by the file's</span>
-      {busy && <p className="muted">Checking…</p>}
-      {outcome && file && (
-        <div role="status" className="import-outcome">
-          {outcome.dryRun ? "Dry run of " : "Imported "}
-          {file.name}: {outcome.created} created, {outcome.updated} updated.
-          {outcome.dryRun && (
-            <button type="button" className="primary" disabled={busy} onClick={() => send(file, false)}>
-              Apply
-            </button>
-          )}
-        </div>
-      )}
-      <ProblemView refusal={refusal} />
-    </div>
+    <CsvImport
+      label="Import accounts CSV"
+      columns={`${CSV_COLUMNS.join(", ")} · one row per user; an account's users are replaced by the file's`}
+      send={send}
+      describe={(result) => `${result.created} created, ${result.updated} updated`}
+      onApplied={() => void queryClient.invalidateQueries({ queryKey: ["directory"] })}
+    />
   );
 }

@@ -7,23 +7,28 @@ import { ProblemView } from "./ui";
  * row), then Apply sends the same file for real. `send` is the resource's bulk PUT taking text/csv.
  */
 export function CsvImport<Result>({
+  label = "Import CSV",
   columns,
   send,
   describe,
   onApplied,
   onExport,
 }: {
+  label?: string;
+  /** What the file holds, shown beside the picker. */
   columns: string;
   send: (text: string, dryRun: boolean) => Promise<Result>;
   describe: (result: Result) => string;
   onApplied: () => void;
-  onExport: () => Promise<void>;
+  /** Where the resource also exports as CSV. */
+  onExport?: () => Promise<void>;
 }) {
   const [file, setFile] = useState<{ name: string; text: string } | null>(null);
   const [outcome, setOutcome] = useState<{ dryRun: boolean; result?: Result; refusal?: Refusal } | null>(null);
   const [busy, setBusy] = useState(false);
   const run = async (text: string, dryRun: boolean) => {
     setBusy(true);
+    setOutcome(null);
     try {
       setOutcome({ dryRun, result: await send(text, dryRun) });
       if (!dryRun) onApplied();
@@ -49,13 +54,15 @@ export function CsvImport<Result>({
       }}
     >
       <label>
-        Import CSV
+        {label}
         <input type="file" accept=".csv,text/csv" onChange={(e: ChangeEvent<HTMLInputElement>) => void pick(e.target.files?.[0])} />
       </label>
       <span className="muted">or drop a file here · columns: {columns}</span>
-      <a className="export" href="#export" onClick={(e) => (e.preventDefault(), void onExport())}>
-        Export CSV
-      </a>
+      {onExport && (
+        <a className="export" href="#export" onClick={(e) => (e.preventDefault(), void onExport())}>
+          Export CSV
+        </a>
+      )}
       {busy && <p className="muted">Checking…</p>}
       {outcome?.result && (
         <div role="status" className="import-outcome">

@@ -1,5 +1,6 @@
 import type { Schemas } from "@campaign-policy/client";
 import { useEffect, useRef, useState } from "react";
+import { EVENT_TYPES } from "../../src/platform/event-types";
 import { useSession } from "./context";
 import { ListTable, type Column } from "./PagedList";
 import { answer, toRefusal, type Refusal } from "./session";
@@ -8,32 +9,6 @@ import { ChoiceFilter, Link, ProblemView, SearchFilter } from "./ui";
 type Event = Schemas["Event"];
 type EventType = Event["type"];
 
-/** Every event type of the API (the compiler fails when the API adds one this list lacks). */
-export const EVENT_TYPES = [
-  "operation.created",
-  "operation.updated",
-  "operation.status_changed",
-  "operation.deleted",
-  "operation.schedule_failed",
-  "lines.upserted",
-  "lines.removed",
-  "accounts.attached",
-  "accounts.detached",
-  "directory.upserted",
-  "rule.created",
-  "rule.updated",
-  "rule.deleted",
-  "rules.upserted",
-  "rules.deleted",
-  "quota_default.updated",
-  "cart.created",
-  "order.created",
-  "order.blocked",
-  "key.created",
-  "key.revoked",
-] as const satisfies readonly EventType[];
-const everyType: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : never = true;
-void everyType;
 
 /** How often the feed asks for what is new, while following it live. */
 export const POLL_MS = 2000;

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { listEnvelope } from "../platform/fields";
-import { EVENT_TYPES, type EventType } from "../platform/events";
+import { EVENT_TYPES, type EventType } from "../platform/event-types";
 import type { events } from "../platform/tables";
 
 export const eventRepresentation = z

@@ -2,35 +2,10 @@ import type { Db } from "./database";
 import { runBatch, type Statement } from "./sql";
 import { idPrefixes, newId } from "./ids";
 import { events } from "./tables";
+import type { EventType } from "./event-types";
 import { nowIso } from "./time";
 import type { RequestTrace } from "./trace";
 
-/** Every kind of change the log records (and webhooks deliver). */
-export const EVENT_TYPES = [
-  "operation.created",
-  "operation.updated",
-  "operation.status_changed",
-  "operation.deleted",
-  "operation.schedule_failed",
-  "lines.upserted",
-  "lines.removed",
-  "accounts.attached",
-  "accounts.detached",
-  "directory.upserted",
-  "rule.created",
-  "rule.updated",
-  "rule.deleted",
-  "rules.upserted",
-  "rules.deleted",
-  "quota_default.updated",
-  "cart.created",
-  "order.created",
-  "order.blocked",
-  "key.created",
-  "key.revoked",
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface NewEvent {
   tenantId: string;

@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from "../platform/events";
+import { EVENT_TYPES } from "../platform/event-types";
 
 /**
  * A subscription names event types exactly ("order.created") or by a prefix ending in * ("operation.*",

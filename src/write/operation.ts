@@ -6,7 +6,8 @@ import { type Db } from "../platform/database";
 import { existingKeys, inJsonChunks, writeGuard, type Statement } from "../platform/sql";
 import { isWriteGuardFailure, violatesUnique } from "../platform/constraint-errors";
 import { ApiError } from "../platform/errors";
-import { appendEvent, commitBatch, type EventType } from "../platform/events";
+import { appendEvent, commitBatch } from "../platform/events";
+import type { EventType } from "../platform/event-types";
 import { operations } from "../platform/tables";
 import { nowIso } from "../platform/time";
 
