@@ -7,8 +7,10 @@ import * as entry from "../../src/index";
  * proves it builds, and holds its compressed size to a budget far under the platform's limit (3 MB
  * on the free plan, 10 MB on paid ones), because a smaller script starts faster in every new isolate.
  * What once blew it: `import { z } from "zod"` pulls every zod locale in; `import * as z` does not.
+ * 210 → 220 KiB when scheduled-change recovery, streamed exports and exact webhook hand-on came in
+ * (+2 KiB gzipped of our own code, unminified, comments included).
  */
-const BUDGET_GZIP_BYTES = 210 * 1024;
+const BUDGET_GZIP_BYTES = 220 * 1024;
 
 async function gzipSize(text: string): Promise<number> {
   const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
