@@ -5,7 +5,7 @@ import { useSession } from "./context";
 import { ConfirmDialog, SecretOnce } from "./dialogs";
 import { PagedList, type Column } from "./PagedList";
 import { answer, toRefusal } from "./session";
-import { ChoiceFilter, ProblemView, SearchFilter } from "./ui";
+import { ChoiceFilter, FormActions, ProblemView, SearchFilter } from "./ui";
 
 type Key = Schemas["Key"];
 type Role = Key["role"];
@@ -139,15 +139,7 @@ function KeyForm({ onDone }: { onDone: (secret?: string) => void }) {
           <input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
         </label>
       </div>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={issue.isPending}>
-          Issue
-        </button>
-        <button type="button" onClick={() => onDone()}>
-          Cancel
-        </button>
-      </div>
-      <ProblemView refusal={issue.error ? toRefusal(issue.error) : null} />
+      <FormActions submit="Issue" busy={issue.isPending} onCancel={onDone} error={issue.error} />
     </form>
   );
 }

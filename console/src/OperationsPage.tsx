@@ -3,9 +3,9 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useSession } from "./context";
 import { navigate } from "wouter/use-browser-location";
-import { answer, toRefusal } from "./session";
+import { answer } from "./session";
 import { PagedList, type Column } from "./PagedList";
-import { ChoiceFilter, Link, ProblemView, SearchFilter } from "./ui";
+import { ChoiceFilter, FormActions, Link, SearchFilter } from "./ui";
 
 export type Operation = Schemas["Operation"];
 type OperationSort = NonNullable<NonNullable<paths["/v1/operations"]["get"]["parameters"]["query"]>["sort"]>[number];
@@ -156,15 +156,7 @@ export function OperationForm({ operation, onDone }: { operation?: Operation; on
           </label>
         ))}
       </fieldset>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {operation ? "Save changes" : "Create"}
-        </button>
-        <button type="button" onClick={() => onDone()}>
-          Cancel
-        </button>
-      </div>
-      <ProblemView refusal={save.error ? toRefusal(save.error) : null} />
+      <FormActions submit={operation ? "Save changes" : "Create"} busy={save.isPending} onCancel={onDone} error={save.error} />
     </form>
   );
 }

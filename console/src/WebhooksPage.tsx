@@ -6,7 +6,7 @@ import { useSession } from "./context";
 import { ConfirmDialog, SecretOnce } from "./dialogs";
 import { PagedList, type Column } from "./PagedList";
 import { answer, toRefusal } from "./session";
-import { ChoiceFilter, Link, ProblemView } from "./ui";
+import { ChoiceFilter, FormActions, Link, ProblemView } from "./ui";
 
 type Webhook = Schemas["Webhook"];
 type Delivery = Schemas["Delivery"];
@@ -125,15 +125,7 @@ function WebhookForm({ webhook, onDone }: { webhook?: Webhook; onDone: (secret?:
       <p id="types-help" className="muted help">
         Comma-separated: exact types (order.created), a prefix ending in * (operation.*), or * for every type.
       </p>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {webhook ? "Save changes" : "Subscribe"}
-        </button>
-        <button type="button" onClick={() => onDone()}>
-          Cancel
-        </button>
-      </div>
-      <ProblemView refusal={save.error ? toRefusal(save.error) : null} />
+      <FormActions submit={webhook ? "Save changes" : "Subscribe"} busy={save.isPending} onCancel={onDone} error={save.error} />
     </form>
   );
 }

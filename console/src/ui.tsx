@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Link as RouterLink } from "wouter";
-import type { Refusal } from "./session";
+import { toRefusal, type Refusal } from "./session";
 
 export function Link({ to, children, current }: { to: string; children: ReactNode; current?: boolean }) {
   return (
@@ -58,5 +58,22 @@ export function ChoiceFilter({ label, value, choices, onChange }: { label: strin
         ))}
       </select>
     </label>
+  );
+}
+
+/** A form's submit and Cancel buttons, then the refusal of its last submit (`error`: what the mutation threw). */
+export function FormActions({ submit, busy, onCancel, error }: { submit: string; busy: boolean; onCancel: () => void; error: unknown }) {
+  return (
+    <>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {submit}
+        </button>
+        <button type="button" onClick={() => onCancel()}>
+          Cancel
+        </button>
+      </div>
+      <ProblemView refusal={error ? toRefusal(error) : null} />
+    </>
   );
 }
