@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { navigate } from "wouter/use-browser-location";
 import { useSession } from "./context";
+import { ConfirmDialog } from "./dialogs";
 import type { QuotaRule } from "./rules";
 import { answer, toRefusal, type Refusal } from "./session";
 import { Link, ProblemView } from "./ui";
@@ -58,6 +59,7 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
   });
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const [saved, setSaved] = useState(false);
+  const [deleting, setDeleting] = useState(false);
   const errors = fieldErrors(refusal);
   const set = (field: Field) => (value: string) => (setValues((current) => ({ ...current, [field]: value })), setSaved(false));
   const body = () => ({
@@ -133,12 +135,17 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
           {rule ? "Save" : "Create"}
         </button>
         {rule && (
-          <button type="button" className="danger" disabled={remove.isPending} onClick={() => confirm(`Delete rule ${rule.id}?`) && remove.mutate()}>
+          <button type="button" className="danger" disabled={remove.isPending} onClick={() => setDeleting(true)}>
             Delete
           </button>
         )}
         {rule && <Link to={`/console/quota-rules/simulator?accountId=${encodeURIComponent(rule.accountId ?? "")}&supplierId=${encodeURIComponent(rule.supplierId ?? "")}&storeId=${encodeURIComponent(rule.storeId ?? "")}`}>Simulate an order of this scope</Link>}
       </div>
+      {rule && deleting && (
+        <ConfirmDialog title={`Delete rule ${rule.id}?`} confirm="Delete" onConfirm={() => (setDeleting(false), remove.mutate())} onClose={() => setDeleting(false)}>
+          <p>Orders of this scope fall back to the next level's rule. This cannot be undone.</p>
+        </ConfirmDialog>
+      )}
       {saved && (
         <p role="status" className="note">
           Saved.

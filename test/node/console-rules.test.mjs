@@ -47,7 +47,6 @@ if (chromiumPresent("console rules test")) {
     consoleServer = await startConsole({ tenant: "console-rules" });
     ({ baseUrl, operatorKey, accountKey, signIn, api } = consoleServer);
     page = await browser().newPage();
-    page.on("dialog", (dialog) => void dialog.accept());
     await signIn(page, operatorKey, "OPERATOR");
   }, { timeout: 240_000 });
   const browser = () => consoleServer.browser;
@@ -123,6 +122,13 @@ if (chromiumPresent("console rules test")) {
 
       await page.goto(`${baseUrl}/console/quota-rules/${ruleId}`);
       await page.getByRole("button", { name: "Delete" }).click();
+      const confirmation = page.getByRole("dialog", { name: `Delete rule ${ruleId}?` });
+      await confirmation.getByRole("button", { name: "Cancel" }).waitFor();
+      await page.keyboard.press("Escape");
+      await confirmation.waitFor({ state: "detached" });
+      assert.equal((await api("GET", `${RULES}/${ruleId}`)).status, 200, "Escape deletes nothing");
+      await page.getByRole("button", { name: "Delete" }).click();
+      await confirmation.getByRole("button", { name: "Delete" }).click();
       await page.getByRole("heading", { name: "Quota rules", level: 1 }).waitFor();
       assert.equal((await api("GET", `${RULES}/${ruleId}`)).status, 404);
     });
