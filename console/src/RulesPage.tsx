@@ -1,11 +1,12 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { useSearch } from "wouter";
 import { useSession } from "./context";
 import { CsvImport } from "./CsvImport";
 import { download } from "./csv";
+import { PagedList, type Column } from "./PagedList";
 import { RulesGrid } from "./RulesGrid";
-import { describeUpsert, ruleQuery, RULES_PAGE_SIZE, SORTS, scopeText, type RuleFilters, type RulePage } from "./rules";
+import { describeUpsert, ruleQuery, RULES_PAGE_SIZE, SORTS, scopeText, type QuotaRule, type RuleFilters, type RulePage } from "./rules";
 import { answer, toRefusal, type Refusal } from "./session";
 import "./rules.css";
 import { Link, ProblemView, SearchFilter } from "./ui";
@@ -75,65 +76,35 @@ export function RulesPage() {
   );
 }
 
+const RULE_COLUMNS: Column<QuotaRule>[] = [
+  { header: "Account", cell: (rule) => scopeText(rule.accountId) },
+  { header: "Supplier", cell: (rule) => scopeText(rule.supplierId) },
+  { header: "Store", cell: (rule) => rule.storeId ?? "every store" },
+  { header: "Minimum", cell: (rule) => rule.minimum, numeric: true },
+  { header: "Enforcement", cell: (rule) => rule.enforcement },
+  {
+    header: "Rule",
+    cell: (rule) => (
+      <Link to={`/console/quota-rules/${rule.id}`}>
+        <span className="sr-only">Edit rule </span>
+        {rule.id}
+      </Link>
+    ),
+  },
+];
+
 function RulesList({ filters }: { filters: RuleFilters }) {
   const { api } = useSession();
-  const list = useInfiniteQuery({
-    queryKey: ["quota-rules", "list", filters],
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) => (await answer(api.GET("/v1/buying-policies/quotas/rules", { params: { query: ruleQuery(filters, 50, pageParam) } }))).data as RulePage,
-    getNextPageParam: (page) => page.nextToken ?? undefined,
-  });
-  const rules = list.data?.pages.flatMap((page) => page.items) ?? [];
   return (
-    <>
-      <ProblemView refusal={list.error ? toRefusal(list.error) : null} />
-      <div className="table-wrap">
-        <table className="list">
-          <caption className="sr-only">Quota rules</caption>
-          <thead>
-            <tr>
-              <th scope="col">Account</th>
-              <th scope="col">Supplier</th>
-              <th scope="col">Store</th>
-              <th scope="col" className="num">
-                Minimum
-              </th>
-              <th scope="col">Enforcement</th>
-              <th scope="col">Rule</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rules.map((rule) => (
-              <tr key={rule.id}>
-                <td>{scopeText(rule.accountId)}</td>
-                <td>{scopeText(rule.supplierId)}</td>
-                <td>{rule.storeId ?? "every store"}</td>
-                <td className="num">{rule.minimum}</td>
-                <td>{rule.enforcement}</td>
-                <td>
-                  <Link to={`/console/quota-rules/${rule.id}`}>
-                    <span className="sr-only">Edit rule </span>
-                    {rule.id}
-                  </Link>
-                </td>
-              </tr>
-            ))}
-            {!list.isPending && rules.length === 0 && (
-              <tr>
-                <td colSpan={6} className="muted">
-                  No rule matches.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
-      {list.hasNextPage && (
-        <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-          Load more
-        </button>
-      )}
-    </>
+    <PagedList
+      label="Quota rules"
+      queryKey={["quota-rules", "list"]}
+      filters={filters}
+      fetchPage={async (nextToken) => (await answer(api.GET("/v1/buying-policies/quotas/rules", { params: { query: ruleQuery(filters, 50, nextToken) } }))).data as RulePage}
+      columns={RULE_COLUMNS}
+      rowKey={(rule) => rule.id}
+      empty="No rule matches."
+    />
   );
 }
 
