@@ -58,6 +58,29 @@ describe("400 validation_failed on create", () => {
     expect(await snapshotTenant(op.tenantId)).toEqual(before);
   });
 
+  it("names each bad locale tag and each overlong text of a localized map, and counts its locales — on create and on PUT lines", async () => {
+    const op = await newTenant();
+    const operation = await createOperation(op);
+    const before = await snapshotTenant(op.tenantId);
+    const badMap = { en: "ok", "not a locale!": "x", fr: "é".repeat(2001), de: "y".repeat(2000) };
+    const created = expectValidation(await callRoute(op, routes.createOperation, { body: operationBody({ name: badMap }) }));
+    expect(created.errors?.map(({ field, code }) => ({ field, code }))).toEqual([
+      { field: "body.name.not a locale!", code: "invalid_key" },
+      { field: "body.name.fr", code: "too_big" },
+    ]);
+    expect(created.errors?.[0].message).toMatch(/BCP 47/);
+    const put = expectValidation(await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 1 }, { variantExternalId: "SKU-2", minQuantity: 0, maxQuantity: 1, variantName: badMap }] }));
+    expect(put.errors?.map(({ field, code, index }) => ({ field, code, index }))).toEqual([
+      { field: "body.1.variantName.not a locale!", code: "invalid_key", index: 1 },
+      { field: "body.1.variantName.fr", code: "too_big", index: 1 },
+    ]);
+    const manyLocales = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`l${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`, "x"]));
+    expectValidation(await callRoute(op, routes.createOperation, { body: operationBody({ name: manyLocales }) }), "body.name");
+    expect(await snapshotTenant(op.tenantId)).toEqual(before);
+    const fifty = Object.fromEntries(Object.entries(manyLocales).slice(0, 50));
+    expectStatus(await callRoute(op, routes.createOperation, { body: operationBody({ code: "FIFTY", name: fifty }) }), 201);
+  });
+
   it("refuses malformed JSON with 400 validation_failed", async () => {
     const op = await newTenant();
     for (const rawBody of ["{", '{"code": "A",}', "not json", "", '{"code": "A"} trailing', "\u0000"]) {
