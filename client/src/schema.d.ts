@@ -529,7 +529,7 @@ export interface paths {
         };
         /**
          * Read the change log
-         * @description Every change, recorded in the same transaction as the change itself; oldest first. Poll with after=<last id seen>.
+         * @description Every change, recorded in the same transaction as the change itself; oldest first, or newest first with sort=-id. Poll with after=<last id seen> (oldest first).
          *
          *     Roles: OPERATOR. Rate limit class: read.
          */
@@ -7499,6 +7499,8 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque token from the previous page. */
                 nextToken?: string;
+                /** @description id: oldest first (the default, for following the feed with after); -id: newest first (for reading the latest without the whole history). Both in commit order. */
+                sort?: ("id" | "-id")[];
                 /** @description Only events recorded after this event (its id; exclusive). Events are in commit order, so polling with the last id seen never skips one. */
                 after?: string;
                 /** @description Comma list of event types, e.g. operation.created,lines.upserted. */

@@ -24,46 +24,65 @@ const COLUMNS: Column<Event>[] = [
 ];
 
 interface Feed {
-  /** Oldest first, as the API answers. */
+  /** Newest first. */
   events: Event[];
+  /** Whether older events than the last shown exist (Show older reads the next page). */
+  hasOlder: boolean;
   loading: boolean;
   refusal: Refusal | null;
   checkedAt: Date | null;
 }
 
+const EMPTY_FEED: Feed = { events: [], hasOlder: false, loading: true, refusal: null, checkedAt: null };
+
 /**
- * The change feed for some filters: every event read once (the API answers oldest first), then,
- * while `live`, what is new every POLL_MS (after the last id seen, so none is skipped).
+ * The change feed for some filters: the newest SHOWN events first (sort=-id, so a long history is
+ * never read whole), older ones a page at a time on request, and, while `live`, what is new every
+ * POLL_MS (after the newest id seen, oldest first, so none is skipped).
  */
-function useEventFeed(filters: { type: string; operationId: string }, live: boolean): Feed {
+function useEventFeed(filters: { type: string; operationId: string }, live: boolean): Feed & { showOlder: () => void } {
   const { api } = useSession();
-  const [feed, setFeed] = useState<Feed>({ events: [], loading: true, refusal: null, checkedAt: null });
-  const seen = useRef<{ key: string; events: Event[]; read: boolean }>({ key: "", events: [], read: false });
+  const [feed, setFeed] = useState<Feed>(EMPTY_FEED);
+  const seen = useRef<{ key: string; events: Event[]; olderToken: string | null; read: boolean; busy: boolean }>({ key: "", events: [], olderToken: null, read: false, busy: false });
   const key = JSON.stringify(filters);
+  const filterQuery = { ...(filters.type && { types: [filters.type] }), ...(filters.operationId && { operationId: filters.operationId }) };
+
+  const publish = (current: typeof seen.current) =>
+    setFeed({ events: [...current.events], hasOlder: current.olderToken !== null, loading: false, refusal: null, checkedAt: new Date() });
+
   useEffect(() => {
     if (seen.current.key !== key) {
-      seen.current = { key, events: [], read: false };
-      setFeed({ events: [], loading: true, refusal: null, checkedAt: null });
+      seen.current = { key, events: [], olderToken: null, read: false, busy: false };
+      setFeed(EMPTY_FEED);
     }
     const current = seen.current;
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const read = async () => {
-      const after = current.events.at(-1)?.id;
+    const readLatest = async () => {
+      const { data } = await answer(api.GET("/v1/events", { params: { query: { ...filterQuery, sort: ["-id"], limit: SHOWN } } }));
+      if (stopped) return;
+      current.events = data.items;
+      current.olderToken = data.nextToken ?? null;
+    };
+    const readNewer = async () => {
+      const after = current.events[0]?.id;
+      if (!after) return readLatest();
+      const newer: Event[] = [];
       let nextToken: string | undefined;
       do {
-        const query = { limit: 500, ...(filters.type && { types: [filters.type] }), ...(filters.operationId && { operationId: filters.operationId }), ...(after && { after }), ...(nextToken && { nextToken }) };
-        const { data } = await answer(api.GET("/v1/events", { params: { query } }));
+        const { data } = await answer(api.GET("/v1/events", { params: { query: { ...filterQuery, after, limit: 500, ...(nextToken && { nextToken }) } } }));
         if (stopped) return;
-        current.events.push(...data.items);
+        newer.push(...data.items);
         nextToken = data.nextToken ?? undefined;
       } while (nextToken);
+      current.events = [...newer.reverse(), ...current.events];
     };
     const tick = async () => {
       try {
-        if (!current.read || live) await read();
+        if (!current.read) await readLatest();
+        else if (live) await readNewer();
         current.read = true;
-        if (!stopped) setFeed({ events: [...current.events], loading: false, refusal: null, checkedAt: new Date() });
+        if (!stopped) publish(current);
       } catch (error) {
         if (!stopped) setFeed((previous) => ({ ...previous, loading: false, refusal: toRefusal(error) }));
       }
@@ -75,16 +94,32 @@ function useEventFeed(filters: { type: string; operationId: string }, live: bool
       clearTimeout(timer);
     };
   }, [api, key, live]);
-  return feed;
+
+  const showOlder = () => {
+    const current = seen.current;
+    if (!current.olderToken || current.busy) return;
+    current.busy = true;
+    const nextToken = current.olderToken;
+    answer(api.GET("/v1/events", { params: { query: { ...filterQuery, sort: ["-id"], limit: SHOWN, nextToken } } }))
+      .then(({ data }) => {
+        if (seen.current !== current) return;
+        current.events = [...current.events, ...data.items];
+        current.olderToken = data.nextToken ?? null;
+        publish(current);
+      })
+      .catch((error) => setFeed((previous) => ({ ...previous, refusal: toRefusal(error) })))
+      .finally(() => {
+        current.busy = false;
+      });
+  };
+  return { ...feed, showOlder };
 }
 
 export function EventsPage() {
   const [type, setType] = useState("");
   const [operationId, setOperationId] = useState("");
   const [live, setLive] = useState(true);
-  const [shown, setShown] = useState(SHOWN);
   const feed = useEventFeed({ type, operationId: operationId.trim() }, live);
-  const newestFirst = feed.events.slice(-shown).reverse();
   return (
     <section>
       <div className="title-row">
@@ -99,14 +134,14 @@ export function EventsPage() {
         <SearchFilter label="Operation id" value={operationId} onChange={setOperationId} />
       </form>
       <p className="muted note">
-        <span role="status">{feed.loading ? "Loading…" : `${feed.events.length} events, newest first.`}</span>{" "}
+        <span role="status">{feed.loading ? "Loading…" : `${feed.events.length} events shown, newest first.`}</span>{" "}
         {live ? `Following live: checked at ${feed.checkedAt?.toLocaleTimeString() ?? "—"}.` : "Paused."}
       </p>
       <ProblemView refusal={feed.refusal} />
-      <ListTable label="Events" columns={COLUMNS} items={newestFirst} rowKey={(event) => event.id} empty="No event matches." pending={feed.loading} />
-      {feed.events.length > shown && (
-        <button type="button" onClick={() => setShown((count) => count + SHOWN)}>
-          Show older ({feed.events.length - shown} more)
+      <ListTable label="Events" columns={COLUMNS} items={feed.events} rowKey={(event) => event.id} empty="No event matches." pending={feed.loading} />
+      {feed.hasOlder && (
+        <button type="button" onClick={feed.showOlder}>
+          Show older
         </button>
       )}
     </section>

@@ -143,12 +143,20 @@ if (chromiumPresent("console desk test")) {
     });
 
     it("events: newest first, filtered by type and Operation, and a new event appears without a reload", TIMEOUT, async () => {
+      const feedReads = [];
+      const recordFeedRead = (request) => request.url().includes("/v1/events") && feedReads.push(new URL(request.url()).searchParams);
+      page.on("request", recordFeedRead);
       await go("Events");
       const table = page.getByRole("table", { name: "Events" });
       await table.getByRole("cell", { name: "directory.upserted" }).first().waitFor();
       const types = await table.locator("tbody tr td:nth-child(2)").allInnerTexts();
       assert.equal(types[0], "directory.upserted", "the latest change comes first");
       assert.equal(types.at(-1), "key.created", "the oldest (the keys this test was given) comes last");
+      // One read of the newest page, not the whole history oldest first.
+      page.off("request", recordFeedRead);
+      assert.equal(feedReads.length, 1, feedReads.map(String).join(" | "));
+      assert.equal(feedReads[0].get("sort"), "-id");
+      assert.equal(feedReads[0].get("limit"), "200");
       await page.getByLabel("Operation id").fill(operationId);
       await page.waitForFunction(() => [...document.querySelectorAll('table[aria-label="Events"] tbody tr td:nth-child(2)')].map((td) => td.textContent).join() === "lines.upserted,operation.created");
       await page.getByLabel("Operation id").fill("");
@@ -167,9 +175,40 @@ if (chromiumPresent("console desk test")) {
       await table.locator("tbody tr").first().getByRole("link", { name: other.body.id }).waitFor({ timeout: 15_000 });
       assert.equal(await table.locator("tbody tr").count(), before + 1);
       assert.deepEqual(reloads, [], "no reload");
-      await status(`${before + 1} events, newest first.`).waitFor();
+      await status(`${before + 1} events shown, newest first.`).waitFor();
       await checkPage("events");
       await page.getByLabel("Type").selectOption("");
+    });
+
+    it("events: a long history shows its newest 200, and Show older pages back to the first event", TIMEOUT, async () => {
+      for (let i = 1; i <= 210; i++) {
+        assert.equal((await api("PUT", "/v1/buying-policies/quotas/default", { minimum: i })).status, 200);
+      }
+      await go("Operations");
+      await go("Events");
+      const table = page.getByRole("table", { name: "Events" });
+      await status("200 events shown, newest first.").waitFor();
+      const first = await table.locator("tbody tr td:nth-child(2)").allInnerTexts();
+      assert.equal(first.length, 200);
+      assert.ok(first.every((type) => type === "quota_default.updated"), "the newest 200 are the latest defaults");
+      assert.match(await table.locator("tbody tr").first().innerText(), /"minimum":210/);
+      const older = page.getByRole("button", { name: "Show older" });
+      await older.focus();
+      await page.keyboard.press("Enter");
+      await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Events"] tbody tr').length > 200);
+      const all = await table.locator("tbody tr td:nth-child(2)").allInnerTexts();
+      assert.equal(all.at(-1), "key.created", "paging back reaches the first event");
+      let total = 0;
+      for (let nextToken = ""; ; ) {
+        const { status: code, body } = await api("GET", `/v1/events?limit=500${nextToken && `&nextToken=${encodeURIComponent(nextToken)}`}`);
+        assert.equal(code, 200);
+        total += body.items.length;
+        if (!body.nextToken) break;
+        nextToken = body.nextToken;
+      }
+      assert.equal(all.length, total, "every event once, none twice");
+      assert.equal(await older.count(), 0, "no older page left");
+      await checkPage("events-older");
     });
 
     it("webhooks: a refused URL with the API's detail; subscribe (secret shown once), edit, see deliveries, delete after confirming", TIMEOUT, async () => {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callRoute, createOperation, eventsOf, expectProblem, expectStatus, newTenant } from "../helpers/client";
+import { callRoute, collectPages, createOperation, eventsOf, expectProblem, expectStatus, newTenant } from "../helpers/client";
 import { addLineDirectly } from "../helpers/direct";
 import { routes } from "../helpers/routes";
 
@@ -75,6 +75,39 @@ describe("GET /v1/events", () => {
     await createOperation(op, { code: "E-7" });
     const polled = await eventsOf(op, { after: all[6].id });
     expect(polled.map((e) => e.data.code)).toEqual(["E-7"]);
+  });
+
+  it("reads newest first with sort=-id, page by page, with filters and after; a token is bound to its order", async () => {
+    const op = await newTenant();
+    const operations = [];
+    for (let i = 0; i < 7; i++) operations.push(await createOperation(op, { code: `N-${i}` }));
+    expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operations[3].id }, body: { code: "N-3b" } }), 200);
+    const oldestFirst = await eventsOf(op);
+    expect(oldestFirst).toHaveLength(8);
+
+    const { items: newestFirst, pages } = await collectPages(op, routes.listEvents, { query: { sort: "-id", limit: 3 } });
+    expect(newestFirst.map((e) => e.id)).toEqual([...oldestFirst].reverse().map((e) => e.id));
+    expect(pages).toBe(3);
+    // The newest page alone: what a reader of the latest needs, without the history before it.
+    const latest = expectStatus(await callRoute(op, routes.listEvents, { query: { sort: "-id", limit: 2 } }), 200);
+    expect(latest.items.map((e) => e.type)).toEqual(["operation.updated", "operation.created"]);
+    expect(latest.items[0].operationId).toBe(operations[3].id);
+    expect(latest.items[1].data.code).toBe("N-6");
+
+    const createdNewestFirst = await eventsOf(op, { sort: "-id", types: "operation.created" });
+    expect(createdNewestFirst.map((e) => e.data.code)).toEqual(["N-6", "N-5", "N-4", "N-3", "N-2", "N-1", "N-0"]);
+    const ofThird = await eventsOf(op, { sort: "-id", operationId: operations[3].id });
+    expect(ofThird.map((e) => e.type)).toEqual(["operation.updated", "operation.created"]);
+    const afterFifth = await eventsOf(op, { sort: "-id", after: oldestFirst[4].id });
+    expect(afterFifth.map((e) => e.id)).toEqual(oldestFirst.slice(5).reverse().map((e) => e.id));
+
+    const nextToken = latest.nextToken ?? undefined;
+    expect(nextToken).toBeDefined();
+    expectProblem(await callRoute(op, routes.listEvents, { query: { limit: 2, nextToken } }), 400, "invalid_next_token");
+    expectProblem(await callRoute(op, routes.listEvents, { query: { limit: 2, sort: "id", nextToken } }), 400, "invalid_next_token");
+    const second = expectStatus(await callRoute(op, routes.listEvents, { query: { limit: 2, sort: "-id", nextToken } }), 200);
+    expect(second.items.map((e) => e.data.code)).toEqual(["N-5", "N-4"]);
+    expectProblem(await callRoute(op, routes.listEvents, { query: { sort: "-at" } }), 400, "validation_failed");
   });
 
   it("filters by types and operationId; the token is bound to them", async () => {

@@ -9,11 +9,12 @@ import { eventPage, toEventRepresentation } from "../schemas";
 /** Commit order: SQLite assigns rowids in the order transactions commit. */
 const commitOrder = sql`${events}.rowid`;
 const eventList: ListDefinition = { name: "events", sortable: { id: commitOrder }, id: commitOrder, defaultSort: "id", maxLimit: 500 };
-const { limit, nextToken } = pageQueryShape(eventList);
+const { limit, nextToken, sort } = pageQueryShape(eventList);
 
 const listEventsQuery = z.strictObject({
   limit,
   nextToken,
+  sort: sort.describe("id: oldest first (the default, for following the feed with after); -id: newest first (for reading the latest without the whole history). Both in commit order."),
   after: z
     .string()
     .min(1)
@@ -41,7 +42,7 @@ export default defineRoute(
     path: "/v1/events",
     operationId: "listEvents",
     summary: "Read the change log",
-    description: "Every change, recorded in the same transaction as the change itself; oldest first. Poll with after=<last id seen>.",
+    description: "Every change, recorded in the same transaction as the change itself; oldest first, or newest first with sort=-id. Poll with after=<last id seen> (oldest first).",
     tag: "Events",
     roles: ["OPERATOR"],
     query: listEventsQuery,
