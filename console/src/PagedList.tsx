@@ -15,33 +15,38 @@ export interface Page<T> {
   nextToken?: string | null;
 }
 
-/** A table of items: a header row, one row per item, a message when there is none. */
+/**
+ * A table of items: a header row, one row per item, a message when there is none. On a narrow
+ * screen each row stacks into a card whose cells carry their column's name (styles.css), instead of
+ * a table that scrolls sideways; the explicit roles keep it a table for assistive technology, which
+ * a change of CSS display would otherwise take away.
+ */
 export function ListTable<T>({ label, columns, items, rowKey, empty, pending = false, rowClass }: { label: string; columns: Column<T>[]; items: T[]; rowKey: (item: T) => string; empty: string; pending?: boolean; rowClass?: (item: T) => string | undefined }) {
   return (
     <div className="table-wrap">
-      <table className="list" aria-label={label}>
-        <thead>
-          <tr>
+      <table className="list stackable" aria-label={label} role="table">
+        <thead role="rowgroup">
+          <tr role="row">
             {columns.map((column, i) => (
-              <th key={i} scope="col" className={column.numeric ? "num" : undefined}>
+              <th key={i} scope="col" role="columnheader" className={column.numeric ? "num" : undefined}>
                 {column.header}
               </th>
             ))}
           </tr>
         </thead>
-        <tbody>
+        <tbody role="rowgroup">
           {items.map((item) => (
-            <tr key={rowKey(item)} className={rowClass?.(item)}>
+            <tr key={rowKey(item)} role="row" className={rowClass?.(item)}>
               {columns.map((column, i) => (
-                <td key={i} className={column.numeric ? "num" : undefined}>
+                <td key={i} role="cell" className={column.numeric ? "num" : undefined} data-label={typeof column.header === "string" ? column.header : undefined}>
                   {column.cell(item)}
                 </td>
               ))}
             </tr>
           ))}
           {!pending && items.length === 0 && (
-            <tr>
-              <td colSpan={columns.length} className="muted">
+            <tr role="row">
+              <td role="cell" colSpan={columns.length} className="muted">
                 {empty}
               </td>
             </tr>

@@ -110,7 +110,19 @@ export async function assertAccessible(page, label) {
   assert.deepEqual(grave, [], `${label}: ${grave.map((v) => `${v.impact} ${v.id} (${v.help}) at ${v.targets.join(", ")}`).join("; ")}`);
 }
 
-/** axe-core in the light and the dark color scheme (and screenshots of both when CONSOLE_SCREENSHOTS is set). */
+/** Lists (ListTable) whose content is wider than their box at the page's current width: their labels. */
+async function listsScrollingSideways(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll("table.list.stackable")]
+      .filter((table) => table.parentElement && table.parentElement.scrollWidth > table.parentElement.clientWidth + 1)
+      .map((table) => table.getAttribute("aria-label")),
+  );
+}
+
+/**
+ * axe-core in the light and the dark color scheme (and screenshots of both when CONSOLE_SCREENSHOTS
+ * is set), then on a phone's width (390 px), where no list may scroll sideways: its rows stack.
+ */
 export async function checkPage(page, label) {
   for (const colorScheme of ["light", "dark"]) {
     await page.emulateMedia({ colorScheme });
@@ -118,4 +130,12 @@ export async function checkPage(page, label) {
     await screenshot(page, `${label}-${colorScheme}`);
   }
   await page.emulateMedia({ colorScheme: "light" });
+  const viewport = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await assertAccessible(page, `${label} (390 px wide)`);
+    assert.deepEqual(await listsScrollingSideways(page), [], `${label}: lists wider than a 390 px screen`);
+  } finally {
+    if (viewport) await page.setViewportSize(viewport);
+  }
 }
