@@ -7,6 +7,10 @@ import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
 import { startWebhookReceiver } from "./test/support/webhook-receiver.mjs";
 
+// The tests set their secrets as bindings below; wrangler would still announce, once per test file,
+// that it read .dev.vars (which `npm start` writes). Its warnings and errors still show.
+process.env.WRANGLER_LOG ??= "warn";
+
 /** The Worker exactly as `wrangler deploy` would upload it, so tests can check what ships. */
 function productionBundle(): string {
   const outdir = mkdtempSync(join(tmpdir(), "deploy-dry-run-"));
