@@ -4,7 +4,9 @@ export type LocalizedText = Record<string, string>;
 
 const LOCALE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
 
-export const localeTag = z.string().regex(LOCALE_TAG, "must be a BCP 47 language tag such as en or fr-FR");
+const LOCALE_TAG_MESSAGE = "must be a BCP 47 language tag such as en or fr-FR";
+
+export const localeTag = z.string().regex(LOCALE_TAG, LOCALE_TAG_MESSAGE);
 
 const MAX_LOCALES = 50;
 const MAX_TEXT_LENGTH = 2000;
@@ -20,7 +22,7 @@ export const localizedText = z
     const locales = Object.keys(ctx.value);
     for (const locale of locales) {
       if (!LOCALE_TAG.test(locale)) {
-        ctx.issues.push({ code: "custom", params: { code: "invalid_key" }, input: locale, path: [locale], message: "must be a BCP 47 language tag such as en or fr-FR" });
+        ctx.issues.push({ code: "custom", params: { code: "invalid_key" }, input: locale, path: [locale], message: LOCALE_TAG_MESSAGE });
       } else if (ctx.value[locale].length > MAX_TEXT_LENGTH) {
         ctx.issues.push({ code: "custom", params: { code: "too_big" }, input: ctx.value[locale], path: [locale], message: `at most ${MAX_TEXT_LENGTH} characters` });
       }
