@@ -6,7 +6,7 @@ import { useSession } from "./context";
 import { DataGrid, useGridDraft, type DataGridHandle, type GridRow } from "./DataGrid";
 import type { Operation } from "./OperationsPage";
 import { answer, toRefusal, type Refusal } from "./session";
-import { ProblemView } from "./ui";
+import { ProblemView, SortChoice } from "./ui";
 
 type Line = Schemas["Line"];
 type LineSort = NonNullable<NonNullable<paths["/v1/operations/{operationId}/lines"]["get"]["parameters"]["query"]>["sort"]>[number];
@@ -21,6 +21,8 @@ const COLUMNS = [
   { field: "quantityIncrement", label: "Pack", numeric: true },
 ] as const;
 const SORTS = ["variantExternalId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"];
+/** Each field ascending and descending, labelled with an arrow. */
+const SORT_CHOICES = SORTS.flatMap((field) => [[field, `${field} ↑`], [`-${field}`, `${field} ↓`]] as const);
 /** The column of each bound a server or local check can name. */
 const COLUMN_OF_FIELD: Record<string, number> = { minQuantity: 2, maxQuantity: 3, recommendedQuantity: 4, quantityIncrement: 5 };
 /** Lines per PUT: the API's limit. */
@@ -163,16 +165,7 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
     <div className="lines">
       <div className="grid-bar">
         <h2>Lines</h2>
-        <label>
-          Sort
-          <select value={sort} onChange={(e) => setSort(e.target.value)} disabled={dirtyCount > 0}>
-            {SORTS.flatMap((field) => [field, `-${field}`]).map((value) => (
-              <option key={value} value={value}>
-                {value.startsWith("-") ? `${value.slice(1)} ↓` : `${value} ↑`}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SortChoice value={sort} choices={SORT_CHOICES} onChange={setSort} disabled={dirtyCount > 0} />
         <label>
           Name contains
           <input

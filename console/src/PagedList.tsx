@@ -1,7 +1,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { toRefusal } from "./session";
-import { ProblemView } from "./ui";
+import { ProblemView, SortChoice } from "./ui";
 
 export interface Column<T> {
   header: ReactNode;
@@ -94,18 +94,7 @@ export function PagedList<T>({ label, filters, fetchPage, columns, rowKey, empty
       {(children || sorts) && (
         <form className="filters" role="search" aria-label={`Filter ${label.toLowerCase()}`} onSubmit={(e) => e.preventDefault()}>
           {children}
-          {sorts && onSort && (
-            <label>
-              Sort
-              <select value={sort} onChange={(e) => onSort(e.target.value)}>
-                {sorts.map(([value, text]) => (
-                  <option key={value} value={value}>
-                    {text}
-                  </option>
-                ))}
-              </select>
-            </label>
-          )}
+          {sorts && onSort && <SortChoice value={sort ?? ""} choices={sorts} onChange={onSort} />}
         </form>
       )}
       <ProblemView refusal={list.error ? toRefusal(list.error) : null} />

@@ -9,7 +9,7 @@ import { RulesGrid } from "./RulesGrid";
 import { describeUpsert, ruleQuery, RULES_PAGE_SIZE, SORTS, scopeText, type QuotaRule, type RuleFilters, type RulePage } from "./rules";
 import { answer, toRefusal, type Refusal } from "./session";
 import "./rules.css";
-import { Link, ProblemView, SearchFilter } from "./ui";
+import { Link, ProblemView, SearchFilter, SortChoice } from "./ui";
 
 export function RulesPage() {
   const { api, session } = useSession();
@@ -51,16 +51,7 @@ export function RulesPage() {
         <SearchFilter label="Account id" value={filters.accountId} onChange={filter("accountId")} />
         <SearchFilter label="Supplier id" value={filters.supplierId} onChange={filter("supplierId")} />
         <SearchFilter label="Store id" value={filters.storeId} onChange={filter("storeId")} />
-        <label>
-          Sort
-          <select value={filters.sort} onChange={(e) => filter("sort")(e.target.value)}>
-            {SORTS.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SortChoice value={filters.sort} choices={SORTS} onChange={filter("sort")} />
         <div className="view-switch" role="group" aria-label="View">
           <button type="button" aria-pressed={view === "list"} onClick={() => setView("list")}>
             List

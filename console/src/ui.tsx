@@ -61,6 +61,22 @@ export function ChoiceFilter({ label, value, choices, onChange }: { label: strin
   );
 }
 
+/** A list's order: one of `choices`, each [the API's sort value, its label]. */
+export function SortChoice({ value, choices, onChange, disabled }: { value: string; choices: readonly (readonly [string, string])[]; onChange: (value: string) => void; disabled?: boolean }) {
+  return (
+    <label>
+      Sort
+      <select value={value} onChange={(e) => onChange(e.target.value)} disabled={disabled}>
+        {choices.map(([choice, text]) => (
+          <option key={choice} value={choice}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** A form's submit and Cancel buttons, then the refusal of its last submit (`error`: what the mutation threw). */
 export function FormActions({ submit, busy, onCancel, error }: { submit: string; busy: boolean; onCancel: () => void; error: unknown }) {
   return (
