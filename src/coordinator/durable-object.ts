@@ -1,13 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import type { CommandContext, CommandExecutor, CommandOutcome } from "../platform/commands";
-import { eq } from "drizzle-orm";
 import { openDb, primaryDb } from "../platform/database";
 import { recordingEvents } from "../platform/events";
 import type { Env } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
-import { isTenantMovingFailure, placementColumns, tenantMovingError, toPlacement } from "../platform/tenancy";
-import { tenantDirectory } from "../platform/tables";
+import { isTenantMovingFailure, readPlacement, tenantMovingError } from "../platform/tenancy";
 import { newTrace, type RequestTrace } from "../platform/trace";
 import { COMMANDS } from "./registry";
 import { deleteOperation, giveUpScheduledChange, nextScheduledTime, patchOperation, runScheduledChanges } from "../operations/commands";
@@ -95,11 +93,13 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
     const owner: ScheduleOwner = { tenantId: stored.tenantId ?? stored.principal!.tenantId, operationId: stored.operationId };
     const trace = newTrace();
     await this.ctx.blockConcurrencyWhile(async () => {
+      let context: CommandContext | undefined;
       let row;
       try {
-        row = await runScheduledChanges(await this.scheduleContext(owner, trace));
+        context = await this.scheduleContext(owner, trace);
+        row = await runScheduledChanges(context);
       } catch (error) {
-        await this.failedAttempt(owner, error, trace);
+        await this.failedAttempt(owner, error, trace, context);
         return;
       }
       await this.arm(owner, row);
@@ -110,16 +110,16 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
 
   /** What a scheduled change runs with: the tenant's current shard, acting as "schedule". */
   private async scheduleContext(owner: ScheduleOwner, trace: RequestTrace): Promise<CommandContext> {
-    const [entry] = await primaryDb(this.env, "CONTROL").select(placementColumns).from(tenantDirectory).where(eq(tenantDirectory.tenantId, owner.tenantId)).limit(1);
-    if (!entry) throw new Error(`tenant ${owner.tenantId} is not in the tenant directory`);
-    const placement = toPlacement(entry);
+    const placement = await readPlacement({ nearest: primaryDb(this.env, "CONTROL") }, owner.tenantId);
+    if (!placement) throw new Error(`tenant ${owner.tenantId} is not in the tenant directory`);
     if (placement.state === "MOVING") throw new TenantMoving();
     const principal: Principal = { tenantId: owner.tenantId, role: "OPERATOR", userId: null, keyId: "schedule", tenantDefaultLocale: placement.defaultLocale, shard: placement.shard };
     trace.shard = placement.shard;
     return { db: recordingEvents(openDb(this.env, placement.shard, "first-primary", trace), trace), principal, operationId: owner.operationId, actor: "schedule" };
   }
 
-  private async failedAttempt(owner: ScheduleOwner, error: unknown, trace: RequestTrace): Promise<void> {
+  /** `context`: the one the attempt ran with, reused to record a give-up (none: building it is what failed). */
+  private async failedAttempt(owner: ScheduleOwner, error: unknown, trace: RequestTrace, context?: CommandContext): Promise<void> {
     if (error instanceof TenantMoving || isTenantMovingFailure(error)) {
       // The move fences every write until it ends; the sweep of the shard it lands on arms the object again.
       await this.ctx.storage.deleteAlarm();
@@ -133,7 +133,7 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
     }
     const reason = `The scheduled change failed ${failures} times; the last error: ${error instanceof Error ? error.message : String(error)}`;
     try {
-      await this.arm(owner, await giveUpScheduledChange(await this.scheduleContext(owner, trace), reason));
+      await this.arm(owner, await giveUpScheduledChange(context ?? (await this.scheduleContext(owner, trace)), reason));
     } catch {
       // Not even the failure could be recorded: the alarm stops. The sweep arms it again (once a minute
       // at most), and each of those rings tries the change once and then to give it up.

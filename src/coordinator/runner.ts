@@ -5,6 +5,11 @@ import { idPrefixes, isWellFormedId } from "../platform/ids";
 import type { Principal } from "../platform/principal";
 import { noteBookmark, type RequestTrace } from "../platform/trace";
 
+/** The Durable Object of an Operation: one per id, named by it. */
+export function operationStub(env: Env, operationId: string) {
+  return env.OPERATION_COORDINATOR.get(env.OPERATION_COORDINATOR.idFromName(operationId));
+}
+
 /** A command that failed unexpectedly inside the Operation's Durable Object; its stack is the object's. */
 export class CommandFailed extends Error {
   constructor(name: string, failure: { message: string; stack?: string }) {
@@ -24,7 +29,7 @@ export function coordinatorFor(env: Env, principal: Principal, trace: RequestTra
     async run<Input, Output>(operationId: string, command: Command<Input, Output>, input: Input): Promise<Output> {
       // An id no Operation can have is answered here: no Durable Object is started for it.
       if (!isWellFormedId(idPrefixes.operation, operationId)) throw new ApiError("not_found", `Operation ${operationId} not found.`);
-      const stub = env.OPERATION_COORDINATOR.get(env.OPERATION_COORDINATOR.idFromName(operationId));
+      const stub = operationStub(env, operationId);
       const outcome = (await stub.execute(principal, operationId, command.name, input)) as CommandOutcome<Output>;
       // The object's D1 calls are the request's too; its bookmark is the write's, for read-your-writes.
       trace.d1RoundTrips += outcome.d1.roundTrips;
@@ -36,7 +41,7 @@ export function coordinatorFor(env: Env, principal: Principal, trace: RequestTra
       return outcome.value as Output;
     },
     async syncSchedule(operationId: string): Promise<void> {
-      await env.OPERATION_COORDINATOR.get(env.OPERATION_COORDINATOR.idFromName(operationId)).syncSchedule(principal, operationId);
+      await operationStub(env, operationId).syncSchedule(principal, operationId);
     },
   };
 }

@@ -1,9 +1,11 @@
-import { and, isNotNull, lte, notInArray, or } from "drizzle-orm";
+import { and, isNotNull, lte, or } from "drizzle-orm";
 import { primaryDb } from "../platform/database";
 import type { Env } from "../platform/env";
 import { shardNames } from "../platform/shards";
-import { operations, tenantFences } from "../platform/tables";
+import { operations } from "../platform/tables";
+import { notFenced } from "../platform/tenancy";
 import { toIsoSeconds } from "../platform/time";
+import { operationStub } from "./runner";
 
 /**
  * A scheduled time this far past with the time still set: its object should have run it (a run,
@@ -26,7 +28,6 @@ export async function sweepSchedules(env: Env, now = Date.now()): Promise<{ over
   let armed = 0;
   for (const shard of shardNames(env)) {
     const db = primaryDb(env, shard);
-    const fenced = db.select({ tenantId: tenantFences.tenantId }).from(tenantFences);
     const rows = await db
       .select({ id: operations.id, tenantId: operations.tenantId })
       .from(operations)
@@ -35,13 +36,13 @@ export async function sweepSchedules(env: Env, now = Date.now()): Promise<{ over
           // The partial index operations_scheduled (migration 0015) holds only these rows.
           or(isNotNull(operations.activateAt), isNotNull(operations.deactivateAt)),
           or(lte(operations.activateAt, overdueAt), lte(operations.deactivateAt, overdueAt)),
-          notInArray(operations.tenantId, fenced),
+          notFenced(db, operations.tenantId),
         ),
       )
       .limit(SWEEP_LIMIT);
     overdue += rows.length;
     const healed = await Promise.all(
-      rows.map((row) => env.OPERATION_COORDINATOR.get(env.OPERATION_COORDINATOR.idFromName(row.id)).healSchedule(row.tenantId, row.id)),
+      rows.map((row) => operationStub(env, row.id).healSchedule(row.tenantId, row.id)),
     );
     armed += healed.filter(Boolean).length;
   }

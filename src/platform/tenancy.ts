@@ -1,10 +1,11 @@
-import { eq } from "drizzle-orm";
+import { eq, notInArray, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { type Db } from "./database";
 import { d1ErrorText } from "./constraint-errors";
 import { isShardName, type ShardName } from "./shards";
 import { ApiError } from "./errors";
 import { RefreshingCache, type BackgroundRead } from "./refreshing-cache";
-import { tenantDirectory } from "./tables";
+import { tenantDirectory, tenantFences } from "./tables";
 
 /**
  * Where a tenant's data lives. The control database's tenant directory is the record; every read,
@@ -47,7 +48,8 @@ export const placementColumns = {
   defaultLocale: tenantDirectory.defaultLocale,
 };
 
-async function readPlacement(control: ControlReads, tenantId: string): Promise<TenantPlacement | null> {
+/** The tenant's placement as the control database has it now (no cache): null when it has none. */
+export async function readPlacement(control: ControlReads, tenantId: string): Promise<TenantPlacement | null> {
   const row = await readCreatedRow(control, async (db) => (await db.select(placementColumns).from(tenantDirectory).where(eq(tenantDirectory.tenantId, tenantId)).limit(1))[0]);
   return row ? toPlacement(row) : null;
 }
@@ -87,4 +89,9 @@ export function tenantMovingError(): ApiError {
 /** Whether a D1 failure is a shard's move fence refusing a write (migrations/tenant/0010_shards.sql). */
 export function isTenantMovingFailure(error: unknown): boolean {
   return d1ErrorText(error).includes("tenant_moving");
+}
+
+/** Rows of tenants no move has fenced on this shard: what a shard's sweeps may work on (a move's target shard takes over). */
+export function notFenced(db: Db, tenantColumn: SQLiteColumn): SQL {
+  return notInArray(tenantColumn, db.select({ tenantId: tenantFences.tenantId }).from(tenantFences));
 }

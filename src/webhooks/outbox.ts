@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, notInArray, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import type { AppBindings } from "../platform/app";
 import { primaryDb } from "../platform/database";
@@ -7,7 +7,8 @@ import type { Env } from "../platform/env";
 import { logFailure } from "../platform/errors";
 import { idPrefixes, newId } from "../platform/ids";
 import { shardNames, type ShardName } from "../platform/shards";
-import { events, tenantFences, webhookDeliveries, webhooks } from "../platform/tables";
+import { events, webhookDeliveries, webhooks } from "../platform/tables";
+import { notFenced } from "../platform/tenancy";
 import { nowIso } from "../platform/time";
 import { attempt, type DueAttempt } from "./delivery";
 import { matchesEventType } from "./event-types";
@@ -120,16 +121,15 @@ export async function sweepWebhooks(env: Env, now = Date.now()): Promise<{ tenan
   const overdueBefore = new Date(now - OVERDUE_AFTER_MS).toISOString();
   for (const shard of shardNames(env)) {
     const db = primaryDb(env, shard);
-    const fenced = db.select({ tenantId: tenantFences.tenantId }).from(tenantFences);
     const behind = await db
       .selectDistinct({ tenantId: events.tenantId })
       .from(events)
-      .where(and(isNull(events.handedOnAt), notInArray(events.tenantId, fenced)))
+      .where(and(isNull(events.handedOnAt), notFenced(db, events.tenantId)))
       .limit(1000);
     const lost = await db
       .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.status, "pending"), lt(webhookDeliveries.nextAttemptAt, overdueBefore), notInArray(webhookDeliveries.tenantId, fenced)))
+      .where(and(eq(webhookDeliveries.status, "pending"), lt(webhookDeliveries.nextAttemptAt, overdueBefore), notFenced(db, webhookDeliveries.tenantId)))
       .limit(1000);
     await sendMessages(env.WEBHOOK_QUEUE, [
       ...behind.map(({ tenantId }): WebhookMessage => ({ kind: "hand-on", shard, tenantId })),
