@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState, type FormEvent } from "react";
 import { useSearch } from "wouter";
 // The server's own resolution (pure, no I/O): the browser simulates with the code the API runs, not a copy.
-import { buildRuleIndex, evaluateQuota, explainQuota, indexedRuleOf, type ExplainedQuotaResult, type QuotaOrder } from "../../src/quotas/rule-index";
+import { buildRuleIndex, evaluateExplained, indexedRuleOf, type ExplainedQuotaResult, type QuotaOrder } from "../../src/quotas/rule-index";
 import { useSession } from "./context";
 import { RULES_PAGE_SIZE, type QuotaRule, type RulePage } from "./rules";
 import { answer, toRefusal, type Refusal } from "./session";
@@ -59,7 +59,7 @@ function simulate(rules: QuotaRule[], fallback: Schemas["QuotaDefault"], order: 
     defaultEnforcement: fallback.enforcement,
     rules: rules.map((rule) => indexedRuleOf({ ...rule, minimum: minimums.get(rule.id) ?? rule.minimum })),
   });
-  return { ...evaluateQuota(index, order), explanation: explainQuota(index, order) };
+  return evaluateExplained(index, order);
 }
 
 export function Simulator() {

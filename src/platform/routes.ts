@@ -294,7 +294,7 @@ function invokeHandler({ spec, handler }: RouteDefinition): MiddlewareHandler<Ap
  * Access answers before anything reads the body; an Idempotency-Key replay answers the stored
  * answer before validation runs again.
  */
-export function routeChain(route: RouteDefinition): MiddlewareHandler<AppBindings>[] {
+function routeChain(route: RouteDefinition): MiddlewareHandler<AppBindings>[] {
   const { spec } = route;
   const announce = announceDeprecations({ route: spec.deprecated, queryAliases: deprecatedQueryParameters(spec), documentation: documentationLink(spec) });
   return [

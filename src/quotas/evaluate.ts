@@ -1,9 +1,9 @@
 import { noteBookmark } from "../platform/trace";
 import type { RuleReading } from "./queries";
-import { evaluateQuota, explainQuota, type ExplainedQuotaResult, type QuotaOrder, type QuotaResult } from "./rule-index";
+import { evaluateExplained, evaluateQuota, type ExplainedQuotaResult, type QuotaOrder, type QuotaResult } from "./rule-index";
 import { ruleIndexCache } from "./rule-index-cache";
 
-export type { ExplainedQuotaResult, QuotaOrder, QuotaResult, QuotaSourceKind } from "./rule-index";
+export type { QuotaOrder, QuotaResult } from "./rule-index";
 
 /**
  * Evaluates orders against the tenant's Quotas Rules through the isolate's rule cache: on a warm
@@ -21,5 +21,5 @@ export async function evaluateOrders(reading: RuleReading, tenantId: string, ord
 export async function explainOrders(reading: RuleReading, tenantId: string, orders: QuotaOrder[]): Promise<ExplainedQuotaResult[]> {
   const index = await ruleIndexCache.getForExplanation(tenantId, orders, reading.source, reading.inBackground);
   noteBookmark(reading.trace, index.bookmark);
-  return orders.map((order) => ({ ...evaluateQuota(index, order), explanation: explainQuota(index, order) }));
+  return orders.map((order) => evaluateExplained(index, order));
 }

@@ -245,7 +245,10 @@ export const MAX_LISTED_STORE_MISMATCHES = 10;
 
 /** Why each rule that could concern the order did or did not decide it: for `?explain=true`. */
 export function explainQuota(index: RuleIndex, target: QuotaTarget): Explanation {
-  const decision = resolveQuota(index, target);
+  return explainDecision(index, target, resolveQuota(index, target));
+}
+
+function explainDecision(index: RuleIndex, target: QuotaTarget, decision: Resolution): Explanation {
   const levels: ExplainedLevel[] = groupsOf(index, target).map(([level, group]) => {
     const applicable = level === "ACCOUNT" || target.supplierId !== null;
     const matching: ExplainedCandidate[] = [];
@@ -309,7 +312,16 @@ export interface ExplainedQuotaResult extends QuotaResult {
 
 /** An order's evaluation: its resolved minimum, whether it passes and by how much it falls short. */
 export function evaluateQuota(index: RuleIndex, order: QuotaOrder): QuotaResult {
-  const { kind, rule, minimum, enforcement } = resolveQuota(index, order);
+  return resultOf(order, resolveQuota(index, order));
+}
+
+/** evaluateQuota with the explanation of the same resolution (the order is resolved once). */
+export function evaluateExplained(index: RuleIndex, order: QuotaOrder): ExplainedQuotaResult {
+  const decision = resolveQuota(index, order);
+  return { ...resultOf(order, decision), explanation: explainDecision(index, order, decision) };
+}
+
+function resultOf(order: QuotaOrder, { kind, rule, minimum, enforcement }: Resolution): QuotaResult {
   const met = order.amount >= minimum;
   return {
     // A WARN minimum never refuses: the order goes through with the shortfall reported.
