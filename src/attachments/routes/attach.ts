@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { batchAnswer, type AppBindings } from "../../platform/app";
+import { batchAnswer, DRY_RUN_ANSWER_HEADERS, type AppBindings } from "../../platform/app";
 import type { ErrorCode } from "../../platform/errors";
 import { defineRoute } from "../../platform/routes";
 import { attachAccounts } from "../commands";
@@ -16,7 +16,7 @@ const ATTACH = {
     `More than ${MAX_ACCOUNT_IDS_PER_CALL} ids: 413 batch_too_large; an empty array: 400; repeated ids count once.`,
   ].join(" "),
   responses: {
-    200: { description: "Accounts attached now and already attached, and the account count after the call.", schema: attachResponse, headers: { "svc-dry-run": "true on a dry run" } },
+    200: { description: "Accounts attached now and already attached, and the account count after the call.", schema: attachResponse, headers: DRY_RUN_ANSWER_HEADERS },
   },
   errors: [
     "not_found",

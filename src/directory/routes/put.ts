@@ -1,4 +1,4 @@
-import { batchAnswer } from "../../platform/app";
+import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/app";
 import { dryRunQuery } from "../../platform/fields";
 import { defineRoute } from "../../platform/routes";
 import { upsertDirectory } from "../commands";
@@ -16,7 +16,7 @@ export default defineRoute(
     query: dryRunQuery,
     body: putDirectoryBody,
     batch: { maxItems: MAX_DIRECTORY_ACCOUNTS_PER_CALL },
-    responses: { 200: { description: "Accounts created and updated.", schema: putDirectoryResponse, headers: { "svc-dry-run": "true on a dry run" } } },
+    responses: { 200: { description: "Accounts created and updated.", schema: putDirectoryResponse, headers: DRY_RUN_ANSWER_HEADERS } },
     errors: ["batch_too_large", "idempotency_key_reused"],
   },
   async function handleUpsertAccounts(c, { query, body }) {

@@ -1,5 +1,5 @@
 import { defineRoute } from "../../platform/routes";
-import { batchAnswer } from "../../platform/app";
+import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/app";
 import { dryRunQuery, operationIdParam } from "../../platform/fields";
 import { removeLines } from "../commands";
 import { deleteLinesBody, deleteLinesResponse, MAX_LINES_PER_CALL } from "../schemas";
@@ -18,7 +18,7 @@ export default defineRoute(
     body: deleteLinesBody,
     batch: { maxItems: MAX_LINES_PER_CALL },
     responses: {
-      200: { description: "Lines removed, keys not found, and the line count after the call.", schema: deleteLinesResponse, headers: { "svc-dry-run": "true on a dry run" } },
+      200: { description: "Lines removed, keys not found, and the line count after the call.", schema: deleteLinesResponse, headers: DRY_RUN_ANSWER_HEADERS },
     },
     errors: ["not_found", "operation_not_draft", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },

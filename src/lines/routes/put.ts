@@ -1,5 +1,5 @@
 import { defineRoute } from "../../platform/routes";
-import { batchAnswer } from "../../platform/app";
+import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/app";
 import { dryRunQuery, operationIdParam } from "../../platform/fields";
 import { upsertLines } from "../commands";
 import { integerCell, isCsvContentType } from "../../platform/csv";
@@ -38,7 +38,7 @@ export default defineRoute(
       }),
     },
     responses: {
-      200: { description: "Lines created and updated, and the Operation's line count after the call.", schema: putLinesResponse, headers: { "svc-dry-run": "true on a dry run" } },
+      200: { description: "Lines created and updated, and the Operation's line count after the call.", schema: putLinesResponse, headers: DRY_RUN_ANSWER_HEADERS },
     },
     errors: ["not_found", "operation_not_draft", "line_bounds_invalid", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },

@@ -1,4 +1,4 @@
-import { batchAnswer, tenantPrimaryDb } from "../../platform/app";
+import { batchAnswer, DRY_RUN_ANSWER_HEADERS, tenantPrimaryDb } from "../../platform/app";
 import { dryRunQuery } from "../../platform/fields";
 import { defineRoute } from "../../platform/routes";
 import { deleteRules } from "../commands";
@@ -16,7 +16,7 @@ export default defineRoute(
     query: dryRunQuery,
     body: deleteRulesBody,
     batch: { maxItems: MAX_RULES_PER_CALL },
-    responses: { 200: { description: "How many were deleted, and the ids that were not rules.", schema: deleteRulesResponse, headers: { "svc-dry-run": "true on a dry run" } } },
+    responses: { 200: { description: "How many were deleted, and the ids that were not rules.", schema: deleteRulesResponse, headers: DRY_RUN_ANSWER_HEADERS } },
     errors: ["batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
   async function handleDeleteQuotaRules(c, { query, body }) {

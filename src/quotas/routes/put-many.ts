@@ -1,4 +1,4 @@
-import { batchAnswer, tenantPrimaryDb } from "../../platform/app";
+import { batchAnswer, DRY_RUN_ANSWER_HEADERS, tenantPrimaryDb } from "../../platform/app";
 import { dryRunQuery } from "../../platform/fields";
 import { defineRoute } from "../../platform/routes";
 import { upsertRules } from "../commands";
@@ -25,7 +25,7 @@ export default defineRoute(
       columns: { allowed: RULE_CSV_COLUMNS, required: ["minimum"] },
       toItem: (cells) => ({ accountId: cells.accountId ?? null, supplierId: cells.supplierId ?? null, storeId: cells.storeId ?? null, minimum: integerCell(cells.minimum), ...(cells.enforcement !== undefined && { enforcement: cells.enforcement }) }),
     },
-    responses: { 200: { description: "What the call created, updated and left unchanged.", schema: upsertRulesResponse, headers: { "svc-dry-run": "true on a dry run" } } },
+    responses: { 200: { description: "What the call created, updated and left unchanged.", schema: upsertRulesResponse, headers: DRY_RUN_ANSWER_HEADERS } },
     errors: ["batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
   async function handleUpsertQuotaRules(c, { query, body }) {
