@@ -1,3 +1,4 @@
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { insertFromJson, type Statement } from "../platform/sql";
 import { ApiError } from "../platform/errors";
 import { searchText, sortText } from "../platform/locale";
@@ -49,29 +50,34 @@ function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredL
     ],
     {
       target: [operationLines.operationId, operationLines.variantExternalId],
-      update: [
-        operationLines.variantId,
-        operationLines.variantName,
-        operationLines.variantNameSearch,
-        operationLines.variantNameSort,
-        operationLines.minQuantity,
-        operationLines.maxQuantity,
-        operationLines.recommendedQuantity,
-        // Assigning an indexed column rewrites its index entry even to the same value: pack sizes
-        // are rarely changed, so a batch that changes none leaves operation_lines_increment alone.
-        ...(changesIncrement(lines, stored) ? [operationLines.quantityIncrement] : []),
-        operationLines.updatedAt,
-      ],
+      update: [...changedColumns(lines, stored), operationLines.updatedAt],
     },
   );
 }
 
-/** Whether the batch gives a stored line another pack size. */
-function changesIncrement(lines: StoredLine[], stored: Map<string, StoredLine>): boolean {
-  return lines.some((line) => {
-    const before = stored.get(line.variantExternalId);
-    return before !== undefined && before.quantityIncrement !== line.quantityIncrement;
-  });
+/**
+ * What a PUT may change on a stored line, each with how to read it off a line; the name carries the
+ * columns derived from it. Assigning an indexed column rewrites its index entry even to the same
+ * value, so a batch assigns only what it changes on some stored line (a re-PUT of new maximums
+ * leaves the name, minimum, recommended and pack-size indexes alone).
+ */
+const UPDATABLE: [AnySQLiteColumn[], (line: StoredLine) => unknown][] = [
+  [[operationLines.variantId], (line) => line.variantId],
+  [[operationLines.variantName, operationLines.variantNameSearch, operationLines.variantNameSort], (line) => JSON.stringify(line.variantName)],
+  [[operationLines.minQuantity], (line) => line.minQuantity],
+  [[operationLines.maxQuantity], (line) => line.maxQuantity],
+  [[operationLines.recommendedQuantity], (line) => line.recommendedQuantity],
+  [[operationLines.quantityIncrement], (line) => line.quantityIncrement],
+];
+
+/** The columns some line of the batch gives a stored line another value in. */
+function changedColumns(lines: StoredLine[], stored: Map<string, StoredLine>): AnySQLiteColumn[] {
+  return UPDATABLE.filter(([, read]) =>
+    lines.some((line) => {
+      const before = stored.get(line.variantExternalId);
+      return before !== undefined && read(before) !== read(line);
+    }),
+  ).flatMap(([columns]) => columns);
 }
 
 /**

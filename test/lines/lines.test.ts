@@ -109,6 +109,32 @@ describe("merge, then validate", () => {
     expect(await line()).toMatchObject({ variantId: null, variantName: { de: "Alpha-DE" }, minQuantity: 6, maxQuantity: 20, recommendedQuantity: null });
   });
 
+  it("writes every field a batch changes when each line changes a different one (the name's filter and sort follow it)", async () => {
+    const op = await newTenant();
+    const operation = await createOperation(op);
+    const base = ["A", "B", "C", "D", "E", "F", "G"].map((key) => ({ variantExternalId: key, variantId: `v_${key}`, variantName: { en: `Name ${key}` }, minQuantity: 2, maxQuantity: 12, recommendedQuantity: 6, quantityIncrement: 2 }));
+    await putLines(op, operation.id, base);
+    const changes = [
+      { variantExternalId: "A", variantId: "v_other" },
+      { variantExternalId: "B", variantName: { en: "Zebra stripes" } },
+      { variantExternalId: "C", minQuantity: 4 },
+      { variantExternalId: "D", maxQuantity: 20 },
+      { variantExternalId: "E", recommendedQuantity: 8 },
+      { variantExternalId: "F", quantityIncrement: 1, minQuantity: 3 },
+      { variantExternalId: "G" },
+    ];
+    expect(await putLines(op, operation.id, changes)).toEqual({ created: 0, updated: 7, lineCount: 7 });
+    const expected = base.map((line, i) => ({ ...line, ...changes[i] }));
+    const { items } = await collectPages(op, routes.listLines, { params: { operationId: operation.id } });
+    expect(items.map(({ updatedAt: _at, ...line }) => line)).toEqual(expected);
+    const named = await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { variantName: "zebra" } });
+    expect(named.items.map((line) => line.variantExternalId)).toEqual(["B"]);
+    const byName = await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { sort: "-variantName", limit: 1 } });
+    expect(byName.items[0].variantExternalId).toBe("B");
+    const byIncrement = await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { quantityIncrement: 1 } });
+    expect(byIncrement.items.map((line) => line.variantExternalId)).toEqual(["F"]);
+  });
+
   it("accepts bounds equal to each other and recommended on either bound", async () => {
     const op = await newTenant();
     const operation = await createOperation(op);
