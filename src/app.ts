@@ -13,7 +13,6 @@ import { createApp, type App, type AppBindings } from "./platform/app";
 import { authenticate } from "./platform/auth";
 import { isBookmark, sessionStart } from "./platform/bookmarks";
 import { openDb } from "./platform/database";
-import { recordingEvents } from "./platform/events";
 import { noteBookmark } from "./platform/trace";
 import { buildOpenApiDocument } from "./platform/openapi";
 import { answerUnrouted, mountRoutes, type RouteDefinition } from "./platform/routes";
@@ -50,7 +49,7 @@ export const openTenantDb: MiddlewareHandler<AppBindings> = async (c, next) => {
   c.var.trace.shard = shard;
   // An answer that reads nothing newer still carries the bookmark it was asked to honour.
   if (isBookmark(start)) noteBookmark(c.var.trace, start);
-  c.set("db", recordingEvents(openDb(c.env, shard, start, c.var.trace), c.var.trace));
+  c.set("db", openDb(c.env, shard, start, c.var.trace));
   c.set("coordinator", coordinatorFor(c.env, c.var.principal, c.var.trace));
   await next();
 };

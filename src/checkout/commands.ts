@@ -1,9 +1,8 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { OPERATION_ACCOUNT_STATUSES } from "../attachments/schemas";
 import { defineCommand, type CommandContext } from "../platform/commands";
-import { writeGuard, type Statement } from "../platform/sql";
+import { runBatch, type Statement, writeGuard } from "../platform/sql";
 import { isWriteGuardFailure, violatesUnique } from "../platform/constraint-errors";
-import { commitBatch } from "../platform/events";
 import { ApiError } from "../platform/errors";
 import { idPrefixes, newId } from "../platform/ids";
 import { actorOf } from "../platform/principal";
@@ -45,7 +44,7 @@ async function commitPlacement(ctx: CommandContext, input: CheckedPlacement, sta
   let version = input.checkedVersion;
   for (let attempt = 0; ; attempt++) {
     try {
-      await commitBatch(ctx.db, statementsAt(stillOpenAt(ctx, version)));
+      await runBatch(ctx.db, statementsAt(stillOpenAt(ctx, version)));
       return;
     } catch (error) {
       if (violatesUnique(error, orders.cartId)) {

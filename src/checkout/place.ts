@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { AppBindings } from "../platform/app";
 import { D1_MAX_JSON_PARAMETER_BYTES } from "../platform/database";
 import { ApiError } from "../platform/errors";
-import { insertEvent } from "../platform/events";
+import { appendEvent } from "../platform/events";
 import { actorOf, type RequestScope } from "../platform/principal";
 import { evaluateOrders, type QuotaOrder, type QuotaResult } from "../quotas/evaluate";
 import { ruleReadingOf } from "../quotas/queries";
@@ -90,7 +90,7 @@ async function evaluateQuotas(c: RequestContext, placement: Placement): Promise<
  */
 async function blockOrder(c: RequestContext, placement: Placement, quotas: QuotaVerdict): Promise<never> {
   const { principal } = c.var;
-  await insertEvent(c.var.db, {
+  await appendEvent(c.var.db, {
     tenantId: principal.tenantId,
     type: "order.blocked",
     actor: actorOf(principal),

@@ -1,7 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { CommandContext, CommandExecutor, CommandOutcome } from "../platform/commands";
 import { openDb, primaryDb } from "../platform/database";
-import { recordingEvents } from "../platform/events";
 import type { Env } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
@@ -115,7 +114,7 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
     if (placement.state === "MOVING") throw new TenantMoving();
     const principal: Principal = { tenantId: owner.tenantId, role: "OPERATOR", userId: null, keyId: "schedule", tenantDefaultLocale: placement.defaultLocale, shard: placement.shard };
     trace.shard = placement.shard;
-    return { db: recordingEvents(openDb(this.env, placement.shard, "first-primary", trace), trace), principal, operationId: owner.operationId, actor: "schedule" };
+    return { db: openDb(this.env, placement.shard, "first-primary", trace), principal, operationId: owner.operationId, actor: "schedule" };
   }
 
   /** `context`: the one the attempt ran with, reused to record a give-up (none: building it is what failed). */
@@ -164,7 +163,7 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
     // Commands read and write on the primary of the tenant's shard (the Worker names it from the
     // tenant directory): what they check is the latest state.
     const trace = newTrace();
-    const ctx: CommandContext = { db: recordingEvents(openDb(this.env, principal.shard, "first-primary", trace), trace), principal, operationId };
+    const ctx: CommandContext = { db: openDb(this.env, principal.shard, "first-primary", trace), principal, operationId };
     // What the request gets back beside the result: its D1 calls, and whether the command's batch appended events.
     const done = () => ({ d1: { roundTrips: trace.d1RoundTrips, sequentialRoundTrips: trace.d1SequentialRoundTrips, bookmark: trace.bookmark }, eventsAppended: trace.eventsAppended });
     try {

@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { actorOf, type Principal } from "../platform/principal";
 import { type Db } from "../platform/database";
-import { inJsonChunks, insertFromJson, type Statement } from "../platform/sql";
-import { appendEvent, commitBatch } from "../platform/events";
+import { inJsonChunks, insertFromJson, runBatch, type Statement } from "../platform/sql";
+import { appendEvent } from "../platform/events";
 import { accounts, accountUsers } from "../platform/tables";
 import { nowIso } from "../platform/time";
 import { findDirectoryIds } from "./queries";
@@ -51,6 +51,6 @@ export async function upsertDirectory(db: Db, principal: Principal, input: Direc
       data: { created, updated, users: users.length },
     }),
   ];
-  if (!options.dryRun) await commitBatch(db, statements);
+  if (!options.dryRun) await runBatch(db, statements);
   return { created, updated };
 }

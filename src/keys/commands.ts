@@ -3,7 +3,7 @@ import { forgetCachedKey, forgetUnknownKeys } from "../platform/auth";
 import { sha256Hex } from "../platform/crypto";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
-import { insertEvent } from "../platform/events";
+import { appendEvent } from "../platform/events";
 import type { EventType } from "../platform/event-types";
 import { idPrefixes, newId } from "../platform/ids";
 import { mintSignedKey } from "../platform/key-format.mjs";
@@ -24,7 +24,7 @@ export const KEY_PREFIX_LENGTH = 8;
  */
 async function recordKeyEvent(shard: Db, principal: Principal, type: EventType, row: KeyRow, undo: () => Promise<unknown>): Promise<void> {
   try {
-    await insertEvent(shard, { tenantId: principal.tenantId, type, actor: actorOf(principal), data: { key: toKeyRepresentation(row) } });
+    await appendEvent(shard, { tenantId: principal.tenantId, type, actor: actorOf(principal), data: { key: toKeyRepresentation(row) } });
   } catch (error) {
     await undo();
     throw error;

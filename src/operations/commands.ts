@@ -2,9 +2,9 @@ import { eq, sql } from "drizzle-orm";
 import { defineCommand, type CommandContext } from "../platform/commands";
 import { violatesUnique } from "../platform/constraint-errors";
 import { type Db } from "../platform/database";
-import { insertFromJson, writeGuard, type Statement } from "../platform/sql";
+import { insertFromJson, runBatch, type Statement, writeGuard } from "../platform/sql";
 import { ApiError } from "../platform/errors";
-import { appendEvent, commitBatch } from "../platform/events";
+import { appendEvent } from "../platform/events";
 import { idPrefixes, newId } from "../platform/ids";
 import { foldedText, mergeLocalized, searchText, sortText } from "../platform/locale";
 import { actorOf, type Principal } from "../platform/principal";
@@ -52,7 +52,7 @@ export async function createOperation(db: Db, principal: Principal, body: Operat
     updatedAt: now,
   };
   try {
-    await commitBatch(db, [
+    await runBatch(db, [
       db.insert(operations).values(row),
       ...ownerStatements(db, principal.tenantId, row.id, ownerIds, false),
       appendEvent(db, {

@@ -4,7 +4,6 @@ import { HTTPException } from "hono/http-exception";
 import type { Coordinator } from "./commands";
 import { openDb, type Db } from "./database";
 import type { Env } from "./env";
-import { recordingEvents } from "./events";
 import type { Principal, RequestScope } from "./principal";
 import { isTenantMovingFailure, tenantMovingError, type TenantPlacement } from "./tenancy";
 import { traceOf, type RequestTrace } from "./trace";
@@ -80,7 +79,7 @@ export function routeNotFound(c: Context<AppBindings>): Response {
  * its read must be the latest state, not a replica's.
  */
 export function tenantPrimaryDb(c: Context<AppBindings>): Db {
-  return recordingEvents(openDb(c.env, c.var.principal.shard, "first-primary", c.var.trace), c.var.trace);
+  return openDb(c.env, c.var.principal.shard, "first-primary", c.var.trace);
 }
 
 /** Marks the answer of a dry run: what the call would answer, nothing changed. */

@@ -125,9 +125,20 @@ export function interceptRoundTrips(target: D1Preparer, around: AroundRoundTrip)
   };
 }
 
+/*
+ * Whether a request appended events is seen where they are committed, not guessed from its answer:
+ * a call of a request's (or a Durable Object command's) session that commits an insert into the
+ * change log marks its trace, whichever code built the insert. The outbox then hands the request's
+ * events on to webhooks once it answers, whatever its status (a blocked order's 422 too), and never
+ * for a dry run, a refused write or a write that changed nothing: they commit no event.
+ */
+/** An insert into the change log, as drizzle and insertFromJson write it. */
+const EVENT_INSERT = /^\s*insert\s+into\s+"?events"?[\s(]/i;
+const insertsEvents = (query: string) => EVENT_INSERT.test(query);
+
 /**
  * A D1 session (Sessions API) whose every call is counted on `trace` and whose bookmark the trace
- * follows. Reads in a session started unconstrained may be served by a replica; writes always go to
+ * follows; a call that commits an event insert marks the trace (`eventsAppended`). Reads in a session started unconstrained may be served by a replica; writes always go to
  * the primary; a session started from a bookmark sees every write up to it.
  */
 function tracedSession(database: D1Database, start: SessionStart, trace: RequestTrace, followBookmark: boolean): D1Database {
@@ -137,9 +148,12 @@ function tracedSession(database: D1Database, start: SessionStart, trace: Request
   const getBookmark = () => started?.getBookmark() ?? null;
   const traced = interceptRoundTrips(
     { prepare: (query) => session().prepare(query), batch: (statements) => session().batch(statements) },
-    async (_queries, call) => {
+    async (queries, call) => {
       try {
-        return await countRoundTrip(trace, call);
+        const result = await countRoundTrip(trace, call);
+        // Committed (a failed call throws first): the webhook outbox hands this request's events on once it answers.
+        if (queries.some(insertsEvents)) trace.eventsAppended = true;
+        return result;
       } finally {
         if (followBookmark) noteBookmark(trace, getBookmark());
       }

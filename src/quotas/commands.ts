@@ -1,10 +1,10 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { actorOf, type Principal } from "../platform/principal";
 import { bookmarkOf, type Db } from "../platform/database";
-import { inJsonChunks, insertFromJson, writeGuard, type Statement } from "../platform/sql";
+import { inJsonChunks, insertFromJson, runBatch, type Statement, writeGuard } from "../platform/sql";
 import { isWriteGuardFailure, violatesUniqueIndex } from "../platform/constraint-errors";
 import { ApiError } from "../platform/errors";
-import { appendEvent, commitBatch } from "../platform/events";
+import { appendEvent } from "../platform/events";
 import type { EventType } from "../platform/event-types";
 import { idPrefixes, newId } from "../platform/ids";
 import { quotaRules, tenants } from "../platform/tables";
@@ -44,7 +44,7 @@ function unchangedRule(row: RuleRow) {
 async function commitRuleWrite(db: Db, tenantId: string, statements: Statement[], bumpAt: number, change: RuleChange): Promise<void> {
   let results: D1Result[];
   try {
-    results = await commitBatch(db, statements);
+    results = await runBatch(db, statements);
   } catch (error) {
     if (violatesUniqueIndex(error, "quota_rules_scope")) {
       throw new ApiError("duplicate_scope", "A Quotas Rule with this accountId, supplierId and storeId already exists.");

@@ -3,10 +3,10 @@ import type { AnySQLiteColumn, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-
 import { actorOf } from "../platform/principal";
 import type { CommandContext } from "../platform/commands";
 import { type Db } from "../platform/database";
-import { existingKeys, inJsonChunks, writeGuard, type Statement } from "../platform/sql";
+import { existingKeys, inJsonChunks, runBatch, type Statement, writeGuard } from "../platform/sql";
 import { isWriteGuardFailure, violatesUnique } from "../platform/constraint-errors";
 import { ApiError } from "../platform/errors";
-import { appendEvent, commitBatch } from "../platform/events";
+import { appendEvent } from "../platform/events";
 import type { EventType } from "../platform/event-types";
 import { operations } from "../platform/tables";
 import { nowIso } from "../platform/time";
@@ -94,7 +94,7 @@ export function operationEvent(ctx: CommandContext, type: EventType, data: Recor
 /** Runs a command's statements as one D1 transaction; a failed guard means a concurrent change won. */
 export async function commit(ctx: CommandContext, statements: Statement[]) {
   try {
-    return await commitBatch(ctx.db, statements);
+    return await runBatch(ctx.db, statements);
   } catch (error) {
     if (isWriteGuardFailure(error)) {
       throw new ApiError("version_mismatch", "The Operation changed while this command ran; read it again and retry.");

@@ -1,0 +1,50 @@
+import { env } from "cloudflare:test";
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { openDb, type Db } from "../../src/platform/database";
+import { appendEvent } from "../../src/platform/events";
+import { runBatch } from "../../src/platform/sql";
+import { events, operations } from "../../src/platform/tables";
+import { newTrace } from "../../src/platform/trace";
+import { newTenant } from "../helpers/client";
+import { shardOf } from "../helpers/shards";
+
+/*
+ * The trace learns that events were appended from the session that committed them, whatever code
+ * built the insert: a batch, a lone insert, or a raw one. Reads, other writes and a failed batch
+ * leave it unmarked (what the webhook hand-on after the answer relies on).
+ */
+describe("a trace's eventsAppended", () => {
+  const event = (tenantId: string) => ({ tenantId, type: "quota_default.updated" as const, actor: "test", data: { minimum: 1 } });
+
+  it.each([
+    ["a batch holding an event", async (db: Db, tenantId: string) => void (await runBatch(db, [appendEvent(db, event(tenantId))]))],
+    ["a lone event insert", async (db: Db, tenantId: string) => void (await appendEvent(db, event(tenantId)))],
+    [
+      "a raw insert into events",
+      async (db: Db, tenantId: string) =>
+        void (await db.$client
+          .prepare(`insert into events (id, tenant_id, type, actor, at, data) values (?, ?, 'quota_default.updated', 'test', '2026-01-01T00:00:00Z', '{}')`)
+          .bind(`evt_raw_${crypto.randomUUID()}`, tenantId)
+          .run()),
+    ],
+  ])("is set by %s once it commits", async (_name, write) => {
+    const { tenantId } = await newTenant();
+    const trace = newTrace();
+    const db = openDb(env, await shardOf(tenantId), "first-primary", trace);
+    await write(db, tenantId);
+    expect(trace.eventsAppended).toBe(true);
+  });
+
+  it("stays unset for reads, writes to other tables and a batch that failed", async () => {
+    const { tenantId } = await newTenant();
+    const trace = newTrace();
+    const db = openDb(env, await shardOf(tenantId), "first-primary", trace);
+    await db.select().from(events).where(eq(events.tenantId, tenantId));
+    await db.update(operations).set({ updatedAt: "2026-01-01T00:00:00Z" }).where(eq(operations.tenantId, tenantId));
+    // The second statement breaks the batch (no such table): the event before it is rolled back.
+    await expect(runBatch(db, [appendEvent(db, event(tenantId)), sql`insert into no_such_table values (1)`])).rejects.toThrow();
+    expect(trace.eventsAppended).toBe(false);
+    expect(await db.select().from(events).where(eq(events.tenantId, tenantId))).toEqual([]);
+  });
+});
