@@ -5866,7 +5866,10 @@ export interface operations {
             header?: {
                 /** @description Default storeId for carts, orders and quota evaluation. */
                 "svc-store"?: string;
-                /** @description Replays with the same key, method, path and body return the first answer (kept 48 h). Other requests with the key: 422 idempotency_key_reused. */
+                /**
+                 * @deprecated
+                 * @description Ignored: this call only reads, so a retry is safe as it is; no answer is stored and a reused key is never refused.
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5965,16 +5968,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description idempotency_in_progress: A request with this Idempotency-Key is still running */
-            409: {
-                headers: {
-                    "svc-api-version": components["headers"]["ApiVersion"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description payload_too_large: Request body larger than 8 MiB; batch_too_large: Batch larger than its limit */
             413: {
                 headers: {
@@ -5987,16 +5980,6 @@ export interface operations {
             };
             /** @description unsupported_media_type: Body must be application/json */
             415: {
-                headers: {
-                    "svc-api-version": components["headers"]["ApiVersion"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
-            422: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
@@ -6021,18 +6004,6 @@ export interface operations {
             500: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description tenant_moving: The tenant is being moved; writes resume shortly */
-            503: {
-                headers: {
-                    "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
-                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6825,7 +6796,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays with the same key, method, path and body return the first answer (kept 48 h). Other requests with the key: 422 idempotency_key_reused. */
+                /**
+                 * @deprecated
+                 * @description Ignored: this call only reads, so a retry is safe as it is; no answer is stored and a reused key is never refused.
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6941,16 +6915,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description idempotency_in_progress: A request with this Idempotency-Key is still running */
-            409: {
-                headers: {
-                    "svc-api-version": components["headers"]["ApiVersion"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description payload_too_large: Request body larger than 8 MiB; batch_too_large: Batch larger than its limit */
             413: {
                 headers: {
@@ -6963,16 +6927,6 @@ export interface operations {
             };
             /** @description unsupported_media_type: Body must be application/json */
             415: {
-                headers: {
-                    "svc-api-version": components["headers"]["ApiVersion"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description idempotency_key_reused: Idempotency-Key reused with a different request */
-            422: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
@@ -6997,18 +6951,6 @@ export interface operations {
             500: {
                 headers: {
                     "svc-api-version": components["headers"]["ApiVersion"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description tenant_moving: The tenant is being moved; writes resume shortly */
-            503: {
-                headers: {
-                    "svc-api-version": components["headers"]["ApiVersion"];
-                    /** @description Seconds to wait before retrying: the tenant's data is being moved to another database. */
-                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { CSV_MEDIA_TYPE } from "./csv";
 import { ERROR_CATALOGUE, problemBody, type ErrorCode } from "./errors";
 import type { DocumentedQuery } from "./fields";
-import { API_TAGS, deprecatedQueryParameters, rateLimitClassOf, type RouteDefinition } from "./routes";
+import { API_TAGS, deprecatedQueryParameters, rateLimitClassOf, routeWrites, type RouteDefinition } from "./routes";
 import { API_VERSION, VERSION_HEADER } from "./version";
 import { deprecationNote, type Deprecation } from "./deprecation";
 import { validationError } from "./validation";
@@ -41,10 +41,8 @@ const PROBLEM_HEADERS: Partial<Record<number, Record<string, string>>> = {
   429: { "Retry-After": "Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications." },
   503: { "Retry-After": "Seconds to wait before retrying: the tenant's data is being moved to another database." },
 };
-/** What the Idempotency-Key middleware can answer, on every POST, PUT, PATCH and DELETE. */
+/** What the Idempotency-Key middleware can answer, on every route that writes. */
 const IDEMPOTENCY_ERRORS: ErrorCode[] = ["validation_failed", "idempotency_key_reused", "idempotency_in_progress"];
-
-const isUnsafe = (method: string) => method !== "get";
 
 /** Exactly the problems a route can answer: each middleware's own, and the route's. */
 function errorsOf(spec: RouteDefinition["spec"]): ErrorCode[] {
@@ -52,11 +50,18 @@ function errorsOf(spec: RouteDefinition["spec"]): ErrorCode[] {
   if (spec.roles.length < 2 || spec.operatorOnlyQuery?.length) codes.push("forbidden");
   if (spec.query || spec.body || spec.params) codes.push("validation_failed");
   if (spec.body) codes.push("unsupported_media_type");
-  // Every unsafe request may write (a route's change, or a stored Idempotency-Key answer): while the
-  // tenant is moved to another shard, writes wait with 503 tenant_moving; reads keep being served.
-  if (isUnsafe(spec.method)) codes.push(...IDEMPOTENCY_ERRORS, "tenant_moving");
+  // While the tenant is moved to another shard, writes wait with 503 tenant_moving; reads (a POST
+  // that only reads included) keep being served.
+  if (routeWrites(spec)) codes.push(...IDEMPOTENCY_ERRORS, "tenant_moving");
   return [...new Set([...codes, ...spec.errors])];
 }
+
+/** Idempotency-Key on a read sent by POST: taken and ignored. */
+const IGNORED_IDEMPOTENCY_KEY = {
+  description: "Ignored: this call only reads, so a retry is safe as it is; no answer is stored and a reused key is never refused.",
+  deprecated: true,
+  schema: { type: "string", maxLength: 255 },
+};
 
 const HEADER_DOCS: Record<string, { description: string; schema: JsonSchema }> = {
   "If-Match": { description: 'The ETag from GET ("<version>"). Stale: 412 version_mismatch.', schema: { type: "string" } },
@@ -310,9 +315,10 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
         },
       };
     }
-    // Idempotency-Key is honoured on every unsafe method (the middleware takes it on all of them).
-    const headers = [...(spec.headers ?? []), ...(isUnsafe(spec.method) ? (["Idempotency-Key"] as const) : [])];
-    const headerParameters = headers.map((name) => ({ name, in: "header", required: false, ...HEADER_DOCS[name] }));
+    // Idempotency-Key is honoured on every route that writes, and only there; a read sent by POST
+    // still lists it (clients built when it was honoured there may send it), as ignored.
+    const headers = [...(spec.headers ?? []), ...(spec.method !== "get" ? (["Idempotency-Key"] as const) : [])];
+    const headerParameters = headers.map((name) => ({ name, in: "header", required: false, ...(name === "Idempotency-Key" && !routeWrites(spec) ? IGNORED_IDEMPOTENCY_KEY : HEADER_DOCS[name]) }));
     paths[path] ??= {};
     paths[path][spec.method] = {
       operationId: spec.operationId,

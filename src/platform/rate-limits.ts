@@ -54,8 +54,6 @@ export function rateLimit(limitClass: RateLimitClass): MiddlewareHandler<AppBind
   };
   if (CHECKED_ALONGSIDE.has(limitClass)) {
     return async (c, next) => {
-      // An Idempotency-Key stores its answer: that write must wait for the verdict.
-      if (c.req.header("idempotency-key") !== undefined) return sequential(c, next);
       // This request's own promise, awaited by this request only; a failure is rethrown below, never left unhandled.
       const verdict = c.env[binding].limit({ key: c.var.principal.keyId }).then(
         ({ success }) => ({ success, error: undefined as unknown }),

@@ -56,8 +56,16 @@ export interface RouteSpec<
   tag: ApiTag;
   /** Roles allowed to call; anything else answers 403 forbidden. */
   roles: Role[];
-  /** The API key budget this route spends: `read` for GET, `write` otherwise, unless named. */
-  rateLimit?: RateLimitClass;
+  /**
+   * Whether the route may change anything; by default every method but GET does. A POST that only
+   * reads (an evaluation, a comparison) says `writes: false`. This one flag decides the rest alike:
+   * a write spends the `write` budget, waits while its tenant moves (503) and takes an
+   * Idempotency-Key; a read spends a read budget (`rateLimit`), is served during a move, and never
+   * touches the idempotency store (it changes nothing, so a retry is safe as it is).
+   */
+  writes?: boolean;
+  /** The budget a read spends: `read` unless named. A write always spends `write`. */
+  rateLimit?: Exclude<RateLimitClass, "write">;
   /** Query parameters only OPERATOR keys may send (any other key sending one: 403 forbidden, before any validation). */
   operatorOnlyQuery?: string[];
   params?: P;
@@ -225,8 +233,13 @@ export function documentationLink(spec: RouteDefinition["spec"]): string {
   return `/docs#/${encodeURIComponent(spec.tag)}/${spec.operationId}`;
 }
 
+/** Whether the route may change anything (`RouteSpec.writes`). */
+export function routeWrites(spec: RouteDefinition["spec"]): boolean {
+  return spec.writes ?? spec.method !== "get";
+}
+
 export function rateLimitClassOf(spec: RouteDefinition["spec"]): RateLimitClass {
-  return spec.rateLimit ?? (spec.method === "get" ? "read" : "write");
+  return routeWrites(spec) ? "write" : (spec.rateLimit ?? "read");
 }
 
 /** Every route that takes a body takes at most 8 MiB of it. */
@@ -245,7 +258,7 @@ const limitBodySize = bodyLimit({
  * would refuse it anyway).
  */
 function requireAccess(spec: RouteDefinition["spec"]): MiddlewareHandler<AppBindings> {
-  const writes = rateLimitClassOf(spec) === "write";
+  const writes = routeWrites(spec);
   const operatorOnly = spec.operatorOnlyQuery ?? [];
   return async function requireRouteAccess(c, next) {
     const { principal } = c.var;
@@ -289,7 +302,7 @@ function invokeHandler({ spec, handler }: RouteDefinition): MiddlewareHandler<Ap
  * A route's whole chain, in the order its answers take precedence (credentials came before it, for
  * every /v1 request):
  *   the key's budget for the route's class (429) → the route's access (403, 503 while moving) →
- *   the body's size (413) → Idempotency-Key (a stored answer replayed, 409, 422) →
+ *   the body's size (413) → Idempotency-Key, on writes only (a stored answer replayed, 409, 422) →
  *   deprecation headers (on whatever follows) → validation (400, 413, 415) → the handler.
  * Access answers before anything reads the body; an Idempotency-Key replay answers the stored
  * answer before validation runs again.
@@ -300,7 +313,8 @@ function routeChain(route: RouteDefinition): MiddlewareHandler<AppBindings>[] {
   return [
     rateLimit(rateLimitClassOf(spec)),
     requireAccess(spec),
-    ...(spec.method === "get" ? [] : [limitBodySize, idempotency]),
+    ...(spec.method === "get" ? [] : [limitBodySize]),
+    ...(routeWrites(spec) ? [idempotency] : []),
     ...(announce ? [announce] : []),
     ...validateInput(spec),
     invokeHandler(route),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { apiRoutes } from "../../src/app";
 import { ERROR_CATALOGUE } from "../../src/platform/errors";
+import { routeWrites } from "../../src/platform/routes";
 import { call, expectProblem, newTenant } from "../helpers/client";
 import { servedDocument } from "../helpers/openapi";
 
@@ -23,22 +24,23 @@ describe("what the OpenAPI document declares", () => {
       const statuses = Object.keys(operation.responses);
       expect(statuses.includes("415"), where).toBe(Boolean(spec.body));
       const headers = operation.parameters.filter((p: { in: string }) => p.in === "header").map((p: { name: string }) => p.name);
-      const unsafe = spec.method !== "get";
-      expect(headers.includes("Idempotency-Key"), where).toBe(unsafe);
-      expect((operation.responses["422"]?.description ?? "").includes("idempotency_key_reused"), where).toBe(unsafe);
+      const writes = routeWrites(spec);
+      const idempotencyKey = operation.parameters.find((p: { in: string; name: string }) => p.in === "header" && p.name === "Idempotency-Key");
+      expect(Boolean(idempotencyKey) && !idempotencyKey.deprecated, where).toBe(writes);
+      expect((operation.responses["422"]?.description ?? "").includes("idempotency_key_reused"), where).toBe(writes);
       const refusable = !spec.roles.includes("ACCOUNT") || Boolean(spec.operatorOnlyQuery?.length) || spec.errors.includes("forbidden");
       expect((operation.responses["403"]?.description ?? "").includes("forbidden"), where).toBe(refusable);
       expect(statuses.includes("403"), where).toBe(true); // client_mismatch: any key of the other role
       // Every route spends a rate-limit class's budget (its declared class), so every route may answer 429 with Retry-After.
-      expect(operation["x-rate-limit-class"], where).toBe(spec.rateLimit ?? (unsafe ? "write" : "read"));
+      expect(operation["x-rate-limit-class"], where).toBe(writes ? "write" : (spec.rateLimit ?? "read"));
       expect(operation.responses["429"]?.description, where).toContain("rate_limited");
       // Besides the headers every answer of the route may carry (svc-api-version; a deprecated form's Deprecation, Link, Sunset).
       const shared = (headers: Record<string, { $ref?: string }>) => Object.keys(headers).filter((name) => !headers[name].$ref?.startsWith("#/components/headers/"));
       expect(operation.responses["429"].headers["svc-api-version"], where).toEqual({ $ref: "#/components/headers/ApiVersion" });
       expect(shared(operation.responses["429"].headers), where).toEqual(["Retry-After"]);
       // Anything that may write waits while the tenant's data moves to another shard; reads never do.
-      expect((operation.responses["503"]?.description ?? "").includes("tenant_moving"), where).toBe(unsafe);
-      if (unsafe) expect(shared(operation.responses["503"].headers), where).toEqual(["Retry-After"]);
+      expect((operation.responses["503"]?.description ?? "").includes("tenant_moving"), where).toBe(writes);
+      if (writes) expect(shared(operation.responses["503"].headers), where).toEqual(["Retry-After"]);
     }
   });
 

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { captureLog } from "../helpers/request-log";
 import { call, callRoute, createOperation, eventsOf, expectProblem, expectStatus, newTenant, operationBody, uniqueId } from "../helpers/client";
 import { addLineDirectly, snapshotTenant } from "../helpers/direct";
 import { routes } from "../helpers/routes";
@@ -154,6 +155,29 @@ describe("Idempotency-Key", () => {
     expectStatus(await callRoute(op, routes.listOperations, { headers: withKey(key) }), 200);
     // The key was not consumed by the GET.
     expectStatus(await callRoute(op, routes.createOperation, { body: operationBody(), headers: withKey(key) }), 201);
+  });
+
+  it("ignores keys on reads sent by POST (evaluate, compare): no claim, no stored answer, no D1 call for it", async () => {
+    const op = await newTenant();
+    const log = captureLog();
+    const open = await setUpOperation(op, { type: "PUBLIC" });
+    const evaluate = { orders: [{ accountId: "ACC-1", amount: 50 }] };
+    expectStatus(await callRoute(op, routes.evaluateQuotas, { body: evaluate }), 200); // warms the tenant's rule index
+    const key = uniqueId("idem");
+    const warm = await callRoute(op, routes.evaluateQuotas, { body: evaluate, headers: withKey(key) });
+    expectStatus(warm, 200);
+    // A warm evaluation reads no database; a claimed key would have cost a write before and after.
+    expect(log.lineOf(warm).map((line) => line.d1RoundTrips)).toEqual([0]);
+    // The same key with another body runs too (a stored answer would make it 422 idempotency_key_reused).
+    const other = await callRoute(op, routes.evaluateQuotas, { body: { orders: [{ accountId: "ACC-2", amount: 70 }] }, headers: withKey(key) });
+    expectStatus(other, 200);
+    expect(other.headers.get("idempotent-replayed")).toBeNull();
+    const compare = (quantity: number) => callRoute(op, routes.compare, { params: { operationId: open.id }, body: { lines: [{ variantExternalId: "SKU-A", quantity }] }, headers: withKey(key) });
+    expectStatus(await compare(11), 200);
+    expect((await compare(12)).headers.get("idempotent-replayed")).toBeNull();
+    const db = await tenantDb(op.tenantId);
+    expect((await db.prepare("select count(*) as n from idempotency_keys where tenant_id = ?").bind(op.tenantId).first<{ n: number }>())?.n).toBe(0);
+    vi.restoreAllMocks();
   });
 
   it("scopes keys to the caller: another user resending a user's key and body runs its own request", async () => {

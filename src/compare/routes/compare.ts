@@ -44,7 +44,7 @@ export default defineRoute(
       "Checks an order's lines (sent, or a placed order of this Operation) against the Operation's lines in the database: lines not in the Operation, below the minimum (a quantity of 0 included) or above the maximum, within the bounds but not a multiple of the line's quantityIncrement (increment_mismatch: still counted in inBounds; below_min and above_max take precedence), and the Operation lines with minQuantity > 0 the order leaves out. Answers only the discrepancies, with counts. Changes nothing.",
     tag: "Carts and orders",
     roles: ["OPERATOR", "ACCOUNT"],
-    rateLimit: "read",
+    writes: false,
     params: operationIdParam,
     body: compareBody,
     batch: { maxItems: MAX_COMPARE_LINES, field: "lines" },

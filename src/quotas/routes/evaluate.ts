@@ -26,6 +26,7 @@ export default defineRoute(
     ].join("\n"),
     tag: "Quotas",
     roles: ["OPERATOR", "ACCOUNT"],
+    writes: false,
     rateLimit: "evaluate",
     operatorOnlyQuery: ["explain"],
     query: evaluateQuery,
