@@ -20,10 +20,6 @@ class RuleChanged extends Error {}
 /** How often a rule write re-reads and retries after a concurrent change of the same rule. */
 const MAX_ATTEMPTS = 5;
 
-function ruleEvent(db: Db, principal: Principal, type: EventType, ruleId: string, data: Record<string, unknown>) {
-  return appendEvent(db, { tenantId: principal.tenantId, type, actor: actorOf(principal), ruleId, data });
-}
-
 /** Every rule or default write bumps the version in its own batch: rule-index caches compare against it. */
 function bumpRulesVersion(tenantId: string, set: SQL = sql``) {
   const version = sql.identifier(tenants.rulesVersion.name);
@@ -37,14 +33,31 @@ function unchangedRule(row: RuleRow) {
   );
 }
 
+/** One rule or default write: what it was computed from, what it changes, what it records. */
+interface RuleWrite {
+  /** A write guard re-checking what the write was computed from; a concurrent change fails it (and the write retries). */
+  guard?: Statement;
+  changes: Statement[];
+  /** Assignments to the tenant row made by the version bump's own statement (the default's minimum). */
+  tenantSet?: SQL;
+  event: { type: EventType; ruleId?: string; data: Record<string, unknown> };
+  /** The same change for this isolate's rule index. */
+  change: RuleChange;
+}
+
 /**
- * Runs one rule/default write as a single D1 batch whose `bumpAt`-th statement bumps the version,
- * then hands `change` to this isolate's rule-index cache, so its next evaluation sees it.
+ * Commits a rule write as one D1 batch: its guard, its changes, the version bump and its event, in
+ * that order. The bump's place is known here alone, so the version it returned is read by name; it
+ * goes to this isolate's rule-index cache with the change, so its next evaluation sees the write.
  */
-async function commitRuleWrite(db: Db, tenantId: string, statements: Statement[], bumpAt: number, change: RuleChange): Promise<void> {
+async function commitRuleWrite(db: Db, principal: Principal, write: RuleWrite): Promise<void> {
+  const { tenantId } = principal;
+  const bump = bumpRulesVersion(tenantId, write.tenantSet);
+  const event = appendEvent(db, { tenantId, type: write.event.type, actor: actorOf(principal), ruleId: write.event.ruleId ?? null, data: write.event.data });
+  const before = [...(write.guard ? [write.guard] : []), ...write.changes];
   let results: D1Result[];
   try {
-    results = await runBatch(db, statements);
+    results = await runBatch(db, [...before, bump, event]);
   } catch (error) {
     if (violatesUniqueIndex(error, "quota_rules_scope")) {
       throw new ApiError("duplicate_scope", "A Quotas Rule with this accountId, supplierId and storeId already exists.");
@@ -54,9 +67,10 @@ async function commitRuleWrite(db: Db, tenantId: string, statements: Statement[]
     ruleIndexCache.forget(tenantId);
     throw error;
   }
-  const version = (results[bumpAt].results as { version: number }[])[0]?.version;
+  const bumped = results[before.length].results as { version: number }[];
+  const version = bumped[0]?.version;
   if (version === undefined) ruleIndexCache.forget(tenantId);
-  else ruleIndexCache.applyWrite(tenantId, version, change, bookmarkOf(db));
+  else ruleIndexCache.applyWrite(tenantId, version, write.change, bookmarkOf(db));
 }
 
 const indexedRule = (row: RuleRow): IndexedRule => indexedRuleOf(row);
@@ -68,17 +82,11 @@ function scopeOf(body: RuleBody) {
 export async function createRule(db: Db, principal: Principal, body: RuleBody): Promise<RuleRow> {
   const now = nowIso();
   const row: RuleRow = { id: newId(idPrefixes.rule), tenantId: principal.tenantId, ...scopeOf(body), createdAt: now, updatedAt: now };
-  await commitRuleWrite(
-    db,
-    principal.tenantId,
-    [
-      db.insert(quotaRules).values(row),
-      bumpRulesVersion(principal.tenantId),
-      ruleEvent(db, principal, "rule.created", row.id, { rule: toRuleRepresentation(row) }),
-    ],
-    1,
-    { upserted: [indexedRule(row)] },
-  );
+  await commitRuleWrite(db, principal, {
+    changes: [db.insert(quotaRules).values(row)],
+    event: { type: "rule.created", ruleId: row.id, data: { rule: toRuleRepresentation(row) } },
+    change: { upserted: [indexedRule(row)] },
+  });
   return row;
 }
 
@@ -101,55 +109,41 @@ async function withCurrentRule<T>(db: Db, principal: Principal, ruleId: string, 
 export function updateRule(db: Db, principal: Principal, ruleId: string, body: RuleBody): Promise<RuleRow> {
   return withCurrentRule(db, principal, ruleId, async (before) => {
     const after: RuleRow = { ...before, ...scopeOf(body), updatedAt: nowIso() };
-    await commitRuleWrite(
-      db,
-      principal.tenantId,
-      [
-        unchangedRule(before),
+    await commitRuleWrite(db, principal, {
+      guard: unchangedRule(before),
+      changes: [
         db
           .update(quotaRules)
           .set({ accountId: after.accountId, supplierId: after.supplierId, storeId: after.storeId, minimum: after.minimum, enforcement: after.enforcement, updatedAt: after.updatedAt })
           .where(and(eq(quotaRules.tenantId, principal.tenantId), eq(quotaRules.id, ruleId))),
-        bumpRulesVersion(principal.tenantId),
-        ruleEvent(db, principal, "rule.updated", ruleId, { rule: toRuleRepresentation(after), previous: toRuleRepresentation(before) }),
       ],
-      2,
-      { upserted: [indexedRule(after)] },
-    );
+      event: { type: "rule.updated", ruleId, data: { rule: toRuleRepresentation(after), previous: toRuleRepresentation(before) } },
+      change: { upserted: [indexedRule(after)] },
+    });
     return after;
   });
 }
 
 export function deleteRule(db: Db, principal: Principal, ruleId: string): Promise<void> {
   return withCurrentRule(db, principal, ruleId, (before) =>
-    commitRuleWrite(
-      db,
-      principal.tenantId,
-      [
-        unchangedRule(before),
-        db.delete(quotaRules).where(and(eq(quotaRules.tenantId, principal.tenantId), eq(quotaRules.id, ruleId))),
-        bumpRulesVersion(principal.tenantId),
-        ruleEvent(db, principal, "rule.deleted", ruleId, { rule: toRuleRepresentation(before) }),
-      ],
-      2,
-      { deletedIds: [ruleId] },
-    ),
+    commitRuleWrite(db, principal, {
+      guard: unchangedRule(before),
+      changes: [db.delete(quotaRules).where(and(eq(quotaRules.tenantId, principal.tenantId), eq(quotaRules.id, ruleId)))],
+      event: { type: "rule.deleted", ruleId, data: { rule: toRuleRepresentation(before) } },
+      change: { deletedIds: [ruleId] },
+    }),
   );
 }
 
 export async function setQuotaDefault(db: Db, principal: Principal, quotaDefault: { minimum: number; enforcement: QuotaEnforcement }): Promise<void> {
   const { minimum, enforcement } = quotaDefault;
   const set = sql`${sql.identifier(tenants.quotaDefaultMinimum.name)} = ${minimum}, ${sql.identifier(tenants.quotaDefaultEnforcement.name)} = ${enforcement}, `;
-  await commitRuleWrite(
-    db,
-    principal.tenantId,
-    [
-      bumpRulesVersion(principal.tenantId, set),
-      appendEvent(db, { tenantId: principal.tenantId, type: "quota_default.updated", actor: actorOf(principal), data: { minimum, enforcement } }),
-    ],
-    0,
-    { defaultMinimum: minimum, defaultEnforcement: enforcement },
-  );
+  await commitRuleWrite(db, principal, {
+    changes: [],
+    tenantSet: set,
+    event: { type: "quota_default.updated", data: { minimum, enforcement } },
+    change: { defaultMinimum: minimum, defaultEnforcement: enforcement },
+  });
 }
 
 /** Whether the tenant's rules are still at `version` (what a bulk write computed its counts from). */
@@ -181,9 +175,8 @@ async function bulkRuleWrite<Answer>(
     const named = await read();
     const { answer, writes, event, change } = plan(named, nowIso());
     if (options.dryRun || !writes.length) return answer;
-    const statements = [rulesStillAt(tenantId, named.version), ...writes, bumpRulesVersion(tenantId), appendEvent(db, { tenantId, type: event.type, actor: actorOf(principal), data: event.data })];
     try {
-      await commitRuleWrite(db, tenantId, statements, statements.length - 2, change);
+      await commitRuleWrite(db, principal, { guard: rulesStillAt(tenantId, named.version), changes: writes, event, change });
       return answer;
     } catch (error) {
       if (!(error instanceof RuleChanged)) throw error;

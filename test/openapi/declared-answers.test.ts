@@ -26,7 +26,7 @@ describe("what the OpenAPI document declares", () => {
       const headers = operation.parameters.filter((p: { in: string }) => p.in === "header").map((p: { name: string }) => p.name);
       const writes = routeWrites(spec);
       const idempotencyKey = operation.parameters.find((p: { in: string; name: string }) => p.in === "header" && p.name === "Idempotency-Key");
-      expect(Boolean(idempotencyKey) && !idempotencyKey.deprecated, where).toBe(writes);
+      expect(Boolean(idempotencyKey) && !idempotencyKey?.deprecated, where).toBe(writes);
       expect((operation.responses["422"]?.description ?? "").includes("idempotency_key_reused"), where).toBe(writes);
       const refusable = !spec.roles.includes("ACCOUNT") || Boolean(spec.operatorOnlyQuery?.length) || spec.errors.includes("forbidden");
       expect((operation.responses["403"]?.description ?? "").includes("forbidden"), where).toBe(refusable);
