@@ -1,5 +1,4 @@
 import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import type { Principal } from "../platform/principal";
 import { type Db } from "../platform/database";
 import { inJsonList, selectInChunks } from "../platform/sql";
 import { containsText, type ListContext } from "../platform/pagination";

@@ -191,7 +191,11 @@ export class RuleIndexCache {
    * when given, lets a due version check run after the answer instead of before it.
    */
   async get(tenantId: string, targets: readonly QuotaTarget[], source: RuleSource, inBackground?: BackgroundRunner): Promise<RuleIndex> {
-    const head = await this.freshHead(tenantId, source, inBackground);
+    return this.indexAt(await this.freshHead(tenantId, source, inBackground), tenantId, targets, source);
+  }
+
+  /** The index for `targets` from the tenant's fresh head (undefined: never read), loading what the cache lacks. */
+  private async indexAt(head: TenantHead | undefined, tenantId: string, targets: readonly QuotaTarget[], source: RuleSource): Promise<RuleIndex> {
     if (!head) return this.load(tenantId, targets, source, true);
     if (!head.large) {
       const piece = this.piece(pieceKey(tenantId, null), head);
@@ -212,10 +216,10 @@ export class RuleIndexCache {
    */
   async getForExplanation(tenantId: string, targets: readonly QuotaTarget[], source: RuleSource, inBackground?: BackgroundRunner): Promise<RuleIndex> {
     const head = await this.freshHead(tenantId, source, inBackground);
-    if (head && head.large) return buildRuleIndex(await source.loadGroups(tenantId, targets));
-    const index = await this.get(tenantId, targets, source, inBackground);
-    const now = this.heads.get(tenantId);
-    if (now && now.large) return buildRuleIndex(await source.loadGroups(tenantId, targets));
+    if (head?.large) return buildRuleIndex(await source.loadGroups(tenantId, targets));
+    const index = await this.indexAt(head, tenantId, targets, source);
+    // A first load may find the tenant large: that index holds only the targets' own rules.
+    if (this.heads.get(tenantId)?.large) return buildRuleIndex(await source.loadGroups(tenantId, targets));
     return index;
   }
 

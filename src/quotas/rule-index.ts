@@ -11,6 +11,7 @@
 
 export type { QuotaEnforcement } from "../platform/tables";
 import type { QuotaEnforcement } from "../platform/tables";
+import type { CandidateOutcome, ExplainedCandidate, ExplainedLevel, Explanation } from "./explanation";
 
 export interface IndexedRule {
   id: string;
@@ -205,39 +206,6 @@ export function resolveQuota(index: RuleIndex, target: QuotaTarget): Resolution 
     if (rule) return { kind: "SUPPLIER", rule, minimum: rule.minimum, enforcement: rule.enforcement };
   }
   return { kind: "DEFAULT", rule: null, minimum: index.defaultMinimum, enforcement: index.defaultEnforcement };
-}
-
-export type CandidateOutcome =
-  | "selected"
-  | "lower_minimum"
-  | "tie_older_rule_wins"
-  | "shadowed_by_higher_level"
-  | "store_mismatch";
-
-export interface ExplainedCandidate {
-  ruleId: string;
-  accountId: string | null;
-  supplierId: string | null;
-  storeId: string | null;
-  minimum: number;
-  outcome: CandidateOutcome;
-}
-
-export interface ExplainedLevel {
-  level: QuotaLevel;
-  /** False when the order cannot have rules at this level (no supplier for the supplier levels). */
-  applicable: boolean;
-  /** Rules of this level's key, best first: matching ones, then other stores' (listed up to a cap). */
-  candidates: ExplainedCandidate[];
-  /** Rules of this key for other stores left out of `candidates` to keep the answer short. */
-  omittedStoreMismatches: number;
-}
-
-export interface Explanation {
-  storeId: string | null;
-  levels: ExplainedLevel[];
-  default: { minimum: number; outcome: "selected" | "shadowed_by_higher_level" };
-  decidedBy: { kind: QuotaSourceKind; ruleId: string | null };
 }
 
 /** Per level, how many rules of another store an explanation lists before summarising the rest. */

@@ -3,6 +3,7 @@ import * as z from "zod";
 import { pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { amount, externalKey, keyedBatch, listEnvelope, pathId, queryFlag } from "../platform/fields";
 import { quotaRules } from "../platform/tables";
+import { explanation, sourceKind } from "./explanation";
 
 export const ruleList: ListDefinition = {
   name: "quota_rules",
@@ -172,31 +173,6 @@ export const deleteRulesResponse = z
   })
   .meta({ id: "QuotaRulesDeleteResult", examples: [{ deleted: 1, notFound: ["qr_01JQ4A2B3C4D5E6F7G8H9J0K2N"] }] });
 export type DeleteRulesResult = z.infer<typeof deleteRulesResponse>;
-
-const sourceKind = z.enum(["ACCOUNT_SUPPLIER", "ACCOUNT", "SUPPLIER", "DEFAULT"]);
-
-const explainedCandidate = z.object({
-  ruleId: z.string(),
-  accountId: z.string().nullable(),
-  supplierId: z.string().nullable(),
-  storeId: z.string().nullable(),
-  minimum: z.number().int(),
-  outcome: z.enum(["selected", "lower_minimum", "tie_older_rule_wins", "shadowed_by_higher_level", "store_mismatch"]),
-});
-
-const explanation = z.object({
-  storeId: z.string().nullable().describe("The store the order was evaluated for (its storeId, else svc-store)."),
-  levels: z.array(
-    z.object({
-      level: z.enum(["ACCOUNT_SUPPLIER", "ACCOUNT", "SUPPLIER"]),
-      applicable: z.boolean().describe("false: the order has no supplier, so this level cannot match."),
-      candidates: z.array(explainedCandidate),
-      omittedStoreMismatches: z.number().int(),
-    }),
-  ),
-  default: z.object({ minimum: z.number().int(), outcome: z.enum(["selected", "shadowed_by_higher_level"]) }),
-  decidedBy: z.object({ kind: sourceKind, ruleId: z.string().nullable() }),
-});
 
 export const evaluationResult = z
   .object({
