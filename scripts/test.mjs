@@ -26,6 +26,18 @@ function readJson(path) {
   }
 }
 
+// The contract as built now (client/openapi.json, its types, the client package), from the code as it
+// stands: what the compatibility gate and the client's tests read is never a stale build.
+const specCode = await run(process.execPath, [join(repoRoot, "scripts", "write-openapi.mjs"), "--types"]);
+if (specCode !== 0) {
+  console.log("0 passed, 1 failed (the contract could not be built: npm run spec)");
+  process.exit(specCode);
+}
+if ((await run(process.execPath, [join(repoRoot, "client", "build.mjs")])) !== 0) {
+  console.log("0 passed, 1 failed (the client package could not be built: npm run build:client)");
+  process.exit(1);
+}
+
 const vitestArgs = process.argv.slice(2);
 const vitestCode = await run(join(repoRoot, "node_modules", ".bin", "vitest"), [
   "run",

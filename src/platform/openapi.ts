@@ -56,23 +56,105 @@ function errorsOf(spec: RouteDefinition["spec"]): ErrorCode[] {
   return [...new Set([...codes, ...spec.errors])];
 }
 
-/** Idempotency-Key on a read sent by POST: taken and ignored. */
-const IGNORED_IDEMPOTENCY_KEY = {
-  description: "Ignored: this call only reads, so a retry is safe as it is; no answer is stored and a reused key is never refused.",
-  deprecated: true,
-  schema: { type: "string", maxLength: 255 },
-};
+const IDEMPOTENCY_KEY_SCHEMA = { type: "string", maxLength: 255 };
 
-const HEADER_DOCS: Record<string, { description: string; schema: JsonSchema }> = {
-  "If-Match": { description: 'The ETag from GET ("<version>"). Stale: 412 version_mismatch.', schema: { type: "string" } },
+/** The request headers routes read, each one parameter under components/parameters. */
+const HEADER_PARAMETERS = {
+  "If-Match": { component: "IfMatchHeader", description: 'The ETag from GET ("<version>"). Stale: 412 version_mismatch.', schema: { type: "string" } },
   "Idempotency-Key": {
+    component: "IdempotencyKeyHeader",
     description: "Replays with the same key, method, path and body return the first answer (kept 48 h). Other requests with the key: 422 idempotency_key_reused.",
-    schema: { type: "string", maxLength: 255 },
+    schema: IDEMPOTENCY_KEY_SCHEMA,
   },
-  locale: { description: "BCP 47 tag selecting the language of front representations.", schema: { type: "string" } },
-  "svc-store": { description: "Default storeId for carts, orders and quota evaluation.", schema: { type: "string" } },
-  "svc-store-view": { description: "Store view, echoed in front representations.", schema: { type: "string" } },
-};
+  // On a read sent by POST: taken and ignored.
+  "Idempotency-Key (ignored)": {
+    component: "IgnoredIdempotencyKeyHeader",
+    name: "Idempotency-Key",
+    description: "Ignored: this call only reads, so a retry is safe as it is; no answer is stored and a reused key is never refused.",
+    deprecated: true,
+    schema: IDEMPOTENCY_KEY_SCHEMA,
+  },
+  locale: { component: "LocaleHeader", description: "BCP 47 tag selecting the language of front representations.", schema: { type: "string" } },
+  "svc-store": { component: "SvcStoreHeader", description: "Default storeId for carts, orders and quota evaluation.", schema: { type: "string" } },
+  "svc-store-view": { component: "SvcStoreViewHeader", description: "Store view, echoed in front representations.", schema: { type: "string" } },
+} satisfies Record<string, { component: string; name?: string; description: string; deprecated?: boolean; schema: JsonSchema }>;
+type HeaderName = keyof typeof HEADER_PARAMETERS;
+
+function headerParameterComponents(): Record<string, JsonSchema> {
+  return Object.fromEntries(
+    Object.entries(HEADER_PARAMETERS).map(([name, { component, ...parameter }]) => [component, { name, in: "header", required: false, ...parameter }]),
+  );
+}
+
+const pascalCase = (name: string) => name.replace(/(?:^|[-_\s])([a-zA-Z0-9])/g, (_, letter: string) => letter.toUpperCase());
+
+/**
+ * A path or query parameter every route that has it declares alike (nextToken, dryRun, an
+ * Operation's id in the path) is described once under components/parameters and referred to;
+ * one that differs between routes (limit's maximum, sort's fields) stays with each route.
+ * Names: the parameter's own in PascalCase, with "Path" after a path parameter's ("Header" after
+ * a header's, all of which are components).
+ */
+function shareParameters(paths: Record<string, Record<string, unknown>>): Record<string, JsonSchema> {
+  const operations = Object.values(paths).flatMap((item) => Object.values(item) as { parameters?: JsonSchema[] }[]);
+  const variants = new Map<string, Map<string, number>>();
+  for (const { parameters = [] } of operations) {
+    for (const parameter of parameters) {
+      if (parameter.$ref) continue;
+      const key = `${parameter.in} ${parameter.name}`;
+      const shapes = variants.get(key) ?? new Map<string, number>();
+      const shape = JSON.stringify(parameter);
+      shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
+      variants.set(key, shapes);
+    }
+  }
+  const shared = new Map<string, string>();
+  for (const shapes of variants.values()) {
+    const [[shape, uses]] = [...shapes];
+    if (shapes.size !== 1 || uses < 2) continue;
+    const { in: location, name } = JSON.parse(shape) as { in: string; name: string };
+    shared.set(shape, `${pascalCase(name)}${location === "path" ? "Path" : ""}`);
+  }
+  const components: Record<string, JsonSchema> = headerParameterComponents();
+  for (const operation of operations) {
+    if (!operation.parameters) continue;
+    operation.parameters = operation.parameters.map((parameter) => {
+      const name = parameter.$ref ? undefined : shared.get(JSON.stringify(parameter));
+      if (!name) return parameter;
+      components[name] = parameter;
+      return { $ref: `#/components/parameters/${name}` };
+    });
+  }
+  return sortedByName(components);
+}
+
+function sortedByName<T>(entries: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(entries).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/**
+ * Error answers, each described once under components/responses and referred to by every
+ * operation that can give it: named after the codes it may carry (409 duplicate_code alone:
+ * DuplicateCode), with "OnDeprecatedForm" after those of a deprecated form (they carry its headers).
+ */
+class ErrorResponses {
+  readonly components: Record<string, JsonSchema> = {};
+
+  refer(status: number, codes: ErrorCode[], deprecated: boolean): JsonSchema {
+    const name = `${codes.map(problemExampleName).join("Or")}${deprecated ? "OnDeprecatedForm" : ""}`;
+    this.components[name] ??= {
+      description: codes.map((code) => `${code}: ${ERROR_CATALOGUE[code].title}`).join("; "),
+      headers: answerHeaders(PROBLEM_HEADERS[status], deprecated),
+      content: {
+        "application/problem+json": {
+          schema: { $ref: componentRef("Problem") },
+          examples: Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${problemExampleName(code)}` }])),
+        },
+      },
+    };
+    return { $ref: `#/components/responses/${name}` };
+  }
+}
 
 /**
  * What the document shows for a converted schema: a body's two shapes (eitherBody's
@@ -104,7 +186,7 @@ function componentSchemas(): Record<string, JsonSchema> {
   if (schemas.__shared) throw new Error(`Unnamed schemas shared between components: ${Object.keys(schemas.__shared.$defs as JsonSchema).join(", ")}`);
   const components: Record<string, JsonSchema> = { Problem: problemSchema };
   for (const [id, { $schema: _dialect, $id: _uri, ...json }] of Object.entries(schemas)) components[id] = documented(json) as JsonSchema;
-  return Object.fromEntries(Object.entries(components).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return sortedByName(components);
 }
 
 /** A body's or an answer's schema: a $ref to its component, the schema itself if it is unnamed. */
@@ -178,6 +260,10 @@ function joinDescriptions(...descriptions: unknown[]): string | undefined {
   return descriptions.filter(Boolean).join(" ") || undefined;
 }
 
+function withoutDescription({ description: _description, ...schema }: JsonSchema): JsonSchema {
+  return schema;
+}
+
 function objectParameters(schema: z.ZodType | undefined, location: "path" | "query"): JsonSchema[] {
   if (!schema) return [];
   const json = toSchema(schema);
@@ -195,7 +281,8 @@ function objectParameters(schema: z.ZodType | undefined, location: "path" | "que
       ...(deprecation && { deprecated: true }),
       ...(query?.style && { style: query.style }),
       ...(query?.explode !== undefined && { explode: query.explode }),
-      schema: property,
+      // The parameter's description says it once; its schema need not repeat it.
+      schema: withoutDescription(property),
     };
   });
 }
@@ -268,8 +355,10 @@ function answerHeaders(headers: Record<string, string> | undefined, deprecated: 
   };
 }
 
-/** A JSON media type: the schema, and an example of it (the component's own where it has one). */
+/** A JSON media type: the schema, and an example of it unless the component it names shows its own. */
 function jsonContent(schema: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
+  const component = typeof schema.$ref === "string" ? components[schema.$ref.slice(COMPONENT_SCHEMAS.length)] : undefined;
+  if (Array.isArray(component?.examples) && component.examples.length) return { schema };
   return { schema, example: exampleOf(schema, components) };
 }
 
@@ -278,6 +367,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
   const schemas = componentSchemas();
   const paths: Record<string, Record<string, unknown>> = {};
   const answeredCodes = new Set<ErrorCode>();
+  const errorResponses = new ErrorResponses();
   for (const { spec } of routes) {
     const path = spec.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
     const responses: Record<string, unknown> = {};
@@ -302,23 +392,11 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       const status = ERROR_CATALOGUE[code].status;
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
-    for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-      const headers = PROBLEM_HEADERS[status];
-      responses[String(status)] = {
-        description: codes.map((code) => `${code}: ${ERROR_CATALOGUE[code].title}`).join("; "),
-        headers: answerHeaders(headers, deprecated),
-        content: {
-          "application/problem+json": {
-            schema: { $ref: componentRef("Problem") },
-            examples: Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${problemExampleName(code)}` }])),
-          },
-        },
-      };
-    }
+    for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) responses[String(status)] = errorResponses.refer(status, codes, deprecated);
     // Idempotency-Key is honoured on every route that writes, and only there; a read sent by POST
     // still lists it (clients built when it was honoured there may send it), as ignored.
-    const headers = [...(spec.headers ?? []), ...(spec.method !== "get" ? (["Idempotency-Key"] as const) : [])];
-    const headerParameters = headers.map((name) => ({ name, in: "header", required: false, ...(name === "Idempotency-Key" && !routeWrites(spec) ? IGNORED_IDEMPOTENCY_KEY : HEADER_DOCS[name]) }));
+    const headers: HeaderName[] = [...(spec.headers ?? []), ...(spec.method === "get" ? [] : routeWrites(spec) ? (["Idempotency-Key"] as const) : (["Idempotency-Key (ignored)"] as const))];
+    const headerParameters = headers.map((name) => ({ $ref: `#/components/parameters/${HEADER_PARAMETERS[name].component}` }));
     paths[path] ??= {};
     paths[path][spec.method] = {
       operationId: spec.operationId,
@@ -352,6 +430,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       },
     },
   };
+  const parameters = shareParameters(paths);
   return {
     openapi: "3.1.0",
     info: {
@@ -377,6 +456,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
         },
       },
       schemas,
+      parameters,
+      responses: sortedByName(errorResponses.components),
       headers: SHARED_HEADERS,
       examples: problemExamples(answeredCodes),
     },

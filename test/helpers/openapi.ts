@@ -61,10 +61,41 @@ export interface OpenApiDocument {
   [member: string]: unknown;
 }
 
-/** GET /v1/openapi.json as `caller` (none by default: the document is public), asserted 200 JSON. */
-export async function servedDocument(caller: Caller | null = null): Promise<OpenApiDocument> {
+/** GET /v1/openapi.json as `caller` (none by default: the document is public), asserted 200 JSON, exactly as served. */
+export async function servedDocumentAsIs(caller: Caller | null = null): Promise<OpenApiDocument> {
   const response = await call<OpenApiDocument>(caller, "GET", "/v1/openapi.json");
   const document = expectStatus(response, 200);
   if (!response.headers.get("content-type")?.startsWith("application/json")) throw new Error(`the document is served as ${response.headers.get("content-type")}`);
   return document;
+}
+
+/**
+ * The served document with each operation's shared parameters and answers (components/parameters,
+ * components/responses) put in place, as a client generator sees them: tests read what an operation
+ * declares, wherever the document keeps it. Schema $refs stay.
+ */
+export async function servedDocument(caller: Caller | null = null): Promise<OpenApiDocument> {
+  const document = await servedDocumentAsIs(caller);
+  const component = (ref: string) => {
+    const [, , kind, name] = ref.split("/");
+    const found = document.components[kind]?.[name];
+    if (!found) throw new Error(`${ref} points to nothing`);
+    return found;
+  };
+  const inPlace = <T>(value: T): T => (typeof (value as { $ref?: unknown }).$ref === "string" ? (component((value as { $ref: string }).$ref) as T) : value);
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item)) {
+      operation.parameters = operation.parameters?.map(inPlace);
+      operation.responses = Object.fromEntries(Object.entries(operation.responses).map(([status, answer]) => [status, inPlace(answer)]));
+    }
+  }
+  return document;
+}
+
+/** The example a media type shows: its own, else the first of the component its schema names. */
+export function exampleOf(document: OpenApiDocument, media: OpenApiMediaType): unknown {
+  if (media.example !== undefined) return media.example;
+  const ref = media.schema.$ref;
+  const examples = ref ? document.components.schemas[ref.split("/").pop()!]?.examples : undefined;
+  return Array.isArray(examples) ? examples[0] : undefined;
 }

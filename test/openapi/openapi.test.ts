@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { apiRoutes } from "../../src/app";
 import { app } from "../../src/index";
 import { ERROR_CATALOGUE } from "../../src/platform/errors";
-import { OPERATION_LIST_PARAMETERS } from "../helpers/client";
-import { servedDocument, type OpenApiDocument, type OpenApiOperation, type OpenApiParameter, type OpenApiSchema } from "../helpers/openapi";
+import { call, OPERATION_LIST_PARAMETERS } from "../helpers/client";
+import { exampleOf, servedDocument, servedDocumentAsIs, type OpenApiDocument, type OpenApiOperation, type OpenApiParameter, type OpenApiSchema } from "../helpers/openapi";
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
@@ -203,13 +203,13 @@ describe("the OpenAPI document, for client generation", () => {
       const body = operation.requestBody?.content["application/json"];
       if (operation.requestBody) {
         expect(body.schema.$ref, `${where} body`).toMatch(COMPONENT_REF);
-        expect(body.example, `${where} body example`).toBeDefined();
+        expect(exampleOf(document, body), `${where} body example`).toBeDefined();
       }
       for (const [status, response] of Object.entries(operation.responses)) {
         const json = response.content?.["application/json"];
         if (!status.startsWith("2") || !json) continue;
         expect(json.schema.$ref, `${where} ${status}`).toMatch(COMPONENT_REF);
-        expect(json.example, `${where} ${status} example`).toBeDefined();
+        expect(exampleOf(document, json), `${where} ${status} example`).toBeDefined();
       }
     }
     // The main representations and pages are there under their own names.
@@ -227,12 +227,12 @@ describe("the OpenAPI document, for client generation", () => {
       const operation = document.paths[spec.path.replace(/:([A-Za-z]+)/g, "{$1}")][spec.method];
       const where = `${spec.method.toUpperCase()} ${spec.path}`;
       if (spec.body) {
-        const parsed = spec.body.safeParse(operation.requestBody.content["application/json"].example);
+        const parsed = spec.body.safeParse(exampleOf(document, operation.requestBody.content["application/json"]));
         expect(parsed.error?.issues, `${where} body example`).toBeUndefined();
       }
       for (const [status, response] of Object.entries(spec.responses)) {
         if (!response.schema) continue;
-        const parsed = response.schema.safeParse(operation.responses[status].content["application/json"].example);
+        const parsed = response.schema.safeParse(exampleOf(document, operation.responses[status].content["application/json"]));
         expect(parsed.error?.issues, `${where} ${status} example`).toBeUndefined();
       }
     }
@@ -255,6 +255,33 @@ describe("the OpenAPI document, for client generation", () => {
     expect(parameter("/v1/buying-policies/quotas/evaluate", "post", "explain")?.schema).toMatchObject({ type: "boolean", default: false });
     expect(parameter("/v1/operations/{operationId}/lines", "put", "dryRun")?.schema.type).toBe("boolean");
     expect(parameter("/v1/operations/{operationId}/lines", "get", "minQuantity")?.schema.type).toBe("integer");
+  });
+
+  it("says what routes share once (parameters, error answers, examples), so the whole document stays under 200 KB", async () => {
+    const response = await call(null, "GET", "/v1/openapi.json");
+    expect(response.text.length).toBeLessThanOrEqual(200_000);
+    const document = await servedDocumentAsIs();
+    const inline = new Map<string, Set<string>>();
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, answer] of Object.entries(operation.responses)) {
+          if (!status.startsWith("2")) expect(answer.$ref, `${method} ${path} ${status}`).toMatch(/^#\/components\/responses\/[A-Z][A-Za-z]*$/);
+        }
+        for (const parameter of operation.parameters ?? []) {
+          if (parameter.in === "header") expect(parameter.$ref, `${method} ${path} header`).toMatch(/^#\/components\/parameters\/[A-Za-z]+Header$/);
+          if (parameter.$ref) continue;
+          const key = `${parameter.in} ${parameter.name}`;
+          inline.set(key, (inline.get(key) ?? new Set()).add(JSON.stringify(parameter)));
+        }
+      }
+    }
+    // A parameter kept with its routes is one that differs between them (limit's maximum, sort's fields).
+    for (const [key, shapes] of inline) {
+      const sharedAs = Object.values(document.components.parameters ?? {}).some((shared) => `${(shared as OpenApiParameter).in} ${(shared as OpenApiParameter).name}` === key);
+      expect(shapes.size > 1 || !sharedAs, key).toBe(true);
+    }
+    // The parameter's description is said once, not again in its schema.
+    for (const shared of Object.values(document.components.parameters ?? {}) as OpenApiParameter[]) expect(shared.schema.description, shared.name).toBeUndefined();
   });
 
   it("describes every tag its operations use", async () => {
