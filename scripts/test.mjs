@@ -4,8 +4,23 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { repoRoot } from "./lib/wrangler.mjs";
+
+/** How many of the slowest test files the run names at its end. */
+const SLOWEST_SHOWN = 10;
+
+/** The files that took longest (vitest's from their start and end, node:test's from their top-level tests), and each suite's total. */
+function printSlowestFiles(vitest, node) {
+  const files = [
+    ...(vitest?.testResults ?? []).map((result) => [result.name, result.endTime - result.startTime]),
+    ...Object.entries(node?.fileMs ?? {}),
+  ].map(([file, ms]) => [relative(repoRoot, file), ms]);
+  if (!files.length) return;
+  files.sort((a, b) => b[1] - a[1]);
+  console.log(`\nSlowest test files (of ${files.length}):`);
+  for (const [file, ms] of files.slice(0, SLOWEST_SHOWN)) console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
+}
 
 const scratch = mkdtempSync(join(tmpdir(), "npm-test-"));
 const vitestReport = join(scratch, "vitest.json");
@@ -62,7 +77,8 @@ const nodeCode = vitestArgs.length
     ]);
 
 const vitest = readJson(vitestReport);
-const node = readJson(nodeReport) ?? { passed: 0, failed: 0, skipped: 0 };
+const node = readJson(nodeReport) ?? { passed: 0, failed: 0, skipped: 0, fileMs: {} };
+printSlowestFiles(vitest, node);
 rmSync(scratch, { recursive: true, force: true });
 
 // A suite that crashed before reporting counts as one failure, so the line never reads as all green.
