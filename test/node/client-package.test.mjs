@@ -150,8 +150,8 @@ describe("the client package, installed from its tarball into a project outside 
     rmSync(state, { recursive: true, force: true });
   });
 
-  it("ships the built JavaScript, its declarations (the generated schema too) and the contract files, not the sources", () => {
-    for (const file of ["dist/index.js", "dist/index.d.ts", "dist/schema.d.ts", "openapi.json", "error-catalogue.json", "package.json"]) assert.ok(tarballFiles.includes(file), `${file} is missing from the tarball`);
+  it("ships the built JavaScript, its declarations (the generated schema too), the contract files and its README, not the sources", () => {
+    for (const file of ["dist/index.js", "dist/index.d.ts", "dist/schema.d.ts", "openapi.json", "error-catalogue.json", "README.md", "package.json"]) assert.ok(tarballFiles.includes(file), `${file} is missing from the tarball`);
     assert.deepEqual(tarballFiles.filter((file) => file.startsWith("src/") || file.endsWith(".ts") && !file.endsWith(".d.ts")), []);
   });
 
