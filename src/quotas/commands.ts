@@ -1,4 +1,5 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
+import { afterCommit } from "../platform/after-commit";
 import { actorOf, type Principal } from "../platform/principal";
 import { bookmarkOf, type Db } from "../platform/database";
 import { inJsonChunks, insertFromJson, runBatch, type Statement, writeGuard } from "../platform/sql";
@@ -39,7 +40,9 @@ function unchangedRule(row: RuleRow) {
 
 /**
  * Runs one rule/default write as a single D1 batch whose `bumpAt`-th statement bumps the version,
- * then hands `change` to this isolate's rule-index cache, so its next evaluation sees it.
+ * then hands `change` to this isolate's rule-index cache, so its next evaluation sees it. That
+ * hand-over follows the commit and cannot change the answer: should it fail, the isolate forgets
+ * the tenant and its next evaluation reads the rules again.
  */
 async function commitRuleWrite(db: Db, tenantId: string, statements: Statement[], bumpAt: number, change: RuleChange): Promise<void> {
   let results: D1Result[];
@@ -54,9 +57,16 @@ async function commitRuleWrite(db: Db, tenantId: string, statements: Statement[]
     ruleIndexCache.forget(tenantId);
     throw error;
   }
-  const version = (results[bumpAt].results as { version: number }[])[0]?.version;
-  if (version === undefined) ruleIndexCache.forget(tenantId);
-  else ruleIndexCache.applyWrite(tenantId, version, change, bookmarkOf(db));
+  await afterCommit(`rules:${tenantId}`, "applying a rule write to the isolate's rule index (it is forgotten, and read again)", () => {
+    try {
+      const version = (results[bumpAt].results as { version: number }[])[0]?.version;
+      if (version === undefined) ruleIndexCache.forget(tenantId);
+      else ruleIndexCache.applyWrite(tenantId, version, change, bookmarkOf(db));
+    } catch (error) {
+      ruleIndexCache.forget(tenantId);
+      throw error;
+    }
+  });
 }
 
 const indexedRule = (row: RuleRow): IndexedRule => indexedRuleOf(row);
