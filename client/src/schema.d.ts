@@ -1610,9 +1610,9 @@ export interface components {
             ownerIds?: string[];
             /** @description Scheduled status changes, made within 60 s of their time through the same rules as a manual change (actor schedule); a change the rules refuse records operation.schedule_failed. A time that has run is cleared. null clears the schedule. */
             schedule?: {
-                /** @description When a DRAFT or INACTIVE Operation becomes ACTIVE (to the second). Must be in the future when set; null clears it. */
+                /** @description When a DRAFT or INACTIVE Operation becomes ACTIVE (to the second). Must be in the future and before 2100-01-01T00:00:00Z when set; null clears it. */
                 activateAt?: string | null;
-                /** @description When an ACTIVE Operation becomes INACTIVE (to the second). Must be in the future when set; null clears it. */
+                /** @description When an ACTIVE Operation becomes INACTIVE (to the second). Must be in the future and before 2100-01-01T00:00:00Z when set; null clears it. */
                 deactivateAt?: string | null;
             } | null;
         };
@@ -1655,9 +1655,9 @@ export interface components {
             ownerIds?: string[];
             /** @description Merge patch: a key set to null clears that time, an omitted key keeps it; null clears both. deactivateAt must stay after activateAt. */
             schedule?: {
-                /** @description When a DRAFT or INACTIVE Operation becomes ACTIVE (to the second). Must be in the future when set; null clears it. */
+                /** @description When a DRAFT or INACTIVE Operation becomes ACTIVE (to the second). Must be in the future and before 2100-01-01T00:00:00Z when set; null clears it. */
                 activateAt?: string | null;
-                /** @description When an ACTIVE Operation becomes INACTIVE (to the second). Must be in the future when set; null clears it. */
+                /** @description When an ACTIVE Operation becomes INACTIVE (to the second). Must be in the future and before 2100-01-01T00:00:00Z when set; null clears it. */
                 deactivateAt?: string | null;
             } | null;
         };
@@ -5864,7 +5864,7 @@ export interface operations {
                 explain?: boolean;
             };
             header?: {
-                /** @description Default storeId for carts, orders and quota evaluation. */
+                /** @description Default storeId for carts, orders and quota evaluation. Taken in NFC; a control or format character in it is 400 validation_failed (field header.svc-store). */
                 "svc-store"?: string;
                 /** @description Replays with the same key, method, path and body return the first answer (kept 48 h). Other requests with the key: 422 idempotency_key_reused. */
                 "Idempotency-Key"?: string;
@@ -6045,7 +6045,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Default storeId for carts, orders and quota evaluation. */
+                /** @description Default storeId for carts, orders and quota evaluation. Taken in NFC; a control or format character in it is 400 validation_failed (field header.svc-store). */
                 "svc-store"?: string;
                 /** @description Replays with the same key, method, path and body return the first answer (kept 48 h). Other requests with the key: 422 idempotency_key_reused. */
                 "Idempotency-Key"?: string;
@@ -6358,7 +6358,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Default storeId for carts, orders and quota evaluation. */
+                /** @description Default storeId for carts, orders and quota evaluation. Taken in NFC; a control or format character in it is 400 validation_failed (field header.svc-store). */
                 "svc-store"?: string;
                 /** @description Replays with the same key, method, path and body return the first answer (kept 48 h). Other requests with the key: 422 idempotency_key_reused. */
                 "Idempotency-Key"?: string;
@@ -7061,7 +7061,7 @@ export interface operations {
             header?: {
                 /** @description BCP 47 tag selecting the language of front representations. */
                 locale?: string;
-                /** @description Store view, echoed in front representations. */
+                /** @description Store view, echoed in front representations. Taken in NFC; a control or format character in it is 400 validation_failed (field header.svc-store-view). */
                 "svc-store-view"?: string;
             };
             path?: never;
@@ -7202,7 +7202,7 @@ export interface operations {
             header?: {
                 /** @description BCP 47 tag selecting the language of front representations. */
                 locale?: string;
-                /** @description Store view, echoed in front representations. */
+                /** @description Store view, echoed in front representations. Taken in NFC; a control or format character in it is 400 validation_failed (field header.svc-store-view). */
                 "svc-store-view"?: string;
             };
             path: {
@@ -7354,7 +7354,7 @@ export interface operations {
             header?: {
                 /** @description BCP 47 tag selecting the language of front representations. */
                 locale?: string;
-                /** @description Store view, echoed in front representations. */
+                /** @description Store view, echoed in front representations. Taken in NFC; a control or format character in it is 400 validation_failed (field header.svc-store-view). */
                 "svc-store-view"?: string;
             };
             path: {
