@@ -5,7 +5,7 @@ import * as z from "zod";
 import { routeNotFound, type App, type AppBindings } from "./app";
 import type { Role } from "./principal";
 import { requireRole } from "./auth";
-import { ApiError, problemResponse, type ErrorCode } from "./errors";
+import { ApiError, problemResponse, type ErrorCode, type ProblemItem } from "./errors";
 import { rateLimit, type RateLimitClass } from "./rate-limits";
 import { tenantMovingError } from "./tenancy";
 import { announceDeprecations, deprecationOf, type Deprecation } from "./deprecation";
@@ -274,7 +274,7 @@ const scopeHeaderValue = identifierText(128, { trim: true });
 function scopeHeaderValidator(names: ScopeHeader[]): MiddlewareHandler<AppBindings> {
   return async function validateScopeHeaders(c, next) {
     const scope = { ...c.var.scope };
-    const errors = [];
+    const errors: ProblemItem[] = [];
     for (const name of names) {
       const value = scope[SCOPE_HEADERS[name]];
       if (value === null) continue;
