@@ -13,6 +13,7 @@ import { createApp, type App, type AppBindings } from "./platform/app";
 import { authenticate } from "./platform/auth";
 import { isBookmark, sessionStart } from "./platform/bookmarks";
 import { openDb } from "./platform/database";
+import { shardNames } from "./platform/shards";
 import { noteBookmark } from "./platform/trace";
 import { buildOpenApiDocument } from "./platform/openapi";
 import { answerUnrouted, mountRoutes, type RouteDefinition } from "./platform/routes";
@@ -45,7 +46,7 @@ export const apiRoutes: RouteDefinition[] = [
  */
 export const openTenantDb: MiddlewareHandler<AppBindings> = async (c, next) => {
   const { shard } = c.var.principal;
-  const start = sessionStart(c.req.header("x-d1-bookmark"), shard);
+  const start = sessionStart(c.req.header("x-d1-bookmark"), shard, shardNames(c.env));
   c.var.trace.shard = shard;
   // An answer that reads nothing newer still carries the bookmark it was asked to honour.
   if (isBookmark(start)) noteBookmark(c.var.trace, start);

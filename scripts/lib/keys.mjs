@@ -1,5 +1,6 @@
 // Issues API keys straight into D1: the only way a first key can exist (keys authenticate everything else).
 import { createHash, randomBytes } from "node:crypto";
+import { canonicalIdentifier, identifierProblem } from "../../src/platform/identifier-text.mjs";
 import { mintSignedKey } from "../../src/platform/key-format.mjs";
 import { keySigningSecret } from "./local-secrets.mjs";
 import { CONTROL, executeSql, shardBindings, sqlString } from "./wrangler.mjs";
@@ -22,6 +23,7 @@ function timeOrderedId(prefix) {
   return `${prefix}_${time}${random}`;
 }
 
+/** Checks a request for a key (refusing it with a message naming the option); answers the userId the key is stored with. */
 export function validateKeyRequest({ tenant, role, user, locale, shard }) {
   if (shard !== undefined && !/^SHARD_[A-Z0-9_]+$/.test(shard)) throw new Error("--shard must name a shard binding of wrangler.toml (SHARD_…).");
   if (!tenant || !/^[A-Za-z0-9._:-]{1,100}$/.test(tenant)) {
@@ -31,6 +33,9 @@ export function validateKeyRequest({ tenant, role, user, locale, shard }) {
   if (role === "ACCOUNT" && !user) throw new Error("--user <userId> is required for an ACCOUNT key (the customer user it acts for).");
   if (role === "OPERATOR" && user) throw new Error("--user only applies to ACCOUNT keys.");
   if (user !== undefined && (user.length === 0 || user.length > 200)) throw new Error("--user must be 1-200 characters.");
+  // The rule every user id of the API follows (the key is matched against the directory's users).
+  const userProblem = user === undefined ? undefined : identifierProblem(user);
+  if (userProblem) throw new Error(`--user ${userProblem}.`);
   if (locale !== undefined) {
     try {
       Intl.getCanonicalLocales(locale);
@@ -39,6 +44,7 @@ export function validateKeyRequest({ tenant, role, user, locale, shard }) {
     }
     if (!/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/.test(locale)) throw new Error(`--locale ${locale} is not a BCP 47 language tag (e.g. en, fr-FR).`);
   }
+  return { userId: role === "ACCOUNT" ? canonicalIdentifier(user) : null };
 }
 
 /**
@@ -103,7 +109,7 @@ function keyEventSql(tenant, type, key, at) {
  * then each key.created event to the tenant's shard (as the Worker orders them).
  */
 export async function issueKeys(requests, target = {}) {
-  for (const request of requests) validateKeyRequest(request);
+  const userIds = requests.map((request) => validateKeyRequest(request).userId);
   const signingSecret = keySigningSecret(target);
   const now = new Date().toISOString();
   const placed = await placeTenants(requests, target);
@@ -124,10 +130,10 @@ export async function issueKeys(requests, target = {}) {
     }
   }
   const keys = [];
-  for (const { tenant, role, user } of requests) {
+  for (const [index, { tenant, role }] of requests.entries()) {
     const key = await mintSignedKey(signingSecret);
     const keyHash = createHash("sha256").update(key).digest("hex");
-    const row = { id: timeOrderedId("key"), role, userId: role === "ACCOUNT" ? user : null, prefix: key.slice(0, KEY_PREFIX_LENGTH), createdAt: now };
+    const row = { id: timeOrderedId("key"), role, userId: userIds[index], prefix: key.slice(0, KEY_PREFIX_LENGTH), createdAt: now };
     controlStatements.push(
       `insert into api_keys (id, tenant_id, role, user_id, key_hash, prefix, created_at) values (${sqlString(row.id)}, ${sqlString(tenant)}, ${sqlString(role)}, ${sqlString(row.userId)}, ${sqlString(keyHash)}, ${sqlString(row.prefix)}, ${sqlString(now)})`,
     );

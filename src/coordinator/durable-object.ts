@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { CommandContext, CommandExecutor, CommandOutcome } from "../platform/commands";
+import { afterCommit } from "../platform/after-commit";
 import { openDb, primaryDb } from "../platform/database";
 import type { Env } from "../platform/env";
 import { ApiError } from "../platform/errors";
@@ -49,7 +50,9 @@ export class OperationCoordinator extends DurableObject<Env> implements CommandE
     // The callback never throws: a throwing callback would reset the object.
     return this.ctx.blockConcurrencyWhile(async () => {
       const outcome = await this.run(principal, operationId, name, input);
-      if (outcome.ok && SCHEDULE_COMMANDS.has(name)) await this.armSchedule(principal, operationId).catch(() => undefined);
+      if (outcome.ok && SCHEDULE_COMMANDS.has(name)) {
+        await afterCommit(`schedule:${operationId}`, "arming the Operation's schedule after a change (the schedule sweep re-arms it)", () => this.armSchedule(principal, operationId));
+      }
       return outcome;
     });
   }

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { externalKey, keyedBatch, listEnvelope } from "../platform/fields";
+import { externalKey, identifierText, keyedBatch, listEnvelope } from "../platform/fields";
 import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
 import { accounts } from "../platform/tables";
 import { deprecatedAlias } from "../platform/deprecation";
@@ -62,7 +62,7 @@ export const accountName = text("Case-insensitive substring of the account name.
 export const accountFilterShape = {
   accountIds: commaList("Comma list of accountIds.", 2000),
   accountId: deprecatedAlias(commaList("Alias of accountIds.", 2000), { since: "2026-11-23", use: "accountIds" }),
-  userId: text("Accounts whose users include this userId."),
+  userId: identifierText(200).optional().describe("Accounts whose users include this userId."),
   email: text("Accounts with a user of this email (exact, ignoring case)."),
 };
 export type AccountFilters = { accountIds?: string[]; accountId?: string[]; userId?: string; email?: string };

@@ -26,13 +26,20 @@ export type OperationStatus = (typeof OPERATION_STATUSES)[number];
 
 const ownerIds = z.array(externalKey).max(100).describe("Users who own the Operation.");
 
-/** A scheduled time must lie ahead when it is set. */
+/**
+ * Scheduled times lie before this: the Operation's Durable Object keeps each one as an alarm, and
+ * the platform refuses alarms a few centuries out (a time of 2300 would be saved and never armed).
+ */
+export const SCHEDULE_HORIZON = "2100-01-01T00:00:00Z";
+
+/** A scheduled time must lie ahead when it is set, and before the horizon. */
 const scheduledTime = (what: string) =>
   dateTime
     .refine((value) => Date.parse(value) > Date.now(), "must be in the future")
+    .refine((value) => value < SCHEDULE_HORIZON, `must be before ${SCHEDULE_HORIZON}`)
     .nullable()
     .optional()
-    .describe(`${what} (to the second). Must be in the future when set; null clears it.`);
+    .describe(`${what} (to the second). Must be in the future and before ${SCHEDULE_HORIZON} when set; null clears it.`);
 
 const scheduleBody = z
   .strictObject({

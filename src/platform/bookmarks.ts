@@ -1,5 +1,5 @@
 import { ApiError } from "./errors";
-import { isShardName, type ShardName } from "./shards";
+import type { ShardName } from "./shards";
 
 /** Where a D1 session starts: a bookmark (it sees every write up to it), or a constraint. */
 export type SessionStart = string | "first-primary" | "first-unconstrained";
@@ -23,15 +23,17 @@ function invalidBookmark(): ApiError {
 
 /**
  * The session start of a request of a tenant on `shard` with this x-d1-bookmark header: its
- * bookmark when it is this shard's; the primary when it is another shard's (the tenant moved since:
- * the primary has every write); anywhere when there is none. A bare bookmark is taken as the shard's.
+ * bookmark when it is this shard's; the primary when it is another shard of this deployment's
+ * (`shards`: the tenant moved since, and the primary has every write); anywhere when there is none.
+ * A bare bookmark is taken as the shard's. A bookmark naming any other database (the control
+ * database, a shard this deployment does not have) was never an answer of this API: 400.
  */
-export function sessionStart(header: string | undefined, shard: ShardName): SessionStart {
+export function sessionStart(header: string | undefined, shard: ShardName, shards: readonly ShardName[]): SessionStart {
   if (header === undefined || header === "") return "first-unconstrained";
   const separator = header.indexOf(":");
   const named = separator < 0 ? shard : header.slice(0, separator);
   const bookmark = header.slice(separator + 1);
-  if (!isShardName(named) || !BOOKMARK.test(bookmark)) throw invalidBookmark();
+  if (!shards.includes(named as ShardName) || !BOOKMARK.test(bookmark)) throw invalidBookmark();
   return named === shard ? bookmark : "first-primary";
 }
 

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { canonicalIdentifier, identifierProblem } from "./identifier-text.mjs";
 import { toIsoSeconds } from "./time";
 
 /** Largest quantity the API stores: a signed 32-bit integer. */
@@ -9,11 +10,44 @@ export const quantity = z.number().int().min(0).max(MAX_QUANTITY);
 export const quantityIncrement = z.number().int().min(1).max(MAX_QUANTITY);
 export const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
-/** No control character (NUL, newline, tab…) may be stored in an identifier or a code. */
-const NO_CONTROL_CHARACTERS = /^[^\p{Cc}]*$/u;
+/**
+ * A refinement that reports `problemOf(value)` as the field's one issue: nothing else is checked on
+ * such a value (its length or layout would only restate the point, less clearly).
+ */
+function refuseWith(problemOf: (value: string) => string | undefined) {
+  return (value: string, ctx: z.RefinementCtx) => {
+    const problem = problemOf(value);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem, params: { code: "invalid_format" }, continue: false });
+  };
+}
 
-/** External identifiers chosen by clients (codes, SKUs, account ids): 1–128 characters, none a control character. */
-export const externalKey = z.string().trim().min(1).max(128).regex(NO_CONTROL_CHARACTERS, "must not contain control characters");
+/**
+ * The character check of identifierText, for text that holds ids before it is split (a comma list):
+ * it runs before any trimming, which would take a leading U+FEFF off unseen.
+ */
+export const refuseUnseenCharacters = refuseWith(identifierProblem);
+
+/**
+ * Text that names something — a code, an external id, an account, supplier, store or user id, the id
+ * of one of the API's rows — wherever it enters: path, query, JSON body, CSV cell, header. A control
+ * or format character or a lone surrogate is refused (identifier-text.mjs, the rule `npm run key`
+ * shares); the text is then taken in NFC, so the stored and compared value is one spelling whatever
+ * the client sent. Lengths count the NFC text. Every id schema of the API is built on this one.
+ */
+export function identifierText(maxLength: number, { trim = false } = {}) {
+  const canonical = z.string().superRefine(refuseUnseenCharacters).overwrite(canonicalIdentifier);
+  return (trim ? canonical.trim() : canonical).min(1).max(maxLength);
+}
+
+/**
+ * The pattern /v1 documents for ids (control characters refused). It only documents: the check of
+ * identifierText runs first and refuses more (format characters, lone surrogates), a tightening the
+ * accepted document keeps as it is (docs/versioning.md).
+ */
+const DOCUMENTED_ID_PATTERN = /^[^\p{Cc}]*$/u;
+
+/** External identifiers chosen by clients (codes, SKUs, account ids): 1–128 characters, trimmed (see identifierText). */
+export const externalKey = identifierText(128, { trim: true }).regex(DOCUMENTED_ID_PATTERN, "must not contain control characters");
 
 /**
  * What the OpenAPI document shows for a query value that arrives as text and is parsed by its schema
@@ -53,17 +87,55 @@ export function queryInteger(min: number, max: number, defaultValue?: number) {
   return defaultValue === undefined ? integer : integer.default(defaultValue);
 }
 
-/** ISO-8601 date-time (or date) → the stored layout, to the second, in UTC. */
+/** A date-time as the API takes it: a date, a time (seconds and their fraction optional) and a time zone. */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))$/;
+const EARLIEST = Date.parse("0001-01-01T00:00:00Z");
+const LATEST = Date.parse("9999-12-31T23:59:59Z");
+
+function daysInMonth(year: number, month: number): number {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+}
+
+/**
+ * Why `text` is not a date-time the API takes, or undefined. Each part is checked against the
+ * calendar and the clock, since Date.parse rolls an impossible date over (2027-02-30 → March 2).
+ */
+function dateTimeProblem(text: string): string | undefined {
+  const parts = DATE_TIME.exec(text);
+  if (!parts) {
+    if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return `must be a date-time, not a date alone: add the time and its time zone, e.g. ${text}T00:00:00Z`;
+    if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)) return `must carry a time zone: Z or an offset such as +01:00, e.g. ${text}Z`;
+    return "must be an ISO-8601 date-time with a time zone, e.g. 2026-03-01T00:00:00Z";
+  }
+  const [year, month, day, hour, minute] = parts.slice(1, 6).map(Number);
+  const [second, offsetHours, offsetMinutes] = parts.slice(6).map((part) => Number(part ?? 0));
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return `${text.slice(0, 10)} is not a date on the calendar`;
+  if (hour > 23 || minute > 59 || second > 59) return `${text.slice(11, 19).replace(/[^\d:]+$/, "")} is not a time of day`;
+  if (offsetHours > 23 || offsetMinutes > 59) return "the time zone offset is not one (at most ±23:59)";
+  const instant = Date.parse(text);
+  if (!(instant >= EARLIEST && instant <= LATEST)) return "must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z";
+  return undefined;
+}
+
+/**
+ * The pattern /v1 documents for date-times. It only documents: the check before it is the rule (a
+ * time zone required, a date alone refused, the date on the calendar), a tightening the accepted
+ * document keeps as it is (docs/versioning.md).
+ */
+const DOCUMENTED_DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** An ISO-8601 date-time with its time zone, on the calendar → the stored layout, to the second, in UTC. The one date-time check of the API. */
 export const dateTime = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/, "must be an ISO-8601 date-time")
-  .refine((v) => !Number.isNaN(Date.parse(v)), "must be a real date")
+  .superRefine(refuseWith(dateTimeProblem))
+  .regex(DOCUMENTED_DATE_TIME_PATTERN, "must be an ISO-8601 date-time")
   .transform((v) => toIsoSeconds(v))
-  .refine((v) => v >= "0001-01-01T00:00:00Z" && v <= "9999-12-31T23:59:59Z", "out of range")
   .meta({ examples: ["2026-03-01T00:00:00Z"] });
 
+/** The id of one of the API's rows in a path, a query or a body (see identifierText). */
 export const pathId = (description: string) =>
-  z.string().min(1).max(100).regex(NO_CONTROL_CHARACTERS, "must not contain control characters").describe(description);
+  identifierText(100).regex(DOCUMENTED_ID_PATTERN, "must not contain control characters").describe(description);
 
 export const operationIdParam = z.strictObject({ operationId: pathId("The Operation's id.") });
 

@@ -5,6 +5,7 @@ import type { Env } from "./env";
 import { sha256Hex } from "./crypto";
 import { primaryDb } from "./database";
 import { shardNames } from "./shards";
+import { afterCommit } from "./after-commit";
 import { ApiError } from "./errors";
 import { idempotencyKeys, tenantFences } from "./tables";
 import { nowIso } from "./time";
@@ -75,26 +76,27 @@ export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
     throw error;
   }
   const response = c.res;
+  // What follows runs after the request's own write, if it made one: a failure to record is logged and the answer stands.
   if (response.status >= 500) {
-    // Nothing was promised: let the client retry with the same key.
-    await db.delete(idempotencyKeys).where(where);
+    // Nothing was promised: let the client retry with the same key (a claim left behind is taken over after 60 s).
+    await afterCommit(c.var.requestId, "releasing the Idempotency-Key of a failed request (taken over after 60 s)", () => db.delete(idempotencyKeys).where(where));
     return;
   }
-  let headers: Record<string, string> = {};
-  for (const name of REPLAYED_HEADERS) {
-    const value = response.headers.get(name);
-    if (value !== null) headers[name] = value;
-  }
-  let body = response.status === 204 ? null : await response.clone().text();
-  const replayAnswer = c.var.replayAnswer;
-  if (replayAnswer) {
-    headers = { ...headers, ...replayAnswer.headers };
-    body = JSON.stringify(replayAnswer.body);
-  }
-  await db
-    .update(idempotencyKeys)
-    .set({ state: "DONE", responseStatus: response.status, responseHeaders: headers, responseBody: body })
-    .where(where);
+  // Unrecorded, the claim stays PENDING: a replay answers 409 idempotency_in_progress, and after 60 s runs as a new request.
+  await afterCommit(c.var.requestId, "recording the answer of an Idempotency-Key (the claim is taken over after 60 s)", async () => {
+    let headers: Record<string, string> = {};
+    for (const name of REPLAYED_HEADERS) {
+      const value = response.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    let body = response.status === 204 ? null : await response.clone().text();
+    const replayAnswer = c.var.replayAnswer;
+    if (replayAnswer) {
+      headers = { ...headers, ...replayAnswer.headers };
+      body = JSON.stringify(replayAnswer.body);
+    }
+    await db.update(idempotencyKeys).set({ state: "DONE", responseStatus: response.status, responseHeaders: headers, responseBody: body }).where(where);
+  });
 });
 
 /**

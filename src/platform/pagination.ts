@@ -6,7 +6,7 @@ import type { Db } from "./database";
 import type { Context } from "hono";
 import type { AppBindings } from "./app";
 import { ApiError } from "./errors";
-import { documentedQuery, queryInteger } from "./fields";
+import { documentedQuery, identifierText, queryInteger, refuseUnseenCharacters } from "./fields";
 import type { Principal } from "./principal";
 
 /** A sortable field: a non-null SQL expression (nulls are coalesced so keyset comparisons stay total). */
@@ -235,12 +235,13 @@ function commaListDocument(items: Record<string, unknown>, maxItems?: number) {
 
 const distinctItems = (value: string) => [...new Set(value.split(",").map((v) => v.trim()).filter(Boolean))];
 
-/** Splits a comma-list query value into its distinct non-empty items. */
+/** Splits a comma-list query value into its distinct non-empty items: ids, each checked as every id is (identifierText). */
 export const commaList = (description: string, maxItems = 500) =>
   z
     .string()
+    .superRefine(refuseUnseenCharacters)
     .transform(distinctItems)
-    .pipe(z.array(z.string().max(200)).min(1).max(maxItems))
+    .pipe(z.array(identifierText(200)).min(1).max(maxItems))
     .meta(commaListDocument({ type: "string", maxLength: 200 }, maxItems))
     .optional()
     .describe(description);

@@ -5,13 +5,15 @@ import * as z from "zod";
 import { routeNotFound, type App, type AppBindings } from "./app";
 import type { Role } from "./principal";
 import { requireRole } from "./auth";
-import { ApiError, problemResponse, type ErrorCode } from "./errors";
+import { ApiError, problemResponse, type ErrorCode, type ProblemItem } from "./errors";
 import { rateLimit, type RateLimitClass } from "./rate-limits";
 import { tenantMovingError } from "./tenancy";
 import { announceDeprecations, deprecationOf, type Deprecation } from "./deprecation";
 import { isCsvContentType, parseCsv } from "./csv";
 import { idempotency } from "./idempotency";
 import { streamsOnPurpose } from "./streaming";
+import { identifierText } from "./fields";
+import type { RequestScope } from "./principal";
 import { invalidJsonError, throwZodError, validationError, zodProblemItems } from "./validation";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
@@ -272,11 +274,40 @@ function requireAccess(spec: RouteDefinition["spec"]): MiddlewareHandler<AppBind
   };
 }
 
-/** The route's inputs, validated: path, query, then the body (its media type first; JSON or, where the route takes it, CSV). */
+/** The headers that name a store, and where the request's scope keeps them. */
+const SCOPE_HEADERS = { "svc-store": "storeId", "svc-store-view": "storeView" } as const satisfies Record<string, keyof RequestScope>;
+type ScopeHeader = keyof typeof SCOPE_HEADERS;
+const scopeHeaderValue = identifierText(128, { trim: true });
+
+/**
+ * The store headers the route reads, checked as every id is (identifierText) and kept in the
+ * spelling ids are compared in; a bad one is 400 naming the header. Routes that do not read them
+ * ignore them, as any header they do not know.
+ */
+function scopeHeaderValidator(names: ScopeHeader[]): MiddlewareHandler<AppBindings> {
+  return async function validateScopeHeaders(c, next) {
+    const scope = { ...c.var.scope };
+    const errors: ProblemItem[] = [];
+    for (const name of names) {
+      const value = scope[SCOPE_HEADERS[name]];
+      if (value === null) continue;
+      const result = scopeHeaderValue.safeParse(value);
+      if (result.success) scope[SCOPE_HEADERS[name]] = result.data;
+      else errors.push(...zodProblemItems(result.error, `header.${name}`));
+    }
+    if (errors.length) throw validationError(errors);
+    c.set("scope", scope);
+    await next();
+  };
+}
+
+/** The route's inputs, validated: path, query, store headers, then the body (its media type first; JSON or, where the route takes it, CSV). */
 function validateInput(spec: RouteDefinition["spec"]): MiddlewareHandler<AppBindings>[] {
   const checks: MiddlewareHandler<AppBindings>[] = [];
+  const scopeHeaders = (spec.headers ?? []).filter((name): name is ScopeHeader => name in SCOPE_HEADERS);
   if (spec.params) checks.push(validator("param", spec.params));
   if (spec.query) checks.push(validator("query", spec.query));
+  if (scopeHeaders.length) checks.push(scopeHeaderValidator(scopeHeaders));
   if (spec.body) {
     const jsonBody = spec.batch ? batchBodyValidator(spec.body, spec.batch) : validator("json", spec.body);
     if (spec.csvImport) checks.push(requireBodyType(true), csvBody(spec.body, spec.batch, spec.csvImport), unlessCsv(jsonBody));

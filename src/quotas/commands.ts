@@ -1,4 +1,5 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
+import { afterCommit } from "../platform/after-commit";
 import { actorOf, type Principal } from "../platform/principal";
 import { bookmarkOf, type Db } from "../platform/database";
 import { inJsonChunks, insertFromJson, runBatch, type Statement, writeGuard } from "../platform/sql";
@@ -49,6 +50,8 @@ interface RuleWrite {
  * Commits a rule write as one D1 batch: its guard, its changes, the version bump and its event, in
  * that order. The bump's place is known here alone, so the version it returned is read by name; it
  * goes to this isolate's rule-index cache with the change, so its next evaluation sees the write.
+ * That hand-over follows the commit and cannot change the answer: should it fail, the isolate
+ * forgets the tenant and its next evaluation reads the rules again.
  */
 async function commitRuleWrite(db: Db, principal: Principal, write: RuleWrite): Promise<void> {
   const { tenantId } = principal;
@@ -67,10 +70,16 @@ async function commitRuleWrite(db: Db, principal: Principal, write: RuleWrite): 
     ruleIndexCache.forget(tenantId);
     throw error;
   }
-  const bumped = results[before.length].results as { version: number }[];
-  const version = bumped[0]?.version;
-  if (version === undefined) ruleIndexCache.forget(tenantId);
-  else ruleIndexCache.applyWrite(tenantId, version, write.change, bookmarkOf(db));
+  await afterCommit(`rules:${tenantId}`, "applying a rule write to the isolate's rule index (it is forgotten, and read again)", () => {
+    try {
+      const version = (results[before.length].results as { version: number }[])[0]?.version;
+      if (version === undefined) ruleIndexCache.forget(tenantId);
+      else ruleIndexCache.applyWrite(tenantId, version, write.change, bookmarkOf(db));
+    } catch (error) {
+      ruleIndexCache.forget(tenantId);
+      throw error;
+    }
+  });
 }
 
 const indexedRule = (row: RuleRow): IndexedRule => indexedRuleOf(row);

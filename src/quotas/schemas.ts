@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import * as z from "zod";
 import { pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { amount, externalKey, keyedBatch, listEnvelope, pathId, queryFlag } from "../platform/fields";
+import { amount, externalKey, identifierText, keyedBatch, listEnvelope, pathId, queryFlag } from "../platform/fields";
 import { quotaRules } from "../platform/tables";
 import { explanation, sourceKind } from "./explanation";
 
@@ -161,7 +161,7 @@ export const upsertRulesResponse = z
 export type UpsertRulesResult = z.infer<typeof upsertRulesResponse>;
 
 export const deleteRulesBody = z
-  .array(z.string().min(1).max(100))
+  .array(identifierText(100))
   .min(1, "send at least one rule id")
   .max(MAX_RULES_PER_CALL)
   .describe(`Up to ${MAX_RULES_PER_CALL} rule ids; repeats count once.`)

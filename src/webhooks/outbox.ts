@@ -1,6 +1,7 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import type { AppBindings } from "../platform/app";
+import { afterCommit } from "../platform/after-commit";
 import { primaryDb } from "../platform/database";
 import { inJsonList, insertFromJson, runBatch } from "../platform/sql";
 import type { Env } from "../platform/env";
@@ -33,7 +34,9 @@ export const handOnAppendedEvents: MiddlewareHandler<AppBindings> = async (c, ne
   await next();
   if (!c.var.trace.eventsAppended) return;
   const { shard, tenantId } = c.var.principal;
-  c.executionCtx.waitUntil(requestHandOn(c.env, shard, tenantId, c.var.requestId));
+  await afterCommit(c.var.requestId, "handing appended events on to webhooks (the webhook sweep hands them on)", () =>
+    c.executionCtx.waitUntil(requestHandOn(c.env, shard, tenantId, c.var.requestId)),
+  );
 };
 
 /** Puts a hand-on message for the tenant on the queue; a failure is only logged (the sweep repairs it). */

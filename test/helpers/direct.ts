@@ -1,5 +1,6 @@
 // Test-only shortcuts for state other resources own (lines, attachments, cart/order links), written
 // straight to D1 so tests of one resource do not depend on another's routes.
+import { env } from "cloudflare:test";
 import { expectStatus, issueKey, operationBody, setStatus, uniqueId, type Caller, callRoute } from "./client";
 import { routes } from "./routes";
 import { operationDb, tenantDb } from "./shards";
@@ -73,6 +74,26 @@ export async function snapshotTenant(tenantId: string) {
     orders: orders.results,
     events: events.results,
   };
+}
+
+/** snapshotTenant plus the rows it leaves out: the tenant row (quota default), keys, directory, rules, webhooks. */
+export async function snapshotWholeTenant(tenantId: string) {
+  const db = await tenantDb(tenantId);
+  const rows = await db.batch(
+    [
+      "select * from tenants where id = ?",
+      "select * from accounts where tenant_id = ? order by account_id",
+      "select * from account_users where tenant_id = ? order by account_id, user_id",
+      "select * from quota_rules where tenant_id = ? order by id",
+      "select * from webhooks where tenant_id = ? order by id",
+    ].map((sql) => db.prepare(sql).bind(tenantId)),
+  );
+  const control = await env.CONTROL.batch(
+    ["select * from tenant_directory where tenant_id = ?", "select * from api_keys where tenant_id = ? order by id"].map((sql) =>
+      env.CONTROL.prepare(sql).bind(tenantId),
+    ),
+  );
+  return { ...(await snapshotTenant(tenantId)), more: rows.map((result) => result.results), control: control.map((result) => result.results) };
 }
 
 /** Creates an Operation and brings it to ACTIVE (adding a line first). */

@@ -10,24 +10,36 @@ export function recordingQueue(): { queue: Queue; sent: unknown[] } {
   return { queue, sent };
 }
 
-/** A D1 binding that records the SQL of every statement prepared on it (through its sessions too), as it is prepared. */
-export function recordingD1(database: D1Database): { database: D1Database; statements: string[] } {
-  const statements: string[] = [];
-  const record = <T extends object>(target: T): T =>
+/** The real D1 binding, with `hook` told of every statement prepared on it (through its sessions too) before it is. */
+function onPrepare(database: D1Database, hook: (query: string) => void): D1Database {
+  const hooked = <T extends object>(target: T): T =>
     new Proxy(target, {
       get(inner, prop) {
         if (prop === "prepare") {
           return (query: string) => {
-            statements.push(query);
+            hook(query);
             return (inner as unknown as D1Database).prepare(query);
           };
         }
-        if (prop === "withSession") return (start?: string) => record((inner as unknown as D1Database).withSession(start));
+        if (prop === "withSession") return (start?: string) => hooked((inner as unknown as D1Database).withSession(start));
         const value = Reflect.get(inner, prop, inner);
         return typeof value === "function" ? value.bind(inner) : value;
       },
     });
-  return { database: record(database), statements };
+  return hooked(database);
+}
+
+/** A D1 binding that records the SQL of every statement prepared on it (through its sessions too), as it is prepared. */
+export function recordingD1(database: D1Database): { database: D1Database; statements: string[] } {
+  const statements: string[] = [];
+  return { database: onPrepare(database, (query) => statements.push(query)), statements };
+}
+
+/** The real D1 binding, where every statement matching `failing` fails, as a database that breaks mid-request would. */
+export function failingD1(database: D1Database, failing: RegExp): D1Database {
+  return onPrepare(database, (query) => {
+    if (failing.test(query)) throw new Error(`D1 unavailable (injected) for: ${query.slice(0, 80)}`);
+  });
 }
 
 /** A queue binding whose every send fails, as an unavailable queue would. */

@@ -319,3 +319,87 @@ function expectProblemRes(response: ApiResponse, status: number, code: string): 
   expectProblem(response, status, code);
   return response;
 }
+
+/*
+ * One date-time rule for the whole API (platform/fields.ts dateTime): a date that exists on the
+ * calendar, a time of day, and a time zone. Date.parse rolls an impossible date over (2027-02-30
+ * would be stored as March 2) and takes a date alone: both are refused, naming the field.
+ */
+describe("dates exist on the calendar and carry a time zone", () => {
+  const IMPOSSIBLE: [string, RegExp][] = [
+    ["2027-02-30T00:00:00Z", /2027-02-30 is not a date on the calendar/],
+    ["2027-02-29T00:00:00Z", /2027-02-29 is not a date on the calendar/],
+    ["2100-02-29T00:00:00Z", /2100-02-29 is not a date on the calendar/],
+    ["2027-04-31T12:00:00+02:00", /2027-04-31 is not a date on the calendar/],
+    ["2027-13-01T00:00:00Z", /2027-13-01 is not a date on the calendar/],
+    ["2027-00-10T00:00:00Z", /2027-00-10 is not a date on the calendar/],
+    ["2027-03-00T00:00:00Z", /2027-03-00 is not a date on the calendar/],
+    ["2027-03-01T24:00:00Z", /24:00:00 is not a time of day/],
+    ["2027-03-01T23:60:00Z", /23:60:00 is not a time of day/],
+    ["2027-03-01T23:59:60Z", /23:59:60 is not a time of day/],
+    ["2027-03-01T10:00:00+24:00", /offset/],
+  ];
+  const WITHOUT_TIME_ZONE: [string, RegExp][] = [
+    ["2099-02-01", /not a date alone.*2099-02-01T00:00:00Z/],
+    ["2027-03-01T00:00:00", /time zone/],
+    ["2027-03-01T10:30", /time zone/],
+    ["2027-03-01 10:30:00Z", /ISO-8601 date-time with a time zone/],
+  ];
+
+  it("create: each is 400 naming the field and saying why, nothing is created; the corrected body creates", async () => {
+    const op = await newTenant();
+    const before = await snapshotTenant(op.tenantId);
+    for (const [value, why] of [...IMPOSSIBLE, ...WITHOUT_TIME_ZONE]) {
+      for (const field of ["startDate", "endDate"]) {
+        const problem = expectValidation(await callRoute(op, routes.createOperation, { body: operationBody({ [field]: value }) }), `body.${field}`);
+        expect(problem.errors?.find((error) => error.field === `body.${field}`)?.message, value).toMatch(why);
+      }
+    }
+    const schedule = expectValidation(await callRoute(op, routes.createOperation, { body: operationBody({ schedule: { activateAt: "2099-02-31T00:00:00Z" } }) }), "body.schedule.activateAt");
+    expect(schedule.errors?.[0].message).toMatch(/2099-02-31 is not a date on the calendar/);
+    expect(await snapshotTenant(op.tenantId)).toEqual(before);
+    expect(expectStatus(await callRoute(op, routes.listOperations), 200).items).toEqual([]);
+
+    // A leap day, an offset and a fraction are dates too: stored in UTC, to the second.
+    const created = expectStatus(
+      await callRoute(op, routes.createOperation, { body: operationBody({ startDate: "2028-02-29T00:00:00Z", endDate: "2028-03-01T00:30:00.5+01:00" }) }),
+      201,
+    );
+    expect([created.startDate, created.endDate]).toEqual(["2028-02-29T00:00:00Z", "2028-02-29T23:30:00Z"]);
+  });
+
+  it("PATCH: 400 naming the field, the Operation unchanged", async () => {
+    const op = await newTenant();
+    const target = await createOperation(op);
+    for (const [value] of [...IMPOSSIBLE, ...WITHOUT_TIME_ZONE]) {
+      expectValidation(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { endDate: value } }), "body.endDate");
+      expectValidation(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { schedule: { deactivateAt: value } } }), "body.schedule.deactivateAt");
+    }
+    expect(await readOperationVersion(op, target.id)).toBe(target.version);
+  });
+
+  it("key expiry: 400 naming expiresAt, no key issued; a real date issues one", async () => {
+    const op = await newTenant();
+    const keys = expectStatus(await callRoute(op, routes.listKeys), 200).items;
+    for (const expiresAt of ["2099-02-31T00:00:00Z", "2099-02-01", "2099-02-01T00:00:00"]) {
+      expectValidation(await callRoute(op, routes.createKey, { body: { role: "OPERATOR", expiresAt } }), "body.expiresAt");
+    }
+    expect(expectStatus(await callRoute(op, routes.listKeys), 200).items).toEqual(keys);
+    expect(expectStatus(await callRoute(op, routes.createKey, { body: { role: "OPERATOR", expiresAt: "2099-02-28T23:59:59+01:00" } }), 201).expiresAt).toBe("2099-02-28T22:59:59Z");
+  });
+
+  it("list filters: 400 naming the parameter", async () => {
+    const op = await newTenant();
+    for (const name of ["startDateFrom", "startDateTo", "endDateFrom", "endDateTo"]) {
+      for (const [value] of [IMPOSSIBLE[0], WITHOUT_TIME_ZONE[0]]) {
+        expectValidation(await callRoute(op, routes.listOperations, { query: { [name]: value } }), `query.${name}`);
+        expectValidation(await callRoute(op, routes.listFrontOperations, { query: { [name]: value } }), `query.${name}`);
+      }
+      expectStatus(await callRoute(op, routes.listOperations, { query: { [name]: "2027-03-01T00:00:00Z" } }), 200);
+    }
+  });
+});
+
+async function readOperationVersion(caller: Parameters<typeof callRoute>[0], operationId: string) {
+  return expectStatus(await callRoute(caller, routes.getOperation, { params: { operationId } }), 200).version;
+}

@@ -145,7 +145,7 @@ describe("GET /v1/events", () => {
     expect(await eventsOf(b, { operationId: inA.id })).toEqual([]);
     expect((await eventsOf(b, { after: "evt_0" })).map((e) => e.id)).toEqual(eventsOfB.map((e) => e.id));
     // A token issued to A does not open B's log.
-    expectStatus(await callRoute(a, routes.createOperation, { body: { code: "A-2", name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-01-02" } }), 201);
+    expectStatus(await callRoute(a, routes.createOperation, { body: { code: "A-2", name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-01-02T00:00:00Z" } }), 201);
     const pageOfA = expectStatus(await callRoute(a, routes.listEvents, { query: { limit: 1 } }), 200);
     expect(pageOfA.nextToken).toBeTruthy();
     expectProblem(await callRoute(b, routes.listEvents, { query: { limit: 1, nextToken: pageOfA.nextToken } }), 400, "invalid_next_token");
@@ -159,7 +159,7 @@ describe("GET /v1/events", () => {
     expectProblem(await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "ACTIVE" } }), 409, "invalid_transition");
     expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: other.id }, body: { code: "TAKEN" } }), 409, "duplicate_code");
     expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: other.id }, body: { code: "Y" }, headers: { "If-Match": '"7"' } }), 412, "version_mismatch");
-    expectProblem(await callRoute(op, routes.createOperation, { body: { code: "TAKEN", name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-01-02" } }), 409, "duplicate_code");
+    expectProblem(await callRoute(op, routes.createOperation, { body: { code: "TAKEN", name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-01-02T00:00:00Z" } }), 409, "duplicate_code");
     expect(await eventsOf(op)).toEqual(before);
   });
 });

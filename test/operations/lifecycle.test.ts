@@ -15,7 +15,7 @@ describe("create and read", () => {
       externalId: "ext-1",
       description: { en: "Seasonal" },
       ownerIds: ["u_42", "u_7", "u_42"],
-      startDate: "2027-03-01",
+      startDate: "2027-03-01T00:00:00Z",
       endDate: "2027-04-30T23:59:59.999+02:00",
     });
     const res = await callRoute(op, routes.createOperation, { body });

@@ -38,7 +38,7 @@ export async function seedOperations(): Promise<{ op: Caller; data: Op[] }> {
   const created: Op[] = [];
   for (const seed of SEED) {
     const { status, ...body } = seed;
-    const res = await callRoute(op, routes.createOperation, { body: { type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-12-31", ...body } });
+    const res = await callRoute(op, routes.createOperation, { body: { type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-12-31T00:00:00Z", ...body } });
     const operation = expectStatus(res, 201);
     if (status !== "DRAFT") {
       await addLineDirectly(op.tenantId, operation.id);

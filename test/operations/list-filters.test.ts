@@ -92,7 +92,7 @@ describe("GET /v1/operations filters", () => {
     await expectFilter(op, data, { startDateTo: march1 }, (o) => o.startDate <= march1);
     await expectFilter(op, data, { startDateFrom: march1, startDateTo: march1 }, (o) => o.startDate === march1);
     // Other spellings of the same instant are the same bound.
-    await expectFilter(op, data, { startDateFrom: "2027-03-01", startDateTo: "2027-03-01T01:00:00+01:00" }, (o) => o.startDate === march1);
+    await expectFilter(op, data, { startDateFrom: "2027-03-01T00:00:00Z", startDateTo: "2027-03-01T01:00:00+01:00" }, (o) => o.startDate === march1);
     const aprilEnd = "2027-04-30T23:59:59Z";
     await expectFilter(op, data, { endDateFrom: aprilEnd }, (o) => o.endDate >= aprilEnd);
     await expectFilter(op, data, { endDateTo: aprilEnd }, (o) => o.endDate <= aprilEnd);

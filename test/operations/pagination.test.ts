@@ -133,7 +133,7 @@ describe("keyset pagination", () => {
       { limit: 2, sort: "name", status: "DRAFT", name: "name" },
       { limit: 2, sort: "name", status: "DRAFT", locale: "en" },
       { limit: 2, sort: "name", status: "DRAFT", ids: "P-000", idType: "code" },
-      { limit: 2, sort: "name", status: "DRAFT", startDateFrom: "2027-01-01" },
+      { limit: 2, sort: "name", status: "DRAFT", startDateFrom: "2027-01-01T00:00:00Z" },
     ];
     for (const query of mismatches) {
       expectProblem(await callRoute(op, routes.listOperations, { query: { ...query, nextToken: token } }), 400, "invalid_next_token");

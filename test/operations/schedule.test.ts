@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { callRoute, createOperation, expectProblem, expectStatus, newTenant, readOperation } from "../helpers/client";
+import { callRoute, createOperation, expectProblem, expectStatus, newTenant, operationBody, readOperation, uniqueId } from "../helpers/client";
 import { routes } from "../helpers/routes";
 import { alarmOf, inSeconds, operationEvents, runScheduleAt, storedKeys, stubOf } from "../helpers/schedule";
 import { setUpOperation } from "../helpers/setup";
@@ -20,6 +20,32 @@ describe("scheduled status changes: the contract of schedule", () => {
     expect(refused.errors?.[0].field).toBe("body.schedule.deactivateAt");
     expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt: past } } }), 400, "validation_failed");
     expect((await readOperation(op, operation.id)).version).toBe(operation.version);
+  });
+
+  it("refuses times from 2100-01-01 on with 400 before anything is saved: the refusal replays as such, and a corrected request creates and arms", async () => {
+    const op = await newTenant();
+    const body = (activateAt: string) => operationBody({ code: "FAR-1", schedule: { activateAt } });
+    for (const activateAt of ["9999-12-31T23:59:59Z", "2500-01-01T00:00:00Z", "2300-06-01T00:00:00Z", "2260-01-01T00:00:00Z", "2100-01-01T00:00:00Z"]) {
+      const problem = expectProblem(await callRoute(op, routes.createOperation, { body: body(activateAt) }), 400, "validation_failed");
+      expect(problem.errors).toEqual([expect.objectContaining({ field: "body.schedule.activateAt", message: "must be before 2100-01-01T00:00:00Z" })]);
+    }
+    // Retried with its Idempotency-Key, the refusal is replayed: nothing was saved, so nothing meets the code.
+    const request = { body: body("9999-12-31T23:59:59Z"), headers: { "Idempotency-Key": uniqueId("idem") } };
+    const refused = expectProblem(await callRoute(op, routes.createOperation, request), 400, "validation_failed");
+    const retried = await callRoute(op, routes.createOperation, request);
+    expect([retried.status, retried.headers.get("idempotent-replayed"), retried.body]).toEqual([400, "true", refused]);
+    expect(expectStatus(await callRoute(op, routes.listOperations), 200).items).toEqual([]);
+
+    const lastSecond = "2099-12-31T23:59:59Z";
+    const created = expectStatus(await callRoute(op, routes.createOperation, { body: body(lastSecond), headers: { "Idempotency-Key": uniqueId("idem") } }), 201);
+    expect(await alarmOf(created.id)).toBe(Date.parse(lastSecond));
+    // PATCH: the same 400, the Operation and its alarm unchanged.
+    for (const schedule of [{ activateAt: "9999-12-31T23:59:59Z" }, { deactivateAt: "2100-01-01T00:00:00Z" }]) {
+      const refused = expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: created.id }, body: { schedule } }), 400, "validation_failed");
+      expect(refused.errors?.[0].field).toBe(`body.schedule.${Object.keys(schedule)[0]}`);
+    }
+    expect((await readOperation(op, created.id)).version).toBe(created.version);
+    expect(await alarmOf(created.id)).toBe(Date.parse(lastSecond));
   });
 
   it("PATCH merges the schedule, re-arms the object's alarm, and null clears it; delete cancels it", async () => {

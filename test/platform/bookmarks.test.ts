@@ -1,5 +1,7 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callRoute, createOperation, expectProblem, expectStatus, newTenant } from "../helpers/client";
+import { shardNames } from "../../src/platform/shards";
+import { callRoute, createOperation, expectProblem, expectStatus, newTenant, operationBody, withoutRequestId } from "../helpers/client";
 import { routes } from "../helpers/routes";
 
 /*
@@ -13,7 +15,7 @@ const bookmarkOf = (response: { headers: Headers }) => response.headers.get("x-d
 describe("x-d1-bookmark", () => {
   it("is on every answer: reads, Worker writes, Durable Object writes, problems", async () => {
     const op = await newTenant();
-    const created = await callRoute(op, routes.createOperation, { body: { code: "BM-1", name: { en: "B" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" } });
+    const created = await callRoute(op, routes.createOperation, { body: { code: "BM-1", name: { en: "B" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" } });
     const operationId = expectStatus(created, 201).id;
     const answers = [
       created,
@@ -29,7 +31,7 @@ describe("x-d1-bookmark", () => {
   it("moves forward with every write, and a read with a write's bookmark sees the write", async () => {
     const op = await newTenant();
     const before = bookmarkOf(await callRoute(op, routes.listOperations))!;
-    const created = await callRoute(op, routes.createOperation, { body: { code: "BM-2", name: { en: "B" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" } });
+    const created = await callRoute(op, routes.createOperation, { body: { code: "BM-2", name: { en: "B" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" } });
     const afterCreate = bookmarkOf(created)!;
     expect(afterCreate > before).toBe(true);
     const operationId = created.body.id;
@@ -55,15 +57,32 @@ describe("x-d1-bookmark", () => {
 
   it("names the tenant's shard; a bookmark of another shard (the tenant moved since) reads from the primary", async () => {
     const op = await newTenant({ shard: "SHARD_2" });
-    const created = await callRoute(op, routes.createOperation, { body: { code: "BM-3", name: { en: "B" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" } });
+    const created = await callRoute(op, routes.createOperation, { body: { code: "BM-3", name: { en: "B" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" } });
     const written = bookmarkOf(created)!;
     expect(written.startsWith("SHARD_2:")).toBe(true);
     const [, bare] = written.split(":");
     // A bare D1 bookmark is taken as the tenant's shard's; one named with another shard is not used as a position.
-    for (const header of [bare, `SHARD_1:${bare}`, "SHARD_7:0000000a-00000001"]) {
+    for (const header of [bare, `SHARD_1:${bare}`]) {
       const read = await callRoute(op, routes.getOperation, { params: { operationId: created.body.id }, headers: { "x-d1-bookmark": header } });
       expect(expectStatus(read, 200).id).toBe(created.body.id);
       expect(bookmarkOf(read)!.startsWith("SHARD_2:")).toBe(true);
     }
+  });
+
+  it("refuses a bookmark naming a database this deployment has no shard of (SHARD_9, CONTROL) with the same 400 as any bad bookmark, changing nothing", async () => {
+    const op = await newTenant();
+    expect(shardNames(env)).not.toContain("SHARD_9");
+    const garbled = expectProblem(await callRoute(op, routes.listOperations, { headers: { "x-d1-bookmark": "yesterday" } }), 400, "validation_failed");
+    for (const header of ["SHARD_9:0000000a-00000001", "CONTROL:0000000a-00000001", "SHARD_1X:0000000a-00000001"]) {
+      for (const response of [
+        await callRoute(op, routes.listOperations, { headers: { "x-d1-bookmark": header } }),
+        await callRoute(op, routes.createOperation, { body: operationBody(), headers: { "x-d1-bookmark": header } }),
+      ]) {
+        const problem = expectProblem(response, 400, "validation_failed");
+        expect(withoutRequestId(problem), header).toEqual(withoutRequestId(garbled));
+      }
+    }
+    expect(expectStatus(await callRoute(op, routes.listOperations), 200).items).toEqual([]);
+    await createOperation(op);
   });
 });

@@ -3,9 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "../../src/app";
 import { call, collectPages, eventsOf, expectProblem, expectStatus, issueKey, newTenant, uniqueId, type Caller, callRoute } from "../helpers/client";
 import { routes } from "../helpers/routes";
-import { accountKeyAttachedTo, snapshotTenant } from "../helpers/direct";
+import { accountKeyAttachedTo, snapshotWholeTenant } from "../helpers/direct";
 import { cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
-import { tenantDb } from "../helpers/shards";
 
 /*
  * Another tenant's ids, on every registered route. Driven by apiRoutes, so a route added later is
@@ -48,25 +47,6 @@ const BODIES: Record<string, (w: World) => unknown> = {
   "PATCH /v1/webhooks/:webhookId": () => ({ description: "Taken over", url: "https://attacker.example.com/in" }),
 };
 
-/** snapshotTenant plus the rows it leaves out: the tenant row (quota default), keys, directory, rules. */
-async function snapshot(tenantId: string) {
-  const db = await tenantDb(tenantId);
-  const rows = await db.batch(
-    [
-      "select * from tenants where id = ?",
-      "select * from accounts where tenant_id = ? order by account_id",
-      "select * from account_users where tenant_id = ? order by account_id, user_id",
-      "select * from quota_rules where tenant_id = ? order by id",
-      "select * from webhooks where tenant_id = ? order by id",
-    ].map((sql) => db.prepare(sql).bind(tenantId)),
-  );
-  const control = await env.CONTROL.batch(
-    ["select * from tenant_directory where tenant_id = ?", "select * from api_keys where tenant_id = ? order by id"].map((sql) =>
-      env.CONTROL.prepare(sql).bind(tenantId),
-    ),
-  );
-  return { ...(await snapshotTenant(tenantId)), more: rows.map((result) => result.results), control: control.map((result) => result.results) };
-}
 
 beforeAll(async () => {
   const a = await newTenant();
@@ -114,7 +94,7 @@ describe("another tenant's ids, on every registered route", () => {
       }
       if (spec.body && !BODIES[key]) throw new Error(`${key} takes a body: add one that would succeed for A to BODIES in this file.`);
       const callers = spec.roles.includes("ACCOUNT") ? [w.b, w.bAccount] : [w.b];
-      const before = await snapshot(w.a.tenantId);
+      const before = await snapshotWholeTenant(w.a.tenantId);
       const wrong: string[] = [];
       const variants = Math.max(...names.map((name) => w.ids[name].length));
       for (let i = 0; i < variants; i++) {
@@ -131,7 +111,7 @@ describe("another tenant's ids, on every registered route", () => {
         }
       }
       expect(wrong).toEqual([]);
-      expect(await snapshot(w.a.tenantId)).toEqual(before);
+      expect(await snapshotWholeTenant(w.a.tenantId)).toEqual(before);
       expect(await eventsOf(w.b)).toEqual([]);
     });
   }
@@ -149,14 +129,14 @@ describe("another tenant's ids, on every registered route", () => {
  */
 describe("another tenant's ids in bodies and queries", () => {
   it("POST /v1/carts and /v1/orders with A's Operation or cart: 404 not_found", async () => {
-    const before = await snapshot(w.a.tenantId);
+    const before = await snapshotWholeTenant(w.a.tenantId);
     const body = cartBody(w.activeId, w.acc1, [line("SKU-A", 1)]);
     for (const caller of [w.b, w.bAccount]) {
       expectProblem(await callRoute(caller, routes.createCart, { body }), 404, "not_found");
       expectProblem(await callRoute(caller, routes.createOrder, { body }), 404, "not_found");
       expectProblem(await callRoute(caller, routes.createOrder, { body: { cartId: w.cartId } }), 404, "not_found");
     }
-    expect(await snapshot(w.a.tenantId)).toEqual(before);
+    expect(await snapshotWholeTenant(w.a.tenantId)).toEqual(before);
     expect(await eventsOf(w.b)).toEqual([]);
   });
 
@@ -192,7 +172,7 @@ describe("another tenant's ids in bodies and queries", () => {
   });
 
   it("on C's own Operations: compare with A's orderId is 404, attaching A's accounts is 422 unknown_accounts", async () => {
-    const before = await snapshot(w.a.tenantId);
+    const before = await snapshotWholeTenant(w.a.tenantId);
     const c = await newTenant();
     const open = await setUpOperation(c, { type: "PUBLIC" });
     const draft = await setUpOperation(c, { status: "DRAFT" });
@@ -201,6 +181,6 @@ describe("another tenant's ids in bodies and queries", () => {
       const refused = expectProblem(await call(c, method, `/v1/operations/${draft.id}/accounts`, { body: [w.acc1, w.acc2] }), 422, "unknown_accounts");
       expect(refused.unknownAccountIds).toEqual([w.acc1, w.acc2]);
     }
-    expect(await snapshot(w.a.tenantId)).toEqual(before);
+    expect(await snapshotWholeTenant(w.a.tenantId)).toEqual(before);
   });
 });

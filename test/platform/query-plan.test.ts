@@ -40,10 +40,10 @@ const FILTERS: Record<string, string>[] = [
   { name: "spring" },
   { name: "spring", locale: "fr" },
   { type: "PUBLIC" },
-  { startDateFrom: "2027-01-01", startDateTo: "2027-12-31" },
-  { endDateFrom: "2027-01-01", endDateTo: "2027-12-31" },
+  { startDateFrom: "2027-01-01T00:00:00Z", startDateTo: "2027-12-31T00:00:00Z" },
+  { endDateFrom: "2027-01-01T00:00:00Z", endDateTo: "2027-12-31T00:00:00Z" },
   { ownerIds: "u1,u2" },
-  { status: "DRAFT", type: "PRIVATE", ownerIds: "u1", name: "x", startDateFrom: "2027-01-01" },
+  { status: "DRAFT", type: "PRIVATE", ownerIds: "u1", name: "x", startDateFrom: "2027-01-01T00:00:00Z" },
 ];
 
 describe("EXPLAIN QUERY PLAN of the Operation list", () => {

@@ -84,7 +84,7 @@ describe("a request that appends no event hands nothing on", () => {
       "an Idempotency-Key replay",
       {
         prepare: async (operator) => {
-          const body = { code: uniqueId("OP"), name: { en: "Once" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" };
+          const body = { code: uniqueId("OP"), name: { en: "Once" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" };
           const headers = { "idempotency-key": uniqueId("key") };
           expectStatus(await callRoute(operator, routes.createOperation, { body, headers }), 201);
           return { body, headers };
@@ -136,7 +136,7 @@ describe("a request that appended events hands them on once, whatever its answer
       "an Operation created (a Worker-side batch)",
       {
         request: (operator, bindings) =>
-          callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "New" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: bindings }),
+          callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "New" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" }, env: bindings }),
         status: 201,
       },
     ],

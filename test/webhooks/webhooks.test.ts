@@ -309,7 +309,7 @@ describe("webhook deliveries", () => {
     const { url, token } = receiver("ok");
     // Both writes lose their hand-on message, so only the runs below hand the event on.
     const hook = await subscribe(operator, { url, eventTypes: ["*"] }, { WEBHOOK_QUEUE: failingQueue() });
-    const operation = expectStatus(await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Twice" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } }), 201);
+    const operation = expectStatus(await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Twice" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" }, env: { WEBHOOK_QUEUE: failingQueue() } }), 201);
     const shard = await shardOf(operator.tenantId);
     await Promise.all([handOnEvents(env, shard, operator.tenantId), handOnEvents(env, shard, operator.tenantId), handOnEvents(env, shard, operator.tenantId)]);
     const deliveries = await deliveriesOf(operator, hook.id);
@@ -327,7 +327,7 @@ describe("webhook deliveries", () => {
     // Neither write hands on (the subscription's own hand-on would carry the event along otherwise).
     const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] }, { WEBHOOK_QUEUE: failingQueue() });
     const operation = expectStatus(
-      await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Lost nudge" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" },
+      await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Lost nudge" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" },
         env: { WEBHOOK_QUEUE: failingQueue() }, }),
       201,
     );
@@ -440,7 +440,7 @@ describe("what the outbox costs", () => {
   it("the consumer runs a tenant's hand-on once however many messages of its batch ask for it, and acknowledges them all", async () => {
     const operator = await newTenant();
     const shard = await shardOf(operator.tenantId);
-    await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Once" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } });
+    await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Once" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" }, env: { WEBHOOK_QUEUE: failingQueue() } });
     const { database, statements } = recordingD1(env[shard]);
     const nudge: WebhookMessage = { kind: "hand-on", shard, tenantId: operator.tenantId };
     const result = await consume([nudge, nudge, nudge], { [shard]: database });
@@ -454,7 +454,7 @@ describe("what the outbox costs", () => {
     const { url, token } = receiver("ok");
     const shard = await shardOf(operator.tenantId);
     await subscribe(operator, { url, eventTypes: ["operation.created"] }, { WEBHOOK_QUEUE: failingQueue() });
-    for (let i = 0; i < 3; i++) await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: `Batch ${i}` }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } });
+    for (let i = 0; i < 3; i++) await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: `Batch ${i}` }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" }, env: { WEBHOOK_QUEUE: failingQueue() } });
     const { database, statements } = recordingD1(env[shard]);
     await consume([{ kind: "hand-on", shard, tenantId: operator.tenantId }], { [shard]: database });
     expect(await received(token)).toHaveLength(3);
@@ -465,7 +465,7 @@ describe("what the outbox costs", () => {
   it("a hand-on for a tenant being moved off the shard is acknowledged, not retried: the new shard's sweep takes over", async () => {
     const operator = await newTenant();
     const shard = await shardOf(operator.tenantId);
-    await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Moving" }, type: "PUBLIC", startDate: "2027-01-01", endDate: "2027-02-01" }, env: { WEBHOOK_QUEUE: failingQueue() } });
+    await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Moving" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" }, env: { WEBHOOK_QUEUE: failingQueue() } });
     await env[shard].prepare("insert into tenant_fences (tenant_id, state, since) values (?, 'MOVING', ?)").bind(operator.tenantId, new Date().toISOString()).run();
     try {
       const result = await consume([{ kind: "hand-on", shard, tenantId: operator.tenantId }]);

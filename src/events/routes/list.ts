@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import * as z from "zod";
 import { inJsonList } from "../../platform/sql";
 import { commaList, listContextOf, listPage, mapPage, pageQueryShape, selectRows, type ListDefinition } from "../../platform/pagination";
+import { identifierText } from "../../platform/fields";
 import { defineRoute } from "../../platform/routes";
 import { events } from "../../platform/tables";
 import { eventPage, toEventRepresentation } from "../schemas";
@@ -15,14 +16,11 @@ const listEventsQuery = z.strictObject({
   limit,
   nextToken,
   sort: sort.describe("id: oldest first (the default, for following the feed with after); -id: newest first (for reading the latest without the whole history). Both in commit order."),
-  after: z
-    .string()
-    .min(1)
-    .max(100)
+  after: identifierText(100)
     .optional()
     .describe("Only events recorded after this event (its id; exclusive). Events are in commit order, so polling with the last id seen never skips one."),
   types: commaList("Comma list of event types, e.g. operation.created,lines.upserted."),
-  operationId: z.string().min(1).max(100).optional().describe("Only events of this Operation."),
+  operationId: identifierText(100).optional().describe("Only events of this Operation."),
 });
 
 /**

@@ -1,3 +1,4 @@
+import { afterCommit } from "../../platform/after-commit";
 import { defineRoute } from "../../platform/routes";
 import { createOperation } from "../commands";
 import { toOperationRepresentation } from "../queries";
@@ -21,7 +22,10 @@ export default defineRoute(
   },
   async function handleCreateOperation(c, { body }) {
     const row = await createOperation(c.var.db, c.var.principal, body);
-    if (row.activateAt !== null || row.deactivateAt !== null) await c.var.coordinator.syncSchedule(row.id);
+    if (row.activateAt !== null || row.deactivateAt !== null) {
+      // The Operation is saved: an alarm that could not be set is set by the schedule sweep once the time is overdue.
+      await afterCommit(c.var.requestId, "arming the new Operation's schedule (the schedule sweep re-arms it)", () => c.var.coordinator.syncSchedule(row.id));
+    }
     const representation = toOperationRepresentation(row);
     c.header("Location", `/v1/operations/${row.id}`);
     setETag(c, representation.version);
