@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { CSV_MEDIA_TYPE } from "./csv";
+import type { ShownOnce } from "./idempotency";
 import { ERROR_CATALOGUE, problemBody, type ErrorCode } from "./errors";
 import type { DocumentedQuery } from "./fields";
 import { API_TAGS, deprecatedQueryParameters, rateLimitClassOf, type RouteDefinition } from "./routes";
@@ -263,6 +264,11 @@ function answerHeaders(headers: Record<string, string> | undefined, deprecated: 
   };
 }
 
+/** The Warning an answer with secrets shown once carries when it is an Idempotency-Key replay. */
+function shownOnceHeaders({ fields }: ShownOnce): Record<string, string> {
+  return { Warning: `On an Idempotency-Key replay only: ${fields.map((field) => `\`${field}\``).join(", ")} is not shown again (it is never stored).` };
+}
+
 /** A JSON media type: the schema, and an example of it (the component's own where it has one). */
 function jsonContent(schema: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
   return { schema, example: exampleOf(schema, components) };
@@ -280,7 +286,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     for (const [status, response] of Object.entries(spec.responses)) {
       responses[status] = {
         description: response.description,
-        headers: answerHeaders(response.headers, deprecated),
+        headers: answerHeaders({ ...response.headers, ...(status.startsWith("2") && spec.shownOnce && shownOnceHeaders(spec.shownOnce)) }, deprecated),
         ...(response.schema && {
           content: {
             "application/json": jsonContent(mediaSchema(response.schema), schemas),

@@ -10,7 +10,7 @@ import { rateLimit, type RateLimitClass } from "./rate-limits";
 import { tenantMovingError } from "./tenancy";
 import { announceDeprecations, deprecationOf, type Deprecation } from "./deprecation";
 import { isCsvContentType, parseCsv } from "./csv";
-import { idempotency } from "./idempotency";
+import { idempotency, type ShownOnce } from "./idempotency";
 import { streamsOnPurpose } from "./streaming";
 import { invalidJsonError, throwZodError, validationError, zodProblemItems } from "./validation";
 
@@ -79,6 +79,11 @@ export interface RouteSpec<
   csvExport?: { columns: readonly string[] };
   /** The whole route is a deprecated form (another route does the same): its answers say so. */
   deprecated?: Deprecation;
+  /**
+   * Secrets its answer shows once (an issued key, a signing secret): never kept with the stored
+   * Idempotency-Key answer, so a replay answers without them, with a Warning.
+   */
+  shownOnce?: ShownOnce;
 }
 
 export interface CsvImport {
@@ -300,7 +305,7 @@ function routeChain(route: RouteDefinition): MiddlewareHandler<AppBindings>[] {
   return [
     rateLimit(rateLimitClassOf(spec)),
     requireAccess(spec),
-    ...(spec.method === "get" ? [] : [limitBodySize, idempotency]),
+    ...(spec.method === "get" ? [] : [limitBodySize, idempotency(spec.shownOnce)]),
     ...(announce ? [announce] : []),
     ...validateInput(spec),
     invokeHandler(route),

@@ -103,8 +103,9 @@ export const createdWebhookRepresentation = webhookRepresentation
   .extend({
     secret: z
       .string()
+      .optional()
       .describe(
-        'The signing secret, shown in this answer only. Each delivery carries svc-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>.',
+        'The signing secret, shown in this answer only: it is absent from an Idempotency-Key replay (which carries a Warning). Each delivery carries svc-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>.',
       ),
   })
   .meta({ id: "WebhookWithSecret", examples: [{ ...WEBHOOK_EXAMPLE, secret: "whsec_Q2hhbmdlIG1lIHRvIGEgcmVhbCBzZWNyZXQgcGxlYXNl" }] });

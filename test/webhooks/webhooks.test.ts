@@ -123,6 +123,27 @@ describe("webhook subscriptions", () => {
     expectProblem(await callRoute(operator, routes.deleteWebhook, { params: { webhookId: created.id } }), 404, "not_found");
   });
 
+  it("never stores the secret: an Idempotency-Key replay answers the same subscription without it, with a Warning", async () => {
+    const operator = await newTenant();
+    const request = { body: { url: receiver("ok").url, description: "retried" }, headers: { "Idempotency-Key": "subscribe-once" } };
+    const created = expectStatus(await callRoute(operator, routes.createWebhook, request), 201);
+    const { secret, ...subscription } = created;
+    expect(secret).toMatch(/^whsec_/);
+
+    const replay = await callRoute(operator, routes.createWebhook, request);
+    expect(expectStatus(replay, 201)).toEqual(subscription);
+    expect(replay.text).not.toContain(secret);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.headers.get("warning")).toBe(`299 - "The signing secret was shown once, in the first answer; delete webhook ${created.id} and subscribe again if it was lost."`);
+    expect(replay.headers.get("cache-control")).toBe("no-store");
+    expect(expectStatus(await callRoute(operator, routes.listWebhooks), 200).items).toHaveLength(1);
+
+    const stored = await (await tenantDb(operator.tenantId)).prepare("select response_headers, response_body from idempotency_keys where tenant_id = ?").bind(operator.tenantId).all();
+    expect(stored.results).toHaveLength(1);
+    expect(JSON.stringify(stored.results)).not.toContain(secret!);
+    expect(JSON.parse(String(stored.results[0].response_body))).toEqual(subscription);
+  });
+
   it("eventTypes default to every type, and must name real types or prefixes", async () => {
     const operator = await newTenant();
     expect((await subscribe(operator, { url: receiver("ok").url })).eventTypes).toEqual(["*"]);
@@ -208,6 +229,7 @@ describe("webhook deliveries", () => {
     const records = await eventually(() => received(token), (r) => expect(r.length).toBeGreaterThanOrEqual(2));
     const events = await eventsOf(operator, { types: "operation.created,operation.updated" });
     expect(records.map((record) => record.headers["svc-event-id"]).sort()).toEqual(events.map((event) => event.id).sort());
+    const secret = hook.secret!;
     for (const record of records) {
       const event = events.find((candidate) => candidate.id === record.headers["svc-event-id"]);
       expect(JSON.parse(record.body)).toEqual(event);
@@ -215,10 +237,10 @@ describe("webhook deliveries", () => {
       expect(record.headers["svc-webhook-id"]).toBe(hook.id);
       const [, timestamp, signature] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(record.headers["svc-signature"]) ?? [];
       expect(Math.abs(Number(timestamp) - record.receivedAt / 1000)).toBeLessThan(60);
-      expect(signature).toBe(await expectedSignature(hook.secret, timestamp, record.body));
+      expect(signature).toBe(await expectedSignature(secret, timestamp, record.body));
       // Any other secret, or a body changed by one byte, does not verify.
-      expect(signature).not.toBe(await expectedSignature(`${hook.secret}x`, timestamp, record.body));
-      expect(signature).not.toBe(await expectedSignature(hook.secret, timestamp, `${record.body} `));
+      expect(signature).not.toBe(await expectedSignature(`${secret}x`, timestamp, record.body));
+      expect(signature).not.toBe(await expectedSignature(secret, timestamp, `${record.body} `));
     }
     const deliveries = await settled(operator, hook.id);
     expect(await received(token)).toHaveLength(2);
