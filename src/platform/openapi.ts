@@ -373,7 +373,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
           in: "header",
           name: "svc-api-key",
           description:
-            "The secret key, issued by `POST /v1/keys` or `npm run key`: `sk2_` and 62 base64url characters, carrying its issue time, a random part and a signature the API checks before reading any database. Keys issued in the earlier format (`sk_` and 43 base64url characters) keep working. A client address whose requests fail authentication too often in a minute answers 429 rate_limited with limitClass `authentication` and Retry-After.",
+            "The secret key, issued by `POST /v1/keys` or `npm run key`: `sk3_` and 62 base64url characters, carrying a random part, its issue time and a signature the API checks before reading any database. Keys issued in the earlier formats (`sk2_` and 62 base64url characters, `sk_` and 43) keep working. A client address whose requests fail authentication too often in a minute answers 429 rate_limited with limitClass `authentication` and Retry-After.",
         },
       },
       schemas,
