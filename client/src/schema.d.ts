@@ -613,7 +613,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to events
-         * @description Every event of a matching type is POSTed to `url` as its JSON representation (as GET /v1/events lists it), with headers svc-webhook-id, svc-event-id and svc-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>. Verify the signature over the raw body and reject old timestamps. A 2xx within 10 s is a delivery; anything else is retried 7 more times over 32.6 hours (1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 12 h), then the delivery is failed. Delivery is at least once: dedupe on svc-event-id. The answer shows the signing `secret` once; no later answer does.
+         * @description Every event of a matching type is POSTed to `url` as its JSON representation (as GET /v1/events lists it), with headers svc-webhook-id, svc-event-id and svc-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>. Verify the signature over the raw body and reject old timestamps. A 2xx within 10 s is a delivery; anything else is retried 7 more times over 32.6 hours (1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 12 h), then the delivery is failed. Delivery is at least once: dedupe on svc-event-id. The answer shows the signing `secret` once; no later answer does, nor a replay with the same Idempotency-Key (it answers the same 201 without `secret` and with a Warning: the secret is not stored anywhere to be shown again).
          *
          *     Roles: OPERATOR. Rate limit class: write.
          */
@@ -1321,11 +1321,11 @@ export interface components {
          *       "role": "ACCOUNT",
          *       "userId": "u-3001",
          *       "name": "Maison Dubois storefront",
-         *       "prefix": "sk2_AZwY",
+         *       "prefix": "sk3_Obd3",
          *       "createdAt": "2026-02-01T08:00:00Z",
          *       "expiresAt": null,
          *       "revokedAt": null,
-         *       "key": "sk2_AZwYN0AAFhNGkNAc1PDiBqgPzmc7EYPsIWpb178G4HA9wbJFusTn0yW3UR6CvQ"
+         *       "key": "sk3_Obd3jHiMwAsSsGpiDuxmqS_Kt6l-iC_hAZwYN0AALMkbz-I7s66bk3wAtbWE9Q"
          *     }
          */
         IssuedKey: {
@@ -1334,12 +1334,12 @@ export interface components {
             role: "OPERATOR" | "ACCOUNT";
             userId: string | null;
             name: string | null;
-            /** @description The key's first 8 characters, to tell keys apart (null for keys issued before prefixes were recorded). */
+            /** @description The key's first characters, as many as tell it apart: no other key of the tenant has this prefix. 8 for keys issued today (`sk3_` and 4 random characters); at least 14 for an `sk2_` key. Null for a key issued before prefixes were recorded, or an `sk2_` key whose first characters another key shared, until its next use records one. */
             prefix: string | null;
             createdAt: string;
             expiresAt: string | null;
             revokedAt: string | null;
-            /** @description The secret key, shown this once: only its hash is stored. `sk2_` and 62 base64url characters (its issue time, a random part and a signature). Absent from an Idempotency-Key replay (which carries a Warning). */
+            /** @description The secret key, shown this once: only its hash is stored. `sk3_` and 62 base64url characters (a random part, its issue time and a signature). Absent from an Idempotency-Key replay (which carries a Warning). */
             key?: string;
         };
         /**
@@ -1348,7 +1348,7 @@ export interface components {
          *       "role": "ACCOUNT",
          *       "userId": "u-3001",
          *       "name": "Maison Dubois storefront",
-         *       "prefix": "sk2_AZwY",
+         *       "prefix": "sk3_Obd3",
          *       "createdAt": "2026-02-01T08:00:00Z",
          *       "expiresAt": null,
          *       "revokedAt": null
@@ -1360,7 +1360,7 @@ export interface components {
             role: "OPERATOR" | "ACCOUNT";
             userId: string | null;
             name: string | null;
-            /** @description The key's first 8 characters, to tell keys apart (null for keys issued before prefixes were recorded). */
+            /** @description The key's first characters, as many as tell it apart: no other key of the tenant has this prefix. 8 for keys issued today (`sk3_` and 4 random characters); at least 14 for an `sk2_` key. Null for a key issued before prefixes were recorded, or an `sk2_` key whose first characters another key shared, until its next use records one. */
             prefix: string | null;
             createdAt: string;
             expiresAt: string | null;
@@ -2005,7 +2005,7 @@ export interface components {
             description: string | null;
             createdAt: string;
             updatedAt: string;
-            /** @description The signing secret, shown in this answer only. Each delivery carries svc-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>. */
+            /** @description The signing secret, shown in this answer only: it is absent from an Idempotency-Key replay (which carries a Warning instead). Each delivery carries svc-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>. */
             secret: string;
         };
     };
@@ -7641,7 +7641,7 @@ export interface operations {
                      *           "role": "ACCOUNT",
                      *           "userId": "u-3001",
                      *           "name": "Maison Dubois storefront",
-                     *           "prefix": "sk2_AZwY",
+                     *           "prefix": "sk3_Obd3",
                      *           "createdAt": "2026-02-01T08:00:00Z",
                      *           "expiresAt": null,
                      *           "revokedAt": null
@@ -7746,7 +7746,7 @@ export interface operations {
                     "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description URL of the new key */
                     Location?: string;
-                    /** @description On an Idempotency-Key replay only: the key is not shown again. */
+                    /** @description On an Idempotency-Key replay only: `key` is not shown again (it is never stored). */
                     Warning?: string;
                     [name: string]: unknown;
                 };
@@ -7757,11 +7757,11 @@ export interface operations {
                      *       "role": "ACCOUNT",
                      *       "userId": "u-3001",
                      *       "name": "Maison Dubois storefront",
-                     *       "prefix": "sk2_AZwY",
+                     *       "prefix": "sk3_Obd3",
                      *       "createdAt": "2026-02-01T08:00:00Z",
                      *       "expiresAt": null,
                      *       "revokedAt": null,
-                     *       "key": "sk2_AZwYN0AAFhNGkNAc1PDiBqgPzmc7EYPsIWpb178G4HA9wbJFusTn0yW3UR6CvQ"
+                     *       "key": "sk3_Obd3jHiMwAsSsGpiDuxmqS_Kt6l-iC_hAZwYN0AALMkbz-I7s66bk3wAtbWE9Q"
                      *     }
                      */
                     "application/json": components["schemas"]["IssuedKey"];
@@ -7898,7 +7898,7 @@ export interface operations {
                      *       "role": "ACCOUNT",
                      *       "userId": "u-3001",
                      *       "name": "Maison Dubois storefront",
-                     *       "prefix": "sk2_AZwY",
+                     *       "prefix": "sk3_Obd3",
                      *       "createdAt": "2026-02-01T08:00:00Z",
                      *       "expiresAt": null,
                      *       "revokedAt": null
@@ -8250,6 +8250,8 @@ export interface operations {
                     "svc-api-version": components["headers"]["ApiVersion"];
                     /** @description URL of the new subscription */
                     Location?: string;
+                    /** @description On an Idempotency-Key replay only: `secret` is not shown again (it is never stored). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -140,7 +140,7 @@ describe("webhook subscriptions", () => {
 
     const stored = await (await tenantDb(operator.tenantId)).prepare("select response_headers, response_body from idempotency_keys where tenant_id = ?").bind(operator.tenantId).all();
     expect(stored.results).toHaveLength(1);
-    expect(JSON.stringify(stored.results)).not.toContain(secret!);
+    expect(JSON.stringify(stored.results)).not.toContain(secret);
     expect(JSON.parse(String(stored.results[0].response_body))).toEqual(subscription);
   });
 
@@ -229,7 +229,6 @@ describe("webhook deliveries", () => {
     const records = await eventually(() => received(token), (r) => expect(r.length).toBeGreaterThanOrEqual(2));
     const events = await eventsOf(operator, { types: "operation.created,operation.updated" });
     expect(records.map((record) => record.headers["svc-event-id"]).sort()).toEqual(events.map((event) => event.id).sort());
-    const secret = hook.secret!;
     for (const record of records) {
       const event = events.find((candidate) => candidate.id === record.headers["svc-event-id"]);
       expect(JSON.parse(record.body)).toEqual(event);
@@ -237,10 +236,10 @@ describe("webhook deliveries", () => {
       expect(record.headers["svc-webhook-id"]).toBe(hook.id);
       const [, timestamp, signature] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(record.headers["svc-signature"]) ?? [];
       expect(Math.abs(Number(timestamp) - record.receivedAt / 1000)).toBeLessThan(60);
-      expect(signature).toBe(await expectedSignature(secret, timestamp, record.body));
+      expect(signature).toBe(await expectedSignature(hook.secret, timestamp, record.body));
       // Any other secret, or a body changed by one byte, does not verify.
-      expect(signature).not.toBe(await expectedSignature(`${secret}x`, timestamp, record.body));
-      expect(signature).not.toBe(await expectedSignature(secret, timestamp, `${record.body} `));
+      expect(signature).not.toBe(await expectedSignature(`${hook.secret}x`, timestamp, record.body));
+      expect(signature).not.toBe(await expectedSignature(hook.secret, timestamp, `${record.body} `));
     }
     const deliveries = await settled(operator, hook.id);
     expect(await received(token)).toHaveLength(2);
