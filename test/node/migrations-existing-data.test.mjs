@@ -63,7 +63,7 @@ describe("tenant migrations 0012–0015 on existing data", () => {
 describe("control migration 0002 on existing keys", () => {
   it("drops the prefixes two keys of a tenant share, keeps every other value, and refuses a shared prefix from then on", () => {
     const dir = join(repoRoot, "migrations", "control");
-    const [before, ...after] = migrationsIn(dir).reduce(([older, newer], name) => (name < "0002_" ? [[...older, name], newer] : [older, [...newer, name]]), [[], []]);
+    const [before, after] = migrationsIn(dir).reduce(([older, newer], name) => (name < "0002_" ? [[...older, name], newer] : [older, [...newer, name]]), [[], []]);
     assert.ok(after[0]?.startsWith("0002_"), `expected 0002, found ${after.join(", ")}`);
     const db = new DatabaseSync(":memory:");
     for (const name of before) db.exec(readFileSync(join(dir, name), "utf8"));
