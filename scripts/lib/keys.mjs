@@ -1,13 +1,13 @@
 // Issues API keys straight into D1: the only way a first key can exist (keys authenticate everything else).
 import { createHash, randomBytes } from "node:crypto";
 import { canonicalIdentifier, identifierProblem } from "../../src/platform/identifier-text.mjs";
-import { mintSignedKey } from "../../src/platform/key-format.mjs";
+import { keyPrefix, mintSignedKey } from "../../src/platform/key-format.mjs";
 import { keySigningSecret } from "./local-secrets.mjs";
 import { CONTROL, executeSql, shardBindings, sqlString } from "./wrangler.mjs";
 
 export const ROLES = ["OPERATOR", "ACCOUNT"];
-/** As the Worker's keys/commands.ts: how many leading characters of a key its representation shows. */
-const KEY_PREFIX_LENGTH = 8;
+/** As the Worker's keys/commands.ts: a key whose prefix another key of the tenant has is never issued; another is minted, this many times at most. */
+const ISSUE_ATTEMPTS = 3;
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
@@ -129,23 +129,36 @@ export async function issueKeys(requests, target = {}) {
       );
     }
   }
-  const keys = [];
-  for (const [index, { tenant, role }] of requests.entries()) {
-    const key = await mintSignedKey(signingSecret);
-    const keyHash = createHash("sha256").update(key).digest("hex");
-    const row = { id: timeOrderedId("key"), role, userId: userIds[index], prefix: key.slice(0, KEY_PREFIX_LENGTH), createdAt: now };
-    controlStatements.push(
-      `insert into api_keys (id, tenant_id, role, user_id, key_hash, prefix, created_at) values (${sqlString(row.id)}, ${sqlString(tenant)}, ${sqlString(role)}, ${sqlString(row.userId)}, ${sqlString(keyHash)}, ${sqlString(row.prefix)}, ${sqlString(now)})`,
+  // A key goes in only if its prefix is free in its tenant (the unique index; "on conflict do nothing"
+  // answers no row): those that did not are minted again, as the Worker does.
+  const keys = new Array(requests.length);
+  let pending = requests.map((_, index) => index);
+  for (let attempt = 1; pending.length; attempt++) {
+    if (attempt > ISSUE_ATTEMPTS) throw new Error("Could not issue a key with a prefix of its own in its tenant: run the command again.");
+    const minted = await Promise.all(pending.map((index) => mintKeyRow(signingSecret, { ...requests[index], userId: userIds[index] }, now)));
+    const inserts = minted.map(({ row, keyHash }) =>
+      `insert into api_keys (id, tenant_id, role, user_id, key_hash, prefix, created_at) values (${sqlString(row.id)}, ${sqlString(row.tenant)}, ${sqlString(row.role)}, ${sqlString(row.userId)}, ${sqlString(keyHash)}, ${sqlString(row.prefix)}, ${sqlString(now)}) on conflict do nothing returning id`,
     );
-    onShard(placed.get(tenant).shard, keyEventSql(tenant, "key.created", keyRepresentation(row), now));
-    keys.push({ key, keyId: row.id, tenant });
+    const results = await executeSql([...controlStatements.splice(0), ...inserts].join(";\n"), target, CONTROL);
+    const inserted = results.slice(-inserts.length).map((rows) => rows.length > 0);
+    minted.forEach((issued, i) => {
+      if (inserted[i]) keys[pending[i]] = issued;
+    });
+    pending = pending.filter((_, i) => !inserted[i]);
   }
-  await executeSql(controlStatements.join(";\n"), target, CONTROL);
+  for (const { row } of keys) onShard(placed.get(row.tenant).shard, keyEventSql(row.tenant, "key.created", keyRepresentation(row), now));
   for (const [shard, statements] of shardStatements) await executeSql(statements.join(";\n"), target, shard);
-  return keys.map(({ key, keyId, tenant }) => {
-    const entry = placed.get(tenant);
-    return { key, keyId, tenantCreated: entry.created, tenantDefaultLocale: entry.defaultLocale, shard: entry.shard };
+  return keys.map(({ key, row }) => {
+    const entry = placed.get(row.tenant);
+    return { key, keyId: row.id, tenantCreated: entry.created, tenantDefaultLocale: entry.defaultLocale, shard: entry.shard };
   });
+}
+
+/** A fresh key for one request, and the row that stores it (its SHA-256 and its prefix, never the key). */
+async function mintKeyRow(signingSecret, { tenant, role, userId }, now) {
+  const key = await mintSignedKey(signingSecret);
+  const keyHash = createHash("sha256").update(key).digest("hex");
+  return { key, keyHash, row: { id: timeOrderedId("key"), tenant, role, userId, prefix: keyPrefix(key), createdAt: now } };
 }
 
 const KEY_COLUMNS =

@@ -2,19 +2,20 @@ import { and, eq, isNull } from "drizzle-orm";
 import { forgetCachedKey, forgetUnknownKeys } from "../platform/auth";
 import { sha256Hex } from "../platform/crypto";
 import type { Db } from "../platform/database";
+import { violatesUnique } from "../platform/constraint-errors";
 import { ApiError } from "../platform/errors";
 import { appendEvent } from "../platform/events";
 import type { EventType } from "../platform/event-types";
 import { idPrefixes, newId } from "../platform/ids";
-import { mintSignedKey } from "../platform/key-format.mjs";
+import { keyPrefix, mintSignedKey } from "../platform/key-format.mjs";
 import { actorOf, type Principal } from "../platform/principal";
 import { apiKeys } from "../platform/tables";
 import { nowIso } from "../platform/time";
 import { findKey, toKeyRepresentation, type KeyRow } from "./queries";
 import type { CreateKeyBody } from "./schemas";
 
-/** How many leading characters of a key its representation shows. */
-export const KEY_PREFIX_LENGTH = 8;
+/** Issues with a fresh key when the last one's prefix was taken: two in a row is as likely as guessing 48 random bits. */
+const ISSUE_ATTEMPTS = 3;
 
 /**
  * Keys live in the control database and events in the tenant's shard: two databases, no shared
@@ -42,23 +43,36 @@ export interface KeyStores {
  * its SHA-256 is stored; the plain key is returned this once.
  */
 export async function createKey({ control, shard }: KeyStores, principal: Principal, body: CreateKeyBody, signingSecret: string): Promise<{ row: KeyRow; key: string }> {
-  const key = await mintSignedKey(signingSecret);
-  const row: KeyRow = {
+  const { row, key } = await insertNewKey(control, signingSecret, {
     id: newId(idPrefixes.key),
     tenantId: principal.tenantId,
     role: body.role,
     userId: body.role === "ACCOUNT" ? (body.userId ?? null) : null,
-    keyHash: await sha256Hex(key),
     name: body.name ?? null,
-    prefix: key.slice(0, KEY_PREFIX_LENGTH),
     expiresAt: body.expiresAt ?? null,
     revokedAt: null,
     createdAt: nowIso(),
-  };
-  await control.insert(apiKeys).values(row);
+  });
   forgetUnknownKeys();
   await recordKeyEvent(shard, principal, "key.created", row, () => control.delete(apiKeys).where(eq(apiKeys.id, row.id)));
   return { row, key };
+}
+
+/**
+ * Mints a key and stores its row. Its prefix is its first characters, which no other key of the
+ * tenant may have (a unique index): a key whose prefix is taken is never issued, another is minted.
+ */
+async function insertNewKey(control: Db, signingSecret: string, fields: Omit<KeyRow, "keyHash" | "prefix">): Promise<{ row: KeyRow; key: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const key = await mintSignedKey(signingSecret);
+    const row: KeyRow = { ...fields, keyHash: await sha256Hex(key), prefix: keyPrefix(key) };
+    try {
+      await control.insert(apiKeys).values(row);
+      return { row, key };
+    } catch (error) {
+      if (attempt >= ISSUE_ATTEMPTS || !violatesUnique(error, apiKeys.tenantId, apiKeys.prefix)) throw error;
+    }
+  }
 }
 
 /**

@@ -49,7 +49,7 @@ const KEY_EXAMPLE = {
   role: "ACCOUNT",
   userId: "u-3001",
   name: "Maison Dubois storefront",
-  prefix: "sk2_AZwY",
+  prefix: "sk3_Obd3",
   createdAt: "2026-02-01T08:00:00Z",
   expiresAt: null,
   revokedAt: null,
@@ -61,7 +61,12 @@ export const keyRepresentation = z
     role,
     userId: z.string().nullable(),
     name: z.string().nullable(),
-    prefix: z.string().nullable().describe("The key's first 8 characters, to tell keys apart (null for keys issued before prefixes were recorded)."),
+    prefix: z
+      .string()
+      .nullable()
+      .describe(
+        "The key's first characters, as many as tell it apart: no other key of the tenant has this prefix. 8 for keys issued today (`sk3_` and 4 random characters); at least 14 for an `sk2_` key. Null for a key issued before prefixes were recorded, or an `sk2_` key whose first characters another key shared, until its next use records one.",
+      ),
     createdAt: z.string(),
     expiresAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
@@ -77,7 +82,7 @@ export const createdKeyRepresentation = keyRepresentation
       .string()
       .optional()
       .describe(
-        "The secret key, shown this once: only its hash is stored. `sk2_` and 62 base64url characters (its issue time, a random part and a signature). Absent from an Idempotency-Key replay (which carries a Warning).",
+        "The secret key, shown this once: only its hash is stored. `sk3_` and 62 base64url characters (a random part, its issue time and a signature). Absent from an Idempotency-Key replay (which carries a Warning).",
       ),
   })
-  .meta({ id: "IssuedKey", examples: [{ ...KEY_EXAMPLE, key: "sk2_AZwYN0AAFhNGkNAc1PDiBqgPzmc7EYPsIWpb178G4HA9wbJFusTn0yW3UR6CvQ" }] });
+  .meta({ id: "IssuedKey", examples: [{ ...KEY_EXAMPLE, key: "sk3_Obd3jHiMwAsSsGpiDuxmqS_Kt6l-iC_hAZwYN0AALMkbz-I7s66bk3wAtbWE9Q" }] });

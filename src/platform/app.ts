@@ -26,11 +26,6 @@ export interface AppVariables {
   scope: RequestScope;
   /** Sends the request's Operation commands to their Durable Objects. */
   coordinator: Coordinator;
-  /**
-   * What an Idempotency-Key replay of this answer shows instead of the answer itself, set by a
-   * handler whose answer holds a secret shown once (an issued API key): the secret is never stored.
-   */
-  replayAnswer?: { body: unknown; headers: Record<string, string> };
 }
 
 export interface AppBindings {

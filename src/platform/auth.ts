@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppBindings } from "./app";
@@ -8,7 +8,8 @@ import { timingSafeEqual, sha256Hex } from "./crypto";
 import { openDb, type Db } from "./database";
 import { newTrace, type RequestTrace } from "./trace";
 import { ApiError } from "./errors";
-import { inspectKey, isFreshlyIssued } from "./key-format.mjs";
+import { violatesUnique } from "./constraint-errors";
+import { distinctPrefix, inspectKey, isFreshlyIssued } from "./key-format.mjs";
 import { authenticationFailure, clientAddress, refuseSpentAddress } from "./rate-limits";
 import { RefreshingCache, type BackgroundRead } from "./refreshing-cache";
 import { apiKeys, tenantDirectory } from "./tables";
@@ -36,6 +37,8 @@ interface KeyGrant {
   userId: string | null;
   /** Epoch ms from which the key answers 401; null: never. Checked on every request, cached or not. */
   expiresAtMs: number | null;
+  /** The key has no prefix yet (recordDistinctPrefix): cleared once this isolate has asked for one. */
+  prefixMissing: boolean;
 }
 
 // Only grants are kept here (a refresh that finds the key gone drops it); unknown keys apart.
@@ -66,6 +69,7 @@ async function findKeyRow(control: Db, keyHash: string) {
       userId: apiKeys.userId,
       revokedAt: apiKeys.revokedAt,
       expiresAt: apiKeys.expiresAt,
+      prefix: apiKeys.prefix,
       ...placementColumns,
     })
     .from(apiKeys)
@@ -90,6 +94,7 @@ async function readKey(control: ControlReads, keyHash: string): Promise<KeyGrant
     role: row.role,
     userId: row.userId,
     expiresAtMs: row.expiresAt ? Date.parse(row.expiresAt) : null,
+    prefixMissing: row.prefix === null,
   };
 }
 
@@ -123,6 +128,29 @@ function readAfterAnswer(c: Context<AppBindings>, withPrimary: boolean): Backgro
   };
 }
 
+/**
+ * Gives a key without a prefix the shortest start of it that tells it apart from the tenant's other
+ * keys, after the answer of its first use: the plain key exists nowhere else. Such keys were issued
+ * before prefixes were recorded, or shared their first characters with another key of the tenant
+ * (migrations/control/0002). This isolate asks once; a concurrent attempt elsewhere changes nothing
+ * (the key must still have no prefix) or breaks the unique index and is dropped (the next use tries again).
+ */
+function recordDistinctPrefix(c: Context<AppBindings>, grant: KeyGrant, key: string): void {
+  grant.prefixMissing = false;
+  const control = openDb(c.env, "CONTROL", "first-primary", newTrace());
+  const record = async () => {
+    const others = await control.select({ prefix: apiKeys.prefix }).from(apiKeys).where(and(eq(apiKeys.tenantId, grant.tenantId), isNotNull(apiKeys.prefix)));
+    const prefix = distinctPrefix(key, others.flatMap((other) => (other.prefix === null ? [] : [other.prefix])));
+    if (prefix === null) return;
+    await control.update(apiKeys).set({ prefix }).where(and(eq(apiKeys.id, grant.keyId), isNull(apiKeys.prefix)));
+  };
+  c.executionCtx.waitUntil(
+    record().catch((error) => {
+      if (!violatesUnique(error, apiKeys.tenantId, apiKeys.prefix)) throw error;
+    }),
+  );
+}
+
 /** svc-client + svc-api-key → the principal; locale and store headers → the request scope. */
 export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   const address = clientAddress(c.req.raw);
@@ -151,6 +179,7 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
     tenantDefaultLocale: placement.defaultLocale,
     shard: placement.shard,
   };
+  if (grant.prefixMissing) recordDistinctPrefix(c, grant, key);
   c.set("principal", principal);
   c.set("placement", placement);
   c.var.trace.tenantId = principal.tenantId;

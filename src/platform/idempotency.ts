@@ -18,12 +18,38 @@ const REPLAYED_HEADERS = ["content-type", "location", "etag", "warning", "cache-
 export const IDEMPOTENCY_CLAIM_TIMEOUT_MS = 60_000;
 
 /**
+ * Members of a route's JSON answer that are secrets shown once (an issued key, a signing secret).
+ * The stored answer never holds them: a replay answers without them, with a Warning saying so.
+ */
+export interface ShownOnce {
+  /** Top-level members of the answer's JSON object. */
+  fields: readonly string[];
+  /** The Warning's text, given the answer without its secrets: what was withheld, and what to do if the first answer was lost. */
+  warning: (answer: Record<string, unknown>) => string;
+}
+
+/**
+ * The answer as it may be kept for 48 h: without the secrets `shownOnce` names, and with the
+ * Warning a replay carries when it withheld one. Any other answer is kept as it is.
+ */
+function storableAnswer(body: string | null, headers: Record<string, string>, shownOnce: ShownOnce | undefined): { body: string | null; headers: Record<string, string> } {
+  if (!shownOnce || body === null || !headers["content-type"]?.includes("json")) return { body, headers };
+  const answer: unknown = JSON.parse(body);
+  if (answer === null || typeof answer !== "object" || Array.isArray(answer)) return { body, headers };
+  const withheld = shownOnce.fields.filter((field) => field in answer);
+  if (!withheld.length) return { body, headers };
+  const kept = Object.fromEntries(Object.entries(answer).filter(([field]) => !withheld.includes(field)));
+  return { body: JSON.stringify(kept), headers: { ...headers, warning: `299 - "${shownOnce.warning(kept)}"` } };
+}
+
+/**
  * Idempotency-Key (documented on every route that takes it): the first request with a key runs and
  * its answer is stored; a replay by the same caller (tenant, role, user) with the same method, path
  * and body gets that answer; anything else with the key is 422. Keys are the caller's own: another
- * user of the tenant with the same key runs its own request.
+ * user of the tenant with the same key runs its own request. A route's secrets shown once
+ * (`shownOnce`) are never stored, hence never replayed.
  */
-export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
+export const idempotency = (shownOnce?: ShownOnce) => createMiddleware<AppBindings>(async (c, next) => {
   const key = c.req.header("idempotency-key");
   if (key === undefined || !UNSAFE_METHODS.has(c.req.method)) return next();
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
@@ -84,17 +110,12 @@ export const idempotency = createMiddleware<AppBindings>(async (c, next) => {
   }
   // Unrecorded, the claim stays PENDING: a replay answers 409 idempotency_in_progress, and after 60 s runs as a new request.
   await afterCommit(c.var.requestId, "recording the answer of an Idempotency-Key (the claim is taken over after 60 s)", async () => {
-    let headers: Record<string, string> = {};
+    const answered: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {
       const value = response.headers.get(name);
-      if (value !== null) headers[name] = value;
+      if (value !== null) answered[name] = value;
     }
-    let body = response.status === 204 ? null : await response.clone().text();
-    const replayAnswer = c.var.replayAnswer;
-    if (replayAnswer) {
-      headers = { ...headers, ...replayAnswer.headers };
-      body = JSON.stringify(replayAnswer.body);
-    }
+    const { body, headers } = storableAnswer(response.status === 204 ? null : await response.clone().text(), answered, shownOnce);
     await db.update(idempotencyKeys).set({ state: "DONE", responseStatus: response.status, responseHeaders: headers, responseBody: body }).where(where);
   });
 });

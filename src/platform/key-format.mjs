@@ -2,23 +2,38 @@
 // `npm run key` (scripts/lib/keys.mjs): plain JavaScript on WebCrypto alone, so both run this very
 // file. Types: key-format.d.mts.
 //
-// A signed key is "sk2_" and 62 base64url characters: 46 bytes of
-//   issued-at (6 bytes: ms since the Unix epoch, big-endian) | random (24 bytes) | tag (16 bytes),
-// the tag being the first 16 bytes of HMAC-SHA256 under KEY_SIGNING_SECRET over "sk2" and the first
+// A signed key is "sk3_" and 62 base64url characters: 46 bytes of
+//   random (24 bytes) | issued-at (6 bytes: ms since the Unix epoch, big-endian) | tag (16 bytes),
+// the tag being the first 16 bytes of HMAC-SHA256 under KEY_SIGNING_SECRET over "sk3" and the first
 // 30 bytes. The Worker checks the tag before it reads any database, so a forged or mangled key costs
 // no query; the issue time, covered by the tag, tells a key issued a moment ago (which a replica may
-// not have yet) from any other. Keys issued before signing ("sk_" and 43 base64url characters) stay
-// valid: they carry no tag and are looked up as they were.
+// not have yet) from any other. The random part comes first so that a key's visible start (its
+// `prefix`) tells it apart from the tenant's other keys.
+//
+// Keys issued before that stay valid: "sk2_" keys are the same bytes with the issue time first (so
+// keys issued within hours of each other start alike), and "sk_" keys with 43 base64url characters,
+// issued before signing, carry no tag and are looked up as they were.
 
-export const SIGNED_KEY_PREFIX = "sk2_";
-const TAG_DOMAIN = "sk2";
 const ISSUED_AT_BYTES = 6;
 const RANDOM_BYTES = 24;
 const TAG_BYTES = 16;
 const SIGNED_BYTES = ISSUED_AT_BYTES + RANDOM_BYTES;
 const PAYLOAD_BYTES = SIGNED_BYTES + TAG_BYTES;
-const SIGNED_KEY = /^sk2_[A-Za-z0-9_-]{62}$/;
 const LEGACY_KEY = /^sk_[A-Za-z0-9_-]{43}$/;
+
+/** The fewest leading characters of a key its `prefix` shows; more when fewer would not tell it from another key of its tenant. */
+export const KEY_PREFIX_LENGTH = 8;
+
+/**
+ * The signed layouts, the one issued today first: where the random part and the issue time sit
+ * among the signed bytes, and the fewest characters of a key that can tell it apart. An "sk2_" key
+ * starts with its issue time (8 characters after "sk2_"), which keys issued around the same time
+ * share, so only its whole issue time and two random characters can.
+ */
+const SIGNED_FORMATS = [
+  { version: "sk3", randomAt: 0, issuedAtAt: RANDOM_BYTES, prefixLength: KEY_PREFIX_LENGTH },
+  { version: "sk2", randomAt: ISSUED_AT_BYTES, issuedAtAt: 0, prefixLength: 14 },
+];
 
 /** How long after its issue time a signed key may still be missing from a replica: only then is the primary asked. */
 export const FRESH_KEY_MS = 5 * 60_000;
@@ -37,10 +52,11 @@ async function tagKey(secret) {
   return key;
 }
 
-async function tagOf(secret, signed) {
-  const message = new Uint8Array(TAG_DOMAIN.length + signed.length);
-  message.set(encoder.encode(TAG_DOMAIN));
-  message.set(signed, TAG_DOMAIN.length);
+/** The tag over the format's version ("sk3", the tag's domain) and the signed bytes. */
+async function tagOf(version, secret, signed) {
+  const message = new Uint8Array(version.length + signed.length);
+  message.set(encoder.encode(version));
+  message.set(signed, version.length);
   return new Uint8Array(await crypto.subtle.sign("HMAC", await tagKey(secret), message)).slice(0, TAG_BYTES);
 }
 
@@ -62,20 +78,25 @@ function sameBytes(left, right) {
   return diff === 0;
 }
 
-/** A new signed key, issued at `issuedAtMs`. */
-export async function mintSignedKey(secret, issuedAtMs = Date.now()) {
+/**
+ * A new signed key, issued at `issuedAtMs`, in the format issued today ("sk3"); "sk2" only makes
+ * keys as they were issued before (tests of keys that exist).
+ */
+export async function mintSignedKey(secret, issuedAtMs = Date.now(), version = "sk3") {
   if (!secret) throw new Error("KEY_SIGNING_SECRET is not set: keys cannot be signed.");
+  const format = SIGNED_FORMATS.find((candidate) => candidate.version === version);
+  if (!format) throw new Error(`No signed key format ${version}.`);
   const signed = new Uint8Array(SIGNED_BYTES);
   let time = Math.floor(issuedAtMs);
   for (let i = ISSUED_AT_BYTES - 1; i >= 0; i--) {
-    signed[i] = time % 256;
+    signed[format.issuedAtAt + i] = time % 256;
     time = Math.floor(time / 256);
   }
-  signed.set(crypto.getRandomValues(new Uint8Array(RANDOM_BYTES)), ISSUED_AT_BYTES);
+  signed.set(crypto.getRandomValues(new Uint8Array(RANDOM_BYTES)), format.randomAt);
   const payload = new Uint8Array(PAYLOAD_BYTES);
   payload.set(signed);
-  payload.set(await tagOf(secret, signed), SIGNED_BYTES);
-  return SIGNED_KEY_PREFIX + toBase64Url(payload);
+  payload.set(await tagOf(format.version, secret, signed), SIGNED_BYTES);
+  return `${format.version}_${toBase64Url(payload)}`;
 }
 
 /**
@@ -85,15 +106,44 @@ export async function mintSignedKey(secret, issuedAtMs = Date.now()) {
  */
 export async function inspectKey(secret, key) {
   if (LEGACY_KEY.test(key)) return { format: "legacy" };
-  if (!SIGNED_KEY.test(key) || !secret) return { format: "invalid" };
-  const payload = fromBase64Url(key.slice(SIGNED_KEY_PREFIX.length));
+  const format = SIGNED_FORMATS.find(({ version }) => key.startsWith(`${version}_`));
+  const encoded = format ? key.slice(format.version.length + 1) : "";
+  if (!format || !/^[A-Za-z0-9_-]{62}$/.test(encoded) || !secret) return { format: "invalid" };
+  const payload = fromBase64Url(encoded);
   // One spelling per key: another base64url spelling of the same bytes is not the issued key.
-  if (payload.length !== PAYLOAD_BYTES || toBase64Url(payload) !== key.slice(SIGNED_KEY_PREFIX.length)) return { format: "invalid" };
+  if (payload.length !== PAYLOAD_BYTES || toBase64Url(payload) !== encoded) return { format: "invalid" };
   const signed = payload.slice(0, SIGNED_BYTES);
-  if (!sameBytes(await tagOf(secret, signed), payload.slice(SIGNED_BYTES))) return { format: "invalid" };
+  if (!sameBytes(await tagOf(format.version, secret, signed), payload.slice(SIGNED_BYTES))) return { format: "invalid" };
   let issuedAtMs = 0;
-  for (let i = 0; i < ISSUED_AT_BYTES; i++) issuedAtMs = issuedAtMs * 256 + signed[i];
+  for (let i = 0; i < ISSUED_AT_BYTES; i++) issuedAtMs = issuedAtMs * 256 + signed[format.issuedAtAt + i];
   return { format: "signed", issuedAtMs };
+}
+
+/** The fewest leading characters of `key` that can tell it apart from other keys. */
+function shortestPrefixLength(key) {
+  return SIGNED_FORMATS.find(({ version }) => key.startsWith(`${version}_`))?.prefixLength ?? KEY_PREFIX_LENGTH;
+}
+
+/** The prefix a key is issued with: its first KEY_PREFIX_LENGTH characters (random ones after "sk3_"). */
+export function keyPrefix(key) {
+  return key.slice(0, shortestPrefixLength(key));
+}
+
+/** The most characters of a key a prefix may show: a prefix is a label, never most of the secret. */
+const MAX_PREFIX_LENGTH = 20;
+
+/**
+ * The shortest start of `key`, at least as long as its format needs (keyPrefix), that none of
+ * `others` (the prefixes of the tenant's other keys) begins with: never one of them, and never the
+ * start of a longer one. For a key recorded without a prefix (an "sk2_" key whose first characters
+ * other keys shared). Null when even MAX_PREFIX_LENGTH characters would not do.
+ */
+export function distinctPrefix(key, others) {
+  for (let length = shortestPrefixLength(key); length <= MAX_PREFIX_LENGTH; length++) {
+    const start = key.slice(0, length);
+    if (!others.some((other) => other.startsWith(start))) return start;
+  }
+  return null;
 }
 
 /** Whether a signed key issued at `issuedAtMs` may still be missing from a replica at `now`. */

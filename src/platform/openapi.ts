@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { CSV_MEDIA_TYPE } from "./csv";
+import type { ShownOnce } from "./idempotency";
 import { ERROR_CATALOGUE, problemBody, type ErrorCode } from "./errors";
 import type { DocumentedQuery } from "./fields";
 import { API_TAGS, deprecatedQueryParameters, rateLimitClassOf, routeWrites, type RouteDefinition } from "./routes";
@@ -355,6 +356,11 @@ function answerHeaders(headers: Record<string, string> | undefined, deprecated: 
   };
 }
 
+/** The Warning an answer with secrets shown once carries when it is an Idempotency-Key replay. */
+function shownOnceHeaders({ fields }: ShownOnce): Record<string, string> {
+  return { Warning: `On an Idempotency-Key replay only: ${fields.map((field) => `\`${field}\``).join(", ")} is not shown again (it is never stored).` };
+}
+
 /** A JSON media type: the schema, and an example of it unless the component it names shows its own. */
 function jsonContent(schema: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
   const component = typeof schema.$ref === "string" ? components[schema.$ref.slice(COMPONENT_SCHEMAS.length)] : undefined;
@@ -375,7 +381,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     for (const [status, response] of Object.entries(spec.responses)) {
       responses[status] = {
         description: response.description,
-        headers: answerHeaders(response.headers, deprecated),
+        headers: answerHeaders({ ...response.headers, ...(status.startsWith("2") && spec.shownOnce && shownOnceHeaders(spec.shownOnce)) }, deprecated),
         ...(response.schema && {
           content: {
             "application/json": jsonContent(mediaSchema(response.schema), schemas),
@@ -452,7 +458,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
           in: "header",
           name: "svc-api-key",
           description:
-            "The secret key, issued by `POST /v1/keys` or `npm run key`: `sk2_` and 62 base64url characters, carrying its issue time, a random part and a signature the API checks before reading any database. Keys issued in the earlier format (`sk_` and 43 base64url characters) keep working. A client address whose requests fail authentication too often in a minute answers 429 rate_limited with limitClass `authentication` and Retry-After.",
+            "The secret key, issued by `POST /v1/keys` or `npm run key`: `sk3_` and 62 base64url characters, carrying a random part, its issue time and a signature the API checks before reading any database. Keys issued in the earlier formats (`sk2_` and 62 base64url characters, `sk_` and 43) keep working. A client address whose requests fail authentication too often in a minute answers 429 rate_limited with limitClass `authentication` and Retry-After.",
         },
       },
       schemas,

@@ -10,7 +10,7 @@ import { rateLimit, type RateLimitClass } from "./rate-limits";
 import { tenantMovingError } from "./tenancy";
 import { announceDeprecations, deprecationOf, type Deprecation } from "./deprecation";
 import { isCsvContentType, parseCsv } from "./csv";
-import { idempotency } from "./idempotency";
+import { idempotency, type ShownOnce } from "./idempotency";
 import { streamsOnPurpose } from "./streaming";
 import { identifierText } from "./fields";
 import type { RequestScope } from "./principal";
@@ -89,6 +89,11 @@ export interface RouteSpec<
   csvExport?: { columns: readonly string[] };
   /** The whole route is a deprecated form (another route does the same): its answers say so. */
   deprecated?: Deprecation;
+  /**
+   * Secrets its answer shows once (an issued key, a signing secret): never kept with the stored
+   * Idempotency-Key answer, so a replay answers without them, with a Warning.
+   */
+  shownOnce?: ShownOnce;
 }
 
 export interface CsvImport {
@@ -345,7 +350,7 @@ function routeChain(route: RouteDefinition): MiddlewareHandler<AppBindings>[] {
     rateLimit(rateLimitClassOf(spec)),
     requireAccess(spec),
     ...(spec.method === "get" ? [] : [limitBodySize]),
-    ...(routeWrites(spec) ? [idempotency] : []),
+    ...(routeWrites(spec) ? [idempotency(spec.shownOnce)] : []),
     ...(announce ? [announce] : []),
     ...validateInput(spec),
     invokeHandler(route),

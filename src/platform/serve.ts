@@ -2,6 +2,7 @@ import type { App } from "./app";
 import type { Env } from "./env";
 import { INTERNAL_PROBLEM, logFailure, problemResponseFor } from "./errors";
 import { guardedStream } from "./streaming";
+import { setSecurityHeaders } from "./security-headers";
 import { answerBookmark, logRequest, startTrace, type RequestTrace } from "./trace";
 import { buildVersion, VERSION_HEADER } from "./version";
 
@@ -12,8 +13,8 @@ import { buildVersion, VERSION_HEADER } from "./version";
  * x-request-id too, and are logged with their stack; nothing reaches the client as plain text.
  * An answer that streams on purpose (a CSV export) is the exception: it is passed on as it is read,
  * and a failure while it streams is logged and ends the stream in error (src/platform/streaming.ts).
- * Every answer carries the request's latest D1 bookmark and the build that answered (svc-api-version),
- * and every request leaves one log line.
+ * Every answer carries the request's latest D1 bookmark, the build that answered (svc-api-version)
+ * and the security headers (security-headers.ts), and every request leaves one log line.
  */
 export function serve(app: App): ExportedHandlerFetchHandler<Env> {
   return async (request, env, ctx) => {
@@ -22,6 +23,7 @@ export function serve(app: App): ExportedHandlerFetchHandler<Env> {
     const bookmark = answerBookmark(trace);
     if (bookmark) response.headers.set("x-d1-bookmark", bookmark);
     response.headers.set(VERSION_HEADER, buildVersion(env));
+    setSecurityHeaders(response.headers, new URL(request.url).pathname);
     const logLine = () => logRequest(trace, request.method, response.status);
     if (trace.answerStreams && response.body) {
       // Its log line is written once it ends, so it counts the D1 calls of every page.

@@ -29,7 +29,10 @@ export const apiKeys = sqliteTable("api_keys", {
   userId: text("user_id"),
   keyHash: text("key_hash").notNull(),
   name: text("name"),
-  /** The key's first characters (null for keys issued before they were recorded). */
+  /**
+   * The key's first characters, as many as tell it apart from the tenant's other keys (unique in the
+   * tenant); null until a key issued before prefixes were distinct is next used.
+   */
   prefix: text("prefix"),
   expiresAt: text("expires_at"),
   revokedAt: text("revoked_at"),

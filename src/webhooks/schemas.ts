@@ -101,10 +101,12 @@ export type WebhookRepresentation = z.infer<typeof webhookRepresentation>;
 
 export const createdWebhookRepresentation = webhookRepresentation
   .extend({
+    // Required, as in the first answer: /v1 promised it before replays stopped showing it, and a
+    // field of an answer may not become optional inside /v1 (docs/versioning.md).
     secret: z
       .string()
       .describe(
-        'The signing secret, shown in this answer only. Each delivery carries svc-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>.',
+        'The signing secret, shown in this answer only: it is absent from an Idempotency-Key replay (which carries a Warning instead). Each delivery carries svc-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>.',
       ),
   })
   .meta({ id: "WebhookWithSecret", examples: [{ ...WEBHOOK_EXAMPLE, secret: "whsec_Q2hhbmdlIG1lIHRvIGEgcmVhbCBzZWNyZXQgcGxlYXNl" }] });

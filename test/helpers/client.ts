@@ -8,7 +8,7 @@ import { DEFAULT_LIMIT } from "../../src/platform/pagination";
 import type { ShardName } from "../../src/platform/shards";
 import type { ProblemItem } from "../../src/platform/errors";
 import type { RouteDefinition, RouteTypes } from "../../src/platform/routes";
-import { mintSignedKey } from "../../src/platform/key-format.mjs";
+import { keyPrefix, mintSignedKey } from "../../src/platform/key-format.mjs";
 import { createTenant } from "../../src/tenants/placement";
 import { testShard } from "./shards";
 
@@ -55,11 +55,12 @@ export function issueLegacyKey(tenantId: string, role: Role, userId?: string): P
   return storeKey(legacyKeyText(), tenantId, role, userId);
 }
 
+/** Stores a key's row with the prefix it was issued with. */
 async function storeKey(key: string, tenantId: string, role: Role, userId?: string): Promise<Caller> {
   await env.CONTROL.prepare(
-    "insert into api_keys (id, tenant_id, role, user_id, key_hash, created_at) values (?, ?, ?, ?, ?, ?)",
+    "insert into api_keys (id, tenant_id, role, user_id, key_hash, prefix, created_at) values (?, ?, ?, ?, ?, ?, ?)",
   )
-    .bind(uniqueId("key"), tenantId, role, userId ?? null, await sha256Hex(key), new Date().toISOString())
+    .bind(uniqueId("key"), tenantId, role, userId ?? null, await sha256Hex(key), keyPrefix(key), new Date().toISOString())
     .run();
   return { tenantId, role, key, userId };
 }

@@ -1,10 +1,21 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { KEY_CACHE_TTL_MS } from "../../src/platform/auth";
+import { mintSignedKey } from "../../src/platform/key-format.mjs";
 import { callRoute, collectPages, eventsOf, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
 import { routes } from "../helpers/routes";
 import { accountWithKey } from "../helpers/setup";
 import { tenantDb } from "../helpers/shards";
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Whether one of `prefixes` is the start of another (two keys a reader could not tell apart by them). */
+function nested(prefixes: string[]): string[] {
+  return prefixes.flatMap((prefix, i) => prefixes.filter((other, j) => i !== j && other.startsWith(prefix)).map((other) => `${prefix} < ${other}`));
+}
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -22,7 +33,7 @@ describe("API keys: issue", () => {
     const op = await newTenant();
     const { created, caller, response } = await issue(op, { role: "OPERATOR", name: "CI deploys" });
     expect(created).toMatchObject({ role: "OPERATOR", userId: null, name: "CI deploys", expiresAt: null, revokedAt: null });
-    expect(created.key).toMatch(/^sk2_[A-Za-z0-9_-]{62}$/);
+    expect(created.key).toMatch(/^sk3_[A-Za-z0-9_-]{62}$/);
     expect(created.prefix).toBe(created.key!.slice(0, 8));
     expect(response.headers.get("location")).toBe(`/v1/keys/${created.id}`);
     expect(response.headers.get("cache-control")).toBe("no-store");
@@ -48,9 +59,10 @@ describe("API keys: issue", () => {
     expect(replay.headers.get("cache-control")).toBe("no-store");
     const { items } = await collectPages(op, routes.listKeys, { query: { limit: 500 } });
     expect(items.filter((item) => item.name === "retried")).toHaveLength(1);
-    const stored = await (await tenantDb(op.tenantId)).prepare("select response_body from idempotency_keys where tenant_id = ?").bind(op.tenantId).all();
+    const stored = await (await tenantDb(op.tenantId)).prepare("select response_headers, response_body from idempotency_keys where tenant_id = ?").bind(op.tenantId).all();
     expect(stored.results.length).toBe(1);
     expect(JSON.stringify(stored.results)).not.toContain(key!);
+    expect(JSON.parse(String(stored.results[0].response_body))).toEqual(representation);
   });
 
   it("issues ACCOUNT keys that act for their user's accounts only", async () => {
@@ -115,6 +127,85 @@ describe("API keys: list and read", () => {
     expectProblem(await callRoute(op, routes.revokeKey, { params: { keyId: theirs.created.id } }), 404, "not_found");
     expectProblem(await callRoute(op, routes.getKey, { params: { keyId: "key_unknown" } }), 404, "not_found");
     expect(await canRead(theirs.caller)).toBe(200);
+  });
+});
+
+describe("API keys: prefixes tell a tenant's keys apart", () => {
+  it("50 keys issued at once in one tenant: 50 different prefixes, each its key's first 8 characters, listed as issued", async () => {
+    const op = await newTenant();
+    const issued: { id: string; prefix: string | null; key?: string }[] = [];
+    for (let batch = 0; batch < 5; batch++) {
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => issue(op, { role: "OPERATOR", name: `batch ${batch} key ${i}` })));
+      issued.push(...answers.map(({ created }) => created));
+    }
+    for (const { key, prefix } of issued) expect(prefix).toBe(key!.slice(0, 8));
+    const prefixes = issued.map(({ prefix }) => prefix!);
+    expect(new Set(prefixes).size).toBe(50);
+    expect(nested(prefixes)).toEqual([]);
+
+    const { items } = await collectPages(op, routes.listKeys, { query: { limit: 500 } });
+    const listed = new Map(items.map((item) => [item.id, item.prefix]));
+    for (const { id, prefix } of issued) expect(listed.get(id)).toBe(prefix);
+    expect(new Set(items.map((item) => item.prefix)).size).toBe(items.length);
+  });
+
+  it("never issues a key whose prefix another key of the tenant has: it mints another", async () => {
+    const op = await newTenant();
+    const first = await issue(op, { role: "OPERATOR" });
+    // The next key's random part comes out as the first's did (so its first 8 characters too), once.
+    const random = Uint8Array.from(atob(first.created.key!.slice(4, 36).replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+    const getRandomValues = crypto.getRandomValues.bind(crypto);
+    let repeated = 0;
+    vi.spyOn(crypto, "getRandomValues").mockImplementation(<T extends ArrayBufferView | null>(array: T): T => {
+      if (array instanceof Uint8Array && array.length === 24 && repeated === 0) {
+        repeated++;
+        array.set(random);
+        return array;
+      }
+      return getRandomValues(array as never) as T;
+    });
+    const second = await issue(op, { role: "OPERATOR" });
+    expect(repeated).toBe(1);
+    expect(second.created.prefix).not.toBe(first.created.prefix);
+    expect(second.created.prefix).toBe(second.created.key!.slice(0, 8));
+    expect(await canRead(second.caller)).toBe(200);
+    const { items } = await collectPages(op, routes.listKeys, { query: { limit: 500 } });
+    expect(items).toHaveLength(3);
+    expect(await eventsOf(op, { types: "key.created" })).toHaveLength(2);
+  });
+
+  it("keys of the sk2 format whose first characters other keys shared keep working, and record a distinct prefix when next used", async () => {
+    const op = await newTenant();
+    // As migration 0002 leaves them: issued within minutes of each other, so their first 8 characters are alike, recorded without a prefix.
+    const issuedAt = Date.now() - 3_600_000;
+    const keys = await Promise.all([0, 1, 60_000].map((offset) => mintSignedKey(env.KEY_SIGNING_SECRET, issuedAt + offset, "sk2")));
+    expect(new Set(keys.map((key) => key.slice(0, 8))).size).toBe(1);
+    const ids = keys.map((_, i) => `key_sk2_${i}_${op.tenantId}`);
+    for (const [i, key] of keys.entries()) {
+      await env.CONTROL.prepare("insert into api_keys (id, tenant_id, role, key_hash, created_at) values (?, ?, 'OPERATOR', ?, ?)")
+        .bind(ids[i], op.tenantId, await sha256Hex(key), new Date(issuedAt).toISOString())
+        .run();
+    }
+    const callers = keys.map((key): Caller => ({ ...op, key }));
+    const prefixesOf = async () => {
+      const { items } = await collectPages(op, routes.listKeys, { query: { limit: 500 } });
+      return ids.map((id) => items.find((item) => item.id === id)!.prefix);
+    };
+    expect(await prefixesOf()).toEqual([null, null, null]);
+
+    for (const caller of callers) expectStatus(await callRoute(caller, routes.listFrontOperations, { drain: true }), 200);
+    const prefixes = await prefixesOf();
+    prefixes.forEach((prefix, i) => {
+      expect(prefix, ids[i]).not.toBeNull();
+      expect(keys[i].startsWith(prefix!), `${prefix} starts ${keys[i]}`).toBe(true);
+      // The whole issue time and two random characters at least: what keys issued around the same time do not share.
+      expect(prefix!.length).toBeGreaterThanOrEqual(14);
+    });
+    expect(nested([...prefixes, op.key.slice(0, 8)] as string[])).toEqual([]);
+
+    // Used again, a key keeps the prefix it recorded.
+    for (const caller of callers) expectStatus(await callRoute(caller, routes.listFrontOperations, { drain: true }), 200);
+    expect(await prefixesOf()).toEqual(prefixes);
   });
 });
 

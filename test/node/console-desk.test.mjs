@@ -299,7 +299,7 @@ if (chromiumPresent("console desk test")) {
       await dialog.waitFor();
       assert.ok(await dialog.evaluate((element) => element.contains(document.activeElement)), "the focus is in the dialog");
       const issued = await dialog.locator("code").innerText();
-      assert.match(issued, /^sk2_/);
+      assert.match(issued, /^sk3_/);
       await page.keyboard.press("Enter"); // the first button: Copy
       await dialog.getByText("Copied.").waitFor();
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), issued);

@@ -71,7 +71,7 @@ describe("npm run key against the served database", () => {
     const issued = await keyCommand("--tenant", "node-cli", "--role", "OPERATOR");
     assert.equal(issued.code, 0, issued.stderr);
     const key = issued.stdout.trim().split("\n").at(-1);
-    assert.match(key, /^sk2_[A-Za-z0-9_-]{62}$/);
+    assert.match(key, /^sk3_[A-Za-z0-9_-]{62}$/);
     assert.equal((await api(key, "OPERATOR", "/v1/keys")).status, 200);
 
     const listed = await keyCommand("--list", "--tenant", "node-cli", "--json");
@@ -102,6 +102,31 @@ describe("npm run key against the served database", () => {
     const again = await keyCommand("--revoke", entry.id);
     assert.equal(again.code, 0);
     assert.match(again.stderr, /already revoked/);
+  });
+
+  it("lists 50 keys issued at once in one tenant (by the API and by itself) with 50 different prefixes, as the API does", async () => {
+    const first = await issue("node-prefixes");
+    const byApi = await Promise.all(
+      Array.from({ length: 48 }, async (_, i) => {
+        const created = await api(first, "OPERATOR", "/v1/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ role: "OPERATOR", name: `key ${i}` }) });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        return created.body.key;
+      }),
+    );
+    const keys = [first, ...byApi, await issue("node-prefixes")];
+
+    const listed = await keyCommand("--list", "--tenant", "node-prefixes", "--json");
+    assert.equal(listed.code, 0, listed.stderr);
+    const entries = JSON.parse(listed.stdout);
+    assert.equal(entries.length, 50);
+    assert.equal(new Set(entries.map((entry) => entry.prefix)).size, 50, "no two keys share a prefix");
+    for (const key of keys) assert.equal(entries.filter((entry) => key.startsWith(entry.prefix)).length, 1, `one prefix starts ${key.slice(0, 8)}…`);
+    const served = (await api(first, "OPERATOR", "/v1/keys?limit=500")).body.items;
+    assert.deepEqual(new Map(served.map((entry) => [entry.id, entry.prefix])), new Map(entries.map((entry) => [entry.id, entry.prefix])));
+
+    const table = await keyCommand("--list", "--tenant", "node-prefixes");
+    assert.equal(table.code, 0, table.stderr);
+    for (const entry of entries) assert.match(table.stdout, new RegExp(`^${entry.id} .* ${entry.prefix} `, "m"));
   });
 
   it("refuses what it cannot do, with the usage, exit code non-zero", async () => {

@@ -44,6 +44,23 @@ describe("what the OpenAPI document declares", () => {
     }
   });
 
+  it("for every route with secrets shown once: its success answers document the replay's Warning, and each secret says a replay has none", async () => {
+    const doc = await document();
+    const withSecrets = apiRoutes.filter(({ spec }) => spec.shownOnce);
+    expect(withSecrets.map(({ spec }) => spec.operationId).sort()).toEqual(["createKey", "createWebhook"]);
+    for (const { spec } of withSecrets) {
+      for (const [status, response] of Object.entries(doc.paths[openApiPath(spec.path)][spec.method].responses)) {
+        if (!status.startsWith("2")) continue;
+        expect(response.headers?.Warning, `${spec.operationId} ${status}`).toBeTruthy();
+        const ref = response.content?.["application/json"]?.schema?.$ref ?? "";
+        const schema = doc.components.schemas[ref.replace("#/components/schemas/", "")];
+        for (const field of spec.shownOnce!.fields) {
+          expect(schema.properties?.[field]?.description, `${spec.operationId}: ${field}`).toMatch(/absent from an Idempotency-Key replay/i);
+        }
+      }
+    }
+  });
+
   it("lists no error code that nothing can produce", async () => {
     const doc = await document();
     const declared = new Set<string>();

@@ -123,6 +123,27 @@ describe("webhook subscriptions", () => {
     expectProblem(await callRoute(operator, routes.deleteWebhook, { params: { webhookId: created.id } }), 404, "not_found");
   });
 
+  it("never stores the secret: an Idempotency-Key replay answers the same subscription without it, with a Warning", async () => {
+    const operator = await newTenant();
+    const request = { body: { url: receiver("ok").url, description: "retried" }, headers: { "Idempotency-Key": "subscribe-once" } };
+    const created = expectStatus(await callRoute(operator, routes.createWebhook, request), 201);
+    const { secret, ...subscription } = created;
+    expect(secret).toMatch(/^whsec_/);
+
+    const replay = await callRoute(operator, routes.createWebhook, request);
+    expect(expectStatus(replay, 201)).toEqual(subscription);
+    expect(replay.text).not.toContain(secret);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.headers.get("warning")).toBe(`299 - "The signing secret was shown once, in the first answer; delete webhook ${created.id} and subscribe again if it was lost."`);
+    expect(replay.headers.get("cache-control")).toBe("no-store");
+    expect(expectStatus(await callRoute(operator, routes.listWebhooks), 200).items).toHaveLength(1);
+
+    const stored = await (await tenantDb(operator.tenantId)).prepare("select response_headers, response_body from idempotency_keys where tenant_id = ?").bind(operator.tenantId).all();
+    expect(stored.results).toHaveLength(1);
+    expect(JSON.stringify(stored.results)).not.toContain(secret);
+    expect(JSON.parse(String(stored.results[0].response_body))).toEqual(subscription);
+  });
+
   it("eventTypes default to every type, and must name real types or prefixes", async () => {
     const operator = await newTenant();
     expect((await subscribe(operator, { url: receiver("ok").url })).eventTypes).toEqual(["*"]);

@@ -18,10 +18,14 @@ export default defineRoute(
       201: {
         description: "Issued.",
         schema: createdKeyRepresentation,
-        headers: { Location: "URL of the new key", Warning: "On an Idempotency-Key replay only: the key is not shown again." },
+        headers: { Location: "URL of the new key" },
       },
     },
     errors: ["idempotency_key_reused"],
+    shownOnce: {
+      fields: ["key"],
+      warning: (answer) => `The key was shown once, in the first answer; revoke ${answer.id} and issue another if it was lost.`,
+    },
   },
   async function handleCreateKey(c, { body }) {
     const { row, key } = await createKey({ control: keyStore(c), shard: c.var.db }, c.var.principal, body, c.env.KEY_SIGNING_SECRET);
@@ -29,10 +33,6 @@ export default defineRoute(
     c.header("Location", `/v1/keys/${row.id}`);
     // The plain key must not sit in a shared cache or a browser's history.
     c.header("Cache-Control", "no-store");
-    c.set("replayAnswer", {
-      body: representation,
-      headers: { warning: `299 - "The key was shown once, in the first answer; revoke ${row.id} and issue another if it was lost."` },
-    });
     return c.json({ ...representation, key }, 201);
   },
 );
