@@ -44,8 +44,8 @@ try {
     stdin: {
       contents: [
         'export { apiRoutes } from "./src/app.ts";',
-        'export { buildOpenApiDocument } from "./src/platform/openapi.ts";',
-        'export { ERROR_CATALOGUE } from "./src/platform/errors.ts";',
+        'export { buildOpenApiDocument } from "./src/platform/http/openapi.ts";',
+        'export { ERROR_CATALOGUE } from "./src/platform/core/errors.ts";',
       ].join("\n"),
       resolveDir: repoRoot,
       loader: "ts",

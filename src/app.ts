@@ -1,27 +1,41 @@
+import { attachmentCommands } from "./attachments/commands";
 import { attachmentRoutes } from "./attachments/routes";
+import { checkoutCommands } from "./checkout/commands";
 import { checkoutRoutes } from "./checkout/routes";
 import { compareRoutes } from "./compare/routes";
-import { coordinatorFor } from "./coordinator/runner";
 import { directoryRoutes } from "./directory/routes";
 import { eventRoutes } from "./events/routes";
 import { frontRoutes } from "./front/routes";
 import { keyRoutes } from "./keys/routes";
+import { lineCommands } from "./lines/commands";
 import { lineRoutes } from "./lines/routes";
+import { OperationObject } from "./operations/coordinator/durable-object";
+import { operationCommands } from "./operations/commands";
 import { operationRoutes } from "./operations/routes";
 import type { MiddlewareHandler } from "hono";
-import { createApp, type App, type AppBindings } from "./platform/app";
-import { authenticate } from "./platform/auth";
-import { isBookmark, sessionStart } from "./platform/bookmarks";
-import { openDb } from "./platform/database";
-import { shardNames } from "./platform/shards";
-import { noteBookmark } from "./platform/trace";
-import { buildOpenApiDocument } from "./platform/openapi";
-import { answerUnrouted, mountRoutes, type RouteDefinition } from "./platform/routes";
+import { createApp } from "./platform/http/create-app";
+import { type App, type AppBindings } from "./platform/http/context";
+import { authenticate } from "./platform/http/auth";
+import { isBookmark, sessionStart } from "./platform/data/bookmarks";
+import { openDb } from "./platform/data/database";
+import { shardNames } from "./platform/core/shards";
+import { noteBookmark } from "./platform/data/trace";
+import { buildOpenApiDocument } from "./platform/http/openapi";
+import { answerUnrouted, mountRoutes, type RouteDefinition } from "./platform/http/routes";
+import { commandRegistry } from "./operations/coordinator/protocol";
 import { quotaRoutes } from "./quotas/routes";
 import { handOnAppendedEvents } from "./webhooks/outbox";
 import { webhookRoutes } from "./webhooks/routes";
 import { name as serviceName } from "../package.json";
-import { buildVersion } from "./platform/version";
+import { buildVersion } from "./platform/core/version";
+
+/** Every command an Operation's Durable Object runs, by the name the Worker sends it by. */
+export const operationObjectCommands = commandRegistry([...operationCommands, ...lineCommands, ...attachmentCommands, ...checkoutCommands]);
+
+/** The Operation's Durable Object, running the app's commands (wrangler.toml binds it as OPERATION_COORDINATOR). */
+export class OperationCoordinator extends OperationObject {
+  protected readonly commands = operationObjectCommands;
+}
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
 export const apiRoutes: RouteDefinition[] = [
@@ -39,8 +53,8 @@ export const apiRoutes: RouteDefinition[] = [
 ];
 
 /**
- * After the key: the tenant's shard as this request sees it (`c.var.db`) and its Operations'
- * Durable Objects (`c.var.coordinator`), which run on the same shard. Reads run in a D1 session
+ * After the key: the tenant's shard as this request sees it (`c.var.db`); its Operations'
+ * Durable Objects (`operationCoordinator(c)`) run on the same shard. Reads run in a D1 session
  * started from the client's bookmark (they see every write up to it, on whichever replica serves
  * them), else anywhere; writes go to the primary.
  */
@@ -51,13 +65,12 @@ export const openTenantDb: MiddlewareHandler<AppBindings> = async (c, next) => {
   // An answer that reads nothing newer still carries the bookmark it was asked to honour.
   if (isBookmark(start)) noteBookmark(c.var.trace, start);
   c.set("db", openDb(c.env, shard, start, c.var.trace));
-  c.set("coordinator", coordinatorFor(c.env, c.var.principal, c.var.trace));
   await next();
 };
 
 /**
  * The request path: requestId → db on c.var → docs and the OpenAPI document (no key) →
- * /v1: credentials → the route's chain (`routeChain`, src/platform/routes.ts). `extend` mounts
+ * /v1: credentials → the route's chain (`routeChain`, src/platform/http/routes.ts). `extend` mounts
  * more routes (the bench's entry adds its baselines).
  */
 export function buildApp(extend?: (app: App) => void): App {

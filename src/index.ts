@@ -1,14 +1,14 @@
 import { buildApp } from "./app";
-import { sweepSchedules } from "./coordinator/schedule-sweep";
-import type { Env } from "./platform/env";
-import { logFailure } from "./platform/errors";
-import { purgeExpiredIdempotencyKeys } from "./platform/idempotency";
-import { serve } from "./platform/serve";
+import { sweepSchedules } from "./operations/coordinator/schedule-sweep";
+import type { Env } from "./platform/core/env";
+import { logFailure } from "./platform/core/errors";
+import { purgeExpiredIdempotencyKeys } from "./platform/http/idempotency";
+import { serve } from "./platform/http/serve";
 import { consumeWebhookMessages } from "./webhooks/consumer";
 import type { WebhookMessage } from "./webhooks/messages";
 import { sweepWebhooks, WEBHOOK_SWEEP_CRON } from "./webhooks/outbox";
 
-export { OperationCoordinator } from "./coordinator/durable-object";
+export { OperationCoordinator } from "./app";
 
 export const app = buildApp();
 

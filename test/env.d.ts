@@ -1,5 +1,5 @@
 import type { D1Migration } from "@cloudflare/vitest-plugin";
-import type { Env as WorkerEnv } from "../src/platform/env";
+import type { Env as WorkerEnv } from "../src/platform/core/env";
 
 declare global {
   namespace Cloudflare {

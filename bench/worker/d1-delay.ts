@@ -10,7 +10,7 @@
  * GET /__bench/d1-delay checks by asking a Durable Object what it sees.
  */
 
-import { interceptRoundTrips, type D1Preparer } from "../../src/platform/database";
+import { interceptRoundTrips, type D1Preparer } from "../../src/platform/data/database";
 
 export interface D1Delay {
   primaryMs: number;

@@ -1,11 +1,10 @@
 // The bench's own Worker entry: the API's app plus the baselines `npm run bench` measures against.
 // Never deployed: src/index.ts (the production entry) does not import anything under bench/.
-import { buildApp } from "../../src/app";
+import { buildApp, OperationCoordinator as ProductionCoordinator } from "../../src/app";
 import worker from "../../src/index";
-import { OperationCoordinator as ProductionCoordinator } from "../../src/coordinator/durable-object";
-import type { Env } from "../../src/platform/env";
-import { serve } from "../../src/platform/serve";
-import { traceOf } from "../../src/platform/trace";
+import type { Env } from "../../src/platform/core/env";
+import { serve } from "../../src/platform/http/serve";
+import { traceOf } from "../../src/platform/data/trace";
 import { currentD1Delay, withD1Delay } from "./d1-delay";
 import { mountBenchRoutes } from "./routes";
 

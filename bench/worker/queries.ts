@@ -1,12 +1,12 @@
 import { sql } from "drizzle-orm";
-import { sha256Hex } from "../../src/platform/crypto";
-import { type Db } from "../../src/platform/database";
-import { jsonChunks, runBatch } from "../../src/platform/sql";
-import { idPrefixes, newId } from "../../src/platform/ids";
-import { searchText, sortText } from "../../src/platform/locale";
-import type { ShardName } from "../../src/platform/shards";
-import { apiKeys, tenantDirectory } from "../../src/platform/tables";
-import { nowIso } from "../../src/platform/time";
+import { sha256Hex } from "../../src/platform/core/crypto";
+import { type Db } from "../../src/platform/data/database";
+import { jsonChunks, runBatch } from "../../src/platform/data/sql";
+import { idPrefixes, newId } from "../../src/platform/core/ids";
+import { searchText, sortText } from "../../src/platform/core/locale";
+import type { ShardName } from "../../src/platform/core/shards";
+import { apiKeys, tenantDirectory } from "../../src/platform/data/tables";
+import { nowIso } from "../../src/platform/core/time";
 
 export interface RawLine {
   variantExternalId: string;

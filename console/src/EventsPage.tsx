@@ -1,6 +1,6 @@
 import type { Schemas } from "@campaign-policy/client";
 import { useEffect, useRef, useState } from "react";
-import { EVENT_TYPES } from "../../src/platform/event-types";
+import { EVENT_TYPES } from "../../src/platform/core/event-types";
 import { useSession } from "./context";
 import { ListTable, type Column } from "./PagedList";
 import { answer, toRefusal, type Refusal } from "./session";

@@ -2,7 +2,7 @@
 -- with their issue time, so keys issued within hours of each other were recorded with the same
 -- prefix: a prefix another key of the tenant shares tells nothing, and is dropped. Such a key records
 -- a start of its own, as long as it takes to be distinct, the next time it is used (the plain key
--- exists nowhere else: src/platform/auth.ts). Every other key keeps its prefix.
+-- exists nowhere else: src/platform/http/auth.ts). Every other key keeps its prefix.
 -- The shared prefixes are found before any is dropped (a subquery correlated with the updated rows
 -- would see the first ones dropped and keep the last).
 UPDATE api_keys SET prefix = NULL

@@ -1,7 +1,7 @@
 // Issues API keys straight into D1: the only way a first key can exist (keys authenticate everything else).
 import { createHash, randomBytes } from "node:crypto";
-import { canonicalIdentifier, identifierProblem } from "../../src/platform/identifier-text.mjs";
-import { keyPrefix, mintSignedKey } from "../../src/platform/key-format.mjs";
+import { canonicalIdentifier, identifierProblem } from "../../src/platform/core/identifier-text.mjs";
+import { keyPrefix, mintSignedKey } from "../../src/platform/core/key-format.mjs";
 import { keySigningSecret } from "./local-secrets.mjs";
 import { CONTROL, executeSql, shardBindings, sqlString } from "./wrangler.mjs";
 
@@ -49,7 +49,7 @@ export function validateKeyRequest({ tenant, role, user, locale, shard }) {
 
 /**
  * Creates the tenant when it is new (default locale `locale`, else `en`), stores the SHA-256 hex of a
- * fresh key signed as the Worker signs them (src/platform/key-format.mjs, with the target's
+ * fresh key signed as the Worker signs them (src/platform/core/key-format.mjs, with the target's
  * KEY_SIGNING_SECRET), and returns the plain key — the only time it exists outside the caller.
  */
 export async function issueKey({ remote = false, persistTo, ...request }) {

@@ -1,11 +1,11 @@
-import { actorOf } from "../platform/principal";
-import { defineCommand, type CommandContext } from "../platform/commands";
-import { insertFromJson } from "../platform/sql";
-import { ApiError } from "../platform/errors";
-import { operationAccounts } from "../platform/tables";
-import { nowIso } from "../platform/time";
+import { actorOf } from "../platform/core/principal";
+import { defineCommand, type CommandContext } from "../operations/coordinator/protocol";
+import { insertFromJson } from "../platform/data/sql";
+import { ApiError } from "../platform/core/errors";
+import { operationAccounts } from "../platform/data/tables";
+import { nowIso } from "../platform/core/time";
 import { permittedAccounts, requirePermitted } from "../directory/membership";
-import { commitRowChange, findOwnedKeys, loadOperationWith, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../write/operation";
+import { commitRowChange, findOwnedKeys, loadOperationWith, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../operations/aggregate";
 import { findAttachmentStates } from "./queries";
 
 export interface AttachResult {

@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
-import type { Principal } from "../platform/principal";
-import { type Db } from "../platform/database";
-import { inJsonList, selectInChunks } from "../platform/sql";
-import { containsText, type ListContext } from "../platform/pagination";
-import { accounts, operationAccounts } from "../platform/tables";
+import type { Principal } from "../platform/core/principal";
+import { type Db } from "../platform/data/database";
+import { inJsonList, selectInChunks } from "../platform/data/sql";
+import { containsText, type ListContext } from "../platform/data/pagination";
+import { accounts, operationAccounts } from "../platform/data/tables";
 import { listOperationRows } from "../operations/queries";
 import { accountFilters } from "../directory/queries";
 import { attachmentList, type ListAttachmentsQuery } from "./schemas";

@@ -1,7 +1,8 @@
 import * as z from "zod";
-import { externalKey, listEnvelope } from "../platform/fields";
-import { commaEnumList, pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { accounts, operationAccounts } from "../platform/tables";
+import { externalKey, listEnvelope } from "../platform/schema/fields";
+import { commaEnumList, pageQueryShape } from "../platform/schema/list-query";
+import { type ListDefinition } from "../platform/data/pagination";
+import { accounts, operationAccounts } from "../platform/data/tables";
 import { accountFilterShape, accountName, userRepresentation } from "../directory/schemas";
 
 /** Account ids per attach/detach call. */

@@ -1,11 +1,11 @@
 import { permittedAccounts } from "../directory/membership";
 import { findLineIssues, nearestValidQuantities, type LineIssue } from "../lines/order-fit";
 import { getVisibleOperation, type OperationRow } from "../operations/queries";
-import type { Principal } from "../platform/principal";
-import type { Db } from "../platform/database";
-import { ApiError } from "../platform/errors";
-import type { StoredOrderLine } from "../platform/tables";
-import { toIsoSeconds } from "../platform/time";
+import type { Principal } from "../platform/core/principal";
+import type { Db } from "../platform/data/database";
+import { ApiError } from "../platform/core/errors";
+import type { StoredOrderLine } from "../platform/data/tables";
+import { toIsoSeconds } from "../platform/core/time";
 import { findOrderOfCart, isAttached } from "./queries";
 
 /** A cart or order as it will be placed: defaults applied, nothing checked yet. */

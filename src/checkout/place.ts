@@ -1,9 +1,10 @@
+import { operationCoordinator } from "../operations/coordinator/runner";
 import type { Context } from "hono";
-import type { AppBindings } from "../platform/app";
-import { D1_MAX_JSON_PARAMETER_BYTES } from "../platform/database";
-import { ApiError } from "../platform/errors";
-import { appendEvent } from "../platform/events";
-import { actorOf, type RequestScope } from "../platform/principal";
+import type { AppBindings } from "../platform/http/context";
+import { D1_MAX_JSON_PARAMETER_BYTES } from "../platform/data/database";
+import { ApiError } from "../platform/core/errors";
+import { appendEvent } from "../platform/data/events";
+import { actorOf, type RequestScope } from "../platform/core/principal";
 import { evaluateOrders, type QuotaOrder, type QuotaResult } from "../quotas/evaluate";
 import { ruleReadingOf } from "../quotas/queries";
 import { checkPlacement, requirePermittedAccount, type Placement } from "./checks";
@@ -26,7 +27,7 @@ export async function placeCart(c: RequestContext, body: CartBody) {
   const placement = placementOf(body, c.var.scope);
   const checked = await checkPlacement(c.var.db, c.var.principal, placement);
   requirePermittedAccount(checked, c.var.principal, placement.accountId);
-  return c.var.coordinator.run(placement.operationId, createCart, { checkedVersion: checked.operation.version, placement });
+  return operationCoordinator(c).run(placement.operationId, createCart, { checkedVersion: checked.operation.version, placement });
 }
 
 export async function placeOrder(c: RequestContext, body: CartBody | { cartId: string }) {
@@ -35,7 +36,7 @@ export async function placeOrder(c: RequestContext, body: CartBody | { cartId: s
   if (quotas.blocked) await blockOrder(c, placement, quotas);
   requirePermittedAccount(checked, c.var.principal, placement.accountId);
   const warnings = quotas.results.filter((result) => result.reason !== null);
-  return c.var.coordinator.run(placement.operationId, createOrder, { checkedVersion: checked.operation.version, placement, warnings });
+  return operationCoordinator(c).run(placement.operationId, createOrder, { checkedVersion: checked.operation.version, placement, warnings });
 }
 
 /** A cart body with its defaults applied (storeId from svc-store), checked to fit one D1 value. */

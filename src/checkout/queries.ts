@@ -1,12 +1,12 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { ownAccountsOnly } from "../directory/membership";
 import { listOperationRows } from "../operations/queries";
-import type { Principal } from "../platform/principal";
-import { type Db } from "../platform/database";
-import { inJsonList } from "../platform/sql";
-import { ApiError } from "../platform/errors";
-import { type ListContext, selectRows } from "../platform/pagination";
-import { carts, operationAccounts, orders, type StoredOrderLine } from "../platform/tables";
+import type { Principal } from "../platform/core/principal";
+import { type Db } from "../platform/data/database";
+import { inJsonList } from "../platform/data/sql";
+import { ApiError } from "../platform/core/errors";
+import { type ListContext, selectRows } from "../platform/data/pagination";
+import { carts, operationAccounts, orders, type StoredOrderLine } from "../platform/data/tables";
 import type { QuotaResult } from "../quotas/evaluate";
 import { type ListOrdersQuery, orderList } from "./schemas";
 

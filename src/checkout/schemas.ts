@@ -1,8 +1,9 @@
 import * as z from "zod";
-import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { amount, eitherBody, externalKey, keyedBatch, listEnvelope, pathId, quantity } from "../platform/fields";
-import { orders } from "../platform/tables";
-import { deprecatedAlias } from "../platform/deprecation";
+import { commaList, pageQueryShape } from "../platform/schema/list-query";
+import { type ListDefinition } from "../platform/data/pagination";
+import { amount, eitherBody, externalKey, keyedBatch, listEnvelope, pathId, quantity } from "../platform/schema/fields";
+import { orders } from "../platform/data/tables";
+import { deprecatedAlias } from "../platform/http/deprecation";
 import { evaluationResult } from "../quotas/schemas";
 
 export const orderList: ListDefinition = {

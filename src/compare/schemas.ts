@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { eitherBody, externalKey, keyedBatch, pathId, quantity } from "../platform/fields";
+import { eitherBody, externalKey, keyedBatch, pathId, quantity } from "../platform/schema/fields";
 
 /** Lines per comparison request. */
 export const MAX_COMPARE_LINES = 10_000;

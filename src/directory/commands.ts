@@ -1,10 +1,10 @@
 import { and, eq } from "drizzle-orm";
-import { actorOf, type Principal } from "../platform/principal";
-import { type Db } from "../platform/database";
-import { inJsonChunks, insertFromJson, runBatch, type Statement } from "../platform/sql";
-import { appendEvent } from "../platform/events";
-import { accounts, accountUsers } from "../platform/tables";
-import { nowIso } from "../platform/time";
+import { actorOf, type Principal } from "../platform/core/principal";
+import { type Db } from "../platform/data/database";
+import { inJsonChunks, insertFromJson, runBatch, type Statement } from "../platform/data/sql";
+import { appendEvent } from "../platform/data/events";
+import { accounts, accountUsers } from "../platform/data/tables";
+import { nowIso } from "../platform/core/time";
 import { findDirectoryIds } from "./queries";
 import type { DirectoryAccountInput } from "./schemas";
 

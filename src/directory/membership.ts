@@ -1,10 +1,10 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { Principal } from "../platform/principal";
-import { type Db } from "../platform/database";
-import { inJsonList } from "../platform/sql";
-import { ApiError } from "../platform/errors";
-import { accountUsers } from "../platform/tables";
+import type { Principal } from "../platform/core/principal";
+import { type Db } from "../platform/data/database";
+import { inJsonList } from "../platform/data/sql";
+import { ApiError } from "../platform/core/errors";
+import { accountUsers } from "../platform/data/tables";
 
 /**
  * Account ids whose users match `condition`, read through the account_users indexes

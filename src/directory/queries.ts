@@ -1,10 +1,10 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { Principal } from "../platform/principal";
-import { type Db } from "../platform/database";
-import { existingKeys, inJsonList } from "../platform/sql";
-import { containsText, listPage, selectRows, type ListContext } from "../platform/pagination";
-import { accounts, accountUsers } from "../platform/tables";
+import type { Principal } from "../platform/core/principal";
+import { type Db } from "../platform/data/database";
+import { existingKeys, inJsonList } from "../platform/data/sql";
+import { containsText, listPage, selectRows, type ListContext } from "../platform/data/pagination";
+import { accounts, accountUsers } from "../platform/data/tables";
 import { accountIdsOfUser, accountIdsWhere, ownAccountsOnly } from "./membership";
 import { directoryList, type AccountFilters, type ListDirectoryQuery } from "./schemas";
 

@@ -1,8 +1,9 @@
 import * as z from "zod";
-import { externalKey, identifierText, keyedBatch, listEnvelope } from "../platform/fields";
-import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { accounts } from "../platform/tables";
-import { deprecatedAlias } from "../platform/deprecation";
+import { externalKey, identifierText, keyedBatch, listEnvelope } from "../platform/schema/fields";
+import { commaList, pageQueryShape } from "../platform/schema/list-query";
+import { type ListDefinition } from "../platform/data/pagination";
+import { accounts } from "../platform/data/tables";
+import { deprecatedAlias } from "../platform/http/deprecation";
 
 /** Accounts per directory PUT, and users per account. */
 export const MAX_DIRECTORY_ACCOUNTS_PER_CALL = 5000;

@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { listEnvelope } from "../platform/fields";
-import { EVENT_TYPES, type EventType } from "../platform/event-types";
-import type { events } from "../platform/tables";
+import { listEnvelope } from "../platform/schema/fields";
+import { EVENT_TYPES, type EventType } from "../platform/core/event-types";
+import type { events } from "../platform/data/tables";
 
 export const eventRepresentation = z
   .object({

@@ -1,9 +1,9 @@
 import { and, eq, gte, lte, type SQL } from "drizzle-orm";
-import type { Principal } from "../platform/principal";
-import type { Db } from "../platform/database";
-import { ApiError } from "../platform/errors";
-import { operations } from "../platform/tables";
-import { toIsoSeconds } from "../platform/time";
+import type { Principal } from "../platform/core/principal";
+import type { Db } from "../platform/data/database";
+import { ApiError } from "../platform/core/errors";
+import { operations } from "../platform/data/tables";
+import { toIsoSeconds } from "../platform/core/time";
 import { visibleTo, type OperationRow } from "../operations/queries";
 
 /** What the front shows: ACTIVE Operations whose dates include now. */

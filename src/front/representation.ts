@@ -2,13 +2,13 @@ import * as z from "zod";
 import { LINE_EXAMPLE, type LineRepresentation } from "../lines/schemas";
 import { toOperationRepresentation, type OperationRow } from "../operations/queries";
 import { OPERATION_EXAMPLE, operationRepresentation } from "../operations/schemas";
-import { listEnvelope } from "../platform/fields";
-import type { Principal, RequestScope } from "../platform/principal";
-import { resolveLocale, type LocalizedText } from "../platform/locale";
+import { listEnvelope } from "../platform/schema/fields";
+import type { Principal, RequestScope } from "../platform/core/principal";
+import { resolveLocale, type LocalizedText } from "../platform/core/locale";
 
 /*
  * Front representations: the admin ones with each localized field as one string, chosen by the
- * locale header → its base language → the tenant's default locale → any (platform/locale.ts),
+ * locale header → its base language → the tenant's default locale → any (platform/core/locale.ts),
  * plus the locale served and the svc-store-view echo.
  */
 

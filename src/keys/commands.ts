@@ -1,16 +1,16 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { forgetCachedKey, forgetUnknownKeys } from "../platform/auth";
-import { sha256Hex } from "../platform/crypto";
-import type { Db } from "../platform/database";
-import { violatesUnique } from "../platform/constraint-errors";
-import { ApiError } from "../platform/errors";
-import { appendEvent } from "../platform/events";
-import type { EventType } from "../platform/event-types";
-import { idPrefixes, newId } from "../platform/ids";
-import { keyPrefix, mintSignedKey } from "../platform/key-format.mjs";
-import { actorOf, type Principal } from "../platform/principal";
-import { apiKeys } from "../platform/tables";
-import { nowIso } from "../platform/time";
+import { forgetCachedKey, forgetUnknownKeys } from "../platform/http/auth";
+import { sha256Hex } from "../platform/core/crypto";
+import type { Db } from "../platform/data/database";
+import { violatesUnique } from "../platform/data/constraint-errors";
+import { ApiError } from "../platform/core/errors";
+import { appendEvent } from "../platform/data/events";
+import type { EventType } from "../platform/core/event-types";
+import { idPrefixes, newId } from "../platform/core/ids";
+import { keyPrefix, mintSignedKey } from "../platform/core/key-format.mjs";
+import { actorOf, type Principal } from "../platform/core/principal";
+import { apiKeys } from "../platform/data/tables";
+import { nowIso } from "../platform/core/time";
 import { findKey, toKeyRepresentation, type KeyRow } from "./queries";
 import type { CreateKeyBody } from "./schemas";
 
@@ -39,7 +39,7 @@ export interface KeyStores {
 }
 
 /**
- * A new key of the caller's tenant, signed with `signingSecret` (src/platform/key-format.mjs): only
+ * A new key of the caller's tenant, signed with `signingSecret` (src/platform/core/key-format.mjs): only
  * its SHA-256 is stored; the plain key is returned this once.
  */
 export async function createKey({ control, shard }: KeyStores, principal: Principal, body: CreateKeyBody, signingSecret: string): Promise<{ row: KeyRow; key: string }> {

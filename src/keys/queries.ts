@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
-import type { AppBindings } from "../platform/app";
-import { openDb, type Db } from "../platform/database";
-import { listPage, type ListContext } from "../platform/pagination";
-import { apiKeys } from "../platform/tables";
+import type { AppBindings } from "../platform/http/context";
+import { openDb, type Db } from "../platform/data/database";
+import { listPage, type ListContext } from "../platform/data/pagination";
+import { apiKeys } from "../platform/data/tables";
 import { keyList, type KeyRepresentation, type ListKeysQuery } from "./schemas";
 
 export type KeyRow = typeof apiKeys.$inferSelect;

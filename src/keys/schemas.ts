@@ -1,7 +1,8 @@
 import * as z from "zod";
-import { pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { dateTime, externalKey, listEnvelope, pathId } from "../platform/fields";
-import { apiKeys } from "../platform/tables";
+import { pageQueryShape } from "../platform/schema/list-query";
+import { type ListDefinition } from "../platform/data/pagination";
+import { dateTime, externalKey, listEnvelope, pathId } from "../platform/schema/fields";
+import { apiKeys } from "../platform/data/tables";
 
 export const keyList: ListDefinition = {
   name: "api_keys",

@@ -1,5 +1,5 @@
-import type { ProblemItem } from "../platform/errors";
-import type { LocalizedText } from "../platform/locale";
+import type { ProblemItem } from "../platform/core/errors";
+import type { LocalizedText } from "../platform/core/locale";
 import type { LineInput } from "./schemas";
 
 /** A line as stored, the fields a PUT may change. */

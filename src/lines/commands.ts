@@ -1,11 +1,11 @@
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import { insertFromJson, type Statement } from "../platform/sql";
-import { ApiError } from "../platform/errors";
-import { searchText, sortText } from "../platform/locale";
-import { operationLines } from "../platform/tables";
-import { nowIso } from "../platform/time";
-import { defineCommand, type CommandContext } from "../platform/commands";
-import { commitRowChange, findOwnedKeys, loadOperationWith, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../write/operation";
+import { insertFromJson, type Statement } from "../platform/data/sql";
+import { ApiError } from "../platform/core/errors";
+import { searchText, sortText } from "../platform/core/locale";
+import { operationLines } from "../platform/data/tables";
+import { nowIso } from "../platform/core/time";
+import { defineCommand, type CommandContext } from "../operations/coordinator/protocol";
+import { commitRowChange, findOwnedKeys, loadOperationWith, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../operations/aggregate";
 import { mergeLines, type StoredLine } from "./bounds";
 import { findStoredLines } from "./queries";
 import type { LineInput } from "./schemas";

@@ -1,9 +1,10 @@
 import * as z from "zod";
-import { localizedText } from "../platform/locale";
-import { commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { externalKey, keyedBatch, listEnvelope, MAX_QUANTITY, quantity, quantityIncrement, queryInteger } from "../platform/fields";
-import { operationLines } from "../platform/tables";
-import { deprecatedAlias } from "../platform/deprecation";
+import { localizedText } from "../platform/core/locale";
+import { commaList, pageQueryShape } from "../platform/schema/list-query";
+import { type ListDefinition } from "../platform/data/pagination";
+import { externalKey, keyedBatch, listEnvelope, MAX_QUANTITY, quantity, quantityIncrement, queryInteger } from "../platform/schema/fields";
+import { operationLines } from "../platform/data/tables";
+import { deprecatedAlias } from "../platform/http/deprecation";
 
 export const lineList: ListDefinition = {
   name: "lines",

@@ -1,16 +1,16 @@
 import { eq, sql } from "drizzle-orm";
-import { defineCommand, type CommandContext } from "../platform/commands";
-import { violatesUnique } from "../platform/constraint-errors";
-import { type Db } from "../platform/database";
-import { insertFromJson, runBatch, type Statement, writeGuard } from "../platform/sql";
-import { ApiError } from "../platform/errors";
-import { appendEvent } from "../platform/events";
-import { idPrefixes, newId } from "../platform/ids";
-import { foldedText, mergeLocalized, searchText, sortText } from "../platform/locale";
-import { actorOf, type Principal } from "../platform/principal";
-import { operationAccounts, operationLines, operationOwners, operations } from "../platform/tables";
-import { bumpOperation, bumpWithValues, checkIfMatch, commit, findOperation, loadOperation, operationEvent, requireDraft, unchangedSince, type OperationRow } from "../write/operation";
-import { nowIso, toIsoSeconds } from "../platform/time";
+import { defineCommand, type CommandContext } from "./coordinator/protocol";
+import { violatesUnique } from "../platform/data/constraint-errors";
+import { type Db } from "../platform/data/database";
+import { insertFromJson, runBatch, type Statement, writeGuard } from "../platform/data/sql";
+import { ApiError } from "../platform/core/errors";
+import { appendEvent } from "../platform/data/events";
+import { idPrefixes, newId } from "../platform/core/ids";
+import { foldedText, mergeLocalized, searchText, sortText } from "../platform/core/locale";
+import { actorOf, type Principal } from "../platform/core/principal";
+import { operationAccounts, operationLines, operationOwners, operations } from "../platform/data/tables";
+import { bumpOperation, bumpWithValues, checkIfMatch, commit, findOperation, loadOperation, operationEvent, requireDraft, unchangedSince, type OperationRow } from "./aggregate";
+import { nowIso, toIsoSeconds } from "../platform/core/time";
 import { toOperationRepresentation } from "./queries";
 import type { OperationCreate, OperationPatch, OperationStatus } from "./schemas";
 

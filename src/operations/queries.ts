@@ -1,13 +1,13 @@
 import { and, eq, gte, inArray, lte, or, sql, type SQL } from "drizzle-orm";
-import type { Principal } from "../platform/principal";
-import { type Db } from "../platform/database";
-import { inJsonList } from "../platform/sql";
-import { ApiError } from "../platform/errors";
-import { containsText, listPage, selectRows, type ListContext, type ListDefinition, type PageRequest, type RunPageOptions } from "../platform/pagination";
-import { accountUsers, operationAccounts, operationOwners, operations } from "../platform/tables";
+import type { Principal } from "../platform/core/principal";
+import { type Db } from "../platform/data/database";
+import { inJsonList } from "../platform/data/sql";
+import { ApiError } from "../platform/core/errors";
+import { containsText, listPage, selectRows, type ListContext, type ListDefinition, type PageRequest, type RunPageOptions } from "../platform/data/pagination";
+import { accountUsers, operationAccounts, operationOwners, operations } from "../platform/data/tables";
 import { type ListOperationsQuery, operationList, type OperationRepresentation } from "./schemas";
 
-import type { OperationRow } from "../write/operation";
+import type { OperationRow } from "./aggregate";
 
 export type { OperationRow };
 

@@ -1,9 +1,10 @@
 import * as z from "zod";
-import { localeTag, localizedText, localizedTextPatch } from "../platform/locale";
-import { commaEnumList, commaList, pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { dateTime, externalKey, listEnvelope } from "../platform/fields";
-import { operations } from "../platform/tables";
-import { deprecatedAlias } from "../platform/deprecation";
+import { localeTag, localizedText, localizedTextPatch } from "../platform/core/locale";
+import { commaEnumList, commaList, pageQueryShape } from "../platform/schema/list-query";
+import { type ListDefinition } from "../platform/data/pagination";
+import { dateTime, externalKey, listEnvelope } from "../platform/schema/fields";
+import { operations } from "../platform/data/tables";
+import { deprecatedAlias } from "../platform/http/deprecation";
 
 export const operationList: ListDefinition = {
   name: "operations",

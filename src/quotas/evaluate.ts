@@ -1,4 +1,4 @@
-import { noteBookmark } from "../platform/trace";
+import { noteBookmark } from "../platform/data/trace";
 import type { RuleReading } from "./queries";
 import { evaluateExplained, evaluateQuota, type ExplainedQuotaResult, type QuotaOrder, type QuotaResult } from "./rule-index";
 import { ruleIndexCache } from "./rule-index-cache";

@@ -9,8 +9,8 @@
  * a few map lookups whatever the number of rules or stores.
  */
 
-export type { QuotaEnforcement } from "../platform/tables";
-import type { QuotaEnforcement } from "../platform/tables";
+export type { QuotaEnforcement } from "../platform/data/tables";
+import type { QuotaEnforcement } from "../platform/data/tables";
 import type { CandidateOutcome, ExplainedCandidate, ExplainedLevel, Explanation } from "./explanation";
 
 export interface IndexedRule {

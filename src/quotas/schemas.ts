@@ -1,8 +1,9 @@
 import { sql } from "drizzle-orm";
 import * as z from "zod";
-import { pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { amount, externalKey, identifierText, keyedBatch, listEnvelope, pathId, queryFlag } from "../platform/fields";
-import { quotaRules } from "../platform/tables";
+import { pageQueryShape } from "../platform/schema/list-query";
+import { type ListDefinition } from "../platform/data/pagination";
+import { amount, externalKey, identifierText, keyedBatch, listEnvelope, pathId, queryFlag } from "../platform/schema/fields";
+import { quotaRules } from "../platform/data/tables";
 import { explanation, sourceKind } from "./explanation";
 
 export const ruleList: ListDefinition = {

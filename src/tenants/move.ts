@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
-import { d1, primaryDb, type DatabaseBindings } from "../platform/database";
-import { jsonTextChunks } from "../platform/sql";
+import { d1, primaryDb, type DatabaseBindings } from "../platform/data/database";
+import { jsonTextChunks } from "../platform/data/sql";
 import {
   accounts,
   accountUsers,
@@ -19,10 +19,10 @@ import {
   tenants,
   webhookDeliveries,
   webhooks,
-} from "../platform/tables";
-import { shardNames, type ShardName } from "../platform/shards";
-import { forgetPlacement, PLACEMENT_CACHE_TTL_MS } from "../platform/tenancy";
-import { nowIso } from "../platform/time";
+} from "../platform/data/tables";
+import { shardNames, type ShardName } from "../platform/core/shards";
+import { forgetPlacement, PLACEMENT_CACHE_TTL_MS } from "../platform/data/tenancy";
+import { nowIso } from "../platform/core/time";
 
 /**
  * How a table's rows of one tenant are found: by a tenant column its indexes lead with, or (for

@@ -1,9 +1,9 @@
 import { count, eq } from "drizzle-orm";
-import { primaryDb, type DatabaseBindings } from "../platform/database";
-import { tenantDirectory, tenants } from "../platform/tables";
-import { shardNames, type ShardName } from "../platform/shards";
-import { toPlacement, type TenantPlacement } from "../platform/tenancy";
-import { nowIso } from "../platform/time";
+import { primaryDb, type DatabaseBindings } from "../platform/data/database";
+import { tenantDirectory, tenants } from "../platform/data/tables";
+import { shardNames, type ShardName } from "../platform/core/shards";
+import { toPlacement, type TenantPlacement } from "../platform/data/tenancy";
+import { nowIso } from "../platform/core/time";
 
 /** The bound shard with the fewest tenants (ties: the first by name). */
 export async function leastLoadedShard(env: DatabaseBindings): Promise<ShardName> {

@@ -1,6 +1,6 @@
-import type { Env } from "../platform/env";
-import { logFailure } from "../platform/errors";
-import { isTenantMovingFailure } from "../platform/tenancy";
+import type { Env } from "../platform/core/env";
+import { logFailure } from "../platform/core/errors";
+import { isTenantMovingFailure } from "../platform/data/tenancy";
 import { attemptDelivery } from "./delivery";
 import type { WebhookMessage } from "./messages";
 import { handOnEvents } from "./outbox";

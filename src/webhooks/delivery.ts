@@ -1,12 +1,12 @@
 import { and, eq } from "drizzle-orm";
 import { toEventRepresentation } from "../events/schemas";
-import { hmacSha256Hex } from "../platform/crypto";
-import { primaryDb } from "../platform/database";
-import type { Env } from "../platform/env";
-import type { ShardName } from "../platform/shards";
-import { events, webhookDeliveries, webhooks } from "../platform/tables";
-import { nowIso } from "../platform/time";
-import { API_VERSION } from "../platform/version";
+import { hmacSha256Hex } from "../platform/core/crypto";
+import { primaryDb } from "../platform/data/database";
+import type { Env } from "../platform/core/env";
+import type { ShardName } from "../platform/core/shards";
+import { events, webhookDeliveries, webhooks } from "../platform/data/tables";
+import { nowIso } from "../platform/core/time";
+import { API_VERSION } from "../platform/core/version";
 import type { ParkedDelivery, WebhookMessage } from "./messages";
 
 /**

@@ -1,4 +1,4 @@
-import type { ShardName } from "../platform/shards";
+import type { ShardName } from "../platform/core/shards";
 
 /**
  * What travels on the webhook queue. Messages name work, never carry it: the events table is the

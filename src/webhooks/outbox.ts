@@ -1,18 +1,18 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
-import type { AppBindings } from "../platform/app";
-import { afterCommit } from "../platform/after-commit";
-import { primaryDb } from "../platform/database";
-import { inJsonList, insertFromJson, runBatch } from "../platform/sql";
-import type { Env } from "../platform/env";
-import { logFailure } from "../platform/errors";
-import { idPrefixes, newId } from "../platform/ids";
-import { shardNames, type ShardName } from "../platform/shards";
-import { events, webhookDeliveries, webhooks } from "../platform/tables";
-import { notFenced } from "../platform/tenancy";
-import { nowIso } from "../platform/time";
+import type { AppBindings } from "../platform/http/context";
+import { afterCommit } from "../platform/core/after-commit";
+import { primaryDb } from "../platform/data/database";
+import { inJsonList, insertFromJson, runBatch } from "../platform/data/sql";
+import type { Env } from "../platform/core/env";
+import { logFailure } from "../platform/core/errors";
+import { idPrefixes, newId } from "../platform/core/ids";
+import { shardNames, type ShardName } from "../platform/core/shards";
+import { events, webhookDeliveries, webhooks } from "../platform/data/tables";
+import { notFenced } from "../platform/data/tenancy";
+import { nowIso } from "../platform/core/time";
 import { attempt, type DueAttempt } from "./delivery";
-import { matchesEventType } from "./event-types";
+import { matchesEventType } from "./event-patterns";
 import { sendMessages, type WebhookMessage } from "./messages";
 
 /** Events handed on per round; a tenant with more left is nudged again. */
@@ -25,7 +25,7 @@ export const WEBHOOK_SWEEP_CRON = "* * * * *";
 export const OVERDUE_AFTER_MS = 5 * 60_000;
 
 /**
- * After a request that appended events (its trace says so: src/platform/events.ts), whatever its
+ * After a request that appended events (its trace says so: src/platform/data/events.ts), whatever its
  * answer, the tenant's new events are handed on to the queue. Never awaited by the answer, and never
  * trusted: if the send fails or the instance dies first, the sweep finds the events still marked not
  * handed on. Reads, dry runs, refusals and writes that changed nothing append no event: no message.

@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
-import type { Db } from "../platform/database";
-import { inJsonList } from "../platform/sql";
-import { ApiError } from "../platform/errors";
-import { listPage, selectRows, type ListContext } from "../platform/pagination";
-import { webhookDeliveries, webhooks } from "../platform/tables";
+import type { Db } from "../platform/data/database";
+import { inJsonList } from "../platform/data/sql";
+import { ApiError } from "../platform/core/errors";
+import { listPage, selectRows, type ListContext } from "../platform/data/pagination";
+import { webhookDeliveries, webhooks } from "../platform/data/tables";
 import { deliveryList, webhookList, type DeliveryRepresentation, type ListDeliveriesQuery, type ListWebhooksQuery, type WebhookRepresentation } from "./schemas";
 
 export type WebhookRow = typeof webhooks.$inferSelect;

@@ -1,8 +1,9 @@
 import * as z from "zod";
-import { listEnvelope, pathId } from "../platform/fields";
-import { commaEnumList, pageQueryShape, type ListDefinition } from "../platform/pagination";
-import { webhookDeliveries, webhooks } from "../platform/tables";
-import { isEventTypePattern } from "./event-types";
+import { listEnvelope, pathId } from "../platform/schema/fields";
+import { commaEnumList, pageQueryShape } from "../platform/schema/list-query";
+import { type ListDefinition } from "../platform/data/pagination";
+import { webhookDeliveries, webhooks } from "../platform/data/tables";
+import { isEventTypePattern } from "./event-patterns";
 
 /** Subscriptions per tenant: each event is one delivery per matching subscription. */
 export const MAX_WEBHOOKS_PER_TENANT = 20;

@@ -1,12 +1,12 @@
 import { env } from "cloudflare:test";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
-import type { DatabaseName } from "../../src/platform/database";
-import * as tables from "../../src/platform/tables";
-import { shardNames } from "../../src/platform/shards";
+import type { DatabaseName } from "../../src/platform/data/database";
+import * as tables from "../../src/platform/data/tables";
+import { shardNames } from "../../src/platform/core/shards";
 
 /*
- * The migrations are the schema's one source of truth; src/platform/tables.ts only names their
+ * The migrations are the schema's one source of truth; src/platform/data/tables.ts only names their
  * columns for queries. This holds the two together against the databases the migrations built:
  * the control database (CONTROL_TABLES) and the tenant shards (every other table), each with the
  * same tables, and in each table the same columns with the same NOT NULLs. Every shard is built alike.

@@ -1,4 +1,5 @@
 import { env } from "cloudflare:test";
+import { operationStub } from "../../src/operations/coordinator/runner";
 import { describe, expect, it } from "vitest";
 import { call, callRoute, expectProblem, expectStatus, newTenant } from "../helpers/client";
 import { accountWithKey, cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
@@ -146,8 +147,7 @@ describe("the placement re-check inside the Operation's Durable Object", () => {
   // the Worker's checks and the link: the batch guard must refuse, and the answer must be what is true now.
   async function linkWithStaleVersion(tenantId: string, operationId: string, lines: ReturnType<typeof line>[]) {
     const principal = { tenantId, role: "OPERATOR" as const, userId: null, keyId: "key_test", tenantDefaultLocale: "en", shard: await shardOf(tenantId) };
-    const stub = env.OPERATION_COORDINATOR.get(env.OPERATION_COORDINATOR.idFromName(operationId));
-    return stub.execute(principal, operationId, createCart.name, {
+    return operationStub(env, operationId).execute(principal, operationId, createCart.name, {
       checkedVersion: 0,
       placement: { operationId, accountId: "A1", storeId: null, cartId: null, lines: lines.map((l) => ({ ...l, supplierId: null })) },
     });

@@ -2,9 +2,9 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../src/app";
 import worker from "../../src/index";
-import { defineRoute, mountRoutes } from "../../src/platform/routes";
-import { serve } from "../../src/platform/serve";
-import { streamedResponse } from "../../src/platform/streaming";
+import { defineRoute, mountRoutes } from "../../src/platform/http/routes";
+import { serve } from "../../src/platform/http/serve";
+import { streamedResponse } from "../../src/platform/http/streaming";
 import { callRoute, expectStatus, newTenant, type ApiResponse, type Caller } from "../helpers/client";
 import { captureLog } from "../helpers/request-log";
 import { recordingD1 } from "../helpers/recording-bindings";

@@ -4,11 +4,11 @@ import createOperationRoute from "../../src/operations/routes/create";
 import listEventsRoute from "../../src/events/routes/list";
 import getOperationRoute from "../../src/operations/routes/get";
 import statusRoute from "../../src/operations/routes/status";
-import { DEFAULT_LIMIT } from "../../src/platform/pagination";
-import type { ShardName } from "../../src/platform/shards";
-import type { ProblemItem } from "../../src/platform/errors";
-import type { RouteDefinition, RouteTypes } from "../../src/platform/routes";
-import { keyPrefix, mintSignedKey } from "../../src/platform/key-format.mjs";
+import { DEFAULT_LIMIT } from "../../src/platform/data/pagination";
+import type { ShardName } from "../../src/platform/core/shards";
+import type { ProblemItem } from "../../src/platform/core/errors";
+import type { RouteDefinition, RouteTypes } from "../../src/platform/http/routes";
+import { keyPrefix, mintSignedKey } from "../../src/platform/core/key-format.mjs";
 import { createTenant } from "../../src/tenants/placement";
 import { testShard } from "./shards";
 

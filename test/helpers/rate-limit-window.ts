@@ -1,5 +1,5 @@
 import { it } from "vitest";
-import { RATE_LIMIT_PERIOD_SECONDS } from "../../src/platform/rate-limits";
+import { RATE_LIMIT_PERIOD_SECONDS } from "../../src/platform/http/rate-limits";
 
 const windowOf = (ms: number) => Math.floor(ms / (RATE_LIMIT_PERIOD_SECONDS * 1000));
 

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/d1";
-import type { Principal, Role } from "../../src/platform/principal";
-import { guardD1Limits, type Db } from "../../src/platform/database";
-import { shardNames, type ShardName } from "../../src/platform/shards";
+import type { Principal, Role } from "../../src/platform/core/principal";
+import { guardD1Limits, type Db } from "../../src/platform/data/database";
+import { shardNames, type ShardName } from "../../src/platform/core/shards";
 import { shardOf } from "./shards";
 
 export interface RecordedStatement {

@@ -1,7 +1,7 @@
 import { vi } from "vitest";
 import type { ApiResponse } from "./client";
 
-/** The request log line the Worker writes for each request (src/platform/trace.ts). */
+/** The request log line the Worker writes for each request (src/platform/data/trace.ts). */
 export interface LogLine {
   requestId: string;
   tenant: string | null;

@@ -1,6 +1,6 @@
 // Which shard database holds a test's rows: tests that read or write D1 directly go through these.
 import { env } from "cloudflare:test";
-import { shardNames, type ShardName } from "../../src/platform/shards";
+import { shardNames, type ShardName } from "../../src/platform/core/shards";
 
 /** The shard the tenant directory places the tenant on. */
 export async function shardOf(tenantId: string): Promise<ShardName> {

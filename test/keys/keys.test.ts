@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { KEY_CACHE_TTL_MS } from "../../src/platform/auth";
-import { mintSignedKey } from "../../src/platform/key-format.mjs";
+import { KEY_CACHE_TTL_MS } from "../../src/platform/http/auth";
+import { mintSignedKey } from "../../src/platform/core/key-format.mjs";
 import { callRoute, collectPages, eventsOf, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
 import { routes } from "../helpers/routes";
 import { accountWithKey } from "../helpers/setup";

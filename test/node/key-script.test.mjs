@@ -1,4 +1,4 @@
-// `npm run key` takes a user id as the API takes one (src/platform/identifier-text.mjs): refused
+// `npm run key` takes a user id as the API takes one (src/platform/core/identifier-text.mjs): refused
 // with a control or format character, kept in NFC so the key matches the directory's user.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import committedCatalogue from "../../client/error-catalogue.json";
 import committed from "../../client/openapi.json";
-import { ERROR_CATALOGUE } from "../../src/platform/errors";
+import { ERROR_CATALOGUE } from "../../src/platform/core/errors";
 import { call, expectStatus } from "../helpers/client";
 
 /*

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { apiRoutes } from "../../src/app";
-import { ERROR_CATALOGUE } from "../../src/platform/errors";
-import { routeWrites } from "../../src/platform/routes";
+import { ERROR_CATALOGUE } from "../../src/platform/core/errors";
+import { routeWrites } from "../../src/platform/http/routes";
 import { call, expectProblem, newTenant } from "../helpers/client";
 import { servedDocument } from "../helpers/openapi";
 

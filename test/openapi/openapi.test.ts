@@ -2,7 +2,7 @@ import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { apiRoutes } from "../../src/app";
 import { app } from "../../src/index";
-import { ERROR_CATALOGUE } from "../../src/platform/errors";
+import { ERROR_CATALOGUE } from "../../src/platform/core/errors";
 import { call, OPERATION_LIST_PARAMETERS } from "../helpers/client";
 import { exampleOf, servedDocument, servedDocumentAsIs, type OpenApiDocument, type OpenApiOperation, type OpenApiParameter, type OpenApiSchema } from "../helpers/openapi";
 

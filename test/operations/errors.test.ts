@@ -321,7 +321,7 @@ function expectProblemRes(response: ApiResponse, status: number, code: string): 
 }
 
 /*
- * One date-time rule for the whole API (platform/fields.ts dateTime): a date that exists on the
+ * One date-time rule for the whole API (platform/schema/fields.ts dateTime): a date that exists on the
  * calendar, a time of day, and a time zone. Date.parse rolls an impossible date over (2027-02-30
  * would be stored as March 2) and takes a date alone: both are refused, naming the field.
  */

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { call, type Caller, callRoute, createOperation, eventsOf, expectProblem, expectStatus, newTenant, operationBody, readOperation, setStatus } from "../helpers/client";
 import { accountKeyAttachedTo, activeOperation, addLineDirectly, linkDirectly, snapshotTenant } from "../helpers/direct";
 import { routes } from "../helpers/routes";
-import { shardNames } from "../../src/platform/shards";
+import { shardNames } from "../../src/platform/core/shards";
 
 const WARNING = '199 - "dates changed on an ACTIVE operation"';
 

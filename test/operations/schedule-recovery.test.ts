@@ -1,9 +1,9 @@
 import { createExecutionContext, createScheduledController, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { SCHEDULE_MAX_ATTEMPTS, scheduleRetryDelayMs } from "../../src/coordinator/durable-object";
-import { SCHEDULE_OVERDUE_AFTER_MS, sweepSchedules } from "../../src/coordinator/schedule-sweep";
+import { SCHEDULE_MAX_ATTEMPTS, scheduleRetryDelayMs } from "../../src/operations/coordinator/durable-object";
+import { SCHEDULE_OVERDUE_AFTER_MS, sweepSchedules } from "../../src/operations/coordinator/schedule-sweep";
 import worker from "../../src/index";
-import type { ShardName } from "../../src/platform/shards";
+import type { ShardName } from "../../src/platform/core/shards";
 import { moveTenant } from "../../src/tenants/move";
 import { WEBHOOK_SWEEP_CRON } from "../../src/webhooks/outbox";
 import { callRoute, expectStatus, newTenant, readOperation, type Caller } from "../helpers/client";

@@ -1,6 +1,6 @@
 import { env, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { newId } from "../../src/platform/ids";
+import { newId } from "../../src/platform/core/ids";
 import { callRoute, expectProblem, newTenant } from "../helpers/client";
 import { routes } from "../helpers/routes";
 

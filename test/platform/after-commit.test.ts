@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { SCHEDULE_OVERDUE_AFTER_MS, sweepSchedules } from "../../src/coordinator/schedule-sweep";
+import { SCHEDULE_OVERDUE_AFTER_MS, sweepSchedules } from "../../src/operations/coordinator/schedule-sweep";
 import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
 import { callRoute, expectProblem, expectStatus, newTenant, operationBody, uniqueId, withoutRequestId } from "../helpers/client";
 import { failingD1 } from "../helpers/recording-bindings";
@@ -11,7 +11,7 @@ import { shardOf } from "../helpers/shards";
 /*
  * Nothing that runs after a write has committed may turn its answer into a 5xx: the change is made,
  * and a 500 would tell the client to retry a write that already happened (a retry of a create then
- * meets its own code: 409 duplicate_code). Each step after a commit (platform/after-commit.ts, listed
+ * meets its own code: 409 duplicate_code). Each step after a commit (platform/core/after-commit.ts, listed
  * in docs/architecture.md) is made to fail for real here: the answer stands, the failure is logged,
  * and what repairs it does.
  */

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { shardNames } from "../../src/platform/shards";
+import { shardNames } from "../../src/platform/core/shards";
 import { callRoute, createOperation, expectProblem, expectStatus, newTenant, operationBody, withoutRequestId } from "../helpers/client";
 import { routes } from "../helpers/routes";
 

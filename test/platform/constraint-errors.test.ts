@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { primaryDb } from "../../src/platform/database";
-import { runBatch, writeGuard } from "../../src/platform/sql";
-import { constraintFailure, isWriteGuardFailure, violatesUnique, violatesUniqueIndex } from "../../src/platform/constraint-errors";
-import { operations, orders, quotaRules } from "../../src/platform/tables";
+import { primaryDb } from "../../src/platform/data/database";
+import { runBatch, writeGuard } from "../../src/platform/data/sql";
+import { constraintFailure, isWriteGuardFailure, violatesUnique, violatesUniqueIndex } from "../../src/platform/data/constraint-errors";
+import { operations, orders, quotaRules } from "../../src/platform/data/tables";
 import { sql } from "drizzle-orm";
 import { createOperation, newTenant } from "../helpers/client";
 import { shardOf } from "../helpers/shards";

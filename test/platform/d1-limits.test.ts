@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { D1LimitExceeded, D1_MAX_BOUND_PARAMETERS, primaryDb, guardD1Limits, type DatabaseName } from "../../src/platform/database";
-import { shardNames } from "../../src/platform/shards";
+import { D1LimitExceeded, D1_MAX_BOUND_PARAMETERS, primaryDb, guardD1Limits, type DatabaseName } from "../../src/platform/data/database";
+import { shardNames } from "../../src/platform/core/shards";
 import { listOperations } from "../../src/operations/queries";
 import { listOperationsQuery } from "../../src/operations/schemas";
 import { callRoute, createOperation, expectStatus, newTenant } from "../helpers/client";

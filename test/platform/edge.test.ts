@@ -1,7 +1,7 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { version } from "../../package.json";
-import { shardNames } from "../../src/platform/shards";
+import { shardNames } from "../../src/platform/core/shards";
 import { call, expectProblem, newTenant, callRoute } from "../helpers/client";
 import { servedDocument } from "../helpers/openapi";
 import { routes } from "../helpers/routes";

@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { openDb, type Db } from "../../src/platform/database";
-import { appendEvent } from "../../src/platform/events";
-import { runBatch } from "../../src/platform/sql";
-import { events, operations } from "../../src/platform/tables";
-import { newTrace } from "../../src/platform/trace";
+import { openDb, type Db } from "../../src/platform/data/database";
+import { appendEvent } from "../../src/platform/data/events";
+import { runBatch } from "../../src/platform/data/sql";
+import { events, operations } from "../../src/platform/data/tables";
+import { newTrace } from "../../src/platform/data/trace";
 import { newTenant } from "../helpers/client";
 import { shardOf } from "../helpers/shards";
 

@@ -1,11 +1,11 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { coordinatorFor } from "../../src/coordinator/runner";
-import { defineCommand } from "../../src/platform/commands";
-import { newId } from "../../src/platform/ids";
-import { createApp } from "../../src/platform/app";
-import { type Principal } from "../../src/platform/principal";
-import { serve } from "../../src/platform/serve";
+import { coordinatorFor } from "../../src/operations/coordinator/runner";
+import { defineCommand } from "../../src/operations/coordinator/protocol";
+import { newId } from "../../src/platform/core/ids";
+import { createApp } from "../../src/platform/http/create-app";
+import { type Principal } from "../../src/platform/core/principal";
+import { serve } from "../../src/platform/http/serve";
 
 /*
  * Failures outside a route handler's reach: the served Worker must still answer problem+json 500

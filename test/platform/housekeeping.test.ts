@@ -4,7 +4,7 @@ import worker from "../../src/index";
 import { callRoute, expectStatus, newTenant, operationBody } from "../helpers/client";
 import { routes } from "../helpers/routes";
 import { tenantDb } from "../helpers/shards";
-import { shardNames } from "../../src/platform/shards";
+import { shardNames } from "../../src/platform/core/shards";
 
 async function storedKeys(tenantId: string): Promise<string[]> {
   const db = await tenantDb(tenantId);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { apiRoutes } from "../../src/app";
-import { routeWrites } from "../../src/platform/routes";
+import { routeWrites } from "../../src/platform/http/routes";
 import { call, createOperation, eventsOf, expectProblem, newTenant, operationBody, uniqueId, type ApiResponse, type Caller, callRoute, problemCodeOf } from "../helpers/client";
 import { routes } from "../helpers/routes";
 import { cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "../../src/app";
-import { buildOpenApiDocument } from "../../src/platform/openapi";
+import { buildOpenApiDocument } from "../../src/platform/http/openapi";
 import { call, callRoute, expectProblem, expectStatus, newTenant, operationBody, uniqueId, type ApiResponse, type Caller } from "../helpers/client";
 import { snapshotWholeTenant } from "../helpers/direct";
 import type { OpenApiDocument, OpenApiSchema } from "../helpers/openapi";

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { KEY_CACHE_TTL_MS, UNKNOWN_KEY_TTL_MS } from "../../src/platform/auth";
-import { FRESH_KEY_MS, mintSignedKey } from "../../src/platform/key-format.mjs";
-import { AUTH_FAILURE_BINDING, AUTH_FAILURE_LIMIT_CLASS, RATE_LIMIT_PERIOD_SECONDS } from "../../src/platform/rate-limits";
+import { KEY_CACHE_TTL_MS, UNKNOWN_KEY_TTL_MS } from "../../src/platform/http/auth";
+import { FRESH_KEY_MS, mintSignedKey } from "../../src/platform/core/key-format.mjs";
+import { AUTH_FAILURE_BINDING, AUTH_FAILURE_LIMIT_CLASS, RATE_LIMIT_PERIOD_SECONDS } from "../../src/platform/http/rate-limits";
 import { call, callRoute, expectProblem, expectStatus, issueKey, issueLegacyKey, legacyKeyText, newTenant, uniqueId, type ApiResponse, type Caller, type CallOptions } from "../helpers/client";
 import { itInOneWindow } from "../helpers/rate-limit-window";
 import { laggingControl } from "../helpers/lagging-control";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, ERROR_CATALOGUE, problemBody, type ErrorCode } from "../../src/platform/errors";
+import { ApiError, ERROR_CATALOGUE, problemBody, type ErrorCode } from "../../src/platform/core/errors";
 import { callRoute, expectProblem, newTenant } from "../helpers/client";
 import { routes } from "../helpers/routes";
 import { accountWithKey, cartBody, line, setUpOperation } from "../helpers/setup";

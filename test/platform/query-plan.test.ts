@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Principal } from "../../src/platform/principal";
+import type { Principal } from "../../src/platform/core/principal";
 import { listOperations } from "../../src/operations/queries";
 import { listOperationsQuery } from "../../src/operations/schemas";
 import { createOperation, newTenant, uniqueId } from "../helpers/client";

@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { DATA_POLICY, PAGE_POLICY } from "../../src/platform/security-headers";
+import { DATA_POLICY, PAGE_POLICY } from "../../src/platform/http/security-headers";
 import { call, callRoute, createOperation, expectStatus, newTenant, type ApiResponse } from "../helpers/client";
 import { routes } from "../helpers/routes";
 

@@ -5,7 +5,7 @@ import { call, type Caller, callRoute, expectProblem, expectStatus, issueKey, ne
 import { routes } from "../helpers/routes";
 import { accountWithKey } from "../helpers/setup";
 import { shardOf, tenantDb } from "../helpers/shards";
-import { shardNames } from "../../src/platform/shards";
+import { shardNames } from "../../src/platform/core/shards";
 
 const EVALUATE = "/v1/buying-policies/quotas/evaluate";
 

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ShardName } from "../../src/platform/shards";
-import { shardNames } from "../../src/platform/shards";
+import type { ShardName } from "../../src/platform/core/shards";
+import { shardNames } from "../../src/platform/core/shards";
 import { countTenantRows, MOVED_TABLES } from "../../src/tenants/move";
 import { newTenant, type Caller } from "../helpers/client";
 import { everyRoute, runJourney, type Journey } from "./journey";

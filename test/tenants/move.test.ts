@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { ShardName } from "../../src/platform/shards";
+import type { ShardName } from "../../src/platform/core/shards";
 import { countTenantRows, moveTenant, MoveRefused, type MoveOptions } from "../../src/tenants/move";
 import { expectProblem, expectStatus, newTenant, problemCodeOf, type ApiResponse, type Caller, callRoute } from "../helpers/client";
 import { routes } from "../helpers/routes";

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { ShardName } from "../../src/platform/shards";
-import { shardNames } from "../../src/platform/shards";
-import { mintSignedKey } from "../../src/platform/key-format.mjs";
-import { PLACEMENT_CACHE_TTL_MS } from "../../src/platform/tenancy";
+import type { ShardName } from "../../src/platform/core/shards";
+import { shardNames } from "../../src/platform/core/shards";
+import { mintSignedKey } from "../../src/platform/core/key-format.mjs";
+import { PLACEMENT_CACHE_TTL_MS } from "../../src/platform/data/tenancy";
 import { createTenant } from "../../src/tenants/placement";
 import { expectProblem, expectStatus, issueKey, newTenant, setStatus, uniqueId, callRoute } from "../helpers/client";
 import { routes } from "../helpers/routes";

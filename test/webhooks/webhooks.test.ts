@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import type { ShardName } from "../../src/platform/shards";
+import type { ShardName } from "../../src/platform/core/shards";
 import { attemptDelivery, DEFAULT_RETRY_DELAYS, retryDelays } from "../../src/webhooks/delivery";
 import type { ParkedDelivery, WebhookMessage } from "../../src/webhooks/messages";
 import { handOnEvents, sweepWebhooks, WEBHOOK_SWEEP_CRON } from "../../src/webhooks/outbox";

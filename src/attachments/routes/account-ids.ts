@@ -1,5 +1,5 @@
-import { dryRunQuery, operationIdParam } from "../../platform/fields";
-import type { RouteInput, RouteSpec } from "../../platform/routes";
+import { dryRunQuery, operationIdParam } from "../../platform/schema/fields";
+import type { RouteInput, RouteSpec } from "../../platform/http/routes";
 import { accountIdsBody, ATTACHMENT_CSV_COLUMNS, MAX_ACCOUNT_IDS_PER_CALL } from "../schemas";
 
 type AccountIdsSpec = RouteSpec<typeof operationIdParam, typeof dryRunQuery, typeof accountIdsBody>;

@@ -1,7 +1,9 @@
+import { operationCoordinator } from "../../operations/coordinator/runner";
 import type { Context } from "hono";
-import { batchAnswer, DRY_RUN_ANSWER_HEADERS, type AppBindings } from "../../platform/app";
-import type { ErrorCode } from "../../platform/errors";
-import { defineRoute } from "../../platform/routes";
+import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/http/batch-answer";
+import { type AppBindings } from "../../platform/http/context";
+import type { ErrorCode } from "../../platform/core/errors";
+import { defineRoute } from "../../platform/http/routes";
 import { attachAccounts } from "../commands";
 import { attachResponse, MAX_ACCOUNT_IDS_PER_CALL } from "../schemas";
 import { ACCOUNT_IDS_REQUEST, type AccountIdsInputs } from "./account-ids";
@@ -31,7 +33,7 @@ const ATTACH = {
 };
 
 async function handleAttachAccounts(c: Context<AppBindings>, { params, query, body }: AccountIdsInputs) {
-  return batchAnswer(c, query.dryRun, await c.var.coordinator.run(params.operationId, attachAccounts, { accountIds: body, dryRun: query.dryRun }));
+  return batchAnswer(c, query.dryRun, await operationCoordinator(c).run(params.operationId, attachAccounts, { accountIds: body, dryRun: query.dryRun }));
 }
 
 export const attachPut = defineRoute({ ...ATTACH, method: "put", operationId: "attachAccounts", summary: "Attach accounts" }, handleAttachAccounts);

@@ -1,5 +1,6 @@
-import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/app";
-import { defineRoute } from "../../platform/routes";
+import { operationCoordinator } from "../../operations/coordinator/runner";
+import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/http/batch-answer";
+import { defineRoute } from "../../platform/http/routes";
 import { detachAccounts } from "../commands";
 import { detachResponse, MAX_ACCOUNT_IDS_PER_CALL } from "../schemas";
 import { ACCOUNT_IDS_REQUEST } from "./account-ids";
@@ -17,6 +18,6 @@ export default defineRoute(
     errors: ["not_found", "operation_not_draft", "operation_not_private", "account_not_permitted", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
   async function handleDetachAccounts(c, { params, query, body }) {
-    return batchAnswer(c, query.dryRun, await c.var.coordinator.run(params.operationId, detachAccounts, { accountIds: body, dryRun: query.dryRun }));
+    return batchAnswer(c, query.dryRun, await operationCoordinator(c).run(params.operationId, detachAccounts, { accountIds: body, dryRun: query.dryRun }));
   },
 );

@@ -1,7 +1,8 @@
-import { acceptsCsv, csvListResponse } from "../../platform/csv";
-import { listContextOf, mapPage } from "../../platform/pagination";
-import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/fields";
+import { acceptsCsv, csvListResponse } from "../../platform/http/csv";
+import { listContextOf } from "../../platform/http/context";
+import { mapPage } from "../../platform/data/pagination";
+import { defineRoute } from "../../platform/http/routes";
+import { operationIdParam } from "../../platform/schema/fields";
 import { listAttachments, toAttachmentRepresentation } from "../queries";
 import { ATTACHMENT_CSV_COLUMNS, attachmentList, attachmentPage, listAttachmentsQuery } from "../schemas";
 

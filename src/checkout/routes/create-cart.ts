@@ -1,4 +1,4 @@
-import { defineRoute } from "../../platform/routes";
+import { defineRoute } from "../../platform/http/routes";
 import { placeCart } from "../place";
 import { cartBody, cartRepresentation, MAX_ORDER_LINES } from "../schemas";
 

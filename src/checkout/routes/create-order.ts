@@ -1,4 +1,4 @@
-import { defineRoute } from "../../platform/routes";
+import { defineRoute } from "../../platform/http/routes";
 import { placeOrder } from "../place";
 import { MAX_ORDER_LINES, orderBody, orderRepresentation } from "../schemas";
 

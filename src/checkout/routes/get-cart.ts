@@ -1,4 +1,4 @@
-import { defineRoute } from "../../platform/routes";
+import { defineRoute } from "../../platform/http/routes";
 import { findVisibleCart, toCartRepresentation } from "../queries";
 import { cartIdParam, cartRepresentation } from "../schemas";
 

@@ -1,4 +1,4 @@
-import { defineRoute } from "../../platform/routes";
+import { defineRoute } from "../../platform/http/routes";
 import { findVisibleOrder, toOrderRepresentation } from "../queries";
 import { orderIdParam, orderRepresentation } from "../schemas";
 

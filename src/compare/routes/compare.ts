@@ -1,8 +1,8 @@
 import { findVisibleOrderSummary } from "../../checkout/queries";
 import { getVisibleOperation } from "../../operations/queries";
-import { ApiError } from "../../platform/errors";
-import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/fields";
+import { ApiError } from "../../platform/core/errors";
+import { defineRoute } from "../../platform/http/routes";
+import { operationIdParam } from "../../platform/schema/fields";
 import { findLineIssues, type LineIssue, type OrderLinesSource } from "../../lines/order-fit";
 import { compareBody, compareResponse, MAX_COMPARE_LINES } from "../schemas";
 

@@ -1,6 +1,6 @@
-import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/app";
-import { dryRunQuery } from "../../platform/fields";
-import { defineRoute } from "../../platform/routes";
+import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/http/batch-answer";
+import { dryRunQuery } from "../../platform/schema/fields";
+import { defineRoute } from "../../platform/http/routes";
 import { upsertDirectory } from "../commands";
 import { MAX_DIRECTORY_ACCOUNTS_PER_CALL, putDirectoryBody, putDirectoryResponse } from "../schemas";
 

@@ -1,10 +1,12 @@
 import { eq, sql } from "drizzle-orm";
 import * as z from "zod";
-import { inJsonList } from "../../platform/sql";
-import { commaList, listContextOf, listPage, mapPage, pageQueryShape, selectRows, type ListDefinition } from "../../platform/pagination";
-import { identifierText } from "../../platform/fields";
-import { defineRoute } from "../../platform/routes";
-import { events } from "../../platform/tables";
+import { inJsonList } from "../../platform/data/sql";
+import { commaList, pageQueryShape } from "../../platform/schema/list-query";
+import { listContextOf } from "../../platform/http/context";
+import { listPage, mapPage, selectRows, type ListDefinition } from "../../platform/data/pagination";
+import { identifierText } from "../../platform/schema/fields";
+import { defineRoute } from "../../platform/http/routes";
+import { events } from "../../platform/data/tables";
 import { eventPage, toEventRepresentation } from "../schemas";
 
 /** Commit order: SQLite assigns rowids in the order transactions commit. */

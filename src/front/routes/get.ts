@@ -1,5 +1,5 @@
-import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/fields";
+import { defineRoute } from "../../platform/http/routes";
+import { operationIdParam } from "../../platform/schema/fields";
 import { findFrontOperation } from "../queries";
 import { frontOperationRepresentation, presentationOf, toFrontOperation } from "../representation";
 

@@ -1,8 +1,9 @@
 import { listLines } from "../../lines/queries";
 import { listLinesQuery } from "../../lines/schemas";
-import { listContextOf, mapPage } from "../../platform/pagination";
-import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/fields";
+import { listContextOf } from "../../platform/http/context";
+import { mapPage } from "../../platform/data/pagination";
+import { defineRoute } from "../../platform/http/routes";
+import { operationIdParam } from "../../platform/schema/fields";
 import { findFrontOperation } from "../queries";
 import { frontLinePage, presentationOf, toFrontLine } from "../representation";
 

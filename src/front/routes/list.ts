@@ -1,7 +1,8 @@
 import { listOperations } from "../../operations/queries";
 import { listOperationsQuery } from "../../operations/schemas";
-import { listContextOf, mapPage } from "../../platform/pagination";
-import { defineRoute } from "../../platform/routes";
+import { listContextOf } from "../../platform/http/context";
+import { mapPage } from "../../platform/data/pagination";
+import { defineRoute } from "../../platform/http/routes";
 import { openNow } from "../queries";
 import { frontOperationPage, presentationOf, toFrontOperation } from "../representation";
 

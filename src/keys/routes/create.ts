@@ -1,4 +1,4 @@
-import { defineRoute } from "../../platform/routes";
+import { defineRoute } from "../../platform/http/routes";
 import { createKey } from "../commands";
 import { keyStore, toKeyRepresentation } from "../queries";
 import { createKeyBody, createdKeyRepresentation } from "../schemas";

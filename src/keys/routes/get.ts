@@ -1,5 +1,5 @@
-import { ApiError } from "../../platform/errors";
-import { defineRoute } from "../../platform/routes";
+import { ApiError } from "../../platform/core/errors";
+import { defineRoute } from "../../platform/http/routes";
 import { keyStore, findKey, toKeyRepresentation } from "../queries";
 import { keyIdParam, keyRepresentation } from "../schemas";
 

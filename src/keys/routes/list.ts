@@ -1,5 +1,5 @@
-import { listContextOf } from "../../platform/pagination";
-import { defineRoute } from "../../platform/routes";
+import { listContextOf } from "../../platform/http/context";
+import { defineRoute } from "../../platform/http/routes";
 import { keyStore, listKeys, toKeyRepresentation } from "../queries";
 import { keyPage, listKeysQuery } from "../schemas";
 

@@ -1,4 +1,4 @@
-import { defineRoute } from "../../platform/routes";
+import { defineRoute } from "../../platform/http/routes";
 import { revokeKey } from "../commands";
 import { keyStore } from "../queries";
 import { keyIdParam } from "../schemas";

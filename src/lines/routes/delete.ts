@@ -1,6 +1,7 @@
-import { defineRoute } from "../../platform/routes";
-import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/app";
-import { dryRunQuery, operationIdParam } from "../../platform/fields";
+import { operationCoordinator } from "../../operations/coordinator/runner";
+import { defineRoute } from "../../platform/http/routes";
+import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/http/batch-answer";
+import { dryRunQuery, operationIdParam } from "../../platform/schema/fields";
 import { removeLines } from "../commands";
 import { deleteLinesBody, deleteLinesResponse, MAX_LINES_PER_CALL } from "../schemas";
 
@@ -23,6 +24,6 @@ export default defineRoute(
     errors: ["not_found", "operation_not_draft", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
   async function handleDeleteLines(c, { params, query, body }) {
-    return batchAnswer(c, query.dryRun, await c.var.coordinator.run(params.operationId, removeLines, { variantExternalIds: body, dryRun: query.dryRun }));
+    return batchAnswer(c, query.dryRun, await operationCoordinator(c).run(params.operationId, removeLines, { variantExternalIds: body, dryRun: query.dryRun }));
   },
 );

@@ -1,8 +1,9 @@
-import { acceptsCsv, csvListResponse } from "../../platform/csv";
-import { resolveLocale } from "../../platform/locale";
-import { listContextOf, mapPage } from "../../platform/pagination";
-import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/fields";
+import { acceptsCsv, csvListResponse } from "../../platform/http/csv";
+import { resolveLocale } from "../../platform/core/locale";
+import { listContextOf } from "../../platform/http/context";
+import { mapPage } from "../../platform/data/pagination";
+import { defineRoute } from "../../platform/http/routes";
+import { operationIdParam } from "../../platform/schema/fields";
 import { listLines, toLineRepresentation } from "../queries";
 import { LINE_CSV_COLUMNS, lineList, linePage, listLinesQuery } from "../schemas";
 

@@ -1,8 +1,9 @@
-import { defineRoute } from "../../platform/routes";
-import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/app";
-import { dryRunQuery, operationIdParam } from "../../platform/fields";
+import { operationCoordinator } from "../../operations/coordinator/runner";
+import { defineRoute } from "../../platform/http/routes";
+import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/http/batch-answer";
+import { dryRunQuery, operationIdParam } from "../../platform/schema/fields";
 import { upsertLines } from "../commands";
-import { integerCell, isCsvContentType } from "../../platform/csv";
+import { integerCell, isCsvContentType } from "../../platform/http/csv";
 import { LINE_CSV_COLUMNS, MAX_LINES_PER_CALL, putLinesBody, putLinesResponse } from "../schemas";
 
 export default defineRoute(
@@ -43,6 +44,6 @@ export default defineRoute(
     errors: ["not_found", "operation_not_draft", "line_bounds_invalid", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
   async function handleUpsertLines(c, { params, query, body }) {
-    return batchAnswer(c, query.dryRun, await c.var.coordinator.run(params.operationId, upsertLines, { lines: body, dryRun: query.dryRun, mergeNames: isCsvContentType(c.req.header("content-type")) }));
+    return batchAnswer(c, query.dryRun, await operationCoordinator(c).run(params.operationId, upsertLines, { lines: body, dryRun: query.dryRun, mergeNames: isCsvContentType(c.req.header("content-type")) }));
   },
 );

@@ -1,5 +1,6 @@
-import { afterCommit } from "../../platform/after-commit";
-import { defineRoute } from "../../platform/routes";
+import { operationCoordinator } from "../coordinator/runner";
+import { afterCommit } from "../../platform/core/after-commit";
+import { defineRoute } from "../../platform/http/routes";
 import { createOperation } from "../commands";
 import { toOperationRepresentation } from "../queries";
 import { createOperationBody, operationRepresentation } from "../schemas";
@@ -24,7 +25,7 @@ export default defineRoute(
     const row = await createOperation(c.var.db, c.var.principal, body);
     if (row.activateAt !== null || row.deactivateAt !== null) {
       // The Operation is saved: an alarm that could not be set is set by the schedule sweep once the time is overdue.
-      await afterCommit(c.var.requestId, "arming the new Operation's schedule (the schedule sweep re-arms it)", () => c.var.coordinator.syncSchedule(row.id));
+      await afterCommit(c.var.requestId, "arming the new Operation's schedule (the schedule sweep re-arms it)", () => operationCoordinator(c).syncSchedule(row.id));
     }
     const representation = toOperationRepresentation(row);
     c.header("Location", `/v1/operations/${row.id}`);

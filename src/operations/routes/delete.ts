@@ -1,5 +1,6 @@
-import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/fields";
+import { operationCoordinator } from "../coordinator/runner";
+import { defineRoute } from "../../platform/http/routes";
+import { operationIdParam } from "../../platform/schema/fields";
 import { deleteOperation } from "../commands";
 
 export default defineRoute(
@@ -17,7 +18,7 @@ export default defineRoute(
     errors: ["not_found", "operation_has_links", "version_mismatch", "idempotency_key_reused"],
   },
   async function handleDeleteOperation(c, { params }) {
-    await c.var.coordinator.run(params.operationId, deleteOperation, { ifMatch: c.req.header("if-match") });
+    await operationCoordinator(c).run(params.operationId, deleteOperation, { ifMatch: c.req.header("if-match") });
     return c.body(null, 204);
   },
 );

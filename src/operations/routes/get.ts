@@ -1,5 +1,5 @@
-import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/fields";
+import { defineRoute } from "../../platform/http/routes";
+import { operationIdParam } from "../../platform/schema/fields";
 import { getVisibleOperation, toOperationRepresentation } from "../queries";
 import { operationRepresentation } from "../schemas";
 import { setETag } from "./etag";

@@ -1,5 +1,6 @@
-import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/fields";
+import { operationCoordinator } from "../coordinator/runner";
+import { defineRoute } from "../../platform/http/routes";
+import { operationIdParam } from "../../platform/schema/fields";
 import { patchOperation } from "../commands";
 import { operationRepresentation, patchOperationBody } from "../schemas";
 import { setETag } from "./etag";
@@ -27,7 +28,7 @@ export default defineRoute(
     errors: ["not_found", "operation_not_draft", "duplicate_code", "version_mismatch", "idempotency_key_reused"],
   },
   async function handleUpdateOperation(c, { params, body }) {
-    const result = await c.var.coordinator.run(params.operationId, patchOperation, {
+    const result = await operationCoordinator(c).run(params.operationId, patchOperation, {
       patch: body,
       ifMatch: c.req.header("if-match"),
     });

@@ -1,5 +1,6 @@
-import { defineRoute } from "../../platform/routes";
-import { operationIdParam } from "../../platform/fields";
+import { operationCoordinator } from "../coordinator/runner";
+import { defineRoute } from "../../platform/http/routes";
+import { operationIdParam } from "../../platform/schema/fields";
 import { changeStatus } from "../commands";
 import { operationRepresentation, statusChangeBody } from "../schemas";
 import { setETag } from "./etag";
@@ -21,7 +22,7 @@ export default defineRoute(
     errors: ["not_found", "invalid_transition", "version_mismatch", "idempotency_key_reused"],
   },
   async function handleChangeOperationStatus(c, { params, body }) {
-    const operation = await c.var.coordinator.run(params.operationId, changeStatus, {
+    const operation = await operationCoordinator(c).run(params.operationId, changeStatus, {
       status: body.status,
       ifMatch: c.req.header("if-match"),
     });

@@ -1,4 +1,4 @@
-import { defineRoute } from "../../platform/routes";
+import { defineRoute } from "../../platform/http/routes";
 import { createRule } from "../commands";
 import { toRuleRepresentation } from "../queries";
 import { ruleBody, ruleRepresentation } from "../schemas";

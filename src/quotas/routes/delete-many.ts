@@ -1,6 +1,7 @@
-import { batchAnswer, DRY_RUN_ANSWER_HEADERS, tenantPrimaryDb } from "../../platform/app";
-import { dryRunQuery } from "../../platform/fields";
-import { defineRoute } from "../../platform/routes";
+import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/http/batch-answer";
+import { tenantPrimaryDb } from "../../platform/http/context";
+import { dryRunQuery } from "../../platform/schema/fields";
+import { defineRoute } from "../../platform/http/routes";
 import { deleteRules } from "../commands";
 import { deleteRulesBody, deleteRulesResponse, MAX_RULES_PER_CALL } from "../schemas";
 

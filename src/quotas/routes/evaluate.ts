@@ -1,5 +1,5 @@
 import { requirePermittedAccounts } from "../../directory/membership";
-import { defineRoute } from "../../platform/routes";
+import { defineRoute } from "../../platform/http/routes";
 import { evaluateOrders, explainOrders, type QuotaOrder } from "../evaluate";
 import { ruleReadingOf } from "../queries";
 import { evaluateBody, evaluateQuery, evaluateResponse, MAX_EVALUATE_ORDERS } from "../schemas";

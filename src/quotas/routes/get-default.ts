@@ -1,4 +1,4 @@
-import { defineRoute } from "../../platform/routes";
+import { defineRoute } from "../../platform/http/routes";
 import { getQuotaDefault } from "../queries";
 import { quotaDefaultRepresentation } from "../schemas";
 

@@ -1,5 +1,5 @@
-import { ApiError } from "../../platform/errors";
-import { defineRoute } from "../../platform/routes";
+import { ApiError } from "../../platform/core/errors";
+import { defineRoute } from "../../platform/http/routes";
 import { findRule, toRuleRepresentation } from "../queries";
 import { ruleIdParam, ruleRepresentation } from "../schemas";
 

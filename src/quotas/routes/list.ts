@@ -1,8 +1,8 @@
-import { defineRoute } from "../../platform/routes";
+import { defineRoute } from "../../platform/http/routes";
 import { listRules, toRuleRepresentation } from "../queries";
 import { listRulesQuery, quotaRulePage, RULE_CSV_COLUMNS, ruleList } from "../schemas";
-import { acceptsCsv, csvListResponse } from "../../platform/csv";
-import { listContextOf } from "../../platform/pagination";
+import { acceptsCsv, csvListResponse } from "../../platform/http/csv";
+import { listContextOf } from "../../platform/http/context";
 
 export default defineRoute(
   {

@@ -1,8 +1,9 @@
-import { batchAnswer, DRY_RUN_ANSWER_HEADERS, tenantPrimaryDb } from "../../platform/app";
-import { dryRunQuery } from "../../platform/fields";
-import { defineRoute } from "../../platform/routes";
+import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/http/batch-answer";
+import { tenantPrimaryDb } from "../../platform/http/context";
+import { dryRunQuery } from "../../platform/schema/fields";
+import { defineRoute } from "../../platform/http/routes";
 import { upsertRules } from "../commands";
-import { integerCell } from "../../platform/csv";
+import { integerCell } from "../../platform/http/csv";
 import { MAX_RULES_PER_CALL, RULE_CSV_COLUMNS, upsertRulesBody, upsertRulesResponse } from "../schemas";
 
 export default defineRoute(

@@ -1,5 +1,5 @@
-import { tenantPrimaryDb } from "../../platform/app";
-import { defineRoute } from "../../platform/routes";
+import { tenantPrimaryDb } from "../../platform/http/context";
+import { defineRoute } from "../../platform/http/routes";
 import { updateRule } from "../commands";
 import { toRuleRepresentation } from "../queries";
 import { ruleBody, ruleIdParam, ruleRepresentation } from "../schemas";

@@ -1,4 +1,4 @@
-import { defineRoute } from "../../platform/routes";
+import { defineRoute } from "../../platform/http/routes";
 import { createWebhook } from "../commands";
 import { toWebhookRepresentation } from "../queries";
 import { createdWebhookRepresentation, createWebhookBody } from "../schemas";

@@ -1,5 +1,6 @@
-import { listContextOf, mapPage } from "../../platform/pagination";
-import { defineRoute } from "../../platform/routes";
+import { listContextOf } from "../../platform/http/context";
+import { mapPage } from "../../platform/data/pagination";
+import { defineRoute } from "../../platform/http/routes";
 import { getWebhook, listDeliveries, toDeliveryRepresentation } from "../queries";
 import { deliveryPage, listDeliveriesQuery, webhookIdParam } from "../schemas";
 

@@ -1,4 +1,4 @@
-import { defineRoute } from "../../platform/routes";
+import { defineRoute } from "../../platform/http/routes";
 import { getWebhook, toWebhookRepresentation } from "../queries";
 import { webhookIdParam, webhookRepresentation } from "../schemas";
 

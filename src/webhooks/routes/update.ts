@@ -1,4 +1,4 @@
-import { defineRoute } from "../../platform/routes";
+import { defineRoute } from "../../platform/http/routes";
 import { updateWebhook } from "../commands";
 import { toWebhookRepresentation } from "../queries";
 import { updateWebhookBody, webhookIdParam, webhookRepresentation } from "../schemas";

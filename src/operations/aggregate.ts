@@ -1,0 +1,170 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { AnySQLiteColumn, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
+import { actorOf } from "../platform/core/principal";
+import type { CommandContext } from "./coordinator/protocol";
+import { type Db } from "../platform/data/database";
+import { existingKeys, inJsonChunks, runBatch, type Statement, writeGuard } from "../platform/data/sql";
+import { isWriteGuardFailure, violatesUnique } from "../platform/data/constraint-errors";
+import { ApiError } from "../platform/core/errors";
+import { appendEvent } from "../platform/data/events";
+import type { EventType } from "../platform/core/event-types";
+import { operations } from "../platform/data/tables";
+import { nowIso } from "../platform/core/time";
+
+/*
+ * The steps every Operation command shares. A command reads top to bottom:
+ *   load (loadOperation) → check (requireDraft, checkIfMatch, its own rules) →
+ *   one batch: the guard (unchangedSince), its change, counts and version (bumpOperation), its event.
+ */
+
+export type OperationRow = typeof operations.$inferSelect;
+
+export async function findOperation(db: Db, tenantId: string, operationId: string): Promise<OperationRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(operations)
+    .where(and(eq(operations.tenantId, tenantId), eq(operations.id, operationId)))
+    .limit(1);
+  return row;
+}
+
+/** The Operation, or 404: scoped to the caller's tenant. */
+export async function loadOperation(ctx: CommandContext): Promise<OperationRow> {
+  const row = await findOperation(ctx.db, ctx.principal.tenantId, ctx.operationId);
+  if (!row) throw new ApiError("not_found", `Operation ${ctx.operationId} not found.`);
+  return row;
+}
+
+/**
+ * The Operation (or 404) and what else the command reads, in one wait: those reads need only the
+ * Operation's id, so they run alongside its load, and a far-away database costs one round trip
+ * instead of two. Their results are only used once the Operation is known to be the caller's.
+ */
+export async function loadOperationWith<T>(ctx: CommandContext, read: () => Promise<T>): Promise<[OperationRow, T]> {
+  return Promise.all([loadOperation(ctx), read()]);
+}
+
+export function checkIfMatch(row: OperationRow, ifMatch: string | null | undefined): void {
+  if (ifMatch === undefined || ifMatch === null || ifMatch === "*") return;
+  const versions = ifMatch.split(",").map((tag) => tag.trim().replace(/^W\//, "").replace(/"/g, ""));
+  if (!versions.includes(String(row.version))) {
+    throw new ApiError("version_mismatch", `If-Match ${ifMatch} does not match the current version "${row.version}".`);
+  }
+}
+
+export function requireDraft(row: OperationRow, what: string): void {
+  if (row.status !== "DRAFT") {
+    throw new ApiError("operation_not_draft", `${what} needs the Operation in DRAFT; it is ${row.status}.`);
+  }
+}
+
+/** Guard: the Operation is still at the version the command read (so nothing changed it in between). */
+export function unchangedSince(row: OperationRow) {
+  return writeGuard(sql`exists (select 1 from ${operations} where ${operations.id} = ${row.id} and ${operations.version} = ${row.version})`);
+}
+
+/** Bumps version and updatedAt; `set` adds the command's own column changes (values or SQL, e.g. a recount). */
+export function bumpOperation(ctx: CommandContext, row: OperationRow, set: SQLiteUpdateSetSource<typeof operations> = {}, updatedAt = nowIso()) {
+  return ctx.db
+    .update(operations)
+    .set({ ...set, version: row.version + 1, updatedAt })
+    .where(and(eq(operations.id, row.id), eq(operations.version, row.version)));
+}
+
+/**
+ * A bump whose changes are plain values: the statement, and the row exactly as the batch leaves it
+ * (the Operation's Durable Object runs one command at a time), so the answer needs no read after
+ * the write.
+ */
+export function bumpWithValues(ctx: CommandContext, row: OperationRow, changes: Partial<OperationRow>) {
+  const after: OperationRow = { ...row, ...changes, version: row.version + 1, updatedAt: nowIso() };
+  return { statement: bumpOperation(ctx, row, changes, after.updatedAt), after };
+}
+
+export function operationEvent(ctx: CommandContext, type: EventType, data: Record<string, unknown>) {
+  return appendEvent(ctx.db, {
+    tenantId: ctx.principal.tenantId,
+    type,
+    actor: ctx.actor ?? actorOf(ctx.principal),
+    operationId: ctx.operationId,
+    data,
+  });
+}
+
+/** Runs a command's statements as one D1 transaction; a failed guard means a concurrent change won. */
+export async function commit(ctx: CommandContext, statements: Statement[]) {
+  try {
+    return await runBatch(ctx.db, statements);
+  } catch (error) {
+    if (isWriteGuardFailure(error)) {
+      throw new ApiError("version_mismatch", "The Operation changed while this command ran; read it again and retry.");
+    }
+    if (violatesUnique(error, operations.tenantId, operations.code)) {
+      throw new ApiError("duplicate_code", "Another Operation of this tenant already has this code.");
+    }
+    throw error;
+  }
+}
+
+/** The rows an Operation owns and counts (lines, attachments): the count column and the rows' key columns. */
+export interface OwnedRows {
+  count: "lineCount" | "accountCount";
+  operationColumn: AnySQLiteColumn;
+  keyColumn: AnySQLiteColumn;
+}
+
+/**
+ * The batch of a command that changes rows under the Operation: the version guard, the writes,
+ * the count recounted in SQL with the version bump, the event, and the count read back in the same
+ * transaction, so it is exact whatever happened before. Returns that count.
+ */
+export async function commitRowChange(
+  ctx: CommandContext,
+  row: OperationRow,
+  change: { rows: OwnedRows; writes: Statement[]; event: EventType; data: Record<string, unknown>; countAfter: number; dryRun: boolean },
+): Promise<number> {
+  // A dry run stops here: every check has run, and the count is what the batch would leave.
+  if (change.dryRun) return change.countAfter;
+  const { count, operationColumn } = change.rows;
+  const recount = sql`(select count(*) from ${operationColumn.table} where ${operationColumn} = ${row.id})`;
+  const results = await commit(ctx, [
+    unchangedSince(row),
+    ...change.writes,
+    bumpOperation(ctx, row, { [count]: recount }),
+    operationEvent(ctx, change.event, change.data),
+    sql`select ${operations[count]} as count from ${operations} where ${operations.id} = ${row.id}`,
+  ]);
+  return (results[results.length - 1].results[0] as { count: number }).count;
+}
+
+/** Which of `keys` are rows of the Operation (lines, attachments): read alongside its load. */
+export function findOwnedKeys(ctx: CommandContext, rows: OwnedRows, keys: readonly string[]): Promise<Set<string>> {
+  return existingKeys(ctx.db, rows.keyColumn, [...new Set(keys)], eq(rows.operationColumn, ctx.operationId));
+}
+
+/**
+ * Removes the Operation's rows among `keys` (`found`: those that exist, from findOwnedKeys): keys
+ * that are not rows are reported, not refused, and removing nothing writes nothing.
+ */
+export async function removeOwnedRows(
+  ctx: CommandContext,
+  row: OperationRow,
+  change: { rows: OwnedRows; keys: readonly string[]; found: Set<string>; event: EventType; eventNames: { removed: string; notFound: string }; dryRun: boolean },
+): Promise<{ removed: number; notFound: string[]; count: number }> {
+  const { found } = change;
+  const notFound = [...new Set(change.keys)].filter((key) => !found.has(key));
+  const before = row[change.rows.count];
+  if (!found.size) return { removed: 0, notFound, count: before };
+  const { operationColumn, keyColumn } = change.rows;
+  const count = await commitRowChange(ctx, row, {
+    rows: change.rows,
+    writes: inJsonChunks(keyColumn, [...found]).map((keyIsIn) =>
+      ctx.db.delete(operationColumn.table).where(and(eq(operationColumn, row.id), keyIsIn)),
+    ),
+    event: change.event,
+    data: { [change.eventNames.removed]: found.size, [change.eventNames.notFound]: notFound.length, [change.rows.count]: before - found.size },
+    countAfter: before - found.size,
+    dryRun: change.dryRun,
+  });
+  return { removed: found.size, notFound, count };
+}

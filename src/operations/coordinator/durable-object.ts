@@ -1,0 +1,184 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Command, CommandContext, CommandExecutor, CommandOutcome } from "./protocol";
+import { afterCommit } from "../../platform/core/after-commit";
+import { openDb, primaryDb } from "../../platform/data/database";
+import type { Env } from "../../platform/core/env";
+import { ApiError } from "../../platform/core/errors";
+import type { Principal } from "../../platform/core/principal";
+import { isTenantMovingFailure, readPlacement, tenantMovingError } from "../../platform/data/tenancy";
+import { newTrace, type RequestTrace } from "../../platform/data/trace";
+import { deleteOperation, giveUpScheduledChange, nextScheduledTime, patchOperation, runScheduledChanges } from "../commands";
+import { findOperation } from "../aggregate";
+import { requestHandOn } from "../../webhooks/outbox";
+
+/**
+ * Whose Operation the object's alarm runs scheduled changes of: kept only while a time is scheduled.
+ * The tenant's shard is read from the tenant directory each time the alarm runs (a move changes it).
+ */
+interface ScheduleOwner {
+  tenantId: string;
+  operationId: string;
+}
+
+const SCHEDULE_OWNER = "schedule-owner";
+/** How many times in a row the due change has failed: kept only while it keeps failing. */
+const FAILED_ATTEMPTS = "schedule-failed-attempts";
+/** The commands after which the Operation's schedule may differ: the alarm is set again from D1. */
+const SCHEDULE_COMMANDS = new Set([patchOperation.name, deleteOperation.name]);
+
+/** A due change that fails (a lost race, a failing database) is tried this many times in all, then given up. */
+export const SCHEDULE_MAX_ATTEMPTS = 6;
+/** The wait after the n-th failure: 5 s, doubling, at most 5 minutes (the attempts span about 2.5 minutes). */
+export function scheduleRetryDelayMs(failures: number): number {
+  return Math.min(5_000 * 2 ** (failures - 1), 5 * 60_000);
+}
+
+/** The tenant's shard was being moved when the alarm ran: the change waits for the sweep after the move. */
+class TenantMoving extends Error {}
+
+/**
+ * One object per Operation: runs its commands strictly one after another. The input gate
+ * opens while a command awaits D1, so each command runs inside `blockConcurrencyWhile`, which
+ * keeps every other call waiting until it ends. (A promise chain would do the same only by
+ * resuming one call's command from another call's promise: Workers forbid one request from
+ * continuing on I/O another started.) Each command's batch also re-checks the Operation's state
+ * in SQL.
+ */
+export abstract class OperationObject extends DurableObject<Env> implements CommandExecutor {
+  /** Every command this object runs, by the name the Worker sends: the app's (src/app.ts). */
+  protected abstract readonly commands: ReadonlyMap<string, Command<unknown, unknown>>;
+
+  async execute(principal: Principal, operationId: string, name: string, input: unknown): Promise<CommandOutcome<unknown>> {
+    // The callback never throws: a throwing callback would reset the object.
+    return this.ctx.blockConcurrencyWhile(async () => {
+      const outcome = await this.run(principal, operationId, name, input);
+      if (outcome.ok && SCHEDULE_COMMANDS.has(name)) {
+        await afterCommit(`schedule:${operationId}`, "arming the Operation's schedule after a change (the schedule sweep re-arms it)", () => this.armSchedule(principal, operationId));
+      }
+      return outcome;
+    });
+  }
+
+  /** Sets the alarm to the Operation's next scheduled time (or clears it): after a create with a schedule. */
+  async syncSchedule(principal: Principal, operationId: string): Promise<void> {
+    await this.ctx.blockConcurrencyWhile(() => this.armSchedule(principal, operationId));
+  }
+
+  /**
+   * The schedule sweep found a scheduled time of this Operation well past (src/operations/coordinator/schedule-sweep.ts):
+   * an object without an alarm lost it (an arm that failed, a move) and is armed again from D1; one with
+   * an alarm (a retry waiting) is left alone. Answers whether it armed.
+   */
+  async healSchedule(tenantId: string, operationId: string): Promise<boolean> {
+    return this.ctx.blockConcurrencyWhile(async () => {
+      if ((await this.ctx.storage.getAlarm()) !== null) return false;
+      const owner = { tenantId, operationId };
+      try {
+        // A change that has used up its attempts stays used up: the next ring tries once, then gives up again.
+        await this.arm(owner, await findOperation((await this.scheduleContext(owner, newTrace())).db, tenantId, operationId), { keepFailures: true });
+        return true;
+      } catch {
+        // A move or a failing database: the next sweep asks again.
+        return false;
+      }
+    });
+  }
+
+  /**
+   * A scheduled time has come: the change runs inside blockConcurrencyWhile like any command (so it
+   * never interleaves with one), acting as "schedule"; the alarm is then set to the next time, if any.
+   * A change that fails is tried again with a growing wait, and given up (operation.schedule_failed)
+   * after SCHEDULE_MAX_ATTEMPTS; the alarm never throws, so the runtime never retries it on its own.
+   */
+  async alarm(): Promise<void> {
+    const stored = await this.ctx.storage.get<ScheduleOwner & { principal?: Principal }>(SCHEDULE_OWNER);
+    if (!stored) return;
+    // Objects armed before the owner was reduced to ids stored the whole principal.
+    const owner: ScheduleOwner = { tenantId: stored.tenantId ?? stored.principal!.tenantId, operationId: stored.operationId };
+    const trace = newTrace();
+    await this.ctx.blockConcurrencyWhile(async () => {
+      let context: CommandContext | undefined;
+      let row;
+      try {
+        context = await this.scheduleContext(owner, trace);
+        row = await runScheduledChanges(context);
+      } catch (error) {
+        await this.failedAttempt(owner, error, trace, context);
+        return;
+      }
+      await this.arm(owner, row);
+    });
+    // The change (or its operation.schedule_failed) goes to webhooks now, not at the next sweep.
+    if (trace.eventsAppended && trace.shard) await requestHandOn(this.env, trace.shard, owner.tenantId, `schedule:${owner.operationId}`);
+  }
+
+  /** What a scheduled change runs with: the tenant's current shard, acting as "schedule". */
+  private async scheduleContext(owner: ScheduleOwner, trace: RequestTrace): Promise<CommandContext> {
+    const placement = await readPlacement({ nearest: primaryDb(this.env, "CONTROL") }, owner.tenantId);
+    if (!placement) throw new Error(`tenant ${owner.tenantId} is not in the tenant directory`);
+    if (placement.state === "MOVING") throw new TenantMoving();
+    const principal: Principal = { tenantId: owner.tenantId, role: "OPERATOR", userId: null, keyId: "schedule", tenantDefaultLocale: placement.defaultLocale, shard: placement.shard };
+    trace.shard = placement.shard;
+    return { db: openDb(this.env, placement.shard, "first-primary", trace), principal, operationId: owner.operationId, actor: "schedule" };
+  }
+
+  /** `context`: the one the attempt ran with, reused to record a give-up (none: building it is what failed). */
+  private async failedAttempt(owner: ScheduleOwner, error: unknown, trace: RequestTrace, context?: CommandContext): Promise<void> {
+    if (error instanceof TenantMoving || isTenantMovingFailure(error)) {
+      // The move fences every write until it ends; the sweep of the shard it lands on arms the object again.
+      await this.ctx.storage.deleteAlarm();
+      return;
+    }
+    const failures = ((await this.ctx.storage.get<number>(FAILED_ATTEMPTS)) ?? 0) + 1;
+    if (failures < SCHEDULE_MAX_ATTEMPTS) {
+      await this.ctx.storage.put(FAILED_ATTEMPTS, failures);
+      await this.ctx.storage.setAlarm(Date.now() + scheduleRetryDelayMs(failures));
+      return;
+    }
+    const reason = `The scheduled change failed ${failures} times; the last error: ${error instanceof Error ? error.message : String(error)}`;
+    try {
+      await this.arm(owner, await giveUpScheduledChange(context ?? (await this.scheduleContext(owner, trace)), reason));
+    } catch {
+      // Not even the failure could be recorded: the alarm stops. The sweep arms it again (once a minute
+      // at most), and each of those rings tries the change once and then to give it up.
+      await this.ctx.storage.put(FAILED_ATTEMPTS, failures);
+      await this.ctx.storage.deleteAlarm();
+    }
+  }
+
+  private async armSchedule(principal: Principal, operationId: string): Promise<void> {
+    const db = openDb(this.env, principal.shard, "first-primary", newTrace());
+    await this.arm({ tenantId: principal.tenantId, operationId }, await findOperation(db, principal.tenantId, operationId));
+  }
+
+  /** The alarm at the row's next scheduled time; none (and nothing stored) when it has none or is gone. The count of failures starts over unless kept. */
+  private async arm(owner: ScheduleOwner, row: Parameters<typeof nextScheduledTime>[0] | undefined, { keepFailures = false } = {}): Promise<void> {
+    const next = row ? nextScheduledTime(row) : null;
+    if (!keepFailures || next === null) await this.ctx.storage.delete(FAILED_ATTEMPTS);
+    if (next === null) {
+      await this.ctx.storage.deleteAlarm();
+      await this.ctx.storage.delete(SCHEDULE_OWNER);
+      return;
+    }
+    await this.ctx.storage.put(SCHEDULE_OWNER, owner);
+    await this.ctx.storage.setAlarm(Date.parse(next));
+  }
+
+  private async run(principal: Principal, operationId: string, name: string, input: unknown): Promise<CommandOutcome<unknown>> {
+    // Commands read and write on the primary of the tenant's shard (the Worker names it from the
+    // tenant directory): what they check is the latest state.
+    const trace = newTrace();
+    const ctx: CommandContext = { db: openDb(this.env, principal.shard, "first-primary", trace), principal, operationId };
+    // What the request gets back beside the result: its D1 calls, and whether the command's batch appended events.
+    const done = () => ({ d1: { roundTrips: trace.d1RoundTrips, sequentialRoundTrips: trace.d1SequentialRoundTrips, bookmark: trace.bookmark }, eventsAppended: trace.eventsAppended });
+    try {
+      const command = this.commands.get(name);
+      if (!command) throw new Error(`No command is named ${name}.`);
+      return { ok: true, value: await command.run(ctx, input), ...done() };
+    } catch (error) {
+      if (error instanceof ApiError) return { ok: false, problem: error.problem, ...done() };
+      if (isTenantMovingFailure(error)) return { ok: false, problem: tenantMovingError().problem, ...done() };
+      return { ok: false, failure: { message: String(error), stack: (error as Error)?.stack }, ...done() };
+    }
+  }
+}

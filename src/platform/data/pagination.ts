@@ -1,0 +1,219 @@
+import { and, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { base64UrlDecodeText, base64UrlEncodeText, hmacSha256, timingSafeEqual } from "../core/crypto";
+import type { Db } from "./database";
+import { ApiError } from "../core/errors";
+import type { Principal } from "../core/principal";
+
+/** A sortable field: a non-null SQL expression (nulls are coalesced so keyset comparisons stay total). */
+export type SortExpression = AnySQLiteColumn | SQL;
+
+export interface ListDefinition {
+  /** Names the list in tokens, so a token from one list never opens another. */
+  name: string;
+  sortable: Record<string, SortExpression>;
+  /** The final tiebreak; unique within the list. */
+  id: SortExpression;
+  defaultSort: string;
+  maxLimit: number;
+}
+
+export interface SortKey {
+  field: string;
+  desc: boolean;
+}
+
+export interface PageRequest {
+  limit: number;
+  nextToken?: string;
+  sort?: string;
+}
+
+export interface Page<Row> {
+  items: Row[];
+  nextToken: string | null;
+}
+
+export const DEFAULT_LIMIT = 50;
+
+export function parseSort(definition: ListDefinition, raw: string | undefined): SortKey[] {
+  const keys: SortKey[] = [];
+  for (const part of (raw || definition.defaultSort).split(",")) {
+    const desc = part.startsWith("-");
+    const field = desc ? part.slice(1) : part;
+    if (!(field in definition.sortable)) {
+      throw new ApiError("validation_failed", `Unknown sort field ${field}.`, {
+        errors: [{ field: "query.sort", code: "invalid_value", message: `Unknown sort field ${field}` }],
+      });
+    }
+    if (!keys.some((k) => k.field === field)) keys.push({ field, desc });
+  }
+  return keys;
+}
+
+interface TokenPayload {
+  /** Cursor values, one per sort key plus the id. */
+  k: (string | number)[];
+  /** Digest of the list, scope, filters and sort the token belongs to. */
+  b: string;
+}
+
+function canonical(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+}
+
+export interface RunPageOptions {
+  where: SQL | undefined;
+  orderBy: SQL[];
+  limit: number;
+  /** Select these alongside the row: the engine reads them back to build the next token. */
+  cursorColumns: Record<string, SQL>;
+}
+
+/**
+ * The list engine every list endpoint uses: validates the token against the filters and sort,
+ * turns it into a keyset condition, fetches one extra row to know whether a next page exists.
+ */
+export async function listPage<Row extends Record<string, unknown>>(options: {
+  definition: ListDefinition;
+  secret: string;
+  /** Whose list this is (tenant, user, operation, view): a token is bound to it. */
+  scope: Record<string, unknown>;
+  /** The validated query: limit, nextToken and sort page the list; the rest are its filters, also bound to the token. */
+  query: PageRequest;
+  filters: (SQL | undefined)[];
+  run: (options: RunPageOptions) => Promise<Row[]>;
+}): Promise<Page<Omit<Row, `_k${number}`>>> {
+  const { definition } = options;
+  const { limit, nextToken: token, sort, ...queryFilters } = options.query as PageRequest & Record<string, unknown>;
+  const page: PageRequest = { limit, nextToken: token, sort };
+  const sortKeys = parseSort(definition, page.sort);
+  const expressions = sortKeys.map((k) => definition.sortable[k.field]);
+  const directions = sortKeys.map((k) => k.desc);
+  if (expressions[expressions.length - 1] !== definition.id) {
+    // The id follows the direction of the last sort key, so one index scan (forward or backward) serves the order.
+    expressions.push(definition.id);
+    directions.push(directions[directions.length - 1]);
+  }
+  const bindingDigest = await hmacSha256(
+    options.secret,
+    canonical({ list: definition.name, binding: { ...options.scope, filters: queryFilters }, sort: sortKeys }),
+  );
+
+  let keyset: SQL | undefined;
+  if (page.nextToken) {
+    const cursor = await decodeToken(options.secret, page.nextToken);
+    if (!cursor || cursor.b !== bindingDigest || cursor.k.length !== expressions.length) {
+      throw new ApiError("invalid_next_token", "nextToken was not issued for this list with these filters and sort.");
+    }
+    keyset = keysetCondition(expressions, directions, cursor.k);
+  }
+
+  const cursorColumns: Record<string, SQL> = {};
+  expressions.forEach((expression, i) => {
+    cursorColumns[`_k${i}`] = sql`${expression}`;
+  });
+  const orderBy = expressions.map((expression, i) => (directions[i] ? sql`${expression} desc` : sql`${expression} asc`));
+  const rows = await options.run({
+    where: and(...options.filters, keyset),
+    orderBy,
+    limit: page.limit + 1,
+    cursorColumns,
+  });
+
+  const hasMore = rows.length > page.limit;
+  const pageRows = hasMore ? rows.slice(0, page.limit) : rows;
+  let nextToken: string | null = null;
+  if (hasMore) {
+    const last = pageRows[pageRows.length - 1];
+    nextToken = await encodeToken(options.secret, {
+      k: expressions.map((_, i) => last[`_k${i}`] as string | number),
+      b: bindingDigest,
+    });
+  }
+  const items = pageRows.map((row) => {
+    const copy: Record<string, unknown> = { ...row };
+    for (const key of Object.keys(cursorColumns)) delete copy[key];
+    return copy as Omit<Row, `_k${number}`>;
+  });
+  return { items, nextToken };
+}
+
+/** What every list reads with: the request's database, the token secret and the caller. */
+export interface ListContext {
+  db: Db;
+  secret: string;
+  principal: Principal;
+}
+
+
+/** The `run` of a list of one table's whole rows: each item is `{ row }`. */
+export function selectRows<T extends SQLiteTable>(db: Db, table: T) {
+  return ({ where, orderBy, limit, cursorColumns }: RunPageOptions) =>
+    db
+      .select({ row: table, ...cursorColumns })
+      .from(table)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(limit);
+}
+
+/** The page with each item turned into its representation. */
+export function mapPage<Row, Item>(page: Page<Row>, represent: (row: Row) => Item): Page<Item> {
+  return { items: page.items.map((row) => represent(row)), nextToken: page.nextToken };
+}
+
+function keysetCondition(expressions: SortExpression[], directions: boolean[], values: (string | number)[]): SQL {
+  if (directions.every((d) => d === directions[0])) {
+    // Row values let SQLite seek straight into the index.
+    const op = directions[0] ? sql.raw("<") : sql.raw(">");
+    return sql`(${sql.join(expressions.map((e) => sql`${e}`), sql`, `)}) ${op} (${sql.join(
+      values.map((v) => sql`${v}`),
+      sql`, `,
+    )})`;
+  }
+  const branches: SQL[] = [];
+  for (let i = 0; i < expressions.length; i++) {
+    const equalities = expressions.slice(0, i).map((e, j) => sql`${e} = ${values[j]}`);
+    const op = directions[i] ? sql.raw("<") : sql.raw(">");
+    branches.push(sql`(${sql.join([...equalities, sql`${expressions[i]} ${op} ${values[i]}`], sql` and `)})`);
+  }
+  return sql`(${sql.join(branches, sql` or `)})`;
+}
+
+async function encodeToken(secret: string, payload: TokenPayload): Promise<string> {
+  const body = base64UrlEncodeText(JSON.stringify(payload));
+  return `${body}.${await hmacSha256(secret, body)}`;
+}
+
+async function decodeToken(secret: string, token: string): Promise<TokenPayload | null> {
+  const [body, signature, ...rest] = token.split(".");
+  if (!body || !signature || rest.length) return null;
+  if (!timingSafeEqual(signature, await hmacSha256(secret, body))) return null;
+  try {
+    const payload = JSON.parse(base64UrlDecodeText(body)) as TokenPayload;
+    if (!Array.isArray(payload.k) || typeof payload.b !== "string") return null;
+    if (!payload.k.every((v) => typeof v === "string" || typeof v === "number")) return null;
+    return payload;
+  } catch {
+    return null;
+  }
+}
+
+/** Escapes LIKE wildcards so a text filter matches the literal substring. */
+export function likeContains(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+/**
+ * A substring filter on lower-cased stored text (e.g. a `searchText` column): case-insensitive,
+ * wildcards taken literally. No condition when `text` is undefined.
+ */
+export function containsText(expression: SQLWrapper, text: string | undefined): SQL | undefined {
+  return text === undefined ? undefined : sql`${expression} like ${likeContains(text)} escape '\\'`;
+}

@@ -1,0 +1,42 @@
+import type { Context, Hono } from "hono";
+import { openDb, type Db } from "../data/database";
+import type { Env } from "../core/env";
+import type { ListContext } from "../data/pagination";
+import type { Principal, RequestScope } from "../core/principal";
+import type { TenantPlacement } from "../data/tenancy";
+import type { RequestTrace } from "../data/trace";
+
+/** What a request carries beside its input, set once by the app's middleware. */
+export interface AppVariables {
+  requestId: string;
+  /** What the request did so far (its log line and x-d1-bookmark are made from it). */
+  trace: RequestTrace;
+  /** The control database (keys, the tenant directory), as this request sees it. */
+  control: Db;
+  /** The request's tenant shard, set once the key is known: every read and write of tenant data. */
+  db: Db;
+  principal: Principal;
+  /** Where the principal's tenant lives, and whether it is being moved. */
+  placement: TenantPlacement;
+  scope: RequestScope;
+}
+
+export interface AppBindings {
+  Bindings: Env;
+  Variables: AppVariables;
+}
+
+export type App = Hono<AppBindings>;
+
+/**
+ * The tenant's shard on its primary, for a write computed from what it reads (a bulk rule write):
+ * its read must be the latest state, not a replica's.
+ */
+export function tenantPrimaryDb(c: Context<AppBindings>): Db {
+  return openDb(c.env, c.var.principal.shard, "first-primary", c.var.trace);
+}
+
+/** What a list reads with, from the request: its database, the token secret and the caller. */
+export function listContextOf(c: Context<AppBindings>): ListContext {
+  return { db: c.var.db, secret: c.env.PAGINATION_SECRET, principal: c.var.principal };
+}
