@@ -6,7 +6,7 @@ import { ApiError } from "../platform/core/errors";
 import { appendEvent } from "../platform/data/events";
 import { actorOf, type RequestScope } from "../platform/core/principal";
 import { evaluateOrders, type QuotaOrder, type QuotaResult } from "../quotas/evaluate";
-import { ruleReadingOf } from "../quotas/queries";
+import { ruleReadingOf } from "../quotas/evaluate";
 import { checkPlacement, requirePermittedAccount, type Placement } from "./checks";
 import { createCart, createOrder } from "./commands";
 import { findVisibleCart } from "./queries";

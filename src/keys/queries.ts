@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
-import type { Context } from "hono";
-import type { AppBindings } from "../platform/http/context";
+import type { Env } from "../platform/core/env";
 import { openDb, type Db } from "../platform/data/database";
 import { listPage, type ListContext } from "../platform/data/pagination";
+import type { RequestTrace } from "../platform/data/trace";
 import { apiKeys } from "../platform/data/tables";
 import { keyList, type KeyRepresentation, type ListKeysQuery } from "./schemas";
 
@@ -12,8 +12,8 @@ export type KeyRow = typeof apiKeys.$inferSelect;
  * The keys as a request managing them sees them: the control database's primary, so a key just
  * issued or revoked is always listed as it is (key management is rare; no replica lag to explain).
  */
-export function keyStore(c: Context<AppBindings>): Db {
-  return openDb(c.env, "CONTROL", "first-primary", c.var.trace);
+export function keyStore(env: Env, trace: RequestTrace): Db {
+  return openDb(env, "CONTROL", "first-primary", trace);
 }
 
 export function toKeyRepresentation(row: KeyRow): KeyRepresentation {

@@ -1,9 +1,33 @@
-import { noteBookmark } from "../platform/data/trace";
-import type { RuleReading } from "./queries";
+import type { Context } from "hono";
+import { openDb } from "../platform/data/database";
+import { newTrace, noteBookmark, type RequestTrace } from "../platform/data/trace";
+import type { AppBindings } from "../platform/http/context";
+import { d1RuleSource } from "./queries";
 import { evaluateExplained, evaluateQuota, type ExplainedQuotaResult, type QuotaOrder, type QuotaResult } from "./rule-index";
-import { ruleIndexCache } from "./rule-index-cache";
+import { ruleIndexCache, type BackgroundRunner, type RuleSource } from "./rule-index-cache";
 
 export type { QuotaOrder, QuotaResult } from "./rule-index";
+
+/** Where an evaluation reads the rule index from, and how it may check it after answering. */
+export interface RuleReading {
+  source: RuleSource;
+  trace: RequestTrace;
+  inBackground?: BackgroundRunner;
+}
+
+/** How a request reads the rule index: its own session, and checks after its answer on a session of their own. */
+export function ruleReadingOf(c: Context<AppBindings>): RuleReading {
+  const { db, trace } = c.var;
+  const { shard } = c.var.principal;
+  return {
+    source: d1RuleSource(db, shard),
+    trace,
+    inBackground: (check) => {
+      const background = newTrace();
+      c.executionCtx.waitUntil(check(d1RuleSource(openDb(c.env, shard, "first-unconstrained", background), shard)));
+    },
+  };
+}
 
 /**
  * Evaluates orders against the tenant's Quotas Rules through the isolate's rule cache: on a warm

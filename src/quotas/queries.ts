@@ -1,25 +1,14 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Context } from "hono";
-import type { AppBindings } from "../platform/http/context";
-import { bookmarkOf, openDb, type Db } from "../platform/data/database";
+import { bookmarkOf, type Db } from "../platform/data/database";
 import { jsonTextChunks, sqlText } from "../platform/data/sql";
 import type { ShardName } from "../platform/core/shards";
-import { newTrace, type RequestTrace } from "../platform/data/trace";
 import { listPage, type ListContext } from "../platform/data/pagination";
 import { quotaRules, tenants } from "../platform/data/tables";
-import type { BackgroundRunner, RuleHead, RuleSource } from "./rule-index-cache";
+import type { RuleHead, RuleSource } from "./rule-index-cache";
 import { indexedRuleOf, levelKeysOf, probesOf, type IndexedRule, type QuotaEnforcement, type RuleSnapshot, type Scope } from "./rule-index";
 import { type ListRulesQuery, ruleList, type RuleRepresentation } from "./schemas";
 
 export type RuleRow = typeof quotaRules.$inferSelect;
-
-/** Where an evaluation reads the rule index from, and how it may check it after answering. */
-export interface RuleReading {
-  source: RuleSource;
-  trace: RequestTrace;
-  inBackground?: BackgroundRunner;
-}
-
 
 export function toRuleRepresentation(row: RuleRow): RuleRepresentation {
   return {
@@ -193,20 +182,6 @@ export function d1RuleSource(db: Db, shard: ShardName): RuleSource {
     async loadGroups(tenantId, targets): Promise<RuleSnapshot> {
       const { head, rules } = await readWithHead(database, tenantId, [{ text: LEVEL_KEYS_SQL, values: targets.flatMap(levelKeysOf) }]);
       return { ...head, rules: rules[0], bookmark: bookmarkOf(db), origin: shard };
-    },
-  };
-}
-
-/** How a request reads the rule index: its own session, and checks after its answer on a session of their own. */
-export function ruleReadingOf(c: Context<AppBindings>): RuleReading {
-  const { db, trace } = c.var;
-  const { shard } = c.var.principal;
-  return {
-    source: d1RuleSource(db, shard),
-    trace,
-    inBackground: (check) => {
-      const background = newTrace();
-      c.executionCtx.waitUntil(check(d1RuleSource(openDb(c.env, shard, "first-unconstrained", background), shard)));
     },
   };
 }

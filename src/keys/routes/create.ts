@@ -28,7 +28,7 @@ export default defineRoute(
     },
   },
   async function handleCreateKey(c, { body }) {
-    const { row, key } = await createKey({ control: keyStore(c), shard: c.var.db }, c.var.principal, body, c.env.KEY_SIGNING_SECRET);
+    const { row, key } = await createKey({ control: keyStore(c.env, c.var.trace), shard: c.var.db }, c.var.principal, body, c.env.KEY_SIGNING_SECRET);
     const representation = toKeyRepresentation(row);
     c.header("Location", `/v1/keys/${row.id}`);
     // The plain key must not sit in a shared cache or a browser's history.

@@ -16,7 +16,7 @@ export default defineRoute(
     errors: ["not_found"],
   },
   async function handleGetKey(c, { params }) {
-    const row = await findKey(keyStore(c), c.var.principal.tenantId, params.keyId);
+    const row = await findKey(keyStore(c.env, c.var.trace), c.var.principal.tenantId, params.keyId);
     if (!row) throw new ApiError("not_found", `Key ${params.keyId} not found.`);
     return c.json(toKeyRepresentation(row));
   },

@@ -17,7 +17,7 @@ export default defineRoute(
     errors: ["invalid_next_token"],
   },
   async function handleListKeys(c, { query }) {
-    const page = await listKeys({ ...listContextOf(c), db: keyStore(c) }, query);
+    const page = await listKeys({ ...listContextOf(c), db: keyStore(c.env, c.var.trace) }, query);
     return c.json({ items: page.items.map((item) => toKeyRepresentation(item.row)), nextToken: page.nextToken });
   },
 );

@@ -18,7 +18,7 @@ export default defineRoute(
     errors: ["not_found", "idempotency_key_reused"],
   },
   async function handleRevokeKey(c, { params }) {
-    await revokeKey({ control: keyStore(c), shard: c.var.db }, c.var.principal, params.keyId);
+    await revokeKey({ control: keyStore(c.env, c.var.trace), shard: c.var.db }, c.var.principal, params.keyId);
     return c.body(null, 204);
   },
 );

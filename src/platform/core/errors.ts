@@ -1,4 +1,3 @@
-import type { Context } from "hono";
 
 /** The error catalogue: every problem the API can answer, by code (each route declares the ones it can answer). */
 export const ERROR_CATALOGUE = {
@@ -92,11 +91,7 @@ export function problemBody(problem: Problem, requestId: string): Record<string,
   };
 }
 
-export function problemResponse(c: Context, problem: Problem): Response {
-  return problemResponseFor(problem, (c.var.requestId as string | undefined) ?? crypto.randomUUID());
-}
-
-/** The problem+json answer of `problem`, for code that runs outside a route (no Hono context). */
+/** The problem+json answer of `problem` (a request's: problemResponse in platform/http/problem-response.ts). */
 export function problemResponseFor(problem: Problem, requestId: string): Response {
   const status = ERROR_CATALOGUE[problem.code].status;
   const headers: Record<string, string> = {

@@ -5,7 +5,8 @@ import type { App, AppBindings } from "./context";
 import { isTenantMovingFailure, tenantMovingError } from "../data/tenancy";
 import { traceOf } from "../data/trace";
 import { cors } from "./cors";
-import { ApiError, INTERNAL_PROBLEM, logFailure, problemResponse } from "../core/errors";
+import { ApiError, INTERNAL_PROBLEM, logFailure } from "../core/errors";
+import { problemResponse } from "./problem-response";
 import { invalidJsonError } from "../schema/validation";
 
 /**

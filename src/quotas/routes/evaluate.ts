@@ -1,7 +1,6 @@
 import { requirePermittedAccounts } from "../../directory/membership";
 import { defineRoute } from "../../platform/http/routes";
-import { evaluateOrders, explainOrders, type QuotaOrder } from "../evaluate";
-import { ruleReadingOf } from "../queries";
+import { evaluateOrders, explainOrders, ruleReadingOf, type QuotaOrder } from "../evaluate";
 import { evaluateBody, evaluateQuery, evaluateResponse, MAX_EVALUATE_ORDERS } from "../schemas";
 
 export default defineRoute(
