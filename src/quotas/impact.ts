@@ -29,8 +29,8 @@ import { IMPACT_DEFAULT_DAYS, ruleFieldsOf, scopeKeyOf, type ImpactAccount, type
  * built are held, whatever the window holds.
  */
 
-/** Facts read per page (one query each). */
-export const FACT_PAGE_SIZE = 20_000;
+/** Facts read per page (one query each); tests lower it so that keys run over several pages. */
+export const impactPaging = { factsPerPage: 20_000 };
 /** How often a replay of a large tenant starts over when a rule write lands between its pages. */
 const MAX_ATTEMPTS = 3;
 const DAY_MS = 86_400_000;
@@ -196,7 +196,7 @@ async function replayOnce(db: Db, tenantId: string, request: ImpactRequest) {
   };
 
   let tally: KeyTally | null = null;
-  for await (const groups of factPages(db, tenantId, request.window, FACT_PAGE_SIZE)) {
+  for await (const groups of factPages(db, tenantId, request.window, impactPaging.factsPerPage)) {
     const { before, after } = await indexesFor(groups);
     for (const group of groups) {
       if (!tally || !sameKey(tally.entry, group)) {
