@@ -151,12 +151,10 @@ async function measureReplayHeap(sizes) {
         gc();
         peak = Math.max(peak, process.memoryUsage().heapUsed - base);
       };
-      const started = performance.now();
       const answer = await assessImpact({ $client: d1 }, "t", "bench-secret", body, { limit: 50 });
-      const ms = performance.now() - started;
       onCall = () => {};
       if (answer.ordersConsidered !== size) throw new Error(`heap probe: ${answer.ordersConsidered} orders considered of ${size}`);
-      rows.push({ orders: size, "live heap peak (MiB)": Math.round((peak / 2 ** 20) * 100) / 100, "database calls": calls, "facts per page": impactPaging.factsPerPage, "replay in Node, SQLite in process (ms)": Math.round(ms) });
+      rows.push({ orders: size, "live heap peak (MiB)": Math.round((peak / 2 ** 20) * 100) / 100, "database calls": calls, "facts per page": impactPaging.factsPerPage });
       sqlite.close();
     }
     return rows;

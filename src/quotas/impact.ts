@@ -18,7 +18,7 @@ import {
   type Scope,
 } from "./rule-index";
 import { ruleIndexCache } from "./rule-index-cache";
-import { IMPACT_DEFAULT_DAYS, ruleFieldsOf, scopeKeyOf, type ImpactAccount, type ImpactAnswer, type ImpactBody, type RuleChangeInput } from "./schemas";
+import { IMPACT_DEFAULT_DAYS, ruleFieldsOf, scopeKeyOf, type ImpactAccount, type ImpactAnswer, type ImpactBody, type RuleBody, type RuleChangeInput } from "./schemas";
 
 /*
  * The impact of a rule change: every quota order placed or refused in a window (order-facts.ts)
@@ -48,7 +48,7 @@ interface PlannedChanges {
   added: IndexedRule[];
 }
 
-const ruleOf = (id: string, body: Extract<RuleChangeInput, { rule: unknown }>["rule"]) => indexedRuleOf({ id, ...ruleFieldsOf(body) });
+const ruleOf = (id: string, body: RuleBody) => indexedRuleOf({ id, ...ruleFieldsOf(body) });
 
 /**
  * The changes applied in order to the rules they name, answering what the writes would, one after
