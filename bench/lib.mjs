@@ -1,5 +1,10 @@
 // The context every bench suite receives. Suites talk to the Worker over loopback HTTP only.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { repoRoot } from "../scripts/lib/wrangler.mjs";
 
 /** @typedef {{ tenantId: string, role: "OPERATOR" | "ACCOUNT", key: string, userId?: string }} Caller */
 /** @typedef {{ p50: number, p99: number, mean: number, min: number, max: number, opsPerSec: number, samples: number }} Stats */
@@ -10,6 +15,16 @@ function percentile(sorted, fraction) {
   if (!sorted.length) return NaN;
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
   return sorted[index];
+}
+
+/** The tree of `ref` in a temporary directory, with this checkout's node_modules: an older commit a suite serves side by side. */
+export function extractTree(ref) {
+  const commit = execFileSync("git", ["rev-parse", "--verify", `${ref}^{commit}`], { cwd: repoRoot, encoding: "utf8" }).trim();
+  const dir = mkdtempSync(join(tmpdir(), "bench-baseline-"));
+  const archive = execFileSync("git", ["archive", "--format=tar", commit], { cwd: repoRoot, maxBuffer: 1 << 30 });
+  execFileSync("tar", ["-x", "-C", dir], { input: archive });
+  symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"), "dir");
+  return { commit, dir };
 }
 
 /** Latency figures (ms) of a list of samples (ms). */

@@ -3,11 +3,9 @@
 // before the feature (the parent of "Pack sizes: quantityIncrement on lines…"), served by a second
 // local server from that commit's tree (its own migrations, this checkout's wrangler and
 // node_modules, so only the code differs). Calls alternate between the two servers round after round.
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { repoRoot } from "../../scripts/lib/wrangler.mjs";
+import { extractTree } from "../lib.mjs";
 
 /** The commit before the feature; BENCH_BASELINE=<ref> compares with another. */
 const BASELINE_REF = process.env.BENCH_BASELINE ?? "beee574^";
@@ -44,16 +42,6 @@ const compareBody = JSON.stringify({
 function percentile(samples, fraction) {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))];
-}
-
-/** The tree of `ref` in a temporary directory, with this checkout's node_modules. */
-function extractTree(ref) {
-  const commit = execFileSync("git", ["rev-parse", "--verify", `${ref}^{commit}`], { cwd: repoRoot, encoding: "utf8" }).trim();
-  const dir = mkdtempSync(join(tmpdir(), "bench-baseline-"));
-  const archive = execFileSync("git", ["archive", "--format=tar", commit], { cwd: repoRoot, maxBuffer: 1 << 30 });
-  execFileSync("tar", ["-x", "-C", dir], { input: archive });
-  symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"), "dir");
-  return { commit, dir };
 }
 
 /** What one server needs for the measured calls: a tenant, an Operation to re-PUT, an ACTIVE one with 5000 lines and an order placed on it. */

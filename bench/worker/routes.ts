@@ -16,7 +16,7 @@ import { currentD1Delay, setD1Delay, type D1Delay } from "./d1-delay";
 import { primaryDb } from "../../src/platform/data/database";
 import { shardNames, type ShardName } from "../../src/platform/core/shards";
 import { createTenant } from "../../src/tenants/placement";
-import { changeRuleElsewhere, insertBenchKey, rawUpsertLines, rawUpsertRules, seedRules, shardOfTenant, tenantExists } from "./queries";
+import { changeRuleElsewhere, insertBenchKey, rawUpsertLines, rawUpsertRules, seedFacts, seedRules, shardOfTenant, tenantExists } from "./queries";
 import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
 
 /*
@@ -31,6 +31,12 @@ const rawRulesBody = z
   .min(1)
   .max(5000);
 const seedRulesBody = z.strictObject({ from: z.number().int().min(0), count: z.number().int().min(1).max(200_000) });
+const seedFactsBody = z.strictObject({
+  from: z.number().int().min(0),
+  count: z.number().int().min(1).max(500_000),
+  accounts: z.number().int().min(1).max(1_000_000),
+  days: z.number().int().min(1).max(366),
+});
 const benchKeyBody = z.strictObject({
   tenantId: z.string().min(1).max(100),
   role: z.enum(["OPERATOR", "ACCOUNT"]),
@@ -213,6 +219,14 @@ export function mountBenchRoutes(app: App): void {
     requireRole(principal, "OPERATOR");
     const { from, count } = await jsonBody(c, seedRulesBody);
     return c.json({ written: await seedRules(c.var.db.$client, principal.tenantId, from, count) });
+  });
+
+  // Seeds the caller's tenant with generated quota order facts in SQL (bench/worker/queries.ts seedFacts): windows of 10^6 orders.
+  app.put("/v1/__bench/seed-facts", async (c) => {
+    const principal = c.get("principal");
+    requireRole(principal, "OPERATOR");
+    const seed = await jsonBody(c, seedFactsBody);
+    return c.json({ written: await seedFacts(c.var.db.$client, principal.tenantId, { ...seed, now: new Date().toISOString() }) });
   });
 
   // This isolate's rule cache: what it holds (estimated bytes), its bound and its counters.

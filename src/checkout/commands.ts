@@ -9,7 +9,8 @@ import { actorOf } from "../platform/core/principal";
 import { carts, operationAccounts, operations, orders } from "../platform/data/tables";
 import { nowIso, toIsoSeconds } from "../platform/core/time";
 import { operationEvent } from "../operations/aggregate";
-import type { QuotaResult } from "../quotas/evaluate";
+import type { QuotaOrder, QuotaResult } from "../quotas/evaluate";
+import { quotaOrderFactRows } from "../quotas/order-facts";
 import { checkPlacement, type Placement } from "./checks";
 import { orderTotal, toCartRepresentation, toOrderRepresentation, type CartRow, type OrderRow } from "./queries";
 
@@ -112,13 +113,17 @@ export const createCart = defineCommand("checkout.cart", async function createCa
   return cart;
 });
 
-/** An order to place: the evaluation results it falls short of a WARN minimum with travel along, as its warnings. */
+/**
+ * An order to place: the quota orders it was evaluated as (one per supplier) travel along, kept as
+ * facts with it, and so do the results it falls short of a WARN minimum with, as its warnings.
+ */
 export interface CheckedOrder extends CheckedPlacement {
+  quotaOrders: QuotaOrder[];
   warnings: QuotaResult[];
 }
 
 export const createOrder = defineCommand("checkout.order", async function createOrder(ctx: CommandContext, input: CheckedOrder) {
-  const { placement, warnings } = input;
+  const { placement, quotaOrders, warnings } = input;
   const row: OrderRow = {
     ...newPlacementRow(ctx, placement, idPrefixes.order),
     cartId: placement.cartId,
@@ -128,6 +133,7 @@ export const createOrder = defineCommand("checkout.order", async function create
   await commitPlacement(ctx, input, (guard) => [
     guard,
     ctx.db.insert(orders).values(row),
+    ...quotaOrderFactRows(ctx.principal.tenantId, { id: row.id, at: row.createdAt }, quotaOrders),
     ...placementUpdates(ctx, "orderCount", row.accountId, "ORDERED"),
     operationEvent(ctx, "order.created", { orderId: row.id, cartId: row.cartId, ...placementEventData(row, row.total), warnings }),
   ]);

@@ -4,9 +4,12 @@ import type { AppBindings } from "../platform/http/context";
 import { D1_MAX_JSON_PARAMETER_BYTES } from "../platform/data/database";
 import { ApiError } from "../platform/core/errors";
 import { appendEvent } from "../platform/data/events";
+import { idPrefixes, newId } from "../platform/core/ids";
+import { runBatch } from "../platform/data/sql";
+import { nowIso } from "../platform/core/time";
 import { actorOf, type RequestScope } from "../platform/core/principal";
-import { evaluateOrders, type QuotaOrder, type QuotaResult } from "../quotas/evaluate";
-import { ruleReadingOf } from "../quotas/evaluate";
+import { evaluateOrders, ruleReadingOf, type QuotaOrder, type QuotaResult } from "../quotas/evaluate";
+import { quotaOrderFactRows } from "../quotas/order-facts";
 import { checkPlacement, requirePermittedAccount, type Placement } from "./checks";
 import { createCart, createOrder } from "./commands";
 import { findVisibleCart } from "./queries";
@@ -36,7 +39,7 @@ export async function placeOrder(c: RequestContext, body: CartBody | { cartId: s
   if (quotas.blocked) await blockOrder(c, placement, quotas);
   requirePermittedAccount(checked, c.var.principal, placement.accountId);
   const warnings = quotas.results.filter((result) => result.reason !== null);
-  return operationCoordinator(c).run(placement.operationId, createOrder, { checkedVersion: checked.operation.version, placement, warnings });
+  return operationCoordinator(c).run(placement.operationId, createOrder, { checkedVersion: checked.operation.version, placement, quotaOrders: quotas.orders, warnings });
 }
 
 /** A cart body with its defaults applied (storeId from svc-store), checked to fit one D1 value. */
@@ -85,19 +88,22 @@ async function evaluateQuotas(c: RequestContext, placement: Placement): Promise<
 }
 
 /**
- * An order below its minimum creates nothing but is recorded (order.blocked). Its own statement,
- * outside the Operation's Durable Object: it changes no Operation state, so it need not wait
- * behind the Operation's writes.
+ * An order below its minimum creates nothing but is recorded: the order.blocked event and, in the
+ * same batch, its quota orders as facts (what an impact replay reads). Outside the Operation's
+ * Durable Object: it changes no Operation state, so it need not wait behind the Operation's writes.
  */
 async function blockOrder(c: RequestContext, placement: Placement, quotas: QuotaVerdict): Promise<never> {
   const { principal } = c.var;
-  await appendEvent(c.var.db, {
+  const record = { id: newId(idPrefixes.event), at: nowIso() };
+  const event = appendEvent(c.var.db, {
+    ...record,
     tenantId: principal.tenantId,
     type: "order.blocked",
     actor: actorOf(principal),
     operationId: placement.operationId,
     data: { accountId: placement.accountId, cartId: placement.cartId, storeId: placement.storeId, orders: quotas.orders, results: quotas.results },
   });
+  await runBatch(c.var.db, [event, ...quotaOrderFactRows(principal.tenantId, record, quotas.orders)]);
   const which = quotas.orders
     .filter((_, i) => !quotas.results[i].allowed)
     .map((order) => (order.supplierId === null ? "the lines without a supplier" : `supplier ${order.supplierId}`));

@@ -13,7 +13,7 @@ import { nowIso } from "../platform/core/time";
 import { findRule, readRulesById, readRulesByScope, toRuleRepresentation, type RuleRow } from "./queries";
 import { indexedRuleOf, type IndexedRule, type QuotaEnforcement, type Scope } from "./rule-index";
 import { ruleIndexCache, type RuleChange } from "./rule-index-cache";
-import { scopeKeyOf, type DeleteRulesResult, type RuleBody, type UpsertRulesResult } from "./schemas";
+import { ruleFieldsOf, scopeKeyOf, type DeleteRulesResult, type RuleBody, type UpsertRulesResult } from "./schemas";
 
 /** A write lost to a concurrent change of the same rule: read again and retry. */
 class RuleChanged extends Error {}
@@ -84,13 +84,9 @@ async function commitRuleWrite(db: Db, principal: Principal, write: RuleWrite): 
 
 const indexedRule = (row: RuleRow): IndexedRule => indexedRuleOf(row);
 
-function scopeOf(body: RuleBody) {
-  return { accountId: body.accountId ?? null, supplierId: body.supplierId ?? null, storeId: body.storeId ?? null, minimum: body.minimum, enforcement: body.enforcement };
-}
-
 export async function createRule(db: Db, principal: Principal, body: RuleBody): Promise<RuleRow> {
   const now = nowIso();
-  const row: RuleRow = { id: newId(idPrefixes.rule), tenantId: principal.tenantId, ...scopeOf(body), createdAt: now, updatedAt: now };
+  const row: RuleRow = { id: newId(idPrefixes.rule), tenantId: principal.tenantId, ...ruleFieldsOf(body), createdAt: now, updatedAt: now };
   await commitRuleWrite(db, principal, {
     changes: [db.insert(quotaRules).values(row)],
     event: { type: "rule.created", ruleId: row.id, data: { rule: toRuleRepresentation(row) } },
@@ -117,7 +113,7 @@ async function withCurrentRule<T>(db: Db, principal: Principal, ruleId: string, 
 
 export function updateRule(db: Db, principal: Principal, ruleId: string, body: RuleBody): Promise<RuleRow> {
   return withCurrentRule(db, principal, ruleId, async (before) => {
-    const after: RuleRow = { ...before, ...scopeOf(body), updatedAt: nowIso() };
+    const after: RuleRow = { ...before, ...ruleFieldsOf(body), updatedAt: nowIso() };
     await commitRuleWrite(db, principal, {
       guard: unchangedRule(before),
       changes: [
@@ -212,7 +208,7 @@ function bySupplierIndex(a: IndexedRule, b: IndexedRule): number {
  * rules.upserted event. Rules sent with the minimum they have are counted, not written.
  */
 export function upsertRules(db: Db, principal: Principal, bodies: RuleBody[], options: { dryRun: boolean }): Promise<UpsertRulesResult> {
-  const scopes = bodies.map(scopeOf);
+  const scopes = bodies.map(ruleFieldsOf);
   const read = () => readRulesByScope(db, principal.tenantId, scopes.map((scope): Scope => [scope.accountId, scope.supplierId, scope.storeId]));
   return bulkRuleWrite(db, principal, options, read, (named, now) => {
     const existing = new Map(named.rules.map((rule) => [scopeKeyOf(rule), rule]));

@@ -161,6 +161,27 @@ export async function readRulesById(db: Db, tenantId: string, ids: readonly stri
 }
 
 /**
+ * What an impact replay plans against, as one batch (one consistent read): the tenant's head, the
+ * rules named by id (replaced or deleted) and at the scopes named (created or replaced onto), and
+ * the whole tenant when it has at most `wholeUpTo` rules (null: it has more).
+ */
+export async function readRulesForChanges(db: Db, tenantId: string, named: { ids: readonly string[]; scopes: readonly Scope[]; wholeUpTo: number }) {
+  const database = db.$client;
+  const first = database.prepare(FIRST_RULES_SQL).bind(tenantId, named.wholeUpTo + 1);
+  const { head, extra, rules } = await readWithHead(
+    database,
+    tenantId,
+    [
+      { text: IDS_SQL, values: named.ids },
+      { text: SCOPES_SQL, values: named.scopes },
+    ],
+    [first],
+  );
+  const some = unpackRules(extra);
+  return { head, whole: some.length <= named.wholeUpTo ? some : null, byId: rules[0], atScopes: rules[1] };
+}
+
+/**
  * The rule cache's reads, as raw statements on the session: the version check is the only read a
  * warm evaluation may make; a load reads the rules an order can match by the scope index (and a
  * small tenant whole). Each carries the bookmark it was read at.

@@ -289,11 +289,21 @@ export function evaluateExplained(index: RuleIndex, order: QuotaOrder): Explaine
   return { ...resultOf(order, decision), explanation: explainDecision(index, order, decision) };
 }
 
-function resultOf(order: QuotaOrder, { kind, rule, minimum, enforcement }: Resolution): QuotaResult {
-  const met = order.amount >= minimum;
+/** What a resolved minimum does to an amount: the one verdict evaluation and the impact replay share. */
+export type QuotaVerdict = "met" | "warned" | "blocked";
+
+export function verdictOf(amount: number, { minimum, enforcement }: Pick<Resolution, "minimum" | "enforcement">): QuotaVerdict {
+  if (amount >= minimum) return "met";
+  // A WARN minimum never refuses: the order goes through with the shortfall reported.
+  return enforcement === "WARN" ? "warned" : "blocked";
+}
+
+function resultOf(order: QuotaOrder, decision: Resolution): QuotaResult {
+  const { kind, rule, minimum, enforcement } = decision;
+  const verdict = verdictOf(order.amount, decision);
+  const met = verdict === "met";
   return {
-    // A WARN minimum never refuses: the order goes through with the shortfall reported.
-    allowed: met || enforcement === "WARN",
+    allowed: verdict !== "blocked",
     reason: met ? null : "quota_min_not_met",
     effectiveMinimum: minimum,
     amount: order.amount,

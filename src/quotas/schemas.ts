@@ -1,8 +1,9 @@
 import { sql } from "drizzle-orm";
 import * as z from "zod";
+import { DEFAULT_LIMIT, type ListDefinition } from "../platform/data/pagination";
 import { pageQueryShape } from "../platform/schema/list-query";
-import { type ListDefinition } from "../platform/data/pagination";
-import { amount, externalKey, identifierText, keyedBatch, listEnvelope, pathId, queryFlag } from "../platform/schema/fields";
+import { amount, dateTime, externalKey, identifierText, keyedBatch, listEnvelope, pathId, queryFlag, queryInteger } from "../platform/schema/fields";
+import { toIsoSeconds } from "../platform/core/time";
 import { quotaRules } from "../platform/data/tables";
 import { explanation, sourceKind } from "./explanation";
 
@@ -47,6 +48,11 @@ export const ruleBody = z
   })
   .meta({ id: "QuotaRuleWrite", examples: [{ accountId: "acc-2001", supplierId: "sup-77", storeId: null, minimum: 50000 }] });
 export type RuleBody = z.output<typeof ruleBody>;
+
+/** A rule body's fields as a rule stores them: an unset scope key is null. */
+export function ruleFieldsOf(body: RuleBody) {
+  return { accountId: body.accountId ?? null, supplierId: body.supplierId ?? null, storeId: body.storeId ?? null, minimum: body.minimum, enforcement: body.enforcement };
+}
 
 export const ruleIdParam = z.strictObject({ ruleId: pathId("The Quotas Rule's id.") });
 
@@ -209,3 +215,108 @@ export const evaluateResponse = z
       },
     ],
   });
+
+/** The window an impact replays when the request names none, and the longest it may name. */
+export const IMPACT_DEFAULT_DAYS = 90;
+export const IMPACT_MAX_DAYS = 366;
+const DAY_MS = 86_400_000;
+
+const ruleIdOfChange = pathId("The id of a Quotas Rule of the tenant (as the rule is today, or after the changes before this one).");
+
+const createChange = z
+  .strictObject({ op: z.literal("create"), rule: ruleBody })
+  .meta({ id: "QuotaRuleChangeCreate", description: "A new rule, as POST …/rules would create it: 409 duplicate_scope if its scope is taken." });
+const replaceChange = z
+  .strictObject({ op: z.literal("replace"), ruleId: ruleIdOfChange, rule: ruleBody })
+  .meta({ id: "QuotaRuleChangeReplace", description: "A rule replaced, as PUT …/rules/{ruleId} would: 404 not_found for an unknown rule, 409 duplicate_scope onto another rule's scope." });
+const deleteChange = z
+  .strictObject({ op: z.literal("delete"), ruleId: ruleIdOfChange })
+  .meta({ id: "QuotaRuleChangeDelete", description: "A rule deleted, as DELETE …/rules/{ruleId} would: 404 not_found for an unknown rule." });
+export const ruleChange = z.discriminatedUnion("op", [createChange, replaceChange, deleteChange]);
+export type RuleChangeInput = z.output<typeof ruleChange>;
+
+export const impactBody = z
+  .strictObject({
+    changes: z
+      .array(ruleChange)
+      .max(MAX_RULES_PER_CALL)
+      .describe(`0–${MAX_RULES_PER_CALL} changes, applied in order as the writes would be one after another; more answers 413 batch_too_large. Empty only with a default.`),
+    default: quotaDefaultBody.optional().describe("The default minimum as it would be; omitted: as it is."),
+    from: dateTime.optional().describe(`Start of the window (included, to the second). Omitted: ${IMPACT_DEFAULT_DAYS} days before to.`),
+    to: dateTime.optional().describe("End of the window (included, to the second). Omitted: now."),
+  })
+  .superRefine((body, ctx) => {
+    if (!body.changes.length && !body.default) ctx.addIssue({ code: "custom", path: ["changes"], message: "send at least one change, or a default" });
+    if (body.from === undefined) return;
+    const to = body.to ?? toIsoSeconds(Date.now());
+    if (body.from > to) ctx.addIssue({ code: "custom", path: ["from"], message: `from must not be after to (${body.to === undefined ? "now" : "its end"})` });
+    else if (Date.parse(to) - Date.parse(body.from) > IMPACT_MAX_DAYS * DAY_MS) {
+      ctx.addIssue({ code: "custom", path: [body.to === undefined ? "from" : "to"], message: `the window spans at most ${IMPACT_MAX_DAYS} days` });
+    }
+  })
+  .meta({
+    id: "QuotaImpactRequest",
+    examples: [
+      {
+        changes: [
+          { op: "replace", ruleId: "qr_01JQ4A2B3C4D5E6F7G8H9J0K1M", rule: { accountId: "acc-2001", supplierId: "sup-77", minimum: 20000 } },
+          { op: "create", rule: { supplierId: "sup-91", minimum: 15000, enforcement: "WARN" } },
+        ],
+        from: "2026-01-01T00:00:00Z",
+      },
+    ],
+  });
+export type ImpactBody = z.output<typeof impactBody>;
+
+export const impactQuery = z.strictObject({
+  limit: queryInteger(1, 500, DEFAULT_LIMIT).describe("Accounts per page, 1–500."),
+  nextToken: z.string().min(1).max(2000).optional().describe("Opaque token from the previous page, sent with the same body."),
+});
+export type ImpactQuery = z.output<typeof impactQuery>;
+
+const verdictCounts = z.object({
+  blocked: z.number().int().describe("Orders below a BLOCK minimum: refused."),
+  warned: z.number().int().describe("Orders below a WARN minimum: placed with a warning."),
+});
+
+const impactAccount = z
+  .object({
+    accountId: z.string(),
+    supplierId: z.string().nullable(),
+    storeId: z.string().nullable(),
+    orders: z.number().int().describe("This key's orders in the window."),
+    newlyBlocked: z.number().int(),
+    newlyAllowed: z.number().int(),
+    minimumBefore: z.number().int(),
+    minimumAfter: z.number().int(),
+  })
+  .meta({ id: "QuotaImpactAccount" });
+
+export const impactResponse = z
+  .object({
+    ordersConsidered: z.number().int().describe("Orders placed or refused in the window, one per supplier of each (as evaluate takes them)."),
+    before: verdictCounts.describe("Against today's rules."),
+    after: verdictCounts.describe("Against today's rules with the changes."),
+    newlyBlocked: z.number().int().describe("Orders allowed today (met or warned) that the changes would refuse."),
+    newlyAllowed: z.number().int().describe("Orders refused today that the changes would let through."),
+    accounts: z
+      .array(impactAccount)
+      .describe("One entry per (accountId, supplierId, storeId) whose minimum or outcome changes: most newly blocked first, then most newly allowed, then by key."),
+    nextToken: z.string().nullable().describe("Send it back as nextToken, with the same body, for the next accounts; null on the last page."),
+  })
+  .meta({
+    id: "QuotaImpact",
+    examples: [
+      {
+        ordersConsidered: 1840,
+        before: { blocked: 12, warned: 30 },
+        after: { blocked: 19, warned: 30 },
+        newlyBlocked: 8,
+        newlyAllowed: 1,
+        accounts: [{ accountId: "acc-2001", supplierId: "sup-77", storeId: null, orders: 14, newlyBlocked: 8, newlyAllowed: 0, minimumBefore: 15000, minimumAfter: 20000 }],
+        nextToken: null,
+      },
+    ],
+  });
+export type ImpactAnswer = z.infer<typeof impactResponse>;
+export type ImpactAccount = z.infer<typeof impactAccount>;

@@ -34,6 +34,7 @@ import deleteRule from "../../src/quotas/routes/delete";
 import evaluateQuotas from "../../src/quotas/routes/evaluate";
 import getRule from "../../src/quotas/routes/get";
 import getQuotaDefault from "../../src/quotas/routes/get-default";
+import assessQuotaImpact from "../../src/quotas/routes/impact";
 import listRules from "../../src/quotas/routes/list";
 import putQuotaDefault from "../../src/quotas/routes/put-default";
 import updateRule from "../../src/quotas/routes/update";
@@ -70,6 +71,7 @@ export const routes = {
   getQuotaDefault,
   putQuotaDefault,
   evaluateQuotas,
+  assessQuotaImpact,
   createCart,
   getCart,
   createOrder,

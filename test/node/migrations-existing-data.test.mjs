@@ -93,3 +93,54 @@ describe("control migration 0002 on existing keys", () => {
     key("k10", "t1", null);
   });
 });
+
+describe("tenant migration 0016 (quota order facts) on existing data", () => {
+  const FACTS = "0016_";
+  const migrateUpTo = (db, below) => {
+    for (const name of migrations.filter((name) => name < below)) db.exec(readFileSync(join(migrationsDir, name), "utf8"));
+  };
+  const migrateFrom = (db, from) => {
+    for (const name of migrations.filter((name) => name >= from)) db.exec(readFileSync(join(migrationsDir, name), "utf8"));
+  };
+
+  it("turns the orders placed and refused before it into facts: one per supplier, as placing them evaluated them", () => {
+    const db = new DatabaseSync(":memory:");
+    migrateUpTo(db, FACTS);
+    insertRow(db, "tenants", { id: "t1" });
+    insertRow(db, "operations", { id: "op1", tenant_id: "t1", code: "OLD", type: "PUBLIC", status: "ACTIVE" });
+    const line = (quantity, unitPrice, supplierId) => ({ variantExternalId: "SKU-1", quantity, unitPrice, ...(supplierId !== undefined && { supplierId }) });
+    insertRow(db, "orders", {
+      id: "ord_1", tenant_id: "t1", operation_id: "op1", account_id: "A1", store_id: "st_1", created_at: "2026-01-02T03:04:05.678Z",
+      lines: JSON.stringify([line(2, 300, "S1"), line(1, 500, null), line(1, 50, "S1"), line(3, 7)]),
+    });
+    insertRow(db, "orders", { id: "ord_2", tenant_id: "t1", operation_id: "op1", account_id: "A2", store_id: null, created_at: "2026-01-03T00:00:00.000Z", lines: JSON.stringify([line(1, 100, "S2")]) });
+    // Lines that are not JSON (no code writes them) are left out, not a failed migration.
+    insertRow(db, "orders", { id: "ord_3", tenant_id: "t1", operation_id: "op1", account_id: "A3", lines: "not json" });
+    const blocked = { accountId: "A1", cartId: null, storeId: null, orders: [{ accountId: "A1", supplierId: "S2", storeId: null, amount: 900 }, { accountId: "A1", supplierId: null, storeId: null, amount: 40 }], results: [] };
+    insertRow(db, "events", { id: "evt_1", tenant_id: "t1", type: "order.blocked", at: "2026-01-04T00:00:00.000Z", data: JSON.stringify(blocked) });
+    insertRow(db, "events", { id: "evt_2", tenant_id: "t1", type: "order.created", at: "2026-01-05T00:00:00.000Z", data: JSON.stringify({ orderId: "ord_2", orders: [{ accountId: "A9", amount: 1 }] }) });
+    insertRow(db, "events", { id: "evt_3", tenant_id: "t1", type: "order.blocked", at: "2026-01-06T00:00:00.000Z", data: "not json" });
+
+    migrateFrom(db, FACTS);
+
+    const facts = db.prepare("select tenant_id, account_id, supplier_id, store_id, record_id, at, amount from quota_order_facts order by record_id, supplier_id").all().map((row) => ({ ...row }));
+    assert.deepEqual(facts, [
+      { tenant_id: "t1", account_id: "A1", supplier_id: "S2", store_id: "", record_id: "evt_1", at: "2026-01-04T00:00:00.000Z", amount: 900 },
+      { tenant_id: "t1", account_id: "A1", supplier_id: "", store_id: "", record_id: "evt_1", at: "2026-01-04T00:00:00.000Z", amount: 40 },
+      { tenant_id: "t1", account_id: "A1", supplier_id: "", store_id: "st_1", record_id: "ord_1", at: "2026-01-02T03:04:05.678Z", amount: 521 },
+      { tenant_id: "t1", account_id: "A1", supplier_id: "S1", store_id: "st_1", record_id: "ord_1", at: "2026-01-02T03:04:05.678Z", amount: 650 },
+      { tenant_id: "t1", account_id: "A2", supplier_id: "S2", store_id: "", record_id: "ord_2", at: "2026-01-03T00:00:00.000Z", amount: 100 },
+    ].sort((a, b) => (a.record_id < b.record_id ? -1 : a.record_id > b.record_id ? 1 : a.supplier_id < b.supplier_id ? -1 : 1)));
+    assert.equal(typeof facts[0].amount, "number");
+  });
+
+  it("fences the facts of a moving tenant like its other rows", () => {
+    const db = new DatabaseSync(":memory:");
+    migrateUpTo(db, "9999");
+    db.prepare("insert into tenant_fences (tenant_id, state, since) values ('t1', 'MOVING', '2026-01-01T00:00:00Z')").run();
+    assert.throws(
+      () => db.prepare("insert into quota_order_facts (tenant_id, account_id, supplier_id, store_id, record_id, at, amount) values ('t1', 'A1', '', '', 'ord_1', '2026-01-01T00:00:00.000Z', 1)").run(),
+      /tenant_moving/,
+    );
+  });
+});

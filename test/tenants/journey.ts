@@ -27,6 +27,9 @@ export interface Journey {
   routesCalled: Set<string>;
 }
 
+/** The impact of a default above the journey's order (500): it replays the quota order facts the order left. */
+const IMPACT_OF_A_HIGHER_DEFAULT = { changes: [], default: { minimum: 600 } };
+
 /** Runs the journey for `operator`'s tenant; `lineCount` lines make its Operation (several move chunks above 1000). */
 export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCount?: number } = {}): Promise<Journey> {
   const routesCalled = new Set<string>();
@@ -111,6 +114,8 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   await step(account, "GET", `/v1/orders/${orderId}`, 200);
   await step(operator, "GET", `/v1/operations/${operationId}/orders`, 200);
   await step(operator, "POST", `/v1/operations/${operationId}/compare`, 200, { body: { orderId } });
+  const impact = await step<{ ordersConsidered: number; newlyBlocked: number }>(operator, "POST", "/v1/buying-policies/quotas/impact", 200, { body: IMPACT_OF_A_HIGHER_DEFAULT });
+  expect(impact.body).toMatchObject({ ordersConsidered: 1, newlyBlocked: 1 });
 
   await step(account, "GET", "/v1/front/operations", 200);
   await step(account, "GET", `/v1/front/operations/${operationId}`, 200);
@@ -160,5 +165,6 @@ export async function apiView(journey: Journey) {
     events: await all(operator, "/v1/events", 500),
     keys: await get(operator, "/v1/keys"),
     webhooks: await get(operator, "/v1/webhooks"),
+    impact: expectStatus(await call(operator, "POST", "/v1/buying-policies/quotas/impact", { body: IMPACT_OF_A_HIGHER_DEFAULT }), 200),
   };
 }

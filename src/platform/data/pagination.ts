@@ -168,6 +168,69 @@ export function mapPage<Row, Item>(page: Page<Row>, represent: (row: Row) => Ite
   return { items: page.items.map((row) => represent(row)), nextToken: page.nextToken };
 }
 
+/**
+ * Pages of a list computed in memory rather than read from a table (an impact replay's accounts):
+ * the same signed nextToken as every list, bound to the list, its scope and the request it pages
+ * (`binding`: what would change the list). The token carries the last item's sort values; the
+ * caller keeps, of the items after them, the first `limit` (KeysetSelection), whatever their number.
+ */
+export interface ComputedList {
+  name: string;
+  secret: string;
+  scope: Record<string, unknown>;
+  binding: unknown;
+}
+
+async function computedListDigest(list: ComputedList): Promise<string> {
+  return hmacSha256(list.secret, canonical({ list: list.name, binding: { ...list.scope, request: list.binding } }));
+}
+
+/** The sort values a nextToken of this list carries (null without a token); a token of another list or request: 400 invalid_next_token. */
+export async function openComputedListToken(list: ComputedList, nextToken: string | undefined): Promise<(string | number)[] | null> {
+  if (nextToken === undefined) return null;
+  const cursor = await decodeToken(list.secret, nextToken);
+  if (!cursor || cursor.b !== (await computedListDigest(list))) {
+    throw new ApiError("invalid_next_token", "nextToken was not issued for this list with this request.");
+  }
+  return cursor.k;
+}
+
+/** The nextToken of a page of this list that ends with an item of these sort values. */
+export async function computedListToken(list: ComputedList, last: (string | number)[]): Promise<string> {
+  return encodeToken(list.secret, { k: last, b: await computedListDigest(list) });
+}
+
+/**
+ * The first `limit` items, in `compare`'s order, among those offered one by one: held in at most
+ * `limit` + 1 slots whatever the number offered, so a page of a computed list takes bounded memory.
+ */
+export class KeysetSelection<T> {
+  private readonly kept: T[] = [];
+  constructor(
+    private readonly limit: number,
+    private readonly compare: (a: T, b: T) => number,
+  ) {}
+
+  offer(item: T): void {
+    const { kept } = this;
+    if (kept.length > this.limit && this.compare(item, kept[kept.length - 1]) >= 0) return;
+    let low = 0;
+    let high = kept.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.compare(kept[middle], item) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    kept.splice(low, 0, item);
+    if (kept.length > this.limit + 1) kept.pop();
+  }
+
+  /** The page, and whether more items follow it. */
+  page(): { items: T[]; more: boolean } {
+    return { items: this.kept.slice(0, this.limit), more: this.kept.length > this.limit };
+  }
+}
+
 function keysetCondition(expressions: SortExpression[], directions: boolean[], values: (string | number)[]): SQL {
   if (directions.every((d) => d === directions[0])) {
     // Row values let SQLite seek straight into the index.

@@ -211,6 +211,25 @@ export const events = sqliteTable("events", {
   handedOnAt: text("handed_on_at"),
 });
 
+/**
+ * Quota orders as facts (one per supplier of an order placed or refused), for replaying rule changes.
+ * The scope keys are never null: '' stands for no supplier or no store (see the migration).
+ */
+export const quotaOrderFacts = sqliteTable(
+  "quota_order_facts",
+  {
+    tenantId: text("tenant_id").notNull(),
+    accountId: text("account_id").notNull(),
+    supplierId: text("supplier_id").notNull(),
+    storeId: text("store_id").notNull(),
+    /** The order it was placed in, or the order.blocked event that refused it. */
+    recordId: text("record_id").notNull(),
+    at: text("at").notNull(),
+    amount: integer("amount").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.accountId, t.supplierId, t.storeId, t.recordId] })],
+);
+
 export const webhooks = sqliteTable("webhooks", {
   id: text("id").primaryKey(),
   tenantId: text("tenant_id").notNull(),

@@ -4,9 +4,10 @@ import deleteMany from "./delete-many";
 import evaluate from "./evaluate";
 import get from "./get";
 import getDefault from "./get-default";
+import impact from "./impact";
 import list from "./list";
 import putDefault from "./put-default";
 import putMany from "./put-many";
 import update from "./update";
 
-export const quotaRoutes = [list, create, putMany, deleteMany, get, update, del, getDefault, putDefault, evaluate];
+export const quotaRoutes = [list, create, putMany, deleteMany, get, update, del, getDefault, putDefault, evaluate, impact];
