@@ -2,7 +2,7 @@ import { actorOf } from "../platform/core/principal";
 import { defineCommand, type CommandContext } from "../operations/coordinator/protocol";
 import { insertFromJson } from "../platform/data/sql";
 import { ApiError } from "../platform/core/errors";
-import { operationAccounts } from "../platform/data/tables";
+import { operationAccounts } from "../operations/tables";
 import { nowIso } from "../platform/core/time";
 import { permittedAccounts, requirePermitted } from "../directory/membership";
 import { commitRowChange, findOwnedKeys, loadOperationWith, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../operations/aggregate";

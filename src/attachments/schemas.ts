@@ -2,7 +2,8 @@ import * as z from "zod";
 import { externalKey, listEnvelope } from "../platform/schema/fields";
 import { commaEnumList, pageQueryShape } from "../platform/schema/list-query";
 import { type ListDefinition } from "../platform/data/pagination";
-import { accounts, operationAccounts } from "../platform/data/tables";
+import { accounts } from "../directory/tables";
+import { operationAccounts } from "../operations/tables";
 import { accountFilterShape, accountName, userRepresentation } from "../directory/schemas";
 
 /** Account ids per attach/detach call. */

@@ -4,7 +4,7 @@ import { getVisibleOperation, type OperationRow } from "../operations/queries";
 import type { Principal } from "../platform/core/principal";
 import type { Db } from "../platform/data/database";
 import { ApiError } from "../platform/core/errors";
-import type { StoredOrderLine } from "../platform/data/tables";
+import type { StoredOrderLine } from "../operations/tables";
 import { toIsoSeconds } from "../platform/core/time";
 import { findOrderOfCart, isAttached } from "./queries";
 

@@ -6,7 +6,7 @@ import { isWriteGuardFailure, violatesUnique } from "../platform/data/constraint
 import { ApiError } from "../platform/core/errors";
 import { idPrefixes, newId } from "../platform/core/ids";
 import { actorOf } from "../platform/core/principal";
-import { carts, operationAccounts, operations, orders } from "../platform/data/tables";
+import { carts, operationAccounts, operations, orders } from "../operations/tables";
 import { nowIso, toIsoSeconds } from "../platform/core/time";
 import { operationEvent } from "../operations/aggregate";
 import type { QuotaOrder, QuotaResult } from "../quotas/evaluate";

@@ -6,7 +6,7 @@ import { type Db } from "../platform/data/database";
 import { inJsonList } from "../platform/data/sql";
 import { ApiError } from "../platform/core/errors";
 import { type ListContext, selectRows } from "../platform/data/pagination";
-import { carts, operationAccounts, orders, type StoredOrderLine } from "../platform/data/tables";
+import { carts, operationAccounts, orders, type StoredOrderLine } from "../operations/tables";
 import type { QuotaResult } from "../quotas/evaluate";
 import { type ListOrdersQuery, orderList } from "./schemas";
 

@@ -3,7 +3,7 @@ import { actorOf, type Principal } from "../platform/core/principal";
 import { type Db } from "../platform/data/database";
 import { inJsonChunks, insertFromJson, runBatch, type Statement } from "../platform/data/sql";
 import { appendEvent } from "../platform/data/events";
-import { accounts, accountUsers } from "../platform/data/tables";
+import { accounts, accountUsers } from "./tables";
 import { nowIso } from "../platform/core/time";
 import { findDirectoryIds } from "./queries";
 import type { DirectoryAccountInput } from "./schemas";

@@ -4,7 +4,7 @@ import type { Principal } from "../platform/core/principal";
 import { type Db } from "../platform/data/database";
 import { inJsonList } from "../platform/data/sql";
 import { ApiError } from "../platform/core/errors";
-import { accountUsers } from "../platform/data/tables";
+import { accountUsers } from "./tables";
 
 /**
  * Account ids whose users match `condition`, read through the account_users indexes

@@ -4,7 +4,7 @@ import type { Principal } from "../platform/core/principal";
 import { type Db } from "../platform/data/database";
 import { existingKeys, inJsonList } from "../platform/data/sql";
 import { containsText, listPage, selectRows, type ListContext } from "../platform/data/pagination";
-import { accounts, accountUsers } from "../platform/data/tables";
+import { accounts, accountUsers } from "./tables";
 import { accountIdsOfUser, accountIdsWhere, ownAccountsOnly } from "./membership";
 import { directoryList, type AccountFilters, type ListDirectoryQuery } from "./schemas";
 

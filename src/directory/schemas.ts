@@ -2,7 +2,7 @@ import * as z from "zod";
 import { externalKey, identifierText, keyedBatch, listEnvelope } from "../platform/schema/fields";
 import { commaList, pageQueryShape } from "../platform/schema/list-query";
 import { type ListDefinition } from "../platform/data/pagination";
-import { accounts } from "../platform/data/tables";
+import { accounts } from "./tables";
 import { deprecatedAlias } from "../platform/http/deprecation";
 
 /** Accounts per directory PUT, and users per account. */

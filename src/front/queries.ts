@@ -2,7 +2,7 @@ import { and, eq, gte, lte, type SQL } from "drizzle-orm";
 import type { Principal } from "../platform/core/principal";
 import type { Db } from "../platform/data/database";
 import { ApiError } from "../platform/core/errors";
-import { operations } from "../platform/data/tables";
+import { operations } from "../operations/tables";
 import { toIsoSeconds } from "../platform/core/time";
 import { visibleTo, type OperationRow } from "../operations/queries";
 

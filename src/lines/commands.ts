@@ -2,7 +2,7 @@ import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { insertFromJson, type Statement } from "../platform/data/sql";
 import { ApiError } from "../platform/core/errors";
 import { searchText, sortText } from "../platform/core/locale";
-import { operationLines } from "../platform/data/tables";
+import { operationLines } from "../operations/tables";
 import { nowIso } from "../platform/core/time";
 import { defineCommand, type CommandContext } from "../operations/coordinator/protocol";
 import { commitRowChange, findOwnedKeys, loadOperationWith, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../operations/aggregate";

@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { type Db } from "../platform/data/database";
 import { jsonChunks } from "../platform/data/sql";
-import { operationLines, orders } from "../platform/data/tables";
+import { operationLines, orders } from "../operations/tables";
 
 export type LineIssueCode = "not_in_operation" | "below_min" | "above_max" | "missing_required" | "increment_mismatch";
 

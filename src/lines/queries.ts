@@ -2,7 +2,7 @@ import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { type Db } from "../platform/data/database";
 import { inJsonList, selectInChunks } from "../platform/data/sql";
 import { containsText, type ListContext } from "../platform/data/pagination";
-import { operationLines } from "../platform/data/tables";
+import { operationLines } from "../operations/tables";
 import { listOperationRows } from "../operations/queries";
 import type { StoredLine } from "./bounds";
 import { lineList, type LineRepresentation, type ListLinesQuery } from "./schemas";

@@ -3,7 +3,7 @@ import { localizedText } from "../platform/core/locale";
 import { commaList, pageQueryShape } from "../platform/schema/list-query";
 import { type ListDefinition } from "../platform/data/pagination";
 import { externalKey, keyedBatch, listEnvelope, MAX_QUANTITY, quantity, quantityIncrement, queryInteger } from "../platform/schema/fields";
-import { operationLines } from "../platform/data/tables";
+import { operationLines } from "../operations/tables";
 import { deprecatedAlias } from "../platform/http/deprecation";
 
 export const lineList: ListDefinition = {

@@ -8,7 +8,7 @@ import { isWriteGuardFailure, violatesUnique } from "../platform/data/constraint
 import { ApiError } from "../platform/core/errors";
 import { appendEvent } from "../platform/data/events";
 import type { EventType } from "../platform/core/event-types";
-import { operations } from "../platform/data/tables";
+import { operations } from "./tables";
 import { nowIso } from "../platform/core/time";
 
 /*

@@ -8,7 +8,7 @@ import { appendEvent } from "../platform/data/events";
 import { idPrefixes, newId } from "../platform/core/ids";
 import { foldedText, mergeLocalized, searchText, sortText } from "../platform/core/locale";
 import { actorOf, type Principal } from "../platform/core/principal";
-import { operationAccounts, operationLines, operationOwners, operations } from "../platform/data/tables";
+import { operationAccounts, operationLines, operationOwners, operations } from "./tables";
 import { bumpOperation, bumpWithValues, checkIfMatch, commit, findOperation, loadOperation, operationEvent, requireDraft, unchangedSince, type OperationRow } from "./aggregate";
 import { nowIso, toIsoSeconds } from "../platform/core/time";
 import { toOperationRepresentation } from "./queries";

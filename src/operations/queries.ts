@@ -4,7 +4,8 @@ import { type Db } from "../platform/data/database";
 import { inJsonList } from "../platform/data/sql";
 import { ApiError } from "../platform/core/errors";
 import { containsText, listPage, selectRows, type ListContext, type ListDefinition, type PageRequest, type RunPageOptions } from "../platform/data/pagination";
-import { accountUsers, operationAccounts, operationOwners, operations } from "../platform/data/tables";
+import { accountUsers } from "../directory/tables";
+import { operationAccounts, operationOwners, operations } from "./tables";
 import { type ListOperationsQuery, operationList, type OperationRepresentation } from "./schemas";
 
 import type { OperationRow } from "./aggregate";

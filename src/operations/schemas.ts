@@ -3,7 +3,7 @@ import { localeTag, localizedText, localizedTextPatch } from "../platform/core/l
 import { commaEnumList, commaList, pageQueryShape } from "../platform/schema/list-query";
 import { type ListDefinition } from "../platform/data/pagination";
 import { dateTime, externalKey, listEnvelope } from "../platform/schema/fields";
-import { operations } from "../platform/data/tables";
+import { operations } from "./tables";
 import { deprecatedAlias } from "../platform/http/deprecation";
 
 export const operationList: ListDefinition = {

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../platform/data/database";
 import { insertFromJson, sqlText } from "../platform/data/sql";
-import { quotaOrderFacts } from "../platform/data/tables";
+import { quotaOrderFacts } from "./tables";
 import type { QuotaOrder, QuotaTarget } from "./rule-index";
 
 /*

@@ -4,7 +4,7 @@ import { DEFAULT_LIMIT, type ListDefinition } from "../platform/data/pagination"
 import { pageQueryShape } from "../platform/schema/list-query";
 import { amount, dateTime, externalKey, identifierText, keyedBatch, listEnvelope, pathId, queryFlag, queryInteger } from "../platform/schema/fields";
 import { toIsoSeconds } from "../platform/core/time";
-import { quotaRules } from "../platform/data/tables";
+import { quotaRules } from "./tables";
 import { explanation, sourceKind } from "./explanation";
 
 export const ruleList: ListDefinition = {

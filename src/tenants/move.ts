@@ -2,25 +2,11 @@ import { and, eq } from "drizzle-orm";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { d1, primaryDb, type DatabaseBindings } from "../platform/data/database";
 import { jsonTextChunks } from "../platform/data/sql";
-import {
-  accounts,
-  accountUsers,
-  carts,
-  events,
-  idempotencyKeys,
-  operationAccounts,
-  operationLines,
-  operationOwners,
-  operations,
-  orders,
-  quotaOrderFacts,
-  quotaRules,
-  tenantDirectory,
-  tenantFences,
-  tenants,
-  webhookDeliveries,
-  webhooks,
-} from "../platform/data/tables";
+import { accounts, accountUsers } from "../directory/tables";
+import { carts, operationAccounts, operationLines, operationOwners, operations, orders } from "../operations/tables";
+import { events, idempotencyKeys, tenantDirectory, tenantFences, tenants } from "../platform/data/tables";
+import { quotaOrderFacts, quotaRules } from "../quotas/tables";
+import { webhookDeliveries, webhooks } from "../webhooks/tables";
 import { shardNames, type ShardName } from "../platform/core/shards";
 import { forgetPlacement, PLACEMENT_CACHE_TTL_MS } from "../platform/data/tenancy";
 import { nowIso } from "../platform/core/time";

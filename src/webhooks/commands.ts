@@ -6,7 +6,7 @@ import { randomSecret } from "../platform/core/crypto";
 import { ApiError } from "../platform/core/errors";
 import { idPrefixes, newId } from "../platform/core/ids";
 import type { Principal } from "../platform/core/principal";
-import { webhookDeliveries, webhooks } from "../platform/data/tables";
+import { webhookDeliveries, webhooks } from "./tables";
 import { nowIso } from "../platform/core/time";
 import { validationError } from "../platform/schema/validation";
 import { getWebhook, type WebhookRow } from "./queries";

@@ -1,21 +1,26 @@
+/// <reference types="vite/client" />
 import { env } from "cloudflare:test";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 import type { DatabaseName } from "../../src/platform/data/database";
-import * as tables from "../../src/platform/data/tables";
+import { CONTROL_TABLES } from "../../src/platform/data/tables";
 import { shardNames } from "../../src/platform/core/shards";
 
 /*
- * The migrations are the schema's one source of truth; src/platform/data/tables.ts only names their
- * columns for queries. This holds the two together against the databases the migrations built:
+ * The migrations are the schema's one source of truth; the tables.ts files of src/ (the platform's,
+ * and each resource's beside it) only name their columns for queries. This holds the two together
+ * against the databases the migrations built:
  * the control database (CONTROL_TABLES) and the tenant shards (every other table), each with the
  * same tables, and in each table the same columns with the same NOT NULLs. Every shard is built alike.
  */
-const declared = (Object.values(tables) as unknown[])
+/** Every tables.ts of src/, each module's exports. */
+const tableModules = import.meta.glob("../../src/**/tables.ts", { eager: true }) as Record<string, Record<string, unknown>>;
+const declared = Object.values(tableModules)
+  .flatMap((module) => Object.values(module))
   .filter((value) => typeof value === "object" && value !== null && Symbol.for("drizzle:IsDrizzleTable") in value)
   .map((table) => getTableConfig(table as SQLiteTable));
 
-const controlNames = new Set(tables.CONTROL_TABLES.map((table) => getTableConfig(table).name));
+const controlNames = new Set(CONTROL_TABLES.map((table) => getTableConfig(table).name));
 const shards = shardNames(env);
 
 /** Where a declared table lives: the control database, or (alike on every shard) the first shard. */

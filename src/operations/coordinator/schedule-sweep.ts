@@ -2,7 +2,7 @@ import { and, isNotNull, lte, or } from "drizzle-orm";
 import { primaryDb } from "../../platform/data/database";
 import type { Env } from "../../platform/core/env";
 import { shardNames } from "../../platform/core/shards";
-import { operations } from "../../platform/data/tables";
+import { operations } from "../tables";
 import { notFenced } from "../../platform/data/tenancy";
 import { toIsoSeconds } from "../../platform/core/time";
 import { operationStub } from "./runner";

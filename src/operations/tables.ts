@@ -1,0 +1,116 @@
+import { sql } from "drizzle-orm";
+import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/*
+ * The tables this resource owns, as the code sees them. The SQL migrations (migrations/) are the one
+ * source of truth for the schema; test/architecture/schema.test.ts holds every tables.ts of src/ to
+ * them: same tables, same columns, same NOT NULLs.
+ */
+
+/* The Operation aggregate's rows: the Operation, its owners, lines and attached accounts, and the carts and orders linked to it. */
+
+export const operations = sqliteTable("operations", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull(),
+  code: text("code").notNull(),
+  externalId: text("external_id"),
+  name: text("name", { mode: "json" }).$type<Record<string, string>>().notNull(),
+  description: text("description", { mode: "json" }).$type<Record<string, string>>().notNull(),
+  nameSearch: text("name_search").notNull(),
+  nameSort: text("name_sort").notNull(),
+  /** Locale (lower-cased tag) → lower-cased name: what the locale-narrowed name filter and sort read. */
+  nameFolded: text("name_folded", { mode: "json" }).$type<Record<string, string>>().notNull(),
+  type: text("type", { enum: ["PUBLIC", "PRIVATE"] }).notNull(),
+  status: text("status", { enum: ["DRAFT", "ACTIVE", "INACTIVE"] }).notNull(),
+  startDate: text("start_date").notNull(),
+  endDate: text("end_date").notNull(),
+  /** Scheduled status changes (null: none); a time that has run is cleared. */
+  activateAt: text("activate_at"),
+  deactivateAt: text("deactivate_at"),
+  ownerIds: text("owner_ids", { mode: "json" }).$type<string[]>().notNull(),
+  lineCount: integer("line_count").notNull(),
+  accountCount: integer("account_count").notNull(),
+  cartCount: integer("cart_count").notNull(),
+  orderCount: integer("order_count").notNull(),
+  version: integer("version").notNull(),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export const operationOwners = sqliteTable(
+  "operation_owners",
+  {
+    tenantId: text("tenant_id").notNull(),
+    userId: text("user_id").notNull(),
+    operationId: text("operation_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.userId, t.operationId] })],
+);
+
+export const operationLines = sqliteTable(
+  "operation_lines",
+  {
+    operationId: text("operation_id").notNull(),
+    variantExternalId: text("variant_external_id").notNull(),
+    tenantId: text("tenant_id").notNull(),
+    variantId: text("variant_id"),
+    variantName: text("variant_name", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    variantNameSearch: text("variant_name_search").notNull(),
+    variantNameSort: text("variant_name_sort").notNull(),
+    minQuantity: integer("min_quantity").notNull(),
+    maxQuantity: integer("max_quantity").notNull(),
+    recommendedQuantity: integer("recommended_quantity"),
+    /** The pack size: every bound and every ordered quantity is a multiple of it (1: sold one by one). */
+    quantityIncrement: integer("quantity_increment").notNull().default(1),
+    /** coalesce(recommended_quantity, -1): the key its sort, seek and exact filter use (one plain index). */
+    recommendedKey: integer("recommended_key").generatedAlwaysAs(sql`coalesce(recommended_quantity, -1)`, { mode: "virtual" }),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.operationId, t.variantExternalId] })],
+);
+
+export const operationAccounts = sqliteTable(
+  "operation_accounts",
+  {
+    operationId: text("operation_id").notNull(),
+    accountId: text("account_id").notNull(),
+    tenantId: text("tenant_id").notNull(),
+    operationStatus: text("operation_status", { enum: ["NOT_STARTED", "CART_CREATED", "ORDERED"] }).notNull(),
+    attachedAt: text("attached_at").notNull(),
+    attachedBy: text("attached_by").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.operationId, t.accountId] })],
+);
+
+export interface StoredOrderLine {
+  variantExternalId: string;
+  quantity: number;
+  unitPrice: number;
+  supplierId: string | null;
+}
+
+export const carts = sqliteTable("carts", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull(),
+  operationId: text("operation_id").notNull(),
+  accountId: text("account_id").notNull(),
+  storeId: text("store_id"),
+  lines: text("lines", { mode: "json" }).$type<StoredOrderLine[]>().notNull(),
+  createdBy: text("created_by").notNull(),
+  createdAt: text("created_at").notNull(),
+});
+
+export const orders = sqliteTable("orders", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull(),
+  operationId: text("operation_id").notNull(),
+  accountId: text("account_id").notNull(),
+  cartId: text("cart_id"),
+  storeId: text("store_id"),
+  lines: text("lines", { mode: "json" }).$type<StoredOrderLine[]>().notNull(),
+  total: integer("total").notNull(),
+  createdBy: text("created_by").notNull(),
+  createdAt: text("created_at").notNull(),
+  /** The quota evaluation results the order was placed below a WARN minimum with. */
+  warnings: text("warnings", { mode: "json" }).$type<Record<string, unknown>[]>().notNull().default([]),
+});
