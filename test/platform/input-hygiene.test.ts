@@ -58,7 +58,7 @@ const OTHER_QUERY_PARAMETERS = new Set([
   "role",
 ]);
 /** Body fields (by their own name) that hold text other than an id; any other string field of a body is an id. */
-const OTHER_BODY_FIELDS = new Set(["name", "description", "variantName", "url", "eventTypes", "email", "startDate", "endDate", "activateAt", "deactivateAt", "expiresAt"]);
+const OTHER_BODY_FIELDS = new Set(["name", "description", "variantName", "url", "eventTypes", "email", "startDate", "endDate", "activateAt", "deactivateAt", "expiresAt", "op", "from", "to"]);
 
 const routeKey = (spec: { method: string; path: string }) => `${spec.method.toUpperCase()} ${spec.path}`;
 const paramsOf = (path: string) => [...path.matchAll(/:([A-Za-z]+)/g)].map((match) => match[1]);
@@ -92,6 +92,12 @@ const BODIES: Record<string, { body: unknown; ids: (string | number)[][] }[]> = 
   "PUT /v1/buying-policies/quotas/default": [{ body: { minimum: 1 }, ids: [] }],
   "POST /v1/buying-policies/quotas/evaluate": [
     { body: { orders: [{ accountId: "A-1", supplierId: "S-1", storeId: "ST-1", amount: 1 }] }, ids: [["orders", 0, "accountId"], ["orders", 0, "supplierId"], ["orders", 0, "storeId"]] },
+  ],
+  "POST /v1/buying-policies/quotas/impact": [
+    {
+      body: { changes: [{ op: "create", rule: { accountId: "A-1", supplierId: "S-1", storeId: "ST-1", minimum: 1 } }, { op: "delete", ruleId: "qr_00000000000000000000000000" }] },
+      ids: [["changes", 0, "rule", "accountId"], ["changes", 0, "rule", "supplierId"], ["changes", 0, "rule", "storeId"], ["changes", 1, "ruleId"]],
+    },
   ],
   "POST /v1/carts": [{ body: cartOf(), ids: [["operationId"], ["accountId"], ["storeId"], ["lines", 0, "variantExternalId"], ["lines", 0, "supplierId"]] }],
   "POST /v1/orders": [
