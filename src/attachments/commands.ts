@@ -6,6 +6,7 @@ import { operationAccounts } from "../operations/tables";
 import { nowIso } from "../platform/core/time";
 import { permittedAccounts, requirePermitted } from "../directory/membership";
 import { commitRowChange, findOwnedKeys, loadOperationWith, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../operations/aggregate";
+import { changeOf, recordedFields, recordsOf } from "../platform/data/changes";
 import { findAttachmentStates } from "./queries";
 
 export interface AttachResult {
@@ -32,6 +33,11 @@ function requireEditableAttachments(row: OperationRow, what: string): void {
     throw new ApiError("operation_not_private", `${what} needs a PRIVATE Operation; this one is ${row.type} (every account may order from it).`);
   }
 }
+
+/** An attachment as history records it: the account it attaches (also its record's resource id). */
+export const ATTACHMENT_FIELDS = recordedFields<{ accountId: string }>(["accountId"]);
+export const attachmentChange = (accountId: string, attached: boolean) =>
+  changeOf("attachment", accountId, attached ? null : { accountId }, attached ? { accountId } : null, ATTACHMENT_FIELDS);
 
 /** The Operation's attached accounts: counted in accountCount, keyed by accountId. */
 const ATTACHMENT_ROWS: OwnedRows = { count: "accountCount", operationColumn: operationAccounts.operationId, keyColumn: operationAccounts.accountId };
@@ -71,6 +77,7 @@ export const attachAccounts = defineCommand("accounts.attach", async function at
       ],
       { target: [operationAccounts.operationId, operationAccounts.accountId] },
     ),
+    records: recordsOf(toAttach.map((accountId) => attachmentChange(accountId, true))),
     event: "accounts.attached",
     data: { attached: toAttach.length, alreadyAttached, accountCount: row.accountCount + toAttach.length },
     countAfter: row.accountCount + toAttach.length,
@@ -91,6 +98,7 @@ export const detachAccounts = defineCommand("accounts.detach", async function de
     rows: ATTACHMENT_ROWS,
     keys: ids,
     found,
+    recordOf: (accountId) => attachmentChange(accountId, false),
     event: "accounts.detached",
     eventNames: { removed: "detached", notFound: "notAttached" },
     dryRun: input.dryRun,

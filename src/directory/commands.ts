@@ -1,21 +1,24 @@
 import { and, eq } from "drizzle-orm";
-import { actorOf, type Principal } from "../platform/core/principal";
-import { type Db } from "../platform/data/database";
+import { changeOf, changeStatements, recordedFields, recordsOf, type Writer } from "../platform/data/changes";
 import { inJsonChunks, insertFromJson, runBatch, type Statement } from "../platform/data/sql";
 import { appendEvent } from "../platform/data/events";
 import { accounts, accountUsers } from "./tables";
 import { nowIso } from "../platform/core/time";
-import { findDirectoryIds } from "./queries";
+import { findDirectoryAccounts, type DirectoryFields } from "./queries";
 import type { DirectoryAccountInput } from "./schemas";
+
+/** A directory account's fields as history records them. */
+const ACCOUNT_FIELDS = recordedFields<DirectoryFields>(["name", "users"]);
+const directoryFieldsOf = (account: DirectoryAccountInput): DirectoryFields => ({ name: account.name, users: account.users.map((user) => ({ userId: user.userId, email: user.email })) });
 
 /**
  * Upserts directory accounts and replaces their users (account_users rows deleted and re-inserted)
  * in one batch; every statement carries its rows as one JSON parameter per chunk.
  */
-export async function upsertDirectory(db: Db, principal: Principal, input: DirectoryAccountInput[], options: { dryRun: boolean }) {
+export async function upsertDirectory({ db, principal, author }: Writer, input: DirectoryAccountInput[], options: { dryRun: boolean }) {
   const tenantId = principal.tenantId;
   const accountIds = input.map((account) => account.accountId);
-  const existing = await findDirectoryIds(db, tenantId, accountIds);
+  const existing = await findDirectoryAccounts(db, tenantId, accountIds);
   const now = nowIso();
   const users = input.flatMap((account) => account.users.map((user) => ({ accountId: account.accountId, ...user })));
   const updated = accountIds.filter((id) => existing.has(id)).length;
@@ -47,9 +50,10 @@ export async function upsertDirectory(db: Db, principal: Principal, input: Direc
     appendEvent(db, {
       tenantId,
       type: "directory.upserted",
-      actor: actorOf(principal),
+      actor: author.actor,
       data: { created, updated, users: users.length },
     }),
+    ...changeStatements(db, { tenantId, author, records: recordsOf(input.map((account) => changeOf("account", account.accountId, existing.get(account.accountId) ?? null, directoryFieldsOf(account), ACCOUNT_FIELDS))) }),
   ];
   if (!options.dryRun) await runBatch(db, statements);
   return { created, updated };

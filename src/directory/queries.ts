@@ -2,7 +2,7 @@ import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Principal } from "../platform/core/principal";
 import { type Db } from "../platform/data/database";
-import { existingKeys, inJsonList } from "../platform/data/sql";
+import { inJsonList, selectInChunks } from "../platform/data/sql";
 import { containsText, listPage, selectRows, type ListContext } from "../platform/data/pagination";
 import { accounts, accountUsers } from "./tables";
 import { accountIdsOfUser, accountIdsWhere, ownAccountsOnly } from "./membership";
@@ -43,8 +43,17 @@ export async function listDirectory({ db, secret, principal }: ListContext, quer
   });
 }
 
-/** Which of `accountIds` the tenant's directory holds. */
-export function findDirectoryIds(db: Db, tenantId: string, accountIds: string[]): Promise<Set<string>> {
-  return existingKeys(db, accounts.accountId, accountIds, eq(accounts.tenantId, tenantId));
+/** What a directory write may change on an account. */
+export type DirectoryFields = Pick<DirectoryRow, "name" | "users">;
+
+/** The accounts among `accountIds` the tenant's directory holds, as they are. */
+export async function findDirectoryAccounts(db: Db, tenantId: string, accountIds: string[]): Promise<Map<string, DirectoryFields>> {
+  const rows = await selectInChunks(accounts.accountId, accountIds, (accountIsIn) =>
+    db
+      .select({ accountId: accounts.accountId, name: accounts.name, users: accounts.users })
+      .from(accounts)
+      .where(and(eq(accounts.tenantId, tenantId), accountIsIn)),
+  );
+  return new Map(rows.map(({ accountId, ...fields }) => [accountId, fields]));
 }
 

@@ -8,7 +8,8 @@ import { appendEvent } from "../platform/data/events";
 import type { EventType } from "../platform/core/event-types";
 import { idPrefixes, newId } from "../platform/core/ids";
 import { keyPrefix, mintSignedKey } from "../platform/core/key-format.mjs";
-import { actorOf, type Principal } from "../platform/core/principal";
+import { changeOf, changeStatements, recordedFields, recordsOf, type Writer } from "../platform/data/changes";
+import { runBatch } from "../platform/data/sql";
 import { apiKeys } from "../platform/data/tables";
 import { nowIso } from "../platform/core/time";
 import { findKey, toKeyRepresentation, type KeyRow } from "./queries";
@@ -23,14 +24,27 @@ const ISSUE_ATTEMPTS = 3;
  * by a move, or fails), `undo` takes the change back before the failure is answered, so a refused
  * request changes nothing.
  */
-async function recordKeyEvent(shard: Db, principal: Principal, type: EventType, row: KeyRow, undo: () => Promise<unknown>): Promise<void> {
+async function recordKeyEvent(
+  shard: Db,
+  { principal, author }: Pick<Writer, "principal" | "author">,
+  type: EventType,
+  change: { before: KeyRow | null; after: KeyRow },
+  undo: () => Promise<unknown>,
+): Promise<void> {
+  const { tenantId } = principal;
   try {
-    await appendEvent(shard, { tenantId: principal.tenantId, type, actor: actorOf(principal), data: { key: toKeyRepresentation(row) } });
+    await runBatch(shard, [
+      appendEvent(shard, { tenantId, type, actor: author.actor, data: { key: toKeyRepresentation(change.after) } }),
+      ...changeStatements(shard, { tenantId, author, records: recordsOf([changeOf("key", change.after.id, change.before, change.after, KEY_FIELDS)]) }),
+    ]);
   } catch (error) {
     await undo();
     throw error;
   }
 }
+
+/** A key's fields as history records them: its hash only as "[redacted]". */
+const KEY_FIELDS = recordedFields<KeyRow>(["role", "userId", "name", "prefix", "expiresAt", "revokedAt", "keyHash"], { secret: ["keyHash"] });
 
 /** Where keys are kept (control) and where their events go (the tenant's shard). */
 export interface KeyStores {
@@ -42,7 +56,8 @@ export interface KeyStores {
  * A new key of the caller's tenant, signed with `signingSecret` (src/platform/core/key-format.mjs): only
  * its SHA-256 is stored; the plain key is returned this once.
  */
-export async function createKey({ control, shard }: KeyStores, principal: Principal, body: CreateKeyBody, signingSecret: string): Promise<{ row: KeyRow; key: string }> {
+export async function createKey({ control, shard }: KeyStores, writer: Pick<Writer, "principal" | "author">, body: CreateKeyBody, signingSecret: string): Promise<{ row: KeyRow; key: string }> {
+  const { principal } = writer;
   const { row, key } = await insertNewKey(control, signingSecret, {
     id: newId(idPrefixes.key),
     tenantId: principal.tenantId,
@@ -54,7 +69,7 @@ export async function createKey({ control, shard }: KeyStores, principal: Princi
     createdAt: nowIso(),
   });
   forgetUnknownKeys();
-  await recordKeyEvent(shard, principal, "key.created", row, () => control.delete(apiKeys).where(eq(apiKeys.id, row.id)));
+  await recordKeyEvent(shard, writer, "key.created", { before: null, after: row }, () => control.delete(apiKeys).where(eq(apiKeys.id, row.id)));
   return { row, key };
 }
 
@@ -79,7 +94,8 @@ async function insertNewKey(control: Db, signingSecret: string, fields: Omit<Key
  * Revokes a key of the caller's tenant (any key, the caller's own included). This isolate forgets it
  * at once; others within their key cache's lifetime. Revoking a revoked key changes nothing.
  */
-export async function revokeKey({ control, shard }: KeyStores, principal: Principal, keyId: string): Promise<void> {
+export async function revokeKey({ control, shard }: KeyStores, writer: Pick<Writer, "principal" | "author">, keyId: string): Promise<void> {
+  const { principal } = writer;
   const row = await findKey(control, principal.tenantId, keyId);
   if (!row) throw new ApiError("not_found", `Key ${keyId} not found.`);
   if (!row.revokedAt) {
@@ -88,7 +104,7 @@ export async function revokeKey({ control, shard }: KeyStores, principal: Princi
     // Two racing revocations: only the one whose update changed the row records the event.
     const result = await control.update(apiKeys).set({ revokedAt: revoked.revokedAt }).where(stillActive);
     if (result.meta.changes) {
-      await recordKeyEvent(shard, principal, "key.revoked", revoked, () =>
+      await recordKeyEvent(shard, writer, "key.revoked", { before: row, after: revoked }, () =>
         control.update(apiKeys).set({ revokedAt: null }).where(and(eq(apiKeys.id, keyId), eq(apiKeys.revokedAt, revoked.revokedAt!))),
       );
     }

@@ -5,7 +5,8 @@ import { searchText, sortText } from "../platform/core/locale";
 import { operationLines } from "../operations/tables";
 import { nowIso } from "../platform/core/time";
 import { defineCommand, type CommandContext } from "../operations/coordinator/protocol";
-import { commitRowChange, findOwnedKeys, loadOperationWith, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../operations/aggregate";
+import { commitRowChange, LINE_FIELD_NAMES, loadOperationWith, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../operations/aggregate";
+import { changeOf, recordedFields, recordsOf } from "../platform/data/changes";
 import { mergeLines, type StoredLine } from "./bounds";
 import { findStoredLines } from "./queries";
 import type { LineInput } from "./schemas";
@@ -21,6 +22,9 @@ export interface RemoveLinesResult {
   notFound: string[];
   lineCount: number;
 }
+
+/** A line's fields as history records them (its key is the record's resource id). */
+export const LINE_FIELDS = recordedFields<StoredLine>(LINE_FIELD_NAMES);
 
 /** The Operation's lines: counted in lineCount, keyed by variantExternalId. */
 const LINE_ROWS: OwnedRows = { count: "lineCount", operationColumn: operationLines.operationId, keyColumn: operationLines.variantExternalId };
@@ -98,6 +102,8 @@ export const upsertLines = defineCommand("lines.upsert", async function upsertLi
   const lineCount = await commitRowChange(ctx, row, {
     rows: LINE_ROWS,
     writes: upsertStatements(ctx, row, lines, stored, nowIso()),
+    // Only the lines that change, each with only its fields that change: a re-PUT of 5000 lines that changes 3 records 3.
+    records: input.dryRun ? [] : recordsOf(lines.map((line) => changeOf("line", line.variantExternalId, stored.get(line.variantExternalId) ?? null, line, LINE_FIELDS))),
     event: "lines.upserted",
     data: { created, updated, lineCount: row.lineCount + created },
     countAfter: row.lineCount + created,
@@ -108,12 +114,13 @@ export const upsertLines = defineCommand("lines.upsert", async function upsertLi
 
 /** DELETE lines: keys that are not lines are reported, not refused. Removing nothing writes nothing. */
 export const removeLines = defineCommand("lines.remove", async function removeLines(ctx: CommandContext, input: { variantExternalIds: string[]; dryRun: boolean }): Promise<RemoveLinesResult> {
-  const [row, found] = await loadOperationWith(ctx, () => findOwnedKeys(ctx, LINE_ROWS, input.variantExternalIds));
+  const [row, stored] = await loadOperationWith(ctx, () => findStoredLines(ctx.db, ctx.operationId, [...new Set(input.variantExternalIds)]));
   requireDraft(row, "Changing lines");
   const { removed, notFound, count } = await removeOwnedRows(ctx, row, {
     rows: LINE_ROWS,
     keys: input.variantExternalIds,
-    found,
+    found: new Set(stored.keys()),
+    recordOf: (key) => changeOf("line", key, stored.get(key)!, null, LINE_FIELDS),
     event: "lines.removed",
     eventNames: { removed: "removed", notFound: "notFound" },
     dryRun: input.dryRun,

@@ -1,14 +1,14 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
-import { actorOf } from "../platform/core/principal";
 import type { CommandContext } from "./coordinator/protocol";
+import { changeOf, changeStatements, recordDeletedInSql, recordedFields, recordsOf, type ChangeRecord } from "../platform/data/changes";
 import { type Db } from "../platform/data/database";
 import { existingKeys, inJsonChunks, runBatch, type Statement, writeGuard } from "../platform/data/sql";
 import { isWriteGuardFailure, violatesUnique } from "../platform/data/constraint-errors";
 import { ApiError } from "../platform/core/errors";
 import { appendEvent } from "../platform/data/events";
 import type { EventType } from "../platform/core/event-types";
-import { operations } from "./tables";
+import { operationAccounts, operationLines, operations } from "./tables";
 import { nowIso } from "../platform/core/time";
 
 /*
@@ -81,11 +81,56 @@ export function bumpWithValues(ctx: CommandContext, row: OperationRow, changes: 
   return { statement: bumpOperation(ctx, row, changes, after.updatedAt), after };
 }
 
+/** The Operation's fields as history records them (not its counts, version or timestamps, which follow from them). */
+export const OPERATION_FIELDS = recordedFields<OperationRow>(["code", "externalId", "name", "description", "type", "status", "startDate", "endDate", "activateAt", "deactivateAt", "ownerIds"]);
+
+/** The Operation's record of a change from `before` to `after` (undefined: none of its recorded fields changed). */
+export function operationChange(before: OperationRow | null, after: OperationRow | null): ChangeRecord | undefined {
+  return changeOf("operation", (before ?? after)!.id, before, after, OPERATION_FIELDS);
+}
+
+/** A line's fields as history records them: their names on a stored line and in operation_lines alike. */
+export const LINE_FIELD_NAMES = ["variantId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"] as const;
+
+/**
+ * Statements recording, as deleted, every line and attachment of the Operation (each with all its
+ * fields as they are): put them before the statements that delete them.
+ */
+export function recordEveryRowDeleted(row: OperationRow, setId: string, firstOrdinal: number): Statement[] {
+  const lineFields = Object.fromEntries(LINE_FIELD_NAMES.map((name) => [name, name === "variantName" ? sql`json(${operationLines.variantName})` : sql`${operationLines[name]}`]));
+  return [
+    recordDeletedInSql(setId, firstOrdinal, "line", {
+      resourceId: sql`${operationLines.variantExternalId}`,
+      fields: lineFields,
+      source: sql`from ${operationLines} where ${operationLines.operationId} = ${row.id}`,
+    }),
+    recordDeletedInSql(setId, firstOrdinal + row.lineCount, "attachment", {
+      resourceId: sql`${operationAccounts.accountId}`,
+      fields: { accountId: sql`${operationAccounts.accountId}` },
+      source: sql`from ${operationAccounts} where ${operationAccounts.operationId} = ${row.id}`,
+    }),
+  ];
+}
+
+/**
+ * The change set of a command on the Operation, for its batch: the version it makes (the row's
+ * next) and a record per resource it changed (the Operation, its lines, its attachments); nothing
+ * when no record says anything.
+ */
+export function operationChanges(
+  ctx: CommandContext,
+  row: OperationRow,
+  records: readonly (ChangeRecord | undefined)[],
+  recordedInSql?: (setId: string, firstOrdinal: number) => Statement[],
+): Statement[] {
+  return changeStatements(ctx.db, { tenantId: ctx.principal.tenantId, author: ctx.author, operationId: row.id, version: row.version + 1, records: recordsOf(records), recordedInSql });
+}
+
 export function operationEvent(ctx: CommandContext, type: EventType, data: Record<string, unknown>) {
   return appendEvent(ctx.db, {
     tenantId: ctx.principal.tenantId,
     type,
-    actor: ctx.actor ?? actorOf(ctx.principal),
+    actor: ctx.author.actor,
     operationId: ctx.operationId,
     data,
   });
@@ -121,7 +166,7 @@ export interface OwnedRows {
 export async function commitRowChange(
   ctx: CommandContext,
   row: OperationRow,
-  change: { rows: OwnedRows; writes: Statement[]; event: EventType; data: Record<string, unknown>; countAfter: number; dryRun: boolean },
+  change: { rows: OwnedRows; writes: Statement[]; records: readonly ChangeRecord[]; event: EventType; data: Record<string, unknown>; countAfter: number; dryRun: boolean },
 ): Promise<number> {
   // A dry run stops here: every check has run, and the count is what the batch would leave.
   if (change.dryRun) return change.countAfter;
@@ -132,6 +177,7 @@ export async function commitRowChange(
     ...change.writes,
     bumpOperation(ctx, row, { [count]: recount }),
     operationEvent(ctx, change.event, change.data),
+    ...operationChanges(ctx, row, change.records),
     sql`select ${operations[count]} as count from ${operations} where ${operations.id} = ${row.id}`,
   ]);
   return (results[results.length - 1].results[0] as { count: number }).count;
@@ -149,7 +195,16 @@ export function findOwnedKeys(ctx: CommandContext, rows: OwnedRows, keys: readon
 export async function removeOwnedRows(
   ctx: CommandContext,
   row: OperationRow,
-  change: { rows: OwnedRows; keys: readonly string[]; found: Set<string>; event: EventType; eventNames: { removed: string; notFound: string }; dryRun: boolean },
+  change: {
+    rows: OwnedRows;
+    keys: readonly string[];
+    found: ReadonlySet<string>;
+    /** The change record of each removed row (its every field, as it was). */
+    recordOf: (key: string) => ChangeRecord | undefined;
+    event: EventType;
+    eventNames: { removed: string; notFound: string };
+    dryRun: boolean;
+  },
 ): Promise<{ removed: number; notFound: string[]; count: number }> {
   const { found } = change;
   const notFound = [...new Set(change.keys)].filter((key) => !found.has(key));
@@ -161,6 +216,7 @@ export async function removeOwnedRows(
     writes: inJsonChunks(keyColumn, [...found]).map((keyIsIn) =>
       ctx.db.delete(operationColumn.table).where(and(eq(operationColumn, row.id), keyIsIn)),
     ),
+    records: recordsOf([...found].map(change.recordOf)),
     event: change.event,
     data: { [change.eventNames.removed]: found.size, [change.eventNames.notFound]: notFound.length, [change.rows.count]: before - found.size },
     countAfter: before - found.size,

@@ -7,9 +7,10 @@ import { ApiError } from "../platform/core/errors";
 import { appendEvent } from "../platform/data/events";
 import { idPrefixes, newId } from "../platform/core/ids";
 import { foldedText, mergeLocalized, searchText, sortText } from "../platform/core/locale";
-import { actorOf, type Principal } from "../platform/core/principal";
+import type { Principal } from "../platform/core/principal";
+import { changeStatements, recordsOf, type ChangeAuthor } from "../platform/data/changes";
 import { operationAccounts, operationLines, operationOwners, operations } from "./tables";
-import { bumpOperation, bumpWithValues, checkIfMatch, commit, findOperation, loadOperation, operationEvent, requireDraft, unchangedSince, type OperationRow } from "./aggregate";
+import { bumpOperation, bumpWithValues, checkIfMatch, commit, findOperation, loadOperation, operationChange, operationChanges, operationEvent, recordEveryRowDeleted, requireDraft, unchangedSince, type OperationRow } from "./aggregate";
 import { nowIso, toIsoSeconds } from "../platform/core/time";
 import { toOperationRepresentation } from "./queries";
 import type { OperationCreate, OperationPatch, OperationStatus } from "./schemas";
@@ -22,7 +23,7 @@ import type { OperationCreate, OperationPatch, OperationStatus } from "./schemas
  * Object to serialize on) before it, and the one race, a code taken meanwhile, is settled by the
  * (tenant, code) unique key in SQL. Answers the row as inserted, which is the row as stored.
  */
-export async function createOperation(db: Db, principal: Principal, body: OperationCreate): Promise<OperationRow> {
+export async function createOperation(db: Db, principal: Principal, author: ChangeAuthor, body: OperationCreate): Promise<OperationRow> {
   const now = nowIso();
   const ownerIds = [...new Set(body.ownerIds ?? [])];
   const name = body.name;
@@ -55,10 +56,11 @@ export async function createOperation(db: Db, principal: Principal, body: Operat
     await runBatch(db, [
       db.insert(operations).values(row),
       ...ownerStatements(db, principal.tenantId, row.id, ownerIds, false),
+      ...changeStatements(db, { tenantId: principal.tenantId, author, operationId: row.id, version: row.version, records: recordsOf([operationChange(null, row)]) }),
       appendEvent(db, {
         tenantId: principal.tenantId,
         type: "operation.created",
-        actor: actorOf(principal),
+        actor: author.actor,
         operationId: row.id,
         data: { code: body.code, type: body.type },
       }),
@@ -135,7 +137,7 @@ export const patchOperation = defineCommand("operation.patch", async function pa
   });
   const statements: Statement[] = [unchangedSince(row), bump.statement];
   if (changed.includes("ownerIds")) statements.push(...ownerStatements(ctx.db, ctx.principal.tenantId, row.id, ownerIds, true));
-  statements.push(operationEvent(ctx, "operation.updated", { changed }));
+  statements.push(operationEvent(ctx, "operation.updated", { changed }), ...operationChanges(ctx, row, [operationChange(row, bump.after)]));
   await commit(ctx, statements);
   return {
     operation: toOperationRepresentation(bump.after),
@@ -195,6 +197,7 @@ export const changeStatus = defineCommand("operation.status", async function cha
       : []),
     bump.statement,
     operationEvent(ctx, "operation.status_changed", { from: row.status, to: input.status }),
+    ...operationChanges(ctx, row, [operationChange(row, bump.after)]),
   ]);
   return toOperationRepresentation(bump.after);
 });
@@ -244,7 +247,7 @@ export async function runScheduledChanges(ctx: CommandContext, now = toIsoSecond
     const moves = row.status !== due.to;
     const bump = bumpWithValues(ctx, row, { [due.field]: null, ...(moves && { status: due.to }) });
     const event = moves ? [operationEvent(ctx, "operation.status_changed", { from: row.status, to: due.to, scheduledAt: due.scheduledAt })] : [];
-    await commit(ctx, [unchangedSince(row), bump.statement, ...event]);
+    await commit(ctx, [unchangedSince(row), bump.statement, ...event, ...operationChanges(ctx, row, [operationChange(row, bump.after)])]);
   }
 }
 
@@ -265,6 +268,7 @@ async function abandonScheduledChange(ctx: CommandContext, row: OperationRow, du
     unchangedSince(row),
     bump.statement,
     operationEvent(ctx, "operation.schedule_failed", { from: row.status, to: due.to, scheduledAt: due.scheduledAt, reason }),
+    ...operationChanges(ctx, row, [operationChange(row, bump.after)]),
   ]);
   return bump.after;
 }
@@ -287,6 +291,8 @@ export const deleteOperation = defineCommand("operation.delete", async function 
       sql`exists (select 1 from ${operations} where ${operations.id} = ${row.id} and ${operations.version} = ${row.version}
             and ${operations.cartCount} = 0 and ${operations.orderCount} = 0)`,
     ),
+    // What goes with it is recorded first: the Operation, and every line and attachment as they were.
+    ...operationChanges(ctx, row, [operationChange(row, null)], (setId, first) => recordEveryRowDeleted(row, setId, first)),
     ctx.db.delete(operationLines).where(eq(operationLines.operationId, row.id)),
     ctx.db.delete(operationAccounts).where(eq(operationAccounts.operationId, row.id)),
     ctx.db.delete(operationOwners).where(eq(operationOwners.operationId, row.id)),

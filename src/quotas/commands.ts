@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { afterCommit } from "../platform/core/after-commit";
-import { actorOf, type Principal } from "../platform/core/principal";
-import { bookmarkOf, type Db } from "../platform/data/database";
+import { bookmarkOf } from "../platform/data/database";
+import { changeOf, changeStatements, recordedFields, recordsOf, type ChangeRecord, type Writer } from "../platform/data/changes";
 import { inJsonChunks, insertFromJson, runBatch, type Statement, writeGuard } from "../platform/data/sql";
 import { isWriteGuardFailure, violatesUniqueIndex } from "../platform/data/constraint-errors";
 import { ApiError } from "../platform/core/errors";
@@ -11,10 +11,16 @@ import { idPrefixes, newId } from "../platform/core/ids";
 import { quotaRules } from "./tables";
 import { tenants } from "../platform/data/tables";
 import { nowIso } from "../platform/core/time";
-import { findRule, readRulesById, readRulesByScope, toRuleRepresentation, type RuleRow } from "./queries";
+import { findRule, getQuotaDefault, readRulesById, readRulesByScope, toRuleRepresentation, type RuleRow } from "./queries";
 import { indexedRuleOf, type IndexedRule, type QuotaEnforcement, type Scope } from "./rule-index";
 import { ruleIndexCache, type RuleChange } from "./rule-index-cache";
 import { ruleFieldsOf, scopeKeyOf, type DeleteRulesResult, type RuleBody, type UpsertRulesResult } from "./schemas";
+
+/** A rule's fields as history records them. */
+const RULE_FIELDS = recordedFields<RuleFields>(["accountId", "supplierId", "storeId", "minimum", "enforcement"]);
+type RuleFields = Pick<RuleRow, "id" | "accountId" | "supplierId" | "storeId" | "minimum" | "enforcement">;
+const ruleChange = (before: RuleFields | null, after: RuleFields | null) => changeOf("rule", (before ?? after)!.id, before, after, RULE_FIELDS);
+const QUOTA_DEFAULT_FIELDS = recordedFields<{ minimum: number; enforcement: QuotaEnforcement }>(["minimum", "enforcement"]);
 
 /** A write lost to a concurrent change of the same rule: read again and retry. */
 class RuleChanged extends Error {}
@@ -43,6 +49,8 @@ interface RuleWrite {
   /** Assignments to the tenant row made by the version bump's own statement (the default's minimum). */
   tenantSet?: SQL;
   event: { type: EventType; ruleId?: string; data: Record<string, unknown> };
+  /** What history keeps of it: a record per rule (or the default) it changes. */
+  records: readonly (ChangeRecord | undefined)[];
   /** The same change for this isolate's rule index. */
   change: RuleChange;
 }
@@ -54,14 +62,15 @@ interface RuleWrite {
  * That hand-over follows the commit and cannot change the answer: should it fail, the isolate
  * forgets the tenant and its next evaluation reads the rules again.
  */
-async function commitRuleWrite(db: Db, principal: Principal, write: RuleWrite): Promise<void> {
+async function commitRuleWrite({ db, principal, author }: Writer, write: RuleWrite): Promise<void> {
   const { tenantId } = principal;
   const bump = bumpRulesVersion(tenantId, write.tenantSet);
-  const event = appendEvent(db, { tenantId, type: write.event.type, actor: actorOf(principal), ruleId: write.event.ruleId ?? null, data: write.event.data });
+  const event = appendEvent(db, { tenantId, type: write.event.type, actor: author.actor, ruleId: write.event.ruleId ?? null, data: write.event.data });
+  const history = changeStatements(db, { tenantId, author, records: recordsOf(write.records) });
   const before = [...(write.guard ? [write.guard] : []), ...write.changes];
   let results: D1Result[];
   try {
-    results = await runBatch(db, [...before, bump, event]);
+    results = await runBatch(db, [...before, bump, event, ...history]);
   } catch (error) {
     if (violatesUniqueIndex(error, "quota_rules_scope")) {
       throw new ApiError("duplicate_scope", "A Quotas Rule with this accountId, supplierId and storeId already exists.");
@@ -85,11 +94,13 @@ async function commitRuleWrite(db: Db, principal: Principal, write: RuleWrite): 
 
 const indexedRule = (row: RuleRow): IndexedRule => indexedRuleOf(row);
 
-export async function createRule(db: Db, principal: Principal, body: RuleBody): Promise<RuleRow> {
+export async function createRule(writer: Writer, body: RuleBody): Promise<RuleRow> {
+  const { db, principal } = writer;
   const now = nowIso();
   const row: RuleRow = { id: newId(idPrefixes.rule), tenantId: principal.tenantId, ...ruleFieldsOf(body), createdAt: now, updatedAt: now };
-  await commitRuleWrite(db, principal, {
+  await commitRuleWrite(writer, {
     changes: [db.insert(quotaRules).values(row)],
+    records: [ruleChange(null, row)],
     event: { type: "rule.created", ruleId: row.id, data: { rule: toRuleRepresentation(row) } },
     change: { upserted: [indexedRule(row)] },
   });
@@ -97,7 +108,7 @@ export async function createRule(db: Db, principal: Principal, body: RuleBody): 
 }
 
 /** Loads the rule (404 if absent or another tenant's) and retries `write` if the rule changes under it. */
-async function withCurrentRule<T>(db: Db, principal: Principal, ruleId: string, write: (row: RuleRow) => Promise<T>): Promise<T> {
+async function withCurrentRule<T>({ db, principal }: Writer, ruleId: string, write: (row: RuleRow) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const row = await findRule(db, principal.tenantId, ruleId);
     if (!row) throw new ApiError("not_found", `Quotas Rule ${ruleId} not found.`);
@@ -112,11 +123,13 @@ async function withCurrentRule<T>(db: Db, principal: Principal, ruleId: string, 
   }
 }
 
-export function updateRule(db: Db, principal: Principal, ruleId: string, body: RuleBody): Promise<RuleRow> {
-  return withCurrentRule(db, principal, ruleId, async (before) => {
+export function updateRule(writer: Writer, ruleId: string, body: RuleBody): Promise<RuleRow> {
+  const { db, principal } = writer;
+  return withCurrentRule(writer, ruleId, async (before) => {
     const after: RuleRow = { ...before, ...ruleFieldsOf(body), updatedAt: nowIso() };
-    await commitRuleWrite(db, principal, {
+    await commitRuleWrite(writer, {
       guard: unchangedRule(before),
+      records: [ruleChange(before, after)],
       changes: [
         db
           .update(quotaRules)
@@ -130,10 +143,12 @@ export function updateRule(db: Db, principal: Principal, ruleId: string, body: R
   });
 }
 
-export function deleteRule(db: Db, principal: Principal, ruleId: string): Promise<void> {
-  return withCurrentRule(db, principal, ruleId, (before) =>
-    commitRuleWrite(db, principal, {
+export function deleteRule(writer: Writer, ruleId: string): Promise<void> {
+  const { db, principal } = writer;
+  return withCurrentRule(writer, ruleId, (before) =>
+    commitRuleWrite(writer, {
       guard: unchangedRule(before),
+      records: [ruleChange(before, null)],
       changes: [db.delete(quotaRules).where(and(eq(quotaRules.tenantId, principal.tenantId), eq(quotaRules.id, ruleId)))],
       event: { type: "rule.deleted", ruleId, data: { rule: toRuleRepresentation(before) } },
       change: { deletedIds: [ruleId] },
@@ -141,11 +156,13 @@ export function deleteRule(db: Db, principal: Principal, ruleId: string): Promis
   );
 }
 
-export async function setQuotaDefault(db: Db, principal: Principal, quotaDefault: { minimum: number; enforcement: QuotaEnforcement }): Promise<void> {
+export async function setQuotaDefault(writer: Writer, quotaDefault: { minimum: number; enforcement: QuotaEnforcement }): Promise<void> {
+  const previous = await getQuotaDefault(writer.db, writer.principal.tenantId);
   const { minimum, enforcement } = quotaDefault;
   const set = sql`${sql.identifier(tenants.quotaDefaultMinimum.name)} = ${minimum}, ${sql.identifier(tenants.quotaDefaultEnforcement.name)} = ${enforcement}, `;
-  await commitRuleWrite(db, principal, {
+  await commitRuleWrite(writer, {
     changes: [],
+    records: [changeOf("quota_default", "default", previous, quotaDefault, QUOTA_DEFAULT_FIELDS)],
     tenantSet: set,
     event: { type: "quota_default.updated", data: { minimum, enforcement } },
     change: { defaultMinimum: minimum, defaultEnforcement: enforcement },
@@ -170,19 +187,21 @@ interface NamedRules {
  * rule write makes it read and plan again. A dry run stops before the commit, with the same answer.
  */
 async function bulkRuleWrite<Answer>(
-  db: Db,
-  principal: Principal,
+  writer: Writer,
   options: { dryRun: boolean },
   read: () => Promise<NamedRules>,
-  plan: (named: NamedRules, now: string) => { answer: Answer; writes: Statement[]; event: { type: EventType; data: Record<string, unknown> }; change: RuleChange },
+  plan: (
+    named: NamedRules,
+    now: string,
+  ) => { answer: Answer; writes: Statement[]; event: { type: EventType; data: Record<string, unknown> }; records: () => (ChangeRecord | undefined)[]; change: RuleChange },
 ): Promise<Answer> {
-  const { tenantId } = principal;
+  const { tenantId } = writer.principal;
   for (let attempt = 1; ; attempt++) {
     const named = await read();
-    const { answer, writes, event, change } = plan(named, nowIso());
+    const { answer, writes, event, records, change } = plan(named, nowIso());
     if (options.dryRun || !writes.length) return answer;
     try {
-      await commitRuleWrite(db, principal, { guard: rulesStillAt(tenantId, named.version), changes: writes, event, change });
+      await commitRuleWrite(writer, { guard: rulesStillAt(tenantId, named.version), changes: writes, event, records: records(), change });
       return answer;
     } catch (error) {
       if (!(error instanceof RuleChanged)) throw error;
@@ -208,19 +227,22 @@ function bySupplierIndex(a: IndexedRule, b: IndexedRule): number {
  * PUT rules: upserts up to 5000 rules by scope, all or nothing, with one version bump and one
  * rules.upserted event. Rules sent with the minimum they have are counted, not written.
  */
-export function upsertRules(db: Db, principal: Principal, bodies: RuleBody[], options: { dryRun: boolean }): Promise<UpsertRulesResult> {
+export function upsertRules(writer: Writer, bodies: RuleBody[], options: { dryRun: boolean }): Promise<UpsertRulesResult> {
+  const { db, principal } = writer;
   const scopes = bodies.map(ruleFieldsOf);
   const read = () => readRulesByScope(db, principal.tenantId, scopes.map((scope): Scope => [scope.accountId, scope.supplierId, scope.storeId]));
-  return bulkRuleWrite(db, principal, options, read, (named, now) => {
+  return bulkRuleWrite(writer, options, read, (named, now) => {
     const existing = new Map(named.rules.map((rule) => [scopeKeyOf(rule), rule]));
     const created: IndexedRule[] = [];
     const updated: IndexedRule[] = [];
+    const updatedFrom: IndexedRule[] = [];
     let unchanged = 0;
     for (const scope of scopes) {
       const current = existing.get(scopeKeyOf(scope));
       if (!current) created.push(indexedRuleOf({ id: newId(idPrefixes.rule), ...scope }));
       else if (current.minimum !== scope.minimum || current.enforcement !== scope.enforcement) {
         updated.push(indexedRuleOf({ ...current, minimum: scope.minimum, enforcement: scope.enforcement }));
+        updatedFrom.push(current);
       }
       else unchanged++;
     }
@@ -247,20 +269,23 @@ export function upsertRules(db: Db, principal: Principal, bodies: RuleBody[], op
       ],
       { target: [quotaRules.id], update: [quotaRules.minimum, quotaRules.enforcement, quotaRules.updatedAt] },
     );
-    return { answer, writes, event: { type: "rules.upserted", data: answer }, change: { upserted: changed } };
+    const records = () => [...created.map((rule) => ruleChange(null, rule)), ...updated.map((rule, i) => ruleChange(updatedFrom[i], rule))];
+    return { answer, writes, event: { type: "rules.upserted", data: answer }, records, change: { upserted: changed } };
   });
 }
 
 /** DELETE rules: removes the tenant's rules among `ids` (others are reported in notFound), with one version bump and one rules.deleted event. */
-export function deleteRules(db: Db, principal: Principal, ids: string[], options: { dryRun: boolean }): Promise<DeleteRulesResult> {
+export function deleteRules(writer: Writer, ids: string[], options: { dryRun: boolean }): Promise<DeleteRulesResult> {
+  const { db, principal } = writer;
   const unique = [...new Set(ids)];
-  return bulkRuleWrite(db, principal, options, () => readRulesById(db, principal.tenantId, unique), (named) => {
+  return bulkRuleWrite(writer, options, () => readRulesById(db, principal.tenantId, unique), (named) => {
     const existing = new Set(named.rules.map((rule) => rule.id));
     const found = unique.filter((id) => existing.has(id));
     const answer = { deleted: found.length, notFound: unique.filter((id) => !existing.has(id)) };
     const writes = found.length
       ? inJsonChunks(quotaRules.id, found).map((idIsIn) => db.delete(quotaRules).where(and(eq(quotaRules.tenantId, principal.tenantId), idIsIn)))
       : [];
-    return { answer, writes, event: { type: "rules.deleted", data: { deleted: found.length, notFound: answer.notFound.length } }, change: { deletedIds: found } };
+    const records = () => named.rules.map((rule) => ruleChange(rule, null));
+    return { answer, writes, event: { type: "rules.deleted", data: { deleted: found.length, notFound: answer.notFound.length } }, records, change: { deletedIds: found } };
   });
 }

@@ -4,7 +4,7 @@ import { d1, primaryDb, type DatabaseBindings } from "../platform/data/database"
 import { jsonTextChunks } from "../platform/data/sql";
 import { accounts, accountUsers } from "../directory/tables";
 import { carts, operationAccounts, operationLines, operationOwners, operations, orders } from "../operations/tables";
-import { events, idempotencyKeys, tenantDirectory, tenantFences, tenants } from "../platform/data/tables";
+import { changeRecords, changeSets, events, idempotencyKeys, tenantDirectory, tenantFences, tenants } from "../platform/data/tables";
 import { quotaOrderFacts, quotaRules } from "../quotas/tables";
 import { webhookDeliveries, webhooks } from "../webhooks/tables";
 import { shardNames, type ShardName } from "../platform/core/shards";
@@ -17,7 +17,8 @@ import { nowIso } from "../platform/core/time";
  */
 interface MovedTable {
   table: SQLiteTable;
-  scope: "tenant" | "operation";
+  /** How its rows are found: by tenant, one Operation at a time, or (a change set's records) by their set's tenant. */
+  scope: "tenant" | "operation" | "change-set";
 }
 
 /** Every table of a shard that holds tenant rows, parents first (test/tenants holds it to the schema). */
@@ -37,6 +38,8 @@ export const MOVED_TABLES: readonly MovedTable[] = [
   { table: idempotencyKeys, scope: "tenant" },
   { table: webhooks, scope: "tenant" },
   { table: webhookDeliveries, scope: "tenant" },
+  { table: changeSets, scope: "tenant" },
+  { table: changeRecords, scope: "change-set" },
 ];
 
 /** Rows read per statement: far below D1's limits (1.5 MB of JSON per bound value is checked too). */
@@ -49,9 +52,9 @@ const utf8 = new TextEncoder();
 /** What the move needs to know of one table: names from the schema objects, order from the database. */
 interface TablePlan {
   name: string;
-  scope: "tenant" | "operation";
-  /** The column naming the tenant (tenants: id) or, for Operation-scoped tables, the Operation. */
-  scopeColumn: string;
+  scope: MovedTable["scope"];
+  /** The condition that finds one scope's rows, with one parameter: the tenant (tenants: id), the Operation, or the change sets' tenant. */
+  scopeFilter: string;
   /** Columns copied (generated ones are computed again by the target). */
   columns: string[];
   /** Copy order, which is also the keyset cursor: rowid (keeps commit order, e.g. of events) or the primary key. */
@@ -67,7 +70,12 @@ async function planOf(database: D1Database, moved: MovedTable): Promise<TablePla
   return {
     name: config.name,
     scope: moved.scope,
-    scopeColumn: moved.scope === "operation" ? "operation_id" : tenantColumn,
+    scopeFilter:
+      moved.scope === "operation"
+        ? `${quote("operation_id")} = ?`
+        : moved.scope === "change-set"
+          ? `${quote("set_id")} in (select id from ${quote(getTableConfig(changeSets).name)} where tenant_id = ?)`
+          : `${quote(tenantColumn)} = ?`,
     columns: config.columns.filter((column) => !column.generated).map((column) => column.name),
     order: withoutRowid ? primary : ["rowid"],
   };
@@ -75,7 +83,7 @@ async function planOf(database: D1Database, moved: MovedTable): Promise<TablePla
 
 /** The values a scope filter binds: the tenant, or each of its Operations in turn. */
 async function scopesOf(database: D1Database, plan: TablePlan, tenantId: string): Promise<string[]> {
-  if (plan.scope === "tenant") return [tenantId];
+  if (plan.scope !== "operation") return [tenantId];
   const { results } = await database
     .prepare(`select id from ${quote(getTableConfig(operations).name)} where tenant_id = ? order by id`)
     .bind(tenantId)
@@ -96,7 +104,7 @@ async function readChunk(database: D1Database, plan: TablePlan, scope: string, a
   const statement = database
     .prepare(
       `select json_array(${plan.columns.map(quote).join(", ")}) as row, json_array(${order.join(", ")}) as cursor from ${quote(plan.name)} ` +
-        `where ${quote(plan.scopeColumn)} = ?${keyset} order by ${order.join(", ")} limit ${CHUNK_ROWS}`,
+        `where ${plan.scopeFilter}${keyset} order by ${order.join(", ")} limit ${CHUNK_ROWS}`,
     )
     .bind(scope, ...(after ?? []));
   const { results } = await statement.all<{ row: string; cursor: string }>();
@@ -159,7 +167,7 @@ async function deleteTable(database: D1Database, plan: TablePlan, tenantId: stri
   for (const scope of await scopesOf(database, plan, tenantId)) {
     for (;;) {
       const result = await database
-        .prepare(`delete from ${quote(plan.name)} where (${key}) in (select ${key} from ${quote(plan.name)} where ${quote(plan.scopeColumn)} = ? limit ${CHUNK_ROWS})`)
+        .prepare(`delete from ${quote(plan.name)} where (${key}) in (select ${key} from ${quote(plan.name)} where ${plan.scopeFilter} limit ${CHUNK_ROWS})`)
         .bind(scope)
         .run();
       deleted += result.meta.changes ?? 0;
@@ -295,7 +303,7 @@ export async function countTenantRows(env: DatabaseBindings, shard: ShardName, t
     const plan = await planOf(database, moved);
     let rows = 0;
     for (const scope of await scopesOf(database, plan, tenantId)) {
-      const row = await database.prepare(`select count(*) as n from ${quote(plan.name)} where ${quote(plan.scopeColumn)} = ?`).bind(scope).first<{ n: number }>();
+      const row = await database.prepare(`select count(*) as n from ${quote(plan.name)} where ${plan.scopeFilter}`).bind(scope).first<{ n: number }>();
       rows += row?.n ?? 0;
     }
     counts[plan.name] = rows;

@@ -1,11 +1,10 @@
 import { and, count, eq, sql } from "drizzle-orm";
-import { type Db } from "../platform/data/database";
 import { runBatch, writeGuard } from "../platform/data/sql";
+import { changeOf, changeStatements, recordedFields, recordsOf, type ChangeRecord, type Writer } from "../platform/data/changes";
 import { isWriteGuardFailure } from "../platform/data/constraint-errors";
 import { randomSecret } from "../platform/core/crypto";
 import { ApiError } from "../platform/core/errors";
 import { idPrefixes, newId } from "../platform/core/ids";
-import type { Principal } from "../platform/core/principal";
 import { webhookDeliveries, webhooks } from "./tables";
 import { nowIso } from "../platform/core/time";
 import { validationError } from "../platform/schema/validation";
@@ -19,7 +18,15 @@ function checkUrl(url: string | undefined, allowLocal: boolean): void {
   if (problem) throw validationError([{ field: "body.url", code: "invalid_url", message: `url ${problem}.` }]);
 }
 
-export async function createWebhook(db: Db, principal: Principal, body: CreateWebhookBody, allowLocal: boolean): Promise<WebhookRow> {
+/** A subscription's fields as history records them: its signing secret only as "[redacted]". */
+const WEBHOOK_FIELDS = recordedFields<WebhookRow>(["url", "eventTypes", "description", "secret"], { secret: ["secret"] });
+
+function webhookChanges({ db, principal, author }: Writer, record: ChangeRecord | undefined) {
+  return changeStatements(db, { tenantId: principal.tenantId, author, records: recordsOf([record]) });
+}
+
+export async function createWebhook(writer: Writer, body: CreateWebhookBody, allowLocal: boolean): Promise<WebhookRow> {
+  const { db, principal } = writer;
   checkUrl(body.url, allowLocal);
   const now = nowIso();
   const row: WebhookRow = {
@@ -35,7 +42,11 @@ export async function createWebhook(db: Db, principal: Principal, body: CreateWe
   const existing = db.select({ n: count() }).from(webhooks).where(eq(webhooks.tenantId, principal.tenantId));
   try {
     // The limit is checked in the same transaction as the insert, so concurrent creates cannot pass it together.
-    await runBatch(db, [writeGuard(sql`(${existing}) < ${MAX_WEBHOOKS_PER_TENANT}`), db.insert(webhooks).values(row)]);
+    await runBatch(db, [
+      writeGuard(sql`(${existing}) < ${MAX_WEBHOOKS_PER_TENANT}`),
+      db.insert(webhooks).values(row),
+      ...webhookChanges(writer, changeOf("webhook", row.id, null, row, WEBHOOK_FIELDS)),
+    ]);
   } catch (error) {
     if (!isWriteGuardFailure(error)) throw error;
     throw new ApiError("too_many_webhooks", `A tenant may have ${MAX_WEBHOOKS_PER_TENANT} webhooks; delete one first.`, { limit: MAX_WEBHOOKS_PER_TENANT });
@@ -43,7 +54,8 @@ export async function createWebhook(db: Db, principal: Principal, body: CreateWe
   return row;
 }
 
-export async function updateWebhook(db: Db, principal: Principal, webhookId: string, patch: UpdateWebhookBody, allowLocal: boolean): Promise<WebhookRow> {
+export async function updateWebhook(writer: Writer, webhookId: string, patch: UpdateWebhookBody, allowLocal: boolean): Promise<WebhookRow> {
+  const { db, principal } = writer;
   checkUrl(patch.url, allowLocal);
   const current = await getWebhook(db, principal.tenantId, webhookId);
   const next: WebhookRow = {
@@ -55,23 +67,36 @@ export async function updateWebhook(db: Db, principal: Principal, webhookId: str
   const changed = next.url !== current.url || next.description !== current.description || JSON.stringify(next.eventTypes) !== JSON.stringify(current.eventTypes);
   if (!changed) return current;
   next.updatedAt = nowIso();
-  const [updated] = await db
-    .update(webhooks)
-    .set({ url: next.url, eventTypes: next.eventTypes, description: next.description, updatedAt: next.updatedAt })
-    .where(and(eq(webhooks.tenantId, principal.tenantId), eq(webhooks.id, webhookId)))
-    .returning();
-  if (!updated) throw new ApiError("not_found", `Webhook ${webhookId} not found.`);
-  return updated;
+  const where = and(eq(webhooks.tenantId, principal.tenantId), eq(webhooks.id, webhookId));
+  try {
+    await runBatch(db, [
+      // Still as read, so its record says what it was (a concurrent change or delete: retry, or 404).
+      writeGuard(sql`exists (select 1 from ${webhooks} where ${where} and ${webhooks.updatedAt} = ${current.updatedAt})`),
+      db.update(webhooks).set({ url: next.url, eventTypes: next.eventTypes, description: next.description, updatedAt: next.updatedAt }).where(where),
+      ...webhookChanges(writer, changeOf("webhook", webhookId, current, next, WEBHOOK_FIELDS)),
+    ]);
+  } catch (error) {
+    if (!isWriteGuardFailure(error)) throw error;
+    throw new ApiError("version_mismatch", `Webhook ${webhookId} changed while this request ran; read it again and retry.`);
+  }
+  return next;
 }
 
 /** The subscription and its delivery records go together; deliveries in flight find nothing and stop. */
-export async function deleteWebhook(db: Db, principal: Principal, webhookId: string): Promise<void> {
-  const [deleted] = await db.batch([
-    db
-      .delete(webhooks)
-      .where(and(eq(webhooks.tenantId, principal.tenantId), eq(webhooks.id, webhookId)))
-      .returning({ id: webhooks.id }),
-    db.delete(webhookDeliveries).where(and(eq(webhookDeliveries.tenantId, principal.tenantId), eq(webhookDeliveries.webhookId, webhookId))),
-  ]);
-  if (!deleted.length) throw new ApiError("not_found", `Webhook ${webhookId} not found.`);
+export async function deleteWebhook(writer: Writer, webhookId: string): Promise<void> {
+  const { db, principal } = writer;
+  const current = await getWebhook(db, principal.tenantId, webhookId);
+  const where = and(eq(webhooks.tenantId, principal.tenantId), eq(webhooks.id, webhookId));
+  try {
+    await runBatch(db, [
+      // Still as read, so its record says what it was; deleted meanwhile: 404.
+      writeGuard(sql`exists (select 1 from ${webhooks} where ${where} and ${webhooks.updatedAt} = ${current.updatedAt})`),
+      db.delete(webhooks).where(where),
+      db.delete(webhookDeliveries).where(and(eq(webhookDeliveries.tenantId, principal.tenantId), eq(webhookDeliveries.webhookId, webhookId))),
+      ...webhookChanges(writer, changeOf("webhook", webhookId, current, null, WEBHOOK_FIELDS)),
+    ]);
+  } catch (error) {
+    if (!isWriteGuardFailure(error)) throw error;
+    throw new ApiError("not_found", `Webhook ${webhookId} not found.`);
+  }
 }

@@ -150,7 +150,7 @@ describe("the placement re-check inside the Operation's Durable Object", () => {
     return operationStub(env, operationId).execute(principal, operationId, createCart.name, {
       checkedVersion: 0,
       placement: { operationId, accountId: "A1", storeId: null, cartId: null, lines: lines.map((l) => ({ ...l, supplierId: null })) },
-    });
+    }, { requestId: null, reason: null });
   }
 
   it("re-checks against the current lines when the version moved, then links", async () => {

@@ -34,10 +34,14 @@ describe("tenants on either shard", () => {
     const placedOn = new Map(directory.map((entry) => [entry.tenantId, entry.shard]));
     const misplaced: string[] = [];
     for (const shard of shardNames(env)) {
-      for (const { table } of MOVED_TABLES) {
+      for (const { table, scope } of MOVED_TABLES) {
         const { name } = getTableConfig(table);
-        const column = name === "tenants" ? "id" : "tenant_id";
-        const { results } = await env[shard].prepare(`select distinct ${column} as tenantId from ${name}`).all<{ tenantId: string }>();
+        // A change set's records carry no tenant: theirs is their set's.
+        const tenants =
+          scope === "change-set"
+            ? `select distinct s.tenant_id as tenantId from ${name} join change_sets s on s.id = ${name}.set_id`
+            : `select distinct ${name === "tenants" ? "id" : "tenant_id"} as tenantId from ${name}`;
+        const { results } = await env[shard].prepare(tenants).all<{ tenantId: string }>();
         for (const { tenantId } of results) {
           if (placedOn.get(tenantId) !== shard) misplaced.push(`${shard}.${name}: ${tenantId} (placed on ${placedOn.get(tenantId) ?? "nothing"})`);
         }

@@ -1,3 +1,4 @@
+import { tenantPrimaryDb, writerOf } from "../../platform/http/context";
 import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/http/batch-answer";
 import { dryRunQuery } from "../../platform/schema/fields";
 import { defineRoute } from "../../platform/http/routes";
@@ -20,6 +21,6 @@ export default defineRoute(
     errors: ["batch_too_large", "idempotency_key_reused"],
   },
   async function handleUpsertAccounts(c, { query, body }) {
-    return batchAnswer(c, query.dryRun, await upsertDirectory(c.var.db, c.var.principal, body, { dryRun: query.dryRun }));
+    return batchAnswer(c, query.dryRun, await upsertDirectory(writerOf(c, tenantPrimaryDb(c)), body, { dryRun: query.dryRun }));
   },
 );

@@ -1,3 +1,4 @@
+import { writerOf } from "../../platform/http/context";
 import { defineRoute } from "../../platform/http/routes";
 import { createKey } from "../commands";
 import { keyStore, toKeyRepresentation } from "../queries";
@@ -28,7 +29,7 @@ export default defineRoute(
     },
   },
   async function handleCreateKey(c, { body }) {
-    const { row, key } = await createKey({ control: keyStore(c.env, c.var.trace), shard: c.var.db }, c.var.principal, body, c.env.KEY_SIGNING_SECRET);
+    const { row, key } = await createKey({ control: keyStore(c.env, c.var.trace), shard: c.var.db }, writerOf(c), body, c.env.KEY_SIGNING_SECRET);
     const representation = toKeyRepresentation(row);
     c.header("Location", `/v1/keys/${row.id}`);
     // The plain key must not sit in a shared cache or a browser's history.

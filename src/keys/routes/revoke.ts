@@ -1,3 +1,4 @@
+import { writerOf } from "../../platform/http/context";
 import { defineRoute } from "../../platform/http/routes";
 import { revokeKey } from "../commands";
 import { keyStore } from "../queries";
@@ -18,7 +19,7 @@ export default defineRoute(
     errors: ["not_found", "idempotency_key_reused"],
   },
   async function handleRevokeKey(c, { params }) {
-    await revokeKey({ control: keyStore(c.env, c.var.trace), shard: c.var.db }, c.var.principal, params.keyId);
+    await revokeKey({ control: keyStore(c.env, c.var.trace), shard: c.var.db }, writerOf(c), params.keyId);
     return c.body(null, 204);
   },
 );

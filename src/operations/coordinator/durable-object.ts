@@ -1,10 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Command, CommandContext, CommandExecutor, CommandOutcome } from "./protocol";
+import type { Command, CommandContext, CommandExecutor, CommandOutcome, CommandRequest } from "./protocol";
 import { afterCommit } from "../../platform/core/after-commit";
 import { openDb, primaryDb } from "../../platform/data/database";
 import type { Env } from "../../platform/core/env";
 import { ApiError } from "../../platform/core/errors";
-import type { Principal } from "../../platform/core/principal";
+import { actorOf, type Principal } from "../../platform/core/principal";
 import { isTenantMovingFailure, readPlacement, tenantMovingError } from "../../platform/data/tenancy";
 import { newTrace, type RequestTrace } from "../../platform/data/trace";
 import { deleteOperation, giveUpScheduledChange, nextScheduledTime, patchOperation, runScheduledChanges } from "../commands";
@@ -48,10 +48,10 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
   /** Every command this object runs, by the name the Worker sends: the app's (src/app.ts). */
   protected abstract readonly commands: ReadonlyMap<string, Command<unknown, unknown>>;
 
-  async execute(principal: Principal, operationId: string, name: string, input: unknown): Promise<CommandOutcome<unknown>> {
+  async execute(principal: Principal, operationId: string, name: string, input: unknown, request: CommandRequest): Promise<CommandOutcome<unknown>> {
     // The callback never throws: a throwing callback would reset the object.
     return this.ctx.blockConcurrencyWhile(async () => {
-      const outcome = await this.run(principal, operationId, name, input);
+      const outcome = await this.run(principal, operationId, name, input, request);
       if (outcome.ok && SCHEDULE_COMMANDS.has(name)) {
         await afterCommit(`schedule:${operationId}`, "arming the Operation's schedule after a change (the schedule sweep re-arms it)", () => this.armSchedule(principal, operationId));
       }
@@ -119,7 +119,7 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
     if (placement.state === "MOVING") throw new TenantMoving();
     const principal: Principal = { tenantId: owner.tenantId, role: "OPERATOR", userId: null, keyId: "schedule", tenantDefaultLocale: placement.defaultLocale, shard: placement.shard };
     trace.shard = placement.shard;
-    return { db: openDb(this.env, placement.shard, "first-primary", trace), principal, operationId: owner.operationId, actor: "schedule" };
+    return { db: openDb(this.env, placement.shard, "first-primary", trace), principal, operationId: owner.operationId, author: { actor: "schedule", requestId: trace.requestId, reason: null } };
   }
 
   /** `context`: the one the attempt ran with, reused to record a give-up (none: building it is what failed). */
@@ -164,11 +164,11 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
     await this.ctx.storage.setAlarm(Date.parse(next));
   }
 
-  private async run(principal: Principal, operationId: string, name: string, input: unknown): Promise<CommandOutcome<unknown>> {
+  private async run(principal: Principal, operationId: string, name: string, input: unknown, request: CommandRequest): Promise<CommandOutcome<unknown>> {
     // Commands read and write on the primary of the tenant's shard (the Worker names it from the
     // tenant directory): what they check is the latest state.
     const trace = newTrace();
-    const ctx: CommandContext = { db: openDb(this.env, principal.shard, "first-primary", trace), principal, operationId };
+    const ctx: CommandContext = { db: openDb(this.env, principal.shard, "first-primary", trace), principal, operationId, author: { actor: actorOf(principal), ...request } };
     // What the request gets back beside the result: its D1 calls, and whether the command's batch appended events.
     const done = () => ({ d1: { roundTrips: trace.d1RoundTrips, sequentialRoundTrips: trace.d1SequentialRoundTrips, bookmark: trace.bookmark }, eventsAppended: trace.eventsAppended });
     try {

@@ -1,4 +1,5 @@
 import type { Principal } from "../../platform/core/principal";
+import type { ChangeAuthor } from "../../platform/data/changes";
 import type { Db } from "../../platform/data/database";
 import type { Problem } from "../../platform/core/errors";
 
@@ -7,8 +8,8 @@ export interface CommandContext {
   db: Db;
   principal: Principal;
   operationId: string;
-  /** Who the events name, when not the principal's key (e.g. "schedule" for a scheduled change). */
-  actor?: string;
+  /** Who the events and change records name (the principal's key or user, or "schedule"), the request and its reason. */
+  author: ChangeAuthor;
 }
 
 /**
@@ -22,6 +23,12 @@ export interface Command<Input, Output> {
 
 export function defineCommand<Input, Output>(name: string, run: (ctx: CommandContext, input: Input) => Promise<Output>): Command<Input, Output> {
   return { name, run };
+}
+
+/** What a command's change records say of the request that sent it. */
+export interface CommandRequest {
+  requestId: string | null;
+  reason: string | null;
 }
 
 /** Commands by the name the Worker sends them by; two commands of one name are a mistake caught at startup. */
@@ -48,7 +55,7 @@ export type CommandOutcome<Output> = (
 
 /** The Operation's Durable Object as the Worker calls it. */
 export interface CommandExecutor extends Rpc.DurableObjectBranded {
-  execute(principal: Principal, operationId: string, name: string, input: unknown): Promise<CommandOutcome<unknown>>;
+  execute(principal: Principal, operationId: string, name: string, input: unknown, request: CommandRequest): Promise<CommandOutcome<unknown>>;
   /** Sets the object's alarm to the Operation's next scheduled status change (none: cleared). */
   syncSchedule(principal: Principal, operationId: string): Promise<void>;
   /** Arms the object again from D1 when it has no alarm although a scheduled time is past; answers whether it did. */

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { Command, CommandExecutor, CommandOutcome, Coordinator } from "./protocol";
+import type { Command, CommandExecutor, CommandOutcome, CommandRequest, Coordinator } from "./protocol";
 import type { AppBindings } from "../../platform/http/context";
 import type { Env } from "../../platform/core/env";
 import { ApiError } from "../../platform/core/errors";
@@ -24,7 +24,7 @@ export class CommandFailed extends Error {
 
 /** The request's way to its Operations' Durable Objects, on behalf of its principal. */
 export function operationCoordinator(c: Context<AppBindings>): Coordinator {
-  return coordinatorFor(c.env, c.var.principal, c.var.trace);
+  return coordinatorFor(c.env, c.var.principal, c.var.trace, { requestId: c.var.requestId, reason: c.var.changeReason ?? null });
 }
 
 /**
@@ -33,13 +33,13 @@ export function operationCoordinator(c: Context<AppBindings>): Coordinator {
  * an object stores only whom its alarm acts for, and only while its Operation has a scheduled
  * change, so an unknown but well-formed id costs no storage.
  */
-export function coordinatorFor(env: Env, principal: Principal, trace: RequestTrace): Coordinator {
+export function coordinatorFor(env: Env, principal: Principal, trace: RequestTrace, request: CommandRequest = { requestId: trace.requestId, reason: null }): Coordinator {
   return {
     async run<Input, Output>(operationId: string, command: Command<Input, Output>, input: Input): Promise<Output> {
       // An id no Operation can have is answered here: no Durable Object is started for it.
       if (!isWellFormedId(idPrefixes.operation, operationId)) throw new ApiError("not_found", `Operation ${operationId} not found.`);
       const stub = operationStub(env, operationId);
-      const outcome = (await stub.execute(principal, operationId, command.name, input)) as CommandOutcome<Output>;
+      const outcome = (await stub.execute(principal, operationId, command.name, input, request)) as CommandOutcome<Output>;
       // The object's D1 calls are the request's too; its bookmark is the write's, for read-your-writes.
       trace.d1RoundTrips += outcome.d1.roundTrips;
       trace.d1SequentialRoundTrips += outcome.d1.sequentialRoundTrips;

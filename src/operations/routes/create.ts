@@ -1,3 +1,4 @@
+import { changeAuthorOf } from "../../platform/http/context";
 import { operationCoordinator } from "../coordinator/runner";
 import { afterCommit } from "../../platform/core/after-commit";
 import { defineRoute } from "../../platform/http/routes";
@@ -22,7 +23,7 @@ export default defineRoute(
     errors: ["duplicate_code", "idempotency_key_reused"],
   },
   async function handleCreateOperation(c, { body }) {
-    const row = await createOperation(c.var.db, c.var.principal, body);
+    const row = await createOperation(c.var.db, c.var.principal, changeAuthorOf(c), body);
     if (row.activateAt !== null || row.deactivateAt !== null) {
       // The Operation is saved: an alarm that could not be set is set by the schedule sweep once the time is overdue.
       await afterCommit(c.var.requestId, "arming the new Operation's schedule (the schedule sweep re-arms it)", () => operationCoordinator(c).syncSchedule(row.id));

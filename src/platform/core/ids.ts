@@ -50,6 +50,7 @@ export const idPrefixes = {
   key: "key",
   webhook: "wh",
   delivery: "dlv",
+  change: "chg",
 } as const;
 
 /** Whether `value` is an id `newId(prefix)` could have made: a cheap check before any lookup. */

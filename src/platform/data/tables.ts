@@ -69,6 +69,32 @@ export const events = sqliteTable("events", {
   handedOnAt: text("handed_on_at"),
 });
 
+/** One per committed write that changed something: who, when, why, and for an Operation the version it made (platform/data/changes.ts). */
+export const changeSets = sqliteTable("change_sets", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull(),
+  operationId: text("operation_id"),
+  version: integer("version"),
+  actor: text("actor").notNull(),
+  requestId: text("request_id"),
+  reason: text("reason"),
+  at: text("at").notNull(),
+});
+
+/** One per resource a change set changed: its type and action as one letter each, and only the fields that changed. */
+export const changeRecords = sqliteTable(
+  "change_records",
+  {
+    setId: text("set_id").notNull(),
+    resourceType: text("resource_type").notNull(),
+    action: text("action").notNull(),
+    resourceId: text("resource_id").notNull(),
+    ordinal: integer("ordinal").notNull(),
+    changes: text("changes").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.setId, t.resourceType, t.action, t.resourceId] })],
+);
+
 export const idempotencyKeys = sqliteTable(
   "idempotency_keys",
   {

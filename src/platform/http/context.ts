@@ -2,7 +2,8 @@ import type { Context, Hono } from "hono";
 import { openDb, type Db } from "../data/database";
 import type { Env } from "../core/env";
 import type { ListContext } from "../data/pagination";
-import type { Principal, RequestScope } from "../core/principal";
+import { actorOf, type Principal, type RequestScope } from "../core/principal";
+import type { ChangeAuthor, Writer } from "../data/changes";
 import type { TenantPlacement } from "../data/tenancy";
 import type { RequestTrace } from "../data/trace";
 
@@ -19,6 +20,8 @@ export interface AppVariables {
   /** Where the principal's tenant lives, and whether it is being moved. */
   placement: TenantPlacement;
   scope: RequestScope;
+  /** svc-change-reason, checked, on a route that writes (its change records keep it as their reason). */
+  changeReason?: string | null;
 }
 
 export interface AppBindings {
@@ -34,6 +37,16 @@ export type App = Hono<AppBindings>;
  */
 export function tenantPrimaryDb(c: Context<AppBindings>): Db {
   return openDb(c.env, c.var.principal.shard, "first-primary", c.var.trace);
+}
+
+/** Who the request's change records name, and why: its key's actor, its id and svc-change-reason. */
+export function changeAuthorOf(c: Context<AppBindings>): ChangeAuthor {
+  return { actor: actorOf(c.var.principal), requestId: c.var.requestId, reason: c.var.changeReason ?? null };
+}
+
+/** The request as a writer of its tenant's data: on `db` (its session by default), its change records naming its author. */
+export function writerOf(c: Context<AppBindings>, db: Db = c.var.db): Writer {
+  return { db, principal: c.var.principal, author: changeAuthorOf(c) };
 }
 
 /** What a list reads with, from the request: its database, the token secret and the caller. */

@@ -75,6 +75,11 @@ const HEADER_PARAMETERS = {
     deprecated: true,
     schema: IDEMPOTENCY_KEY_SCHEMA,
   },
+  "svc-change-reason": {
+    component: "SvcChangeReasonHeader",
+    description: "Why the change is made, in your words (UTF-8, at most 500 characters, no control or format characters): kept as `reason` on every change record the request writes (GET /v1/history).",
+    schema: { type: "string", maxLength: 500 },
+  },
   locale: { component: "LocaleHeader", description: "BCP 47 tag selecting the language of front representations.", schema: { type: "string" } },
   "svc-store": { component: "SvcStoreHeader", description: "Default storeId for carts, orders and quota evaluation. Taken in NFC; a control or format character in it is 400 validation_failed (field header.svc-store).", schema: { type: "string" } },
   "svc-store-view": { component: "SvcStoreViewHeader", description: "Store view, echoed in front representations. Taken in NFC; a control or format character in it is 400 validation_failed (field header.svc-store-view).", schema: { type: "string" } },
@@ -401,7 +406,10 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) responses[String(status)] = errorResponses.refer(status, codes, deprecated);
     // Idempotency-Key is honoured on every route that writes, and only there; a read sent by POST
     // still lists it (clients built when it was honoured there may send it), as ignored.
-    const headers: HeaderName[] = [...(spec.headers ?? []), ...(spec.method === "get" ? [] : routeWrites(spec) ? (["Idempotency-Key"] as const) : (["Idempotency-Key (ignored)"] as const))];
+    const headers: HeaderName[] = [
+      ...(spec.headers ?? []),
+      ...(spec.method === "get" ? [] : routeWrites(spec) ? (["Idempotency-Key", "svc-change-reason"] as const) : (["Idempotency-Key (ignored)"] as const)),
+    ];
     const headerParameters = headers.map((name) => ({ $ref: `#/components/parameters/${HEADER_PARAMETERS[name].component}` }));
     paths[path] ??= {};
     paths[path][spec.method] = {

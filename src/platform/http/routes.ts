@@ -15,6 +15,7 @@ import { isCsvContentType, parseCsv } from "./csv";
 import { idempotency, type ShownOnce } from "./idempotency";
 import { streamsOnPurpose } from "./streaming";
 import { identifierText } from "../schema/fields";
+import { canonicalIdentifier, identifierProblem } from "../core/identifier-text.mjs";
 import type { RequestScope } from "../core/principal";
 import { invalidJsonError, throwZodError, validationError, zodProblemItems } from "../schema/validation";
 
@@ -308,6 +309,26 @@ function scopeHeaderValidator(names: ScopeHeader[]): MiddlewareHandler<AppBindin
   };
 }
 
+/** The longest svc-change-reason a write takes. */
+export const MAX_CHANGE_REASON = 500;
+
+/**
+ * svc-change-reason, on a route that writes: why, in the sender's words, kept on every change record
+ * the request writes. UTF-8, checked like any text that is shown (no control or format characters),
+ * at most 500 characters; a bad one is 400 naming the header.
+ */
+function changeReasonValidator(): MiddlewareHandler<AppBindings> {
+  return async function validateChangeReason(c, next) {
+    const sent = c.req.header("svc-change-reason")?.trim();
+    if (sent) {
+      const problem = identifierProblem(sent) ?? (sent.length > MAX_CHANGE_REASON ? `is longer than ${MAX_CHANGE_REASON} characters` : undefined);
+      if (problem) throw validationError([{ field: "header.svc-change-reason", code: "invalid_string", message: `svc-change-reason ${problem}` }]);
+      c.set("changeReason", canonicalIdentifier(sent));
+    }
+    await next();
+  };
+}
+
 /** The route's inputs, validated: path, query, store headers, then the body (its media type first; JSON or, where the route takes it, CSV). */
 function validateInput(spec: RouteDefinition["spec"]): MiddlewareHandler<AppBindings>[] {
   const checks: MiddlewareHandler<AppBindings>[] = [];
@@ -315,6 +336,7 @@ function validateInput(spec: RouteDefinition["spec"]): MiddlewareHandler<AppBind
   if (spec.params) checks.push(validator("param", spec.params));
   if (spec.query) checks.push(validator("query", spec.query));
   if (scopeHeaders.length) checks.push(scopeHeaderValidator(scopeHeaders));
+  if (routeWrites(spec)) checks.push(changeReasonValidator());
   if (spec.body) {
     const jsonBody = spec.batch ? batchBodyValidator(spec.body, spec.batch) : validator("json", spec.body);
     if (spec.csvImport) checks.push(requireBodyType(true), csvBody(spec.body, spec.batch, spec.csvImport), unlessCsv(jsonBody));

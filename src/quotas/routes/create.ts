@@ -1,3 +1,4 @@
+import { writerOf } from "../../platform/http/context";
 import { defineRoute } from "../../platform/http/routes";
 import { createRule } from "../commands";
 import { toRuleRepresentation } from "../queries";
@@ -18,7 +19,7 @@ export default defineRoute(
     errors: ["duplicate_scope", "idempotency_key_reused"],
   },
   async function handleCreateQuotaRule(c, { body }) {
-    const row = await createRule(c.var.db, c.var.principal, body);
+    const row = await createRule(writerOf(c), body);
     c.header("Location", `/v1/buying-policies/quotas/rules/${row.id}`);
     return c.json(toRuleRepresentation(row), 201);
   },

@@ -1,4 +1,4 @@
-import { tenantPrimaryDb } from "../../platform/http/context";
+import { tenantPrimaryDb, writerOf } from "../../platform/http/context";
 import { defineRoute } from "../../platform/http/routes";
 import { deleteRule } from "../commands";
 import { ruleIdParam } from "../schemas";
@@ -16,7 +16,7 @@ export default defineRoute(
     errors: ["not_found", "version_mismatch", "idempotency_key_reused"],
   },
   async function handleDeleteQuotaRule(c, { params }) {
-    await deleteRule(tenantPrimaryDb(c), c.var.principal, params.ruleId);
+    await deleteRule(writerOf(c, tenantPrimaryDb(c)), params.ruleId);
     return c.body(null, 204);
   },
 );

@@ -1,3 +1,4 @@
+import { tenantPrimaryDb, writerOf } from "../../platform/http/context";
 import { defineRoute } from "../../platform/http/routes";
 import { setQuotaDefault } from "../commands";
 import { quotaDefaultBody, quotaDefaultRepresentation } from "../schemas";
@@ -16,7 +17,7 @@ export default defineRoute(
     errors: ["idempotency_key_reused"],
   },
   async function handleSetQuotaDefault(c, { body }) {
-    await setQuotaDefault(c.var.db, c.var.principal, body);
+    await setQuotaDefault(writerOf(c, tenantPrimaryDb(c)), body);
     return c.json({ minimum: body.minimum, enforcement: body.enforcement });
   },
 );

@@ -1,5 +1,5 @@
 import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/http/batch-answer";
-import { tenantPrimaryDb } from "../../platform/http/context";
+import { tenantPrimaryDb, writerOf } from "../../platform/http/context";
 import { dryRunQuery } from "../../platform/schema/fields";
 import { defineRoute } from "../../platform/http/routes";
 import { upsertRules } from "../commands";
@@ -30,6 +30,6 @@ export default defineRoute(
     errors: ["batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
   async function handleUpsertQuotaRules(c, { query, body }) {
-    return batchAnswer(c, query.dryRun, await upsertRules(tenantPrimaryDb(c), c.var.principal, body, { dryRun: query.dryRun }));
+    return batchAnswer(c, query.dryRun, await upsertRules(writerOf(c, tenantPrimaryDb(c)), body, { dryRun: query.dryRun }));
   },
 );

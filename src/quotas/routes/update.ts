@@ -1,4 +1,4 @@
-import { tenantPrimaryDb } from "../../platform/http/context";
+import { tenantPrimaryDb, writerOf } from "../../platform/http/context";
 import { defineRoute } from "../../platform/http/routes";
 import { updateRule } from "../commands";
 import { toRuleRepresentation } from "../queries";
@@ -20,7 +20,7 @@ export default defineRoute(
     errors: ["not_found", "duplicate_scope", "version_mismatch", "idempotency_key_reused"],
   },
   async function handleReplaceQuotaRule(c, { params, body }) {
-    const row = await updateRule(tenantPrimaryDb(c), c.var.principal, params.ruleId, body);
+    const row = await updateRule(writerOf(c, tenantPrimaryDb(c)), params.ruleId, body);
     return c.json(toRuleRepresentation(row));
   },
 );

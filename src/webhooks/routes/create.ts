@@ -1,3 +1,4 @@
+import { writerOf } from "../../platform/http/context";
 import { defineRoute } from "../../platform/http/routes";
 import { createWebhook } from "../commands";
 import { toWebhookRepresentation } from "../queries";
@@ -22,7 +23,7 @@ export default defineRoute(
     },
   },
   async function handleCreateWebhook(c, { body }) {
-    const row = await createWebhook(c.var.db, c.var.principal, body, c.env.WEBHOOKS_ALLOW_LOCAL === "on");
+    const row = await createWebhook(writerOf(c), body, c.env.WEBHOOKS_ALLOW_LOCAL === "on");
     c.header("Location", `/v1/webhooks/${row.id}`);
     c.header("Cache-Control", "no-store");
     return c.json({ ...toWebhookRepresentation(row), secret: row.secret }, 201);

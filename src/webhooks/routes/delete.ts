@@ -1,3 +1,4 @@
+import { tenantPrimaryDb, writerOf } from "../../platform/http/context";
 import { defineRoute } from "../../platform/http/routes";
 import { deleteWebhook } from "../commands";
 import { webhookIdParam } from "../schemas";
@@ -16,7 +17,7 @@ export default defineRoute(
     errors: ["not_found", "idempotency_key_reused"],
   },
   async function handleDeleteWebhook(c, { params }) {
-    await deleteWebhook(c.var.db, c.var.principal, params.webhookId);
+    await deleteWebhook(writerOf(c, tenantPrimaryDb(c)), params.webhookId);
     return c.body(null, 204);
   },
 );

@@ -1,3 +1,4 @@
+import { tenantPrimaryDb, writerOf } from "../../platform/http/context";
 import { defineRoute } from "../../platform/http/routes";
 import { updateWebhook } from "../commands";
 import { toWebhookRepresentation } from "../queries";
@@ -18,7 +19,7 @@ export default defineRoute(
     errors: ["not_found", "idempotency_key_reused"],
   },
   async function handleUpdateWebhook(c, { params, body }) {
-    const row = await updateWebhook(c.var.db, c.var.principal, params.webhookId, body, c.env.WEBHOOKS_ALLOW_LOCAL === "on");
+    const row = await updateWebhook(writerOf(c, tenantPrimaryDb(c)), params.webhookId, body, c.env.WEBHOOKS_ALLOW_LOCAL === "on");
     return c.json(toWebhookRepresentation(row));
   },
 );

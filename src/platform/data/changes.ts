@@ -1,0 +1,171 @@
+import type { Db } from "./database";
+import { sql, type SQL } from "drizzle-orm";
+import { insertFromJson, type Statement } from "./sql";
+import { changeRecords, changeSets } from "./tables";
+import { idPrefixes, newId } from "../core/ids";
+import type { Principal } from "../core/principal";
+import { nowIso } from "../core/time";
+
+/*
+ * Change history, written where changes are committed: a write that changes something puts its
+ * change set and records in the same batch as the change (changeStatements), so a refused or failed
+ * write leaves none, and a dry run or a write that changes nothing has none to put. Like events,
+ * any write path records through here; unlike events, a record says what each field was and became.
+ */
+
+export const RESOURCE_TYPES = ["operation", "line", "attachment", "rule", "quota_default", "account", "key", "webhook"] as const;
+export type ResourceType = (typeof RESOURCE_TYPES)[number];
+export type ChangeAction = "created" | "updated" | "deleted";
+
+/** How a type and an action are stored: one letter each. */
+const TYPE_CODES: Record<ResourceType, string> = { operation: "o", line: "l", attachment: "a", rule: "r", quota_default: "d", account: "c", key: "k", webhook: "w" };
+const ACTION_CODES: Record<ChangeAction, string> = { created: "c", updated: "u", deleted: "d" };
+export const typeCode = (type: ResourceType) => TYPE_CODES[type];
+export const actionCode = (action: ChangeAction) => ACTION_CODES[action];
+export const typeOfCode = (code: string) => RESOURCE_TYPES.find((type) => TYPE_CODES[type] === code)!;
+export const actionOfCode = (code: string) => (Object.keys(ACTION_CODES) as ChangeAction[]).find((action) => ACTION_CODES[action] === code)!;
+
+/** What a secret field shows in history: that it is there, or changed, never its value. */
+export const REDACTED = "[redacted]";
+
+/**
+ * A record's changes as stored: for an update, each changed field's [previous, next]; for a
+ * create, each field's value (its next); for a delete, each field's value (its previous).
+ */
+export type StoredChanges = Record<string, unknown>;
+
+export interface ChangeRecord {
+  type: ResourceType;
+  /** The resource's id: a line's variantExternalId, an attachment's accountId, the default's "default". */
+  id: string;
+  action: ChangeAction;
+  changes: StoredChanges;
+}
+
+/** Who made a change and why: the same for every record of one request (as on events: key:…, user:…, schedule, cli). */
+export interface ChangeAuthor {
+  actor: string;
+  requestId: string | null;
+  reason: string | null;
+}
+
+export interface ChangeSet {
+  tenantId: string;
+  author: ChangeAuthor;
+  /** For a change to an Operation, its lines or its attachments: the Operation and the version the change made. */
+  operationId?: string | null;
+  version?: number | null;
+  records: readonly ChangeRecord[];
+  /**
+   * Records the batch computes in SQL from rows it then changes (every line of a deleted Operation):
+   * statements inserting them under the set, their ordinals counted on from `firstOrdinal`.
+   */
+  recordedInSql?: (setId: string, firstOrdinal: number) => Statement[];
+}
+
+/** Values equal as JSON (a localized name read back may list its languages in another order). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+}
+
+/** A field read off a resource for history: its name, how to read it, and whether it is a secret (recorded as REDACTED). */
+export interface RecordedField<T> {
+  name: string;
+  read: (resource: T) => unknown;
+  secret?: boolean;
+}
+
+/** The fields of a resource type as history records them, each read by its own name unless told otherwise. */
+export function recordedFields<T>(names: readonly (keyof T & string)[], options: { secret?: readonly (keyof T & string)[] } = {}): RecordedField<T>[] {
+  return names.map((name) => ({ name, read: (resource: T) => resource[name], secret: options.secret?.includes(name) }));
+}
+
+/**
+ * The record of a resource that went from `before` to `after` (null before: created; null after:
+ * deleted), with only the fields that changed; undefined when nothing did. A secret's value is
+ * never recorded: REDACTED stands for it (and, on an update, for both sides of its change).
+ */
+export function changeOf<T>(type: ResourceType, id: string, before: T | null, after: T | null, fields: readonly RecordedField<T>[]): ChangeRecord | undefined {
+  const shown = (field: RecordedField<T>, value: unknown) => (field.secret && value !== null && value !== undefined ? REDACTED : (value ?? null));
+  if (before === null && after === null) return undefined;
+  if (before === null || after === null) {
+    const resource = (before ?? after) as T;
+    const changes: StoredChanges = {};
+    for (const field of fields) changes[field.name] = shown(field, field.read(resource));
+    return { type, id, action: before === null ? "created" : "deleted", changes };
+  }
+  const changes: StoredChanges = {};
+  for (const field of fields) {
+    const previous = field.read(before);
+    const next = field.read(after);
+    if (!sameValue(previous, next)) changes[field.name] = [shown(field, previous), shown(field, next)];
+  }
+  return Object.keys(changes).length ? { type, id, action: "updated", changes } : undefined;
+}
+
+/** The records of `changed` that say something (changeOf answers undefined for an unchanged resource). */
+export function recordsOf(changed: readonly (ChangeRecord | undefined)[]): ChangeRecord[] {
+  return changed.filter((record): record is ChangeRecord => record !== undefined);
+}
+
+/**
+ * The statements that record `set` in the batch of the change it describes: the set, and its records
+ * in one statement per JSON chunk (a 5000-line write: one). None when no record says anything.
+ */
+export function changeStatements(db: Db, set: ChangeSet): Statement[] {
+  if (!set.records.length && !set.recordedInSql) return [];
+  const setId = newId(idPrefixes.change);
+  const header = db.insert(changeSets).values({
+    id: setId,
+    tenantId: set.tenantId,
+    operationId: set.operationId ?? null,
+    version: set.version ?? null,
+    actor: set.author.actor,
+    requestId: set.author.requestId,
+    reason: set.author.reason,
+    at: nowIso(),
+  });
+  const rows = insertFromJson(
+    changeRecords,
+    set.records.map((record, ordinal) => ({ record, ordinal })),
+    [
+      [changeRecords.setId, setId],
+      [changeRecords.resourceType, ({ record }) => typeCode(record.type)],
+      [changeRecords.action, ({ record }) => actionCode(record.action)],
+      [changeRecords.resourceId, ({ record }) => record.id],
+      [changeRecords.ordinal, ({ ordinal }) => ordinal],
+      [changeRecords.changes, ({ record }) => JSON.stringify(record.changes)],
+    ],
+  );
+  return [header, ...rows, ...(set.recordedInSql?.(setId, set.records.length) ?? [])];
+}
+
+/**
+ * A statement recording, as deleted, every row `from` selects: `resourceId` is its key and `fields`
+ * each recorded field's SQL value (JSON text columns through json(), so the record holds the value).
+ * Put it before the statement that deletes those rows.
+ */
+export function recordDeletedInSql(setId: string, firstOrdinal: number, type: ResourceType, from: { resourceId: SQL; fields: Record<string, SQL>; source: SQL }): Statement {
+  const pairs = sql.join(
+    Object.entries(from.fields).map(([name, value]) => sql`${name}, ${value}`),
+    sql`, `,
+  );
+  return sql`insert into ${changeRecords} (${sql.identifier(changeRecords.setId.name)}, ${sql.identifier(changeRecords.resourceType.name)}, ${sql.identifier(changeRecords.action.name)}, ${sql.identifier(changeRecords.resourceId.name)}, ${sql.identifier(changeRecords.ordinal.name)}, ${sql.identifier(changeRecords.changes.name)})
+    select ${setId}, ${typeCode(type)}, ${actionCode("deleted")}, ${from.resourceId}, ${firstOrdinal - 1} + row_number() over (order by ${from.resourceId}), json_object(${pairs}) ${from.source}`;
+}
+
+/** A write the Worker makes itself (not an Operation's command): where, on whose behalf, and who its records name. */
+export interface Writer {
+  db: Db;
+  principal: Principal;
+  author: ChangeAuthor;
+}
