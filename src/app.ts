@@ -6,6 +6,7 @@ import { compareRoutes } from "./compare/routes";
 import { directoryRoutes } from "./directory/routes";
 import { eventRoutes } from "./events/routes";
 import { frontRoutes } from "./front/routes";
+import { historyRoutes } from "./history/routes";
 import { keyRoutes } from "./keys/routes";
 import { lineCommands } from "./lines/commands";
 import { lineRoutes } from "./lines/routes";
@@ -48,6 +49,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...compareRoutes,
   ...frontRoutes,
   ...eventRoutes,
+  ...historyRoutes,
   ...keyRoutes,
   ...webhookRoutes,
 ];

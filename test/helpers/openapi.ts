@@ -84,8 +84,11 @@ export async function servedDocument(caller: Caller | null = null): Promise<Open
   };
   const inPlace = <T>(value: T): T => (typeof (value as { $ref?: unknown }).$ref === "string" ? (component((value as { $ref: string }).$ref) as T) : value);
   for (const item of Object.values(document.paths)) {
+    // A path parameter every operation of the path has is declared on the path: each operation gets it back.
+    const { parameters: onPath = [] } = item as unknown as { parameters?: OpenApiParameter[] };
+    delete (item as Record<string, unknown>).parameters;
     for (const operation of Object.values(item)) {
-      operation.parameters = operation.parameters?.map(inPlace);
+      operation.parameters = [...(onPath as OpenApiParameter[]), ...(operation.parameters ?? [])].map(inPlace);
       operation.responses = Object.fromEntries(Object.entries(operation.responses).map(([status, answer]) => [status, inPlace(answer)]));
     }
   }

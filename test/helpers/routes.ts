@@ -11,6 +11,8 @@ import compare from "../../src/compare/routes/compare";
 import listDirectory from "../../src/directory/routes/list";
 import putDirectory from "../../src/directory/routes/put";
 import listEvents from "../../src/events/routes/list";
+import listHistory from "../../src/history/routes/list";
+import listOperationHistory from "../../src/history/routes/operation-history";
 import createKey from "../../src/keys/routes/create";
 import getKey from "../../src/keys/routes/get";
 import listKeys from "../../src/keys/routes/list";
@@ -82,6 +84,8 @@ export const routes = {
   getFrontOperation,
   listFrontLines,
   listEvents,
+  listHistory,
+  listOperationHistory,
   listKeys,
   createKey,
   getKey,

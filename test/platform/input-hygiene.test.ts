@@ -29,7 +29,7 @@ const NFC = "CAFÉ-1";
 const NFD = "CAFE\u0301-1";
 
 /** Query parameters that carry ids (each item of a comma list is one). */
-const ID_QUERY_PARAMETERS = new Set(["ids", "operationId", "accountIds", "accountId", "variantIds", "variantExternalId", "ownerIds", "userId", "supplierId", "storeId", "after", "eventId", "types"]);
+const ID_QUERY_PARAMETERS = new Set(["ids", "operationId", "resourceId", "actorKeyId", "actorUserId", "accountIds", "accountId", "variantIds", "variantExternalId", "ownerIds", "userId", "supplierId", "storeId", "after", "eventId", "types"]);
 /** Query parameters that do not: numbers, enums, dates, text searched for, tokens, flags. */
 const OTHER_QUERY_PARAMETERS = new Set([
   "limit",
@@ -56,6 +56,10 @@ const OTHER_QUERY_PARAMETERS = new Set([
   "dryRun",
   "explain",
   "role",
+  "field",
+  "from",
+  "to",
+  "resourceType",
 ]);
 /** Body fields (by their own name) that hold text other than an id; any other string field of a body is an id. */
 const OTHER_BODY_FIELDS = new Set(["name", "description", "variantName", "url", "eventTypes", "email", "startDate", "endDate", "activateAt", "deactivateAt", "expiresAt", "op", "from", "to"]);

@@ -59,15 +59,18 @@ export async function csvListResponse<Item>(list: {
   columns: readonly string[];
   filename: string;
   readPage: (nextToken: string | undefined) => Promise<{ items: Item[]; nextToken: string | null }>;
-  toRow: (item: Item) => CsvValue[];
+  /** An item's row, or (`toRows`) its rows when one item makes several (a change record, one per field). */
+  toRow?: (item: Item) => CsvValue[];
+  toRows?: (item: Item) => CsvValue[][];
 }): Promise<Response> {
   const first = await list.readPage(undefined);
+  const rowsOf = (items: Item[]) => (list.toRows ? items.flatMap(list.toRows) : items.map(list.toRow!));
   async function* rows(): AsyncGenerator<CsvValue[][]> {
     let page = first;
-    yield page.items.map(list.toRow);
+    yield rowsOf(page.items);
     while (page.nextToken) {
       page = await list.readPage(page.nextToken);
-      yield page.items.map(list.toRow);
+      yield rowsOf(page.items);
     }
   }
   return csvResponse(list.columns, rows(), list.filename);

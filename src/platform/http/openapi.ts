@@ -34,8 +34,8 @@ const healthRepresentation = z
   .object({ status: z.literal("ok"), version: z.string().describe("The build that answers: the API version, and +<commit> on a deployment that names it (as svc-api-version on every answer).") })
   .meta({ id: "Health", examples: [{ status: "ok", version: API_VERSION }] });
 
-/** What every /v1 route can answer, whatever it is: credentials, the key's rate limit, the body size limit, a failure of ours. */
-const COMMON_ERRORS: ErrorCode[] = ["unauthorized", "client_mismatch", "rate_limited", "payload_too_large", "internal"];
+/** What every /v1 route can answer, whatever it is: credentials, the key's rate limit, a failure of ours. */
+const COMMON_ERRORS: ErrorCode[] = ["unauthorized", "client_mismatch", "rate_limited", "internal"];
 
 /** Headers some problems carry. */
 const PROBLEM_HEADERS: Partial<Record<number, Record<string, string>>> = {
@@ -51,6 +51,8 @@ function errorsOf(spec: RouteDefinition["spec"]): ErrorCode[] {
   if (spec.roles.length < 2 || spec.operatorOnlyQuery?.length) codes.push("forbidden");
   if (spec.query || spec.body || spec.params) codes.push("validation_failed");
   if (spec.body) codes.push("unsupported_media_type");
+  // Every method but GET reads at most 8 MiB of body (a GET's is never read).
+  if (spec.method !== "get") codes.push("payload_too_large");
   // While the tenant is moved to another shard, writes wait with 503 tenant_moving; reads (a POST
   // that only reads included) keep being served.
   if (routeWrites(spec)) codes.push(...IDEMPOTENCY_ERRORS, "tenant_moving");
@@ -88,16 +90,16 @@ type HeaderName = keyof typeof HEADER_PARAMETERS;
 
 function headerParameterComponents(): Record<string, JsonSchema> {
   return Object.fromEntries(
-    Object.entries(HEADER_PARAMETERS).map(([name, { component, ...parameter }]) => [component, { name, in: "header", required: false, ...parameter }]),
+    Object.entries(HEADER_PARAMETERS).map(([name, { component, ...parameter }]) => [component, { name, in: "header", ...parameter }]),
   );
 }
 
 const pascalCase = (name: string) => name.replace(/(?:^|[-_\s])([a-zA-Z0-9])/g, (_, letter: string) => letter.toUpperCase());
 
 /**
- * A path or query parameter every route that has it declares alike (nextToken, dryRun, an
- * Operation's id in the path) is described once under components/parameters and referred to;
- * one that differs between routes (limit's maximum, sort's fields) stays with each route.
+ * A path or query parameter that several routes declare alike (nextToken, dryRun, an Operation's id
+ * in the path, a list's limit) is described once under components/parameters and referred to; a
+ * declaration only one route has (a list's sort fields) stays with it.
  * Names: the parameter's own in PascalCase, with "Path" after a path parameter's ("Header" after
  * a header's, all of which are components).
  */
@@ -116,10 +118,13 @@ function shareParameters(paths: Record<string, Record<string, unknown>>): Record
   }
   const shared = new Map<string, string>();
   for (const shapes of variants.values()) {
-    const [[shape, uses]] = [...shapes];
-    if (shapes.size !== 1 || uses < 2) continue;
-    const { in: location, name } = JSON.parse(shape) as { in: string; name: string };
-    shared.set(shape, `${pascalCase(name)}${location === "path" ? "Path" : ""}`);
+    // Each declaration several routes share is one component: the most shared takes the parameter's
+    // name, the others the name and a number (2, 3…), in a stable order.
+    const sharedShapes = [...shapes].filter(([, uses]) => uses > 1).sort(([a, usesA], [b, usesB]) => usesB - usesA || (a < b ? -1 : 1));
+    sharedShapes.forEach(([shape], index) => {
+      const { in: location, name } = JSON.parse(shape) as { in: string; name: string };
+      shared.set(shape, `${pascalCase(name)}${location === "path" ? "Path" : ""}${index ? index + 1 : ""}`);
+    });
   }
   const components: Record<string, JsonSchema> = headerParameterComponents();
   for (const operation of operations) {
@@ -132,6 +137,18 @@ function shareParameters(paths: Record<string, Record<string, unknown>>): Record
     });
   }
   return sortedByName(components);
+}
+
+/** A path parameter every operation of a path declares is declared once, on the path. */
+function hoistPathParameters(paths: Record<string, Record<string, unknown>>): void {
+  for (const item of Object.values(paths)) {
+    const operations = Object.values(item) as { parameters?: JsonSchema[] }[];
+    const refsOf = (operation: { parameters?: JsonSchema[] }) => (operation.parameters ?? []).map((parameter) => parameter.$ref).filter((ref): ref is string => typeof ref === "string" && ref.endsWith("Path"));
+    const common = refsOf(operations[0]).filter((ref) => operations.every((operation) => refsOf(operation).includes(ref)));
+    if (!common.length) continue;
+    for (const operation of operations) operation.parameters = operation.parameters!.filter((parameter) => !common.includes(parameter.$ref as string));
+    item.parameters = common.map(($ref) => ({ $ref }));
+  }
 }
 
 function sortedByName<T>(entries: Record<string, T>): Record<string, T> {
@@ -190,7 +207,7 @@ function componentSchemas(): Record<string, JsonSchema> {
   const { schemas } = z.toJSONSchema(z.globalRegistry, { ...CONVERSION, uri: componentRef }) as { schemas: Record<string, JsonSchema> };
   // Only a cycle makes zod put an unnamed part aside: name that part, so it gets a component.
   if (schemas.__shared) throw new Error(`Unnamed schemas shared between components: ${Object.keys(schemas.__shared.$defs as JsonSchema).join(", ")}`);
-  const components: Record<string, JsonSchema> = { Problem: problemSchema };
+  const components: Record<string, JsonSchema> = { Problem: problemSchema, CsvFile: csvFileSchema };
   for (const [id, { $schema: _dialect, $id: _uri, ...json }] of Object.entries(schemas)) components[id] = documented(json) as JsonSchema;
   return sortedByName(components);
 }
@@ -243,11 +260,12 @@ const EXAMPLE_REQUEST_ID = "6f1c2a4e-8b3d-4f5a-9c7e-1d2b3a4c5e6f";
 
 /** An example answer of `code`, as the API builds it. */
 function problemExample(code: ErrorCode): JsonSchema {
-  const problem =
-    code === "validation_failed"
-      ? validationError([{ field: "query.status.0", code: "invalid_value", message: 'Invalid option: expected one of "DRAFT"|"ACTIVE"|"INACTIVE"' }]).problem
-      : { code, detail: `${ERROR_CATALOGUE[code].title}.` };
-  return problemBody(problem, EXAMPLE_REQUEST_ID);
+  if (code === "validation_failed") {
+    return problemBody(validationError([{ field: "query.status.0", code: "invalid_value", message: 'Invalid option: expected one of "DRAFT"|"ACTIVE"|"INACTIVE"' }]).problem, EXAMPLE_REQUEST_ID);
+  }
+  // Its title says what a detail would repeat: the example shows the members every problem has.
+  const { detail: _detail, ...example } = problemBody({ code, detail: "" }, EXAMPLE_REQUEST_ID);
+  return example;
 }
 
 /** The name of `code`'s example problem among the components: invalid_next_token → InvalidNextToken. */
@@ -282,7 +300,8 @@ function objectParameters(schema: z.ZodType | undefined, location: "path" | "que
     return {
       name,
       in: location,
-      required: location === "path" || (required.has(name) && property.default === undefined),
+      // Optional unless said (OpenAPI's default), so only a required parameter says so.
+      ...((location === "path" || (required.has(name) && property.default === undefined)) && { required: true }),
       description: deprecation ? joinDescriptions(property.description as string | undefined, deprecationNote(deprecation)) : property.description,
       ...(deprecation && { deprecated: true }),
       ...(query?.style && { style: query.style }),
@@ -330,13 +349,16 @@ const problemSchema: JsonSchema = {
   examples: [problemExample("validation_failed")],
 };
 
-/** A CSV body: RFC 4180, UTF-8 (a BOM is accepted), a header row naming the columns in any order. */
-function csvSchema(columns: readonly string[], what: string): JsonSchema {
-  return {
-    type: "string",
-    description: `${what}. RFC 4180 CSV in UTF-8 with a header row naming the columns in any order: ${columns.join(", ")}. An empty cell is an omitted field. Cells a spreadsheet would run as a formula (starting with =, +, -, @, a tab or a carriage return, other than plain numbers) are exported with a leading single quote, which an import takes off again.`,
-    example: `${columns.join(",")}\r\n`,
-  };
+/** How every CSV the API takes or answers is written, said once (components/schemas/CsvFile). */
+const csvFileSchema: JsonSchema = {
+  type: "string",
+  description:
+    "RFC 4180 CSV in UTF-8 (a BOM is accepted) with a header row naming the columns in any order (the example shows each column). An empty cell is an omitted field. Cells a spreadsheet would run as a formula (starting with =, +, -, @, a tab or a carriage return, other than plain numbers) are exported with a leading single quote, which an import takes off again.",
+};
+
+/** A CSV media type: the shared file schema, and the route's own columns as its example's header row. */
+function csvContent(columns: readonly string[]): JsonSchema {
+  return { schema: { $ref: componentRef("CsvFile") }, example: `${columns.join(",")}\r\n` };
 }
 
 function documentedHeaders(headers: Record<string, string>): JsonSchema {
@@ -385,13 +407,13 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     const deprecated = Boolean(spec.deprecated) || deprecatedQueryParameters(spec).length > 0;
     for (const [status, response] of Object.entries(spec.responses)) {
       responses[status] = {
-        description: response.description,
+        description: spec.csvExport && status.startsWith("2") ? `${response.description} With Accept: text/csv, the whole filtered, sorted list (no pagination), streamed.` : response.description,
         headers: answerHeaders({ ...response.headers, ...(status.startsWith("2") && spec.shownOnce && shownOnceHeaders(spec.shownOnce)) }, deprecated),
         ...(response.schema && {
           content: {
             "application/json": jsonContent(mediaSchema(response.schema), schemas),
             // Accept: text/csv answers the whole filtered, sorted list at once.
-            ...(spec.csvExport && status.startsWith("2") && { [CSV_MEDIA_TYPE]: { schema: csvSchema(spec.csvExport.columns, "The whole filtered, sorted list (no pagination), streamed") } }),
+            ...(spec.csvExport && status.startsWith("2") && { [CSV_MEDIA_TYPE]: csvContent(spec.csvExport.columns) }),
           },
         }),
       };
@@ -415,7 +437,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     paths[path][spec.method] = {
       operationId: spec.operationId,
       summary: spec.summary,
-      description: [spec.description, spec.deprecated && deprecationNote(spec.deprecated), `Roles: ${spec.roles.join(", ")}. Rate limit class: ${rateLimitClassOf(spec)}.`].filter(Boolean).join("\n\n"),
+      description: [spec.description, spec.deprecated && deprecationNote(spec.deprecated), `Roles: ${spec.roles.join(", ")}; rate limit: ${rateLimitClassOf(spec)}.`].filter(Boolean).join("\n\n"),
       ...(spec.deprecated && { deprecated: true, ...(spec.deprecated.sunset && { "x-sunset": spec.deprecated.sunset }) }),
       "x-rate-limit-class": rateLimitClassOf(spec),
       tags: [spec.tag],
@@ -423,9 +445,12 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       ...(spec.body && {
         requestBody: {
           required: true,
+          ...(spec.csvImport && {
+            description: `JSON, or the same items as CSV (Content-Type: text/csv; required columns: ${spec.csvImport.columns.required.join(", ")}): every errors[] entry of a refused CSV also carries its row.`,
+          }),
           content: {
             "application/json": jsonContent(mediaSchema(spec.body), schemas),
-            ...(spec.csvImport && { [CSV_MEDIA_TYPE]: { schema: csvSchema(spec.csvImport.columns.allowed, `The same items as CSV; required columns: ${spec.csvImport.columns.required.join(", ")}; every errors[] entry also carries its CSV row`) } }),
+            ...(spec.csvImport && { [CSV_MEDIA_TYPE]: csvContent(spec.csvImport.columns.allowed) }),
           },
         },
       }),
@@ -445,6 +470,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     },
   };
   const parameters = shareParameters(paths);
+  hoistPathParameters(paths);
   return {
     openapi: "3.1.0",
     info: {

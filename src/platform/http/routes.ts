@@ -32,6 +32,7 @@ export const API_TAGS = {
   "Carts and orders": "Carts and orders placed against an open Operation, and the comparison of an order with the Operation's lines.",
   Front: "What a storefront shows: the Operations open now and their lines, each localized text in one language.",
   Events: "The change log: every change in commit order, to poll.",
+  History: "Who changed what from what to what: change records with previous and next values for every resource, an Operation as it was at any version, the difference between two versions, and a way back.",
   Keys: "The tenant's API keys: issue, list, read, revoke.",
   Webhooks: "Subscriptions that push each event to a URL (signed, retried, recorded per delivery), instead of polling the change log.",
   Service: "The instance itself: health.",
