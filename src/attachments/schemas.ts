@@ -5,6 +5,7 @@ import { type ListDefinition } from "../platform/data/pagination";
 import { accounts } from "../directory/tables";
 import { operationAccounts } from "../operations/tables";
 import { accountFilterShape, accountName, userRepresentation } from "../directory/schemas";
+import { asOfQuery } from "../history/schemas";
 
 /** Account ids per attach/detach call. */
 /** The columns of an attachments CSV export; an import (attach) reads accountId and ignores the others, so an export imports back. */
@@ -41,6 +42,7 @@ export const listAttachmentsQuery = z.strictObject({
   operationStatus: commaEnumList(OPERATION_ACCOUNT_STATUSES, "Comma list of NOT_STARTED, CART_CREATED, ORDERED."),
 });
 export type ListAttachmentsQuery = z.output<typeof listAttachmentsQuery>;
+export const listAttachmentsAsOfQuery = listAttachmentsQuery.extend({ asOf: asOfQuery });
 
 export const attachmentRepresentation = z
   .object({

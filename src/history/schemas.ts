@@ -3,7 +3,7 @@ import * as z from "zod";
 import { RESOURCE_TYPES } from "../platform/data/changes";
 import { type ListDefinition } from "../platform/data/pagination";
 import { changeRecords, changeSets } from "../platform/data/tables";
-import { dateTime, identifierText, listEnvelope } from "../platform/schema/fields";
+import { dateTime, identifierText, listEnvelope, queryInteger } from "../platform/schema/fields";
 import { pageQueryShape } from "../platform/schema/list-query";
 
 /** Newest first: a set's id follows its time, and its records their place in it. */
@@ -70,6 +70,11 @@ const sharedFilters = {
   from: dateTime.optional().describe("Only changes at or after this date-time."),
   to: dateTime.optional().describe("Only changes at or before this date-time."),
 };
+
+/** asOf: a version of the Operation (its history), for its lines or accounts as they were then. */
+export const asOfQuery = queryInteger(1, Number.MAX_SAFE_INTEGER)
+  .optional()
+  .describe("A version of the Operation: its lines (or accounts) as they were then, with the same filters, sort and pages (OPERATOR keys). A version its history does not cover: 404 version_not_found.");
 
 export const historyQuery = z.strictObject({
   ...sharedFilters,

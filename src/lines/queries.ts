@@ -1,7 +1,9 @@
 import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { type Db } from "../platform/data/database";
 import { inJsonList, selectInChunks } from "../platform/data/sql";
-import { containsText, type ListContext } from "../platform/data/pagination";
+import { containsText, pageInMemory, type ListContext } from "../platform/data/pagination";
+import { searchText, sortText } from "../platform/core/locale";
+import { operationVersion, type LineAtVersion } from "../history/versions";
 import { operationLines } from "../operations/tables";
 import { listOperationRows } from "../operations/queries";
 import type { StoredLine } from "./bounds";
@@ -81,4 +83,45 @@ export async function findStoredLines(db: Db, operationId: string, keys: string[
       .where(and(eq(operationLines.operationId, operationId), keyIsIn)),
   );
   return new Map(lines.map((line) => [line.variantExternalId, line]));
+}
+
+/**
+ * One page of the Operation's lines as they were at `version` (its history), with the filters, sort
+ * and pages of the current list. Their updatedAt is when that version was made.
+ */
+export async function listLinesAsOf(ctx: ListContext, operationId: string, version: number, query: ListLinesQuery) {
+  const { db, principal } = ctx;
+  const then = await operationVersion(db, principal.tenantId, operationId, version);
+  const lines = await then.lines();
+  const variantIds = query.variantIds ?? query.variantExternalId;
+  const wanted = variantIds && new Set(variantIds);
+  const nameContains = query.variantName?.toLowerCase();
+  const items = [...lines.values()].filter(
+    (line) =>
+      (!wanted || wanted.has(line.variantExternalId)) &&
+      (nameContains === undefined || searchText(line.variantName).includes(nameContains)) &&
+      (query.minQuantity === undefined || line.minQuantity === query.minQuantity) &&
+      (query.maxQuantity === undefined || line.maxQuantity === query.maxQuantity) &&
+      (query.recommendedQuantity === undefined || (line.recommendedQuantity ?? -1) === query.recommendedQuantity) &&
+      (query.quantityIncrement === undefined || line.quantityIncrement === query.quantityIncrement),
+  );
+  // Each sortable field's value as its column has it (lineList), so a past page sorts as a current one.
+  const sortValues: Record<string, (line: LineAtVersion) => string | number> = {
+    variantExternalId: (line) => line.variantExternalId,
+    variantName: (line) => sortText(line.variantName, principal.tenantDefaultLocale),
+    minQuantity: (line) => line.minQuantity,
+    maxQuantity: (line) => line.maxQuantity,
+    recommendedQuantity: (line) => line.recommendedQuantity ?? -1,
+    quantityIncrement: (line) => line.quantityIncrement,
+  };
+  const page = await pageInMemory({
+    definition: lineList,
+    secret: ctx.secret,
+    scope: { tenant: principal.tenantId, user: principal.userId, operationId },
+    query: { ...query, asOf: version } as typeof query,
+    items,
+    valueOf: (line, field) => sortValues[field](line),
+    idOf: (line) => line.variantExternalId,
+  });
+  return { items: page.items.map((line): LineRepresentation => ({ ...line, updatedAt: then.row.updatedAt })), nextToken: page.nextToken };
 }

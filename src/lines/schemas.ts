@@ -5,6 +5,7 @@ import { type ListDefinition } from "../platform/data/pagination";
 import { externalKey, keyedBatch, listEnvelope, MAX_QUANTITY, quantity, quantityIncrement, queryInteger } from "../platform/schema/fields";
 import { operationLines } from "../operations/tables";
 import { deprecatedAlias } from "../platform/http/deprecation";
+import { asOfQuery } from "../history/schemas";
 
 export const lineList: ListDefinition = {
   name: "lines",
@@ -76,6 +77,8 @@ export const listLinesQuery = z.strictObject({
   quantityIncrement: queryInteger(1, MAX_QUANTITY).optional().describe("Lines whose quantityIncrement (pack size) equals this."),
 });
 export type ListLinesQuery = z.output<typeof listLinesQuery>;
+
+export const listLinesAsOfQuery = listLinesQuery.extend({ asOf: asOfQuery });
 
 /** The example of the OpenAPI document, which the front representation shows localized. */
 export const LINE_EXAMPLE = {

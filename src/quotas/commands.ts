@@ -1,9 +1,9 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { afterCommit } from "../platform/core/after-commit";
 import { bookmarkOf } from "../platform/data/database";
-import { changeOf, changeStatements, recordedFields, recordsOf, type ChangeRecord, type Writer } from "../platform/data/changes";
+import { changeOf, changeStatements, latestRecordOf, recordedFields, recordsOf, type ChangeRecord, type Writer } from "../platform/data/changes";
 import { inJsonChunks, insertFromJson, runBatch, type Statement, writeGuard } from "../platform/data/sql";
-import { isWriteGuardFailure, violatesUniqueIndex } from "../platform/data/constraint-errors";
+import { isWriteGuardFailure, violatesUnique, violatesUniqueIndex } from "../platform/data/constraint-errors";
 import { ApiError } from "../platform/core/errors";
 import { appendEvent } from "../platform/data/events";
 import type { EventType } from "../platform/core/event-types";
@@ -104,6 +104,43 @@ export async function createRule(writer: Writer, body: RuleBody): Promise<RuleRo
     event: { type: "rule.created", ruleId: row.id, data: { rule: toRuleRepresentation(row) } },
     change: { upserted: [indexedRule(row)] },
   });
+  return row;
+}
+
+/**
+ * Restores a deleted rule under its id with the values its deletion recorded (201). A rule of that id
+ * that exists: 409 rule_exists; its scope taken since: 409 duplicate_scope; never a rule: 404.
+ */
+export async function restoreRule(writer: Writer, ruleId: string): Promise<RuleRow> {
+  const { db, principal } = writer;
+  const [current, deletion] = await Promise.all([findRule(db, principal.tenantId, ruleId), latestRecordOf(db, principal.tenantId, "rule", ruleId, "deleted")]);
+  if (current) throw new ApiError("rule_exists", `Quotas Rule ${ruleId} exists; only a deleted rule can be restored.`);
+  if (!deletion) throw new ApiError("not_found", `Quotas Rule ${ruleId} not found (it was never deleted, or is not this tenant's).`);
+  const now = nowIso();
+  const last = deletion.changes as Pick<RuleRow, "accountId" | "supplierId" | "storeId" | "minimum" | "enforcement">;
+  const row: RuleRow = {
+    id: ruleId,
+    tenantId: principal.tenantId,
+    accountId: last.accountId,
+    supplierId: last.supplierId,
+    storeId: last.storeId,
+    minimum: last.minimum,
+    enforcement: last.enforcement,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await commitRuleWrite(writer, {
+      changes: [db.insert(quotaRules).values(row)],
+      records: [ruleChange(null, row)],
+      event: { type: "rule.created", ruleId, data: { rule: toRuleRepresentation(row), restored: true } },
+      change: { upserted: [indexedRule(row)] },
+    });
+  } catch (error) {
+    // Restored by another request meanwhile.
+    if (violatesUnique(error, quotaRules.id)) throw new ApiError("rule_exists", `Quotas Rule ${ruleId} exists; only a deleted rule can be restored.`);
+    throw error;
+  }
   return row;
 }
 

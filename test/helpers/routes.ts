@@ -33,6 +33,7 @@ import createRule from "../../src/quotas/routes/create";
 import deleteRules from "../../src/quotas/routes/delete-many";
 import upsertRules from "../../src/quotas/routes/put-many";
 import deleteRule from "../../src/quotas/routes/delete";
+import restoreRule from "../../src/quotas/routes/restore";
 import evaluateQuotas from "../../src/quotas/routes/evaluate";
 import getRule from "../../src/quotas/routes/get";
 import getQuotaDefault from "../../src/quotas/routes/get-default";
@@ -68,6 +69,7 @@ export const routes = {
   getRule,
   updateRule,
   deleteRule,
+  restoreRule,
   upsertRules,
   deleteRules,
   getQuotaDefault,

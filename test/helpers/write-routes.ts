@@ -99,6 +99,11 @@ export const WRITES: Record<string, (op: Caller) => Promise<Race>> = {
     status: 200,
     event: "rules.deleted",
   }),
+  "POST /v1/buying-policies/quotas/rules/:ruleId/restore": async (op) => {
+    const deleted = await rule(op);
+    await callRoute(op, routes.deleteRule, { params: { ruleId: deleted.id } });
+    return { path: `/v1/buying-policies/quotas/rules/${deleted.id}/restore`, status: 201, event: "rule.created" };
+  },
   "PUT /v1/buying-policies/quotas/default": async () => ({ path: "/v1/buying-policies/quotas/default", body: { minimum: 300 }, status: 200, event: "quota_default.updated" }),
   "POST /v1/carts": async (op) => {
     const open = await setUpOperation(op, { type: "PUBLIC" });

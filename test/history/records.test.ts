@@ -247,3 +247,26 @@ describe("reading history", () => {
     expect((await historyOf(op))[0].reason).toBe("Négociation Q3 ✓");
   });
 });
+
+describe("restoring a deleted rule", () => {
+  it("brings it back under its id with its last values (201, a created record); 409 rule_exists while it exists, 409 duplicate_scope when its scope was taken, 404 for an id never deleted", async () => {
+    const op = await newTenant();
+    const rule = expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "A-1", supplierId: "S-1", minimum: 100, enforcement: "WARN" } }), 201);
+    expectStatus(await callRoute(op, routes.updateRule, { params: { ruleId: rule.id }, body: { accountId: "A-1", supplierId: "S-1", minimum: 120, enforcement: "WARN" } }), 200);
+    expectProblem(await callRoute(op, routes.restoreRule, { params: { ruleId: rule.id } }), 409, "rule_exists");
+    expectStatus(await callRoute(op, routes.deleteRule, { params: { ruleId: rule.id } }), 204);
+    const restored = expectStatus(await callRoute(op, routes.restoreRule, { params: { ruleId: rule.id } }), 201);
+    expect(restored).toMatchObject({ id: rule.id, accountId: "A-1", supplierId: "S-1", storeId: null, minimum: 120, enforcement: "WARN" });
+    expect(expectStatus(await callRoute(op, routes.getRule, { params: { ruleId: rule.id } }), 200)).toMatchObject({ minimum: 120 });
+    const evaluated = expectStatus(await callRoute(op, routes.evaluateQuotas, { body: { orders: [{ accountId: "A-1", supplierId: "S-1", amount: 50 }] } }), 200);
+    expect(evaluated.results[0]).toMatchObject({ effectiveMinimum: 120, source: { ruleId: rule.id } });
+    expect((await historyOf(op, { resourceId: rule.id }))[0]).toMatchObject({ resourceType: "rule", action: "created" });
+
+    expectStatus(await callRoute(op, routes.deleteRule, { params: { ruleId: rule.id } }), 204);
+    expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "A-1", supplierId: "S-1", minimum: 5 } }), 201);
+    expectProblem(await callRoute(op, routes.restoreRule, { params: { ruleId: rule.id } }), 409, "duplicate_scope");
+    expectProblem(await callRoute(op, routes.restoreRule, { params: { ruleId: "qr_00000000000000000000000000" } }), 404, "not_found");
+    const other = await newTenant();
+    expectProblem(await callRoute(other, routes.restoreRule, { params: { ruleId: rule.id } }), 404, "not_found");
+  });
+});

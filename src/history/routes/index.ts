@@ -1,4 +1,5 @@
 import list from "./list";
 import operationHistory from "./operation-history";
+import version from "./version";
 
-export const historyRoutes = [list, operationHistory];
+export const historyRoutes = [list, operationHistory, version];

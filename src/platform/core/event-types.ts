@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   "operation.status_changed",
   "operation.deleted",
   "operation.schedule_failed",
+  "operation.reverted",
   "lines.upserted",
   "lines.removed",
   "accounts.attached",

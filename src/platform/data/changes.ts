@@ -1,5 +1,5 @@
 import type { Db } from "./database";
-import { sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import { insertFromJson, type Statement } from "./sql";
 import { changeRecords, changeSets } from "./tables";
 import { idPrefixes, newId } from "../core/ids";
@@ -168,4 +168,19 @@ export interface Writer {
   db: Db;
   principal: Principal;
   author: ChangeAuthor;
+}
+
+/** The latest record of one resource with `action` (the last deletion of a rule), with when it was made; undefined: none. */
+export async function latestRecordOf(db: Db, tenantId: string, type: ResourceType, resourceId: string, action: ChangeAction): Promise<{ changes: StoredChanges; at: string } | undefined> {
+  const [row] = await db
+    .select({ changes: changeRecords.changes, at: changeSets.at })
+    .from(changeSets)
+    .innerJoin(
+      changeRecords,
+      and(eq(changeRecords.setId, changeSets.id), eq(changeRecords.resourceType, typeCode(type)), eq(changeRecords.action, actionCode(action)), eq(changeRecords.resourceId, resourceId)),
+    )
+    .where(eq(changeSets.tenantId, tenantId))
+    .orderBy(desc(changeSets.id))
+    .limit(1);
+  return row && { changes: JSON.parse(row.changes) as StoredChanges, at: row.at };
 }

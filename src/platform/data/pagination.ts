@@ -152,6 +152,53 @@ export interface ListContext {
 }
 
 
+/** The order `keys` (then the id, in the last key's direction) puts two items in, by their sort values. */
+function compareByKeys(a: (string | number)[], b: (string | number)[], directions: boolean[]): number {
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === b[i]) continue;
+    const before = a[i] < b[i] ? -1 : 1;
+    return directions[i] ? -before : before;
+  }
+  return 0;
+}
+
+/**
+ * The list engine over items already in memory (a past version of an Operation's lines): the same
+ * query (limit, nextToken, sort; the rest bound to the token as filters), the same signed tokens and
+ * the same keyset semantics as listPage, with `valueOf` giving each sortable field's value as its
+ * SQL expression would (text compared as SQLite's BINARY collation does).
+ */
+export async function pageInMemory<Item>(options: {
+  definition: ListDefinition;
+  secret: string;
+  scope: Record<string, unknown>;
+  query: PageRequest;
+  items: readonly Item[];
+  valueOf: (item: Item, field: string) => string | number;
+  idOf: (item: Item) => string;
+}): Promise<Page<Item>> {
+  const { definition } = options;
+  const { limit, nextToken: token, sort, ...queryFilters } = options.query as PageRequest & Record<string, unknown>;
+  const sortKeys = parseSort(definition, sort);
+  const directions = [...sortKeys.map((key) => key.desc), sortKeys[sortKeys.length - 1].desc];
+  const keyOf = (item: Item) => [...sortKeys.map((key) => options.valueOf(item, key.field)), options.idOf(item)];
+  const bindingDigest = await hmacSha256(options.secret, canonical({ list: definition.name, binding: { ...options.scope, filters: queryFilters }, sort: sortKeys }));
+  const sorted = options.items.map((item) => ({ item, key: keyOf(item) })).sort((a, b) => compareByKeys(a.key, b.key, directions));
+  let start = 0;
+  if (token) {
+    const cursor = await decodeToken(options.secret, token);
+    if (!cursor || cursor.b !== bindingDigest || cursor.k.length !== directions.length) {
+      throw new ApiError("invalid_next_token", "nextToken was not issued for this list with these filters and sort.");
+    }
+    start = sorted.findIndex((entry) => compareByKeys(entry.key, cursor.k, directions) > 0);
+    if (start < 0) start = sorted.length;
+  }
+  const page = sorted.slice(start, start + limit);
+  const hasMore = start + limit < sorted.length;
+  const nextToken = hasMore ? await encodeToken(options.secret, { k: page[page.length - 1].key, b: bindingDigest }) : null;
+  return { items: page.map((entry) => entry.item), nextToken };
+}
+
 /** The `run` of a list of one table's whole rows: each item is `{ row }`. */
 export function selectRows<T extends SQLiteTable>(db: Db, table: T) {
   return ({ where, orderBy, limit, cursorColumns }: RunPageOptions) =>

@@ -191,6 +191,11 @@ function documented(json: unknown): unknown {
   // A schema converted on its own holds its named parts under $defs; they are components already.
   if (typeof shown.$ref === "string") shown.$ref = shown.$ref.replace(/^#\/\$defs\//, COMPONENT_SCHEMAS);
   if (Array.isArray(oneOfComponents)) shown.oneOf = oneOfComponents.map((id: string) => ({ $ref: componentRef(id) }));
+  // An integer with no bounds of its own gets zod's safe-integer pair: bounds that say nothing more than "an integer".
+  if (shown.type === "integer" && shown.minimum === Number.MIN_SAFE_INTEGER && shown.maximum === Number.MAX_SAFE_INTEGER) {
+    delete shown.minimum;
+    delete shown.maximum;
+  }
   return shown;
 }
 

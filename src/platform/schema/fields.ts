@@ -131,7 +131,11 @@ export const dateTime = z
   .superRefine(refuseWith(dateTimeProblem))
   .regex(DOCUMENTED_DATE_TIME_PATTERN, "must be an ISO-8601 date-time")
   .transform((v) => toIsoSeconds(v))
-  .meta({ examples: ["2026-03-01T00:00:00Z"] });
+  .meta({
+    id: "DateTime",
+    description: "An ISO-8601 date-time with a time zone (Z or an offset), on a date that exists; kept to the second, in UTC.",
+    examples: ["2026-03-01T00:00:00Z"],
+  });
 
 /** The id of one of the API's rows in a path, a query or a body (see identifierText). */
 export const pathId = (description: string) =>
@@ -139,16 +143,15 @@ export const pathId = (description: string) =>
 
 export const operationIdParam = z.strictObject({ operationId: pathId("The Operation's id.") });
 
+/** Where the next page starts: one schema for every list, so the document describes it once. */
+const nextTokenOfPage = z
+  .string()
+  .nullable()
+  .describe("Send it back as nextToken, with the same filters and sort, for the next page; null on the last page.")
+  .meta({ id: "NextToken", examples: ["eyJrIjpbIjIwMjYtMDMtMDFUMDA6MDA6MDBaIl0sImIiOiI0ZjFjIn0.kX2v9Qm7"] });
+
 /** A page of a list: name it where it is made (`listEnvelope(line).meta({ id: "LinePage" })`), like any other answer. */
-export const listEnvelope = <T extends z.ZodType>(item: T) =>
-  z.object({
-    items: z.array(item),
-    nextToken: z
-      .string()
-      .nullable()
-      .describe("Send it back as nextToken, with the same filters and sort, for the next page; null on the last page.")
-      .meta({ examples: ["eyJrIjpbIjIwMjYtMDMtMDFUMDA6MDA6MDBaIl0sImIiOiI0ZjFjIn0.kX2v9Qm7"] }),
-  });
+export const listEnvelope = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextToken: nextTokenOfPage });
 
 /**
  * A body that is one of two shapes, told apart by whether `key` is present: validation reports the

@@ -8,6 +8,7 @@ import impact from "./impact";
 import list from "./list";
 import putDefault from "./put-default";
 import putMany from "./put-many";
+import restore from "./restore";
 import update from "./update";
 
-export const quotaRoutes = [list, create, putMany, deleteMany, get, update, del, getDefault, putDefault, evaluate, impact];
+export const quotaRoutes = [list, create, putMany, deleteMany, get, update, del, restore, getDefault, putDefault, evaluate, impact];
