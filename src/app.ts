@@ -25,13 +25,15 @@ import { buildOpenApiDocument } from "./platform/http/openapi";
 import { answerUnrouted, mountRoutes, type RouteDefinition } from "./platform/http/routes";
 import { commandRegistry } from "./operations/coordinator/protocol";
 import { quotaRoutes } from "./quotas/routes";
+import { revertCommands } from "./revert/commands";
+import { revertRoutes } from "./revert/routes";
 import { handOnAppendedEvents } from "./webhooks/outbox";
 import { webhookRoutes } from "./webhooks/routes";
 import { name as serviceName } from "../package.json";
 import { buildVersion } from "./platform/core/version";
 
 /** Every command an Operation's Durable Object runs, by the name the Worker sends it by. */
-export const operationObjectCommands = commandRegistry([...operationCommands, ...lineCommands, ...attachmentCommands, ...checkoutCommands]);
+export const operationObjectCommands = commandRegistry([...operationCommands, ...lineCommands, ...attachmentCommands, ...checkoutCommands, ...revertCommands]);
 
 /** The Operation's Durable Object, running the app's commands (wrangler.toml binds it as OPERATION_COORDINATOR). */
 export class OperationCoordinator extends OperationObject {
@@ -50,6 +52,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...frontRoutes,
   ...eventRoutes,
   ...historyRoutes,
+  ...revertRoutes,
   ...keyRoutes,
   ...webhookRoutes,
 ];

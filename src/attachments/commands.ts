@@ -40,7 +40,24 @@ export const attachmentChange = (accountId: string, attached: boolean) =>
   changeOf("attachment", accountId, attached ? null : { accountId }, attached ? { accountId } : null, ATTACHMENT_FIELDS);
 
 /** The Operation's attached accounts: counted in accountCount, keyed by accountId. */
-const ATTACHMENT_ROWS: OwnedRows = { count: "accountCount", operationColumn: operationAccounts.operationId, keyColumn: operationAccounts.accountId };
+export const ATTACHMENT_ROWS: OwnedRows = { count: "accountCount", operationColumn: operationAccounts.operationId, keyColumn: operationAccounts.accountId };
+
+/** The inserts attaching `accountIds` to the Operation (none attached yet). */
+export function attachStatements(row: OperationRow, accountIds: readonly string[], by: { attachedAt: string; attachedBy: string }) {
+  return insertFromJson(
+    operationAccounts,
+    accountIds,
+    [
+      [operationAccounts.operationId, row.id],
+      [operationAccounts.accountId, (accountId) => accountId],
+      [operationAccounts.tenantId, row.tenantId],
+      [operationAccounts.operationStatus, "NOT_STARTED"],
+      [operationAccounts.attachedAt, by.attachedAt],
+      [operationAccounts.attachedBy, by.attachedBy],
+    ],
+    { target: [operationAccounts.operationId, operationAccounts.accountId] },
+  );
+}
 
 /** Attach: 404 → 409 (DRAFT, PRIVATE) → 422 unknown_accounts → 403 account_not_permitted, then one batch. */
 export const attachAccounts = defineCommand("accounts.attach", async function attachAccounts(ctx: CommandContext, input: AccountIdsInput): Promise<AttachResult> {
@@ -64,19 +81,7 @@ export const attachAccounts = defineCommand("accounts.attach", async function at
   const attachedBy = actorOf(ctx.principal);
   const accountCount = await commitRowChange(ctx, row, {
     rows: ATTACHMENT_ROWS,
-    writes: insertFromJson(
-      operationAccounts,
-      toAttach,
-      [
-        [operationAccounts.operationId, row.id],
-        [operationAccounts.accountId, (accountId) => accountId],
-        [operationAccounts.tenantId, row.tenantId],
-        [operationAccounts.operationStatus, "NOT_STARTED"],
-        [operationAccounts.attachedAt, attachedAt],
-        [operationAccounts.attachedBy, attachedBy],
-      ],
-      { target: [operationAccounts.operationId, operationAccounts.accountId] },
-    ),
+    writes: attachStatements(row, toAttach, { attachedAt, attachedBy }),
     records: recordsOf(toAttach.map((accountId) => attachmentChange(accountId, true))),
     event: "accounts.attached",
     data: { attached: toAttach.length, alreadyAttached, accountCount: row.accountCount + toAttach.length },

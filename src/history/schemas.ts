@@ -90,3 +90,43 @@ export const operationHistoryQuery = z.strictObject({
   variantExternalId: identifierText(128).optional().describe("Only the records of this line."),
 });
 export type OperationHistoryQuery = z.output<typeof operationHistoryQuery>;
+
+const fieldChanges = z.array(fieldChange);
+
+export const diffQuery = z.strictObject({
+  from: queryInteger(1, Number.MAX_SAFE_INTEGER).describe("The version compared from (previous values)."),
+  to: queryInteger(1, Number.MAX_SAFE_INTEGER).optional().describe("The version compared to (next values); the current version when omitted."),
+  limit: queryInteger(1, 1000, 50).describe("Lines per page, 1–1000."),
+  nextToken: z.string().min(1).max(2000).optional().describe("Opaque token from the previous page."),
+});
+export type DiffQuery = z.output<typeof diffQuery>;
+
+export const operationDiff = z
+  .object({
+    from: z.number().int(),
+    to: z.number().int(),
+    operation: fieldChanges.describe("The Operation's fields that differ (on the first page; empty on the next ones)."),
+    accounts: z
+      .array(z.object({ accountId: z.string(), change: z.enum(["attached", "detached"]) }))
+      .describe("Accounts attached or detached between the two versions (on the first page; empty on the next ones)."),
+    items: z
+      .array(z.object({ variantExternalId: z.string(), change: z.enum(["added", "removed", "changed"]), changes: fieldChanges }))
+      .describe("The lines that differ, by variantExternalId: added (every field, no previous), removed (every field, no next), changed (the fields that differ)."),
+    nextToken: z.string().nullable().describe("Send it back as nextToken, with the same from and to, for the next page of lines; null on the last page."),
+  })
+  .meta({
+    id: "OperationDiff",
+    examples: [
+      {
+        from: 5,
+        to: 7,
+        operation: [{ field: "status", previous: "DRAFT", next: "ACTIVE" }],
+        accounts: [{ accountId: "acc-2001", change: "attached" }],
+        items: [
+          { variantExternalId: "SKU-123", change: "changed", changes: [{ field: "maxQuantity", previous: 50, next: 5 }] },
+          { variantExternalId: "SKU-124", change: "added", changes: [{ field: "maxQuantity", next: 12 }] },
+        ],
+        nextToken: null,
+      },
+    ],
+  });

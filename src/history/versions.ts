@@ -85,63 +85,87 @@ function requireVersion(span: HistorySpan, version: number): void {
   }
 }
 
+/** The Operation at one version: its row then, and its lines and attachments then, each read when asked for. */
+export interface OperationAtVersion {
+  row: OperationRow;
+  lines(): Promise<Map<string, LineAtVersion>>;
+  attachments(): Promise<Set<string>>;
+}
+
 /**
- * The Operation at `version`, read once: its row then (fields, counts, the time that version was
- * made), and its lines and attachments then, each read when asked for. 404 version_not_found
- * unless its history covers the version.
+ * The Operation at each of `versions`, from one read: its history since the oldest of them, and its
+ * current lines and attachments (each read once, when first asked for). 404 version_not_found
+ * unless its history covers every version.
  */
-export async function operationVersion(db: Db, tenantId: string, operationId: string, version: number) {
+export async function operationVersions(db: Db, tenantId: string, operationId: string, versions: readonly number[]): Promise<OperationAtVersion[]> {
   const span = await historySpan(db, tenantId, operationId);
-  requireVersion(span, version);
-  const [later, [madeAt]] = await Promise.all([
-    recordsAfter(db, tenantId, operationId, version, ["operation", "line", "attachment"]),
+  for (const version of versions) requireVersion(span, version);
+  const oldest = Math.min(...versions);
+  const [later, times] = await Promise.all([
+    recordsAfter(db, tenantId, operationId, oldest, ["operation", "line", "attachment"]),
     db
-      .select({ at: changeSets.at })
+      .select({ version: changeSets.version, at: changeSets.at })
       .from(changeSets)
-      .where(and(eq(changeSets.tenantId, tenantId), eq(changeSets.operationId, operationId), sql`${changeSets.version} <= ${version}`))
-      .orderBy(desc(changeSets.version))
-      .limit(1),
+      .where(and(eq(changeSets.tenantId, tenantId), eq(changeSets.operationId, operationId)))
+      .orderBy(changeSets.version),
   ]);
-  const laterOf = (type: string) => later.filter((record) => record.type === type);
-  const [fields] = undoRecords(new Map([["operation", { ...span.row } as Fields]]), laterOf("o").map((record) => ({ ...record, resourceId: "operation" }))).values();
-  const countChange = (type: string) => laterOf(type).reduce((sum, record) => sum + (record.action === "c" ? -1 : record.action === "d" ? 1 : 0), 0);
+  const once = <T>(read: () => Promise<T>) => {
+    let value: T | undefined;
+    return async () => (value ??= await read());
+  };
+  const currentLines = once(async () =>
+    span.deleted
+      ? []
+      : db
+          .select({
+            variantExternalId: operationLines.variantExternalId,
+            variantId: operationLines.variantId,
+            variantName: operationLines.variantName,
+            minQuantity: operationLines.minQuantity,
+            maxQuantity: operationLines.maxQuantity,
+            recommendedQuantity: operationLines.recommendedQuantity,
+            quantityIncrement: operationLines.quantityIncrement,
+          })
+          .from(operationLines)
+          .where(eq(operationLines.operationId, operationId)),
+  );
+  const currentAttachments = once(async () =>
+    span.deleted ? [] : db.select({ accountId: operationAccounts.accountId }).from(operationAccounts).where(eq(operationAccounts.operationId, operationId)),
+  );
   // A deleted Operation's lines and attachments come back from its deletion's records.
   const now = span.deleted ? { lineCount: 0, accountCount: 0 } : { lineCount: span.row.lineCount, accountCount: span.row.accountCount };
-  const row: OperationRow = {
-    ...(fields as OperationRow),
-    id: operationId,
-    lineCount: now.lineCount + countChange("l"),
-    accountCount: now.accountCount + countChange("a"),
-    version,
-    updatedAt: madeAt?.at ?? span.row.createdAt,
-  };
-  return {
-    row,
-    /** Every line as it was, by variantExternalId. */
-    async lines(): Promise<Map<string, LineAtVersion>> {
-      const current = span.deleted
-        ? []
-        : await db
-            .select({
-              variantExternalId: operationLines.variantExternalId,
-              variantId: operationLines.variantId,
-              variantName: operationLines.variantName,
-              minQuantity: operationLines.minQuantity,
-              maxQuantity: operationLines.maxQuantity,
-              recommendedQuantity: operationLines.recommendedQuantity,
-              quantityIncrement: operationLines.quantityIncrement,
-            })
-            .from(operationLines)
-            .where(eq(operationLines.operationId, operationId));
-      const state = undoRecords(new Map(current.map(({ variantExternalId, ...line }) => [variantExternalId, line as Fields])), laterOf("l"));
-      return new Map([...state].map(([variantExternalId, line]) => [variantExternalId, { variantExternalId, ...(line as Omit<LineAtVersion, "variantExternalId">) }]));
-    },
-    /** The accounts attached then. */
-    async attachments(): Promise<Set<string>> {
-      const current = span.deleted ? [] : await db.select({ accountId: operationAccounts.accountId }).from(operationAccounts).where(eq(operationAccounts.operationId, operationId));
-      return new Set(undoRecords(new Map(current.map(({ accountId }) => [accountId, { accountId } as Fields])), laterOf("a")).keys());
-    },
-  };
+  return versions.map((version) => {
+    const undone = later.filter((record) => record.version > version);
+    const of = (type: string) => undone.filter((record) => record.type === type);
+    const [fields] = undoRecords(new Map([["operation", { ...span.row } as Fields]]), of("o").map((record) => ({ ...record, resourceId: "operation" }))).values();
+    const countChange = (type: string) => of(type).reduce((sum, record) => sum + (record.action === "c" ? -1 : record.action === "d" ? 1 : 0), 0);
+    const madeAt = times.filter((set) => set.version! <= version).at(-1)?.at;
+    return {
+      row: {
+        ...(fields as OperationRow),
+        id: operationId,
+        lineCount: now.lineCount + countChange("l"),
+        accountCount: now.accountCount + countChange("a"),
+        version,
+        updatedAt: madeAt ?? span.row.createdAt,
+      },
+      async lines() {
+        const current = await currentLines();
+        const state = undoRecords(new Map(current.map(({ variantExternalId, ...line }) => [variantExternalId, line as Fields])), of("l"));
+        return new Map([...state].map(([variantExternalId, line]) => [variantExternalId, { variantExternalId, ...(line as Omit<LineAtVersion, "variantExternalId">) }]));
+      },
+      async attachments() {
+        const current = await currentAttachments();
+        return new Set(undoRecords(new Map(current.map(({ accountId }) => [accountId, { accountId } as Fields])), of("a")).keys());
+      },
+    };
+  });
+}
+
+/** The Operation at `version` (operationVersions of one). */
+export async function operationVersion(db: Db, tenantId: string, operationId: string, version: number): Promise<OperationAtVersion> {
+  const [then] = await operationVersions(db, tenantId, operationId, [version]);
+  return then;
 }
 
 /** A line's fields, as a stored line has them and history records them. */

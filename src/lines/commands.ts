@@ -27,13 +27,13 @@ export interface RemoveLinesResult {
 export const LINE_FIELDS = recordedFields<StoredLine>(LINE_FIELD_NAMES);
 
 /** The Operation's lines: counted in lineCount, keyed by variantExternalId. */
-const LINE_ROWS: OwnedRows = { count: "lineCount", operationColumn: operationLines.operationId, keyColumn: operationLines.variantExternalId };
+export const LINE_ROWS: OwnedRows = { count: "lineCount", operationColumn: operationLines.operationId, keyColumn: operationLines.variantExternalId };
 
 /**
  * One statement per JSON chunk (usually one for 5000 lines): rows travel in a single bound
  * parameter, so the statement stays within D1's 100-parameter limit at any size.
  */
-function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredLine[], stored: Map<string, StoredLine>, updatedAt: string): Statement[] {
+export function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredLine[], stored: ReadonlyMap<string, StoredLine>, updatedAt: string): Statement[] {
   const tenantDefault = ctx.principal.tenantDefaultLocale;
   return insertFromJson(
     operationLines,
@@ -75,7 +75,7 @@ const UPDATABLE: [AnySQLiteColumn[], (line: StoredLine) => unknown][] = [
 ];
 
 /** The columns some line of the batch gives a stored line another value in. */
-function changedColumns(lines: StoredLine[], stored: Map<string, StoredLine>): AnySQLiteColumn[] {
+function changedColumns(lines: StoredLine[], stored: ReadonlyMap<string, StoredLine>): AnySQLiteColumn[] {
   return UPDATABLE.filter(([, read]) =>
     lines.some((line) => {
       const before = stored.get(line.variantExternalId);

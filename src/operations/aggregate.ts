@@ -170,8 +170,8 @@ export async function commitRowChange(
 ): Promise<number> {
   // A dry run stops here: every check has run, and the count is what the batch would leave.
   if (change.dryRun) return change.countAfter;
-  const { count, operationColumn } = change.rows;
-  const recount = sql`(select count(*) from ${operationColumn.table} where ${operationColumn} = ${row.id})`;
+  const { count } = change.rows;
+  const recount = recountOf(row, change.rows);
   const results = await commit(ctx, [
     unchangedSince(row),
     ...change.writes,
@@ -181,6 +181,16 @@ export async function commitRowChange(
     sql`select ${operations[count]} as count from ${operations} where ${operations.id} = ${row.id}`,
   ]);
   return (results[results.length - 1].results[0] as { count: number }).count;
+}
+
+/** The deletes of the Operation's rows among `keys` (lines, attachments), a statement per JSON chunk. */
+export function deleteOwnedRows(ctx: CommandContext, row: OperationRow, rows: OwnedRows, keys: readonly string[]): Statement[] {
+  return inJsonChunks(rows.keyColumn, keys).map((keyIsIn) => ctx.db.delete(rows.operationColumn.table).where(and(eq(rows.operationColumn, row.id), keyIsIn)));
+}
+
+/** A count of the Operation's rows (lineCount, accountCount) as SQL, for the bump that follows their change. */
+export function recountOf(row: OperationRow, rows: OwnedRows) {
+  return sql`(select count(*) from ${rows.operationColumn.table} where ${rows.operationColumn} = ${row.id})`;
 }
 
 /** Which of `keys` are rows of the Operation (lines, attachments): read alongside its load. */
@@ -210,12 +220,9 @@ export async function removeOwnedRows(
   const notFound = [...new Set(change.keys)].filter((key) => !found.has(key));
   const before = row[change.rows.count];
   if (!found.size) return { removed: 0, notFound, count: before };
-  const { operationColumn, keyColumn } = change.rows;
   const count = await commitRowChange(ctx, row, {
     rows: change.rows,
-    writes: inJsonChunks(keyColumn, [...found]).map((keyIsIn) =>
-      ctx.db.delete(operationColumn.table).where(and(eq(operationColumn, row.id), keyIsIn)),
-    ),
+    writes: deleteOwnedRows(ctx, row, change.rows, [...found]),
     records: recordsOf([...found].map(change.recordOf)),
     event: change.event,
     data: { [change.eventNames.removed]: found.size, [change.eventNames.notFound]: notFound.length, [change.rows.count]: before - found.size },

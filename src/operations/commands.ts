@@ -145,7 +145,8 @@ export const patchOperation = defineCommand("operation.patch", async function pa
   };
 });
 
-function ownerStatements(db: Db, tenantId: string, operationId: string, ownerIds: string[], replace: boolean) {
+/** The Operation's owners as rows (`replace`: instead of those it has). */
+export function ownerStatements(db: Db, tenantId: string, operationId: string, ownerIds: readonly string[], replace: boolean) {
   const statements: Statement[] = [];
   if (replace) statements.push(db.delete(operationOwners).where(eq(operationOwners.operationId, operationId)));
   statements.push(

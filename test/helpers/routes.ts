@@ -13,6 +13,9 @@ import putDirectory from "../../src/directory/routes/put";
 import listEvents from "../../src/events/routes/list";
 import listHistory from "../../src/history/routes/list";
 import listOperationHistory from "../../src/history/routes/operation-history";
+import getOperationVersion from "../../src/history/routes/version";
+import diffOperationVersions from "../../src/history/routes/diff";
+import revertOperation from "../../src/revert/routes/revert";
 import createKey from "../../src/keys/routes/create";
 import getKey from "../../src/keys/routes/get";
 import listKeys from "../../src/keys/routes/list";
@@ -88,6 +91,9 @@ export const routes = {
   listEvents,
   listHistory,
   listOperationHistory,
+  getOperationVersion,
+  diffOperationVersions,
+  revertOperation,
   listKeys,
   createKey,
   getKey,

@@ -66,6 +66,14 @@ export const WRITES: Record<string, (op: Caller) => Promise<Race>> = {
     const draft = await draftWithLines(op, [accountId]);
     return { path: `/v1/operations/${draft.id}/accounts`, body: [accountId], status: 200, event: "accounts.detached" };
   },
+  "POST /v1/operations/:operationId/revert": async (op) => {
+    const created = await createOperation(op);
+    const params = { operationId: created.id };
+    await callRoute(op, routes.putLines, { params, body: [{ variantExternalId: "SKU-1", minQuantity: 1, maxQuantity: 5 }] });
+    const version = (await callRoute(op, routes.getOperation, { params })).body.version;
+    await callRoute(op, routes.putLines, { params, body: [{ variantExternalId: "SKU-1", maxQuantity: 9 }, { variantExternalId: "SKU-2", minQuantity: 1, maxQuantity: 2 }] });
+    return { path: `/v1/operations/${created.id}/revert`, body: { toVersion: version }, headers: ifMatch(version + 1), status: 200, event: "operation.reverted" };
+  },
   "PUT /v1/accounts": async () => ({ path: "/v1/accounts", body: [{ accountId: uniqueId("acc"), name: "Racer", users: [] }], status: 200, event: "directory.upserted" }),
   "POST /v1/buying-policies/quotas/rules": async () => ({
     path: "/v1/buying-policies/quotas/rules",

@@ -8,9 +8,11 @@ import * as entry from "../../src/index";
  * on the free plan, 10 MB on paid ones), because a smaller script starts faster in every new isolate.
  * What once blew it: `import { z } from "zod"` pulls every zod locale in; `import * as z` does not.
  * 210 → 220 KiB when scheduled-change recovery, streamed exports and exact webhook hand-on came in
- * (+2 KiB gzipped of our own code, unminified, comments included).
+ * (+2 KiB gzipped of our own code, unminified, comments included); 220 → 240 KiB when change history
+ * (records on every write, versions, diffs, revert), impact replays, one rule for ids and
+ * date-times, and security headers came in (226 KiB then).
  */
-const BUDGET_GZIP_BYTES = 220 * 1024;
+const BUDGET_GZIP_BYTES = 240 * 1024;
 
 async function gzipSize(text: string): Promise<number> {
   const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));

@@ -34,9 +34,15 @@ interface World {
 let w: World;
 
 /** A body that would succeed for A (or fail only on A's state), by route; a route with a body and no entry fails. */
+/** Query parameters a route requires, as A would send them. */
+const QUERIES: Record<string, Record<string, string>> = {
+  "GET /v1/operations/:operationId/diff": { from: "1" },
+};
+
 const BODIES: Record<string, (w: World) => unknown> = {
   "PATCH /v1/operations/:operationId": () => ({ name: { en: "Taken over" } }),
   "POST /v1/operations/:operationId/status": () => ({ status: "INACTIVE" }),
+  "POST /v1/operations/:operationId/revert": () => ({ toVersion: 1 }),
   "PUT /v1/operations/:operationId/lines": () => [{ variantExternalId: "SKU-A", minQuantity: 0, maxQuantity: 20 }],
   "DELETE /v1/operations/:operationId/lines": () => ["SKU-A"],
   "PUT /v1/operations/:operationId/accounts": (w) => [w.acc2],
@@ -70,6 +76,7 @@ beforeAll(async () => {
     orderId: [order.id],
     // For /v1/keys/:keyId: created once a route takes the parameter (POST /v1/keys then answers 201 with the key's id).
     keyId: hasParam("keyId") ? [expectStatus(await callRoute(a, routes.createKey, { body: { role: "OPERATOR" } }), 201).id] : [],
+    version: ["1"],
     webhookId: hasParam("webhookId") ? [expectStatus(await callRoute(a, routes.createWebhook, { body: { url: `${env.TEST_RECEIVER_URL}/hooks/ok/${uniqueId("a")}` } }), 201).id] : [],
   };
   const b = await newTenant();
@@ -102,7 +109,7 @@ describe("another tenant's ids, on every registered route", () => {
         const path = spec.path.replace(/:([A-Za-z]+)/g, (_, name: string) => chosen[name]);
         const ifMatch = spec.headers?.includes("If-Match") && chosen.operationId ? { "If-Match": w.etags[chosen.operationId] } : undefined;
         for (const caller of callers) {
-          const response = await call(caller, spec.method.toUpperCase(), path, { body: BODIES[key]?.(w), headers: ifMatch });
+          const response = await call(caller, spec.method.toUpperCase(), path, { body: BODIES[key]?.(w), query: QUERIES[key], headers: ifMatch });
           try {
             expectProblem(response, 404, "not_found");
           } catch (error) {

@@ -101,6 +101,7 @@ const BODIES: Record<string, { body: unknown; ids: (string | number)[][] }[]> = 
   "POST /v1/buying-policies/quotas/evaluate": [
     { body: { orders: [{ accountId: "A-1", supplierId: "S-1", storeId: "ST-1", amount: 1 }] }, ids: [["orders", 0, "accountId"], ["orders", 0, "supplierId"], ["orders", 0, "storeId"]] },
   ],
+  "POST /v1/operations/:operationId/revert": [{ body: { toVersion: 1 }, ids: [] }],
   "POST /v1/buying-policies/quotas/impact": [
     {
       body: { changes: [{ op: "create", rule: { accountId: "A-1", supplierId: "S-1", storeId: "ST-1", minimum: 1 } }, { op: "delete", ruleId: "qr_00000000000000000000000000" }] },

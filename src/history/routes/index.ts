@@ -1,5 +1,6 @@
+import diff from "./diff";
 import list from "./list";
 import operationHistory from "./operation-history";
 import version from "./version";
 
-export const historyRoutes = [list, operationHistory, version];
+export const historyRoutes = [list, operationHistory, version, diff];

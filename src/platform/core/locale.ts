@@ -29,8 +29,12 @@ export const localizedText = z
     }
     if (locales.length > MAX_LOCALES) ctx.issues.push({ code: "custom", input: ctx.value, message: `at most ${MAX_LOCALES} locales` });
   })
-  .meta({ propertyNames: { type: "string", pattern: LOCALE_TAG.source }, additionalProperties: { type: "string", maxLength: MAX_TEXT_LENGTH } })
-  .describe("Text per BCP 47 locale, e.g. { \"en\": \"Spring\", \"fr\": \"Printemps\" }.");
+  .meta({
+    id: "LocalizedText",
+    description: "Text per BCP 47 locale, e.g. { \"en\": \"Spring\", \"fr\": \"Printemps\" }.",
+    propertyNames: { type: "string", pattern: LOCALE_TAG.source },
+    additionalProperties: { type: "string", maxLength: MAX_TEXT_LENGTH },
+  });
 
 /** A merge-patch of a localized map: a locale set to null is removed. */
 export const localizedTextPatch = z

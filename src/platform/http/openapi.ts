@@ -164,16 +164,12 @@ class ErrorResponses {
   readonly components: Record<string, JsonSchema> = {};
 
   refer(status: number, codes: ErrorCode[], deprecated: boolean): JsonSchema {
-    const name = `${codes.map(problemExampleName).join("Or")}${deprecated ? "OnDeprecatedForm" : ""}`;
+    const name = `${codes.map(pascalCode).join("Or")}${deprecated ? "OnDeprecatedForm" : ""}`;
     this.components[name] ??= {
       description: codes.map((code) => `${code}: ${ERROR_CATALOGUE[code].title}`).join("; "),
       headers: answerHeaders(PROBLEM_HEADERS[status], deprecated),
-      content: {
-        "application/problem+json": {
-          schema: { $ref: componentRef("Problem") },
-          examples: Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${problemExampleName(code)}` }])),
-        },
-      },
+      // The description names each code and its title: a problem of it is the Problem's example with that code.
+      content: { "application/problem+json": { schema: { $ref: componentRef("Problem") } } },
     };
     return { $ref: `#/components/responses/${name}` };
   }
@@ -263,27 +259,13 @@ function exampleOf(schema: JsonSchema, components: Record<string, JsonSchema>): 
 /** A request id as the API makes them, for example problems. */
 const EXAMPLE_REQUEST_ID = "6f1c2a4e-8b3d-4f5a-9c7e-1d2b3a4c5e6f";
 
-/** An example answer of `code`, as the API builds it. */
-function problemExample(code: ErrorCode): JsonSchema {
-  if (code === "validation_failed") {
-    return problemBody(validationError([{ field: "query.status.0", code: "invalid_value", message: 'Invalid option: expected one of "DRAFT"|"ACTIVE"|"INACTIVE"' }]).problem, EXAMPLE_REQUEST_ID);
-  }
-  // Its title says what a detail would repeat: the example shows the members every problem has.
-  const { detail: _detail, ...example } = problemBody({ code, detail: "" }, EXAMPLE_REQUEST_ID);
-  return example;
+/** The Problem's example: a validation_failed answer, as the API builds it. */
+function problemExample(): JsonSchema {
+  return problemBody(validationError([{ field: "query.status.0", code: "invalid_value", message: 'Invalid option: expected one of "DRAFT"|"ACTIVE"|"INACTIVE"' }]).problem, EXAMPLE_REQUEST_ID);
 }
 
-/** The name of `code`'s example problem among the components: invalid_next_token → InvalidNextToken. */
-const problemExampleName = (code: ErrorCode) => code.replace(/(?:^|_)([a-z])/g, (_, letter: string) => letter.toUpperCase());
-
-/** One example problem per code some operation can answer, kept once among the components and referred to by each such answer. */
-function problemExamples(codes: Set<ErrorCode>): Record<string, JsonSchema> {
-  return Object.fromEntries(
-    (Object.keys(ERROR_CATALOGUE) as ErrorCode[])
-      .filter((code) => codes.has(code))
-      .map((code) => [problemExampleName(code), { summary: ERROR_CATALOGUE[code].title, value: problemExample(code) }]),
-  );
-}
+/** `code` as a component's name: invalid_next_token → InvalidNextToken. */
+const pascalCode = (code: ErrorCode) => code.replace(/(?:^|_)([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
 function joinDescriptions(...descriptions: unknown[]): string | undefined {
   return descriptions.filter(Boolean).join(" ") || undefined;
@@ -351,7 +333,7 @@ const problemSchema: JsonSchema = {
     },
   },
   additionalProperties: true,
-  examples: [problemExample("validation_failed")],
+  examples: [problemExample()],
 };
 
 /** How every CSV the API takes or answers is written, said once (components/schemas/CsvFile). */
@@ -404,7 +386,6 @@ function jsonContent(schema: JsonSchema, components: Record<string, JsonSchema>)
 export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
   const schemas = componentSchemas();
   const paths: Record<string, Record<string, unknown>> = {};
-  const answeredCodes = new Set<ErrorCode>();
   const errorResponses = new ErrorResponses();
   for (const { spec } of routes) {
     const path = spec.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
@@ -426,7 +407,6 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     const errorCodes = errorsOf(spec);
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of errorCodes) {
-      answeredCodes.add(code);
       const status = ERROR_CATALOGUE[code].status;
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
@@ -504,7 +484,6 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       parameters,
       responses: sortedByName(errorResponses.components),
       headers: SHARED_HEADERS,
-      examples: problemExamples(answeredCodes),
     },
     paths,
   };

@@ -1,0 +1,3 @@
+import revert from "./revert";
+
+export const revertRoutes = [revert];
