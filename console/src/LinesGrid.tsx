@@ -93,7 +93,7 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
       const byName = lineList({ limit: PAGE_SIZE, sort: [sort as LineSort], ...(filter && { variantName: filter }), ...(pageParam && { nextToken: pageParam }) });
       const codes = filter.split(",").map((code) => code.trim()).filter(Boolean);
       if (pageParam || !codes.length) return byName;
-      const [byCode, page] = await Promise.all([lineList({ variantIds: codes, sort: [sort as LineSort] }), byName]);
+      const [byCode, page] = await Promise.all([lineList({ variantIds: codes, limit: PAGE_SIZE, sort: [sort as LineSort] }), byName]);
       return { ...page, items: [...byCode.items, ...page.items] };
     },
     getNextPageParam: (page) => page.nextToken ?? undefined,
