@@ -336,7 +336,7 @@ if (chromiumPresent("console editing test")) {
       assert.equal(ico.status, 200);
       assert.match(ico.headers.get("content-type"), /^image\//);
       assert.deepEqual([...new Uint8Array(await ico.arrayBuffer()).slice(0, 4)], [0, 0, 1, 0], "an ICO file");
-      const svg = await fetch(`${baseUrl}/console/favicon.svg`);
+      const svg = await fetch(`${baseUrl}${await page.locator('link[rel="icon"]').getAttribute("href")}`);
       assert.equal(svg.status, 200);
       assert.match(svg.headers.get("content-type"), /^image\/svg\+xml/);
       assert.match(await svg.text(), /^<svg/);
