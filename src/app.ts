@@ -104,6 +104,8 @@ export function buildApp(extend?: (app: App) => void): App {
   const consolePage = (c: { env: { ASSETS: Fetcher }; req: { url: string } }) => asset(c.env.ASSETS, new Request(new URL("/console/index.html", c.req.url)));
   app.get("/console", consolePage);
   app.get("/console/assets/*", (c) => asset(c.env.ASSETS, c.req.raw));
+  // The console's icon (its SVG is one of its assets); browsers ask any page of the origin (the docs too) for /favicon.ico.
+  app.get("/favicon.ico", (c) => asset(c.env.ASSETS, new Request(new URL("/console/favicon.ico", c.req.url))));
   app.get("/console/*", consolePage);
 
   // Credentials answer first, for every /v1 request; then each route's own chain (routeChain:

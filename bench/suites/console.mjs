@@ -64,7 +64,7 @@ export default async function consoleSuite(ctx) {
         // Scroll the whole grid a screenful at a time, counting row elements after each step.
         const scrolled = Date.now();
         maxRowElements = await page.evaluate(async () => {
-          const body = document.querySelector(".grid-body");
+          const body = document.querySelector('[role="grid"]');
           let most = 0;
           while (body.scrollTop + body.clientHeight < body.scrollHeight - 1) {
             body.scrollTop += body.clientHeight;

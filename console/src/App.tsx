@@ -14,6 +14,7 @@ import { useLocation, useRoute } from "wouter";
 import { answer, clientFor, loadSession, saveSession, toRefusal, type Refusal, type Role, type Session } from "./session";
 import { Link, ProblemView } from "./ui";
 import { SessionContext } from "./context";
+import { LeaveGuard, useConfirmLeave } from "./leaving";
 
 interface Section {
   path: string;
@@ -42,7 +43,11 @@ export function App() {
     setSession(null);
   };
   if (!session) return <SignIn onSignedIn={(s) => (saveSession(s), setSession(s))} />;
-  return <Shell session={session} onSignOut={signOut} />;
+  return (
+    <LeaveGuard>
+      <Shell session={session} onSignOut={signOut} />
+    </LeaveGuard>
+  );
 }
 
 function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
@@ -92,6 +97,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
 
 function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
   const [path] = useLocation();
+  const confirmLeave = useConfirmLeave();
   const api = useMemo(() => clientFor(session), [session]);
   const [onOperation, operation] = useRoute<{ operationId: string }>("/console/operations/:operationId");
   const sections = SECTIONS.filter((s) => session.role === "OPERATOR" || !s.operatorOnly);
@@ -111,7 +117,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
         </nav>
         <span className="who">
           {session.role}
-          <button type="button" onClick={onSignOut}>
+          <button type="button" onClick={() => confirmLeave(onSignOut)}>
             Sign out
           </button>
         </span>

@@ -5,6 +5,7 @@ import { useSession } from "./context";
 import { ConfirmDialog, SecretOnce } from "./dialogs";
 import { PagedList, type Column } from "./PagedList";
 import { answer, toRefusal } from "./session";
+import { useUnsavedForm } from "./leaving";
 import { ChoiceFilter, FormActions, ProblemView, SearchFilter } from "./ui";
 
 type Key = Schemas["Key"];
@@ -95,6 +96,7 @@ function KeyForm({ onDone }: { onDone: (secret?: string) => void }) {
   const [userId, setUserId] = useState("");
   const [name, setName] = useState("");
   const [expires, setExpires] = useState("");
+  useUnsavedForm({ role, userId, name, expires });
   const issue = useMutation({
     mutationFn: async () =>
       (

@@ -1,7 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useSession } from "./context";
-import { download } from "./csv";
 import { ConfirmDialog } from "./dialogs";
 import { AccountsPanel } from "./AccountsPanel";
 import { CsvImport } from "./CsvImport";
@@ -28,6 +27,7 @@ export function OperationPage({ operationId }: { operationId: string }) {
   const operator = session.role === "OPERATOR";
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
+  const [deactivating, setDeactivating] = useState(false);
   const [conflict, setConflict] = useState<{ refusal: Refusal; changed: string[]; latest: Operation } | null>(null);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const [linked, setLinked] = useState<Refusal | null>(null);
@@ -99,7 +99,12 @@ export function OperationPage({ operationId }: { operationId: string }) {
       {operator && (
         <div className="toolbar" role="toolbar" aria-label="Operation">
           {STATUS_BUTTONS.map((button) => (
-            <button key={button.status} type="button" disabled={operation.status === button.status || changeStatus.isPending} onClick={() => changeStatus.mutate(button.status)}>
+            <button
+              key={button.status}
+              type="button"
+              disabled={operation.status === button.status || changeStatus.isPending}
+              onClick={() => (button.status === "INACTIVE" ? setDeactivating(true) : changeStatus.mutate(button.status))}
+            >
               {button.label}
             </button>
           ))}
@@ -114,6 +119,15 @@ export function OperationPage({ operationId }: { operationId: string }) {
       {deleting && (
         <ConfirmDialog title={`Delete ${operation.code}?`} confirm="Delete" onConfirm={() => (setDeleting(false), remove.mutate())} onClose={() => setDeleting(false)}>
           <p>This cannot be undone.</p>
+        </ConfirmDialog>
+      )}
+      {deactivating && (
+        <ConfirmDialog title={`Deactivate ${operation.code}?`} confirm="Deactivate" onConfirm={() => (setDeactivating(false), changeStatus.mutate("INACTIVE"))} onClose={() => setDeactivating(false)}>
+          <p>
+            {operation.status === "DRAFT"
+              ? "It is still a draft and has never been active: it becomes INACTIVE, and its lines can no longer be edited until it is back to draft."
+              : "Accounts can no longer order from it until it is activated again."}
+          </p>
         </ConfirmDialog>
       )}
       {editing && <OperationForm operation={operation} onDone={(saved) => (setEditing(false), saved && refresh(saved))} />}
@@ -165,10 +179,6 @@ function LinesImport({ operationId, onApplied }: { operationId: string; onApplie
       onApplied={() => {
         queryClient.invalidateQueries({ queryKey: ["lines", operationId] });
         onApplied();
-      }}
-      onExport={async () => {
-        const { response } = await api.GET("/v1/operations/{operationId}/lines", { params: { path: { operationId } }, headers: { accept: "text/csv" }, parseAs: "text" });
-        download(`lines-${operationId}.csv`, await response.clone().text());
       }}
     />
   );

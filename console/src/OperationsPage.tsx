@@ -4,6 +4,7 @@ import { useState, type FormEvent } from "react";
 import { useSession } from "./context";
 import { navigate } from "wouter/use-browser-location";
 import { answer } from "./session";
+import { useUnsavedForm } from "./leaving";
 import { PagedList, type Column } from "./PagedList";
 import { ChoiceFilter, FormActions, Link, SearchFilter } from "./ui";
 
@@ -98,6 +99,7 @@ export function OperationForm({ operation, onDone }: { operation?: Operation; on
   const [startDate, setStartDate] = useState(toInputDate(operation?.startDate));
   const [endDate, setEndDate] = useState(toInputDate(operation?.endDate));
   const [names, setNames] = useState<Record<string, string>>(() => ({ ...Object.fromEntries(LOCALES.map((l) => [l, ""])), ...operation?.name }));
+  useUnsavedForm({ code, type, startDate, endDate, names });
   const save = useMutation({
     mutationFn: async () => {
       const name = Object.fromEntries(Object.entries(names).filter(([, value]) => value.trim()));

@@ -5,6 +5,7 @@ import { useSession } from "./context";
 import { ConfirmDialog } from "./dialogs";
 import type { QuotaRule } from "./rules";
 import { answer, toRefusal, type Refusal } from "./session";
+import { useUnsavedForm } from "./leaving";
 import { Link, ProblemView } from "./ui";
 
 const FIELDS = [
@@ -57,6 +58,7 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
     minimum: rule ? String(rule.minimum) : "",
     enforcement: rule?.enforcement ?? ("BLOCK" as QuotaRule["enforcement"]),
   });
+  const markSaved = useUnsavedForm(values);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const [saved, setSaved] = useState(false);
   const [deleting, setDeleting] = useState(false);
@@ -82,6 +84,7 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
     onSuccess: (stored) => {
       afterWrite();
       queryClient.setQueryData(["quota-rule", stored.id], stored);
+      markSaved();
       if (rule) setSaved(true);
       else navigate(`/console/quota-rules/${stored.id}`);
     },

@@ -2,6 +2,8 @@ import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useSession } from "./context";
 import { DataGrid, useGridDraft, type DataGridHandle, type GridRow } from "./DataGrid";
+import { ChunkRefused, describePartialSave, putInChunks, type ChunkedPut } from "./gridSave";
+import { useUnsavedEdits } from "./leaving";
 import { describeUpsert, ruleQuery, RULES_PAGE_SIZE, type QuotaRule, type RuleFilters, type RulePage } from "./rules";
 import { answer, toRefusal, type Refusal } from "./session";
 import { ProblemView } from "./ui";
@@ -9,9 +11,9 @@ import { ProblemView } from "./ui";
 const COLUMNS = [
   { field: "accountId", label: "Account" },
   { field: "supplierId", label: "Supplier" },
-  { field: "storeId", label: "Store (empty: every store)" },
-  { field: "minimum", label: "Minimum", numeric: true },
-  { field: "enforcement", label: "Enforcement" },
+  { field: "storeId", label: "Store (empty: every store)", short: "Store" },
+  { field: "minimum", label: "Minimum", short: "Min.", numeric: true },
+  { field: "enforcement", label: "Enforcement", short: "Enforce" },
 ] as const;
 /** A stored rule's scope is its key in a bulk PUT: changing it is another rule (the rule's own form moves it). */
 const SCOPE_COLUMNS = [0, 1, 2];
@@ -21,6 +23,7 @@ const MAX_RULES_PER_CALL = 5000;
 const WHOLE = /^\d+$/;
 
 type RuleRow = GridRow<QuotaRule>;
+type UpsertCounts = { created: number; updated: number; unchanged: number };
 
 const cellsOf = (rule: QuotaRule) => [rule.accountId ?? "", rule.supplierId ?? "", rule.storeId ?? "", String(rule.minimum), rule.enforcement];
 const idOf = (rule: QuotaRule) => rule.id;
@@ -66,26 +69,12 @@ export function RulesGrid({ filters }: { filters: RuleFilters }) {
   const [checked, setChecked] = useState<{ rows: RuleRow[]; body: string } | null>(null);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
 
-  const send = async (rows: RuleRow[], dryRun: boolean) => {
-    const totals = { created: 0, updated: 0, unchanged: 0 };
-    for (let offset = 0; offset < rows.length; offset += MAX_RULES_PER_CALL) {
-      const chunk = rows.slice(offset, offset + MAX_RULES_PER_CALL);
-      try {
-        const { data } = await answer(api.PUT("/v1/buying-policies/quotas/rules", { params: { query: { dryRun } }, body: chunk.map(inputOf) }));
-        totals.created += data.created;
-        totals.updated += data.updated;
-        totals.unchanged += data.unchanged;
-      } catch (error) {
-        const refused = toRefusal(error);
-        for (const item of (refused.problem as { errors?: { index?: number; message?: string; field?: string }[] }).errors ?? []) {
-          const row = item.index === undefined ? undefined : chunk[item.index];
-          if (row) draft.setServerError(row, `${item.field ? `${item.field.split(".").pop()}: ` : ""}${item.message ?? refused.problem.code}`);
-        }
-        draft.refresh();
-        throw refused;
-      }
-    }
-    return totals;
+  useUnsavedEdits(dirtyCount > 0);
+  const call: ChunkedPut<QuotaRule, UpsertCounts> = {
+    draft,
+    size: MAX_RULES_PER_CALL,
+    put: async (chunk, dryRun) => (await answer(api.PUT("/v1/buying-policies/quotas/rules", { params: { query: { dryRun } }, body: chunk.map(inputOf) }))).data,
+    messageOf: (item, refusal) => `${item.field ? `${item.field.split(".").pop()}: ` : ""}${item.message ?? refusal.problem.code}`,
   };
 
   const check = async () => {
@@ -101,12 +90,13 @@ export function RulesGrid({ filters }: { filters: RuleFilters }) {
     }
     setBusy(true);
     try {
-      const totals = await send(dirty, true);
+      const totals = await putInChunks(dirty, true, call);
       setChecked({ rows: dirty, body: JSON.stringify(dirty.map(inputOf)) });
       setNote(`Dry run: ${describeUpsert(totals)}. Nothing is saved yet.`);
-    } catch (refused) {
+    } catch (error) {
+      if (!(error instanceof ChunkRefused)) throw error;
       setNote(null);
-      setRefusal(refused as Refusal);
+      setRefusal(error.refusal);
     } finally {
       setBusy(false);
     }
@@ -117,18 +107,20 @@ export function RulesGrid({ filters }: { filters: RuleFilters }) {
     // Cells changed since the dry run: check again rather than save what was not checked.
     if (JSON.stringify(draft.dirtyRows.map(inputOf)) !== checked.body) return check();
     setBusy(true);
+    let saved: string;
     try {
-      const totals = await send(checked.rows, false);
-      draft.settle(checked.rows);
-      setChecked(null);
-      setNote(`Saved: ${describeUpsert(totals)}.`);
-      await queryClient.invalidateQueries({ queryKey: ["quota-rules"] });
-      draft.refresh();
-    } catch (refused) {
-      setRefusal(refused as Refusal);
-    } finally {
-      setBusy(false);
+      saved = `Saved: ${describeUpsert(await putInChunks(checked.rows, false, call))}.`;
+    } catch (error) {
+      if (!(error instanceof ChunkRefused)) throw error;
+      setRefusal(error.refusal);
+      saved = describePartialSave(error, checked.rows.length, "rules", (row: RuleRow) => row.cells.slice(0, 3).map((cell) => cell.trim() || "any").join(" / "));
     }
+    // The grid shows the stored rules again before it says what was saved.
+    setChecked(null);
+    await queryClient.invalidateQueries({ queryKey: ["quota-rules"] });
+    draft.refresh();
+    setNote(saved);
+    setBusy(false);
   };
 
   const loaded = draft.rows.length - draft.addedCount;
@@ -174,8 +166,9 @@ export function RulesGrid({ filters }: { filters: RuleFilters }) {
         lockedWhenStored={SCOPE_COLUMNS}
         initialColumn={COLUMN_OF_FIELD.minimum}
         className="rules-grid"
+        empty="No rule matches the filters: Add rule, or paste cells from a spreadsheet."
         help="Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a stored rule's scope is changed in its own form · Check changes sends a dry run, Apply saves."
-        onPasted={(count) => (setChecked(null), setNote(`Pasted ${count} row${count === 1 ? "" : "s"}.`))}
+        onNote={(text) => (setChecked(null), setNote(text))}
       />
     </div>
   );

@@ -7,6 +7,7 @@ import { download } from "./csv";
 import { PagedList, type Column } from "./PagedList";
 import { RulesGrid } from "./RulesGrid";
 import { describeUpsert, ruleQuery, RULES_PAGE_SIZE, SORTS, scopeText, type QuotaRule, type RuleFilters, type RulePage } from "./rules";
+import { useConfirmLeave, useUnsavedEdits } from "./leaving";
 import { answer, toRefusal, type Refusal } from "./session";
 import "./rules.css";
 import { Link, ProblemView, SearchFilter, SortChoice } from "./ui";
@@ -18,6 +19,7 @@ export function RulesPage() {
   // ?view=grid opens the grid at once (a bookmark of the bulk editor).
   const [view, setView] = useState<"list" | "grid">(new URLSearchParams(useSearch()).get("view") === "grid" ? "grid" : "list");
   const filter = (key: keyof RuleFilters) => (value: string) => setFilters((current) => ({ ...current, [key]: value.trim() }));
+  const confirmLeave = useConfirmLeave();
   return (
     <section>
       <div className="title-row">
@@ -53,7 +55,7 @@ export function RulesPage() {
         <SearchFilter label="Store id" value={filters.storeId} onChange={filter("storeId")} />
         <SortChoice value={filters.sort} choices={SORTS} onChange={filter("sort")} />
         <div className="view-switch" role="group" aria-label="View">
-          <button type="button" aria-pressed={view === "list"} onClick={() => setView("list")}>
+          <button type="button" aria-pressed={view === "list"} onClick={() => confirmLeave(() => setView("list"))}>
             List
           </button>
           <button type="button" aria-pressed={view === "grid"} onClick={() => setView("grid")}>
@@ -114,6 +116,7 @@ function DefaultMinimum() {
       setEnforcement(current.data.enforcement);
     }
   }, [current.data]);
+  useUnsavedEdits(Boolean(current.data) && (minimum !== String(current.data?.minimum) || enforcement !== current.data?.enforcement));
   const save = useMutation({
     mutationFn: async () => (await answer(api.PUT("/v1/buying-policies/quotas/default", { body: { minimum: Number(minimum), enforcement } }))).data,
     onMutate: () => (setRefusal(null), setSaved(false)),

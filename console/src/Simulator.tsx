@@ -7,6 +7,7 @@ import { buildRuleIndex, evaluateExplained, indexedRuleOf, type ExplainedQuotaRe
 import { useSession } from "./context";
 import { RULES_PAGE_SIZE, type QuotaRule, type RulePage } from "./rules";
 import { answer, toRefusal, type Refusal } from "./session";
+import { useUnsavedEdits } from "./leaving";
 import "./rules.css";
 import { Link, ProblemView } from "./ui";
 
@@ -87,6 +88,7 @@ export function Simulator() {
     return parsed;
   }, [drafts]);
   const changed = [...minimums].filter(([ruleId, minimum]) => rules.data?.find((rule) => rule.id === ruleId)?.minimum !== minimum);
+  useUnsavedEdits(changed.length > 0);
   const simulated = useMemo(
     () => (order && rules.data && fallback.data ? simulate(rules.data, fallback.data, order, whatIf ? minimums : new Map()) : null),
     [order, rules.data, fallback.data, whatIf, minimums],

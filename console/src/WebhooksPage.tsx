@@ -6,6 +6,7 @@ import { useSession } from "./context";
 import { ConfirmDialog, SecretOnce } from "./dialogs";
 import { PagedList, type Column } from "./PagedList";
 import { answer, toRefusal } from "./session";
+import { useUnsavedForm } from "./leaving";
 import { ChoiceFilter, FormActions, Link, ProblemView } from "./ui";
 
 type Webhook = Schemas["Webhook"];
@@ -90,6 +91,7 @@ function WebhookForm({ webhook, onDone }: { webhook?: Webhook; onDone: (secret?:
   const [url, setUrl] = useState(webhook?.url ?? "");
   const [eventTypes, setEventTypes] = useState(webhook?.eventTypes.join(", ") ?? "*");
   const [description, setDescription] = useState(webhook?.description ?? "");
+  useUnsavedForm({ url, eventTypes, description });
   const save = useMutation({
     mutationFn: async () => {
       const types = typesOf(eventTypes);

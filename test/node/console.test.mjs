@@ -3,6 +3,7 @@
 // import a CSV whose row 7 is wrong, activate (the grid turns read-only), and an ACCOUNT key's view.
 // Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core, which never downloads one).
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
 import { chromiumPresent, screenshot as shoot, startConsole } from "./support/browser.mjs";
 
@@ -68,7 +69,7 @@ if (chromiumPresent("console test")) {
       assert.equal(await rowCount(), 1, "a new Operation has no lines: the header row only");
     });
 
-    it("pastes 5000 lines from a spreadsheet, saves them in one PUT, and shows them after a reload", TIMEOUT, async () => {
+    it("pastes 5000 lines from a spreadsheet, saves them (a dry run, then one PUT), and shows them after a reload", TIMEOUT, async () => {
       await grid().focus();
       await grid().evaluate((element, text) => {
         const data = new DataTransfer();
@@ -81,7 +82,7 @@ if (chromiumPresent("console test")) {
       page.on("request", (request) => request.method() === "PUT" && puts.push(request.url()));
       await page.getByRole("button", { name: "Save" }).click();
       await status(`Saved: ${LINES} created, 0 updated.`).waitFor();
-      assert.equal(puts.length, 1);
+      assert.deepEqual(puts.map((url) => new URL(url).searchParams.get("dryRun")), ["true", "false"]);
       await page.reload();
       await page.getByRole("heading", { name: code }).waitFor();
       await rowsLoaded(LINES);
@@ -96,7 +97,7 @@ if (chromiumPresent("console test")) {
       await grid().press("Enter");
       const editor = page.getByRole("textbox", { name: "minQuantity, row 3" });
       await editor.fill("50");
-      await page.getByText("Row 3, minQuantity: minQuantity 50 is greater than maxQuantity 10").waitFor();
+      await page.getByText("Row 3, Min: minQuantity 50 is greater than maxQuantity 10").waitFor();
       await editor.press("Escape");
       assert.equal(await cell(2, 2).innerText(), "1", "Escape cancels the edit");
       await grid().press("Enter");
@@ -110,7 +111,7 @@ if (chromiumPresent("console test")) {
       await cell(2, 2).click();
       await grid().press("Enter");
       await editor.fill("7");
-      await page.getByText("Row 3, recommendedQuantity: recommendedQuantity 5 is outside [7, 10]").waitFor();
+      await page.getByText("Row 3, Recommended: recommendedQuantity 5 is outside [7, 10]").waitFor();
       await editor.fill("4");
       await editor.press("Enter");
       assert.equal(await cell(2, 2).getAttribute("aria-invalid"), null);
@@ -147,6 +148,16 @@ if (chromiumPresent("console test")) {
       await cell(0, 2).click();
       await grid().press("Enter");
       assert.equal(await page.getByRole("textbox", { name: "minQuantity, row 1" }).count(), 0, "Enter edits nothing");
+      // The grid is described by why it is read-only, then by its help, which names no way to edit it.
+      const [reason, help] = await grid().evaluate((element) => element.getAttribute("aria-describedby").split(" ").map((id) => document.getElementById(id).textContent));
+      assert.match(reason, /Read-only: this Operation is ACTIVE/);
+      assert.equal(help, "Arrow keys, Page Up/Down and Ctrl+Home/End move from cell to cell.");
+      // Its lines still export, as the API streams them.
+      const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
+      const exported = (await readFile(await download.path(), "utf8")).trimEnd().split("\r\n");
+      assert.equal(exported.length, LINES + 5 + 1);
+      assert.equal(exported[0], "variantExternalId,variantName,minQuantity,maxQuantity,recommendedQuantity,quantityIncrement");
+      assert.equal(exported[1], "NEW-0,New 0,1,5,2,1");
       assert.ok(await page.getByRole("button", { name: "Deactivate" }).isEnabled());
       assert.ok(await page.getByRole("button", { name: "Back to draft" }).isEnabled());
     });
@@ -156,6 +167,7 @@ if (chromiumPresent("console test")) {
       const changed = await api("PATCH", `/v1/operations/${operationId}`, { name: { de: "Konsole" } });
       assert.equal(changed.status, 200);
       await page.getByRole("button", { name: "Deactivate" }).click();
+      await page.getByRole("dialog", { name: `Deactivate ${code}?` }).getByRole("button", { name: "Deactivate" }).click();
       const alert = page.getByRole("alert").filter({ hasText: "Changed since you loaded it" });
       await alert.waitFor();
       assert.match(await alert.innerText(), /version_mismatch|412/);

@@ -16,7 +16,7 @@ function documentedRoutes(): { method: string; path: string }[] {
   const routes: { method: string; path: string }[] = [];
   for (const route of app.routes) {
     if (route.method === "ALL" || route.path.includes("*")) continue;
-    if (/^\/(v1\/)?__bench\b/.test(route.path) || route.path === "/docs" || route.path === "/console" || route.path === "/v1/openapi.json" || route.path === "/") continue;
+    if (/^\/(v1\/)?__bench\b/.test(route.path) || route.path === "/docs" || route.path === "/console" || route.path === "/favicon.ico" || route.path === "/v1/openapi.json" || route.path === "/") continue;
     const key = `${route.method} ${route.path}`;
     if (seen.has(key)) continue;
     seen.add(key);

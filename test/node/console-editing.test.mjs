@@ -1,0 +1,353 @@
+// Editing a 5000-line Operation in the console safely, in headless Chromium, as a person would (the
+// keyboard where a person would use it): a variant added or pasted again edits its row, never a
+// second one (and one outside the filter becomes an edit of its line before anything is saved); the
+// filter finds a variant by code or name as you type; the active cell's error shows right under it;
+// Save dry-runs every chunk of 5000 before saving any, and says exactly what a refusal midway saved;
+// leaving a page with unsaved edits asks first; Deactivate asks first; the lines of an ACTIVE
+// Operation export; the console has an icon.
+// Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core, which never downloads one).
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { after, before, describe, it } from "node:test";
+import { checkPage, chromiumPresent, screenshot, startConsole } from "./support/browser.mjs";
+
+const TIMEOUT = { timeout: 180_000 };
+const LINES = 5000;
+const sku = (i) => `SKU-${String(i).padStart(5, "0")}`;
+
+if (chromiumPresent("console editing test")) {
+  let editing, page, api, baseUrl, operationId;
+  const code = `EDIT-${Date.now()}`;
+
+  const grid = () => page.getByRole("grid");
+  const cell = (row, col) => page.locator(`#cell-${row}-${col}`);
+  const rowCount = async () => Number(await grid().getAttribute("aria-rowcount"));
+  const rowsShown = (lines) => page.waitForFunction((expected) => document.querySelector('[role="grid"]')?.getAttribute("aria-rowcount") === String(expected), lines + 1, { timeout: 30_000 });
+  const status = (text) => page.getByRole("status").filter({ hasText: text });
+  const paste = (text) =>
+    grid().evaluate((element, data) => {
+      const clipboard = new DataTransfer();
+      clipboard.setData("text/plain", data);
+      element.dispatchEvent(new ClipboardEvent("paste", { clipboardData: clipboard, bubbles: true, cancelable: true }));
+    }, text);
+  const storedLines = async (...variants) => (await api("GET", `/v1/operations/${operationId}/lines?variantIds=${variants.join(",")}`)).body.items;
+  const lineCount = async () => (await api("GET", `/v1/operations/${operationId}`)).body.lineCount;
+  const nav = (name) => page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name, exact: true });
+  const leaveDialog = () => page.getByRole("dialog", { name: "Leave with unsaved edits?" });
+  const focusedText = () => page.evaluate(() => document.activeElement?.textContent);
+  const openOperation = async (id, lines) => {
+    await page.goto(`${baseUrl}/console/operations/${id}`);
+    await rowsShown(lines);
+  };
+
+  before(async () => {
+    editing = await startConsole({ tenant: "editing" });
+    ({ api, baseUrl } = editing);
+    const created = await api("POST", "/v1/operations", { code, name: { en: "Editing spring" }, type: "PUBLIC", startDate: "2098-01-01T00:00:00Z", endDate: "2098-12-31T00:00:00Z" });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    operationId = created.body.id;
+    const lines = Array.from({ length: LINES }, (_, i) => ({ variantExternalId: sku(i), variantName: { en: `Item ${i}` }, minQuantity: 1, maxQuantity: 10, recommendedQuantity: 5 }));
+    assert.equal((await api("PUT", `/v1/operations/${operationId}/lines`, lines)).status, 200);
+    page = await editing.browser.newPage();
+    await editing.signIn(page, editing.operatorKey, "OPERATOR");
+    await openOperation(operationId, LINES);
+  }, { timeout: 240_000 });
+
+  after(async () => {
+    await editing?.close();
+  });
+
+  describe("editing in the console", () => {
+    it("adds and pastes a variant already in the grid into its own row (filled cells only), never a second row", TIMEOUT, async () => {
+      await page.getByRole("button", { name: "Add line" }).focus();
+      await page.keyboard.press("Enter");
+      await page.getByRole("textbox", { name: `variantExternalId, row ${LINES + 1}` }).waitFor();
+      await page.keyboard.type(sku(10));
+      await page.keyboard.press("Tab");
+      await status(`${sku(10)} is already in the grid (row 11): that row was edited instead of adding another.`).waitFor();
+      assert.equal(await rowCount(), LINES + 1, "no second row for the variant");
+      assert.equal(await grid().getAttribute("aria-activedescendant"), "cell-10-1", "the active cell moved to the variant's row");
+      await page.keyboard.press("ArrowRight");
+      await page.keyboard.press("ArrowRight");
+      await page.keyboard.type("12");
+      await page.keyboard.press("Enter");
+      assert.equal(await cell(10, 3).innerText(), "12");
+      assert.match(await cell(10, 0).textContent(), /\(unsaved\)/);
+
+      // A block with variants, pasted at the first row: an existing variant edits its own row (the
+      // first row, another variant, is left alone), a new one is a new row.
+      await page.keyboard.press("Control+Home");
+      for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowLeft");
+      await paste(`${sku(11)}\t\t\t20\nSKU-NEW-1\tNew one\t1\t5`);
+      await status("Pasted 2 rows, 1 of them new; 1 row named a variant already in the grid and edited its row (filled cells only).").waitFor();
+      assert.equal(await rowCount(), LINES + 2);
+      assert.deepEqual([await cell(0, 0).innerText(), await cell(0, 3).innerText()], [sku(0), "10"], "the row pasted over keeps its own variant and values");
+      assert.deepEqual([await cell(11, 1).innerText(), await cell(11, 3).innerText(), await cell(11, 4).innerText()], ["Item 11", "20", "5"]);
+      await page.getByRole("button", { name: "Save" }).click();
+      await status("Saved: 1 created, 2 updated.").waitFor();
+      const saved = await storedLines(sku(10), sku(11), "SKU-NEW-1");
+      assert.deepEqual(
+        saved.map((line) => [line.variantExternalId, line.variantName.en, line.minQuantity, line.maxQuantity, line.recommendedQuantity]),
+        [
+          ["SKU-NEW-1", "New one", 1, 5, null],
+          [sku(10), "Item 10", 1, 12, 5],
+          [sku(11), "Item 11", 1, 20, 5],
+        ].sort(),
+      );
+    });
+
+    it("filters as you type by a variant's code or a part of its name; a variant outside the filter, added, edits its stored line", TIMEOUT, async () => {
+      const search = page.getByLabel("Search variant or name");
+      await search.pressSequentially("Item 42");
+      await rowsShown(111); // Item 42, 420–429, 4200–4299
+      await search.fill(sku(4242));
+      await rowsShown(1);
+      assert.equal(await cell(0, 0).innerText(), sku(4242));
+      await search.fill(`${sku(7)}, ${sku(4242)}`);
+      await rowsShown(2);
+      await search.fill("Item 42");
+      await rowsShown(111);
+
+      // SKU-00001 is not shown: added as a new row, it would overwrite the stored line (its name,
+      // its recommended quantity) if it were saved as typed.
+      await page.getByRole("button", { name: "Add line" }).focus();
+      await page.keyboard.press("Enter");
+      await page.keyboard.type(sku(1));
+      await page.keyboard.press("Tab");
+      await page.keyboard.press("ArrowRight");
+      await page.keyboard.type("2");
+      await page.keyboard.press("Tab");
+      await page.keyboard.type("9");
+      await page.keyboard.press("Enter");
+      const puts = [];
+      const onRequest = (request) => request.method() === "PUT" && puts.push(new URL(request.url()).searchParams.get("dryRun"));
+      page.on("request", onRequest);
+      await page.getByRole("button", { name: "Save" }).click();
+      await status("Not saved yet: 1 new row names a variant the Operation already holds").waitFor();
+      assert.deepEqual(puts, ["true"], "a dry run only");
+      assert.equal(await cell(111, 0).textContent(), `${sku(1)} (unsaved)`);
+      assert.deepEqual([await cell(111, 1).innerText(), await cell(111, 2).innerText(), await cell(111, 3).innerText(), await cell(111, 4).innerText()], ["Item 1", "2", "9", "5"], "the stored name and recommended quantity are kept");
+      await page.getByRole("button", { name: "Save" }).click();
+      await status("Saved: 0 created, 1 updated.").waitFor();
+      page.off("request", onRequest);
+      const [line] = await storedLines(sku(1));
+      assert.deepEqual([line.variantName.en, line.minQuantity, line.maxQuantity, line.recommendedQuantity], ["Item 1", 2, 9, 5]);
+      await search.fill("");
+      await rowsShown(LINES + 1);
+    });
+
+    it("shows the active cell's error right under it, describes the cell with it, and passes axe with it shown", TIMEOUT, async () => {
+      await grid().focus();
+      await page.keyboard.press("Control+Home");
+      await cell(2, 2).click();
+      await page.keyboard.type("50");
+      const tip = page.locator("#grid-cell-error");
+      await tip.waitFor();
+      assert.equal(await tip.innerText(), "minQuantity 50 is greater than maxQuantity 10");
+      assert.equal(await page.getByRole("textbox", { name: "minQuantity, row 3" }).getAttribute("aria-describedby"), "grid-cell-error");
+      const under = async (row, col) => {
+        const [box, at] = [await tip.boundingBox(), await cell(row, col).boundingBox()];
+        assert.ok(Math.abs(box.y - (at.y + at.height)) <= 4, `the error starts right under the cell (${box.y} vs ${at.y + at.height})`);
+        return { box, at };
+      };
+      const { box, at } = await under(2, 2);
+      assert.ok(Math.abs(box.x - at.x) <= 2, "and at its left edge");
+      await page.keyboard.press("Enter");
+      assert.equal(await tip.count(), 0, "the next row has no error: nothing shows");
+      await page.keyboard.press("ArrowUp");
+      await tip.waitFor();
+      assert.equal(await cell(2, 2).getAttribute("aria-describedby"), "grid-cell-error");
+      await page.keyboard.press("ArrowRight");
+      await under(2, 3);
+      await screenshot(page, "grid-cell-error");
+      await checkPage(page, "grid with a cell's error");
+      await page.keyboard.press("ArrowLeft");
+      await page.keyboard.press("Enter");
+      await page.keyboard.press("Control+a");
+      await page.keyboard.type("1");
+      await page.keyboard.press("Enter");
+      assert.equal(await tip.count(), 0);
+      assert.equal(await page.getByText(/· \d+ unsaved/).count(), 0, "back to the stored value");
+    });
+
+    it("saves more than 5000 lines only after a dry run of every chunk; a refusal midway says which rows were saved and keeps the rest", TIMEOUT, async () => {
+      // Every stored variant gets a new maximum (5000 rows), and one new line whose code is too long for
+      // the server: the second chunk's dry run refuses it, so the first chunk is not saved either.
+      const tooLong = `SKU-${"X".repeat(130)}`;
+      const stored = await lineCount();
+      await grid().focus();
+      await page.keyboard.press("Control+Home");
+      await cell(0, 0).click();
+      await paste([...Array.from({ length: LINES }, (_, i) => `${sku(i)}\t\t\t77`), `${tooLong}\tNew\t1\t5`].join("\n"));
+      await status(`Pasted ${LINES + 1} rows, 1 of them new; ${LINES} rows named a variant already in the grid`).waitFor();
+      const puts = [];
+      const onRequest = (request) => request.method() === "PUT" && puts.push(new URL(request.url()).searchParams.get("dryRun"));
+      page.on("request", onRequest);
+      await page.getByRole("button", { name: "Save" }).click();
+      await status("Not saved: the dry run found errors, marked on their rows; nothing was saved.").waitFor();
+      assert.deepEqual(puts, ["true", "true"], "two dry runs, no commit");
+      assert.equal((await storedLines(sku(0)))[0].maxQuantity, 10, "the first chunk is not saved");
+      assert.equal(await lineCount(), stored);
+      const last = (await rowCount()) - 2;
+      await grid().focus();
+      await page.keyboard.press("Control+End");
+      assert.equal(await cell(last, 0).getAttribute("aria-invalid"), "true", "the refused row is marked");
+      await page.getByText(`Row ${last + 1}, server:`).waitFor();
+
+      // Fixed; then someone activates the Operation between the two commits: the server refuses the
+      // second, and the page says what the first saved.
+      await page.keyboard.press("Enter");
+      await page.keyboard.press("Control+a");
+      await page.keyboard.type(sku(LINES));
+      await page.keyboard.press("Enter");
+      puts.length = 0;
+      let commits = 0;
+      await page.route("**/v1/operations/*/lines*", async (route) => {
+        const request = route.request();
+        if (request.method() === "PUT" && new URL(request.url()).searchParams.get("dryRun") === "false" && ++commits === 2) {
+          assert.equal((await api("POST", `/v1/operations/${operationId}/status`, { status: "ACTIVE" })).status, 200);
+        }
+        await route.continue();
+      });
+      await page.getByRole("button", { name: "Save" }).click();
+      await status(
+        `Partly saved: the first ${LINES} of the ${LINES + 1} changed lines were saved (${sku(0)} to ${sku(LINES - 1)}, in the grid's order); the server then refused the next one, which stays as an unsaved edit, marked in the grid.`,
+      ).waitFor();
+      await page.unroute("**/v1/operations/*/lines*");
+      page.off("request", onRequest);
+      assert.deepEqual(puts, ["true", "true", "false", "false"]);
+      await page.getByRole("alert").filter({ hasText: "operation_not_draft" }).waitFor();
+      await page.getByText("· 1 unsaved").waitFor();
+      assert.equal((await storedLines(sku(0)))[0].maxQuantity, 77, "the first chunk is saved");
+      assert.deepEqual(await storedLines(sku(LINES)), [], "the second is not");
+      assert.match(await cell((await rowCount()) - 2, 0).textContent(), new RegExp(`^${sku(LINES)}.*\\(unsaved\\)`));
+      await screenshot(page, "grid-partly-saved");
+      await page.getByRole("button", { name: "Discard" }).click();
+      assert.equal((await api("POST", `/v1/operations/${operationId}/status`, { status: "DRAFT" })).status, 200);
+      await openOperation(operationId, stored);
+    });
+
+    it("asks before leaving unsaved edits: a link or Back opens a dialog (Escape or Cancel stays), closing the tab asks the browser", TIMEOUT, async () => {
+      // Reached inside the console, so Back stays in the page (a History API step).
+      await nav("Operations").click();
+      await page.getByRole("link", { name: code, exact: true }).click();
+      await rowsShown(LINES + 1);
+      const here = page.url();
+      await cell(0, 3).click();
+      await page.keyboard.type("11");
+      await page.keyboard.press("Enter");
+      await page.getByText("· 1 unsaved").waitFor();
+
+      await nav("Operations").click();
+      await leaveDialog().waitFor();
+      assert.equal(await focusedText(), "Cancel", "the safe answer has the focus");
+      await checkPage(page, "leave dialog");
+      await page.keyboard.press("Escape");
+      await leaveDialog().waitFor({ state: "detached" });
+      assert.equal(page.url(), here);
+      assert.equal(await cell(0, 3).innerText(), "11", "the edit is still there");
+
+      await page.evaluate(() => history.back());
+      await leaveDialog().waitFor();
+      assert.equal(page.url(), here, "Back is held while the dialog asks");
+      await page.keyboard.press("Enter"); // Cancel
+      await leaveDialog().waitFor({ state: "detached" });
+      assert.equal(page.url(), here);
+      await page.getByText("· 1 unsaved").waitFor();
+
+      const [question] = await Promise.all([page.waitForEvent("dialog"), page.close({ runBeforeUnload: true })]);
+      assert.equal(question.type(), "beforeunload");
+      await question.dismiss();
+      assert.equal(page.isClosed(), false);
+
+      // Confirmed from the keyboard, Back goes where it was asked to.
+      await page.evaluate(() => history.back());
+      await leaveDialog().waitFor();
+      await page.keyboard.press("Tab");
+      assert.equal(await focusedText(), "Leave and discard them");
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { level: 1, name: "Operations" }).waitFor();
+      assert.equal((await storedLines(sku(0)))[0].maxQuantity, 77, "nothing was saved");
+    });
+
+    it("asks before leaving the rules grid or a rule's form with unsaved edits", TIMEOUT, async () => {
+      await nav("Quota rules").click();
+      await page.getByRole("button", { name: "Edit in a grid" }).click();
+      await page.getByRole("button", { name: "Add rule" }).click();
+      await page.keyboard.type("ACC-LEAVE");
+      await page.keyboard.press("Enter");
+      await page.getByText("· 1 unsaved").waitFor();
+      await page.getByRole("button", { name: "List", exact: true }).click();
+      await leaveDialog().waitFor();
+      await page.keyboard.press("Escape");
+      await nav("Accounts").click();
+      await leaveDialog().waitFor();
+      await page.keyboard.press("Escape");
+      await page.getByRole("grid", { name: "Quota rules" }).waitFor();
+      await page.getByRole("button", { name: "Discard" }).click();
+      await nav("Accounts").click();
+      await page.getByRole("heading", { level: 1, name: "Accounts" }).waitFor();
+
+      await page.goto(`${baseUrl}/console/quota-rules/new`);
+      await page.getByLabel("Minimum (minor units)").fill("5");
+      await nav("Keys").click();
+      await leaveDialog().waitFor();
+      await leaveDialog().getByRole("button", { name: "Leave and discard them" }).click();
+      await page.getByRole("heading", { level: 1, name: "Keys" }).waitFor();
+    });
+
+    it("asks before deactivating a DRAFT Operation; Escape keeps it DRAFT", TIMEOUT, async () => {
+      const draft = await api("POST", "/v1/operations", { code: `${code}-D`, name: { en: "Still a draft" }, type: "PUBLIC", startDate: "2098-01-01T00:00:00Z", endDate: "2098-12-31T00:00:00Z" });
+      await openOperation(draft.body.id, 0);
+      await page.getByRole("button", { name: "Deactivate" }).focus();
+      await page.keyboard.press("Enter");
+      const confirm = page.getByRole("dialog", { name: `Deactivate ${code}-D?` });
+      await confirm.waitFor();
+      assert.match(await confirm.innerText(), /still a draft/);
+      await checkPage(page, "deactivate dialog");
+      await page.keyboard.press("Escape");
+      await confirm.waitFor({ state: "detached" });
+      assert.equal((await api("GET", `/v1/operations/${draft.body.id}`)).body.status, "DRAFT");
+      await page.getByRole("button", { name: "Deactivate" }).click();
+      await confirm.getByRole("button", { name: "Deactivate" }).click();
+      await page.locator(".badge", { hasText: "INACTIVE" }).waitFor();
+      assert.equal((await api("GET", `/v1/operations/${draft.body.id}`)).body.status, "INACTIVE");
+    });
+
+    it("labels the sort choices as the columns, and exports an ACTIVE Operation's lines", TIMEOUT, async () => {
+      const active = await api("POST", "/v1/operations", { code: `${code}-A`, name: { en: "Active one" }, type: "PUBLIC", startDate: "2098-01-01T00:00:00Z", endDate: "2098-12-31T00:00:00Z" });
+      await api("PUT", `/v1/operations/${active.body.id}/lines`, [
+        { variantExternalId: "A-1", variantName: { en: "=cmd" }, minQuantity: 0, maxQuantity: 4 },
+        { variantExternalId: "A-2", minQuantity: 1, maxQuantity: 8, recommendedQuantity: 2 },
+      ]);
+      assert.equal((await api("POST", `/v1/operations/${active.body.id}/status`, { status: "ACTIVE" })).status, 200);
+      await openOperation(active.body.id, 2);
+      const labels = await page.getByLabel("Sort").locator("option").allInnerTexts();
+      assert.deepEqual(labels, ["Variant ↑", "Variant ↓", "Name ↑", "Name ↓", "Min ↑", "Min ↓", "Max ↑", "Max ↓", "Recommended ↑", "Recommended ↓", "Pack ↑", "Pack ↓"]);
+      const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
+      assert.equal(download.suggestedFilename(), `lines-${code}-A.csv`);
+      const apiCsv = await (await fetch(`${baseUrl}/v1/operations/${active.body.id}/lines`, { headers: { accept: "text/csv", "svc-client": "OPERATOR", "svc-api-key": editing.operatorKey } })).text();
+      assert.equal(await readFile(await download.path(), "utf8"), apiCsv);
+      assert.match(apiCsv, /A-1,'=cmd,0,4,,1/);
+    });
+
+    it("has an icon: /favicon.ico and the console's SVG answer, and no page load meets a 404", TIMEOUT, async () => {
+      const ico = await fetch(`${baseUrl}/favicon.ico`);
+      assert.equal(ico.status, 200);
+      assert.match(ico.headers.get("content-type"), /^image\//);
+      assert.deepEqual([...new Uint8Array(await ico.arrayBuffer()).slice(0, 4)], [0, 0, 1, 0], "an ICO file");
+      const svg = await fetch(`${baseUrl}${await page.locator('link[rel="icon"]').getAttribute("href")}`);
+      assert.equal(svg.status, 200);
+      assert.match(svg.headers.get("content-type"), /^image\/svg\+xml/);
+      assert.match(await svg.text(), /^<svg/);
+      const missing = [];
+      page.on("response", (response) => response.status() === 404 && missing.push(response.url()));
+      await page.goto(`${baseUrl}/console/operations`);
+      await page.getByRole("heading", { level: 1, name: "Operations" }).waitFor();
+      await page.goto(`${baseUrl}/docs`);
+      await page.waitForLoadState("networkidle");
+      assert.deepEqual(missing, []);
+      assert.equal(await page.evaluate(() => fetch("/favicon.ico").then((response) => response.status)), 200);
+    });
+  });
+}
