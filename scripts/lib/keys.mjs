@@ -104,6 +104,21 @@ function keyEventSql(tenant, type, key, at) {
 }
 
 /**
+ * The change history of a key's change made here (as the Worker's keys/commands.ts records it): a
+ * change set by actor "cli" and the key's record, its hash only as "[redacted]".
+ */
+function keyHistorySql(tenant, action, keyId, changes, at) {
+  const setId = timeOrderedId("chg");
+  return [
+    `insert into change_sets (id, tenant_id, operation_id, version, actor, request_id, reason, at) values (${sqlString(setId)}, ${sqlString(tenant)}, null, null, 'cli', null, null, ${sqlString(at)})`,
+    `insert into change_records (set_id, resource_type, action, resource_id, ordinal, changes) values (${sqlString(setId)}, 'k', ${sqlString(action)}, ${sqlString(keyId)}, 0, ${sqlString(JSON.stringify(changes))})`,
+  ];
+}
+
+/** A new key's fields as history records them (the Worker's KEY_FIELDS, in its order). */
+const createdKeyChanges = (row) => ({ role: row.role, userId: row.userId ?? null, name: row.name ?? null, prefix: row.prefix ?? null, expiresAt: row.expiresAt ?? null, revokedAt: null, keyHash: "[redacted]" });
+
+/**
  * Issues several keys with few wrangler calls (each wrangler start costs seconds): new tenants'
  * rows go to their shard first, then their directory entries and the keys to the control database,
  * then each key.created event to the tenant's shard (as the Worker orders them).
@@ -146,7 +161,11 @@ export async function issueKeys(requests, target = {}) {
     });
     pending = pending.filter((_, i) => !inserted[i]);
   }
-  for (const { row } of keys) onShard(placed.get(row.tenant).shard, keyEventSql(row.tenant, "key.created", keyRepresentation(row), now));
+  for (const { row } of keys) {
+    const shard = placed.get(row.tenant).shard;
+    onShard(shard, keyEventSql(row.tenant, "key.created", keyRepresentation(row), now));
+    for (const statement of keyHistorySql(row.tenant, "c", row.id, createdKeyChanges(row), now)) onShard(shard, statement);
+  }
   for (const [shard, statements] of shardStatements) await executeSql(statements.join(";\n"), target, shard);
   return keys.map(({ key, row }) => {
     const entry = placed.get(row.tenant);
@@ -190,6 +209,9 @@ export async function revokeKey({ keyId, ...target }) {
     `update api_keys set revoked_at = ${sqlString(now)} where id = ${sqlString(keyId)} and revoked_at is null returning id`,
     target,
   );
-  if (changed) await executeSql(keyEventSql(found.tenantId, "key.revoked", revoked, now), target, found.shard);
+  if (changed) {
+    const statements = [keyEventSql(found.tenantId, "key.revoked", revoked, now), ...keyHistorySql(found.tenantId, "u", keyId, { revokedAt: [null, now] }, now)];
+    await executeSql(statements.join(";\n"), target, found.shard);
+  }
   return { key: revoked, alreadyRevoked: !changed };
 }

@@ -83,8 +83,28 @@ export async function applyMigrations(target = {}, { echo = false, configPath, c
 }
 
 /** Runs SQL on one D1 database (the control database unless named) and returns the rows of each statement. */
+/**
+ * A local database another process is writing (`npm start` serving) answers SQLITE_BUSY for a
+ * moment: the command waits and runs again (its statements are refused whole when the lock is not
+ * had), this many times, then says what to do.
+ */
+const BUSY_ATTEMPTS = 6;
+
 export async function executeSql(sqlText, target = {}, database = CONTROL) {
-  const { stdout } = await runWrangler(["d1", "execute", database, ...d1Target(target), "--json", "--command", sqlText]);
+  const args = ["d1", "execute", database, ...d1Target(target), "--json", "--command", sqlText];
+  let stdout;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      ({ stdout } = await runWrangler(args));
+      break;
+    } catch (error) {
+      if (target.remote || !/SQLITE_BUSY|database is locked/.test(String(error))) throw error;
+      if (attempt >= BUSY_ATTEMPTS) {
+        throw new Error(`${database} stayed busy (another process kept writing the local database through ${BUSY_ATTEMPTS} attempts); run the command again.\n${error.message}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
+    }
+  }
   const start = stdout.indexOf("[");
   if (start < 0) throw new Error(`wrangler d1 execute printed no JSON:\n${stdout}`);
   const parsed = JSON.parse(stdout.slice(start));

@@ -99,6 +99,15 @@ describe("npm run key against the served database", () => {
       { type: "key.created", actor: "cli" },
       { type: "key.revoked", actor: "cli" },
     ]);
+    // The command records the change history the Worker would: created, then revoked, its hash redacted.
+    const [history] = await executeSql(
+      "select r.action, r.resource_id as keyId, r.changes, s.actor from change_records r join change_sets s on s.id = r.set_id where s.tenant_id = 'node-cli' and r.resource_type = 'k' order by s.id",
+      { persistTo: state },
+      await shardOf("node-cli"),
+    );
+    assert.deepEqual(history.map(({ action, keyId, actor }) => [action, keyId, actor]), [["c", entry.id, "cli"], ["u", entry.id, "cli"]]);
+    assert.equal(JSON.parse(history[0].changes).keyHash, "[redacted]");
+    assert.deepEqual(Object.keys(JSON.parse(history[1].changes)), ["revokedAt"]);
     const again = await keyCommand("--revoke", entry.id);
     assert.equal(again.code, 0);
     assert.match(again.stderr, /already revoked/);

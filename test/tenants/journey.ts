@@ -90,6 +90,7 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   await step(operator, "GET", "/v1/buying-policies/quotas/rules", 200);
   const doomed = await step<{ id: string }>(operator, "POST", "/v1/buying-policies/quotas/rules", 201, { body: { supplierId: "SUP-2", minimum: 5 } });
   await step(operator, "DELETE", `/v1/buying-policies/quotas/rules/${doomed.body.id}`, 204);
+  await step(operator, "POST", `/v1/buying-policies/quotas/rules/${doomed.body.id}/restore`, 201);
   const bulk = await step(operator, "PUT", "/v1/buying-policies/quotas/rules", 200, {
     body: [
       { accountId: acc2, minimum: 40 },
@@ -130,7 +131,15 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   const spare = await step<{ id: string }>(operator, "POST", "/v1/operations", 201, {
     body: { code: uniqueId("OP"), name: { en: "Spare" }, type: "PUBLIC", startDate: "2020-01-01T00:00:00Z", endDate: "2099-12-31T23:59:59Z" },
   });
+  // Its history: lines changed, a version read, compared and reverted to, before it goes.
+  await step(operator, "PUT", `/v1/operations/${spare.body.id}/lines`, 200, { body: [{ variantExternalId: "SKU-S", minQuantity: 0, maxQuantity: 5 }] });
+  await step(operator, "PUT", `/v1/operations/${spare.body.id}/lines`, 200, { body: [{ variantExternalId: "SKU-S", maxQuantity: 9 }] });
+  await step(operator, "GET", `/v1/operations/${spare.body.id}/versions/2`, 200);
+  await step(operator, "GET", `/v1/operations/${spare.body.id}/diff`, 200, { query: { from: 2 } });
+  await step(operator, "POST", `/v1/operations/${spare.body.id}/revert`, 200, { body: { toVersion: 2 } });
+  await step(operator, "GET", `/v1/operations/${spare.body.id}/history`, 200);
   await step(operator, "DELETE", `/v1/operations/${spare.body.id}`, 204);
+  await step(operator, "GET", "/v1/history", 200);
 
   // The order's event reaches the receiver through the queue, a moment after the answer.
   await vi.waitFor(

@@ -142,8 +142,9 @@ export function answerDifference(example, actual, document) {
 }
 
 // Path-like mentions that are no path of this service: the version prefixes themselves, the /v2
-// that versioning.md describes as what would come, and the host's own files (and a checkout's /path/to/…).
-const NOT_SERVED = [/^\/v\d+$/, /^\/v2\//, /^\/(proc|usr|etc|tmp|path)(\/|$)/];
+// that versioning.md describes as what would come, the host's own files (and a checkout's /path/to/…), and the
+// bench Worker's own routes (bench/worker: never part of the deployed Worker).
+const NOT_SERVED = [/^\/v\d+$/, /^\/v2\//, /^\/(proc|usr|etc|tmp|path)(\/|$)/, /^\/(v1\/)?__bench\//];
 
 /**
  * The paths of the running service a doc names outside its runnable examples: `/docs`-like code
