@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
@@ -64,6 +64,9 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
+      // Two test files at a time even on two cores: a file spends much of its time waiting on workerd
+      // and D1, so the second keeps the machine busy (the suite runs in about 2.6 min instead of 3.8 on 2 cores).
+      maxWorkers: Math.max(2, availableParallelism() - 1),
       // Every request writes its one JSON log line; tests that read them spy on console.log.
       onConsoleLog: (log: string) => !log.startsWith('{"requestId"'),
       setupFiles: ["./test/helpers/apply-migrations.ts"],

@@ -3,7 +3,8 @@
 // "N passed, N failed" (", N skipped" when some were).
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
+import { buildConsole } from "./build-console.mjs";
 import { join, relative } from "node:path";
 import { repoRoot } from "./lib/wrangler.mjs";
 
@@ -65,10 +66,14 @@ const nodeTests = readdirSync(join(repoRoot, "test", "node"))
   .filter((name) => name.endsWith(".test.mjs"))
   .sort()
   .map((name) => join("test", "node", name));
+// The console is built once before the browser tests run side by side (each would otherwise build it).
+if (!vitestArgs.length) await buildConsole({ ifChanged: true });
 const nodeCode = vitestArgs.length
   ? 0
   : await run(process.execPath, [
       "--test",
+      // Two files at a time: most of their time is a local server starting, or a cron or an alarm awaited.
+      `--test-concurrency=${Math.max(2, availableParallelism() - 1)}`,
       "--test-reporter=spec",
       "--test-reporter-destination=stdout",
       `--test-reporter=${join(repoRoot, "scripts", "lib", "node-test-counts.mjs")}`,

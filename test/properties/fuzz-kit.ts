@@ -113,7 +113,8 @@ const validLocale = fc.constantFrom("en", "fr", "de", "fr-FR", "zh-Hant-TW", "pt
 const validName = fc.dictionary(validLocale, validText, { minKeys: 1, maxKeys: 3 });
 const validDate = fc
   .date({ min: new Date("2000-01-01"), max: new Date("2100-01-01"), noInvalidDate: true })
-  .chain((d) => fc.constantFrom(d.toISOString(), d.toISOString().slice(0, 10), d.toISOString().slice(0, 19) + "+02:00"));
+  // A date-time with its zone (Z or an offset): a date alone is refused since date-times need one.
+  .chain((d) => fc.constantFrom(d.toISOString(), d.toISOString().slice(0, 19) + "Z", d.toISOString().slice(0, 19) + "+02:00"));
 const validDates = fc
   .tuple(validDate, validDate)
   .map(([a, b]) => (Date.parse(a) <= Date.parse(b) ? [a, b] : [b, a]) as [string, string]);
