@@ -32,7 +32,7 @@ export async function upsertDirectory({ db, principal, author }: Writer, input: 
         [accounts.accountId, (account) => account.accountId],
         [accounts.name, (account) => account.name],
         [accounts.nameSearch, (account) => account.name.toLowerCase()],
-        [accounts.users, (account) => JSON.stringify(account.users.map((user) => ({ userId: user.userId, email: user.email })))],
+        [accounts.users, (account) => account.users.map((user) => ({ userId: user.userId, email: user.email }))],
         [accounts.createdAt, now],
         [accounts.updatedAt, now],
       ],

@@ -43,7 +43,7 @@ export function upsertStatements(ctx: CommandContext, row: OperationRow, lines: 
       [operationLines.variantExternalId, (line) => line.variantExternalId],
       [operationLines.tenantId, row.tenantId],
       [operationLines.variantId, (line) => line.variantId],
-      [operationLines.variantName, (line) => JSON.stringify(line.variantName)],
+      [operationLines.variantName, (line) => line.variantName],
       [operationLines.variantNameSearch, (line) => searchText(line.variantName)],
       [operationLines.variantNameSort, (line) => sortText(line.variantName, tenantDefault)],
       [operationLines.minQuantity, (line) => line.minQuantity],

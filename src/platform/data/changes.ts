@@ -67,7 +67,8 @@ export interface ChangeSet {
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
-  return canonicalJson(a) === canonicalJson(b);
+  // Most objects compared come in the same key order: the plain text settles them; only a difference is checked in order-free form.
+  return JSON.stringify(a) === JSON.stringify(b) || canonicalJson(a) === canonicalJson(b);
 }
 
 function canonicalJson(value: unknown): string {
@@ -134,16 +135,20 @@ export function changeStatements(db: Db, set: ChangeSet): Statement[] {
     reason: set.author.reason,
     at: nowIso(),
   });
+  // In the table's key order (type, action, id): a set's records go in as one run of the index, not all over it.
+  const keyed = set.records.map((record) => ({ key: `${typeCode(record.type)}${actionCode(record.action)}${record.id}`, record }));
+  const ordered = keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map(({ record }) => record);
   const rows = insertFromJson(
     changeRecords,
-    set.records.map((record, ordinal) => ({ record, ordinal })),
+    ordered.map((record, ordinal) => ({ record, ordinal })),
     [
       [changeRecords.setId, setId],
       [changeRecords.resourceType, ({ record }) => typeCode(record.type)],
       [changeRecords.action, ({ record }) => actionCode(record.action)],
       [changeRecords.resourceId, ({ record }) => record.id],
       [changeRecords.ordinal, ({ ordinal }) => ordinal],
-      [changeRecords.changes, ({ record }) => JSON.stringify(record.changes)],
+      // The changes travel as JSON inside the rows' JSON; `value ->> n` gives their text, encoded once.
+      [changeRecords.changes, ({ record }) => record.changes],
     ],
   );
   return [header, ...rows, ...(set.recordedInSql?.(setId, set.records.length) ?? [])];

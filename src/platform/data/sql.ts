@@ -92,10 +92,12 @@ export function sqlText(query: SQL): string {
 
 /**
  * A column of a bulk insert and where its value comes from: a function of each item (carried in
- * the items' JSON parameter), or one value for every row (bound once per statement).
+ * the items' JSON parameter), or one value for every row (bound once per statement). A function may
+ * give a JSON object or array for a JSON text column: it travels inside the items' JSON and is
+ * stored as its text (`value ->> n`), encoded once.
  */
 export type JsonInsertColumn<Item> =
-  | readonly [AnySQLiteColumn, (item: Item) => string | number | boolean | null]
+  | readonly [AnySQLiteColumn, (item: Item) => string | number | boolean | null | Record<string, unknown> | readonly unknown[]]
   | readonly [AnySQLiteColumn, SQL | string | number | boolean | null];
 
 const columnNames = (columns: readonly AnySQLiteColumn[]) => sql.join(columns.map((column) => sql.identifier(column.name)), sql`, `);
