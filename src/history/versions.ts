@@ -1,9 +1,11 @@
-import { and, desc, eq, gt, inArray, sql } from "drizzle-orm";
-import { findOperation, type OperationRow } from "../operations/aggregate";
-import { operationAccounts, operationLines } from "../operations/tables";
+import { and, asc, desc, eq, gt, inArray, lt, sql, type SQL } from "drizzle-orm";
+import type { OperationRow } from "../operations/aggregate";
+import { operationAccounts, operationLines, operations } from "../operations/tables";
 import { ApiError } from "../platform/core/errors";
 import { typeCode, type StoredChanges } from "../platform/data/changes";
 import type { Db } from "../platform/data/database";
+import { compareText } from "../platform/data/pagination";
+import { inJsonList } from "../platform/data/sql";
 import { changeRecords, changeSets } from "../platform/data/tables";
 
 /*
@@ -38,50 +40,102 @@ export function undoRecords(state: Map<string, Fields>, records: readonly LaterR
   return state;
 }
 
-/** The Operation's records of `types` made after `version`, newest first. */
-export async function recordsAfter(db: Db, tenantId: string, operationId: string, version: number, types: ("operation" | "line" | "attachment")[]): Promise<LaterRecord[]> {
-  const rows = await db
+/** Which of the records after a version to read: all of their types, or only some resources. */
+interface RecordFilter {
+  types: ("operation" | "line" | "attachment")[];
+  /** Only these resources' records: a list of ids, or a subquery giving them. */
+  resourceIds?: readonly string[] | SQL;
+}
+
+const laterRecordsWhere = (tenantId: string, operationId: string, version: number, filter: RecordFilter) =>
+  and(
+    eq(changeSets.tenantId, tenantId),
+    eq(changeSets.operationId, operationId),
+    gt(changeSets.version, version),
+    inArray(changeRecords.resourceType, filter.types.map(typeCode)),
+    ...(filter.resourceIds === undefined
+      ? []
+      : [
+          // Every action named, so that each resource is one seek of the records' key.
+          inArray(changeRecords.action, ["c", "u", "d"]),
+          Array.isArray(filter.resourceIds) ? inJsonList(changeRecords.resourceId, filter.resourceIds) : sql`${changeRecords.resourceId} in ${filter.resourceIds}`,
+        ]),
+  );
+
+/** The statement reading the Operation's records (of `filter`) made after `version`, newest first. */
+function laterRecordsQuery(db: Db, tenantId: string, operationId: string, version: number, filter: RecordFilter) {
+  return db
     .select({ version: changeSets.version, type: changeRecords.resourceType, action: changeRecords.action, resourceId: changeRecords.resourceId, changes: changeRecords.changes })
     .from(changeSets)
     .innerJoin(changeRecords, eq(changeRecords.setId, changeSets.id))
-    .where(and(eq(changeSets.tenantId, tenantId), eq(changeSets.operationId, operationId), gt(changeSets.version, version), inArray(changeRecords.resourceType, types.map(typeCode))))
+    .where(laterRecordsWhere(tenantId, operationId, version, filter))
     .orderBy(desc(changeSets.version), desc(changeRecords.ordinal));
-  return rows.map((row) => ({ ...row, version: row.version!, changes: JSON.parse(row.changes) as StoredChanges }));
 }
 
-/** What the Operation's history covers: its last version, and the first it can show (1 when its creation was recorded). */
-interface HistorySpan {
+const laterRecordsOf = (rows: { version: number | null; type: string; action: string; resourceId: string; changes: string }[]): LaterRecord[] =>
+  rows.map((row) => ({ ...row, version: row.version!, changes: JSON.parse(row.changes) as StoredChanges }));
+
+/** The Operation's records (of `filter`'s types, and resources if it names them) made after `version`, newest first. */
+export async function recordsAfter(db: Db, tenantId: string, operationId: string, version: number, filter: RecordFilter): Promise<LaterRecord[]> {
+  return laterRecordsOf(await laterRecordsQuery(db, tenantId, operationId, version, filter));
+}
+
+/**
+ * What the Operation's history covers (its last version, and the first it can show: 1 when its
+ * creation was recorded), and what was done to it after a version: one batch, one round trip.
+ */
+interface History {
   /** The Operation as it is, or as its deletion recorded it (then `deleted`). */
   row: OperationRow;
   deleted: boolean;
   first: number;
+  /** Its versions in order, and when each was made. */
+  sets: { version: number | null; at: string }[];
+  /** Its own records after the version asked for, newest first. */
+  operationRecords: LaterRecord[];
+  /** The lines and attachments each later version created (c) and deleted (d). */
+  counts: { version: number | null; type: string; action: string; count: number }[];
 }
 
-async function historySpan(db: Db, tenantId: string, operationId: string): Promise<HistorySpan> {
-  const [row, sets] = await Promise.all([
-    findOperation(db, tenantId, operationId),
+async function readHistory(db: Db, tenantId: string, operationId: string, since: number): Promise<History> {
+  const [[current], sets, operationRecords, counts] = await db.batch([
+    db
+      .select()
+      .from(operations)
+      .where(and(eq(operations.tenantId, tenantId), eq(operations.id, operationId)))
+      .limit(1),
     db
       .select({ version: changeSets.version, at: changeSets.at, created: sql<number>`exists (select 1 from ${changeRecords} where ${changeRecords.setId} = ${changeSets.id} and ${changeRecords.resourceType} = 'o' and ${changeRecords.action} = 'c')` })
       .from(changeSets)
       .where(and(eq(changeSets.tenantId, tenantId), eq(changeSets.operationId, operationId)))
       .orderBy(changeSets.version),
+    laterRecordsQuery(db, tenantId, operationId, since, { types: ["operation"] }),
+    db
+      .select({ version: changeSets.version, type: changeRecords.resourceType, action: changeRecords.action, count: sql<number>`count(*)` })
+      .from(changeSets)
+      .innerJoin(changeRecords, eq(changeRecords.setId, changeSets.id))
+      .where(and(laterRecordsWhere(tenantId, operationId, since, { types: ["line", "attachment"] }), inArray(changeRecords.action, ["c", "d"])))
+      .groupBy(changeSets.version, changeRecords.resourceType, changeRecords.action),
   ]);
-  if (!sets.length && !row) throw new ApiError("not_found", `Operation ${operationId} not found.`);
+  if (!sets.length && !current) throw new ApiError("not_found", `Operation ${operationId} not found.`);
   // Changes before the history began (an Operation older than it) cannot be undone: its span starts after them.
-  const first = sets.length && sets[0].created ? 1 : (sets[0]?.version ?? row!.version);
-  if (row) return { row, deleted: false, first };
-  const deletion = await recordsAfter(db, tenantId, operationId, sets[sets.length - 1].version! - 1, ["operation"]);
+  const first = sets.length && sets[0].created ? 1 : (sets[0]?.version ?? current!.version);
+  const later = { sets, operationRecords: laterRecordsOf(operationRecords), counts, first };
+  if (current) return { row: current, deleted: false, ...later };
   const last = sets[sets.length - 1];
-  const gone = { ...(deletion[0]?.changes ?? {}), id: operationId, tenantId, version: last.version!, lineCount: 0, accountCount: 0, updatedAt: last.at } as unknown as OperationRow;
-  return { row: gone, deleted: true, first };
+  const deletion = later.operationRecords.find((record) => record.version === last.version && record.action === "d");
+  // createdAt: as its deletion recorded it, else (recorded before it was) when its creation was.
+  const createdAt = first === 1 ? sets[0].at : last.at;
+  const gone = { createdAt, ...(deletion?.changes ?? {}), id: operationId, tenantId, version: last.version!, lineCount: 0, accountCount: 0, updatedAt: last.at } as unknown as OperationRow;
+  return { row: gone, deleted: true, ...later };
 }
 
 /** 404 version_not_found unless the Operation's history covers `version`. */
-function requireVersion(span: HistorySpan, version: number): void {
-  const last = span.deleted ? span.row.version - 1 : span.row.version;
-  if (version < span.first || version > last) {
-    const covered = span.first <= last ? `versions ${span.first} to ${last}` : "no version";
-    throw new ApiError("version_not_found", `Operation ${span.row.id} has no version ${version}: its history covers ${covered}.`, { firstVersion: span.first, lastVersion: last });
+function requireVersion(history: History, version: number): void {
+  const last = history.deleted ? history.row.version - 1 : history.row.version;
+  if (version < history.first || version > last) {
+    const covered = history.first <= last ? `versions ${history.first} to ${last}` : "no version";
+    throw new ApiError("version_not_found", `Operation ${history.row.id} has no version ${version}: its history covers ${covered}.`, { firstVersion: history.first, lastVersion: last });
   }
 }
 
@@ -89,6 +143,8 @@ function requireVersion(span: HistorySpan, version: number): void {
 export interface OperationAtVersion {
   row: OperationRow;
   lines(): Promise<Map<string, LineAtVersion>>;
+  /** One page of its lines in variantExternalId order, reading only what that page needs (linePageAt). */
+  linePage(window: LineWindow): Promise<{ lines: LineAtVersion[]; more: boolean }>;
   attachments(): Promise<Set<string>>;
 }
 
@@ -98,68 +154,113 @@ export interface OperationAtVersion {
  * unless its history covers every version.
  */
 export async function operationVersions(db: Db, tenantId: string, operationId: string, versions: readonly number[]): Promise<OperationAtVersion[]> {
-  const span = await historySpan(db, tenantId, operationId);
-  for (const version of versions) requireVersion(span, version);
   const oldest = Math.min(...versions);
-  const [later, times] = await Promise.all([
-    recordsAfter(db, tenantId, operationId, oldest, ["operation", "line", "attachment"]),
-    db
-      .select({ version: changeSets.version, at: changeSets.at })
-      .from(changeSets)
-      .where(and(eq(changeSets.tenantId, tenantId), eq(changeSets.operationId, operationId)))
-      .orderBy(changeSets.version),
-  ]);
+  const history = await readHistory(db, tenantId, operationId, oldest);
+  for (const version of versions) requireVersion(history, version);
   const once = <T>(read: () => Promise<T>) => {
     let value: T | undefined;
     return async () => (value ??= await read());
   };
-  const currentLines = once(async () =>
-    span.deleted
-      ? []
-      : db
-          .select({
-            variantExternalId: operationLines.variantExternalId,
-            variantId: operationLines.variantId,
-            variantName: operationLines.variantName,
-            minQuantity: operationLines.minQuantity,
-            maxQuantity: operationLines.maxQuantity,
-            recommendedQuantity: operationLines.recommendedQuantity,
-            quantityIncrement: operationLines.quantityIncrement,
-          })
-          .from(operationLines)
-          .where(eq(operationLines.operationId, operationId)),
-  );
+  const laterOf = {
+    l: once(() => recordsAfter(db, tenantId, operationId, oldest, { types: ["line"] })),
+    a: once(() => recordsAfter(db, tenantId, operationId, oldest, { types: ["attachment"] })),
+  };
+  const currentLines = once(async () => (history.deleted ? [] : db.select(lineFields).from(operationLines).where(eq(operationLines.operationId, operationId))));
   const currentAttachments = once(async () =>
-    span.deleted ? [] : db.select({ accountId: operationAccounts.accountId }).from(operationAccounts).where(eq(operationAccounts.operationId, operationId)),
+    history.deleted ? [] : db.select({ accountId: operationAccounts.accountId }).from(operationAccounts).where(eq(operationAccounts.operationId, operationId)),
   );
   // A deleted Operation's lines and attachments come back from its deletion's records.
-  const now = span.deleted ? { lineCount: 0, accountCount: 0 } : { lineCount: span.row.lineCount, accountCount: span.row.accountCount };
+  const now = history.deleted ? { lineCount: 0, accountCount: 0 } : { lineCount: history.row.lineCount, accountCount: history.row.accountCount };
   return versions.map((version) => {
-    const undone = later.filter((record) => record.version > version);
-    const of = (type: string) => undone.filter((record) => record.type === type);
-    const [fields] = undoRecords(new Map([["operation", { ...span.row } as Fields]]), of("o").map((record) => ({ ...record, resourceId: "operation" }))).values();
-    const countChange = (type: string) => of(type).reduce((sum, record) => sum + (record.action === "c" ? -1 : record.action === "d" ? 1 : 0), 0);
-    const madeAt = times.filter((set) => set.version! <= version).at(-1)?.at;
+    const after = <T extends { version: number | null }>(rows: T[]) => rows.filter((row) => row.version! > version);
+    const [fields] = undoRecords(new Map([["operation", { ...history.row } as Fields]]), after(history.operationRecords).map((record) => ({ ...record, resourceId: "operation" }))).values();
+    const changed = (type: string, action: string) => after(history.counts).reduce((sum, row) => sum + (row.type === type && row.action === action ? row.count : 0), 0);
+    const madeAt = history.sets.filter((set) => set.version! <= version).at(-1)?.at;
     return {
       row: {
         ...(fields as OperationRow),
         id: operationId,
-        lineCount: now.lineCount + countChange("l"),
-        accountCount: now.accountCount + countChange("a"),
+        lineCount: now.lineCount - changed("l", "c") + changed("l", "d"),
+        accountCount: now.accountCount - changed("a", "c") + changed("a", "d"),
         version,
-        updatedAt: madeAt ?? span.row.createdAt,
+        updatedAt: madeAt ?? history.row.createdAt,
       },
       async lines() {
-        const current = await currentLines();
-        const state = undoRecords(new Map(current.map(({ variantExternalId, ...line }) => [variantExternalId, line as Fields])), of("l"));
-        return new Map([...state].map(([variantExternalId, line]) => [variantExternalId, { variantExternalId, ...(line as Omit<LineAtVersion, "variantExternalId">) }]));
+        const [current, later] = await Promise.all([currentLines(), laterOf.l()]);
+        return linesAfterUndoing(current, after(later));
       },
+      linePage: (window) => linePageAt(db, { tenantId, operationId, version, deleted: history.deleted, createdSince: changed("l", "c") }, window),
       async attachments() {
-        const current = await currentAttachments();
-        return new Set(undoRecords(new Map(current.map(({ accountId }) => [accountId, { accountId } as Fields])), of("a")).keys());
+        const [current, later] = await Promise.all([currentAttachments(), laterOf.a()]);
+        return new Set(undoRecords(new Map(current.map(({ accountId }) => [accountId, { accountId } as Fields])), after(later)).keys());
       },
     };
   });
+}
+
+/** A line's fields as history records them (every stored field but the derived ones and updatedAt). */
+const lineFields = {
+  variantExternalId: operationLines.variantExternalId,
+  variantId: operationLines.variantId,
+  variantName: operationLines.variantName,
+  minQuantity: operationLines.minQuantity,
+  maxQuantity: operationLines.maxQuantity,
+  recommendedQuantity: operationLines.recommendedQuantity,
+  quantityIncrement: operationLines.quantityIncrement,
+};
+
+/** Lines as they were before `records` (newest first), from the lines after them, by variantExternalId. */
+function linesAfterUndoing(current: readonly LineAtVersion[], records: readonly LaterRecord[]): Map<string, LineAtVersion> {
+  const state = undoRecords(new Map(current.map(({ variantExternalId, ...line }) => [variantExternalId, line as Fields])), records);
+  return new Map([...state].map(([variantExternalId, line]) => [variantExternalId, { variantExternalId, ...(line as Omit<LineAtVersion, "variantExternalId">) }]));
+}
+
+/** A page of lines by variantExternalId: those after `after` (before it when `desc`), of `variantIds` if given. */
+export interface LineWindow {
+  after: string | null;
+  desc: boolean;
+  limit: number;
+  variantIds?: readonly string[];
+}
+
+/**
+ * One page of the Operation's lines at `version` in variantExternalId order (the lines list's
+ * default sort), after `after`, without undoing every line: a line then either is one now or was
+ * deleted since, and at most `createdSince` of the lines now (or of the deleted ones) are absent
+ * then (created since). So the first limit + createdSince + 1 of each, beyond the cursor, hold the
+ * page; only their records are read and undone. One batch: the two windows, and the records of
+ * the lines in them (the windows again, as a subquery).
+ */
+async function linePageAt(
+  db: Db,
+  at: { tenantId: string; operationId: string; version: number; deleted: boolean; createdSince: number },
+  window: LineWindow,
+): Promise<{ lines: LineAtVersion[]; more: boolean }> {
+  const { tenantId, operationId, version } = at;
+  type IdColumn = typeof operationLines.variantExternalId | typeof changeRecords.resourceId;
+  const beyond = (column: IdColumn) => (window.after === null ? undefined : window.desc ? lt(column, window.after) : gt(column, window.after));
+  const order = (column: IdColumn) => (window.desc ? desc(column) : asc(column));
+  const reach = window.limit + at.createdSince + 1;
+  const currentWhere = and(
+    eq(operationLines.operationId, operationId),
+    // A deleted Operation has no lines now: its lines then all come back from their records.
+    at.deleted ? sql`false` : undefined,
+    window.variantIds && inJsonList(operationLines.variantExternalId, window.variantIds),
+    beyond(operationLines.variantExternalId),
+  );
+  const currentLines = db.select(lineFields).from(operationLines).where(currentWhere).orderBy(order(operationLines.variantExternalId)).limit(reach);
+  const currentIds = db.select({ id: operationLines.variantExternalId }).from(operationLines).where(currentWhere).orderBy(order(operationLines.variantExternalId)).limit(reach);
+  const deletedWindow = db
+    .selectDistinct({ id: changeRecords.resourceId })
+    .from(changeSets)
+    .innerJoin(changeRecords, eq(changeRecords.setId, changeSets.id))
+    .where(and(laterRecordsWhere(tenantId, operationId, version, { types: ["line"], resourceIds: window.variantIds }), eq(changeRecords.action, "d"), beyond(changeRecords.resourceId)))
+    .orderBy(order(changeRecords.resourceId))
+    .limit(reach);
+  const inEitherWindow = sql`(select * from (${currentIds}) union select * from (${deletedWindow}))`;
+  const [current, records] = await db.batch([currentLines, laterRecordsQuery(db, tenantId, operationId, version, { types: ["line"], resourceIds: inEitherWindow })]);
+  const then = [...linesAfterUndoing(current, laterRecordsOf(records)).values()].sort((a, b) => (window.desc ? -1 : 1) * compareText(a.variantExternalId, b.variantExternalId));
+  return { lines: then.slice(0, window.limit), more: then.length > window.limit };
 }
 
 /** The Operation at `version` (operationVersions of one). */

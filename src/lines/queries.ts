@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { type Db } from "../platform/data/database";
 import { inJsonList, selectInChunks } from "../platform/data/sql";
-import { containsText, pageInMemory, type ListContext } from "../platform/data/pagination";
+import { bindPage, containsText, pageInMemory, type ListContext } from "../platform/data/pagination";
 import { searchText, sortText } from "../platform/core/locale";
 import { operationVersion, type LineAtVersion } from "../history/versions";
 import { operationLines } from "../operations/tables";
@@ -92,8 +92,18 @@ export async function findStoredLines(db: Db, operationId: string, keys: string[
 export async function listLinesAsOf(ctx: ListContext, operationId: string, version: number, query: ListLinesQuery) {
   const { db, principal } = ctx;
   const then = await operationVersion(db, principal.tenantId, operationId, version);
-  const lines = await then.lines();
+  const asOfPage = { definition: lineList, secret: ctx.secret, scope: { tenant: principal.tenantId, user: principal.userId, operationId }, query: { ...query, asOf: version } as typeof query };
   const variantIds = query.variantIds ?? query.variantExternalId;
+  const represent = (lines: LineAtVersion[]) => lines.map((line): LineRepresentation => ({ ...line, updatedAt: then.row.updatedAt }));
+  const { sortKeys, cursor, limit, tokenAfter } = await bindPage(asOfPage);
+  const onlyByVariantIds = Object.entries(query).every(([name, value]) => value === undefined || ["limit", "nextToken", "sort", "variantIds", "variantExternalId"].includes(name));
+  if (onlyByVariantIds && sortKeys.length === 1 && sortKeys[0].field === "variantExternalId") {
+    // The default order, filtered by id at most: the page is read without undoing every line.
+    const { lines, more } = await then.linePage({ after: (cursor?.[0] as string | undefined) ?? null, desc: sortKeys[0].desc, limit, variantIds });
+    const last = lines.at(-1);
+    return { items: represent(lines), nextToken: more && last ? await tokenAfter([last.variantExternalId, last.variantExternalId]) : null };
+  }
+  const lines = await then.lines();
   const wanted = variantIds && new Set(variantIds);
   const nameContains = query.variantName?.toLowerCase();
   const items = [...lines.values()].filter(
@@ -115,13 +125,10 @@ export async function listLinesAsOf(ctx: ListContext, operationId: string, versi
     quantityIncrement: (line) => line.quantityIncrement,
   };
   const page = await pageInMemory({
-    definition: lineList,
-    secret: ctx.secret,
-    scope: { tenant: principal.tenantId, user: principal.userId, operationId },
-    query: { ...query, asOf: version } as typeof query,
+    ...asOfPage,
     items,
     valueOf: (line, field) => sortValues[field](line),
     idOf: (line) => line.variantExternalId,
   });
-  return { items: page.items.map((line): LineRepresentation => ({ ...line, updatedAt: then.row.updatedAt })), nextToken: page.nextToken };
+  return { items: represent(page.items), nextToken: page.nextToken };
 }

@@ -82,7 +82,7 @@ export function bumpWithValues(ctx: CommandContext, row: OperationRow, changes: 
 }
 
 /** The Operation's fields as history records them (not its counts, version or timestamps, which follow from them). */
-export const OPERATION_FIELDS = recordedFields<OperationRow>(["code", "externalId", "name", "description", "type", "status", "startDate", "endDate", "activateAt", "deactivateAt", "ownerIds"]);
+export const OPERATION_FIELDS = recordedFields<OperationRow>(["code", "externalId", "name", "description", "type", "status", "startDate", "endDate", "activateAt", "deactivateAt", "ownerIds", "createdAt"]);
 
 /** The Operation's record of a change from `before` to `after` (undefined: none of its recorded fields changed). */
 export function operationChange(before: OperationRow | null, after: OperationRow | null): ChangeRecord | undefined {

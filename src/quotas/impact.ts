@@ -1,7 +1,7 @@
 import type { Db } from "../platform/data/database";
 import { ApiError, type ProblemItem } from "../platform/core/errors";
 import { idPrefixes, newId } from "../platform/core/ids";
-import { computedListToken, KeysetSelection, openComputedListToken, type ComputedList } from "../platform/data/pagination";
+import { compareText, computedListToken, KeysetSelection, openComputedListToken, type ComputedList } from "../platform/data/pagination";
 import { factPages, type FactWindow } from "./order-facts";
 import { readRulesByScope, readRulesForChanges } from "./queries";
 import {
@@ -163,8 +163,6 @@ function byImpact(a: ImpactAccount, b: ImpactAccount): number {
     compareText(a.storeId ?? "", b.storeId ?? "")
   );
 }
-
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** One key's orders as the replay folds them, with its two resolutions. */
 interface KeyTally {

@@ -148,6 +148,14 @@ describe("change records of an Operation", () => {
     }
     expect(lineRecords.length).toBe(current.lineCount);
     expect(lines.length).toBeGreaterThan(0);
+    // Its last version stays readable, lines included (a page at a time, and filtered); the deletion made no version to read.
+    const then = expectStatus(await call(op, "GET", `/v1/operations/${operation.id}/versions/${current.version}`), 200);
+    expect({ ...then, updatedAt: undefined }).toEqual({ ...current, updatedAt: undefined });
+    const pastLines = async (query: Record<string, string>) => (await collectPages(op, routes.listLines, { params, query: { asOf: String(current.version), ...query } })).items;
+    expect(await pastLines({ limit: "1" })).toEqual(lines.map((line) => ({ ...line, updatedAt: then.updatedAt })));
+    expect((await pastLines({ sort: "-variantExternalId", limit: "1" })).map((line) => line.variantExternalId)).toEqual(lines.map((line) => line.variantExternalId).reverse());
+    expect((await pastLines({ minQuantity: String(lines[0].minQuantity) })).map((line) => line.variantExternalId)).toEqual(lines.filter((line) => line.minQuantity === lines[0].minQuantity).map((line) => line.variantExternalId));
+    expectProblem(await call(op, "GET", `/v1/operations/${operation.id}/versions/${current.version + 1}`), 404, "version_not_found");
   });
 
   it("an unknown Operation's history is 404; an ACCOUNT key may not read history", async () => {

@@ -84,6 +84,13 @@ describe("an Operation at any version", () => {
           expect(withoutTimes(at)).toEqual(withoutTimes(then.operation as unknown as Record<string, unknown>));
           const lines = (await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { asOf: String(version), limit: "2" } })).items;
           expect(lines.map(withoutTimes)).toEqual(then.lines.map(withoutTimes));
+          // The default order pages without undoing every line; other sorts and filters undo them all: both agree with what was.
+          const pastLines = async (query: Record<string, string>) =>
+            (await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { asOf: String(version), ...query } })).items.map((line) => line.variantExternalId);
+          const skus = then.lines.map((line) => line.variantExternalId);
+          expect(await pastLines({ sort: "-variantExternalId", limit: "3" })).toEqual([...skus].reverse());
+          expect(await pastLines({ variantIds: "B,D,F", limit: "1" })).toEqual(skus.filter((sku) => "BDF".includes(sku)));
+          expect(await pastLines({ minQuantity: "0", limit: "2" })).toEqual(then.lines.filter((line) => line.minQuantity === 0).map((line) => line.variantExternalId));
           const accounts = (await collectPages(op, routes.listAttachments, { params: { operationId: operation.id }, query: { asOf: String(version) } })).items.map((account) => account.accountId);
           expect(accounts).toEqual(then.accounts);
         }

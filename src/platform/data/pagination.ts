@@ -152,21 +152,72 @@ export interface ListContext {
 }
 
 
+/**
+ * SQLite's BINARY order of two texts (that of their UTF-8 bytes, which is code point order): a page
+ * computed in memory sorts as the same rows read by `order by` would, beyond the BMP too.
+ */
+export function compareText(a: string, b: string): number {
+  const shorter = Math.min(a.length, b.length);
+  for (let i = 0; i < shorter; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 && y >= 0xd800) {
+      // Surrogates (U+D800–DFFF, code points beyond U+FFFF) come after U+E000–FFFF in code point order.
+      x += x >= 0xe000 ? -0x800 : 0x2000;
+      y += y >= 0xe000 ? -0x800 : 0x2000;
+    }
+    return x < y ? -1 : 1;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
 /** The order `keys` (then the id, in the last key's direction) puts two items in, by their sort values. */
-function compareByKeys(a: (string | number)[], b: (string | number)[], directions: boolean[]): number {
+export function compareByKeys(a: (string | number)[], b: (string | number)[], directions: boolean[]): number {
   for (let i = 0; i < a.length; i++) {
     if (a[i] === b[i]) continue;
-    const before = a[i] < b[i] ? -1 : 1;
+    const before = typeof a[i] === "string" && typeof b[i] === "string" ? compareText(a[i] as string, b[i] as string) : a[i] < b[i] ? -1 : 1;
     return directions[i] ? -before : before;
   }
   return 0;
 }
 
 /**
+ * A list paged outside listPage's SQL (in memory, or by a query of its own): its sort keys, their
+ * directions (the id last, in the last key's direction), and its tokens, signed and bound to the
+ * list, scope, filters and sort exactly as listPage binds them.
+ */
+export interface PageBinding {
+  sortKeys: SortKey[];
+  directions: boolean[];
+  limit: number;
+  /** The sort values (then the id) of the last item of the page before; null on the first page. */
+  cursor: (string | number)[] | null;
+  /** The nextToken of a page that ends with an item of these sort values (then its id). */
+  tokenAfter(key: (string | number)[]): Promise<string>;
+}
+
+export async function bindPage(options: { definition: ListDefinition; secret: string; scope: Record<string, unknown>; query: PageRequest }): Promise<PageBinding> {
+  const { limit, nextToken: token, sort, ...queryFilters } = options.query as PageRequest & Record<string, unknown>;
+  const sortKeys = parseSort(options.definition, sort);
+  const directions = [...sortKeys.map((key) => key.desc), sortKeys[sortKeys.length - 1].desc];
+  const bindingDigest = await hmacSha256(options.secret, canonical({ list: options.definition.name, binding: { ...options.scope, filters: queryFilters }, sort: sortKeys }));
+  let cursor: (string | number)[] | null = null;
+  if (token) {
+    const decoded = await decodeToken(options.secret, token);
+    if (!decoded || decoded.b !== bindingDigest || decoded.k.length !== directions.length) {
+      throw new ApiError("invalid_next_token", "nextToken was not issued for this list with these filters and sort.");
+    }
+    cursor = decoded.k;
+  }
+  return { sortKeys, directions, limit, cursor, tokenAfter: (key) => encodeToken(options.secret, { k: key, b: bindingDigest }) };
+}
+
+/**
  * The list engine over items already in memory (a past version of an Operation's lines): the same
  * query (limit, nextToken, sort; the rest bound to the token as filters), the same signed tokens and
  * the same keyset semantics as listPage, with `valueOf` giving each sortable field's value as its
- * SQL expression would (text compared as SQLite's BINARY collation does).
+ * SQL expression would.
  */
 export async function pageInMemory<Item>(options: {
   definition: ListDefinition;
@@ -177,26 +228,17 @@ export async function pageInMemory<Item>(options: {
   valueOf: (item: Item, field: string) => string | number;
   idOf: (item: Item) => string;
 }): Promise<Page<Item>> {
-  const { definition } = options;
-  const { limit, nextToken: token, sort, ...queryFilters } = options.query as PageRequest & Record<string, unknown>;
-  const sortKeys = parseSort(definition, sort);
-  const directions = [...sortKeys.map((key) => key.desc), sortKeys[sortKeys.length - 1].desc];
+  const { sortKeys, directions, limit, cursor, tokenAfter } = await bindPage(options);
   const keyOf = (item: Item) => [...sortKeys.map((key) => options.valueOf(item, key.field)), options.idOf(item)];
-  const bindingDigest = await hmacSha256(options.secret, canonical({ list: definition.name, binding: { ...options.scope, filters: queryFilters }, sort: sortKeys }));
   const sorted = options.items.map((item) => ({ item, key: keyOf(item) })).sort((a, b) => compareByKeys(a.key, b.key, directions));
   let start = 0;
-  if (token) {
-    const cursor = await decodeToken(options.secret, token);
-    if (!cursor || cursor.b !== bindingDigest || cursor.k.length !== directions.length) {
-      throw new ApiError("invalid_next_token", "nextToken was not issued for this list with these filters and sort.");
-    }
-    start = sorted.findIndex((entry) => compareByKeys(entry.key, cursor.k, directions) > 0);
+  if (cursor) {
+    start = sorted.findIndex((entry) => compareByKeys(entry.key, cursor, directions) > 0);
     if (start < 0) start = sorted.length;
   }
   const page = sorted.slice(start, start + limit);
   const hasMore = start + limit < sorted.length;
-  const nextToken = hasMore ? await encodeToken(options.secret, { k: page[page.length - 1].key, b: bindingDigest }) : null;
-  return { items: page.map((entry) => entry.item), nextToken };
+  return { items: page.map((entry) => entry.item), nextToken: hasMore ? await tokenAfter(page[page.length - 1].key) : null };
 }
 
 /** The `run` of a list of one table's whole rows: each item is `{ row }`. */
