@@ -117,6 +117,16 @@ describe("an Operation at any version", () => {
     expectProblem(await callRoute(op, routes.listLines, { params, query: { asOf: "99" } }), 404, "version_not_found");
     expectProblem(await call(op, "GET", `/v1/operations/${operation.id}/versions/0`), 400, "validation_failed");
     expectProblem(await call(op, "GET", "/v1/operations/op_00000000000000000000000000/versions/1"), 404, "not_found");
+    // Past pages sort text as the current list does (SQLite compares code points: U+FF21 before U+1F600, which UTF-16 would put first).
+    const wide = ["X\u{1F600}", "X\uFF21", "XA"].map((variantExternalId) => ({ variantExternalId, minQuantity: 0, maxQuantity: 3 }));
+    expectStatus(await callRoute(op, routes.putLines, { params, body: wide }), 200);
+    const v4 = expectStatus(await callRoute(op, routes.getOperation, { params }), 200).version;
+    expectStatus(await callRoute(op, routes.deleteLines, { params, body: ["A"] }), 200);
+    const order = async (query: Record<string, string>) => (await collectPages(op, routes.listLines, { params, query: { limit: "1", ...query } })).items.map((line) => line.variantExternalId);
+    const now = await order({});
+    expect(now.slice(-3)).toEqual(["XA", "X\uFF21", "X\u{1F600}"]);
+    expect(await order({ asOf: String(v4) })).toEqual(["A", ...now]);
+    expect(await order({ asOf: String(v4), minQuantity: "0" })).toEqual(["A", ...now]);
     // A token of the current list does not page a past version.
     const current = expectStatus(await callRoute(op, routes.listLines, { params, query: { limit: "1" } }), 200);
     expectProblem(await callRoute(op, routes.listLines, { params, query: { asOf: String(v2), limit: "1", nextToken: current.nextToken! } }), 400, "invalid_next_token");
