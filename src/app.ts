@@ -15,7 +15,7 @@ import { operationCommands } from "./operations/commands";
 import { operationRoutes } from "./operations/routes";
 import type { MiddlewareHandler } from "hono";
 import { createApp } from "./platform/http/create-app";
-import { type App, type AppBindings } from "./platform/http/context";
+import type { App, AppBindings } from "./platform/http/context";
 import { authenticate } from "./platform/http/auth";
 import { isBookmark, sessionStart } from "./platform/data/bookmarks";
 import { openDb } from "./platform/data/database";

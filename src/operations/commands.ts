@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { defineCommand, type CommandContext } from "./coordinator/protocol";
 import { violatesUnique } from "../platform/data/constraint-errors";
-import { type Db } from "../platform/data/database";
+import type { Db } from "../platform/data/database";
 import { insertFromJson, runBatch, type Statement, writeGuard } from "../platform/data/sql";
 import { ApiError } from "../platform/core/errors";
 import { appendEvent } from "../platform/data/events";
