@@ -47,7 +47,7 @@ const quote = (value: unknown) => {
 
 /** A CSV text: a header row, then one row per record. */
 export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]) {
-  return [header, ...rows].map((row) => row.map(quote).join(",")).join("\n") + "\n";
+  return `${[header, ...rows].map((row) => row.map(quote).join(",")).join("\n")}\n`;
 }
 
 /** Saves a text as a file the browser downloads. */

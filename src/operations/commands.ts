@@ -10,7 +10,7 @@ import { foldedText, mergeLocalized, searchText, sortText } from "../platform/co
 import type { Principal } from "../platform/core/principal";
 import { changeStatements, recordsOf, type ChangeAuthor } from "../platform/data/changes";
 import { operationAccounts, operationLines, operationOwners, operations } from "./tables";
-import { bumpOperation, bumpWithValues, checkIfMatch, commit, findOperation, loadOperation, operationChange, operationChanges, operationEvent, recordEveryRowDeleted, requireDraft, unchangedSince, type OperationRow } from "./aggregate";
+import { bumpWithValues, checkIfMatch, commit, findOperation, loadOperation, operationChange, operationChanges, operationEvent, recordEveryRowDeleted, requireDraft, unchangedSince, type OperationRow } from "./aggregate";
 import { nowIso, toIsoSeconds } from "../platform/core/time";
 import { toOperationRepresentation } from "./queries";
 import type { OperationCreate, OperationPatch, OperationStatus } from "./schemas";

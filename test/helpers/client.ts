@@ -110,7 +110,7 @@ export async function call<T = unknown>(
       ? await fetchWithEnv(new Request(url, { method, headers, body }), options.env ?? {})
       : await SELF.fetch(url.toString(), { method, headers, body });
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
