@@ -342,7 +342,6 @@ export default async function soak(ctx) {
   const pick = (n) => Math.floor(rng() * n);
   const active = operations;
   const readable = [...operations, ...drafts];
-  const created = { orders: [], carts: [] }; // 201s: { id, operationId, storeId }
   const orderAttempts = new Map(); // storeId → { kind: "fit" | "blocked", operationId, outcome, orderId }
   const cartAttempts = new Map();
   let attemptSeq = 0;
@@ -386,7 +385,8 @@ export default async function soak(ctx) {
   const chooseClass = () => {
     let x = rng() * totalWeight;
     for (const [name, weight] of mix) {
-      if ((x -= weight) < 0) return name;
+      x -= weight;
+      if (x < 0) return name;
     }
     return mix[0][0];
   };

@@ -17,7 +17,10 @@ const canonical = (value) => JSON.stringify(value, (_, v) => (v && typeof v === 
 /** A small seeded generator: a failing run names its seed. */
 function randomFrom(seed) {
   let state = seed >>> 0;
-  const next = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const next = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
   return { next, pick: (values) => values[Math.floor(next() * values.length)], chance: (p) => next() < p };
 }
 
