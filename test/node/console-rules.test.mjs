@@ -233,7 +233,7 @@ if (chromiumPresent("console rules test")) {
       // The file the browser saves is the API's CSV export of the filtered rules.
       const [exported] = await Promise.all([
         page.waitForResponse((response) => response.url().includes(`${RULES}?`) && response.request().headers().accept === "text/csv"),
-        page.getByRole("link", { name: "Export CSV" }).click(),
+        page.getByRole("button", { name: "Export CSV" }).click(),
       ]);
       assert.equal(exported.status(), 200);
       assert.match(new URL(exported.url()).search, /accountId=CSV-A/);
