@@ -1,7 +1,6 @@
 // npm start: local D1 migrations, docs assets, demo keys and data, then `wrangler dev` in the foreground.
 // Works offline with no Cloudflare account: everything runs in local workerd with local D1.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { buildConsole } from "./build-console.mjs";
 import { DEMO_ACCOUNT_USER, DEMO_TENANT, exampleVariables, exportLines, httpCaller, seedDemo } from "./lib/demo.mjs";

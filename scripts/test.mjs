@@ -1,6 +1,6 @@
-// npm test: the Worker suite (vitest inside workerd), then the checks that need a real local server,
-// a browser or a packed tarball (node:test); both always run, and the run ends with one line:
-// "N passed, N failed" (", N skipped" when some were).
+// npm test: the linter (npm run lint), the Worker suite (vitest inside workerd), then the checks that
+// need a real local server, a browser or a packed tarball (node:test); all always run, and the run
+// ends with one line: "N passed, N failed" (", N skipped" when some were; a lint finding is a failure).
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -42,6 +42,12 @@ function readJson(path) {
   }
 }
 
+const vitestArgs = process.argv.slice(2);
+
+// Biome's findings first (a warning counts too), before the long suites; the suites still run, so one
+// run reports both. Only for the whole run: `npm test -- <files>` runs just those files.
+const lintCode = vitestArgs.length ? 0 : await run("npm", ["run", "--silent", "lint"]);
+
 // The contract as built now (client/openapi.json, its types, the client package), from the code as it
 // stands: what the compatibility gate and the client's tests read is never a stale build.
 const specCode = await run(process.execPath, [join(repoRoot, "scripts", "write-openapi.mjs"), "--types"]);
@@ -54,7 +60,6 @@ if ((await run(process.execPath, [join(repoRoot, "client", "build.mjs")])) !== 0
   process.exit(1);
 }
 
-const vitestArgs = process.argv.slice(2);
 const vitestCode = await run(join(repoRoot, "node_modules", ".bin", "vitest"), [
   "run",
   "--reporter=default",
@@ -88,7 +93,12 @@ rmSync(scratch, { recursive: true, force: true });
 
 // A suite that crashed before reporting counts as one failure, so the line never reads as all green.
 const passed = (vitest?.numPassedTests ?? 0) + node.passed;
-const failed = (vitest?.numFailedTests ?? (vitestCode === 0 ? 0 : 1)) + node.failed + (vitestCode !== 0 && vitest?.numFailedTests === 0 ? 1 : 0) + (nodeCode !== 0 && node.failed === 0 ? 1 : 0);
+const failed =
+  (vitest?.numFailedTests ?? (vitestCode === 0 ? 0 : 1)) +
+  node.failed +
+  (vitestCode !== 0 && vitest?.numFailedTests === 0 ? 1 : 0) +
+  (nodeCode !== 0 && node.failed === 0 ? 1 : 0) +
+  (lintCode === 0 ? 0 : 1);
 const skipped = (vitest?.numPendingTests ?? 0) + (vitest?.numTodoTests ?? 0) + node.skipped;
-console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
-process.exit(vitestCode || nodeCode);
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}${lintCode === 0 ? "" : " (the linter found problems: npm run lint)"}`);
+process.exit(lintCode || vitestCode || nodeCode);

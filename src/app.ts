@@ -15,7 +15,7 @@ import { operationCommands } from "./operations/commands";
 import { operationRoutes } from "./operations/routes";
 import type { MiddlewareHandler } from "hono";
 import { createApp } from "./platform/http/create-app";
-import { type App, type AppBindings } from "./platform/http/context";
+import type { App, AppBindings } from "./platform/http/context";
 import { authenticate } from "./platform/http/auth";
 import { isBookmark, sessionStart } from "./platform/data/bookmarks";
 import { openDb } from "./platform/data/database";
@@ -92,7 +92,10 @@ export function buildApp(extend?: (app: App) => void): App {
   app.get("/", (c) => c.json({ name: serviceName, version: buildVersion(c.env), docs: "/docs", openapi: "/v1/openapi.json", health: "/healthz" }));
 
   let openApiDocument: Record<string, unknown> | undefined;
-  app.get("/v1/openapi.json", (c) => c.json((openApiDocument ??= buildOpenApiDocument(apiRoutes))));
+  app.get("/v1/openapi.json", (c) => {
+    openApiDocument ??= buildOpenApiDocument(apiRoutes);
+    return c.json(openApiDocument);
+  });
   // Asset responses have immutable headers: copy them so x-request-id can be added.
   const asset = async (assets: Fetcher, request: Request) => {
     const response = await assets.fetch(request);

@@ -78,12 +78,12 @@ export default async function campaignRules(ctx) {
       {
         name: "PUT 5000 new lines",
         rounds: WRITE_ROUNDS,
-        call: async (side, s) => (await s.putLines(await s.createOperation(), linesBody())).ms,
+        call: async (_side, s) => (await s.putLines(await s.createOperation(), linesBody())).ms,
       },
       {
         name: "PUT 5000 lines replacing 5000",
         rounds: WRITE_ROUNDS,
-        call: async (side, s, round) => (await s.putLines(s.replaced, linesBody(round + 100))).ms,
+        call: async (_side, s, round) => (await s.putLines(s.replaced, linesBody(round + 100))).ms,
       },
       {
         name: "compare 5000 lines (body)",

@@ -46,7 +46,7 @@ function roundTrips(headers) {
   return { seq, total };
 }
 
-const day = (offset) => new Date(Date.UTC(2027, 0, 1) + offset * 86_400_000).toISOString().slice(0, 19) + "Z";
+const day = (offset) => `${new Date(Date.UTC(2027, 0, 1) + offset * 86_400_000).toISOString().slice(0, 19)}Z`;
 
 export default async function edge(ctx) {
   // One call that must answer `expected`; the sample is its wall time and its round trips.

@@ -100,9 +100,9 @@ export default async function history(ctx) {
     const rows = [];
 
     // ---- writes, side by side with the commit before history
-    rows.push(await compareSides(ctx, sides, seeded, "PUT 5000 lines, every line changed", async (side, s, round) => (await s.putLines(s.everyLine, linesBody(() => 100 + round + 3))).ms, 1.2));
+    rows.push(await compareSides(ctx, sides, seeded, "PUT 5000 lines, every line changed", async (_side, s, round) => (await s.putLines(s.everyLine, linesBody(() => 100 + round + 3))).ms, 1.2));
     rows.push(
-      await compareSides(ctx, sides, seeded, "PUT 5000 lines, 3 changed", async (side, s, round) => (await s.putLines(s.threeLines, linesBody((i) => (i < 3 ? 30 + (round & 1) : 24)))).ms, 1.05),
+      await compareSides(ctx, sides, seeded, "PUT 5000 lines, 3 changed", async (_side, s, round) => (await s.putLines(s.threeLines, linesBody((i) => (i < 3 ? 30 + (round & 1) : 24)))).ms, 1.05),
     );
     rows.push(await compareSides(ctx, sides, seeded, "PUT 5000 rules, every rule changed", async (side, s, round) => (await side.expect(s.operator, "PUT", "/v1/buying-policies/quotas/rules", rulesBody(round + 7), 200)).ms, 1.2));
     rows.push(await compareSides(ctx, sides, seeded, "constant route (each server's floor)", async (side, s) => (await side.expect(s.operator, "GET", "/v1/__bench/constant", undefined, 200)).ms));
@@ -115,9 +115,9 @@ export default async function history(ctx) {
       return (await sizeOf(sides.current)) - before.current - ((await sizeOf(sides.baseline)) - before.baseline);
     };
     const storage = [];
-    for (let i = 0; i < 4; i++) storage.push(await growth(async (side, s) => s.putLines(s.everyLine, linesBody(() => 500 + i))));
+    for (let i = 0; i < 4; i++) storage.push(await growth(async (_side, s) => s.putLines(s.everyLine, linesBody(() => 500 + i))));
     const bytesPerLineRecord = storage.reduce((sum, bytes) => sum + bytes, 0) / (4 * LINES);
-    const threeFields = await growth(async (side, s) => s.putLines(s.everyLine, JSON.stringify(Array.from({ length: LINES }, (_, i) => ({ variantExternalId: sku(i), variantName: { en: `Renamed ${i}` }, minQuantity: 0, maxQuantity: 700 })))));
+    const threeFields = await growth(async (_side, s) => s.putLines(s.everyLine, JSON.stringify(Array.from({ length: LINES }, (_, i) => ({ variantExternalId: sku(i), variantName: { en: `Renamed ${i}` }, minQuantity: 0, maxQuantity: 700 })))));
     const bytesPerThreeFieldRecord = threeFields / LINES;
 
     // ---- reads and a revert, on this tree

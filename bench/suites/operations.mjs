@@ -22,7 +22,7 @@ const THEMES = [
 ];
 
 const DAY = 86_400_000;
-const iso = (ms) => new Date(ms).toISOString().slice(0, 19) + "Z";
+const iso = (ms) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 
 function operationBody(index, next) {
   const season = SEASONS[index % SEASONS.length];

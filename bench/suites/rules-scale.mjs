@@ -3,7 +3,7 @@
 // instance (the local server restarted), large tenants alternating in one instance, the rule cache's
 // bytes per cached rule and its bound, and a warm evaluate against a bare Worker route.
 import { build } from "esbuild";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";

@@ -342,7 +342,6 @@ export default async function soak(ctx) {
   const pick = (n) => Math.floor(rng() * n);
   const active = operations;
   const readable = [...operations, ...drafts];
-  const created = { orders: [], carts: [] }; // 201s: { id, operationId, storeId }
   const orderAttempts = new Map(); // storeId → { kind: "fit" | "blocked", operationId, outcome, orderId }
   const cartAttempts = new Map();
   let attemptSeq = 0;
@@ -386,7 +385,8 @@ export default async function soak(ctx) {
   const chooseClass = () => {
     let x = rng() * totalWeight;
     for (const [name, weight] of mix) {
-      if ((x -= weight) < 0) return name;
+      x -= weight;
+      if (x < 0) return name;
     }
     return mix[0][0];
   };
@@ -425,7 +425,7 @@ export default async function soak(ctx) {
       return call("evaluate", asAccount ? accountCaller : operator, "POST", EVALUATE, { orders }, isStatus(200));
     },
     "lines page": async (state) => {
-      if (!state.lines || !state.lines.token) {
+      if (!state.lines?.token) {
         const operation = readable[pick(readable.length)];
         state.lines = { operationId: operation.id, limit: [100, 250, 500, 1000][pick(4)], token: null };
       }
@@ -440,7 +440,7 @@ export default async function soak(ctx) {
       return call("get operation", pick(3) === 0 ? accountCaller : operator, "GET", `/v1/operations/${operation.id}`, undefined, isStatus(200));
     },
     "list operations": async (state) => {
-      if (!state.list || !state.list.token) {
+      if (!state.list?.token) {
         const queries = [{ limit: "5" }, { limit: "10", status: "ACTIVE" }, { limit: "10", sort: "name" }, { limit: "8", type: "PUBLIC" }];
         state.list = { query: queries[pick(queries.length)], caller: pick(3) === 0 ? accountCaller : operator, token: null };
       }

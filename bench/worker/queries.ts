@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { sha256Hex } from "../../src/platform/core/crypto";
-import { type Db } from "../../src/platform/data/database";
+import type { Db } from "../../src/platform/data/database";
 import { jsonChunks, runBatch } from "../../src/platform/data/sql";
 import { idPrefixes, newId } from "../../src/platform/core/ids";
 import { searchText, sortText } from "../../src/platform/core/locale";

@@ -52,7 +52,10 @@ export function readAccounts(text: string) {
     const [accountId, name, userId, email] = order.map((at) => (at >= 0 ? (cells[at] ?? "") : ""));
     const row = i + first + 1;
     let entry = byId.get(accountId);
-    if (!entry) byId.set(accountId, (entry = { account: { accountId, name, users: [] }, row, userRows: [] }));
+    if (!entry) {
+      entry = { account: { accountId, name, users: [] }, row, userRows: [] };
+      byId.set(accountId, entry);
+    }
     if (userId || email) {
       entry.account.users!.push({ userId, email });
       entry.userRows.push(row);

@@ -80,7 +80,14 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
       queryClient.invalidateQueries({ queryKey: ["operation", operation.id] });
     }
   };
-  const toggle = (id: string) => setSelected((current) => (current.has(id) ? (current.delete(id), new Set(current)) : new Set(current.add(id))));
+  // A new set each time: an updater must not change the state it is given (StrictMode calls it twice).
+  const toggle = (id: string) =>
+    setSelected((current) => {
+      const next = new Set(current);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
 
   return (
     <section className="card accounts" aria-labelledby="accounts-heading">

@@ -42,7 +42,12 @@ export function App() {
     queryClient.clear();
     setSession(null);
   };
-  if (!session) return <SignIn onSignedIn={(s) => (saveSession(s), setSession(s))} />;
+  if (!session) return <SignIn
+        onSignedIn={(s) => {
+          saveSession(s);
+          setSession(s);
+        }}
+      />;
   return (
     <LeaveGuard>
       <Shell session={session} onSignOut={signOut} />

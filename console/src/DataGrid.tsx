@@ -61,6 +61,7 @@ export function useGridDraft<Stored>(
 ): GridDraft<Stored> {
   const state = useRef({ edits: new Map<string, string[]>(), added: [] as GridRow<Stored>[], serverErrors: new Map<string, string>() }).current;
   const [revision, refresh] = useReducer((n: number) => n + 1, 0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies(revision): the draft is changed in place (state); a new revision is what recomputes the rows.
   return useMemo(() => {
     const rows = items.map((item): GridRow<Stored> => {
       const id = idOf(item);
@@ -114,9 +115,7 @@ export function useGridDraft<Stored>(
       },
       refresh,
     };
-    // idOf and cellsOf are module functions; a new revision recomputes the rows.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [items, revision, state, width, keyColumn]);
+  }, [items, revision, state, width, keyColumn, idOf, cellsOf]);
 }
 
 export interface DataGridHandle {
@@ -283,17 +282,24 @@ export function DataGrid<Stored>({
     };
     let added = 0;
     let found = 0;
-    block.forEach((values, i) => {
+    for (const [i, values] of block.entries()) {
       const given = new Map(values.map((value, j) => [start.col + j, value.trim()] as const).filter(([col]) => col < columns.length));
       const key = keyAt >= 0 ? (values[keyAt] ?? "").trim() : "";
       let row: GridRow<Stored> | undefined = rows[start.row + i];
       const holder = key ? rowOfKey(key) : undefined;
-      if (holder) return void (fill(holder, given, true), found++);
+      if (holder) {
+        fill(holder, given, true);
+        found++;
+        continue;
+      }
       if (key && row?.stored && !holder) row = undefined;
-      if (!row) (row = draft.appendRow()), added++;
+      if (!row) {
+        row = draft.appendRow();
+        added++;
+      }
       fill(row, given, false);
       if (key) pasted.set(key, row);
-    });
+    }
     draft.refresh();
     const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
     onNote?.(
@@ -388,6 +394,7 @@ export function DataGrid<Stored>({
                       >
                         {isActive && editing ? (
                           <input
+                            // biome-ignore lint/a11y/noAutofocus: the editor appears only when the person starts editing this cell (Enter, a double click, typing); focus belongs in it.
                             autoFocus
                             aria-label={`${column.field}, row ${item.index + 1}`}
                             aria-invalid={activeErrors.has(col) || undefined}
@@ -396,9 +403,17 @@ export function DataGrid<Stored>({
                             value={editing.value}
                             onChange={(e) => setEditing({ value: e.target.value })}
                             onKeyDown={(e) => {
-                              if (e.key === "Enter") (e.preventDefault(), commit([1, 0]));
-                              else if (e.key === "Escape") (e.preventDefault(), setEditing(null), gridRef.current?.focus());
-                              else if (e.key === "Tab") (e.preventDefault(), commit([0, e.shiftKey ? -1 : 1]));
+                              if (e.key === "Enter") {
+                                e.preventDefault();
+                                commit([1, 0]);
+                              } else if (e.key === "Escape") {
+                                e.preventDefault();
+                                setEditing(null);
+                                gridRef.current?.focus();
+                              } else if (e.key === "Tab") {
+                                e.preventDefault();
+                                commit([0, e.shiftKey ? -1 : 1]);
+                              }
                             }}
                           />
                         ) : (

@@ -1,5 +1,5 @@
 import type { Schemas } from "@campaign-policy/client";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { EVENT_TYPES } from "../../src/platform/core/event-types";
 import { useSession } from "./context";
 import { ListTable, type Column } from "./PagedList";
@@ -7,8 +7,6 @@ import { answer, toRefusal, type Refusal } from "./session";
 import { ChoiceFilter, Link, ProblemView, SearchFilter } from "./ui";
 
 type Event = Schemas["Event"];
-type EventType = Event["type"];
-
 
 /** How often the feed asks for what is new, while following it live. */
 export const POLL_MS = 2000;
@@ -35,6 +33,9 @@ interface Feed {
 
 const EMPTY_FEED: Feed = { events: [], hasOlder: false, loading: true, refusal: null, checkedAt: null };
 
+/** The feed as read so far, to show. */
+const feedOf = (read: { events: Event[]; olderToken: string | null }): Feed => ({ events: [...read.events], hasOlder: read.olderToken !== null, loading: false, refusal: null, checkedAt: new Date() });
+
 /**
  * The change feed for some filters: the newest SHOWN events first (sort=-id, so a long history is
  * never read whole), older ones a page at a time on request, and, while `live`, what is new every
@@ -45,10 +46,8 @@ function useEventFeed(filters: { type: string; operationId: string }, live: bool
   const [feed, setFeed] = useState<Feed>(EMPTY_FEED);
   const seen = useRef<{ key: string; events: Event[]; olderToken: string | null; read: boolean; busy: boolean }>({ key: "", events: [], olderToken: null, read: false, busy: false });
   const key = JSON.stringify(filters);
-  const filterQuery = { ...(filters.type && { types: [filters.type] }), ...(filters.operationId && { operationId: filters.operationId }) };
-
-  const publish = (current: typeof seen.current) =>
-    setFeed({ events: [...current.events], hasOlder: current.olderToken !== null, loading: false, refusal: null, checkedAt: new Date() });
+  const { type, operationId } = filters;
+  const filterQuery = useMemo(() => ({ ...(type && { types: [type] }), ...(operationId && { operationId }) }), [type, operationId]);
 
   useEffect(() => {
     if (seen.current.key !== key) {
@@ -82,7 +81,7 @@ function useEventFeed(filters: { type: string; operationId: string }, live: bool
         if (!current.read) await readLatest();
         else if (live) await readNewer();
         current.read = true;
-        if (!stopped) publish(current);
+        if (!stopped) setFeed(feedOf(current));
       } catch (error) {
         if (!stopped) setFeed((previous) => ({ ...previous, loading: false, refusal: toRefusal(error) }));
       }
@@ -93,7 +92,7 @@ function useEventFeed(filters: { type: string; operationId: string }, live: bool
       stopped = true;
       clearTimeout(timer);
     };
-  }, [api, key, live]);
+  }, [api, key, live, filterQuery]);
 
   const showOlder = () => {
     const current = seen.current;
@@ -105,7 +104,7 @@ function useEventFeed(filters: { type: string; operationId: string }, live: bool
         if (seen.current !== current) return;
         current.events = [...current.events, ...data.items];
         current.olderToken = data.nextToken ?? null;
-        publish(current);
+        setFeed(feedOf(current));
       })
       .catch((error) => setFeed((previous) => ({ ...previous, refusal: toRefusal(error) })))
       .finally(() => {

@@ -29,7 +29,10 @@ export function KeysPage() {
   const [revoking, setRevoking] = useState<Key | null>(null);
   const revoke = useMutation({
     mutationFn: async (key: Key) => answer(api.DELETE("/v1/keys/{keyId}", { params: { path: { keyId: key.id } } })),
-    onSuccess: () => (setRevoking(null), queryClient.invalidateQueries({ queryKey: ["keys"] })),
+    onSuccess: () => {
+      setRevoking(null);
+      return queryClient.invalidateQueries({ queryKey: ["keys"] });
+    },
   });
   const fetchPage = async (nextToken: string | undefined) =>
     (
@@ -54,7 +57,10 @@ export function KeysPage() {
           <span className="muted">{key.revokedAt.slice(0, 10)}</span>
         ) : (
           <span className="row-actions">
-            <button type="button" className="danger" onClick={() => (revoke.reset(), setRevoking(key))} aria-label={`Revoke ${key.name ?? key.id}`}>
+            <button type="button" className="danger" onClick={() => {
+              revoke.reset();
+              setRevoking(key);
+            }} aria-label={`Revoke ${key.name ?? key.id}`}>
               Revoke
             </button>
           </span>
@@ -69,7 +75,10 @@ export function KeysPage() {
           Issue a key
         </button>
       </div>
-      {issuing && <KeyForm onDone={(secret) => (setIssuing(false), secret && setIssued(secret))} />}
+      {issuing && <KeyForm onDone={(secret) => {
+            setIssuing(false);
+            if (secret) setIssued(secret);
+          }} />}
       {issued && <SecretOnce label="New API key" secret={issued} onDone={() => setIssued(null)} />}
       {revoking && (
         <ConfirmDialog title="Revoke this key?" confirm="Revoke" busy={revoke.isPending} onConfirm={() => revoke.mutate(revoking)} onClose={() => setRevoking(null)}>

@@ -69,8 +69,10 @@ function errorsOf(row: LineRow): Map<number, string> {
   for (const error of found) {
     const message = String(error.message);
     const code = error.code;
-    if (code === "min_gt_max") [2, 3].forEach((c) => errors.set(c, message));
-    else if (code === "recommended_out_of_bounds") errors.set(4, message);
+    if (code === "min_gt_max") {
+      errors.set(2, message);
+      errors.set(3, message);
+    } else if (code === "recommended_out_of_bounds") errors.set(4, message);
     else errors.set(COLUMN_OF_FIELD[String(error.field)] ?? 2, message);
   }
   return errors;
@@ -138,7 +140,10 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
       const byCode = new Map(found.items.map((line) => [line.variantExternalId, storedLineOf(line)]));
       for (const row of chunk) {
         const line = byCode.get(row.cells[0].trim());
-        if (line) draft.adopt(row, line), adopted++;
+        if (line) {
+          draft.adopt(row, line);
+          adopted++;
+        }
       }
     }
     return adopted;

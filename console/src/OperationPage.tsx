@@ -58,14 +58,22 @@ export function OperationPage({ operationId }: { operationId: string }) {
           }),
         )
       ).data,
-    onMutate: () => (setRefusal(null), setConflict(null), setLinked(null)),
+    onMutate: () => {
+      setRefusal(null);
+      setConflict(null);
+      setLinked(null);
+    },
     onSuccess: refresh,
     onError: onRefused,
   });
   const remove = useMutation({
     mutationFn: async () =>
       answer(api.DELETE("/v1/operations/{operationId}", { params: { path: { operationId }, header: { "If-Match": `"${operation!.version}"` } } })),
-    onMutate: () => (setRefusal(null), setConflict(null), setLinked(null)),
+    onMutate: () => {
+      setRefusal(null);
+      setConflict(null);
+      setLinked(null);
+    },
     onSuccess: () => {
       queryClient.invalidateQueries({ queryKey: ["operations"] });
       navigate("/console/operations");
@@ -117,12 +125,18 @@ export function OperationPage({ operationId }: { operationId: string }) {
         </div>
       )}
       {deleting && (
-        <ConfirmDialog title={`Delete ${operation.code}?`} confirm="Delete" onConfirm={() => (setDeleting(false), remove.mutate())} onClose={() => setDeleting(false)}>
+        <ConfirmDialog title={`Delete ${operation.code}?`} confirm="Delete" onConfirm={() => {
+            setDeleting(false);
+            remove.mutate();
+          }} onClose={() => setDeleting(false)}>
           <p>This cannot be undone.</p>
         </ConfirmDialog>
       )}
       {deactivating && (
-        <ConfirmDialog title={`Deactivate ${operation.code}?`} confirm="Deactivate" onConfirm={() => (setDeactivating(false), changeStatus.mutate("INACTIVE"))} onClose={() => setDeactivating(false)}>
+        <ConfirmDialog title={`Deactivate ${operation.code}?`} confirm="Deactivate" onConfirm={() => {
+            setDeactivating(false);
+            changeStatus.mutate("INACTIVE");
+          }} onClose={() => setDeactivating(false)}>
           <p>
             {operation.status === "DRAFT"
               ? "It is still a draft and has never been active: it becomes INACTIVE, and its lines can no longer be edited until it is back to draft."
@@ -130,11 +144,17 @@ export function OperationPage({ operationId }: { operationId: string }) {
           </p>
         </ConfirmDialog>
       )}
-      {editing && <OperationForm operation={operation} onDone={(saved) => (setEditing(false), saved && refresh(saved))} />}
+      {editing && <OperationForm operation={operation} onDone={(saved) => {
+            setEditing(false);
+            if (saved) refresh(saved);
+          }} />}
       {conflict && (
         <ProblemView refusal={conflict.refusal}>
           <p>Changed since you loaded it: {conflict.changed.join(", ") || "nothing visible (only its version)"}.</p>
-          <button type="button" onClick={() => (refresh(conflict.latest), setConflict(null))}>
+          <button type="button" onClick={() => {
+              refresh(conflict.latest);
+              setConflict(null);
+            }}>
             Reload
           </button>
         </ProblemView>

@@ -67,7 +67,10 @@ export function OperationsPage() {
           </button>
         )}
       </div>
-      {creating && <OperationForm onDone={(created) => (setCreating(false), created && navigate(`/console/operations/${created.id}`))} />}
+      {creating && <OperationForm onDone={(created) => {
+            setCreating(false);
+            if (created) navigate(`/console/operations/${created.id}`);
+          }} />}
       <PagedList
         label="Operations"
         queryKey={["operations"]}

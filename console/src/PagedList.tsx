@@ -28,6 +28,7 @@ export function ListTable<T>({ label, columns, items, rowKey, empty, pending = f
         <thead role="rowgroup">
           <tr role="row">
             {columns.map((column, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a table's columns are fixed and have no id; their place is what they are.
               <th key={i} scope="col" role="columnheader" className={column.numeric ? "num" : undefined}>
                 {column.header}
               </th>
@@ -38,6 +39,7 @@ export function ListTable<T>({ label, columns, items, rowKey, empty, pending = f
           {items.map((item) => (
             <tr key={rowKey(item)} role="row" className={rowClass?.(item)}>
               {columns.map((column, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: a table's columns are fixed and have no id; their place is what they are.
                 <td key={i} role="cell" className={column.numeric ? "num" : undefined} data-label={typeof column.header === "string" ? column.header : undefined}>
                   {column.cell(item)}
                 </td>

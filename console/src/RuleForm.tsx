@@ -63,7 +63,10 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
   const [saved, setSaved] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const errors = fieldErrors(refusal);
-  const set = (field: Field) => (value: string) => (setValues((current) => ({ ...current, [field]: value })), setSaved(false));
+  const set = (field: Field) => (value: string) => {
+    setValues((current) => ({ ...current, [field]: value }));
+    setSaved(false);
+  };
   const body = () => ({
     accountId: values.accountId.trim() || null,
     supplierId: values.supplierId.trim() || null,
@@ -80,7 +83,10 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
       rule
         ? (await answer(api.PUT("/v1/buying-policies/quotas/rules/{ruleId}", { params: { path: { ruleId: rule.id } }, body: body() }))).data
         : (await answer(api.POST("/v1/buying-policies/quotas/rules", { body: body() }))).data,
-    onMutate: () => (setRefusal(null), setSaved(false)),
+    onMutate: () => {
+      setRefusal(null);
+      setSaved(false);
+    },
     onSuccess: (stored) => {
       afterWrite();
       queryClient.setQueryData(["quota-rule", stored.id], stored);
@@ -108,7 +114,10 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
       </span>
     );
   return (
-    <form className="card rule-form" aria-label={rule ? "Edit rule" : "New rule"} onSubmit={(e: FormEvent) => (e.preventDefault(), save.mutate())}>
+    <form className="card rule-form" aria-label={rule ? "Edit rule" : "New rule"} onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        save.mutate();
+      }}>
       <fieldset className="fields">
         <legend>Scope (at least an account or a supplier; an empty store means every store)</legend>
         {FIELDS.map(([field, label]) => (
@@ -145,7 +154,10 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
         {rule && <Link to={`/console/quota-rules/simulator?accountId=${encodeURIComponent(rule.accountId ?? "")}&supplierId=${encodeURIComponent(rule.supplierId ?? "")}&storeId=${encodeURIComponent(rule.storeId ?? "")}`}>Simulate an order of this scope</Link>}
       </div>
       {rule && deleting && (
-        <ConfirmDialog title={`Delete rule ${rule.id}?`} confirm="Delete" onConfirm={() => (setDeleting(false), remove.mutate())} onClose={() => setDeleting(false)}>
+        <ConfirmDialog title={`Delete rule ${rule.id}?`} confirm="Delete" onConfirm={() => {
+            setDeleting(false);
+            remove.mutate();
+          }} onClose={() => setDeleting(false)}>
           <p>Orders of this scope fall back to the next level's rule. This cannot be undone.</p>
         </ConfirmDialog>
       )}

@@ -133,10 +133,18 @@ export function RulesGrid({ filters }: { filters: RuleFilters }) {
           {dirtyCount > 0 && ` · ${dirtyCount} unsaved`}
         </span>
         <span className="grid-actions">
-          <button type="button" onClick={() => (setChecked(null), grid.current?.addRow())}>
+          <button type="button" onClick={() => {
+              setChecked(null);
+              grid.current?.addRow();
+            }}>
             Add rule
           </button>
-          <button type="button" onClick={() => (draft.discard(), setChecked(null), setRefusal(null), setNote(null))} disabled={dirtyCount === 0}>
+          <button type="button" onClick={() => {
+              draft.discard();
+              setChecked(null);
+              setRefusal(null);
+              setNote(null);
+            }} disabled={dirtyCount === 0}>
             Discard
           </button>
           <button type="button" className="primary" onClick={check} disabled={busy || dirtyCount === 0}>
@@ -168,7 +176,10 @@ export function RulesGrid({ filters }: { filters: RuleFilters }) {
         className="rules-grid"
         empty="No rule matches the filters: Add rule, or paste cells from a spreadsheet."
         help="Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a stored rule's scope is changed in its own form · Check changes sends a dry run, Apply saves."
-        onNote={(text) => (setChecked(null), setNote(text))}
+        onNote={(text) => {
+          setChecked(null);
+          setNote(text);
+        }}
       />
     </div>
   );

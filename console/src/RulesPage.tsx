@@ -13,7 +13,7 @@ import "./rules.css";
 import { Link, ProblemView, SearchFilter, SortChoice } from "./ui";
 
 export function RulesPage() {
-  const { api, session } = useSession();
+  const { api } = useSession();
   const queryClient = useQueryClient();
   const [filters, setFilters] = useState<RuleFilters>({ accountId: "", supplierId: "", storeId: "", sort: "createdAt" });
   // ?view=grid opens the grid at once (a bookmark of the bulk editor).
@@ -119,7 +119,10 @@ function DefaultMinimum() {
   useUnsavedEdits(Boolean(current.data) && (minimum !== String(current.data?.minimum) || enforcement !== current.data?.enforcement));
   const save = useMutation({
     mutationFn: async () => (await answer(api.PUT("/v1/buying-policies/quotas/default", { body: { minimum: Number(minimum), enforcement } }))).data,
-    onMutate: () => (setRefusal(null), setSaved(false)),
+    onMutate: () => {
+      setRefusal(null);
+      setSaved(false);
+    },
     onSuccess: (stored) => {
       queryClient.setQueryData(["quota-default"], stored);
       setSaved(true);
@@ -127,16 +130,25 @@ function DefaultMinimum() {
     onError: (error) => setRefusal(toRefusal(error)),
   });
   return (
-    <form className="card default-minimum" aria-label="Tenant default" onSubmit={(e: FormEvent) => (e.preventDefault(), save.mutate())}>
+    <form className="card default-minimum" aria-label="Tenant default" onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        save.mutate();
+      }}>
       <h2>Tenant default</h2>
       <p className="muted">The minimum of an order no rule matches.</p>
       <label>
         Default minimum
-        <input inputMode="numeric" required value={minimum} onChange={(e) => (setMinimum(e.target.value), setSaved(false))} aria-invalid={refusal ? true : undefined} />
+        <input inputMode="numeric" required value={minimum} onChange={(e) => {
+            setMinimum(e.target.value);
+            setSaved(false);
+          }} aria-invalid={refusal ? true : undefined} />
       </label>
       <label>
         Default enforcement
-        <select value={enforcement} onChange={(e) => (setEnforcement(e.target.value as "BLOCK" | "WARN"), setSaved(false))}>
+        <select value={enforcement} onChange={(e) => {
+            setEnforcement(e.target.value as "BLOCK" | "WARN");
+            setSaved(false);
+          }}>
           <option>BLOCK</option>
           <option>WARN</option>
         </select>

@@ -115,7 +115,10 @@ export function Simulator() {
       }
       return changed.length;
     },
-    onMutate: () => (setSaveRefusal(null), setSaveNote(null)),
+    onMutate: () => {
+      setSaveRefusal(null);
+      setSaveNote(null);
+    },
     onSuccess: async (count) => {
       await queryClient.invalidateQueries({ queryKey: ["quota-rules"] });
       await queryClient.invalidateQueries({ queryKey: ["quota-rule"] });
@@ -162,7 +165,10 @@ export function Simulator() {
       {order && (
         <div className="sim-mode">
           <label className="inline">
-            <input type="checkbox" checked={whatIf} onChange={(e) => (setWhatIf(e.target.checked), setSaveNote(null))} />
+            <input type="checkbox" checked={whatIf} onChange={(e) => {
+              setWhatIf(e.target.checked);
+              setSaveNote(null);
+            }} />
             What if: try other minimums before saving
           </label>
           {agrees !== null && (

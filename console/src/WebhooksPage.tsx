@@ -37,7 +37,10 @@ export function WebhooksPage() {
   const queryClient = useQueryClient();
   const remove = useMutation({
     mutationFn: async (webhook: Webhook) => answer(api.DELETE("/v1/webhooks/{webhookId}", { params: { path: { webhookId: webhook.id } } })),
-    onSuccess: () => (setRemoving(null), queryClient.invalidateQueries({ queryKey: ["webhooks"] })),
+    onSuccess: () => {
+      setRemoving(null);
+      return queryClient.invalidateQueries({ queryKey: ["webhooks"] });
+    },
   });
   const fetchPage = async (nextToken: string | undefined) =>
     (await answer(api.GET("/v1/webhooks", { params: { query: { limit: 100, sort: [sort as "createdAt" | "-createdAt"], ...(nextToken && { nextToken }) } } }))).data;
@@ -53,7 +56,10 @@ export function WebhooksPage() {
           <button type="button" onClick={() => setForm({ webhook })} aria-label={`Edit ${webhook.url}`}>
             Edit
           </button>
-          <button type="button" className="danger" onClick={() => (remove.reset(), setRemoving(webhook))} aria-label={`Delete ${webhook.url}`}>
+          <button type="button" className="danger" onClick={() => {
+              remove.reset();
+              setRemoving(webhook);
+            }} aria-label={`Delete ${webhook.url}`}>
             Delete
           </button>
         </span>
@@ -68,7 +74,10 @@ export function WebhooksPage() {
           New subscription
         </button>
       </div>
-      {form && <WebhookForm key={form.webhook?.id ?? "new"} webhook={form.webhook} onDone={(created) => (setForm(null), created && setSecret(created))} />}
+      {form && <WebhookForm key={form.webhook?.id ?? "new"} webhook={form.webhook} onDone={(created) => {
+            setForm(null);
+            if (created) setSecret(created);
+          }} />}
       {secret && <SecretOnce label="Signing secret" secret={secret} onDone={() => setSecret(null)} />}
       {removing && (
         <ConfirmDialog title="Delete this subscription?" confirm="Delete" busy={remove.isPending} onConfirm={() => remove.mutate(removing)} onClose={() => setRemoving(null)}>

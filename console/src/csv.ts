@@ -17,14 +17,19 @@ export function parseTable(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const char = text[i];
     if (quoted) {
-      if (char === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (char === '"') quoted = false;
+      if (char === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (char === '"') quoted = false;
       else field += char;
     } else if (char === '"' && field === "") quoted = true;
-    else if (char === separator) row.push(field), (field = "");
-    else if (char === "\n" || char === "\r") {
+    else if (char === separator) {
+      row.push(field);
+      field = "";
+    } else if (char === "\n" || char === "\r") {
       if (char === "\r" && text[i + 1] === "\n") i++;
-      row.push(field), (field = "");
+      row.push(field);
+      field = "";
       if (row.some((cell) => cell.trim() !== "")) rows.push(row);
       row = [];
     } else field += char;
@@ -47,7 +52,7 @@ const quote = (value: unknown) => {
 
 /** A CSV text: a header row, then one row per record. */
 export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]) {
-  return [header, ...rows].map((row) => row.map(quote).join(",")).join("\n") + "\n";
+  return `${[header, ...rows].map((row) => row.map(quote).join(",")).join("\n")}\n`;
 }
 
 /** Saves a text as a file the browser downloads. */

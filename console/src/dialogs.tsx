@@ -79,7 +79,7 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
     <Dialog title={label} onClose={onDone}>
       <p>Copy it now: it is shown this once and cannot be read again.</p>
       <p className="secret">
-        <code aria-label={label}>{secret}</code>
+        <code>{secret}</code>
       </p>
       <div className="actions">
         <CopyButton text={secret} />

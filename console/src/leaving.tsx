@@ -17,7 +17,9 @@ let shown = location.href;
 /** Set while a confirmed Back or Forward is under way: that move is let through. */
 let leavingByHistory = false;
 
-for (const type of ["pushState", "replaceState"]) addEventListener(type, () => void (shown = location.href));
+for (const type of ["pushState", "replaceState"]) addEventListener(type, () => {
+    shown = location.href;
+  });
 // Added when this module loads, before the router's own listener (it subscribes on its first render),
 // so a Back the person has not confirmed is undone before the router sees it and unmounts the page.
 addEventListener("popstate", (event) => {
@@ -73,7 +75,9 @@ export function LeaveGuard({ children }: { children: ReactNode }) {
   const confirm = useCallback((leave: () => void) => (holders.size ? setPending(() => leave) : leave()), []);
   useEffect(() => {
     ask = confirm;
-    return () => void (ask = null);
+    return () => {
+      ask = null;
+    };
   }, [confirm]);
   return (
     <ConfirmLeave.Provider value={confirm}>

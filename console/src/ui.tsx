@@ -22,6 +22,7 @@ export function ProblemView({ refusal, children }: { refusal: Refusal | null | u
       {items.length > 0 && (
         <ul>
           {items.slice(0, 20).map((item, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: one answer's items, never reordered, and two may read the same.
             <li key={i}>
               {item.row !== undefined ? `Row ${item.row}: ` : ""}
               {item.field ? `${item.field}: ` : ""}

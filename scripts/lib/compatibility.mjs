@@ -414,7 +414,10 @@ function compareSchemas(run, beforeSchema, afterSchema, scope) {
   const here = after.component ? { ...scope, where: ["components", "schemas", after.component], subject: { name: after.component, path: "", context: undefined } } : scope;
   // Each pair of schemas is walked once per side: that also ends the walk around a recursive schema.
   let walked = run.walked.get(before.node);
-  if (!walked) run.walked.set(before.node, (walked = new Map()));
+  if (!walked) {
+    walked = new Map();
+    run.walked.set(before.node, walked);
+  }
   const sides = walked.get(after.node) ?? new Set();
   if (sides.has(scope.side)) return;
   walked.set(after.node, sides.add(scope.side));

@@ -44,7 +44,7 @@ export function exportLines(variables) {
 }
 
 const DAY = 86_400_000;
-const isoSeconds = (ms) => new Date(ms).toISOString().slice(0, 19) + "Z";
+const isoSeconds = (ms) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 
 export function demoData(now = Date.now()) {
   const open = { startDate: isoSeconds(now - 30 * DAY), endDate: isoSeconds(now + 150 * DAY) };

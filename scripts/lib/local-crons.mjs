@@ -39,6 +39,8 @@ export function startLocalCrons(baseUrl, { crons = configuredCrons(), onRun = ()
   );
   return {
     crons,
-    stop: () => jobs.forEach((job) => job.stop()),
+    stop: () => {
+      for (const job of jobs) job.stop();
+    },
   };
 }

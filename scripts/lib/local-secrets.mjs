@@ -12,7 +12,7 @@ const devVars = join(repoRoot, ".dev.vars");
 export function localSecret(name) {
   const current = existsSync(devVars) ? readFileSync(devVars, "utf8") : "";
   const found = current.match(new RegExp(`^${name}=(.*)$`, "m"));
-  if (found && found[1].trim()) return found[1].trim();
+  if (found?.[1].trim()) return found[1].trim();
   const value = randomBytes(32).toString("base64url");
   writeFileSync(devVars, `${current}${current && !current.endsWith("\n") ? "\n" : ""}${name}=${value}\n`);
   console.error(`Wrote a new local ${name} to .dev.vars.`);

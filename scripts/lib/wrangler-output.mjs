@@ -3,6 +3,7 @@
 // updates of a deliberately pinned version and warns that crons do not run (they do: local-crons.mjs).
 import { createInterface } from "node:readline";
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC (\x1b) starts the colour codes this strips.
 const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
 const REQUEST_LINE = /^\[wrangler:info\] (GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \S+ \d{3}/;
 const BINDINGS_START = /^Your Worker has access to the following bindings:/;

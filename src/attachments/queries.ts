@@ -1,6 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import type { Principal } from "../platform/core/principal";
-import { type Db } from "../platform/data/database";
+import type { Db } from "../platform/data/database";
 import { inJsonList, selectInChunks } from "../platform/data/sql";
 import { containsText, pageInMemory, type ListContext } from "../platform/data/pagination";
 import { operationVersion } from "../history/versions";

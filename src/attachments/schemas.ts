@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { externalKey, listEnvelope } from "../platform/schema/fields";
 import { commaEnumList, pageQueryShape } from "../platform/schema/list-query";
-import { type ListDefinition } from "../platform/data/pagination";
+import type { ListDefinition } from "../platform/data/pagination";
 import { accounts } from "../directory/tables";
 import { operationAccounts } from "../operations/tables";
 import { accountFilterShape, accountName, userRepresentation } from "../directory/schemas";

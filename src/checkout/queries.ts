@@ -2,7 +2,7 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import { ownAccountsOnly } from "../directory/membership";
 import { listOperationRows } from "../operations/queries";
 import type { Principal } from "../platform/core/principal";
-import { type Db } from "../platform/data/database";
+import type { Db } from "../platform/data/database";
 import { inJsonList } from "../platform/data/sql";
 import { ApiError } from "../platform/core/errors";
 import { type ListContext, selectRows } from "../platform/data/pagination";

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { commaList, pageQueryShape } from "../platform/schema/list-query";
-import { type ListDefinition } from "../platform/data/pagination";
+import type { ListDefinition } from "../platform/data/pagination";
 import { amount, eitherBody, externalKey, keyedBatch, listEnvelope, pathId, quantity } from "../platform/schema/fields";
 import { orders } from "../operations/tables";
 import { deprecatedAlias } from "../platform/http/deprecation";

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Principal } from "../platform/core/principal";
-import { type Db } from "../platform/data/database";
+import type { Db } from "../platform/data/database";
 import { inJsonList } from "../platform/data/sql";
 import { ApiError } from "../platform/core/errors";
 import { accountUsers } from "./tables";

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { externalKey, identifierText, keyedBatch, listEnvelope } from "../platform/schema/fields";
 import { commaList, pageQueryShape } from "../platform/schema/list-query";
-import { type ListDefinition } from "../platform/data/pagination";
+import type { ListDefinition } from "../platform/data/pagination";
 import { accounts } from "./tables";
 import { deprecatedAlias } from "../platform/http/deprecation";
 

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import * as z from "zod";
 import { RESOURCE_TYPES } from "../platform/data/changes";
-import { type ListDefinition } from "../platform/data/pagination";
+import type { ListDefinition } from "../platform/data/pagination";
 import { changeRecords, changeSets } from "../platform/data/tables";
 import { dateTime, identifierText, listEnvelope, queryInteger } from "../platform/schema/fields";
 import { pageQueryShape } from "../platform/schema/list-query";

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { pageQueryShape } from "../platform/schema/list-query";
-import { type ListDefinition } from "../platform/data/pagination";
+import type { ListDefinition } from "../platform/data/pagination";
 import { dateTime, externalKey, listEnvelope, pathId } from "../platform/schema/fields";
 import { apiKeys } from "../platform/data/tables";
 

@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { type Db } from "../platform/data/database";
+import type { Db } from "../platform/data/database";
 import { jsonChunks } from "../platform/data/sql";
 import { operationLines, orders } from "../operations/tables";
 

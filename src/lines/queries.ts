@@ -1,5 +1,5 @@
 import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import { type Db } from "../platform/data/database";
+import type { Db } from "../platform/data/database";
 import { inJsonList, selectInChunks } from "../platform/data/sql";
 import { bindPage, containsText, pageInMemory, type ListContext } from "../platform/data/pagination";
 import { searchText, sortText } from "../platform/core/locale";

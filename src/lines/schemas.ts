@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { localizedText } from "../platform/core/locale";
 import { commaList, pageQueryShape } from "../platform/schema/list-query";
-import { type ListDefinition } from "../platform/data/pagination";
+import type { ListDefinition } from "../platform/data/pagination";
 import { externalKey, keyedBatch, listEnvelope, MAX_QUANTITY, quantity, quantityIncrement, queryInteger } from "../platform/schema/fields";
 import { operationLines } from "../operations/tables";
 import { deprecatedAlias } from "../platform/http/deprecation";

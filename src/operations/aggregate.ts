@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { CommandContext } from "./coordinator/protocol";
 import { changeOf, changeStatements, recordDeletedInSql, recordedFields, recordsOf, type ChangeRecord } from "../platform/data/changes";
-import { type Db } from "../platform/data/database";
+import type { Db } from "../platform/data/database";
 import { existingKeys, inJsonChunks, runBatch, type Statement, writeGuard } from "../platform/data/sql";
 import { isWriteGuardFailure, violatesUnique } from "../platform/data/constraint-errors";
 import { ApiError } from "../platform/core/errors";

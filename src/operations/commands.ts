@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { defineCommand, type CommandContext } from "./coordinator/protocol";
 import { violatesUnique } from "../platform/data/constraint-errors";
-import { type Db } from "../platform/data/database";
+import type { Db } from "../platform/data/database";
 import { insertFromJson, runBatch, type Statement, writeGuard } from "../platform/data/sql";
 import { ApiError } from "../platform/core/errors";
 import { appendEvent } from "../platform/data/events";
@@ -10,7 +10,7 @@ import { foldedText, mergeLocalized, searchText, sortText } from "../platform/co
 import type { Principal } from "../platform/core/principal";
 import { changeStatements, recordsOf, type ChangeAuthor } from "../platform/data/changes";
 import { operationAccounts, operationLines, operationOwners, operations } from "./tables";
-import { bumpOperation, bumpWithValues, checkIfMatch, commit, findOperation, loadOperation, operationChange, operationChanges, operationEvent, recordEveryRowDeleted, requireDraft, unchangedSince, type OperationRow } from "./aggregate";
+import { bumpWithValues, checkIfMatch, commit, findOperation, loadOperation, operationChange, operationChanges, operationEvent, recordEveryRowDeleted, requireDraft, unchangedSince, type OperationRow } from "./aggregate";
 import { nowIso, toIsoSeconds } from "../platform/core/time";
 import { toOperationRepresentation } from "./queries";
 import type { OperationCreate, OperationPatch, OperationStatus } from "./schemas";

@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Principal } from "../platform/core/principal";
-import { type Db } from "../platform/data/database";
+import type { Db } from "../platform/data/database";
 import { inJsonList } from "../platform/data/sql";
 import { ApiError } from "../platform/core/errors";
 import { containsText, listPage, selectRows, type ListContext, type ListDefinition, type PageRequest, type RunPageOptions } from "../platform/data/pagination";

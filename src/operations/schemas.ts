@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { localeTag, localizedText, localizedTextPatch } from "../platform/core/locale";
 import { commaEnumList, commaList, pageQueryShape } from "../platform/schema/list-query";
-import { type ListDefinition } from "../platform/data/pagination";
+import type { ListDefinition } from "../platform/data/pagination";
 import { dateTime, externalKey, listEnvelope } from "../platform/schema/fields";
 import { operations } from "./tables";
 import { deprecatedAlias } from "../platform/http/deprecation";

@@ -145,7 +145,11 @@ async function readWithHead(database: D1Database | D1DatabaseSession, tenantId: 
   }
   const results = await database.batch(prepared);
   let at = 1 + extra.length;
-  const rules = counts.map((count) => unpackRules(results.slice(at, (at += count))));
+  const rules = counts.map((count) => {
+    const start = at;
+    at += count;
+    return unpackRules(results.slice(start, at));
+  });
   return { head: headOf(results[0]), extra: results.slice(1, 1 + extra.length), rules };
 }
 

@@ -239,17 +239,17 @@ export class RuleIndexCache {
       if (head.refreshingSince === null || this.now() - head.refreshingSince > BACKGROUND_CHECK_TIMEOUT_MS) {
         head.refreshingSince = this.now();
         this.stats.backgroundChecks++;
-        inBackground((own) => this.revalidate(tenantId, own, head).finally(() => (head.refreshingSince = null)));
+        inBackground((own) => this.revalidate(tenantId, own).finally(() => (head.refreshingSince = null)));
       }
       return head;
     }
-    await this.revalidate(tenantId, source, head);
+    await this.revalidate(tenantId, source);
     const checked = this.heads.get(tenantId);
     return checked && checked.checkedAt !== -Infinity && checked.origin === source.origin ? checked : undefined;
   }
 
   /** Confirms the head's version (one cheap read), or moves it to the version read: older pieces then miss. */
-  private async revalidate(tenantId: string, source: RuleSource, head: TenantHead): Promise<void> {
+  private async revalidate(tenantId: string, source: RuleSource): Promise<void> {
     const startedAt = this.now();
     this.stats.versionChecks++;
     const current = await source.currentHead(tenantId);
@@ -362,10 +362,16 @@ export class RuleIndexCache {
   applyWrite(tenantId: string, version: number, change: RuleChange, bookmark: string | null = null): void {
     const head = this.heads.get(tenantId);
     if (head && head.version >= version) return;
-    if (!head || head.version !== version - 1) return this.noteWrite(tenantId, version);
+    if (!head || head.version !== version - 1) {
+      this.noteWrite(tenantId, version);
+      return;
+    }
     const wholeKey = pieceKey(tenantId, null);
     const piece = head.large ? undefined : this.piece(wholeKey, head);
-    if (!head.large && !piece) return this.noteWrite(tenantId, version);
+    if (!head.large && !piece) {
+      this.noteWrite(tenantId, version);
+      return;
+    }
     this.stats.appliedWrites++;
     const defaultMinimum = change.defaultMinimum ?? head.defaultMinimum;
     const defaultEnforcement = change.defaultEnforcement ?? head.defaultEnforcement;

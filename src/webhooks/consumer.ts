@@ -35,7 +35,10 @@ export async function consumeWebhookMessages(batch: MessageBatch<WebhookMessage>
         for (const message of messages) message.ack();
       } catch (error) {
         // The tenant is being moved off this shard: the sweep of its new shard takes over.
-        if (isTenantMovingFailure(error)) return messages.forEach((message) => message.ack());
+        if (isTenantMovingFailure(error)) {
+          for (const message of messages) message.ack();
+          return;
+        }
         logFailure(messages[0].id, `webhooks: ${work.kind}`, error);
         for (const message of messages) message.retry();
       }

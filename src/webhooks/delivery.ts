@@ -66,7 +66,7 @@ export async function attemptDelivery(env: Env, shard: ShardName, deliveryId: st
     .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
     .where(eq(webhookDeliveries.id, deliveryId))
     .limit(1);
-  if (!found || found.delivery.status !== "pending") return;
+  if (found?.delivery.status !== "pending") return;
   const { delivery, webhook, event } = found;
   await attempt(env, shard, { deliveryId: delivery.id, tenantId: delivery.tenantId, attempts: delivery.attempts, webhook, event });
 }

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { listEnvelope, pathId } from "../platform/schema/fields";
 import { commaEnumList, pageQueryShape } from "../platform/schema/list-query";
-import { type ListDefinition } from "../platform/data/pagination";
+import type { ListDefinition } from "../platform/data/pagination";
 import { webhookDeliveries, webhooks } from "./tables";
 import { isEventTypePattern } from "./event-patterns";
 

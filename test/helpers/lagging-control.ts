@@ -18,10 +18,18 @@ export function laggingReplica(database: D1Database) {
       return (start?: string) => {
         const session = target.withSession(start as never);
         if (start === "first-primary") {
-          return { prepare: (query: string) => (reads.primary++, session.prepare(query)), batch: session.batch.bind(session), getBookmark: () => session.getBookmark() };
+          const prepare = (query: string) => {
+            reads.primary++;
+            return session.prepare(query);
+          };
+          return { prepare, batch: session.batch.bind(session), getBookmark: () => session.getBookmark() };
         }
         const empty = { bind: () => empty, all: async () => ({ results: [], success: true, meta: {} }), raw: async () => [], first: async () => null, run: async () => ({ results: [], success: true, meta: {} }) };
-        return { prepare: () => (reads.replica++, empty), batch: async () => [], getBookmark: () => null };
+        const prepare = () => {
+          reads.replica++;
+          return empty;
+        };
+        return { prepare, batch: async () => [], getBookmark: () => null };
       };
     },
   });

@@ -13,7 +13,7 @@ export async function inOneWindow(body: () => Promise<void>): Promise<void> {
   for (let run = 1; ; run++) {
     // Read before the first request and after the last answer: every count falls between the two.
     const startedIn = windowOf(Date.now());
-    let failure: unknown = undefined;
+    let failure: unknown;
     try {
       await body();
     } catch (error) {

@@ -247,7 +247,7 @@ describe("API keys: revoke and expire", () => {
     const op = await newTenant();
     const expiresAt = new Date(Date.now() + 2_000).toISOString();
     const { created, caller } = await issue(op, { role: "OPERATOR", expiresAt });
-    expect(created.expiresAt).toBe(expiresAt.slice(0, 19) + "Z");
+    expect(created.expiresAt).toBe(`${expiresAt.slice(0, 19)}Z`);
     expect(await canRead(caller)).toBe(200);
     // The clock moved to the key's expiry, not waited for: a moment before it the cached key still works, at it not.
     const expiry = Date.parse(created.expiresAt!);

@@ -39,13 +39,13 @@ describe("pack sizes on lines", () => {
     expectStatus(await put([{ variantExternalId: "A", maxQuantity: 24 }, { variantExternalId: "B", maxQuantity: 36 }]), 200);
     // One stored line gets another pack size, beside one that keeps its own.
     expectStatus(await put([{ variantExternalId: "A", quantityIncrement: 12 }, { variantExternalId: "B", maxQuantity: 48 }]), 200);
-    expect((await linesOf(op, operation.id)).map((l: any) => [l.variantExternalId, l.quantityIncrement, l.maxQuantity])).toEqual([
+    expect((await linesOf(op, operation.id)).map((l) => [l.variantExternalId, l.quantityIncrement, l.maxQuantity])).toEqual([
       ["A", 12, 24],
       ["B", 1, 48],
     ]);
-    expect((await linesOf(op, operation.id, { quantityIncrement: 12 })).map((l: any) => l.variantExternalId)).toEqual(["A"]);
-    expect((await linesOf(op, operation.id, { quantityIncrement: 1 })).map((l: any) => l.variantExternalId)).toEqual(["B"]);
-    expect((await linesOf(op, operation.id, { sort: "-quantityIncrement" })).map((l: any) => l.variantExternalId)).toEqual(["A", "B"]);
+    expect((await linesOf(op, operation.id, { quantityIncrement: 12 })).map((l) => l.variantExternalId)).toEqual(["A"]);
+    expect((await linesOf(op, operation.id, { quantityIncrement: 1 })).map((l) => l.variantExternalId)).toEqual(["B"]);
+    expect((await linesOf(op, operation.id, { sort: "-quantityIncrement" })).map((l) => l.variantExternalId)).toEqual(["A", "B"]);
   });
 
   it("refuses bounds that are not multiples, one entry per offending field, on the merged line, and writes nothing", async () => {

@@ -27,7 +27,7 @@ const FILE_END = "__GUIDE_FILE_END__";
  * any): a ```console block as it is, a ```json or ```ts block as the file named by the `code span`
  * that ends the text before it ("Save this as `tsconfig.json`:"), written verbatim.
  */
-export function guideSteps(markdown, checkout) {
+function guideSteps(markdown, checkout) {
   const start = markdown.indexOf(`\n${SECTION}\n`);
   assert.notEqual(start, -1, `${GUIDE} has no "${SECTION}" section`);
   const rest = markdown.slice(start + SECTION.length + 2);

@@ -50,7 +50,7 @@ describe("tenant migrations 0012–0015 on existing data", () => {
       const now = db.prepare(`select * from ${table}`).all();
       assert.equal(now.length, rows.length, table);
       // Every value the row had is unchanged.
-      rows.forEach((row, i) => assert.deepEqual(Object.fromEntries(Object.keys(row).map((key) => [key, now[i][key]])), { ...row }, table));
+      for (const [i, row] of rows.entries()) assert.deepEqual(Object.fromEntries(Object.keys(row).map((key) => [key, now[i][key]])), { ...row }, table);
     }
     assert.equal(db.prepare("select quantity_increment from operation_lines").get().quantity_increment, 1);
     assert.equal(db.prepare("select enforcement from quota_rules").get().enforcement, "BLOCK");

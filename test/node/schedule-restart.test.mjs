@@ -44,8 +44,8 @@ describe("a scheduled activation across a restart of the local server", () => {
       code: "SCHEDULED",
       name: { en: "Scheduled" },
       type: "PUBLIC",
-      startDate: new Date(Date.now() - day).toISOString().slice(0, 19) + "Z",
-      endDate: new Date(Date.now() + 30 * day).toISOString().slice(0, 19) + "Z",
+      startDate: `${new Date(Date.now() - day).toISOString().slice(0, 19)}Z`,
+      endDate: `${new Date(Date.now() + 30 * day).toISOString().slice(0, 19)}Z`,
       ownerIds: ["u_ops"],
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));

@@ -23,7 +23,6 @@ describe("what the OpenAPI document declares", () => {
       const where = `${spec.method.toUpperCase()} ${spec.path}`;
       const statuses = Object.keys(operation.responses);
       expect(statuses.includes("415"), where).toBe(Boolean(spec.body));
-      const headers = operation.parameters.filter((p: { in: string }) => p.in === "header").map((p: { name: string }) => p.name);
       const writes = routeWrites(spec);
       const idempotencyKey = operation.parameters.find((p: { in: string; name: string }) => p.in === "header" && p.name === "Idempotency-Key");
       expect(Boolean(idempotencyKey) && !idempotencyKey?.deprecated, where).toBe(writes);

@@ -26,8 +26,9 @@ function documentedRoutes(): { method: string; path: string }[] {
 }
 
 function collectRefs(value: unknown, refs: string[] = []): string[] {
-  if (Array.isArray(value)) value.forEach((v) => collectRefs(v, refs));
-  else if (value && typeof value === "object") {
+  if (Array.isArray(value)) {
+    for (const item of value) collectRefs(item, refs);
+  } else if (value && typeof value === "object") {
     for (const [key, child] of Object.entries(value)) {
       if (key === "$ref" && typeof child === "string") refs.push(child);
       else collectRefs(child, refs);
@@ -169,8 +170,9 @@ function operationsOf(document: OpenApiDocument): { where: string; operation: Op
 
 /** Every key anywhere in `value`. */
 function keysIn(value: unknown, keys = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) value.forEach((v) => keysIn(v, keys));
-  else if (value && typeof value === "object") {
+  if (Array.isArray(value)) {
+    for (const item of value) keysIn(item, keys);
+  } else if (value && typeof value === "object") {
     for (const [key, child] of Object.entries(value)) {
       keys.add(key);
       keysIn(child, keys);

@@ -163,7 +163,7 @@ describe("the schedule sweep (every minute) heals an object that lost its alarm"
     const op = await newTenant();
     const operation = await scheduledOperation(op, { activateAt: inSeconds(3600) });
     await loseAlarm(operation.id);
-    const longAgo = new Date(Date.now() - 10 * 60_000).toISOString().slice(0, 19) + "Z";
+    const longAgo = `${new Date(Date.now() - 10 * 60_000).toISOString().slice(0, 19)}Z`;
     await (await tenantDb(op.tenantId)).prepare("update operations set activate_at = ? where id = ?").bind(longAgo, operation.id).run();
 
     await runMinuteCron();

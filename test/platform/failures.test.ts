@@ -4,7 +4,7 @@ import { coordinatorFor } from "../../src/operations/coordinator/runner";
 import { defineCommand } from "../../src/operations/coordinator/protocol";
 import { newId } from "../../src/platform/core/ids";
 import { createApp } from "../../src/platform/http/create-app";
-import { type Principal } from "../../src/platform/core/principal";
+import type { Principal } from "../../src/platform/core/principal";
 import { serve } from "../../src/platform/http/serve";
 
 /*

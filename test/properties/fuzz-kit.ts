@@ -114,7 +114,7 @@ const validName = fc.dictionary(validLocale, validText, { minKeys: 1, maxKeys: 3
 const validDate = fc
   .date({ min: new Date("2000-01-01"), max: new Date("2100-01-01"), noInvalidDate: true })
   // A date-time with its zone (Z or an offset): a date alone is refused since date-times need one.
-  .chain((d) => fc.constantFrom(d.toISOString(), d.toISOString().slice(0, 19) + "Z", d.toISOString().slice(0, 19) + "+02:00"));
+  .chain((d) => fc.constantFrom(d.toISOString(), `${d.toISOString().slice(0, 19)}Z`, `${d.toISOString().slice(0, 19)}+02:00`));
 const validDates = fc
   .tuple(validDate, validDate)
   .map(([a, b]) => (Date.parse(a) <= Date.parse(b) ? [a, b] : [b, a]) as [string, string]);

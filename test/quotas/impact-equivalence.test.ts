@@ -121,8 +121,14 @@ function expectedImpact(orders: QuotaOrder[], before: Verdict[], after: Verdict[
     const entry = keys.get(k) ?? { accountId: order.accountId, supplierId: order.supplierId, storeId: order.storeId, orders: 0, newlyBlocked: 0, newlyAllowed: 0, minimumBefore: was.minimum, minimumAfter: would.minimum };
     keys.set(k, entry);
     entry.orders++;
-    if (was.verdict === "blocked" && would.verdict !== "blocked") (entry.newlyAllowed++, totals.newlyAllowed++);
-    if (would.verdict === "blocked" && was.verdict !== "blocked") (entry.newlyBlocked++, totals.newlyBlocked++);
+    if (was.verdict === "blocked" && would.verdict !== "blocked") {
+      entry.newlyAllowed++;
+      totals.newlyAllowed++;
+    }
+    if (would.verdict === "blocked" && was.verdict !== "blocked") {
+      entry.newlyBlocked++;
+      totals.newlyBlocked++;
+    }
   });
   const compareText = (a: string | null, b: string | null) => ((a ?? "") < (b ?? "") ? -1 : (a ?? "") > (b ?? "") ? 1 : 0);
   const accounts = [...keys.values()]

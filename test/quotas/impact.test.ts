@@ -81,7 +81,7 @@ async function age(tenantId: string, accountId: string, days: number) {
   await db.prepare("update quota_order_facts set at = ? where tenant_id = ? and account_id = ?").bind(at, tenantId, accountId).run();
 }
 
-const isoSeconds = (ms: number) => new Date(ms).toISOString().slice(0, 19) + "Z";
+const isoSeconds = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 
 describe("the changes and the default replayed", () => {
   it("creates, deletes and a new default, WARN minimums counted as warned", async () => {
@@ -160,7 +160,7 @@ describe("the window", () => {
     // To the second, both ends: the fact's own second is in, the second after it is out.
     const db = await tenantDb(s.op.tenantId);
     const { at } = (await db.prepare("select at from quota_order_facts where tenant_id = ? and account_id = 'OLD'").bind(s.op.tenantId).first<{ at: string }>())!;
-    const second = at.slice(0, 19) + "Z";
+    const second = `${at.slice(0, 19)}Z`;
     expect(keys(expectStatus(await impact(s.op, { ...raise, from: second, to: second }), 200))).toEqual(["OLD"]);
     expect(keys(expectStatus(await impact(s.op, { ...raise, from: isoSeconds(Date.parse(second) + 1000), to: isoSeconds(Date.parse(second) + 5000) }), 200))).toEqual([]);
   });

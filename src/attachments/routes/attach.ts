@@ -1,7 +1,7 @@
 import { operationCoordinator } from "../../operations/coordinator/runner";
 import type { Context } from "hono";
 import { batchAnswer, DRY_RUN_ANSWER_HEADERS } from "../../platform/http/batch-answer";
-import { type AppBindings } from "../../platform/http/context";
+import type { AppBindings } from "../../platform/http/context";
 import type { ErrorCode } from "../../platform/core/errors";
 import { defineRoute } from "../../platform/http/routes";
 import { attachAccounts } from "../commands";

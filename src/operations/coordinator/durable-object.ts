@@ -8,7 +8,7 @@ import { actorOf, type Principal } from "../../platform/core/principal";
 import { isTenantMovingFailure, readPlacement, tenantMovingError } from "../../platform/data/tenancy";
 import { newTrace, type RequestTrace } from "../../platform/data/trace";
 import { deleteOperation, giveUpScheduledChange, nextScheduledTime, patchOperation, runScheduledChanges } from "../commands";
-import { findOperation } from "../aggregate";
+import { findOperation, type OperationRow } from "../aggregate";
 import { requestHandOn } from "../../webhooks/outbox";
 
 /**
@@ -98,7 +98,7 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
     const trace = newTrace();
     await this.ctx.blockConcurrencyWhile(async () => {
       let context: CommandContext | undefined;
-      let row;
+      let row: OperationRow | undefined;
       try {
         context = await this.scheduleContext(owner, trace);
         row = await runScheduledChanges(context);

@@ -5,5 +5,5 @@ export function nowIso(): string {
 
 /** Business dates are kept to the second, always in one layout, so string order is time order. */
 export function toIsoSeconds(value: string | number | Date): string {
-  return new Date(value).toISOString().slice(0, 19) + "Z";
+  return `${new Date(value).toISOString().slice(0, 19)}Z`;
 }

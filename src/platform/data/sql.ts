@@ -9,7 +9,7 @@ import { D1_MAX_JSON_PARAMETER_BYTES, type Db } from "./database";
 import { writeGuards } from "./tables";
 
 const utf8 = new TextEncoder();
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /** The UTF-8 size of a JSON text (what D1 counts); ASCII, the usual case, needs no encoding. */
 function utf8Bytes(text: string): number {

@@ -1,6 +1,6 @@
 import { eq, notInArray, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { type Db } from "./database";
+import type { Db } from "./database";
 import { d1ErrorText } from "./constraint-errors";
 import { isShardName, type ShardName } from "../core/shards";
 import { ApiError } from "../core/errors";

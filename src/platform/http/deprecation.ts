@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import * as z from "zod";
+import type * as z from "zod";
 
 /**
  * A form of the API kept inside /v1 but no longer the one to use: announced in the OpenAPI document

@@ -1,9 +1,9 @@
 import { zValidator } from "@hono/zod-validator";
 import { bodyLimit } from "hono/body-limit";
 import type { Context, MiddlewareHandler } from "hono";
-import * as z from "zod";
+import type * as z from "zod";
 import { routeNotFound } from "./create-app";
-import { type App, type AppBindings } from "./context";
+import type { App, AppBindings } from "./context";
 import type { Role } from "../core/principal";
 import { requireRole } from "./auth";
 import { ApiError, type ErrorCode, type ProblemItem } from "../core/errors";

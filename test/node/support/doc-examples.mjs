@@ -101,7 +101,7 @@ export function textMatches(expected, actual) {
 export function runInOneShell(scripts, { cwd, env }) {
   const marker = `__docs_example_${randomBytes(8).toString("hex")}__`;
   const program = ["set -euo pipefail"];
-  scripts.forEach((script, i) => program.push(`printf '\\n${marker}%s\\n' ${i}`, script));
+  for (const [i, script] of scripts.entries()) program.push(`printf '\\n${marker}%s\\n' ${i}`, script);
   program.push(`printf '\\n${marker}end\\n'`);
   return new Promise((resolve, reject) => {
     const child = spawn("bash", ["-c", program.join("\n")], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
