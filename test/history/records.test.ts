@@ -149,7 +149,7 @@ describe("change records of an Operation", () => {
     expect(lineRecords.length).toBe(current.lineCount);
     expect(lines.length).toBeGreaterThan(0);
     // Its last version stays readable, lines included (a page at a time, and filtered); the deletion made no version to read.
-    const then = expectStatus(await call(op, "GET", `/v1/operations/${operation.id}/versions/${current.version}`), 200);
+    const then = expectStatus(await call(op, "GET", `/v1/operations/${operation.id}/versions/${current.version}`), 200) as typeof current;
     expect({ ...then, updatedAt: undefined }).toEqual({ ...current, updatedAt: undefined });
     const pastLines = async (query: Record<string, string>) => (await collectPages(op, routes.listLines, { params, query: { asOf: String(current.version), ...query } })).items;
     expect(await pastLines({ limit: "1" })).toEqual(lines.map((line) => ({ ...line, updatedAt: then.updatedAt })));
