@@ -117,7 +117,10 @@ function rulesScaleCharts({ "rules-scale": record }) {
   const columns = [...new Set(table.rows.flatMap((row) => Object.keys(row)))];
   const curve = (matches) =>
     table.rows.flatMap((row) =>
-      columns.filter(matches).filter((column) => isNumber(row[column])).map((column) => ({ x: count(row["tenant rules"]), series: column, y: row[column] })),
+      columns
+        .filter(matches)
+        .filter((column) => isNumber(row[column]))
+        .map((column) => ({ x: count(row["tenant rules"]), series: column, y: row[column] })),
     );
   const writes = curve((column) => /5000/.test(column));
   const reads = curve((column) => /p50|first evaluate/.test(column));
@@ -125,15 +128,30 @@ function rulesScaleCharts({ "rules-scale": record }) {
   if (writes.length) {
     charts.push({
       name: "rules-scale-writes",
-      description: "Writing 5000 rules into tenants of growing size: the API's bulk PUT, the same PUT repeated (read and plan only), and a bare insert of 5000 random ids.",
-      spec: lineChart({ heading: "Bulk rule writes against tenant size", subtitle: record.title, xTitle: "rules in the tenant (log scale)", yTitle: "ms per 5000-rule write", logX: true, points: writes }),
+      description:
+        "Writing 5000 rules into tenants of growing size: the API's bulk PUT, the same PUT repeated (read and plan only), and a bare insert of 5000 random ids.",
+      spec: lineChart({
+        heading: "Bulk rule writes against tenant size",
+        subtitle: record.title,
+        xTitle: "rules in the tenant (log scale)",
+        yTitle: "ms per 5000-rule write",
+        logX: true,
+        points: writes,
+      }),
     });
   }
   if (reads.length) {
     charts.push({
       name: "rules-scale-evaluate",
       description: "Quota evaluation against tenant size: warm p50 for 1 and 100 orders, and the first evaluate of a tenant on a fresh instance.",
-      spec: lineChart({ heading: "Evaluate latency against tenant size", subtitle: record.title, xTitle: "rules in the tenant (log scale)", yTitle: "ms", logX: true, points: reads }),
+      spec: lineChart({
+        heading: "Evaluate latency against tenant size",
+        subtitle: record.title,
+        xTitle: "rules in the tenant (log scale)",
+        yTitle: "ms",
+        logX: true,
+        points: reads,
+      }),
     });
   }
   return charts;
@@ -196,15 +214,22 @@ function soakCharts({ soak: record }) {
 function authAbuseCharts({ "auth-abuse": record }) {
   const table = record && tableWith(record, "flooded p50");
   if (!table) return [];
-  const bars = table.rows.flatMap((row) => [
-    { category: rowLabel(row), series: "alone p50", value: row["alone p50"] },
-    { category: rowLabel(row), series: "flooded p50", value: row["flooded p50"] },
-  ]).filter((bar) => isNumber(bar.value));
+  const bars = table.rows
+    .flatMap((row) => [
+      { category: rowLabel(row), series: "alone p50", value: row["alone p50"] },
+      { category: rowLabel(row), series: "flooded p50", value: row["flooded p50"] },
+    ])
+    .filter((bar) => isNumber(bar.value));
   return [
     {
       name: "auth-abuse",
       description: "A valid caller's latency alone and during a flood of bad keys, per kind of flood.",
-      spec: groupedBars({ heading: "A valid caller during a flood of bad keys", subtitle: "GET /v1/operations, 16 flood requests in flight", xTitle: "p50 (ms)", bars }),
+      spec: groupedBars({
+        heading: "A valid caller during a flood of bad keys",
+        subtitle: "GET /v1/operations, 16 flood requests in flight",
+        xTitle: "p50 (ms)",
+        bars,
+      }),
     },
   ];
 }
@@ -229,7 +254,9 @@ const CHARTS = [rulesScaleCharts, linesCharts, goalCharts, soakCharts, authAbuse
 /** The results in `dir`, by suite name. */
 export function readResults(dir) {
   const results = {};
-  for (const file of readdirSync(dir).filter((name) => name.endsWith(".json")).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((name) => name.endsWith(".json"))
+    .sort()) {
     const record = JSON.parse(readFileSync(join(dir, file), "utf8"));
     results[record.suite ?? file.replace(/\.json$/, "")] = record;
   }

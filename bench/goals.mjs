@@ -55,7 +55,16 @@ export function goalsOf(record) {
         const name = typeof row.measured === "string" ? row.goal : rowLabel(row);
         goals.push({ suite: record.suite, name, goal: row.goal, unit, bound, direction, measured, met: verdict(row.met) ?? computed });
       } else if (typeof row.within === "string" && row.within) {
-        goals.push({ suite: record.suite, name: `${rowLabel(row)}: round trips ${row.budget}`, goal: `round trips ${row.budget}`, unit: "", bound: NaN, direction: "≤", measured: null, met: verdict(row.within) });
+        goals.push({
+          suite: record.suite,
+          name: `${rowLabel(row)}: round trips ${row.budget}`,
+          goal: `round trips ${row.budget}`,
+          unit: "",
+          bound: NaN,
+          direction: "≤",
+          measured: null,
+          met: verdict(row.within),
+        });
       }
     }
   }

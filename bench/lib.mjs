@@ -271,5 +271,19 @@ export function createContext(baseUrl, progress = createProgress()) {
     }
   }
 
-  return { baseUrl, request, expect, newTenant, newKey, measure, sideBySide, pool, throughput: measuredThroughput, log: progress.log, random: seededRandom, round, summarize };
+  return {
+    baseUrl,
+    request,
+    expect,
+    newTenant,
+    newKey,
+    measure,
+    sideBySide,
+    pool,
+    throughput: measuredThroughput,
+    log: progress.log,
+    random: seededRandom,
+    round,
+    summarize,
+  };
 }

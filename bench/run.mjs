@@ -118,7 +118,11 @@ async function main() {
           console.log(renderTable(table.rows));
         });
         for (const note of [].concat(result.notes ?? [])) console.log(`note: ${note}`);
-        console.log(`(${seconds}s; load average ${loadAtStart.join(" ")} at start, ${loadavg().map((n) => n.toFixed(2)).join(" ")} at end, ${cpus().length} cores)`);
+        console.log(
+          `(${seconds}s; load average ${loadAtStart.join(" ")} at start, ${loadavg()
+            .map((n) => n.toFixed(2))
+            .join(" ")} at end, ${cpus().length} cores)`,
+        );
         const record = {
           suite: name,
           title: result.title ?? tables[0].title,

@@ -31,7 +31,9 @@ if (hasSnapshot) {
   }
   lines = additive.map((finding) => `- ${finding.message}`);
 } else {
-  lines = [`- Recorded the /v1 contract baseline on ${new Date().toISOString().slice(0, 10)}: ${describeContract(current)}; later entries list each change against it.`];
+  lines = [
+    `- Recorded the /v1 contract baseline on ${new Date().toISOString().slice(0, 10)}: ${describeContract(current)}; later entries list each change against it.`,
+  ];
 }
 
 for (const kind of Object.keys(CONTRACT_FILES.current)) {
@@ -60,7 +62,10 @@ function recordUnreleased(lines) {
   const start = text.indexOf(`${UNRELEASED}\n`) + UNRELEASED.length + 1;
   const nextSection = text.slice(start).search(/^## /m);
   const end = nextSection === -1 ? text.length : start + nextSection;
-  const existing = text.slice(start, end).split("\n").filter((line) => line.trim() !== "");
+  const existing = text
+    .slice(start, end)
+    .split("\n")
+    .filter((line) => line.trim() !== "");
   const fresh = [...new Set(lines)].filter((line) => !existing.includes(line));
   if (fresh.length === 0) return [];
   const body = [...fresh, ...existing].join("\n");

@@ -34,7 +34,8 @@ function serverModules() {
 
 export function sourcesHash() {
   const hash = createHash("sha256");
-  for (const source of [...SOURCES, ...serverModules()]) for (const file of files(join(root, source))) hash.update(relative(root, file)).update("\0").update(readFileSync(file));
+  for (const source of [...SOURCES, ...serverModules()])
+    for (const file of files(join(root, source))) hash.update(relative(root, file)).update("\0").update(readFileSync(file));
   return hash.digest("hex");
 }
 
@@ -47,7 +48,10 @@ export async function buildConsole({ ifChanged = false } = {}) {
     return false;
   }
   const code = await new Promise((resolve) => {
-    spawn(process.execPath, [vite, "build", "--config", join(root, "console", "vite.config.ts"), "--logLevel", "warn"], { cwd: root, stdio: "inherit" }).on("close", resolve);
+    spawn(process.execPath, [vite, "build", "--config", join(root, "console", "vite.config.ts"), "--logLevel", "warn"], { cwd: root, stdio: "inherit" }).on(
+      "close",
+      resolve,
+    );
   });
   if (code !== 0) throw new Error(`building the console failed (vite exited ${code})`);
   writeFileSync(stamp, hash);

@@ -39,7 +39,11 @@ function printTable(keys) {
   const columns = ["id", "role", "userId", "name", "prefix", "createdAt", "expiresAt", "revokedAt"];
   const cells = keys.map((key) => columns.map((column) => String(key[column] ?? "-")));
   const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((row) => row[i].length)));
-  const line = (values) => values.map((value, i) => value.padEnd(widths[i])).join("  ").trimEnd();
+  const line = (values) =>
+    values
+      .map((value, i) => value.padEnd(widths[i]))
+      .join("  ")
+      .trimEnd();
   process.stdout.write(`${[line(columns), ...cells.map(line)].join("\n")}\n`);
 }
 

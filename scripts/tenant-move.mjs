@@ -36,7 +36,14 @@ try {
   // The move is the Worker's own code: bundled for Node so both runtimes share one implementation.
   const { build } = await import("esbuild");
   const bundle = join(workDir, "move.mjs");
-  await build({ entryPoints: [join(repoRoot, "src", "tenants", "move.ts")], bundle: true, format: "esm", platform: "node", outfile: bundle, logLevel: "error" });
+  await build({
+    entryPoints: [join(repoRoot, "src", "tenants", "move.ts")],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    outfile: bundle,
+    logLevel: "error",
+  });
   const { moveTenant, MoveRefused } = await import(pathToFileURL(bundle).href);
 
   let configPath = join(repoRoot, "wrangler.toml");

@@ -13,10 +13,9 @@ const SLOWEST_SHOWN = 10;
 
 /** The files that took longest (vitest's from their start and end, node:test's from their top-level tests), and each suite's total. */
 function printSlowestFiles(vitest, node) {
-  const files = [
-    ...(vitest?.testResults ?? []).map((result) => [result.name, result.endTime - result.startTime]),
-    ...Object.entries(node?.fileMs ?? {}),
-  ].map(([file, ms]) => [relative(repoRoot, file), ms]);
+  const files = [...(vitest?.testResults ?? []).map((result) => [result.name, result.endTime - result.startTime]), ...Object.entries(node?.fileMs ?? {})].map(
+    ([file, ms]) => [relative(repoRoot, file), ms],
+  );
   if (!files.length) return;
   files.sort((a, b) => b[1] - a[1]);
   console.log(`\nSlowest test files (of ${files.length}):`);

@@ -62,7 +62,10 @@ try {
   writeFileSync(join(outDir, "openapi.json"), compactJson(buildOpenApiDocument(apiRoutes)));
   // Sorted by code, so a new code shows in a diff as one added entry wherever it sits in the source.
   const codes = Object.keys(ERROR_CATALOGUE).sort();
-  writeFileSync(join(outDir, "error-catalogue.json"), compactJson(Object.fromEntries(codes.map((code) => [code, { status: ERROR_CATALOGUE[code].status, title: ERROR_CATALOGUE[code].title }]))));
+  writeFileSync(
+    join(outDir, "error-catalogue.json"),
+    compactJson(Object.fromEntries(codes.map((code) => [code, { status: ERROR_CATALOGUE[code].status, title: ERROR_CATALOGUE[code].title }]))),
+  );
 } finally {
   rmSync(workDir, { recursive: true, force: true });
 }

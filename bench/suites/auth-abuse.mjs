@@ -40,7 +40,13 @@ export default async function authAbuse(ctx) {
   const { operator } = await ctx.newTenant();
   console.error(`[auth-abuse] seeding ${OPERATIONS} Operations …`);
   await ctx.pool(OPERATIONS, 4, (i) =>
-    ctx.expect(operator, "POST", "/v1/operations", { code: `AB-${i}`, name: { en: `Abuse ${i}` }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" }, 201),
+    ctx.expect(
+      operator,
+      "POST",
+      "/v1/operations",
+      { code: `AB-${i}`, name: { en: `Abuse ${i}` }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" },
+      201,
+    ),
   );
 
   /** The valid caller's samples (ms), `count` in a row; each must answer 200. */
@@ -70,7 +76,9 @@ export default async function authAbuse(ctx) {
           continue;
         }
         const address = flood.rotate ? `2001:db8:${phase}::${(addressCounter++).toString(16)}` : fixedAddress;
-        const response = await ctx.request({ role: "OPERATOR", key: flood.key() }, "GET", "/v1/operations?limit=20", undefined, { "CF-Connecting-IP": address });
+        const response = await ctx.request({ role: "OPERATOR", key: flood.key() }, "GET", "/v1/operations?limit=20", undefined, {
+          "CF-Connecting-IP": address,
+        });
         tally.sent++;
         tally.roundTrips += totalRoundTrips(response.headers);
         if (response.status === 401) tally.unauthorized++;

@@ -49,7 +49,8 @@ async function seed(side) {
   const { operator } = await side.newTenant();
   let number = 0;
   const createOperation = async () =>
-    (await side.expect(operator, "POST", "/v1/operations", { code: `RULES-${++number}`, name: { en: `Bench ${number}` }, type: "PUBLIC", ...OPEN }, 201)).body.id;
+    (await side.expect(operator, "POST", "/v1/operations", { code: `RULES-${++number}`, name: { en: `Bench ${number}` }, type: "PUBLIC", ...OPEN }, 201)).body
+      .id;
   const putLines = (id, body) => side.expect(operator, "PUT", `/v1/operations/${id}/lines`, body, 200);
   const replaced = await createOperation();
   await putLines(replaced, linesBody());
@@ -72,7 +73,8 @@ export default async function campaignRules(ctx) {
     // The same answer, but for the fields the feature added (incrementMismatch).
     const before = seeded.baseline.sample.summary;
     const sameAnswer = Object.keys(before).every((key) => seeded.current.sample.summary[key] === before[key]);
-    if (!sameAnswer) throw new Error(`compare answers differ: ${JSON.stringify(seeded.current.sample.summary)} vs ${JSON.stringify(seeded.baseline.sample.summary)}`);
+    if (!sameAnswer)
+      throw new Error(`compare answers differ: ${JSON.stringify(seeded.current.sample.summary)} vs ${JSON.stringify(seeded.baseline.sample.summary)}`);
 
     const cases = [
       {
@@ -112,11 +114,17 @@ export default async function campaignRules(ctx) {
         if (round >= 0) samples[name].push(ms);
         return ms;
       };
-      await ctx.sideBySide({ current: timed("current"), baseline: timed("baseline") }, { rounds: measured.rounds, warmup: WARMUP, label: `${measured.name}: this tree vs ${commit.slice(0, 7)}` });
+      await ctx.sideBySide(
+        { current: timed("current"), baseline: timed("baseline") },
+        { rounds: measured.rounds, warmup: WARMUP, label: `${measured.name}: this tree vs ${commit.slice(0, 7)}` },
+      );
       const p50 = (list) => percentile(list, 0.5);
       const ratio = p50(samples.current) / p50(samples.baseline);
       const size = Math.ceil(measured.rounds / BLOCKS);
-      const blockRatios = Array.from({ length: BLOCKS }, (_, b) => p50(samples.current.slice(b * size, (b + 1) * size)) / p50(samples.baseline.slice(b * size, (b + 1) * size)));
+      const blockRatios = Array.from(
+        { length: BLOCKS },
+        (_, b) => p50(samples.current.slice(b * size, (b + 1) * size)) / p50(samples.baseline.slice(b * size, (b + 1) * size)),
+      );
       // Within noise: the blocks of this same run disagree on which side is faster.
       const withinNoise = Math.min(...blockRatios) <= 1;
       rows.push({

@@ -39,13 +39,7 @@ function orderLines() {
 }
 
 async function openOperation(ctx, operator, lines, code) {
-  const { body: operation } = await ctx.expect(
-    operator,
-    "POST",
-    "/v1/operations",
-    { code, name: { en: `Bench ${code}` }, type: "PUBLIC", ...OPEN },
-    201,
-  );
+  const { body: operation } = await ctx.expect(operator, "POST", "/v1/operations", { code, name: { en: `Bench ${code}` }, type: "PUBLIC", ...OPEN }, 201);
   for (let i = 0; i < lines.length; i += LINE_COUNT) {
     await ctx.expect(operator, "PUT", `/v1/operations/${operation.id}/lines`, lines.slice(i, i + LINE_COUNT), 200);
   }
@@ -61,7 +55,12 @@ export default async function carts(ctx) {
   // ---- compare: 5000 order lines against 5000 Operation lines --------------------------------
   const lines5000 = orderLines();
   // The bounds in the order must hold for it to be placed: the order we compare by id fits.
-  const fitting = lines.map((line, i) => ({ variantExternalId: line.variantExternalId, quantity: 1 + (i % 12), unitPrice: 500, supplierId: `S${i % SUPPLIERS}` }));
+  const fitting = lines.map((line, i) => ({
+    variantExternalId: line.variantExternalId,
+    quantity: 1 + (i % 12),
+    unitPrice: 500,
+    supplierId: `S${i % SUPPLIERS}`,
+  }));
   const { body: order } = await ctx.expect(operator, "POST", "/v1/orders", { operationId, accountId: "A-BENCH", lines: fitting }, 201);
   const compareLines = lines5000.map(({ variantExternalId, quantity }) => ({ variantExternalId, quantity }));
   const { body: sample } = await ctx.expect(operator, "POST", `/v1/operations/${operationId}/compare`, { lines: compareLines }, 200);
@@ -103,9 +102,12 @@ export default async function carts(ctx) {
     spread.push(await openOperation(ctx, operator, lines.slice(0, 200), `BENCH-SPREAD-${i}`));
   }
   const spreadLines = (i) =>
-    Array.from({ length: 10 }, (_, j) => ({ variantExternalId: sku(mod(i + j * 17, 200)), quantity: 3, unitPrice: 900, supplierId: `S${j % SUPPLIERS}` })).filter(
-      (line, j, all) => all.findIndex((other) => other.variantExternalId === line.variantExternalId) === j,
-    );
+    Array.from({ length: 10 }, (_, j) => ({
+      variantExternalId: sku(mod(i + j * 17, 200)),
+      quantity: 3,
+      unitPrice: 900,
+      supplierId: `S${j % SUPPLIERS}`,
+    })).filter((line, j, all) => all.findIndex((other) => other.variantExternalId === line.variantExternalId) === j);
 
   const cart = (i) => ctx.expect(operator, "POST", "/v1/carts", { operationId, accountId: `A${mod(i, 50)}`, lines: smallLines(i) }, 201);
   const directOrder = (i) => ctx.expect(operator, "POST", "/v1/orders", { operationId, accountId: `A${mod(i, 50)}`, lines: smallLines(i) }, 201);
@@ -125,15 +127,18 @@ export default async function carts(ctx) {
     },
     { rounds: CHECKOUT_ROUNDS, warmup: WARMUP },
   );
-  const big = await ctx.measure(
-    () => ctx.expect(operator, "POST", "/v1/orders", { operationId, accountId: "A-BIG", lines: fitting }, 201),
-    { iterations: 10, warmup: 2, label: "POST /v1/orders (5000 lines)" },
-  );
+  const big = await ctx.measure(() => ctx.expect(operator, "POST", "/v1/orders", { operationId, accountId: "A-BIG", lines: fitting }, 201), {
+    iterations: 10,
+    warmup: 2,
+    label: "POST /v1/orders (5000 lines)",
+  });
 
   const mean = (values) => values.reduce((sum, v) => sum + v, 0) / values.length;
   const rates = { oneCart: [], oneOrder: [], spreadCart: [], spreadOrder: [], constant: [] };
-  const spreadCart = (i) => ctx.expect(operator, "POST", "/v1/carts", { operationId: spread[mod(i, SPREAD_OPERATIONS)], accountId: `A${mod(i, 50)}`, lines: spreadLines(i) }, 201);
-  const spreadOrder = (i) => ctx.expect(operator, "POST", "/v1/orders", { operationId: spread[mod(i, SPREAD_OPERATIONS)], accountId: `A${mod(i, 50)}`, lines: spreadLines(i) }, 201);
+  const spreadCart = (i) =>
+    ctx.expect(operator, "POST", "/v1/carts", { operationId: spread[mod(i, SPREAD_OPERATIONS)], accountId: `A${mod(i, 50)}`, lines: spreadLines(i) }, 201);
+  const spreadOrder = (i) =>
+    ctx.expect(operator, "POST", "/v1/orders", { operationId: spread[mod(i, SPREAD_OPERATIONS)], accountId: `A${mod(i, 50)}`, lines: spreadLines(i) }, 201);
   const runs = { oneCart: cart, oneOrder: directOrder, spreadCart, spreadOrder, constant };
   for (let w = 0; w < THROUGHPUT_WINDOWS; w++) {
     const names = Object.keys(runs);
@@ -150,14 +155,46 @@ export default async function carts(ctx) {
   });
   const ratio = (value) => Math.round(value * 100) / 100;
   const rows = [
-    { name: "compare 5000 lines (body) vs 5000-line Operation", ...fmt(compare["compare 5000 lines (body)"], { "×floor p50": ratio(compare["compare 5000 lines (body)"].ratioP50), "×floor p99": ratio(compare["compare 5000 lines (body)"].ratioP99) }) },
-    { name: "compare by orderId (5000-line order)", ...fmt(compare["compare by orderId (5000 lines)"], { "×floor p50": ratio(compare["compare by orderId (5000 lines)"].ratioP50), "×floor p99": ratio(compare["compare by orderId (5000 lines)"].ratioP99) }) },
+    {
+      name: "compare 5000 lines (body) vs 5000-line Operation",
+      ...fmt(compare["compare 5000 lines (body)"], {
+        "×floor p50": ratio(compare["compare 5000 lines (body)"].ratioP50),
+        "×floor p99": ratio(compare["compare 5000 lines (body)"].ratioP99),
+      }),
+    },
+    {
+      name: "compare by orderId (5000-line order)",
+      ...fmt(compare["compare by orderId (5000 lines)"], {
+        "×floor p50": ratio(compare["compare by orderId (5000 lines)"].ratioP50),
+        "×floor p99": ratio(compare["compare by orderId (5000 lines)"].ratioP99),
+      }),
+    },
     { name: "raw upsert of 5000 rows (floor)", ...fmt(compare["raw upsert of 5000 rows (floor)"], { "×floor p50": 1, "×floor p99": 1 }) },
-    { name: "POST /v1/carts (10 lines)", ...fmt(latency["POST /v1/carts (10 lines)"], { "×floor p50": ratio(latency["POST /v1/carts (10 lines)"].ratioP50), [`req/s (${THROUGHPUT_CONCURRENCY} in flight, 1 op)`]: Math.round(mean(rates.oneCart)), [`req/s (${THROUGHPUT_CONCURRENCY} in flight, ${SPREAD_OPERATIONS} ops)`]: Math.round(mean(rates.spreadCart)) }) },
-    { name: "POST /v1/orders (10 lines, 4 suppliers)", ...fmt(latency["POST /v1/orders (10 lines, 4 suppliers)"], { "×floor p50": ratio(latency["POST /v1/orders (10 lines, 4 suppliers)"].ratioP50), [`req/s (${THROUGHPUT_CONCURRENCY} in flight, 1 op)`]: Math.round(mean(rates.oneOrder)), [`req/s (${THROUGHPUT_CONCURRENCY} in flight, ${SPREAD_OPERATIONS} ops)`]: Math.round(mean(rates.spreadOrder)) }) },
-    { name: "POST /v1/carts then /v1/orders {cartId}", ...fmt(latency["POST /v1/carts then /v1/orders {cartId}"], { "×floor p50": ratio(latency["POST /v1/carts then /v1/orders {cartId}"].ratioP50) }) },
+    {
+      name: "POST /v1/carts (10 lines)",
+      ...fmt(latency["POST /v1/carts (10 lines)"], {
+        "×floor p50": ratio(latency["POST /v1/carts (10 lines)"].ratioP50),
+        [`req/s (${THROUGHPUT_CONCURRENCY} in flight, 1 op)`]: Math.round(mean(rates.oneCart)),
+        [`req/s (${THROUGHPUT_CONCURRENCY} in flight, ${SPREAD_OPERATIONS} ops)`]: Math.round(mean(rates.spreadCart)),
+      }),
+    },
+    {
+      name: "POST /v1/orders (10 lines, 4 suppliers)",
+      ...fmt(latency["POST /v1/orders (10 lines, 4 suppliers)"], {
+        "×floor p50": ratio(latency["POST /v1/orders (10 lines, 4 suppliers)"].ratioP50),
+        [`req/s (${THROUGHPUT_CONCURRENCY} in flight, 1 op)`]: Math.round(mean(rates.oneOrder)),
+        [`req/s (${THROUGHPUT_CONCURRENCY} in flight, ${SPREAD_OPERATIONS} ops)`]: Math.round(mean(rates.spreadOrder)),
+      }),
+    },
+    {
+      name: "POST /v1/carts then /v1/orders {cartId}",
+      ...fmt(latency["POST /v1/carts then /v1/orders {cartId}"], { "×floor p50": ratio(latency["POST /v1/carts then /v1/orders {cartId}"].ratioP50) }),
+    },
     { name: "POST /v1/orders (5000 lines)", ...fmt(big) },
-    { name: "constant route (floor)", ...fmt(latency["constant route (floor)"], { "×floor p50": 1, [`req/s (${THROUGHPUT_CONCURRENCY} in flight, 1 op)`]: Math.round(mean(rates.constant)) }) },
+    {
+      name: "constant route (floor)",
+      ...fmt(latency["constant route (floor)"], { "×floor p50": 1, [`req/s (${THROUGHPUT_CONCURRENCY} in flight, 1 op)`]: Math.round(mean(rates.constant)) }),
+    },
   ];
   const notes = [
     `Compare rows: ${COMPARE_ROUNDS} rounds interleaved with PUT /v1/__bench/raw-upsert of the same 5000 rows (one bare json_each upsert into another Operation), after ${WARMUP} warm-up rounds; "×floor" is the ratio to it (goal ≤ 2).`,

@@ -34,7 +34,13 @@ export default async function consoleSuite(ctx) {
       })
     ).body.id;
   const full = await newOperation();
-  const lines = Array.from({ length: LINES }, (_, i) => ({ variantExternalId: `SKU-${String(i).padStart(5, "0")}`, variantName: { en: `Item ${i}` }, minQuantity: 1, maxQuantity: 10, recommendedQuantity: 5 }));
+  const lines = Array.from({ length: LINES }, (_, i) => ({
+    variantExternalId: `SKU-${String(i).padStart(5, "0")}`,
+    variantName: { en: `Item ${i}` },
+    minQuantity: 1,
+    maxQuantity: 10,
+    recommendedQuantity: 5,
+  }));
   await ctx.expect(operator, "PUT", `/v1/operations/${full}/lines`, lines, 200);
 
   const browser = await launchChromium();
@@ -44,7 +50,11 @@ export default async function consoleSuite(ctx) {
     await context.addInitScript((value) => sessionStorage.setItem("campaign-console-session", value), session);
     return { context, page: await context.newPage() };
   };
-  const rowCount = (page, expected) => page.waitForFunction((n) => document.querySelector('[role="grid"]')?.getAttribute("aria-rowcount") === String(n), expected, { timeout: 60_000, polling: 10 });
+  const rowCount = (page, expected) =>
+    page.waitForFunction((n) => document.querySelector('[role="grid"]')?.getAttribute("aria-rowcount") === String(n), expected, {
+      timeout: 60_000,
+      polling: 10,
+    });
 
   /** Fresh tabs opening `url` until the first rows and all `rows` show; the last one scrolls the whole grid. */
   const measureLoad = async (url, rows) => {
@@ -108,12 +118,27 @@ export default async function consoleSuite(ctx) {
 
   try {
     const lineGrid = await measureLoad(`${ctx.baseUrl}/console/operations/${full}`, LINES);
-    const linePasteSave = await measurePasteSave({ url: async () => `${ctx.baseUrl}/console/operations/${await newOperation()}`, rows: 0, text: (round) => block(LINES, round), buttons: ["Save"], saved: `Saved: ${LINES} created` });
+    const linePasteSave = await measurePasteSave({
+      url: async () => `${ctx.baseUrl}/console/operations/${await newOperation()}`,
+      rows: 0,
+      text: (round) => block(LINES, round),
+      buttons: ["Save"],
+      saved: `Saved: ${LINES} created`,
+    });
     const ruleGrid = await measureLoad(`${ctx.baseUrl}/console/quota-rules?view=grid`, RULES);
-    const rulePasteSave = await measurePasteSave({ url: async () => `${ctx.baseUrl}/console/quota-rules?view=grid`, rows: RULES, text: (round) => ruleEdits(RULES, round), buttons: ["Check changes", "Apply"], saved: `Saved: 0 created, ${RULES} updated` });
+    const rulePasteSave = await measurePasteSave({
+      url: async () => `${ctx.baseUrl}/console/quota-rules?view=grid`,
+      rows: RULES,
+      text: (round) => ruleEdits(RULES, round),
+      buttons: ["Check changes", "Apply"],
+      saved: `Saved: 0 created, ${RULES} updated`,
+    });
 
     const assets = join(repoRoot, "public", "console", "assets");
-    const gzipped = (ext) => readdirSync(assets).filter((file) => file.endsWith(ext)).reduce((sum, file) => sum + gzipSync(readFileSync(join(assets, file)), { level: 9 }).length, 0);
+    const gzipped = (ext) =>
+      readdirSync(assets)
+        .filter((file) => file.endsWith(ext))
+        .reduce((sum, file) => sum + gzipSync(readFileSync(join(assets, file)), { level: 9 }).length, 0);
     const js = gzipped(".js");
     const css = gzipped(".css");
     const html = gzipSync(readFileSync(join(repoRoot, "public", "console", "index.html"))).length;
@@ -124,12 +149,37 @@ export default async function consoleSuite(ctx) {
         { figure: "navigation → first grid rows (ms)", value: median(lineGrid.firstRows), goal: "≤ 1000", samples: lineGrid.firstRows.join(" ") },
         { figure: `navigation → all ${LINES} lines loaded (ms)`, value: median(lineGrid.allRows), goal: "≤ 2500", samples: lineGrid.allRows.join(" ") },
         { figure: `paste ${LINES} rows + Save until confirmed (ms)`, value: median(linePasteSave), goal: "≤ 2000", samples: linePasteSave.join(" ") },
-        { figure: "scroll the whole grid: most row elements in the DOM", value: lineGrid.maxRowElements, goal: "≤ 200", samples: `${lineGrid.scrollMs} ms to scroll` },
+        {
+          figure: "scroll the whole grid: most row elements in the DOM",
+          value: lineGrid.maxRowElements,
+          goal: "≤ 200",
+          samples: `${lineGrid.scrollMs} ms to scroll`,
+        },
         { figure: "rules grid: navigation → first rows (ms)", value: median(ruleGrid.firstRows), goal: "≤ 1000", samples: ruleGrid.firstRows.join(" ") },
-        { figure: `rules grid: navigation → all ${RULES} rules loaded (ms)`, value: median(ruleGrid.allRows), goal: "≤ 2500", samples: ruleGrid.allRows.join(" ") },
-        { figure: `rules grid: paste ${RULES} edits + dry run + Apply until confirmed (ms)`, value: median(rulePasteSave), goal: "≤ 2000", samples: rulePasteSave.join(" ") },
-        { figure: "rules grid: scroll the whole grid, most row elements in the DOM", value: ruleGrid.maxRowElements, goal: "≤ 200", samples: `${ruleGrid.scrollMs} ms to scroll` },
-        { figure: "first load JS + CSS + HTML, gzip (KiB)", value: kib(js + css + html), goal: "≤ 150", samples: `JS ${kib(js)}, CSS ${kib(css)}, HTML ${kib(html)}` },
+        {
+          figure: `rules grid: navigation → all ${RULES} rules loaded (ms)`,
+          value: median(ruleGrid.allRows),
+          goal: "≤ 2500",
+          samples: ruleGrid.allRows.join(" "),
+        },
+        {
+          figure: `rules grid: paste ${RULES} edits + dry run + Apply until confirmed (ms)`,
+          value: median(rulePasteSave),
+          goal: "≤ 2000",
+          samples: rulePasteSave.join(" "),
+        },
+        {
+          figure: "rules grid: scroll the whole grid, most row elements in the DOM",
+          value: ruleGrid.maxRowElements,
+          goal: "≤ 200",
+          samples: `${ruleGrid.scrollMs} ms to scroll`,
+        },
+        {
+          figure: "first load JS + CSS + HTML, gzip (KiB)",
+          value: kib(js + css + html),
+          goal: "≤ 150",
+          samples: `JS ${kib(js)}, CSS ${kib(css)}, HTML ${kib(html)}`,
+        },
       ],
     };
   } finally {

@@ -149,7 +149,11 @@ export default async function edge(ctx) {
         operator,
         "PUT",
         `/v1/operations/${target}/lines`,
-        Array.from({ length: PUT_BATCH }, (_, k) => ({ variantExternalId: lines[(i * PUT_BATCH + k) % LINES].variantExternalId, minQuantity: 1, maxQuantity: 60 + (i % 40) })),
+        Array.from({ length: PUT_BATCH }, (_, k) => ({
+          variantExternalId: lines[(i * PUT_BATCH + k) % LINES].variantExternalId,
+          minQuantity: 1,
+          maxQuantity: 60 + (i % 40),
+        })),
       ),
     "POST /v1/operations/{id}/status (DRAFT→ACTIVE, →DRAFT)": async () => [
       await call(operator, "POST", `/v1/operations/${target}/status`, { status: "ACTIVE" }),
@@ -200,10 +204,10 @@ export default async function edge(ctx) {
   }
 
   // The wrapper's sleep costs more than its ms: measure by how much, on a route that only sleeps.
-  const sleeps = await interleave(
-    Object.fromEntries([0, 5, 50].map((ms) => [ms, () => timeRaw(`/__bench/sleep?ms=${ms}`)])),
-    { rounds: QUICK ? 5 : 40, warmup: 3 },
-  );
+  const sleeps = await interleave(Object.fromEntries([0, 5, 50].map((ms) => [ms, () => timeRaw(`/__bench/sleep?ms=${ms}`)])), {
+    rounds: QUICK ? 5 : 40,
+    warmup: 3,
+  });
   const sleepP50 = Object.fromEntries(Object.entries(sleeps).map(([ms, list]) => [ms, ctx.summarize(list.map((s) => s.ms)).p50]));
   const overshoot = (ms) => ctx.round(sleepP50[ms] - sleepP50[0] - ms);
 
@@ -261,10 +265,10 @@ export default async function edge(ctx) {
     evaluate: { label: "warm evaluate, 1 order", over: "zod", fn: (i) => call(operator, "POST", EVALUATE, evaluateBody(i)) },
   };
 
-  const stackSamples = await interleave(
-    Object.fromEntries(Object.entries(layers).map(([key, layer]) => [key, layer.fn])),
-    { rounds: BREAKDOWN_ROUNDS, warmup: BREAKDOWN_WARMUP },
-  );
+  const stackSamples = await interleave(Object.fromEntries(Object.entries(layers).map(([key, layer]) => [key, layer.fn])), {
+    rounds: BREAKDOWN_ROUNDS,
+    warmup: BREAKDOWN_WARMUP,
+  });
   const stack = Object.fromEntries(Object.keys(layers).map((key) => [key, figures(stackSamples[key])]));
 
   const ratio = (a, b) => Math.round((a / b) * 100) / 100;
@@ -286,8 +290,13 @@ export default async function edge(ctx) {
   }));
 
   // Samples above their route's median seq RT, in time order: how often does a request pay an extra round trip?
-  const extra = SETTINGS.flatMap((setting) => names.flatMap((name) => figures(perSetting[setting.key].samples[name]).above.map((s) => s.at))).sort((a, b) => a - b);
-  const gaps = extra.slice(1).map((at, i) => at - extra[i]).filter((gap) => gap > 1_000);
+  const extra = SETTINGS.flatMap((setting) => names.flatMap((name) => figures(perSetting[setting.key].samples[name]).above.map((s) => s.at))).sort(
+    (a, b) => a - b,
+  );
+  const gaps = extra
+    .slice(1)
+    .map((at, i) => at - extra[i])
+    .filter((gap) => gap > 1_000);
   const period = gaps.length ? Math.round(median(gaps) / 100) / 10 : null;
   const seen = (key) => perSetting[key].seenAfter.map((ms) => Math.round(ms));
   const notes = [

@@ -33,7 +33,8 @@ const linesBody = (max) =>
       recommendedQuantity: i % 3 ? 6 : null,
     })),
   );
-const rulesBody = (round) => JSON.stringify(Array.from({ length: RULES }, (_, i) => ({ accountId: `A-${i % 1000}`, supplierId: `S-${Math.floor(i / 1000)}`, minimum: 1000 + round })));
+const rulesBody = (round) =>
+  JSON.stringify(Array.from({ length: RULES }, (_, i) => ({ accountId: `A-${i % 1000}`, supplierId: `S-${Math.floor(i / 1000)}`, minimum: 1000 + round })));
 
 const percentile = (samples, fraction) => {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -44,12 +45,20 @@ const p50 = (samples) => percentile(samples, 0.5);
 async function seed(side) {
   const { operator } = await side.newTenant();
   let number = 0;
-  const createOperation = async () => (await side.expect(operator, "POST", "/v1/operations", { code: `HIST-${++number}`, name: { en: `Bench ${number}` }, type: "PUBLIC", ...OPEN }, 201)).body.id;
+  const createOperation = async () =>
+    (await side.expect(operator, "POST", "/v1/operations", { code: `HIST-${++number}`, name: { en: `Bench ${number}` }, type: "PUBLIC", ...OPEN }, 201)).body
+      .id;
   const putLines = (id, body) => side.expect(operator, "PUT", `/v1/operations/${id}/lines`, body, 200);
   const everyLine = await createOperation();
-  await putLines(everyLine, linesBody(() => 24));
+  await putLines(
+    everyLine,
+    linesBody(() => 24),
+  );
   const threeLines = await createOperation();
-  await putLines(threeLines, linesBody(() => 24));
+  await putLines(
+    threeLines,
+    linesBody(() => 24),
+  );
   await side.expect(operator, "PUT", "/v1/buying-policies/quotas/rules", rulesBody(0), 200);
   return { operator, createOperation, putLines, everyLine, threeLines };
 }
@@ -65,7 +74,10 @@ async function compareSides(ctx, sides, seeded, name, call, goal) {
   await ctx.sideBySide({ current: timed("current"), baseline: timed("baseline") }, { rounds: WRITE_ROUNDS, warmup: WARMUP, label: name });
   const ratio = p50(samples.current) / p50(samples.baseline);
   const size = Math.ceil(WRITE_ROUNDS / BLOCKS);
-  const blocks = Array.from({ length: BLOCKS }, (_, b) => p50(samples.current.slice(b * size, (b + 1) * size)) / p50(samples.baseline.slice(b * size, (b + 1) * size)));
+  const blocks = Array.from(
+    { length: BLOCKS },
+    (_, b) => p50(samples.current.slice(b * size, (b + 1) * size)) / p50(samples.baseline.slice(b * size, (b + 1) * size)),
+  );
   const withinNoise = Math.min(...blocks) <= 1;
   return {
     name,
@@ -87,7 +99,13 @@ async function compareCalls(ctx, name, calls, goal) {
   };
   await ctx.sideBySide({ measured: timed("measured"), beside: timed("beside") }, { rounds: READ_ROUNDS, warmup: WARMUP, label: name });
   const ratio = p50(samples.measured) / p50(samples.beside);
-  return { name, p50: ctx.round(p50(samples.measured)), besideP50: ctx.round(p50(samples.beside)), ratioP50: Math.round(ratio * 1000) / 1000, ...goal(ratio, p50(samples.measured)) };
+  return {
+    name,
+    p50: ctx.round(p50(samples.measured)),
+    besideP50: ctx.round(p50(samples.beside)),
+    ratioP50: Math.round(ratio * 1000) / 1000,
+    ...goal(ratio, p50(samples.measured)),
+  };
 }
 
 export default async function history(ctx) {
@@ -100,64 +118,174 @@ export default async function history(ctx) {
     const rows = [];
 
     // ---- writes, side by side with the commit before history
-    rows.push(await compareSides(ctx, sides, seeded, "PUT 5000 lines, every line changed", async (_side, s, round) => (await s.putLines(s.everyLine, linesBody(() => 100 + round + 3))).ms, 1.2));
     rows.push(
-      await compareSides(ctx, sides, seeded, "PUT 5000 lines, 3 changed", async (_side, s, round) => (await s.putLines(s.threeLines, linesBody((i) => (i < 3 ? 30 + (round & 1) : 24)))).ms, 1.05),
+      await compareSides(
+        ctx,
+        sides,
+        seeded,
+        "PUT 5000 lines, every line changed",
+        async (_side, s, round) =>
+          (
+            await s.putLines(
+              s.everyLine,
+              linesBody(() => 100 + round + 3),
+            )
+          ).ms,
+        1.2,
+      ),
     );
-    rows.push(await compareSides(ctx, sides, seeded, "PUT 5000 rules, every rule changed", async (side, s, round) => (await side.expect(s.operator, "PUT", "/v1/buying-policies/quotas/rules", rulesBody(round + 7), 200)).ms, 1.2));
-    rows.push(await compareSides(ctx, sides, seeded, "constant route (each server's floor)", async (side, s) => (await side.expect(s.operator, "GET", "/v1/__bench/constant", undefined, 200)).ms));
+    rows.push(
+      await compareSides(
+        ctx,
+        sides,
+        seeded,
+        "PUT 5000 lines, 3 changed",
+        async (_side, s, round) =>
+          (
+            await s.putLines(
+              s.threeLines,
+              linesBody((i) => (i < 3 ? 30 + (round & 1) : 24)),
+            )
+          ).ms,
+        1.05,
+      ),
+    );
+    rows.push(
+      await compareSides(
+        ctx,
+        sides,
+        seeded,
+        "PUT 5000 rules, every rule changed",
+        async (side, s, round) => (await side.expect(s.operator, "PUT", "/v1/buying-policies/quotas/rules", rulesBody(round + 7), 200)).ms,
+        1.2,
+      ),
+    );
+    rows.push(
+      await compareSides(
+        ctx,
+        sides,
+        seeded,
+        "constant route (each server's floor)",
+        async (side, s) => (await side.expect(s.operator, "GET", "/v1/__bench/constant", undefined, 200)).ms,
+      ),
+    );
 
     // ---- storage: the same writes on both servers, the databases' growth between them
-    const sizeOf = async (side) => Object.values((await side.expect(null, "GET", "/__bench/database-sizes", undefined, 200)).body).reduce((sum, bytes) => sum + bytes, 0);
+    const sizeOf = async (side) =>
+      Object.values((await side.expect(null, "GET", "/__bench/database-sizes", undefined, 200)).body).reduce((sum, bytes) => sum + bytes, 0);
     const growth = async (write) => {
       const before = { current: await sizeOf(sides.current), baseline: await sizeOf(sides.baseline) };
       for (const which of ["current", "baseline"]) await write(sides[which], seeded[which]);
       return (await sizeOf(sides.current)) - before.current - ((await sizeOf(sides.baseline)) - before.baseline);
     };
     const storage = [];
-    for (let i = 0; i < 4; i++) storage.push(await growth(async (_side, s) => s.putLines(s.everyLine, linesBody(() => 500 + i))));
+    for (let i = 0; i < 4; i++)
+      storage.push(
+        await growth(async (_side, s) =>
+          s.putLines(
+            s.everyLine,
+            linesBody(() => 500 + i),
+          ),
+        ),
+      );
     const bytesPerLineRecord = storage.reduce((sum, bytes) => sum + bytes, 0) / (4 * LINES);
-    const threeFields = await growth(async (_side, s) => s.putLines(s.everyLine, JSON.stringify(Array.from({ length: LINES }, (_, i) => ({ variantExternalId: sku(i), variantName: { en: `Renamed ${i}` }, minQuantity: 0, maxQuantity: 700 })))));
+    const threeFields = await growth(async (_side, s) =>
+      s.putLines(
+        s.everyLine,
+        JSON.stringify(
+          Array.from({ length: LINES }, (_, i) => ({ variantExternalId: sku(i), variantName: { en: `Renamed ${i}` }, minQuantity: 0, maxQuantity: 700 })),
+        ),
+      ),
+    );
     const bytesPerThreeFieldRecord = threeFields / LINES;
 
     // ---- reads and a revert, on this tree
     const s = seeded.current;
     const past = await s.createOperation();
-    await s.putLines(past, linesBody(() => 24));
+    await s.putLines(
+      past,
+      linesBody(() => 24),
+    );
     const { version: first } = (await ctx.expect(s.operator, "GET", `/v1/operations/${past}`, undefined, 200)).body;
-    for (let v = 1; v <= VERSIONS_BACK; v++) await s.putLines(past, linesBody((i) => (Math.floor(i / LINES_PER_VERSION) === v - 1 ? 40 + v : 24)));
+    for (let v = 1; v <= VERSIONS_BACK; v++)
+      await s.putLines(
+        past,
+        linesBody((i) => (Math.floor(i / LINES_PER_VERSION) === v - 1 ? 40 + v : 24)),
+      );
     const page = (query) => async () => (await ctx.expect(s.operator, "GET", `/v1/operations/${past}/lines?limit=50${query}`, undefined, 200)).ms;
     rows.push(
-      await compareCalls(ctx, `lines?asOf first page, ${VERSIONS_BACK} versions back (${VERSIONS_BACK * LINES_PER_VERSION} line records after it) vs the current first page`, { measured: page(`&asOf=${first}`), beside: page("") }, (ratio) => ({ goal: "≤ 2× the current page", met: ratio <= 2 ? "yes" : "no" })),
+      await compareCalls(
+        ctx,
+        `lines?asOf first page, ${VERSIONS_BACK} versions back (${VERSIONS_BACK * LINES_PER_VERSION} line records after it) vs the current first page`,
+        { measured: page(`&asOf=${first}`), beside: page("") },
+        (ratio) => ({ goal: "≤ 2× the current page", met: ratio <= 2 ? "yes" : "no" }),
+      ),
     );
     const everyLineVersions = await s.createOperation();
-    await s.putLines(everyLineVersions, linesBody(() => 24));
+    await s.putLines(
+      everyLineVersions,
+      linesBody(() => 24),
+    );
     const v1 = (await ctx.expect(s.operator, "GET", `/v1/operations/${everyLineVersions}`, undefined, 200)).body.version;
-    await s.putLines(everyLineVersions, linesBody(() => 48));
+    await s.putLines(
+      everyLineVersions,
+      linesBody(() => 48),
+    );
     const diff = async () => {
       let ms = 0;
       let token = null;
       do {
-        const answer = await ctx.expect(s.operator, "GET", `/v1/operations/${everyLineVersions}/diff?from=${v1}&to=${v1 + 1}&limit=1000${token ? `&nextToken=${encodeURIComponent(token)}` : ""}`, undefined, 200);
+        const answer = await ctx.expect(
+          s.operator,
+          "GET",
+          `/v1/operations/${everyLineVersions}/diff?from=${v1}&to=${v1 + 1}&limit=1000${token ? `&nextToken=${encodeURIComponent(token)}` : ""}`,
+          undefined,
+          200,
+        );
         ms += answer.ms;
         token = answer.body.nextToken;
       } while (token);
       return ms;
     };
-    const firstDiffPage = async () => (await ctx.expect(s.operator, "GET", `/v1/operations/${everyLineVersions}/diff?from=${v1}&to=${v1 + 1}&limit=50`, undefined, 200)).ms;
-    rows.push(await compareCalls(ctx, "diff of two versions 5000 lines apart: first page (50) vs all 5000 lines", { measured: firstDiffPage, beside: diff }, (_ratio, ms) => ({ goal: "first page ≤ 150 ms", met: ms <= 150 ? "yes" : "no" })));
+    const firstDiffPage = async () =>
+      (await ctx.expect(s.operator, "GET", `/v1/operations/${everyLineVersions}/diff?from=${v1}&to=${v1 + 1}&limit=50`, undefined, 200)).ms;
+    rows.push(
+      await compareCalls(
+        ctx,
+        "diff of two versions 5000 lines apart: first page (50) vs all 5000 lines",
+        { measured: firstDiffPage, beside: diff },
+        (_ratio, ms) => ({ goal: "first page ≤ 150 ms", met: ms <= 150 ? "yes" : "no" }),
+      ),
+    );
 
     const reverted = await s.createOperation();
-    await s.putLines(reverted, linesBody(() => 24));
+    await s.putLines(
+      reverted,
+      linesBody(() => 24),
+    );
     let target = (await ctx.expect(s.operator, "GET", `/v1/operations/${reverted}`, undefined, 200)).body.version;
-    await s.putLines(reverted, linesBody(() => 48));
+    await s.putLines(
+      reverted,
+      linesBody(() => 48),
+    );
     const revert = async () => {
       const answer = await ctx.expect(s.operator, "POST", `/v1/operations/${reverted}/revert`, { toVersion: target }, 200);
       target = answer.body.version - 1; // back to where it came from: every round changes all 5000 lines
       return answer.ms;
     };
-    const putEvery = async (round) => (await s.putLines(s.everyLine, linesBody(() => 900 + round))).ms;
-    rows.push(await compareCalls(ctx, "revert of 5000 lines vs PUT of 5000 changed lines", { measured: revert, beside: putEvery }, (ratio) => ({ goal: "≤ 1.5× a PUT", met: ratio <= 1.5 ? "yes" : "no" })));
+    const putEvery = async (round) =>
+      (
+        await s.putLines(
+          s.everyLine,
+          linesBody(() => 900 + round),
+        )
+      ).ms;
+    rows.push(
+      await compareCalls(ctx, "revert of 5000 lines vs PUT of 5000 changed lines", { measured: revert, beside: putEvery }, (ratio) => ({
+        goal: "≤ 1.5× a PUT",
+        met: ratio <= 1.5 ? "yes" : "no",
+      })),
+    );
 
     return {
       title: `Change history: writes side by side with the commit before it (${commit.slice(0, 12)}); reads and revert on this tree; ${LINES} lines`,

@@ -95,7 +95,11 @@ async function measureReplayHeap(sizes) {
   try {
     const outfile = join(dir, "impact.mjs");
     await build({
-      stdin: { contents: 'export { assessImpact, impactPaging } from "./src/quotas/impact"; export { seedFacts, seedRules } from "./bench/worker/queries";', resolveDir: repoRoot, loader: "ts" },
+      stdin: {
+        contents: 'export { assessImpact, impactPaging } from "./src/quotas/impact"; export { seedFacts, seedRules } from "./bench/worker/queries";',
+        resolveDir: repoRoot,
+        loader: "ts",
+      },
       bundle: true,
       format: "esm",
       platform: "node",
@@ -107,7 +111,10 @@ async function measureReplayHeap(sizes) {
     for (const size of sizes) {
       const sqlite = new DatabaseSync(":memory:");
       const migrations = join(repoRoot, "migrations", "tenant");
-      for (const name of readdirSync(migrations).filter((file) => file.endsWith(".sql")).sort()) sqlite.exec(readFileSync(join(migrations, name), "utf8"));
+      for (const name of readdirSync(migrations)
+        .filter((file) => file.endsWith(".sql"))
+        .sort())
+        sqlite.exec(readFileSync(join(migrations, name), "utf8"));
       let onCall = () => {};
       // The part of D1's API the replay and the seeding use; every call (a statement or a batch) is one database call.
       // D1 binds a whole number as an INTEGER; node:sqlite binds every number as a REAL unless it is a BigInt.
@@ -133,7 +140,8 @@ async function measureReplayHeap(sizes) {
       };
       sqlite.prepare("insert into tenants (id, quota_default_minimum, rules_version, created_at) values ('t', 5000, 1, '2026-01-01T00:00:00Z')").run();
       await seedRulesSql(d1, "t", 0, SMALL_RULES);
-      for (let from = 0; from < size; from += SEED_CHUNK) await seed(d1, "t", { from, count: Math.min(SEED_CHUNK, size - from), accounts: ACCOUNTS, days: DAYS, now: new Date().toISOString() });
+      for (let from = 0; from < size; from += SEED_CHUNK)
+        await seed(d1, "t", { from, count: Math.min(SEED_CHUNK, size - from), accounts: ACCOUNTS, days: DAYS, now: new Date().toISOString() });
       const ruleId = sqlite.prepare("select id from quota_rules where supplier_id = 'S1' and account_id is null and store_id is null").get().id;
       const body = {
         changes: [
@@ -154,7 +162,12 @@ async function measureReplayHeap(sizes) {
       const answer = await assessImpact({ $client: d1 }, "t", "bench-secret", body, { limit: 50 });
       onCall = () => {};
       if (answer.ordersConsidered !== size) throw new Error(`heap probe: ${answer.ordersConsidered} orders considered of ${size}`);
-      rows.push({ orders: size, "live heap peak (MiB)": Math.round((peak / 2 ** 20) * 100) / 100, "database calls": calls, "facts per page": impactPaging.factsPerPage });
+      rows.push({
+        orders: size,
+        "live heap peak (MiB)": Math.round((peak / 2 ** 20) * 100) / 100,
+        "database calls": calls,
+        "facts per page": impactPaging.factsPerPage,
+      });
       sqlite.close();
     }
     return rows;
@@ -168,7 +181,8 @@ async function seedOrderPath(side) {
   const { operator } = await side.newTenant();
   const open = { startDate: "2020-01-01T00:00:00Z", endDate: "2099-12-31T23:59:59Z" };
   const lines = ["SKU-1", "SKU-2", "SKU-3"].map((variantExternalId) => ({ variantExternalId, minQuantity: 0, maxQuantity: 1_000 }));
-  const operation = (await side.expect(operator, "POST", "/v1/operations", { code: "IMPACT-PATH", name: { en: "Impact path" }, type: "PUBLIC", ...open }, 201)).body;
+  const operation = (await side.expect(operator, "POST", "/v1/operations", { code: "IMPACT-PATH", name: { en: "Impact path" }, type: "PUBLIC", ...open }, 201))
+    .body;
   await side.expect(operator, "PUT", `/v1/operations/${operation.id}/lines`, lines, 200);
   await side.expect(operator, "POST", `/v1/operations/${operation.id}/status`, { status: "ACTIVE" }, 200);
   await side.expect(operator, "POST", "/v1/buying-policies/quotas/rules", { supplierId: "S-STRICT", minimum: 1_000_000 }, 201);
@@ -177,7 +191,12 @@ async function seedOrderPath(side) {
     accountId: "A-PATH",
     lines: suppliers.map((supplierId, i) => ({ variantExternalId: lines[i].variantExternalId, quantity: 2, unitPrice: 1_500, supplierId })),
   });
-  return { operator, placed: order(["S1", "S2", "S3"]), refused: order(["S1", "S2", "S-STRICT"]), evaluate: { orders: [{ accountId: "A-PATH", supplierId: "S1", amount: 3_000 }] } };
+  return {
+    operator,
+    placed: order(["S1", "S2", "S3"]),
+    refused: order(["S1", "S2", "S-STRICT"]),
+    evaluate: { orders: [{ accountId: "A-PATH", supplierId: "S1", amount: 3_000 }] },
+  };
 }
 
 /** Evaluate, a placed order and a refused order on this tree and on the baseline's, alternating round after round. */
@@ -191,7 +210,10 @@ async function measureOrderPath(ctx) {
     const cases = [
       { name: "evaluate, 1 order", call: (side, s) => side.expect(s.operator, "POST", "/v1/buying-policies/quotas/evaluate", s.evaluate, 200) },
       { name: "place an order of 3 suppliers (201; 3 facts in its batch)", call: (side, s) => side.expect(s.operator, "POST", "/v1/orders", s.placed, 201) },
-      { name: "a refused order of 3 suppliers (422; its event and 3 facts in one batch)", call: (side, s) => side.expect(s.operator, "POST", "/v1/orders", s.refused, 422) },
+      {
+        name: "a refused order of 3 suppliers (422; its event and 3 facts in one batch)",
+        call: (side, s) => side.expect(s.operator, "POST", "/v1/orders", s.refused, 422),
+      },
       { name: "constant route (each server's floor)", call: (side, s) => side.expect(s.operator, "GET", "/v1/__bench/constant", undefined, 200) },
     ];
     const rows = [];
@@ -202,7 +224,10 @@ async function measureOrderPath(ctx) {
         if (round >= 0) samples[name].push(ms);
         return ms;
       };
-      await ctx.sideBySide({ current: timed("current"), baseline: timed("baseline") }, { rounds: PATH_ROUNDS, warmup: PATH_WARMUP, label: `${measured.name}: this tree vs ${commit.slice(0, 7)}` });
+      await ctx.sideBySide(
+        { current: timed("current"), baseline: timed("baseline") },
+        { rounds: PATH_ROUNDS, warmup: PATH_WARMUP, label: `${measured.name}: this tree vs ${commit.slice(0, 7)}` },
+      );
       const p50 = { current: percentile(samples.current, 0.5), baseline: percentile(samples.baseline, 0.5) };
       rows.push({
         name: measured.name,
@@ -274,7 +299,11 @@ export default async function impact(ctx) {
     ],
     notes: [
       `Windows seeded by the bench-only PUT /v1/__bench/seed-facts (quota order facts generated in SQL straight into the shard's table, ${SEED_CHUNK.toLocaleString("en")} a call; not the API) and rules by PUT /v1/__bench/seed-rules: ${Math.round(seedSeconds)} s in all. Facts: ${ACCOUNTS} accounts, each in one of 20 stores, 5 suppliers and orders without one, amounts 100–50,000, over the last ${DAYS} days.`,
-      `Each call replays the whole window (the totals cover it) against today's rules and with the changes: one supplier's minimum raised by 10,000, a WARN rule for one account and supplier, and a default of 7,500; it answers the first 50 accounts. Samples after one untimed call; p50 of ${Object.entries(SAMPLES).map(([n, s]) => `${s} (${label(Number(n))})`).join(", ")}.`,
+      `Each call replays the whole window (the totals cover it) against today's rules and with the changes: one supplier's minimum raised by 10,000, a WARN rule for one account and supplier, and a default of 7,500; it answers the first 50 accounts. Samples after one untimed call; p50 of ${Object.entries(
+        SAMPLES,
+      )
+        .map(([n, s]) => `${s} (${label(Number(n))})`)
+        .join(", ")}.`,
       `Flat per order: ${perOrder.join(" / ")} µs per order at ${SIZES.map(label).join(" / ")}.`,
       `A sample answer: ${JSON.stringify({ ...sample, accounts: `${sample.accounts.length} listed`, nextToken: sample.nextToken ? "…" : null })}.`,
       `Order path: ${PATH_ROUNDS} rounds after ${PATH_WARMUP} untimed, alternating which server goes first; the baseline tree (${BASELINE_REF}) served by this checkout's wrangler on its own local D1.`,

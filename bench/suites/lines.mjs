@@ -28,8 +28,7 @@ function linesBody(round = 0, count = LINES) {
   );
 }
 
-const keys = (from, count, step = 1) =>
-  JSON.stringify(Array.from({ length: count }, (_, k) => `SKU-${String(from + k * step).padStart(5, "0")}`));
+const keys = (from, count, step = 1) => JSON.stringify(Array.from({ length: count }, (_, k) => `SKU-${String(from + k * step).padStart(5, "0")}`));
 
 let operationNumber = 0;
 function operationBody(type = "PRIVATE") {

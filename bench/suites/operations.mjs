@@ -62,34 +62,37 @@ async function seed(ctx, operator) {
   );
 
   // One line makes DRAFT → ACTIVE possible; without the lines route, ACTIVE cannot be reached.
-  const probe = await ctx.request(operator, "PUT", `/v1/operations/${ids[0]}/lines`, [
-    { variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 10 },
-  ]);
+  const probe = await ctx.request(operator, "PUT", `/v1/operations/${ids[0]}/lines`, [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 10 }]);
   const canActivate = probe.status === 200;
   const statuses = { DRAFT: 0, ACTIVE: 0, INACTIVE: 0 };
-  await ctx.pool(OPERATION_COUNT, 4, async (i) => {
-    const plan = i % 3; // 0: stays DRAFT, 1: INACTIVE, 2: ACTIVE (or INACTIVE without lines)
-    const path = `/v1/operations/${ids[i]}`;
-    if (plan === 0) {
-      statuses.DRAFT++;
-      return;
-    }
-    if (plan === 2 && canActivate) {
-      if (i !== 0) {
-        await ctx.expect(operator, "PUT", `${path}/lines`, [{ variantExternalId: `SKU-${i}`, minQuantity: 0, maxQuantity: 10 }], 200);
+  await ctx.pool(
+    OPERATION_COUNT,
+    4,
+    async (i) => {
+      const plan = i % 3; // 0: stays DRAFT, 1: INACTIVE, 2: ACTIVE (or INACTIVE without lines)
+      const path = `/v1/operations/${ids[i]}`;
+      if (plan === 0) {
+        statuses.DRAFT++;
+        return;
       }
-      await ctx.expect(operator, "POST", `${path}/status`, { status: "ACTIVE" }, 200);
-      if (i % 2 === 0) {
-        // A round trip through INACTIVE, so versions and updatedAt differ too.
-        await ctx.expect(operator, "POST", `${path}/status`, { status: "INACTIVE" }, 200);
+      if (plan === 2 && canActivate) {
+        if (i !== 0) {
+          await ctx.expect(operator, "PUT", `${path}/lines`, [{ variantExternalId: `SKU-${i}`, minQuantity: 0, maxQuantity: 10 }], 200);
+        }
         await ctx.expect(operator, "POST", `${path}/status`, { status: "ACTIVE" }, 200);
+        if (i % 2 === 0) {
+          // A round trip through INACTIVE, so versions and updatedAt differ too.
+          await ctx.expect(operator, "POST", `${path}/status`, { status: "INACTIVE" }, 200);
+          await ctx.expect(operator, "POST", `${path}/status`, { status: "ACTIVE" }, 200);
+        }
+        statuses.ACTIVE++;
+        return;
       }
-      statuses.ACTIVE++;
-      return;
-    }
-    await ctx.expect(operator, "POST", `${path}/status`, { status: "INACTIVE" }, 200);
-    statuses.INACTIVE++;
-  }, { label: "giving the Operations their statuses" });
+      await ctx.expect(operator, "POST", `${path}/status`, { status: "INACTIVE" }, 200);
+      statuses.INACTIVE++;
+    },
+    { label: "giving the Operations their statuses" },
+  );
   return { canActivate, statuses };
 }
 

@@ -20,7 +20,6 @@ const COLD_SAMPLES = 20;
 const EVALUATE = "/v1/buying-policies/quotas/evaluate";
 const RULES = "/v1/buying-policies/quotas/rules";
 
-
 const account = (i) => `A${String(i).padStart(4, "0")}`;
 const supplier = (i) => `S${String(i).padStart(3, "0")}`;
 const store = (i) => `st_${i}`;
@@ -64,7 +63,6 @@ function orderBodies(rules) {
     return order;
   });
 }
-
 
 export default async function quotas(ctx) {
   const { operator } = await ctx.newTenant();
@@ -166,7 +164,9 @@ export default async function quotas(ctx) {
   ];
   const notes = [
     `One tenant with ${RULE_COUNT} rules (${ACCOUNTS} accounts, ${SUPPLIERS} suppliers, ${STORES} stores; half Account+Supplier, a quarter Account-only, 10% Supplier-only, 15% per store), seeded by ${SEED_CONCURRENCY} parallel POSTs in ${Math.round(seedSeconds)} s (${Math.round(RULE_COUNT / seedSeconds)} rules/s).`,
-    `The 256 rotating orders were decided by: ${Object.entries(kinds).map(([k, n]) => `${k} ${n}`).join(", ")}.`,
+    `The 256 rotating orders were decided by: ${Object.entries(kinds)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ")}.`,
     `Latency rows: ${ROUNDS} rounds interleaved with GET /v1/__bench/constant (same middleware stack, no work) after ${WARMUP} warm-up rounds; ms of wall time on the client.`,
     `Throughput: ${THROUGHPUT_WINDOWS} alternating ${THROUGHPUT_WINDOW_MS} ms windows each with ${THROUGHPUT_CONCURRENCY} requests in flight (median req/s; the ratio is the median of the windows' pairs); client and server share the machine's cores.`,
     `After-a-change rows: ${COLD_SAMPLES} samples, each the first evaluation after a PUT of one rule. The writer's isolate applies its own change to its index (no read of the ${RULE_COUNT} rules); another isolate sees the new version within 2 s (its index is re-checked after an answer once 1 s old) and reads and rebuilds the tenant's index once.`,

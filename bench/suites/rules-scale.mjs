@@ -54,7 +54,11 @@ function ordersFor(size, seed) {
 
 /** 5000 new rules (a scope no seeded rule has): what a bulk PUT creates. */
 function bulkBodies(tag) {
-  return Array.from({ length: BULK }, (_, i) => ({ accountId: `bulk-${tag}-${i >> 1}`, supplierId: i & 1 ? `S${i % 500}` : null, minimum: 100 * (1 + (i % 50)) }));
+  return Array.from({ length: BULK }, (_, i) => ({
+    accountId: `bulk-${tag}-${i >> 1}`,
+    supplierId: i & 1 ? `S${i % 500}` : null,
+    minimum: 100 * (1 + (i % 50)),
+  }));
 }
 
 async function seedTenant(ctx, size) {
@@ -78,7 +82,14 @@ async function measureCacheBytes() {
   const dir = mkdtempSync(join(tmpdir(), "rule-cache-"));
   try {
     const outfile = join(dir, "cache.mjs");
-    await build({ entryPoints: [join(repoRoot, "src/quotas/rule-index-cache.ts")], bundle: true, format: "esm", platform: "neutral", outfile, logLevel: "silent" });
+    await build({
+      entryPoints: [join(repoRoot, "src/quotas/rule-index-cache.ts")],
+      bundle: true,
+      format: "esm",
+      platform: "neutral",
+      outfile,
+      logLevel: "silent",
+    });
     const { RuleIndexCache } = await import(pathToFileURL(outfile).href);
     const rulesOf = (count, make) => JSON.parse(JSON.stringify(Array.from({ length: count }, (_, i) => make(i))));
     const measure = async (fill) => {
@@ -90,19 +101,34 @@ async function measureCacheBytes() {
       const after = process.memoryUsage().heapUsed;
       return { realPerRule: (after - before) / cache.cachedRules, estimatedPerRule: cache.bytes / cache.cachedRules, rules: cache.cachedRules, keep: cache };
     };
-    const rule = (i, t) => ({ id: `qr_${(t * 1e7 + i).toString(16).padStart(26, "0")}`, accountId: `A${i >> 2}`, supplierId: i & 1 ? `S${i % 500}` : null, storeId: i % 3 ? null : `st${i % 20}`, minimum: i });
+    const rule = (i, t) => ({
+      id: `qr_${(t * 1e7 + i).toString(16).padStart(26, "0")}`,
+      accountId: `A${i >> 2}`,
+      supplierId: i & 1 ? `S${i % 500}` : null,
+      storeId: i % 3 ? null : `st${i % 20}`,
+      minimum: i,
+    });
     // Small tenants, cached whole: 20 tenants of 2000 rules.
     const whole = await measure(async (cache) => {
       for (let t = 0; t < 20; t++) {
         const rules = rulesOf(2000, (i) => rule(i, t));
-        const source = { origin: "s", currentHead: async () => ({ version: 1, defaultMinimum: 0 }), load: async () => ({ version: 1, defaultMinimum: 0, whole: rules, matching: [], origin: "s" }), loadGroups: async () => null };
+        const source = {
+          origin: "s",
+          currentHead: async () => ({ version: 1, defaultMinimum: 0 }),
+          load: async () => ({ version: 1, defaultMinimum: 0, whole: rules, matching: [], origin: "s" }),
+          loadGroups: async () => null,
+        };
         await cache.get(`t${t}`, [{ accountId: "A1", supplierId: null, storeId: null }], source);
       }
     });
     // A large tenant, cached per order target: 20,000 targets, the rules each can match.
     const perTarget = await measure(async (cache) => {
       for (let call = 0; call < 200; call++) {
-        const targets = Array.from({ length: 100 }, (_, i) => ({ accountId: `A${call * 100 + i}`, supplierId: `S${(call * 100 + i) % 500}`, storeId: i % 2 ? `st${i % 20}` : null }));
+        const targets = Array.from({ length: 100 }, (_, i) => ({
+          accountId: `A${call * 100 + i}`,
+          supplierId: `S${(call * 100 + i) % 500}`,
+          storeId: i % 2 ? `st${i % 20}` : null,
+        }));
         const matching = JSON.parse(
           JSON.stringify(
             targets.flatMap(({ accountId, supplierId, storeId }, i) => [
@@ -112,7 +138,12 @@ async function measureCacheBytes() {
             ]),
           ),
         );
-        const source = { origin: "s", currentHead: async () => ({ version: 1, defaultMinimum: 0 }), load: async () => ({ version: 1, defaultMinimum: 0, whole: null, matching, origin: "s" }), loadGroups: async () => null };
+        const source = {
+          origin: "s",
+          currentHead: async () => ({ version: 1, defaultMinimum: 0 }),
+          load: async () => ({ version: 1, defaultMinimum: 0, whole: null, matching, origin: "s" }),
+          loadGroups: async () => null,
+        };
         await cache.get("big", targets, source);
       }
     });
@@ -156,7 +187,8 @@ export default async function rulesScale(ctx) {
   }
   // Apart from the PUTs above: its writes spread over the table, and their checkpoint would land on the next PUT.
   for (let sample = 0; sample < BULK_SAMPLES; sample++) {
-    for (const tenant of tenants) bulkRaw[tenant.size].push((await ctx.expect(tenant.operator, "PUT", "/v1/__bench/raw-rules", bulkBodies(`r${sample}`), 200)).ms);
+    for (const tenant of tenants)
+      bulkRaw[tenant.size].push((await ctx.expect(tenant.operator, "PUT", "/v1/__bench/raw-rules", bulkBodies(`r${sample}`), 200)).ms);
   }
 
   // Warm evaluate, each tenant's order pool evaluated once first (its targets cached), beside the bare routes.
@@ -168,7 +200,8 @@ export default async function rulesScale(ctx) {
   const functions = {};
   for (const tenant of tenants) {
     functions[`1 order @${label(tenant.size)}`] = (i) => ctx.expect(tenant.operator, "POST", EVALUATE, { orders: [tenant.orders[i & 255]] }, 200);
-    functions[`100 orders @${label(tenant.size)}`] = (i) => ctx.expect(tenant.operator, "POST", EVALUATE, { orders: tenant.orders.slice(wrap(i * 100, 157), wrap(i * 100, 157) + 100) }, 200);
+    functions[`100 orders @${label(tenant.size)}`] = (i) =>
+      ctx.expect(tenant.operator, "POST", EVALUATE, { orders: tenant.orders.slice(wrap(i * 100, 157), wrap(i * 100, 157) + 100) }, 200);
   }
   functions["constant route (authenticated floor)"] = () => ctx.expect(tenants[0].operator, "GET", "/v1/__bench/constant", undefined, 200);
   // Where the evaluate's ms go beyond the bare route: each of its fixed costs added to the bare route alone.
@@ -190,7 +223,10 @@ export default async function rulesScale(ctx) {
       return ctx.expect(tenant.operator, "POST", EVALUATE, { orders: [order] }, 200);
     };
   };
-  const mixed = await ctx.sideBySide({ "two large tenants alternating": alternating(2), "five large tenants alternating": alternating(5), "the largest tenant alone": alone }, { rounds: ALTERNATING_ROUNDS, warmup: WARMUP, label: "large tenants alternating vs the largest alone" });
+  const mixed = await ctx.sideBySide(
+    { "two large tenants alternating": alternating(2), "five large tenants alternating": alternating(5), "the largest tenant alone": alone },
+    { rounds: ALTERNATING_ROUNDS, warmup: WARMUP, label: "large tenants alternating vs the largest alone" },
+  );
   const cacheAfterMixed = (await ctx.expect(null, "GET", "/__bench/rule-cache", undefined, 200)).body;
 
   // The first evaluate of each tenant on a fresh instance: restart the local server, wake it on a
@@ -222,7 +258,7 @@ export default async function rulesScale(ctx) {
       "same 5000 again (read+plan)": ctx.round(median(bulkUnchanged[size])),
       "raw upsert 5000, random ids": ctx.round(median(bulkRaw[size])),
       "warm 1 order p50": ctx.round(one.p50),
-      "p99": ctx.round(one.p99),
+      p99: ctx.round(one.p99),
       "warm 100 orders p50": ctx.round(hundred.p50),
       "p99 ": ctx.round(hundred.p99),
       "first evaluate of the tenant, fresh instance (median)": ctx.round(median(first[size])),
@@ -239,16 +275,42 @@ export default async function rulesScale(ctx) {
       // The goal's own size first (the summary reads the first ratio), then the other large ones.
       measured: `${[...SIZES.filter((size) => size === 200_000), ...SIZES.filter((size) => size >= 100_000 && size !== 200_000)].map((size) => `${ratio(median(bulk[size]), bulkEmpty)}× at ${label(size)}`).join(", ")} (empty: ${ctx.round(bulkEmpty)} ms)`,
     },
-    { goal: "first evaluate on a fresh instance ≤ 50 ms at 1M", measured: `${ctx.round(median(first[largest]))} ms at ${label(largest)} (samples ${first[largest].map((ms) => ctx.round(ms)).join(", ")})` },
-    { goal: "two large tenants alternating p50 ≤ 1.5× one alone", measured: `${ratio(mixed["two large tenants alternating"].p50, alone1M.p50)}× (${ctx.round(mixed["two large tenants alternating"].p50)} vs ${ctx.round(alone1M.p50)} ms)` },
-    { goal: "five large tenants alternating p50 ≤ 1.5× one alone", measured: `${ratio(mixed["five large tenants alternating"].p50, alone1M.p50)}× (${ctx.round(mixed["five large tenants alternating"].p50)} ms)` },
-    { goal: "warm evaluate p50 at 1M ≤ 1.2× at 1k", measured: `${ratio(warm[`1 order @${label(largest)}`].p50, base1k)}× (1 order), ${ratio(warm[`100 orders @${label(largest)}`].p50, warm["100 orders @1k"].p50)}× (100 orders), at ${label(largest)}` },
-    { goal: "rule cache memory ≤ 32 MB whatever the tenants", measured: `bound ${(bytes.bound / 2 ** 20).toFixed(1)} MiB (estimated bytes); held after the alternating rows: ${(cacheAfterMixed.bytes / 2 ** 20).toFixed(2)} MiB for ${cacheAfterMixed.cachedRules} rules` },
-    { goal: "warm evaluate ≤ 1.3× a bare route", measured: `${ratio(base1k, bare.p50)}× the bare route (${ctx.round(base1k)} vs ${ctx.round(bare.p50)} ms p50); ${ratio(base1k, constant.p50)}× the authenticated constant route (${ctx.round(constant.p50)} ms)` },
+    {
+      goal: "first evaluate on a fresh instance ≤ 50 ms at 1M",
+      measured: `${ctx.round(median(first[largest]))} ms at ${label(largest)} (samples ${first[largest].map((ms) => ctx.round(ms)).join(", ")})`,
+    },
+    {
+      goal: "two large tenants alternating p50 ≤ 1.5× one alone",
+      measured: `${ratio(mixed["two large tenants alternating"].p50, alone1M.p50)}× (${ctx.round(mixed["two large tenants alternating"].p50)} vs ${ctx.round(alone1M.p50)} ms)`,
+    },
+    {
+      goal: "five large tenants alternating p50 ≤ 1.5× one alone",
+      measured: `${ratio(mixed["five large tenants alternating"].p50, alone1M.p50)}× (${ctx.round(mixed["five large tenants alternating"].p50)} ms)`,
+    },
+    {
+      goal: "warm evaluate p50 at 1M ≤ 1.2× at 1k",
+      measured: `${ratio(warm[`1 order @${label(largest)}`].p50, base1k)}× (1 order), ${ratio(warm[`100 orders @${label(largest)}`].p50, warm["100 orders @1k"].p50)}× (100 orders), at ${label(largest)}`,
+    },
+    {
+      goal: "rule cache memory ≤ 32 MB whatever the tenants",
+      measured: `bound ${(bytes.bound / 2 ** 20).toFixed(1)} MiB (estimated bytes); held after the alternating rows: ${(cacheAfterMixed.bytes / 2 ** 20).toFixed(2)} MiB for ${cacheAfterMixed.cachedRules} rules`,
+    },
+    {
+      goal: "warm evaluate ≤ 1.3× a bare route",
+      measured: `${ratio(base1k, bare.p50)}× the bare route (${ctx.round(base1k)} vs ${ctx.round(bare.p50)} ms p50); ${ratio(base1k, constant.p50)}× the authenticated constant route (${ctx.round(constant.p50)} ms)`,
+    },
   ];
   const cacheRows = [
-    { cached: "small tenants, whole (20 × 2000 rules)", "real bytes/rule": Math.round(bytes.whole.realPerRule), "estimated bytes/rule": Math.round(bytes.whole.estimatedPerRule) },
-    { cached: "a large tenant, per order target (20,000 targets)", "real bytes/rule": Math.round(bytes.perTarget.realPerRule), "estimated bytes/rule": Math.round(bytes.perTarget.estimatedPerRule) },
+    {
+      cached: "small tenants, whole (20 × 2000 rules)",
+      "real bytes/rule": Math.round(bytes.whole.realPerRule),
+      "estimated bytes/rule": Math.round(bytes.whole.estimatedPerRule),
+    },
+    {
+      cached: "a large tenant, per order target (20,000 targets)",
+      "real bytes/rule": Math.round(bytes.perTarget.realPerRule),
+      "estimated bytes/rule": Math.round(bytes.perTarget.estimatedPerRule),
+    },
   ];
   const notes = [
     `Tenants seeded by the bench-only PUT /v1/__bench/seed-rules (rules generated in SQL into local D1, ${SEED_CHUNK.toLocaleString("en")} a call; not the API): ${Math.round(seedSeconds)} s for ${(SIZES.reduce((a, b) => a + b, 0) + 300_000).toLocaleString("en")} rules. Rule i < 1000: Supplier-only; then per account A<n>: Account, Account+Supplier, Account+Supplier+store, Account+store.`,
@@ -264,8 +326,26 @@ export default async function rulesScale(ctx) {
     title: "Quota rules at scale: 1k to 1M rules per tenant",
     tables: [
       { title: "Growth curves (ms)", rows },
-      { title: "Large tenants alternating in one instance (1 order a call, ms)", rows: Object.entries({ "two large tenants alternating": mixed["two large tenants alternating"], "five large tenants alternating": mixed["five large tenants alternating"], "the largest tenant alone": alone1M }).map(([name, stats]) => ({ name, p50: ctx.round(stats.p50), p99: ctx.round(stats.p99), "×alone p50": ratio(stats.p50, alone1M.p50) })) },
-      { title: "Warm evaluate against the stack's floors (1 order, 1k tenant, ms)", rows: [{ route: "evaluate", p50: ctx.round(base1k), p99: ctx.round(warm["1 order @1k"].p99) }, { route: "authenticated constant route", p50: ctx.round(constant.p50), p99: ctx.round(constant.p99) }, ...["bare route + the log line", "bare route + one limiter call", "bare Worker route"].map((route) => ({ route, p50: ctx.round(warm[route].p50), p99: ctx.round(warm[route].p99) }))].map((row) => ({ ...row, "×bare p50": ratio(row.p50, bare.p50) })) },
+      {
+        title: "Large tenants alternating in one instance (1 order a call, ms)",
+        rows: Object.entries({
+          "two large tenants alternating": mixed["two large tenants alternating"],
+          "five large tenants alternating": mixed["five large tenants alternating"],
+          "the largest tenant alone": alone1M,
+        }).map(([name, stats]) => ({ name, p50: ctx.round(stats.p50), p99: ctx.round(stats.p99), "×alone p50": ratio(stats.p50, alone1M.p50) })),
+      },
+      {
+        title: "Warm evaluate against the stack's floors (1 order, 1k tenant, ms)",
+        rows: [
+          { route: "evaluate", p50: ctx.round(base1k), p99: ctx.round(warm["1 order @1k"].p99) },
+          { route: "authenticated constant route", p50: ctx.round(constant.p50), p99: ctx.round(constant.p99) },
+          ...["bare route + the log line", "bare route + one limiter call", "bare Worker route"].map((route) => ({
+            route,
+            p50: ctx.round(warm[route].p50),
+            p99: ctx.round(warm[route].p99),
+          })),
+        ].map((row) => ({ ...row, "×bare p50": ratio(row.p50, bare.p50) })),
+      },
       { title: "Rule cache bytes per cached rule", rows: cacheRows },
       { title: "Goals", rows: goals },
     ],

@@ -77,7 +77,12 @@ export default async function shardsSuite(ctx) {
     const operationId = (await ctx.expect(operator, "POST", "/v1/operations", operationBody(), 201)).body.id;
     await ctx.expect(operator, "PUT", `/v1/operations/${operationId}/lines`, bodies[0], 200);
     let round = 0;
-    return { operator, operationId, shard, put: () => ctx.expect(operator, "PUT", `/v1/operations/${operationId}/lines`, bodies[++round % bodies.length], 200) };
+    return {
+      operator,
+      operationId,
+      shard,
+      put: () => ctx.expect(operator, "PUT", `/v1/operations/${operationId}/lines`, bodies[++round % bodies.length], 200),
+    };
   }
 
   const busyCores = { one: [], two: [] };
@@ -189,7 +194,12 @@ export default async function shardsSuite(ctx) {
     await setTriggers(true);
   }
   const fenceRows = [
-    { case: "raw upsert of 5000 lines, fence triggers on", p50: r(fenceCost.withFence.p50), p99: r(fenceCost.withFence.p99), ratioP50: ratio(fenceCost.withFence.p50, fenceCost.withoutFence.p50) },
+    {
+      case: "raw upsert of 5000 lines, fence triggers on",
+      p50: r(fenceCost.withFence.p50),
+      p99: r(fenceCost.withFence.p99),
+      ratioP50: ratio(fenceCost.withFence.p50, fenceCost.withoutFence.p50),
+    },
     { case: "the same without them", p50: r(fenceCost.withoutFence.p50), p99: r(fenceCost.withoutFence.p99), ratioP50: 1 },
   ];
 

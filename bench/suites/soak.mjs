@@ -139,9 +139,23 @@ function sampleMemory() {
         wrangler += rssKb(pid);
       }
     }
-    return { load1: Math.round(loadavg()[0] * 100) / 100, workerdMb: workerdPids.length ? mb(workerd * 1024) : null, wranglerMb: mb(wrangler * 1024), workerdPids, perPid, clientMb: mb(process.memoryUsage().rss) };
+    return {
+      load1: Math.round(loadavg()[0] * 100) / 100,
+      workerdMb: workerdPids.length ? mb(workerd * 1024) : null,
+      wranglerMb: mb(wrangler * 1024),
+      workerdPids,
+      perPid,
+      clientMb: mb(process.memoryUsage().rss),
+    };
   } catch {
-    return { load1: Math.round(loadavg()[0] * 100) / 100, workerdMb: null, wranglerMb: null, workerdPids: [], perPid: {}, clientMb: mb(process.memoryUsage().rss) };
+    return {
+      load1: Math.round(loadavg()[0] * 100) / 100,
+      workerdMb: null,
+      wranglerMb: null,
+      workerdPids: [],
+      perPid: {},
+      clientMb: mb(process.memoryUsage().rss),
+    };
   }
 }
 
@@ -236,8 +250,19 @@ export default async function soak(ctx) {
   });
   const drafts = [];
   for (let d = 0; d < DRAFT_OPERATIONS; d++) {
-    const { body: operation } = await ctx.expect(operator, "POST", "/v1/operations", { code: `SOAK-DRAFT-${d}`, name: { en: `Soak draft ${d}` }, type: "PUBLIC", ...OPEN }, 201);
-    const initial = Array.from({ length: 500 }, (_, i) => ({ variantExternalId: draftSku(i * 4), variantName: { en: `Draft ${i}` }, minQuantity: 0, maxQuantity: 12 }));
+    const { body: operation } = await ctx.expect(
+      operator,
+      "POST",
+      "/v1/operations",
+      { code: `SOAK-DRAFT-${d}`, name: { en: `Soak draft ${d}` }, type: "PUBLIC", ...OPEN },
+      201,
+    );
+    const initial = Array.from({ length: 500 }, (_, i) => ({
+      variantExternalId: draftSku(i * 4),
+      variantName: { en: `Draft ${i}` },
+      minQuantity: 0,
+      maxQuantity: 12,
+    }));
     await ctx.expect(operator, "PUT", `/v1/operations/${operation.id}/lines`, initial, 200);
     drafts.push({ id: operation.id, type: "PUBLIC", draft: true });
   }
@@ -318,7 +343,11 @@ export default async function soak(ctx) {
     if (!ok) {
       const contentType = headers?.get("content-type") ?? "";
       const info = failure
-        ? { class: name, status: "connection error", error: `${failure.name}: ${failure.message}${failure.cause ? ` (${failure.cause.code ?? failure.cause.message ?? failure.cause})` : ""}` }
+        ? {
+            class: name,
+            status: "connection error",
+            error: `${failure.name}: ${failure.message}${failure.cause ? ` (${failure.cause.code ?? failure.cause.message ?? failure.cause})` : ""}`,
+          }
         : {
             class: name,
             status,
@@ -337,7 +366,10 @@ export default async function soak(ctx) {
     return { status, text, ok, failed: Boolean(failure) };
   }
 
-  const isStatus = (...codes) => (status) => codes.includes(status);
+  const isStatus =
+    (...codes) =>
+    (status) =>
+      codes.includes(status);
   const rng = seededRandom(seed);
   const pick = (n) => Math.floor(rng() * n);
   const active = operations;
@@ -467,7 +499,9 @@ export default async function soak(ctx) {
       const operation = active[pick(active.length)];
       const start = pick(lineCount);
       const count = 20 + pick(80);
-      const body = { lines: Array.from({ length: Math.min(count, lineCount) }, (_, j) => ({ variantExternalId: sku((start + j) % lineCount), quantity: pick(30) })) };
+      const body = {
+        lines: Array.from({ length: Math.min(count, lineCount) }, (_, j) => ({ variantExternalId: sku((start + j) % lineCount), quantity: pick(30) })),
+      };
       if (pick(10) === 0) body.lines.push({ variantExternalId: `GONE-${pick(1000)}`, quantity: 1 });
       return call("compare", pick(4) === 0 ? accountCaller : operator, "POST", `/v1/operations/${operation.id}/compare`, body, isStatus(200));
     },
@@ -547,7 +581,10 @@ export default async function soak(ctx) {
   const check = (name, pass, detail) => checks.push({ name, pass, detail });
   const get = async (caller, path) => {
     const response = await ctx.request(caller, "GET", path);
-    if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}: ${String(typeof response.body === "string" ? response.body : JSON.stringify(response.body)).slice(0, 200)}`);
+    if (response.status !== 200)
+      throw new Error(
+        `GET ${path} answered ${response.status}: ${String(typeof response.body === "string" ? response.body : JSON.stringify(response.body)).slice(0, 200)}`,
+      );
     return response.body;
   };
   const walk = async (path, onPage) => {
@@ -581,7 +618,11 @@ export default async function soak(ctx) {
       walked += n;
       if (n !== stated) mismatches.push(`${operation.id}${operation.draft ? " (DRAFT)" : ""}: lineCount ${stated}, walked ${n}`);
     }
-    check("lineCount = lines walked", mismatches.length === 0, `${readable.length} Operations (${operationCount} ACTIVE, ${drafts.length} DRAFT), ${walked} lines walked; ${mismatches.length} mismatches${mismatches.length ? `: ${mismatches.slice(0, 5).join("; ")}` : ""}`);
+    check(
+      "lineCount = lines walked",
+      mismatches.length === 0,
+      `${readable.length} Operations (${operationCount} ACTIVE, ${drafts.length} DRAFT), ${walked} lines walked; ${mismatches.length} mismatches${mismatches.length ? `: ${mismatches.slice(0, 5).join("; ")}` : ""}`,
+    );
   });
 
   // 2. Every 201 order is readable.
@@ -596,7 +637,11 @@ export default async function soak(ctx) {
       if (response.status === 200 && response.body?.id === a.orderId && response.body?.storeId === storeId) readableCount++;
       else failures.push(`${a.orderId}: ${response.status}`);
     });
-    check("201 orders readable", failures.length === 0, `${readableCount}/${createdOrders.length} read back by GET /v1/orders/:id${failures.length ? `; failures: ${failures.slice(0, 5).join(", ")}` : ""}`);
+    check(
+      "201 orders readable",
+      failures.length === 0,
+      `${readableCount}/${createdOrders.length} read back by GET /v1/orders/:id${failures.length ? `; failures: ${failures.slice(0, 5).join(", ")}` : ""}`,
+    );
   });
 
   // 3–5. Events: one order.created per 201 order, one order.blocked per 422 attempt, one cart.created per 201 cart.
@@ -624,14 +669,25 @@ export default async function soak(ctx) {
       }
       if (count(storeId, "order.blocked")) createdBad.push(`${a.orderId}: also ${count(storeId, "order.blocked")} order.blocked`);
     }
-    check("one order.created per 201 order", createdBad.length === 0, `${createdOrders.length} orders answered 201; ${createdBad.length} without exactly one matching order.created${createdBad.length ? `: ${createdBad.slice(0, 5).join("; ")}` : ""}`);
+    check(
+      "one order.created per 201 order",
+      createdBad.length === 0,
+      `${createdOrders.length} orders answered 201; ${createdBad.length} without exactly one matching order.created${createdBad.length ? `: ${createdBad.slice(0, 5).join("; ")}` : ""}`,
+    );
 
     const blockedAttempts = [...orderAttempts].filter(([, a]) => a.outcome === "blocked");
     const blockedBad = blockedAttempts.filter(([storeId]) => count(storeId, "order.blocked") !== 1 || count(storeId, "order.created") !== 0);
     check(
       "one order.blocked per 422 quota_min_not_met",
       blockedBad.length === 0,
-      `${blockedAttempts.length} attempts answered 422 quota_min_not_met; ${blockedBad.length} without exactly one order.blocked (and no order.created)${blockedBad.length ? `: ${blockedBad.slice(0, 5).map(([s]) => `${s}: ${count(s, "order.blocked")} blocked, ${count(s, "order.created")} created`).join("; ")}` : ""}`,
+      `${blockedAttempts.length} attempts answered 422 quota_min_not_met; ${blockedBad.length} without exactly one order.blocked (and no order.created)${
+        blockedBad.length
+          ? `: ${blockedBad
+              .slice(0, 5)
+              .map(([s]) => `${s}: ${count(s, "order.blocked")} blocked, ${count(s, "order.created")} created`)
+              .join("; ")}`
+          : ""
+      }`,
     );
 
     // Attempts whose answer was not 201/422: what did they leave behind?
@@ -646,15 +702,30 @@ export default async function soak(ctx) {
       refusedLeftBehind.length === 0,
       `${other.length} order attempts answered neither 201 nor 422 quota_min_not_met (${summarizeOutcomes(other)}): ${ofKind(other, "fit")} fitting, ${ofKind(other, "blocked")} below the minimum; ` +
         `${leftCreated.length} of them have an order.created (the order exists: ${ofKind(leftCreated, "fit")} fitting, ${ofKind(leftCreated, "blocked")} below min) and ${leftBlocked.length} an order.blocked (${ofKind(leftBlocked, "fit")} fitting, ${ofKind(leftBlocked, "blocked")} below min)` +
-        `${leftBehind.length ? `; e.g. ${leftBehind.slice(0, 3).map(([s, a]) => `${s} ${a.kind} ${a.outcome}: ${count(s, "order.created")} created, ${count(s, "order.blocked")} blocked`).join("; ")}` : ""}`,
+        `${
+          leftBehind.length
+            ? `; e.g. ${leftBehind
+                .slice(0, 3)
+                .map(([s, a]) => `${s} ${a.kind} ${a.outcome}: ${count(s, "order.created")} created, ${count(s, "order.blocked")} blocked`)
+                .join("; ")}`
+            : ""
+        }`,
     );
 
     const cartsBad = createdCarts.filter(([storeId]) => count(storeId, "cart.created") !== 1);
-    check("one cart.created per 201 cart", cartsBad.length === 0, `${createdCarts.length} carts answered 201; ${cartsBad.length} without exactly one cart.created`);
+    check(
+      "one cart.created per 201 cart",
+      cartsBad.length === 0,
+      `${createdCarts.length} carts answered 201; ${cartsBad.length} without exactly one cart.created`,
+    );
 
     const known = new Set([...orderAttempts.keys(), ...cartAttempts.keys()]);
     const stray = [...byStore.keys()].filter((storeId) => !known.has(storeId));
-    check("no event of an unknown attempt", stray.length === 0, `${eventCount} order/cart events in ${pages} pages; ${stray.length} store ids not from this run${stray.length ? `: ${stray.slice(0, 5).join(", ")}` : ""}`);
+    check(
+      "no event of an unknown attempt",
+      stray.length === 0,
+      `${eventCount} order/cart events in ${pages} pages; ${stray.length} store ids not from this run${stray.length ? `: ${stray.slice(0, 5).join(", ")}` : ""}`,
+    );
   });
 
   // 6. Per Operation: orders listed = 201 orders; cart.created events = 201 carts (cartCount/orderCount are not in the representation).
@@ -667,9 +738,14 @@ export default async function soak(ctx) {
       listed += n;
       const expected = createdOrders.filter(([, a]) => a.operationId === operation.id).length;
       const unknown = [...orderAttempts.values()].filter((a) => a.operationId === operation.id && a.kind === "fit" && a.outcome.startsWith("unknown")).length;
-      if (n < expected || n > expected + unknown) ordersBad.push(`${operation.id}: ${n} listed, ${expected} answered 201${unknown ? ` (+${unknown} unknown)` : ""}`);
+      if (n < expected || n > expected + unknown)
+        ordersBad.push(`${operation.id}: ${n} listed, ${expected} answered 201${unknown ? ` (+${unknown} unknown)` : ""}`);
     }
-    check("orders listed per Operation = 201 orders", ordersBad.length === 0, `${listed} orders listed over ${active.length} Operations, ${createdOrders.length} answered 201; ${ordersBad.length} Operations differ${ordersBad.length ? `: ${ordersBad.slice(0, 5).join("; ")}` : ""}`);
+    check(
+      "orders listed per Operation = 201 orders",
+      ordersBad.length === 0,
+      `${listed} orders listed over ${active.length} Operations, ${createdOrders.length} answered 201; ${ordersBad.length} Operations differ${ordersBad.length ? `: ${ordersBad.slice(0, 5).join("; ")}` : ""}`,
+    );
 
     const cartsByOperation = new Map();
     await walk("/v1/events?types=cart.created&limit=500", (items) => {
@@ -682,7 +758,11 @@ export default async function soak(ctx) {
       const n = cartsByOperation.get(operation.id) ?? 0;
       if (n < expected || n > expected + unknown) cartsBad.push(`${operation.id}: ${n} cart.created, ${expected} answered 201`);
     }
-    check("cart.created per Operation = 201 carts", cartsBad.length === 0, `${createdCarts.length} carts answered 201 over ${active.length} Operations; ${cartsBad.length} Operations differ${cartsBad.length ? `: ${cartsBad.slice(0, 5).join("; ")}` : ""}`);
+    check(
+      "cart.created per Operation = 201 carts",
+      cartsBad.length === 0,
+      `${createdCarts.length} carts answered 201 over ${active.length} Operations; ${cartsBad.length} Operations differ${cartsBad.length ? `: ${cartsBad.slice(0, 5).join("; ")}` : ""}`,
+    );
   });
 
   // ---- rows and notes ------------------------------------------------------------------------------
@@ -775,7 +855,11 @@ export default async function soak(ctx) {
     ...errorBodies.map((e, i) => `Error body ${i + 1}: ${JSON.stringify(e)}`),
     `cartCount and orderCount are not part of the Operation representation, so they are checked through GET /v1/operations/:id/orders (orders) and cart.created events (carts).`,
   ];
-  return { title: `Soak: ${concurrency} in flight for ${seconds} s, mixed workload on one tenant (${ruleCount} rules, ${operationCount} × ${lineCount} lines)`, rows, notes };
+  return {
+    title: `Soak: ${concurrency} in flight for ${seconds} s, mixed workload on one tenant (${ruleCount} rules, ${operationCount} × ${lineCount} lines)`,
+    rows,
+    notes,
+  };
 }
 
 function safeJson(text) {

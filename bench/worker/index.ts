@@ -47,7 +47,17 @@ export default {
     if (path === RAW_PATH || path === RAW_LOGGED_PATH) {
       if (path === RAW_LOGGED_PATH) {
         console.log(
-          JSON.stringify({ requestId: crypto.randomUUID(), tenant: null, keyId: null, method: request.method, route: path, status: 200, durationMs: 0, d1RoundTrips: 0, d1SequentialRoundTrips: 0 }),
+          JSON.stringify({
+            requestId: crypto.randomUUID(),
+            tenant: null,
+            keyId: null,
+            method: request.method,
+            route: path,
+            status: 200,
+            durationMs: 0,
+            d1RoundTrips: 0,
+            d1SequentialRoundTrips: 0,
+          }),
         );
       }
       return new Response('{"ok":true}', { headers: { "content-type": "application/json" } });

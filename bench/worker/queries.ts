@@ -82,7 +82,9 @@ export async function changeRuleElsewhere(database: D1Database, tenantId: string
   const [changed, bumped] = await database.batch([
     database.prepare("update quota_rules set minimum = ?, updated_at = ? where tenant_id = ? and id = ?").bind(minimum, nowIso(), tenantId, ruleId),
     database
-      .prepare("update tenants set rules_version = rules_version + 1 where id = ? and exists (select 1 from quota_rules where tenant_id = ? and id = ?) returning rules_version as version")
+      .prepare(
+        "update tenants set rules_version = rules_version + 1 where id = ? and exists (select 1 from quota_rules where tenant_id = ? and id = ?) returning rules_version as version",
+      )
       .bind(tenantId, tenantId, ruleId),
   ]);
   if (!changed.meta.changes) return null;

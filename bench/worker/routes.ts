@@ -25,9 +25,22 @@ import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
  * never appear in the OpenAPI document.
  */
 
-const benchTenantBody = z.strictObject({ defaultLocale: localeTag.optional(), shard: z.string().regex(/^SHARD_[A-Z0-9_]+$/).optional() });
+const benchTenantBody = z.strictObject({
+  defaultLocale: localeTag.optional(),
+  shard: z
+    .string()
+    .regex(/^SHARD_[A-Z0-9_]+$/)
+    .optional(),
+});
 const rawRulesBody = z
-  .array(z.object({ accountId: z.string().nullable().optional(), supplierId: z.string().nullable().optional(), storeId: z.string().nullable().optional(), minimum: z.number().int() }))
+  .array(
+    z.object({
+      accountId: z.string().nullable().optional(),
+      supplierId: z.string().nullable().optional(),
+      storeId: z.string().nullable().optional(),
+      minimum: z.number().int(),
+    }),
+  )
   .min(1)
   .max(5000);
 const seedRulesBody = z.strictObject({ from: z.number().int().min(0), count: z.number().int().min(1).max(200_000) });
@@ -146,9 +159,14 @@ export function mountBenchRoutes(app: App): void {
     if (!shardNames(c.env).includes(shard)) throw new ApiError("not_found", `No shard ${shard}.`);
     const database = primaryDb(c.env, shard).$client;
     if (!body.enabled && !droppedFenceTriggers.has(shard)) {
-      const { results } = await database.prepare("select name, sql from sqlite_master where type = 'trigger' and name like '%_fence_%'").all<{ name: string; sql: string }>();
+      const { results } = await database
+        .prepare("select name, sql from sqlite_master where type = 'trigger' and name like '%_fence_%'")
+        .all<{ name: string; sql: string }>();
       await database.batch(results.map((trigger) => database.prepare(`drop trigger ${trigger.name}`)));
-      droppedFenceTriggers.set(shard, results.map((trigger) => trigger.sql));
+      droppedFenceTriggers.set(
+        shard,
+        results.map((trigger) => trigger.sql),
+      );
     } else if (body.enabled && droppedFenceTriggers.has(shard)) {
       await database.batch(droppedFenceTriggers.get(shard)!.map((create) => database.prepare(create)));
       droppedFenceTriggers.delete(shard);

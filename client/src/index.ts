@@ -107,10 +107,16 @@ export function createClient(options: ClientOptions): ApiClient {
   let bookmark: string | undefined;
   const carryBookmarks = options.bookmarks ?? true;
   const noticed = new Set<string>();
-  const onDeprecation = options.onDeprecation ?? ((notice: DeprecationNotice) => console.warn(`${notice.method} ${notice.path} used a deprecated form (${notice.link ?? "see the API documentation"})${notice.sunset ? `; it stops answering on ${notice.sunset}` : ""}.`));
+  const onDeprecation =
+    options.onDeprecation ??
+    ((notice: DeprecationNotice) =>
+      console.warn(
+        `${notice.method} ${notice.path} used a deprecated form (${notice.link ?? "see the API documentation"})${notice.sunset ? `; it stops answering on ${notice.sunset}` : ""}.`,
+      ));
   const middleware: Middleware = {
     onRequest({ request }) {
-      if (options.idempotency && UNSAFE.has(request.method) && !request.headers.has("idempotency-key")) request.headers.set("idempotency-key", crypto.randomUUID());
+      if (options.idempotency && UNSAFE.has(request.method) && !request.headers.has("idempotency-key"))
+        request.headers.set("idempotency-key", crypto.randomUUID());
       if (carryBookmarks && bookmark && !request.headers.has("x-d1-bookmark")) request.headers.set("x-d1-bookmark", bookmark);
       return request;
     },
@@ -122,7 +128,13 @@ export function createClient(options: ClientOptions): ApiClient {
       if (deprecation && !noticed.has(`${request.method} ${path}`)) {
         noticed.add(`${request.method} ${path}`);
         const link = /<([^>]*)>\s*;\s*rel="?deprecation"?/.exec(response.headers.get("link") ?? "")?.[1];
-        onDeprecation({ method: request.method, path, deprecation, ...(link && { link }), ...(response.headers.get("sunset") && { sunset: response.headers.get("sunset")! }) });
+        onDeprecation({
+          method: request.method,
+          path,
+          deprecation,
+          ...(link && { link }),
+          ...(response.headers.get("sunset") && { sunset: response.headers.get("sunset")! }),
+        });
       }
       return response;
     },

@@ -82,7 +82,16 @@ export function AccountsPage() {
     (
       await answer(
         api.GET("/v1/accounts", {
-          params: { query: { limit: 100, sort: [sort as AccountSort], ...(nextToken && { nextToken }), ...(name && { name }), ...(email && { email }), ...(userId && { userId }) } },
+          params: {
+            query: {
+              limit: 100,
+              sort: [sort as AccountSort],
+              ...(nextToken && { nextToken }),
+              ...(name && { name }),
+              ...(email && { email }),
+              ...(userId && { userId }),
+            },
+          },
         }),
       )
     ).data;
@@ -92,7 +101,18 @@ export function AccountsPage() {
         <h1>Accounts</h1>
       </div>
       {session.role === "OPERATOR" && <AccountsImport />}
-      <PagedList label="Accounts" queryKey={["directory"]} filters={{ name, email, userId }} fetchPage={fetchPage} columns={COLUMNS} rowKey={(account) => account.accountId} empty="No account matches." sorts={SORTS} sort={sort} onSort={setSort}>
+      <PagedList
+        label="Accounts"
+        queryKey={["directory"]}
+        filters={{ name, email, userId }}
+        fetchPage={fetchPage}
+        columns={COLUMNS}
+        rowKey={(account) => account.accountId}
+        empty="No account matches."
+        sorts={SORTS}
+        sort={sort}
+        onSort={setSort}
+      >
         <SearchFilter label="Name contains" value={name} onChange={setName} />
         <SearchFilter label="User email" value={email} onChange={setEmail} />
         <SearchFilter label="User id" value={userId} onChange={setUserId} />
@@ -114,7 +134,12 @@ function AccountsImport() {
       // Each error on its CSV row and column, rather than its place in the JSON the console sent.
       items?.forEach((item) => {
         item.row = rowOf(item.field);
-        if (item.row !== undefined) item.field = item.field?.split(".").filter((part) => !/^\d+$/.test(part) && part !== "body" && part !== "users").join(".") || undefined;
+        if (item.row !== undefined)
+          item.field =
+            item.field
+              ?.split(".")
+              .filter((part) => !/^\d+$/.test(part) && part !== "body" && part !== "users")
+              .join(".") || undefined;
       });
       throw error;
     }

@@ -36,7 +36,15 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
     (
       await answer(
         api.GET("/v1/operations/{operationId}/accounts", {
-          params: { path, query: { limit: 100, ...(accountName && { accountName }), ...(status && { operationStatus: [status as AttachmentStatus] }), ...(nextToken && { nextToken }) } },
+          params: {
+            path,
+            query: {
+              limit: 100,
+              ...(accountName && { accountName }),
+              ...(status && { operationStatus: [status as AttachmentStatus] }),
+              ...(nextToken && { nextToken }),
+            },
+          },
         }),
       )
     ).data as Schemas["AttachmentPage"];
@@ -50,7 +58,9 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
     setRefusal(null);
     const init = {
       params: { path, query: { dryRun } },
-      ...(csv !== undefined ? { body: csv as never, bodySerializer: (body: unknown) => body as string, headers: { "content-type": "text/csv" } } : { body: ids! }),
+      ...(csv !== undefined
+        ? { body: csv as never, bodySerializer: (body: unknown) => body as string, headers: { "content-type": "text/csv" } }
+        : { body: ids! }),
     };
     try {
       if (action === "attach") {
@@ -111,7 +121,21 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
         filters={{ accountName, status }}
         fetchPage={fetchAttached}
         columns={[
-          ...(operator ? [{ header: <span className="sr-only">Selected</span>, cell: (row: Attachment) => <input type="checkbox" aria-label={`Select ${row.accountId}`} checked={selected.has(row.accountId)} onChange={() => toggle(row.accountId)} /> }] : []),
+          ...(operator
+            ? [
+                {
+                  header: <span className="sr-only">Selected</span>,
+                  cell: (row: Attachment) => (
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${row.accountId}`}
+                      checked={selected.has(row.accountId)}
+                      onChange={() => toggle(row.accountId)}
+                    />
+                  ),
+                },
+              ]
+            : []),
           { header: "Account", cell: (row) => row.accountId },
           { header: "Name", cell: (row) => row.accountName },
           { header: "Progress", cell: (row) => row.operationStatus },
@@ -136,7 +160,14 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
           </label>
           <label>
             Account ids CSV
-            <input type="file" accept=".csv,text/csv" onChange={async (e: ChangeEvent<HTMLInputElement>) => { const file = e.target.files?.[0]; if (file) await check("attach", undefined, await file.text()); }} />
+            <input
+              type="file"
+              accept=".csv,text/csv"
+              onChange={async (e: ChangeEvent<HTMLInputElement>) => {
+                const file = e.target.files?.[0];
+                if (file) await check("attach", undefined, await file.text());
+              }}
+            />
           </label>
           {directory.data && (
             <ul className="found">

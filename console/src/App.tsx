@@ -42,12 +42,15 @@ export function App() {
     queryClient.clear();
     setSession(null);
   };
-  if (!session) return <SignIn
+  if (!session)
+    return (
+      <SignIn
         onSignedIn={(s) => {
           saveSession(s);
           setSession(s);
         }}
-      />;
+      />
+    );
   return (
     <LeaveGuard>
       <Shell session={session} onSignOut={signOut} />

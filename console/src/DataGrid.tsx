@@ -63,10 +63,12 @@ export function useGridDraft<Stored>(
   const [revision, refresh] = useReducer((n: number) => n + 1, 0);
   // biome-ignore lint/correctness/useExhaustiveDependencies(revision): the draft is changed in place (state); a new revision is what recomputes the rows.
   return useMemo(() => {
-    const rows = items.map((item): GridRow<Stored> => {
-      const id = idOf(item);
-      return { id, stored: item, cells: state.edits.get(id) ?? cellsOf(item) };
-    }).concat(state.added);
+    const rows = items
+      .map((item): GridRow<Stored> => {
+        const id = idOf(item);
+        return { id, stored: item, cells: state.edits.get(id) ?? cellsOf(item) };
+      })
+      .concat(state.added);
     const added = new Set(state.added);
     const isDirty = (row: GridRow<Stored>) => added.has(row) || state.edits.has(row.id);
     const keyOf = (row: GridRow<Stored>) => (keyColumn === undefined ? "" : row.cells[keyColumn].trim());
@@ -271,7 +273,11 @@ export function DataGrid<Stored>({
     const text = event.clipboardData.getData("text/plain");
     if (!text) return;
     event.preventDefault();
-    const block = text.replace(/\r\n?/g, "\n").replace(/\n$/, "").split("\n").map((line) => line.split("\t"));
+    const block = text
+      .replace(/\r\n?/g, "\n")
+      .replace(/\n$/, "")
+      .split("\n")
+      .map((line) => line.split("\t"));
     const start = rows.length ? active : { row: 0, col: 0 };
     const keyAt = keyColumn === undefined ? -1 : keyColumn - start.col;
     // Rows keyed by this paste, found before the next render indexes them.
@@ -305,19 +311,25 @@ export function DataGrid<Stored>({
     onNote?.(
       `Pasted ${plural(block.length, "row")}` +
         (added ? `, ${added} of them new` : "") +
-        (found ? `; ${plural(found, "row")} named a ${columns[keyColumn ?? 0].label.toLowerCase()} already in the grid and edited its row (filled cells only)` : "") +
+        (found
+          ? `; ${plural(found, "row")} named a ${columns[keyColumn ?? 0].label.toLowerCase()} already in the grid and edited its row (filled cells only)`
+          : "") +
         ".",
     );
   };
 
   const activeRow = rows[active.row];
-  const activeErrors = activeRow ? errorsOf(editing ? { ...activeRow, cells: Object.assign([...activeRow.cells], { [active.col]: editing.value }) } : activeRow) : new Map<number, string>();
+  const activeErrors = activeRow
+    ? errorsOf(editing ? { ...activeRow, cells: Object.assign([...activeRow.cells], { [active.col]: editing.value }) } : activeRow)
+    : new Map<number, string>();
   const idBase = className || "grid";
   const helpId = `${idBase}-help`;
   const tipId = `${idBase}-cell-error`;
   const activeServerError = activeRow && draft.serverErrorOf(activeRow);
   // What is wrong with the active cell, shown right under it (and said by the live region below).
-  const activeMessages = [activeErrors.get(active.col), activeServerError && `Server: ${activeServerError}`].filter((message): message is string => Boolean(message));
+  const activeMessages = [activeErrors.get(active.col), activeServerError && `Server: ${activeServerError}`].filter((message): message is string =>
+    Boolean(message),
+  );
   // Below the cell, but above it on the last rows (the body is at least three rows high, so it fits either way).
   const tipAbove = active.row > 0 && active.row >= rows.length - 2;
   const tipRightAligned = active.col >= columns.length / 2;
@@ -435,7 +447,11 @@ export function DataGrid<Stored>({
                 className={`grid-row cell-tip-track${tipAbove ? " above" : ""}`}
                 style={{ transform: `translateY(${(active.row + (tipAbove ? 0 : 1)) * ROW_HEIGHT}px)` }}
               >
-                <div id={tipId} className={`cell-tip${tipRightAligned ? " end" : ""}`} style={{ gridColumn: tipRightAligned ? `1 / ${active.col + 2}` : `${active.col + 1} / -1` }}>
+                <div
+                  id={tipId}
+                  className={`cell-tip${tipRightAligned ? " end" : ""}`}
+                  style={{ gridColumn: tipRightAligned ? `1 / ${active.col + 2}` : `${active.col + 1} / -1` }}
+                >
                   {activeMessages.map((message) => (
                     <p key={message}>{message}</p>
                   ))}
@@ -455,7 +471,11 @@ export function DataGrid<Stored>({
             Row {active.row + 1}, {columns[col].label}: {message}
           </p>
         ))}
-        {activeServerError && <p>Row {active.row + 1}, server: {activeServerError}</p>}
+        {activeServerError && (
+          <p>
+            Row {active.row + 1}, server: {activeServerError}
+          </p>
+        )}
       </div>
     </>
   );

@@ -34,7 +34,13 @@ interface Feed {
 const EMPTY_FEED: Feed = { events: [], hasOlder: false, loading: true, refusal: null, checkedAt: null };
 
 /** The feed as read so far, to show. */
-const feedOf = (read: { events: Event[]; olderToken: string | null }): Feed => ({ events: [...read.events], hasOlder: read.olderToken !== null, loading: false, refusal: null, checkedAt: new Date() });
+const feedOf = (read: { events: Event[]; olderToken: string | null }): Feed => ({
+  events: [...read.events],
+  hasOlder: read.olderToken !== null,
+  loading: false,
+  refusal: null,
+  checkedAt: new Date(),
+});
 
 /**
  * The change feed for some filters: the newest SHOWN events first (sort=-id, so a long history is
@@ -44,7 +50,13 @@ const feedOf = (read: { events: Event[]; olderToken: string | null }): Feed => (
 function useEventFeed(filters: { type: string; operationId: string }, live: boolean): Feed & { showOlder: () => void } {
   const { api } = useSession();
   const [feed, setFeed] = useState<Feed>(EMPTY_FEED);
-  const seen = useRef<{ key: string; events: Event[]; olderToken: string | null; read: boolean; busy: boolean }>({ key: "", events: [], olderToken: null, read: false, busy: false });
+  const seen = useRef<{ key: string; events: Event[]; olderToken: string | null; read: boolean; busy: boolean }>({
+    key: "",
+    events: [],
+    olderToken: null,
+    read: false,
+    busy: false,
+  });
   const key = JSON.stringify(filters);
   const { type, operationId } = filters;
   const filterQuery = useMemo(() => ({ ...(type && { types: [type] }), ...(operationId && { operationId }) }), [type, operationId]);

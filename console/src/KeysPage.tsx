@@ -38,7 +38,15 @@ export function KeysPage() {
     (
       await answer(
         api.GET("/v1/keys", {
-          params: { query: { limit: 100, sort: [sort as "createdAt" | "-createdAt"], ...(role && { role: role as Role }), ...(userId && { userId }), ...(nextToken && { nextToken }) } },
+          params: {
+            query: {
+              limit: 100,
+              sort: [sort as "createdAt" | "-createdAt"],
+              ...(role && { role: role as Role }),
+              ...(userId && { userId }),
+              ...(nextToken && { nextToken }),
+            },
+          },
         }),
       )
     ).data;
@@ -57,10 +65,15 @@ export function KeysPage() {
           <span className="muted">{key.revokedAt.slice(0, 10)}</span>
         ) : (
           <span className="row-actions">
-            <button type="button" className="danger" onClick={() => {
-              revoke.reset();
-              setRevoking(key);
-            }} aria-label={`Revoke ${key.name ?? key.id}`}>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => {
+                revoke.reset();
+                setRevoking(key);
+              }}
+              aria-label={`Revoke ${key.name ?? key.id}`}
+            >
               Revoke
             </button>
           </span>
@@ -75,13 +88,23 @@ export function KeysPage() {
           Issue a key
         </button>
       </div>
-      {issuing && <KeyForm onDone={(secret) => {
+      {issuing && (
+        <KeyForm
+          onDone={(secret) => {
             setIssuing(false);
             if (secret) setIssued(secret);
-          }} />}
+          }}
+        />
+      )}
       {issued && <SecretOnce label="New API key" secret={issued} onDone={() => setIssued(null)} />}
       {revoking && (
-        <ConfirmDialog title="Revoke this key?" confirm="Revoke" busy={revoke.isPending} onConfirm={() => revoke.mutate(revoking)} onClose={() => setRevoking(null)}>
+        <ConfirmDialog
+          title="Revoke this key?"
+          confirm="Revoke"
+          busy={revoke.isPending}
+          onConfirm={() => revoke.mutate(revoking)}
+          onClose={() => setRevoking(null)}
+        >
           <p>
             <strong>{revoking.name ?? revoking.id}</strong> ({revoking.role}
             {revoking.userId ? `, ${revoking.userId}` : ""}) will be refused from now on. This cannot be undone.
@@ -89,7 +112,18 @@ export function KeysPage() {
           <ProblemView refusal={revoke.error ? toRefusal(revoke.error) : null} />
         </ConfirmDialog>
       )}
-      <PagedList label="Keys" queryKey={["keys"]} filters={{ role, userId }} fetchPage={fetchPage} columns={columns} rowKey={(key) => key.id} empty="No key matches." sorts={SORTS} sort={sort} onSort={setSort}>
+      <PagedList
+        label="Keys"
+        queryKey={["keys"]}
+        filters={{ role, userId }}
+        fetchPage={fetchPage}
+        columns={columns}
+        rowKey={(key) => key.id}
+        empty="No key matches."
+        sorts={SORTS}
+        sort={sort}
+        onSort={setSort}
+      >
         <ChoiceFilter label="Role" value={role} choices={ROLES} onChange={setRole} />
         <SearchFilter label="User id" value={userId} onChange={setUserId} />
       </PagedList>
@@ -111,7 +145,12 @@ function KeyForm({ onDone }: { onDone: (secret?: string) => void }) {
       (
         await answer(
           api.POST("/v1/keys", {
-            body: { role, ...(role === "ACCOUNT" && userId.trim() && { userId: userId.trim() }), ...(name.trim() && { name: name.trim() }), ...(expires && { expiresAt: `${expires}T00:00:00Z` }) },
+            body: {
+              role,
+              ...(role === "ACCOUNT" && userId.trim() && { userId: userId.trim() }),
+              ...(name.trim() && { name: name.trim() }),
+              ...(expires && { expiresAt: `${expires}T00:00:00Z` }),
+            },
           }),
         )
       ).data.key,

@@ -24,7 +24,13 @@ const COLUMNS = [
   { field: "quantityIncrement", label: "Pack", numeric: true },
 ] as const;
 /** Each column ascending and descending (the API's sort fields are the columns'), labelled as its column with an arrow. */
-const SORT_CHOICES = COLUMNS.flatMap(({ field, label }) => [[field, `${label} ↑`], [`-${field}`, `${label} ↓`]] as const);
+const SORT_CHOICES = COLUMNS.flatMap(
+  ({ field, label }) =>
+    [
+      [field, `${label} ↑`],
+      [`-${field}`, `${label} ↓`],
+    ] as const,
+);
 /** The column of each bound a server or local check can name. */
 const COLUMN_OF_FIELD: Record<string, number> = { minQuantity: 2, maxQuantity: 3, recommendedQuantity: 4, quantityIncrement: 5 };
 /** Lines per PUT: the API's limit. */
@@ -37,9 +43,24 @@ const NAME_LOCALE = "en";
 type LineRow = GridRow<StoredLine>;
 
 const nameIn = (name: Record<string, string>) => name[NAME_LOCALE] ?? Object.values(name)[0] ?? "";
-const cellsOf = (line: StoredLine): Cells => [line.variantExternalId, nameIn(line.variantName), String(line.minQuantity), String(line.maxQuantity), line.recommendedQuantity === null ? "" : String(line.recommendedQuantity), String(line.quantityIncrement)];
+const cellsOf = (line: StoredLine): Cells => [
+  line.variantExternalId,
+  nameIn(line.variantName),
+  String(line.minQuantity),
+  String(line.maxQuantity),
+  line.recommendedQuantity === null ? "" : String(line.recommendedQuantity),
+  String(line.quantityIncrement),
+];
 const idOf = (line: StoredLine) => line.variantExternalId;
-const storedLineOf = (line: Line): StoredLine => ({ variantExternalId: line.variantExternalId, variantId: line.variantId, variantName: line.variantName, minQuantity: line.minQuantity, maxQuantity: line.maxQuantity, recommendedQuantity: line.recommendedQuantity, quantityIncrement: line.quantityIncrement });
+const storedLineOf = (line: Line): StoredLine => ({
+  variantExternalId: line.variantExternalId,
+  variantId: line.variantId,
+  variantName: line.variantName,
+  minQuantity: line.minQuantity,
+  maxQuantity: line.maxQuantity,
+  recommendedQuantity: line.recommendedQuantity,
+  quantityIncrement: line.quantityIncrement,
+});
 const WHOLE = /^\d+$/;
 
 /** What a row sends to PUT: every field of a new line, the changed fields of a stored one. */
@@ -85,15 +106,25 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
   const [search, setSearch] = useState("");
   const filter = useDebounced(search.trim(), 300);
   const lineList = (query: NonNullable<paths["/v1/operations/{operationId}/lines"]["get"]["parameters"]["query"]>) =>
-    answer(api.GET("/v1/operations/{operationId}/lines", { params: { path: { operationId: operation.id }, query } })).then(({ data }) => data as Schemas["LinePage"]);
+    answer(api.GET("/v1/operations/{operationId}/lines", { params: { path: { operationId: operation.id }, query } })).then(
+      ({ data }) => data as Schemas["LinePage"],
+    );
   const lines = useInfiniteQuery({
     queryKey: ["lines", operation.id, sort, filter],
     initialPageParam: undefined as string | undefined,
     // The filter finds a variant by its code (exactly, or a comma list of codes) or by a part of its name:
     // the API has a filter for each, so the first page puts the code's line before the name's matches.
     queryFn: async ({ pageParam }) => {
-      const byName = lineList({ limit: PAGE_SIZE, sort: [sort as LineSort], ...(filter && { variantName: filter }), ...(pageParam && { nextToken: pageParam }) });
-      const codes = filter.split(",").map((code) => code.trim()).filter(Boolean);
+      const byName = lineList({
+        limit: PAGE_SIZE,
+        sort: [sort as LineSort],
+        ...(filter && { variantName: filter }),
+        ...(pageParam && { nextToken: pageParam }),
+      });
+      const codes = filter
+        .split(",")
+        .map((code) => code.trim())
+        .filter(Boolean);
       if (pageParam || !codes.length) return byName;
       const [byCode, page] = await Promise.all([lineList({ variantIds: codes, limit: PAGE_SIZE, sort: [sort as LineSort] }), byName]);
       return { ...page, items: [...byCode.items, ...page.items] };
@@ -109,7 +140,9 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
   const stored = useMemo(() => {
     // A line found by its code and by its name is one row.
     const seen = new Set<string>();
-    return (lines.data?.pages ?? []).flatMap((page) => page.items.filter((line) => !seen.has(line.variantExternalId) && seen.add(line.variantExternalId)).map(storedLineOf));
+    return (lines.data?.pages ?? []).flatMap((page) =>
+      page.items.filter((line) => !seen.has(line.variantExternalId) && seen.add(line.variantExternalId)).map(storedLineOf),
+    );
   }, [lines.data]);
   const draft = useGridDraft(stored, idOf, cellsOf, COLUMNS.length, { keyColumn: 0 });
   const { rows } = draft;
@@ -168,7 +201,9 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
       draft,
       size: MAX_LINES_PER_CALL,
       put: async (chunk: LineRow[], dryRun: boolean) => {
-        const { data } = await answer(api.PUT("/v1/operations/{operationId}/lines", { params: { path: { operationId: operation.id }, query: { dryRun } }, body: chunk.map(inputOf) }));
+        const { data } = await answer(
+          api.PUT("/v1/operations/{operationId}/lines", { params: { path: { operationId: operation.id }, query: { dryRun } }, body: chunk.map(inputOf) }),
+        );
         return { created: data.created, updated: data.updated };
       },
     };
@@ -190,7 +225,9 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
     } catch (error) {
       if (!(error instanceof ChunkRefused)) throw error;
       setRefusal(error.refusal);
-      note = savedAny ? describePartialSave(error, dirty.length, "lines", (row) => row.cells[0].trim()) : "Not saved: the dry run found errors, marked on their rows; nothing was saved.";
+      note = savedAny
+        ? describePartialSave(error, dirty.length, "lines", (row) => row.cells[0].trim())
+        : "Not saved: the dry run found errors, marked on their rows; nothing was saved.";
     } finally {
       // The grid shows the stored lines again before it says what was saved.
       if (savedAny) await queryClient.invalidateQueries({ queryKey: ["lines", operation.id] });
@@ -204,7 +241,9 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
   const exportCsv = async () => {
     setRefusal(null);
     try {
-      const { data } = await answer(api.GET("/v1/operations/{operationId}/lines", { params: { path: { operationId: operation.id } }, headers: { accept: "text/csv" }, parseAs: "text" }));
+      const { data } = await answer(
+        api.GET("/v1/operations/{operationId}/lines", { params: { path: { operationId: operation.id } }, headers: { accept: "text/csv" }, parseAs: "text" }),
+      );
       download(`lines-${operation.code}.csv`, data as unknown as string);
     } catch (error) {
       setRefusal(toRefusal(error));
@@ -221,10 +260,19 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
         <SortChoice value={sort} choices={SORT_CHOICES} onChange={setSort} disabled={dirtyCount > 0} />
         <label>
           Search variant or name
-          <input type="search" maxLength={200} disabled={dirtyCount > 0} value={search} onChange={(e) => setSearch(e.target.value)} aria-describedby="lines-search-hint" />
+          <input
+            type="search"
+            maxLength={200}
+            disabled={dirtyCount > 0}
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            aria-describedby="lines-search-hint"
+          />
         </label>
         <span className="muted" aria-live="polite">
-          {lines.isPending || lines.hasNextPage ? `Loading… ${loaded}${filter ? "" : ` of ${operation.lineCount}`}` : `${loaded} ${filter ? "matching " : ""}lines`}
+          {lines.isPending || lines.hasNextPage
+            ? `Loading… ${loaded}${filter ? "" : ` of ${operation.lineCount}`}`
+            : `${loaded} ${filter ? "matching " : ""}lines`}
           {dirtyCount > 0 && ` · ${dirtyCount} unsaved`}
         </span>
         <span className="grid-actions">
@@ -275,7 +323,13 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
         initialColumn={2}
         help="Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a variant already in the grid edits its row · new rows past the end become new lines."
         onNote={setSaveNote}
-        empty={filter ? "No line matches the search." : readOnly ? "This Operation has no lines." : "No lines yet: Add line, paste cells from a spreadsheet, or import a CSV."}
+        empty={
+          filter
+            ? "No line matches the search."
+            : readOnly
+              ? "This Operation has no lines."
+              : "No lines yet: Add line, paste cells from a spreadsheet, or import a CSV."
+        }
       />
     </div>
   );

@@ -101,7 +101,8 @@ export function OperationPage({ operationId }: { operationId: string }) {
         <h1>{operation.code}</h1>
         <span className={`badge ${operation.status.toLowerCase()}`}>{operation.status}</span>
         <span className="muted">
-          {nameOf(operation)} · {operation.type} · {operation.startDate.slice(0, 10)} → {operation.endDate.slice(0, 10)} · {operation.lineCount} lines · version {operation.version}
+          {nameOf(operation)} · {operation.type} · {operation.startDate.slice(0, 10)} → {operation.endDate.slice(0, 10)} · {operation.lineCount} lines · version{" "}
+          {operation.version}
         </span>
       </div>
       {operator && (
@@ -125,18 +126,28 @@ export function OperationPage({ operationId }: { operationId: string }) {
         </div>
       )}
       {deleting && (
-        <ConfirmDialog title={`Delete ${operation.code}?`} confirm="Delete" onConfirm={() => {
+        <ConfirmDialog
+          title={`Delete ${operation.code}?`}
+          confirm="Delete"
+          onConfirm={() => {
             setDeleting(false);
             remove.mutate();
-          }} onClose={() => setDeleting(false)}>
+          }}
+          onClose={() => setDeleting(false)}
+        >
           <p>This cannot be undone.</p>
         </ConfirmDialog>
       )}
       {deactivating && (
-        <ConfirmDialog title={`Deactivate ${operation.code}?`} confirm="Deactivate" onConfirm={() => {
+        <ConfirmDialog
+          title={`Deactivate ${operation.code}?`}
+          confirm="Deactivate"
+          onConfirm={() => {
             setDeactivating(false);
             changeStatus.mutate("INACTIVE");
-          }} onClose={() => setDeactivating(false)}>
+          }}
+          onClose={() => setDeactivating(false)}
+        >
           <p>
             {operation.status === "DRAFT"
               ? "It is still a draft and has never been active: it becomes INACTIVE, and its lines can no longer be edited until it is back to draft."
@@ -144,17 +155,25 @@ export function OperationPage({ operationId }: { operationId: string }) {
           </p>
         </ConfirmDialog>
       )}
-      {editing && <OperationForm operation={operation} onDone={(saved) => {
+      {editing && (
+        <OperationForm
+          operation={operation}
+          onDone={(saved) => {
             setEditing(false);
             if (saved) refresh(saved);
-          }} />}
+          }}
+        />
+      )}
       {conflict && (
         <ProblemView refusal={conflict.refusal}>
           <p>Changed since you loaded it: {conflict.changed.join(", ") || "nothing visible (only its version)"}.</p>
-          <button type="button" onClick={() => {
+          <button
+            type="button"
+            onClick={() => {
               refresh(conflict.latest);
               setConflict(null);
-            }}>
+            }}
+          >
             Reload
           </button>
         </ProblemView>
@@ -168,8 +187,14 @@ export function OperationPage({ operationId }: { operationId: string }) {
         </ProblemView>
       )}
       <ProblemView refusal={refusal} />
-      {operator && operation.status === "DRAFT" && <LinesImport operationId={operationId} onApplied={() => queryClient.invalidateQueries({ queryKey: ["operation", operationId] })} />}
-      <LinesGrid operation={operation} readOnlyReason={readOnlyReason} onSaved={() => queryClient.invalidateQueries({ queryKey: ["operation", operationId] })} />
+      {operator && operation.status === "DRAFT" && (
+        <LinesImport operationId={operationId} onApplied={() => queryClient.invalidateQueries({ queryKey: ["operation", operationId] })} />
+      )}
+      <LinesGrid
+        operation={operation}
+        readOnlyReason={readOnlyReason}
+        onSaved={() => queryClient.invalidateQueries({ queryKey: ["operation", operationId] })}
+      />
       {operation.type === "PRIVATE" && <AccountsPanel operation={operation} />}
     </section>
   );

@@ -67,10 +67,14 @@ export function OperationsPage() {
           </button>
         )}
       </div>
-      {creating && <OperationForm onDone={(created) => {
+      {creating && (
+        <OperationForm
+          onDone={(created) => {
             setCreating(false);
             if (created) navigate(`/console/operations/${created.id}`);
-          }} />}
+          }}
+        />
+      )}
       <PagedList
         label="Operations"
         queryKey={["operations"]}
@@ -109,7 +113,11 @@ export function OperationForm({ operation, onDone }: { operation?: Operation; on
       const dates = { startDate: `${startDate}T00:00:00Z`, endDate: `${endDate}T23:59:59Z` };
       if (!operation) return (await answer(api.POST("/v1/operations", { body: { code, type, name, ...dates } }))).data;
       // Merge Patch: a cleared locale is removed with null.
-      const patchName = Object.fromEntries(Object.keys(names).map((locale) => [locale, names[locale].trim() || (operation.name[locale] ? null : undefined)]).filter(([, v]) => v !== undefined));
+      const patchName = Object.fromEntries(
+        Object.keys(names)
+          .map((locale) => [locale, names[locale].trim() || (operation.name[locale] ? null : undefined)])
+          .filter(([, v]) => v !== undefined),
+      );
       return (
         await answer(
           api.PATCH("/v1/operations/{operationId}", {

@@ -57,10 +57,12 @@ export function OrderCheckPage() {
   const [parseErrors, setParseErrors] = useState<string[]>([]);
   const operations = useQuery({
     queryKey: ["operations", "picker", search],
-    queryFn: async () => (await answer(api.GET("/v1/operations", { params: { query: { limit: 50, sort: ["-createdAt"], ...(search && { name: search }) } } }))).data,
+    queryFn: async () =>
+      (await answer(api.GET("/v1/operations", { params: { query: { limit: 50, sort: ["-createdAt"], ...(search && { name: search }) } } }))).data,
   });
   const compare = useMutation({
-    mutationFn: async (lines: OrderLine[]) => (await answer(api.POST("/v1/operations/{operationId}/compare", { params: { path: { operationId } }, body: { lines } }))).data,
+    mutationFn: async (lines: OrderLine[]) =>
+      (await answer(api.POST("/v1/operations/{operationId}/compare", { params: { path: { operationId } }, body: { lines } }))).data,
   });
   const run = (text: string) => {
     const { lines, errors } = readOrder(text);
@@ -85,7 +87,10 @@ export function OrderCheckPage() {
       <div className="title-row">
         <h1>Order check</h1>
       </div>
-      <p className="muted">Compares an order with an Operation's lines on the server: lines outside their bounds, not in the Operation, not a pack multiple, and required lines the order leaves out.</p>
+      <p className="muted">
+        Compares an order with an Operation's lines on the server: lines outside their bounds, not in the Operation, not a pack multiple, and required lines the
+        order leaves out.
+      </p>
       <form
         className="card order-form"
         aria-label="Order to check"
@@ -111,12 +116,22 @@ export function OrderCheckPage() {
           </label>
           <label>
             Order file
-            <input type="file" accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values" onChange={(e: ChangeEvent<HTMLInputElement>) => void load(e.target.files?.[0])} />
+            <input
+              type="file"
+              accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values"
+              onChange={(e: ChangeEvent<HTMLInputElement>) => void load(e.target.files?.[0])}
+            />
           </label>
         </div>
         <label>
           Order lines
-          <textarea rows={8} value={order} onChange={(e) => setOrder(e.target.value)} placeholder={"variantExternalId,quantity\nSKU-1001-M,12"} aria-describedby="order-help" />
+          <textarea
+            rows={8}
+            value={order}
+            onChange={(e) => setOrder(e.target.value)}
+            placeholder={"variantExternalId,quantity\nSKU-1001-M,12"}
+            aria-describedby="order-help"
+          />
         </label>
         <p id="order-help" className="muted help">
           Paste from a spreadsheet (tab-separated) or a CSV, or drop a file here: a variant and a quantity per line, with or without a header row.
@@ -148,7 +163,9 @@ export function OrderCheckPage() {
 function ComparisonReport({ comparison, operationCode }: { comparison: Comparison; operationCode: string }) {
   const [code, setCode] = useState("");
   const [variant, setVariant] = useState("");
-  const shown = comparison.issues.filter((issue) => (!code || issue.code === code) && (!variant || issue.variantExternalId.toLowerCase().includes(variant.toLowerCase())));
+  const shown = comparison.issues.filter(
+    (issue) => (!code || issue.code === code) && (!variant || issue.variantExternalId.toLowerCase().includes(variant.toLowerCase())),
+  );
   const exportCsv = () =>
     download(
       `compare-${operationCode}.csv`,
@@ -179,7 +196,13 @@ function ComparisonReport({ comparison, operationCode }: { comparison: Compariso
               Export CSV ({shown.length})
             </button>
           </form>
-          <ListTable label="Discrepancies" columns={ISSUE_COLUMNS} items={shown} rowKey={(issue) => `${issue.code}:${issue.variantExternalId}`} empty="No discrepancy matches." />
+          <ListTable
+            label="Discrepancies"
+            columns={ISSUE_COLUMNS}
+            items={shown}
+            rowKey={(issue) => `${issue.code}:${issue.variantExternalId}`}
+            empty="No discrepancy matches."
+          />
         </>
       )}
     </section>

@@ -21,7 +21,23 @@ export interface Page<T> {
  * a table that scrolls sideways; the explicit roles keep it a table for assistive technology, which
  * a change of CSS display would otherwise take away.
  */
-export function ListTable<T>({ label, columns, items, rowKey, empty, pending = false, rowClass }: { label: string; columns: Column<T>[]; items: T[]; rowKey: (item: T) => string; empty: string; pending?: boolean; rowClass?: (item: T) => string | undefined }) {
+export function ListTable<T>({
+  label,
+  columns,
+  items,
+  rowKey,
+  empty,
+  pending = false,
+  rowClass,
+}: {
+  label: string;
+  columns: Column<T>[];
+  items: T[];
+  rowKey: (item: T) => string;
+  empty: string;
+  pending?: boolean;
+  rowClass?: (item: T) => string | undefined;
+}) {
   return (
     <div className="table-wrap">
       <table className="list stackable" aria-label={label} role="table">
@@ -40,7 +56,12 @@ export function ListTable<T>({ label, columns, items, rowKey, empty, pending = f
             <tr key={rowKey(item)} role="row" className={rowClass?.(item)}>
               {columns.map((column, i) => (
                 // biome-ignore lint/suspicious/noArrayIndexKey: a table's columns are fixed and have no id; their place is what they are.
-                <td key={i} role="cell" className={column.numeric ? "num" : undefined} data-label={typeof column.header === "string" ? column.header : undefined}>
+                <td
+                  key={i}
+                  role="cell"
+                  className={column.numeric ? "num" : undefined}
+                  data-label={typeof column.header === "string" ? column.header : undefined}
+                >
                   {column.cell(item)}
                 </td>
               ))}
@@ -82,7 +103,21 @@ export interface PagedListProps<T> {
 }
 
 /** A list of the API: its filters and sort, keyset paging (`Load more`), its refusal and empty state. */
-export function PagedList<T>({ label, filters, fetchPage, columns, rowKey, empty, children, sorts, sort, onSort, rowClass, queryKey, refetchInterval }: PagedListProps<T>) {
+export function PagedList<T>({
+  label,
+  filters,
+  fetchPage,
+  columns,
+  rowKey,
+  empty,
+  children,
+  sorts,
+  sort,
+  onSort,
+  rowClass,
+  queryKey,
+  refetchInterval,
+}: PagedListProps<T>) {
   const list = useInfiniteQuery({
     queryKey: [...(queryKey ?? [label]), filters, sort],
     initialPageParam: undefined as string | undefined,

@@ -43,7 +43,13 @@ export function RuleFormPage({ ruleId }: { ruleId: string | null }) {
         <Link to="/console/quota-rules">Quota rules</Link> /
       </p>
       <h1>{ruleId ? `Rule ${ruleId}` : "New rule"}</h1>
-      {rule.error ? <ProblemView refusal={toRefusal(rule.error)} /> : ruleId && !rule.data ? <p className="muted">Loading…</p> : <RuleForm rule={rule.data ?? null} />}
+      {rule.error ? (
+        <ProblemView refusal={toRefusal(rule.error)} />
+      ) : ruleId && !rule.data ? (
+        <p className="muted">Loading…</p>
+      ) : (
+        <RuleForm rule={rule.data ?? null} />
+      )}
     </section>
   );
 }
@@ -114,10 +120,14 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
       </span>
     );
   return (
-    <form className="card rule-form" aria-label={rule ? "Edit rule" : "New rule"} onSubmit={(e: FormEvent) => {
+    <form
+      className="card rule-form"
+      aria-label={rule ? "Edit rule" : "New rule"}
+      onSubmit={(e: FormEvent) => {
         e.preventDefault();
         save.mutate();
-      }}>
+      }}
+    >
       <fieldset className="fields">
         <legend>Scope (at least an account or a supplier; an empty store means every store)</legend>
         {FIELDS.map(([field, label]) => (
@@ -151,13 +161,24 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
             Delete
           </button>
         )}
-        {rule && <Link to={`/console/quota-rules/simulator?accountId=${encodeURIComponent(rule.accountId ?? "")}&supplierId=${encodeURIComponent(rule.supplierId ?? "")}&storeId=${encodeURIComponent(rule.storeId ?? "")}`}>Simulate an order of this scope</Link>}
+        {rule && (
+          <Link
+            to={`/console/quota-rules/simulator?accountId=${encodeURIComponent(rule.accountId ?? "")}&supplierId=${encodeURIComponent(rule.supplierId ?? "")}&storeId=${encodeURIComponent(rule.storeId ?? "")}`}
+          >
+            Simulate an order of this scope
+          </Link>
+        )}
       </div>
       {rule && deleting && (
-        <ConfirmDialog title={`Delete rule ${rule.id}?`} confirm="Delete" onConfirm={() => {
+        <ConfirmDialog
+          title={`Delete rule ${rule.id}?`}
+          confirm="Delete"
+          onConfirm={() => {
             setDeleting(false);
             remove.mutate();
-          }} onClose={() => setDeleting(false)}>
+          }}
+          onClose={() => setDeleting(false)}
+        >
           <p>Orders of this scope fall back to the next level's rule. This cannot be undone.</p>
         </ConfirmDialog>
       )}

@@ -32,7 +32,13 @@ const key = (value: string) => value.trim() || null;
 /** What a row sends to the bulk PUT, which upserts by scope. */
 function inputOf(row: RuleRow) {
   const [accountId, supplierId, storeId, minimum, enforcement] = row.cells;
-  return { accountId: key(accountId), supplierId: key(supplierId), storeId: key(storeId), minimum: Number(minimum.trim()), enforcement: (enforcement.trim().toUpperCase() || "BLOCK") as QuotaRule["enforcement"] };
+  return {
+    accountId: key(accountId),
+    supplierId: key(supplierId),
+    storeId: key(storeId),
+    minimum: Number(minimum.trim()),
+    enforcement: (enforcement.trim().toUpperCase() || "BLOCK") as QuotaRule["enforcement"],
+  };
 }
 
 /** The checks the API makes of one rule, as the cells are typed. */
@@ -52,7 +58,8 @@ export function RulesGrid({ filters }: { filters: RuleFilters }) {
   const rules = useInfiniteQuery({
     queryKey: ["quota-rules", "grid", filters],
     initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) => (await answer(api.GET("/v1/buying-policies/quotas/rules", { params: { query: ruleQuery(filters, RULES_PAGE_SIZE, pageParam) } }))).data as RulePage,
+    queryFn: async ({ pageParam }) =>
+      (await answer(api.GET("/v1/buying-policies/quotas/rules", { params: { query: ruleQuery(filters, RULES_PAGE_SIZE, pageParam) } }))).data as RulePage,
     getNextPageParam: (page) => page.nextToken ?? undefined,
     staleTime: Infinity,
   });
@@ -113,7 +120,12 @@ export function RulesGrid({ filters }: { filters: RuleFilters }) {
     } catch (error) {
       if (!(error instanceof ChunkRefused)) throw error;
       setRefusal(error.refusal);
-      saved = describePartialSave(error, checked.rows.length, "rules", (row: RuleRow) => row.cells.slice(0, 3).map((cell) => cell.trim() || "any").join(" / "));
+      saved = describePartialSave(error, checked.rows.length, "rules", (row: RuleRow) =>
+        row.cells
+          .slice(0, 3)
+          .map((cell) => cell.trim() || "any")
+          .join(" / "),
+      );
     }
     // The grid shows the stored rules again before it says what was saved.
     setChecked(null);
@@ -133,18 +145,25 @@ export function RulesGrid({ filters }: { filters: RuleFilters }) {
           {dirtyCount > 0 && ` · ${dirtyCount} unsaved`}
         </span>
         <span className="grid-actions">
-          <button type="button" onClick={() => {
+          <button
+            type="button"
+            onClick={() => {
               setChecked(null);
               grid.current?.addRow();
-            }}>
+            }}
+          >
             Add rule
           </button>
-          <button type="button" onClick={() => {
+          <button
+            type="button"
+            onClick={() => {
               draft.discard();
               setChecked(null);
               setRefusal(null);
               setNote(null);
-            }} disabled={dirtyCount === 0}>
+            }}
+            disabled={dirtyCount === 0}
+          >
             Discard
           </button>
           <button type="button" className="primary" onClick={check} disabled={busy || dirtyCount === 0}>

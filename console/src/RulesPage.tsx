@@ -45,7 +45,11 @@ export function RulesPage() {
         describe={describeUpsert}
         onApplied={() => queryClient.invalidateQueries({ queryKey: ["quota-rules"] })}
         onExport={async () => {
-          const { response } = await api.GET("/v1/buying-policies/quotas/rules", { params: { query: ruleQuery(filters, RULES_PAGE_SIZE) }, headers: { accept: "text/csv" }, parseAs: "text" });
+          const { response } = await api.GET("/v1/buying-policies/quotas/rules", {
+            params: { query: ruleQuery(filters, RULES_PAGE_SIZE) },
+            headers: { accept: "text/csv" },
+            parseAs: "text",
+          });
           download("quota-rules.csv", await response.clone().text());
         }}
       />
@@ -93,7 +97,9 @@ function RulesList({ filters }: { filters: RuleFilters }) {
       label="Quota rules"
       queryKey={["quota-rules", "list"]}
       filters={filters}
-      fetchPage={async (nextToken) => (await answer(api.GET("/v1/buying-policies/quotas/rules", { params: { query: ruleQuery(filters, 50, nextToken) } }))).data as RulePage}
+      fetchPage={async (nextToken) =>
+        (await answer(api.GET("/v1/buying-policies/quotas/rules", { params: { query: ruleQuery(filters, 50, nextToken) } }))).data as RulePage
+      }
       columns={RULE_COLUMNS}
       rowKey={(rule) => rule.id}
       empty="No rule matches."
@@ -130,25 +136,38 @@ function DefaultMinimum() {
     onError: (error) => setRefusal(toRefusal(error)),
   });
   return (
-    <form className="card default-minimum" aria-label="Tenant default" onSubmit={(e: FormEvent) => {
+    <form
+      className="card default-minimum"
+      aria-label="Tenant default"
+      onSubmit={(e: FormEvent) => {
         e.preventDefault();
         save.mutate();
-      }}>
+      }}
+    >
       <h2>Tenant default</h2>
       <p className="muted">The minimum of an order no rule matches.</p>
       <label>
         Default minimum
-        <input inputMode="numeric" required value={minimum} onChange={(e) => {
+        <input
+          inputMode="numeric"
+          required
+          value={minimum}
+          onChange={(e) => {
             setMinimum(e.target.value);
             setSaved(false);
-          }} aria-invalid={refusal ? true : undefined} />
+          }}
+          aria-invalid={refusal ? true : undefined}
+        />
       </label>
       <label>
         Default enforcement
-        <select value={enforcement} onChange={(e) => {
+        <select
+          value={enforcement}
+          onChange={(e) => {
             setEnforcement(e.target.value as "BLOCK" | "WARN");
             setSaved(false);
-          }}>
+          }}
+        >
           <option>BLOCK</option>
           <option>WARN</option>
         </select>

@@ -26,7 +26,9 @@ const OUTCOME_TEXT: Record<Candidate["outcome"], string> = {
 
 /** JSON with keys sorted: the browser's and the API's answers compare whatever their key order. */
 export function canonical(value: unknown): string {
-  return JSON.stringify(value, (_, v) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
+  return JSON.stringify(value, (_, v) =>
+    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  );
 }
 
 /** Every rule that can concern the order: those of its account and those of its supplier (the list filters match exactly). */
@@ -40,13 +42,20 @@ function useRulesOf(order: QuotaOrder | null) {
         const rules: QuotaRule[] = [];
         let nextToken: string | undefined;
         do {
-          const page = (await answer(api.GET("/v1/buying-policies/quotas/rules", { params: { query: { ...filter, limit: RULES_PAGE_SIZE, ...(nextToken && { nextToken }) } } }))).data as RulePage;
+          const page = (
+            await answer(
+              api.GET("/v1/buying-policies/quotas/rules", { params: { query: { ...filter, limit: RULES_PAGE_SIZE, ...(nextToken && { nextToken }) } } }),
+            )
+          ).data as RulePage;
           rules.push(...page.items);
           nextToken = page.nextToken ?? undefined;
         } while (nextToken);
         return rules;
       };
-      const [ofAccount, ofSupplier] = await Promise.all([readAll({ accountId: order!.accountId }), order!.supplierId ? readAll({ supplierId: order!.supplierId }) : []]);
+      const [ofAccount, ofSupplier] = await Promise.all([
+        readAll({ accountId: order!.accountId }),
+        order!.supplierId ? readAll({ supplierId: order!.supplierId }) : [],
+      ]);
       return [...new Map([...ofAccount, ...ofSupplier].map((rule) => [rule.id, rule])).values()];
     },
   });
@@ -67,7 +76,12 @@ export function Simulator() {
   const { api } = useSession();
   const queryClient = useQueryClient();
   const initial = new URLSearchParams(useSearch());
-  const [form, setForm] = useState({ accountId: initial.get("accountId") ?? "", supplierId: initial.get("supplierId") ?? "", storeId: initial.get("storeId") ?? "", amount: "" });
+  const [form, setForm] = useState({
+    accountId: initial.get("accountId") ?? "",
+    supplierId: initial.get("supplierId") ?? "",
+    storeId: initial.get("storeId") ?? "",
+    amount: "",
+  });
   const [order, setOrder] = useState<QuotaOrder | null>(null);
   const [whatIf, setWhatIf] = useState(false);
   const [drafts, setDrafts] = useState<Map<string, string>>(new Map());
@@ -77,7 +91,8 @@ export function Simulator() {
   const server = useQuery({
     queryKey: ["evaluation", order],
     enabled: order !== null,
-    queryFn: async () => (await answer(api.POST("/v1/buying-policies/quotas/evaluate", { params: { query: { explain: true } }, body: { orders: [order!] } }))).data.results[0],
+    queryFn: async () =>
+      (await answer(api.POST("/v1/buying-policies/quotas/evaluate", { params: { query: { explain: true } }, body: { orders: [order!] } }))).data.results[0],
   });
   const rules = useRulesOf(order);
   const fallback = useQuery({ queryKey: ["quota-default"], queryFn: async () => (await answer(api.GET("/v1/buying-policies/quotas/default"))).data });
@@ -98,7 +113,12 @@ export function Simulator() {
   const evaluate = (event: FormEvent) => {
     event.preventDefault();
     setSaveNote(null);
-    const next: QuotaOrder = { accountId: form.accountId.trim(), supplierId: form.supplierId.trim() || null, storeId: form.storeId.trim() || null, amount: Number(form.amount) };
+    const next: QuotaOrder = {
+      accountId: form.accountId.trim(),
+      supplierId: form.supplierId.trim() || null,
+      storeId: form.storeId.trim() || null,
+      amount: Number(form.amount),
+    };
     if (canonical(next) === canonical(order)) void server.refetch();
     setOrder(next);
   };
@@ -130,7 +150,7 @@ export function Simulator() {
     onError: (error) => setSaveRefusal(toRefusal(error)),
   });
 
-  const shown = whatIf ? simulated : (server.data as ExplainedQuotaResult | undefined) ?? null;
+  const shown = whatIf ? simulated : ((server.data as ExplainedQuotaResult | undefined) ?? null);
   return (
     <section className="simulator">
       <p className="crumbs">
@@ -146,12 +166,16 @@ export function Simulator() {
         <label>
           Supplier
           <input value={form.supplierId} onChange={(e) => setForm({ ...form, supplierId: e.target.value })} aria-describedby="sim-supplier-help" />
-          <span id="sim-supplier-help" className="muted">empty: no supplier</span>
+          <span id="sim-supplier-help" className="muted">
+            empty: no supplier
+          </span>
         </label>
         <label>
           Store
           <input value={form.storeId} onChange={(e) => setForm({ ...form, storeId: e.target.value })} aria-describedby="sim-store-help" />
-          <span id="sim-store-help" className="muted">empty: no store</span>
+          <span id="sim-store-help" className="muted">
+            empty: no store
+          </span>
         </label>
         <label>
           Amount
@@ -165,10 +189,14 @@ export function Simulator() {
       {order && (
         <div className="sim-mode">
           <label className="inline">
-            <input type="checkbox" checked={whatIf} onChange={(e) => {
-              setWhatIf(e.target.checked);
-              setSaveNote(null);
-            }} />
+            <input
+              type="checkbox"
+              checked={whatIf}
+              onChange={(e) => {
+                setWhatIf(e.target.checked);
+                setSaveNote(null);
+              }}
+            />
             What if: try other minimums before saving
           </label>
           {agrees !== null && (
@@ -182,7 +210,8 @@ export function Simulator() {
       )}
       {whatIf && (
         <p className="what-if-note" role="note">
-          What if: simulated in this browser against your unsaved minimums, by the server's own resolution code (src/quotas/rule-index.ts, the module the API runs). Nothing is saved until you save.
+          What if: simulated in this browser against your unsaved minimums, by the server's own resolution code (src/quotas/rule-index.ts, the module the API
+          runs). Nothing is saved until you save.
         </p>
       )}
       {saveNote && (
@@ -217,16 +246,35 @@ export function Simulator() {
 function Verdict({ result }: { result: Evaluation | ExplainedQuotaResult }) {
   const below = result.shortfall > 0;
   return (
-    <span className={`badge ${result.allowed ? (below ? "warn" : "active") : "blocked"}`}>{result.allowed ? (below ? "Allowed with a warning" : "Allowed") : "Blocked"}</span>
+    <span className={`badge ${result.allowed ? (below ? "warn" : "active") : "blocked"}`}>
+      {result.allowed ? (below ? "Allowed with a warning" : "Allowed") : "Blocked"}
+    </span>
   );
 }
 
 /** The evaluation drawn as the API explains it: the result, then the four levels and their candidates. */
-function Answer({ result, whatIf, now, drafts, onDraft }: { result: ExplainedQuotaResult; whatIf: boolean; now?: ExplainedQuotaResult; drafts: Map<string, string>; onDraft: (ruleId: string, text: string) => void }) {
+function Answer({
+  result,
+  whatIf,
+  now,
+  drafts,
+  onDraft,
+}: {
+  result: ExplainedQuotaResult;
+  whatIf: boolean;
+  now?: ExplainedQuotaResult;
+  drafts: Map<string, string>;
+  onDraft: (ruleId: string, text: string) => void;
+}) {
   const { explanation } = result;
   const decided = explanation.decidedBy;
   return (
-    <div className={`card answer${whatIf ? " simulated" : ""}`} aria-label={whatIf ? "Simulated answer" : "API answer"} role="region" data-result={canonical(result)}>
+    <div
+      className={`card answer${whatIf ? " simulated" : ""}`}
+      aria-label={whatIf ? "Simulated answer" : "API answer"}
+      role="region"
+      data-result={canonical(result)}
+    >
       <h2>{whatIf ? "Simulated answer (not saved)" : "The API's answer"}</h2>
       <dl className="summary">
         <div>
@@ -313,7 +361,8 @@ function Answer({ result, whatIf, now, drafts, onDraft }: { result: ExplainedQuo
                         )}
                       </td>
                       <td>
-                        <code className={`outcome ${candidate.outcome}`}>{candidate.outcome}</code> <span className="muted">{OUTCOME_TEXT[candidate.outcome]}</span>
+                        <code className={`outcome ${candidate.outcome}`}>{candidate.outcome}</code>{" "}
+                        <span className="muted">{OUTCOME_TEXT[candidate.outcome]}</span>
                       </td>
                     </tr>
                   ))}

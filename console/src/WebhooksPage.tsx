@@ -43,7 +43,8 @@ export function WebhooksPage() {
     },
   });
   const fetchPage = async (nextToken: string | undefined) =>
-    (await answer(api.GET("/v1/webhooks", { params: { query: { limit: 100, sort: [sort as "createdAt" | "-createdAt"], ...(nextToken && { nextToken }) } } }))).data;
+    (await answer(api.GET("/v1/webhooks", { params: { query: { limit: 100, sort: [sort as "createdAt" | "-createdAt"], ...(nextToken && { nextToken }) } } })))
+      .data;
   const columns: Column<Webhook>[] = [
     { header: "URL", cell: (webhook) => <Link to={`/console/webhooks/${webhook.id}`}>{webhook.url}</Link> },
     { header: "Event types", cell: (webhook) => webhook.eventTypes.join(", ") },
@@ -56,10 +57,15 @@ export function WebhooksPage() {
           <button type="button" onClick={() => setForm({ webhook })} aria-label={`Edit ${webhook.url}`}>
             Edit
           </button>
-          <button type="button" className="danger" onClick={() => {
+          <button
+            type="button"
+            className="danger"
+            onClick={() => {
               remove.reset();
               setRemoving(webhook);
-            }} aria-label={`Delete ${webhook.url}`}>
+            }}
+            aria-label={`Delete ${webhook.url}`}
+          >
             Delete
           </button>
         </span>
@@ -74,20 +80,44 @@ export function WebhooksPage() {
           New subscription
         </button>
       </div>
-      {form && <WebhookForm key={form.webhook?.id ?? "new"} webhook={form.webhook} onDone={(created) => {
+      {form && (
+        <WebhookForm
+          key={form.webhook?.id ?? "new"}
+          webhook={form.webhook}
+          onDone={(created) => {
             setForm(null);
             if (created) setSecret(created);
-          }} />}
+          }}
+        />
+      )}
       {secret && <SecretOnce label="Signing secret" secret={secret} onDone={() => setSecret(null)} />}
       {removing && (
-        <ConfirmDialog title="Delete this subscription?" confirm="Delete" busy={remove.isPending} onConfirm={() => remove.mutate(removing)} onClose={() => setRemoving(null)}>
+        <ConfirmDialog
+          title="Delete this subscription?"
+          confirm="Delete"
+          busy={remove.isPending}
+          onConfirm={() => remove.mutate(removing)}
+          onClose={() => setRemoving(null)}
+        >
           <p>
             <strong>{removing.url}</strong> will receive no more events, and its deliveries are deleted with it.
           </p>
           <ProblemView refusal={remove.error ? toRefusal(remove.error) : null} />
         </ConfirmDialog>
       )}
-      <PagedList label="Subscriptions" queryKey={["webhooks"]} filters={{}} fetchPage={fetchPage} columns={columns} rowKey={(webhook) => webhook.id} empty="No subscription yet." sorts={SORTS} sort={sort} onSort={setSort} rowClass={(webhook) => (webhook.id === selected?.webhookId ? "selected" : undefined)} />
+      <PagedList
+        label="Subscriptions"
+        queryKey={["webhooks"]}
+        filters={{}}
+        fetchPage={fetchPage}
+        columns={columns}
+        rowKey={(webhook) => webhook.id}
+        empty="No subscription yet."
+        sorts={SORTS}
+        sort={sort}
+        onSort={setSort}
+        rowClass={(webhook) => (webhook.id === selected?.webhookId ? "selected" : undefined)}
+      />
       {selected && <Deliveries key={selected.webhookId} webhookId={selected.webhookId} />}
     </section>
   );
@@ -104,8 +134,20 @@ function WebhookForm({ webhook, onDone }: { webhook?: Webhook; onDone: (secret?:
   const save = useMutation({
     mutationFn: async () => {
       const types = typesOf(eventTypes);
-      if (!webhook) return (await answer(api.POST("/v1/webhooks", { body: { url, ...(types.length && { eventTypes: types }), ...(description.trim() && { description: description.trim() }) } }))).data.secret;
-      await answer(api.PATCH("/v1/webhooks/{webhookId}", { params: { path: { webhookId: webhook.id } }, body: { url, eventTypes: types, description: description.trim() || null } }));
+      if (!webhook)
+        return (
+          await answer(
+            api.POST("/v1/webhooks", {
+              body: { url, ...(types.length && { eventTypes: types }), ...(description.trim() && { description: description.trim() }) },
+            }),
+          )
+        ).data.secret;
+      await answer(
+        api.PATCH("/v1/webhooks/{webhookId}", {
+          params: { path: { webhookId: webhook.id } },
+          body: { url, eventTypes: types, description: description.trim() || null },
+        }),
+      );
       return undefined;
     },
     onSuccess: (created) => {
@@ -169,7 +211,16 @@ function Deliveries({ webhookId }: { webhookId: string }) {
         <h2 id="deliveries-heading">Deliveries of {webhookId}</h2>
         <Link to="/console/webhooks">Close</Link>
       </div>
-      <PagedList label="Deliveries" queryKey={["deliveries", webhookId]} filters={{ status }} fetchPage={fetchPage} columns={DELIVERY_COLUMNS} rowKey={(delivery) => delivery.id} empty="No delivery yet." refetchInterval={DELIVERIES_REFRESH_MS}>
+      <PagedList
+        label="Deliveries"
+        queryKey={["deliveries", webhookId]}
+        filters={{ status }}
+        fetchPage={fetchPage}
+        columns={DELIVERY_COLUMNS}
+        rowKey={(delivery) => delivery.id}
+        empty="No delivery yet."
+        refetchInterval={DELIVERIES_REFRESH_MS}
+      >
         <ChoiceFilter label="Status" value={status} choices={DELIVERY_STATUSES} onChange={setStatus} />
       </PagedList>
     </section>

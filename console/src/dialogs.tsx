@@ -32,7 +32,21 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
 }
 
 /** Asks before a write that cannot be undone; the safe answer has the focus. */
-export function ConfirmDialog({ title, children, confirm, onConfirm, onClose, busy = false }: { title: string; children: ReactNode; confirm: string; onConfirm: () => void; onClose: () => void; busy?: boolean }) {
+export function ConfirmDialog({
+  title,
+  children,
+  confirm,
+  onConfirm,
+  onClose,
+  busy = false,
+}: {
+  title: string;
+  children: ReactNode;
+  confirm: string;
+  onConfirm: () => void;
+  onClose: () => void;
+  busy?: boolean;
+}) {
   return (
     <Dialog title={title} onClose={onClose}>
       {children}

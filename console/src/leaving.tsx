@@ -17,7 +17,8 @@ let shown = location.href;
 /** Set while a confirmed Back or Forward is under way: that move is let through. */
 let leavingByHistory = false;
 
-for (const type of ["pushState", "replaceState"]) addEventListener(type, () => {
+for (const type of ["pushState", "replaceState"])
+  addEventListener(type, () => {
     shown = location.href;
   });
 // Added when this module loads, before the router's own listener (it subscribes on its first render),

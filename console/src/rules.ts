@@ -31,4 +31,3 @@ export const ruleQuery = (filters: RuleFilters, limit: number, nextToken?: strin
 
 export const describeUpsert = (result: UpsertResult) => `${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged`;
 export const scopeText = (value: string | null) => value ?? "any";
-

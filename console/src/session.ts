@@ -37,7 +37,10 @@ export interface Refusal {
 
 export function toRefusal(error: unknown): Refusal {
   if (error instanceof ApiProblem) return { status: error.status, problem: error.problem ?? { code: "unknown", title: error.message } };
-  return { status: 0, problem: { code: "network", title: "The API did not answer", detail: error instanceof Error ? error.message : String(error) } as unknown as Problem };
+  return {
+    status: 0,
+    problem: { code: "network", title: "The API did not answer", detail: error instanceof Error ? error.message : String(error) } as unknown as Problem,
+  };
 }
 
 /** An openapi-fetch answer turned into its data, or a thrown ApiProblem carrying the problem body. */

@@ -17,7 +17,12 @@ export function ProblemView({ refusal, children }: { refusal: Refusal | null | u
   const items = (problem as { errors?: { field?: string; message?: string; row?: number; index?: number; code?: string }[] }).errors ?? [];
   return (
     <div role="alert" className="problem">
-      <strong>{problem.title ?? problem.code}</strong> {status ? <span className="muted">({status} {problem.code})</span> : null}
+      <strong>{problem.title ?? problem.code}</strong>{" "}
+      {status ? (
+        <span className="muted">
+          ({status} {problem.code})
+        </span>
+      ) : null}
       {problem.detail && <p>{problem.detail}</p>}
       {items.length > 0 && (
         <ul>
@@ -48,7 +53,17 @@ export function SearchFilter({ label, value, onChange }: { label: string; value:
 }
 
 /** A list filter on one of a few values, or any ("" sends no filter). */
-export function ChoiceFilter({ label, value, choices, onChange }: { label: string; value: string; choices: readonly string[]; onChange: (value: string) => void }) {
+export function ChoiceFilter({
+  label,
+  value,
+  choices,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  choices: readonly string[];
+  onChange: (value: string) => void;
+}) {
   return (
     <label>
       {label}
@@ -63,7 +78,17 @@ export function ChoiceFilter({ label, value, choices, onChange }: { label: strin
 }
 
 /** A list's order: one of `choices`, each [the API's sort value, its label]. */
-export function SortChoice({ value, choices, onChange, disabled }: { value: string; choices: readonly (readonly [string, string])[]; onChange: (value: string) => void; disabled?: boolean }) {
+export function SortChoice({
+  value,
+  choices,
+  onChange,
+  disabled,
+}: {
+  value: string;
+  choices: readonly (readonly [string, string])[];
+  onChange: (value: string) => void;
+  disabled?: boolean;
+}) {
   return (
     <label>
       Sort

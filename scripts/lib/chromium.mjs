@@ -4,7 +4,16 @@ import { chromium } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
 // This machine's network is closed: keep Chromium from reaching for Google's services.
-export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 /** A browser with a throwaway profile. */
 export function launchChromium(options = {}) {

@@ -262,7 +262,11 @@ function compareResponses(run, { route, where, before, after }) {
   const afterSuccess = Object.keys(afterResponses).filter(isSuccess);
   const changed = beforeSuccess.find((status) => !afterSuccess.includes(status)) ?? afterSuccess.find((status) => !beforeSuccess.includes(status));
   if (changed) {
-    findings.breaks("status-changed", [...where, "responses", changed], `${route} answers ${afterSuccess.join(" or ") || "no success"} where it answered ${beforeSuccess.join(" or ")}.`);
+    findings.breaks(
+      "status-changed",
+      [...where, "responses", changed],
+      `${route} answers ${afterSuccess.join(" or ") || "no success"} where it answered ${beforeSuccess.join(" or ")}.`,
+    );
   }
   for (const [status, declared] of Object.entries(beforeResponses)) {
     const at = [...where, "responses", status];
@@ -320,7 +324,8 @@ function compareResponse(run, { success, at, label, before, after }) {
     });
   }
   for (const [name, afterHeader] of afterHeaders) {
-    if (!beforeHeaders.has(name)) findings.adds("response-header-added", [...at, "headers", afterHeader.name], `Added header \`${afterHeader.name}\` to the ${label}.`);
+    if (!beforeHeaders.has(name))
+      findings.adds("response-header-added", [...at, "headers", afterHeader.name], `Added header \`${afterHeader.name}\` to the ${label}.`);
   }
 }
 
@@ -332,7 +337,8 @@ function headersOf(doc, response) {
 function compareCatalogues(before, after, findings) {
   for (const [code, { status }] of Object.entries(before)) {
     if (!after[code]) findings.breaks("error-code-removed", [code], `The error code \`${code}\` (${status}) is gone.`);
-    else if (after[code].status !== status) findings.breaks("error-status-changed", [code, "status"], `The error code \`${code}\` answers ${after[code].status} instead of ${status}.`);
+    else if (after[code].status !== status)
+      findings.breaks("error-status-changed", [code, "status"], `The error code \`${code}\` answers ${after[code].status} instead of ${status}.`);
   }
   for (const [code, { status, title }] of Object.entries(after)) {
     if (!before[code]) findings.adds("error-code-added", [code], `Added error code \`${code}\` (${status}: ${title}).`);
@@ -411,7 +417,9 @@ function compareSchemas(run, beforeSchema, afterSchema, scope) {
   const after = view(run.afterDoc, afterSchema);
   if (compareTypes(run, before.types, after.types, scope) === "unrelated") return;
   // A change inside a named component is reported once, where it is defined, not at every use.
-  const here = after.component ? { ...scope, where: ["components", "schemas", after.component], subject: { name: after.component, path: "", context: undefined } } : scope;
+  const here = after.component
+    ? { ...scope, where: ["components", "schemas", after.component], subject: { name: after.component, path: "", context: undefined } }
+    : scope;
   // Each pair of schemas is walked once per side: that also ends the walk around a recursive schema.
   let walked = run.walked.get(before.node);
   if (!walked) {

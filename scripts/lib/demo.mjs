@@ -57,9 +57,23 @@ export function demoData(now = Date.now()) {
   });
   return {
     accounts: [
-      { accountId: "A-100", name: "Maison Dupont", users: [{ userId: "u_alice", email: "alice@dupont.example" }, { userId: "u_bob", email: "bob@dupont.example" }] },
+      {
+        accountId: "A-100",
+        name: "Maison Dupont",
+        users: [
+          { userId: "u_alice", email: "alice@dupont.example" },
+          { userId: "u_bob", email: "bob@dupont.example" },
+        ],
+      },
       { accountId: "A-200", name: "Müller GmbH", users: [{ userId: "u_carla", email: "carla@mueller.example" }] },
-      { accountId: "A-300", name: "Northwind Retail", users: [{ userId: "u_alice", email: "alice@northwind.example" }, { userId: "u_dan", email: "dan@northwind.example" }] },
+      {
+        accountId: "A-300",
+        name: "Northwind Retail",
+        users: [
+          { userId: "u_alice", email: "alice@northwind.example" },
+          { userId: "u_dan", email: "dan@northwind.example" },
+        ],
+      },
       { accountId: "A-400", name: "Casa Rossi", users: [{ userId: "u_elena", email: "elena@rossi.example" }] },
     ],
     operations: {
@@ -107,10 +121,7 @@ export function demoData(now = Date.now()) {
           endDate: isoSeconds(now + 270 * DAY),
         },
         // Still a DRAFT, so its lines can change (the docs' CSV round trip edits them).
-        lines: [
-          line("SKU-COAT-M", "Wool coat, grey, M", "Manteau en laine gris, M", 0, 20, 4),
-          line("SKU-SCARF", "Scarf, red", "Écharpe rouge", 0, 50),
-        ],
+        lines: [line("SKU-COAT-M", "Wool coat, grey, M", "Manteau en laine gris, M", 0, 20, 4), line("SKU-SCARF", "Scarf, red", "Écharpe rouge", 0, 50)],
         status: "DRAFT",
       },
       clearance: {
@@ -217,7 +228,11 @@ export async function seedDemo(api, { log = console.error } = {}) {
     log(`  quota rules: ${data.rules.length}`);
   }
   const quotaDefault = await api("GET", "/v1/buying-policies/quotas/default");
-  if (!absent(quotaDefault, "the quota default (/v1/buying-policies/quotas/default)") && check(quotaDefault, "GET quota default", [200]) && quotaDefault.body.minimum === 0) {
+  if (
+    !absent(quotaDefault, "the quota default (/v1/buying-policies/quotas/default)") &&
+    check(quotaDefault, "GET quota default", [200]) &&
+    quotaDefault.body.minimum === 0
+  ) {
     const put = await api("PUT", "/v1/buying-policies/quotas/default", { minimum: data.defaultMinimum });
     if (check(put, "PUT quota default")) log(`  quota default minimum: ${data.defaultMinimum}`);
   }

@@ -10,7 +10,9 @@ export function listGuides(root = repoRoot) {
   const folder = join(root, "docs");
   let names = [];
   try {
-    names = readdirSync(folder).filter((name) => name.endsWith(".md")).sort();
+    names = readdirSync(folder)
+      .filter((name) => name.endsWith(".md"))
+      .sort();
   } catch {
     return [];
   }

@@ -71,7 +71,6 @@ function keyRepresentation(row) {
   };
 }
 
-
 /**
  * Places each new tenant (on `shard` when given, else on the shard with the fewest tenants, as the
  * Worker does) and returns every requested tenant's entry: { shard, defaultLocale, created }.
@@ -116,7 +115,15 @@ function keyHistorySql(tenant, action, keyId, changes, at) {
 }
 
 /** A new key's fields as history records them (the Worker's KEY_FIELDS, in its order). */
-const createdKeyChanges = (row) => ({ role: row.role, userId: row.userId ?? null, name: row.name ?? null, prefix: row.prefix ?? null, expiresAt: row.expiresAt ?? null, revokedAt: null, keyHash: "[redacted]" });
+const createdKeyChanges = (row) => ({
+  role: row.role,
+  userId: row.userId ?? null,
+  name: row.name ?? null,
+  prefix: row.prefix ?? null,
+  expiresAt: row.expiresAt ?? null,
+  revokedAt: null,
+  keyHash: "[redacted]",
+});
 
 /**
  * Issues several keys with few wrangler calls (each wrangler start costs seconds): new tenants'
@@ -131,7 +138,8 @@ export async function issueKeys(requests, target = {}) {
   const shardStatements = new Map();
   const onShard = (shard, statement) => shardStatements.set(shard, [...(shardStatements.get(shard) ?? []), statement]);
   for (const entry of placed.values()) {
-    if (entry.created) onShard(entry.shard, `insert into tenants (id, created_at) values (${sqlString(entry.tenantId)}, ${sqlString(now)}) on conflict (id) do nothing`);
+    if (entry.created)
+      onShard(entry.shard, `insert into tenants (id, created_at) values (${sqlString(entry.tenantId)}, ${sqlString(now)}) on conflict (id) do nothing`);
   }
   for (const [shard, statements] of shardStatements) await executeSql(statements.join(";\n"), target, shard);
   shardStatements.clear();
@@ -151,8 +159,9 @@ export async function issueKeys(requests, target = {}) {
   for (let attempt = 1; pending.length; attempt++) {
     if (attempt > ISSUE_ATTEMPTS) throw new Error("Could not issue a key with a prefix of its own in its tenant: run the command again.");
     const minted = await Promise.all(pending.map((index) => mintKeyRow(signingSecret, { ...requests[index], userId: userIds[index] }, now)));
-    const inserts = minted.map(({ row, keyHash }) =>
-      `insert into api_keys (id, tenant_id, role, user_id, key_hash, prefix, created_at) values (${sqlString(row.id)}, ${sqlString(row.tenant)}, ${sqlString(row.role)}, ${sqlString(row.userId)}, ${sqlString(keyHash)}, ${sqlString(row.prefix)}, ${sqlString(now)}) on conflict do nothing returning id`,
+    const inserts = minted.map(
+      ({ row, keyHash }) =>
+        `insert into api_keys (id, tenant_id, role, user_id, key_hash, prefix, created_at) values (${sqlString(row.id)}, ${sqlString(row.tenant)}, ${sqlString(row.role)}, ${sqlString(row.userId)}, ${sqlString(keyHash)}, ${sqlString(row.prefix)}, ${sqlString(now)}) on conflict do nothing returning id`,
     );
     const results = await executeSql([...controlStatements.splice(0), ...inserts].join(";\n"), target, CONTROL);
     const inserted = results.slice(-inserts.length).map((rows) => rows.length > 0);
@@ -210,7 +219,10 @@ export async function revokeKey({ keyId, ...target }) {
     target,
   );
   if (changed) {
-    const statements = [keyEventSql(found.tenantId, "key.revoked", revoked, now), ...keyHistorySql(found.tenantId, "u", keyId, { revokedAt: [null, now] }, now)];
+    const statements = [
+      keyEventSql(found.tenantId, "key.revoked", revoked, now),
+      ...keyHistorySql(found.tenantId, "u", keyId, { revokedAt: [null, now] }, now),
+    ];
     await executeSql(statements.join(";\n"), target, found.shard);
   }
   return { key: revoked, alreadyRevoked: !changed };

@@ -100,7 +100,9 @@ export async function executeSql(sqlText, target = {}, database = CONTROL) {
     } catch (error) {
       if (target.remote || !/SQLITE_BUSY|database is locked/.test(String(error))) throw error;
       if (attempt >= BUSY_ATTEMPTS) {
-        throw new Error(`${database} stayed busy (another process kept writing the local database through ${BUSY_ATTEMPTS} attempts); run the command again.\n${error.message}`);
+        throw new Error(
+          `${database} stayed busy (another process kept writing the local database through ${BUSY_ATTEMPTS} attempts); run the command again.\n${error.message}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
     }

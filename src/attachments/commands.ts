@@ -60,56 +60,62 @@ export function attachStatements(row: OperationRow, accountIds: readonly string[
 }
 
 /** Attach: 404 → 409 (DRAFT, PRIVATE) → 422 unknown_accounts → 403 account_not_permitted, then one batch. */
-export const attachAccounts = defineCommand("accounts.attach", async function attachAccounts(ctx: CommandContext, input: AccountIdsInput): Promise<AttachResult> {
-  const ids = [...new Set(input.accountIds)];
-  // Every read at once; their verdicts still come in the contract's order (404, 409, 422, then 403).
-  const [row, [attachedNow, permitted]] = await loadOperationWith(ctx, () =>
-    Promise.all([findAttachmentStates(ctx.db, ctx.principal.tenantId, ctx.operationId, ids), permittedAccounts(ctx.db, ctx.principal, ids)]),
-  );
-  requireEditableAttachments(row, "Attaching accounts");
-  const unknownAccountIds = ids.filter((id) => !attachedNow.has(id));
-  if (unknownAccountIds.length) {
-    throw new ApiError("unknown_accounts", `${unknownAccountIds.length} accounts are not in the directory; nothing was attached.`, {
-      unknownAccountIds,
+export const attachAccounts = defineCommand(
+  "accounts.attach",
+  async function attachAccounts(ctx: CommandContext, input: AccountIdsInput): Promise<AttachResult> {
+    const ids = [...new Set(input.accountIds)];
+    // Every read at once; their verdicts still come in the contract's order (404, 409, 422, then 403).
+    const [row, [attachedNow, permitted]] = await loadOperationWith(ctx, () =>
+      Promise.all([findAttachmentStates(ctx.db, ctx.principal.tenantId, ctx.operationId, ids), permittedAccounts(ctx.db, ctx.principal, ids)]),
+    );
+    requireEditableAttachments(row, "Attaching accounts");
+    const unknownAccountIds = ids.filter((id) => !attachedNow.has(id));
+    if (unknownAccountIds.length) {
+      throw new ApiError("unknown_accounts", `${unknownAccountIds.length} accounts are not in the directory; nothing was attached.`, {
+        unknownAccountIds,
+      });
+    }
+    requirePermitted(ctx.principal, ids, permitted, "nothing was changed");
+    const toAttach = ids.filter((id) => !attachedNow.get(id));
+    const alreadyAttached = ids.length - toAttach.length;
+    if (!toAttach.length) return { attached: 0, alreadyAttached, accountCount: row.accountCount };
+    const attachedAt = nowIso();
+    const attachedBy = actorOf(ctx.principal);
+    const accountCount = await commitRowChange(ctx, row, {
+      rows: ATTACHMENT_ROWS,
+      writes: attachStatements(row, toAttach, { attachedAt, attachedBy }),
+      records: recordsOf(toAttach.map((accountId) => attachmentChange(accountId, true))),
+      event: "accounts.attached",
+      data: { attached: toAttach.length, alreadyAttached, accountCount: row.accountCount + toAttach.length },
+      countAfter: row.accountCount + toAttach.length,
+      dryRun: input.dryRun,
     });
-  }
-  requirePermitted(ctx.principal, ids, permitted, "nothing was changed");
-  const toAttach = ids.filter((id) => !attachedNow.get(id));
-  const alreadyAttached = ids.length - toAttach.length;
-  if (!toAttach.length) return { attached: 0, alreadyAttached, accountCount: row.accountCount };
-  const attachedAt = nowIso();
-  const attachedBy = actorOf(ctx.principal);
-  const accountCount = await commitRowChange(ctx, row, {
-    rows: ATTACHMENT_ROWS,
-    writes: attachStatements(row, toAttach, { attachedAt, attachedBy }),
-    records: recordsOf(toAttach.map((accountId) => attachmentChange(accountId, true))),
-    event: "accounts.attached",
-    data: { attached: toAttach.length, alreadyAttached, accountCount: row.accountCount + toAttach.length },
-    countAfter: row.accountCount + toAttach.length,
-    dryRun: input.dryRun,
-  });
-  return { attached: toAttach.length, alreadyAttached, accountCount };
-});
+    return { attached: toAttach.length, alreadyAttached, accountCount };
+  },
+);
 
 /** Detach: same state and permission rules; ids that are not attached are reported, not refused. */
-export const detachAccounts = defineCommand("accounts.detach", async function detachAccounts(ctx: CommandContext, input: AccountIdsInput): Promise<DetachResult> {
-  const ids = [...new Set(input.accountIds)];
-  const [row, [permitted, found]] = await loadOperationWith(ctx, () =>
-    Promise.all([permittedAccounts(ctx.db, ctx.principal, ids), findOwnedKeys(ctx, ATTACHMENT_ROWS, ids)]),
-  );
-  requireEditableAttachments(row, "Detaching accounts");
-  requirePermitted(ctx.principal, ids, permitted, "nothing was changed");
-  const { removed, notFound, count } = await removeOwnedRows(ctx, row, {
-    rows: ATTACHMENT_ROWS,
-    keys: ids,
-    found,
-    recordOf: (accountId) => attachmentChange(accountId, false),
-    event: "accounts.detached",
-    eventNames: { removed: "detached", notFound: "notAttached" },
-    dryRun: input.dryRun,
-  });
-  return { detached: removed, notAttached: notFound, accountCount: count };
-});
+export const detachAccounts = defineCommand(
+  "accounts.detach",
+  async function detachAccounts(ctx: CommandContext, input: AccountIdsInput): Promise<DetachResult> {
+    const ids = [...new Set(input.accountIds)];
+    const [row, [permitted, found]] = await loadOperationWith(ctx, () =>
+      Promise.all([permittedAccounts(ctx.db, ctx.principal, ids), findOwnedKeys(ctx, ATTACHMENT_ROWS, ids)]),
+    );
+    requireEditableAttachments(row, "Detaching accounts");
+    requirePermitted(ctx.principal, ids, permitted, "nothing was changed");
+    const { removed, notFound, count } = await removeOwnedRows(ctx, row, {
+      rows: ATTACHMENT_ROWS,
+      keys: ids,
+      found,
+      recordOf: (accountId) => attachmentChange(accountId, false),
+      event: "accounts.detached",
+      eventNames: { removed: "detached", notFound: "notAttached" },
+      dryRun: input.dryRun,
+    });
+    return { detached: removed, notAttached: notFound, accountCount: count };
+  },
+);
 
 /** The commands of this resource, for the coordinator's registry. */
 export const attachmentCommands = [attachAccounts, detachAccounts];

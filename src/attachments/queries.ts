@@ -67,12 +67,7 @@ export async function listAttachments(ctx: ListContext, operationId: string, que
 }
 
 /** Of `accountIds`, those in the directory, each with whether it is attached to the Operation: one query. */
-export async function findAttachmentStates(
-  db: Db,
-  tenantId: string,
-  operationId: string,
-  accountIds: string[],
-): Promise<Map<string, boolean>> {
+export async function findAttachmentStates(db: Db, tenantId: string, operationId: string, accountIds: string[]): Promise<Map<string, boolean>> {
   const rows = await selectInChunks(accounts.accountId, accountIds, (accountIsIn) =>
     db
       .select({ accountId: accounts.accountId, attachedId: operationAccounts.accountId })
@@ -102,7 +97,12 @@ export async function listAttachmentsAsOf(ctx: ListContext, operationId: string,
     ),
     selectInChunks(operationAccounts.accountId, ids, (accountIsIn) =>
       db
-        .select({ accountId: operationAccounts.accountId, operationStatus: operationAccounts.operationStatus, attachedAt: operationAccounts.attachedAt, attachedBy: operationAccounts.attachedBy })
+        .select({
+          accountId: operationAccounts.accountId,
+          operationStatus: operationAccounts.operationStatus,
+          attachedAt: operationAccounts.attachedAt,
+          attachedBy: operationAccounts.attachedBy,
+        })
         .from(operationAccounts)
         .where(and(eq(operationAccounts.operationId, operationId), accountIsIn)),
     ),
@@ -123,7 +123,11 @@ export async function listAttachmentsAsOf(ctx: ListContext, operationId: string,
         (query.accountName === undefined || row.accountName.toLowerCase().includes(query.accountName.toLowerCase())) &&
         (!query.operationStatus || query.operationStatus.includes(row.operationStatus)),
     );
-  const sortValues: Record<string, (row: AttachmentRow) => string> = { accountId: (row) => row.accountId, accountName: (row) => row.accountName.toLowerCase(), attachedAt: (row) => row.attachedAt };
+  const sortValues: Record<string, (row: AttachmentRow) => string> = {
+    accountId: (row) => row.accountId,
+    accountName: (row) => row.accountName.toLowerCase(),
+    attachedAt: (row) => row.attachedAt,
+  };
   return pageInMemory({
     definition: attachmentList,
     secret: ctx.secret,

@@ -31,11 +31,10 @@ function requireOpen(row: OperationRow): void {
     });
   }
   if (now < row.startDate || now > row.endDate) {
-    throw new ApiError(
-      "operation_not_open",
-      `Operation ${row.id} takes carts and orders from ${row.startDate} to ${row.endDate}; it is now ${now}.`,
-      { startDate: row.startDate, endDate: row.endDate },
-    );
+    throw new ApiError("operation_not_open", `Operation ${row.id} takes carts and orders from ${row.startDate} to ${row.endDate}; it is now ${now}.`, {
+      startDate: row.startDate,
+      endDate: row.endDate,
+    });
   }
 }
 

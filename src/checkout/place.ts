@@ -39,7 +39,12 @@ export async function placeOrder(c: RequestContext, body: CartBody | { cartId: s
   if (quotas.blocked) await blockOrder(c, placement, quotas);
   requirePermittedAccount(checked, c.var.principal, placement.accountId);
   const warnings = quotas.results.filter((result) => result.reason !== null);
-  return operationCoordinator(c).run(placement.operationId, createOrder, { checkedVersion: checked.operation.version, placement, quotaOrders: quotas.orders, warnings });
+  return operationCoordinator(c).run(placement.operationId, createOrder, {
+    checkedVersion: checked.operation.version,
+    placement,
+    quotaOrders: quotas.orders,
+    warnings,
+  });
 }
 
 /** A cart body with its defaults applied (storeId from svc-store), checked to fit one D1 value. */

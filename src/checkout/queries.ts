@@ -13,7 +13,6 @@ import { type ListOrdersQuery, orderList } from "./schemas";
 export type CartRow = typeof carts.$inferSelect;
 export type OrderRow = typeof orders.$inferSelect;
 
-
 /** Σ quantity × unitPrice (validated on the way in to stay within 2^53−1). */
 export function orderTotal(lines: StoredOrderLine[]): number {
   return lines.reduce((sum, line) => sum + line.quantity * line.unitPrice, 0);
@@ -56,13 +55,21 @@ function visible(principal: Principal, table: typeof carts | typeof orders, id: 
 }
 
 export async function findVisibleCart(db: Db, principal: Principal, cartId: string): Promise<CartRow> {
-  const [row] = await db.select().from(carts).where(visible(principal, carts, cartId)).limit(1);
+  const [row] = await db
+    .select()
+    .from(carts)
+    .where(visible(principal, carts, cartId))
+    .limit(1);
   if (!row) throw new ApiError("not_found", `Cart ${cartId} not found.`);
   return row;
 }
 
 export async function findVisibleOrder(db: Db, principal: Principal, orderId: string): Promise<OrderRow> {
-  const [row] = await db.select().from(orders).where(visible(principal, orders, orderId)).limit(1);
+  const [row] = await db
+    .select()
+    .from(orders)
+    .where(visible(principal, orders, orderId))
+    .limit(1);
   if (!row) throw new ApiError("not_found", `Order ${orderId} not found.`);
   return row;
 }
@@ -92,9 +99,7 @@ export async function isAttached(db: Db, tenantId: string, operationId: string, 
   const [row] = await db
     .select({ accountId: operationAccounts.accountId })
     .from(operationAccounts)
-    .where(
-      and(eq(operationAccounts.operationId, operationId), eq(operationAccounts.accountId, accountId), eq(operationAccounts.tenantId, tenantId)),
-    )
+    .where(and(eq(operationAccounts.operationId, operationId), eq(operationAccounts.accountId, accountId), eq(operationAccounts.tenantId, tenantId)))
     .limit(1);
   return Boolean(row);
 }

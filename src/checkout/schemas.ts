@@ -30,7 +30,6 @@ function exactTotal(lines: Pick<OrderLineInput, "quantity" | "unitPrice">[]): bi
   return lines.reduce((sum, line) => sum + BigInt(line.quantity) * BigInt(line.unitPrice), 0n);
 }
 
-
 /** The lines of the examples of a cart, sent and answered. */
 const EXAMPLE_CART_LINES = [
   { variantExternalId: "SKU-1001-M", quantity: 6, unitPrice: 3500, supplierId: "sup-77" },
@@ -41,7 +40,9 @@ export const cartBody = z
     operationId: pathId("The Operation the cart buys from."),
     accountId: externalKey.describe("The buying account."),
     storeId: externalKey.nullable().optional().describe("Defaults to the svc-store header."),
-    lines: keyedBatch(orderLine, { field: "variantExternalId", keyOf: (line) => line.variantExternalId, what: "line" }).describe(`1–${MAX_ORDER_LINES} lines, each variantExternalId once.`),
+    lines: keyedBatch(orderLine, { field: "variantExternalId", keyOf: (line) => line.variantExternalId, what: "line" }).describe(
+      `1–${MAX_ORDER_LINES} lines, each variantExternalId once.`,
+    ),
   })
   .superRefine((body, ctx) => {
     if (exactTotal(body.lines) > BigInt(Number.MAX_SAFE_INTEGER)) {
@@ -124,6 +125,9 @@ export const orderRepresentation = cartRepresentation
       .array(evaluationResult)
       .describe("The quota evaluation results (one per supplier order) the order fell short of a WARN minimum with; empty when none."),
   })
-  .meta({ id: "Order", examples: [{ ...CART_EXAMPLE, id: "ord_01JQ5C8D0E2F4G6H8J0K2M4N6P", cartId: CART_EXAMPLE.id, createdAt: "2026-03-04T10:20:00Z", warnings: [] }] });
+  .meta({
+    id: "Order",
+    examples: [{ ...CART_EXAMPLE, id: "ord_01JQ5C8D0E2F4G6H8J0K2M4N6P", cartId: CART_EXAMPLE.id, createdAt: "2026-03-04T10:20:00Z", warnings: [] }],
+  });
 
 export const orderPage = listEnvelope(orderRepresentation).meta({ id: "OrderPage" });

@@ -8,7 +8,9 @@ const compareLine = z.strictObject({ variantExternalId: externalKey, quantity })
 
 const compareLinesBody = z
   .strictObject({
-    lines: keyedBatch(compareLine, { field: "variantExternalId", keyOf: (line) => line.variantExternalId, what: "line" }).describe(`1–${MAX_COMPARE_LINES} lines, each variantExternalId once.`),
+    lines: keyedBatch(compareLine, { field: "variantExternalId", keyOf: (line) => line.variantExternalId, what: "line" }).describe(
+      `1–${MAX_COMPARE_LINES} lines, each variantExternalId once.`,
+    ),
   })
   .meta({ id: "ComparisonOfLines" });
 

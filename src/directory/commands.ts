@@ -9,7 +9,10 @@ import type { DirectoryAccountInput } from "./schemas";
 
 /** A directory account's fields as history records them. */
 const ACCOUNT_FIELDS = recordedFields<DirectoryFields>(["name", "users"]);
-const directoryFieldsOf = (account: DirectoryAccountInput): DirectoryFields => ({ name: account.name, users: account.users.map((user) => ({ userId: user.userId, email: user.email })) });
+const directoryFieldsOf = (account: DirectoryAccountInput): DirectoryFields => ({
+  name: account.name,
+  users: account.users.map((user) => ({ userId: user.userId, email: user.email })),
+});
 
 /**
  * Upserts directory accounts and replaces their users (account_users rows deleted and re-inserted)
@@ -53,7 +56,13 @@ export async function upsertDirectory({ db, principal, author }: Writer, input: 
       actor: author.actor,
       data: { created, updated, users: users.length },
     }),
-    ...changeStatements(db, { tenantId, author, records: recordsOf(input.map((account) => changeOf("account", account.accountId, existing.get(account.accountId) ?? null, directoryFieldsOf(account), ACCOUNT_FIELDS))) }),
+    ...changeStatements(db, {
+      tenantId,
+      author,
+      records: recordsOf(
+        input.map((account) => changeOf("account", account.accountId, existing.get(account.accountId) ?? null, directoryFieldsOf(account), ACCOUNT_FIELDS)),
+      ),
+    }),
   ];
   if (!options.dryRun) await runBatch(db, statements);
   return { created, updated };

@@ -50,11 +50,9 @@ export async function permittedAccounts(db: Db, principal: Principal, accountIds
 export function requirePermitted(principal: Principal, accountIds: readonly string[], permitted: Set<string>, consequence: string): void {
   const refused = accountIds.filter((id) => !permitted.has(id));
   if (refused.length) {
-    throw new ApiError(
-      "account_not_permitted",
-      `${refused.length} of these accounts do not list user ${principal.userId} among their users; ${consequence}.`,
-      { accountIds: refused },
-    );
+    throw new ApiError("account_not_permitted", `${refused.length} of these accounts do not list user ${principal.userId} among their users; ${consequence}.`, {
+      accountIds: refused,
+    });
   }
 }
 

@@ -8,8 +8,7 @@ import { accounts, accountUsers } from "./tables";
 import { accountIdsOfUser, accountIdsWhere, ownAccountsOnly } from "./membership";
 import { directoryList, type AccountFilters, type ListDirectoryQuery } from "./schemas";
 
-const ofEmail = (tenantId: string, email: string) =>
-  accountIdsWhere(tenantId, sql`${accountUsers.emailLower} = ${email.trim().toLowerCase()}`);
+const ofEmail = (tenantId: string, email: string) => accountIdsWhere(tenantId, sql`${accountUsers.emailLower} = ${email.trim().toLowerCase()}`);
 
 /** The filters both account lists share, on the list's account id column; ACCOUNT keys see only their own accounts. */
 export function accountFilters(principal: Principal, column: AnySQLiteColumn, query: AccountFilters): (SQL | undefined)[] {
@@ -56,4 +55,3 @@ export async function findDirectoryAccounts(db: Db, tenantId: string, accountIds
   );
   return new Map(rows.map(({ accountId, ...fields }) => [accountId, fields]));
 }
-

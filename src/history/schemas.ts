@@ -31,7 +31,11 @@ export const changeRecordRepresentation = z
     operationId: z.string().optional().describe("The Operation a change to an Operation, its lines or its attachments belongs to."),
     version: z.number().int().optional().describe("The Operation's version after the change."),
     action: z.enum(["created", "updated", "deleted"]),
-    changes: z.array(fieldChange).describe("Only the fields that changed; a created resource has every field with previous absent, a deleted one every field with next absent. Secrets show as \"[redacted]\"."),
+    changes: z
+      .array(fieldChange)
+      .describe(
+        'Only the fields that changed; a created resource has every field with previous absent, a deleted one every field with next absent. Secrets show as "[redacted]".',
+      ),
     actor: z.string().describe("As on events: key:<keyId>, user:<userId>, schedule or cli."),
     requestId: z.string().optional(),
     reason: z.string().optional().describe("svc-change-reason, as the request sent it."),
@@ -64,7 +68,13 @@ const sharedFilters = {
   limit,
   nextToken,
   sort: sort.describe("-at: newest first (the default); at: oldest first."),
-  field: z.string().min(1).max(64).regex(/^[A-Za-z]+$/, "must be a field name").optional().describe("Only records that change this field (e.g. maxQuantity)."),
+  field: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z]+$/, "must be a field name")
+    .optional()
+    .describe("Only records that change this field (e.g. maxQuantity)."),
   actorKeyId: identifierText(100).optional().describe("Only changes made with this key (actor key:<keyId>)."),
   actorUserId: identifierText(128).optional().describe("Only changes made by this user (actor user:<userId>)."),
   from: dateTime.optional().describe("Only changes at or after this date-time."),
@@ -74,7 +84,9 @@ const sharedFilters = {
 /** asOf: a version of the Operation (its history), for its lines or accounts as they were then. */
 export const asOfQuery = queryInteger(1, Number.MAX_SAFE_INTEGER)
   .optional()
-  .describe("A version of the Operation: its lines (or accounts) as they were then, with the same filters, sort and pages (OPERATOR keys). A version its history does not cover: 404 version_not_found.");
+  .describe(
+    "A version of the Operation: its lines (or accounts) as they were then, with the same filters, sort and pages (OPERATOR keys). A version its history does not cover: 404 version_not_found.",
+  );
 
 export const historyQuery = z.strictObject({
   ...sharedFilters,
@@ -111,7 +123,9 @@ export const operationDiff = z
       .describe("Accounts attached or detached between the two versions (on the first page; empty on the next ones)."),
     items: z
       .array(z.object({ variantExternalId: z.string(), change: z.enum(["added", "removed", "changed"]), changes: fieldChanges }))
-      .describe("The lines that differ, by variantExternalId: added (every field, no previous), removed (every field, no next), changed (the fields that differ)."),
+      .describe(
+        "The lines that differ, by variantExternalId: added (every field, no previous), removed (every field, no next), changed (the fields that differ).",
+      ),
     nextToken: z.string().nullable().describe("Send it back as nextToken, with the same from and to, for the next page of lines; null on the last page."),
   })
   .meta({

@@ -58,14 +58,22 @@ const laterRecordsWhere = (tenantId: string, operationId: string, version: numbe
       : [
           // Every action named, so that each resource is one seek of the records' key.
           inArray(changeRecords.action, ["c", "u", "d"]),
-          Array.isArray(filter.resourceIds) ? inJsonList(changeRecords.resourceId, filter.resourceIds) : sql`${changeRecords.resourceId} in ${filter.resourceIds}`,
+          Array.isArray(filter.resourceIds)
+            ? inJsonList(changeRecords.resourceId, filter.resourceIds)
+            : sql`${changeRecords.resourceId} in ${filter.resourceIds}`,
         ]),
   );
 
 /** The statement reading the Operation's records (of `filter`) made after `version`, newest first. */
 function laterRecordsQuery(db: Db, tenantId: string, operationId: string, version: number, filter: RecordFilter) {
   return db
-    .select({ version: changeSets.version, type: changeRecords.resourceType, action: changeRecords.action, resourceId: changeRecords.resourceId, changes: changeRecords.changes })
+    .select({
+      version: changeSets.version,
+      type: changeRecords.resourceType,
+      action: changeRecords.action,
+      resourceId: changeRecords.resourceId,
+      changes: changeRecords.changes,
+    })
     .from(changeSets)
     .innerJoin(changeRecords, eq(changeRecords.setId, changeSets.id))
     .where(laterRecordsWhere(tenantId, operationId, version, filter))
@@ -105,7 +113,11 @@ async function readHistory(db: Db, tenantId: string, operationId: string, since:
       .where(and(eq(operations.tenantId, tenantId), eq(operations.id, operationId)))
       .limit(1),
     db
-      .select({ version: changeSets.version, at: changeSets.at, created: sql<number>`exists (select 1 from ${changeRecords} where ${changeRecords.setId} = ${changeSets.id} and ${changeRecords.resourceType} = 'o' and ${changeRecords.action} = 'c')` })
+      .select({
+        version: changeSets.version,
+        at: changeSets.at,
+        created: sql<number>`exists (select 1 from ${changeRecords} where ${changeRecords.setId} = ${changeSets.id} and ${changeRecords.resourceType} = 'o' and ${changeRecords.action} = 'c')`,
+      })
       .from(changeSets)
       .where(and(eq(changeSets.tenantId, tenantId), eq(changeSets.operationId, operationId)))
       .orderBy(changeSets.version),
@@ -126,7 +138,16 @@ async function readHistory(db: Db, tenantId: string, operationId: string, since:
   const deletion = later.operationRecords.find((record) => record.version === last.version && record.action === "d");
   // createdAt: as its deletion recorded it, else (recorded before it was) when its creation was.
   const createdAt = first === 1 ? sets[0].at : last.at;
-  const gone = { createdAt, ...(deletion?.changes ?? {}), id: operationId, tenantId, version: last.version!, lineCount: 0, accountCount: 0, updatedAt: last.at } as unknown as OperationRow;
+  const gone = {
+    createdAt,
+    ...(deletion?.changes ?? {}),
+    id: operationId,
+    tenantId,
+    version: last.version!,
+    lineCount: 0,
+    accountCount: 0,
+    updatedAt: last.at,
+  } as unknown as OperationRow;
   return { row: gone, deleted: true, ...later };
 }
 
@@ -135,7 +156,10 @@ function requireVersion(history: History, version: number): void {
   const last = history.deleted ? history.row.version - 1 : history.row.version;
   if (version < history.first || version > last) {
     const covered = history.first <= last ? `versions ${history.first} to ${last}` : "no version";
-    throw new ApiError("version_not_found", `Operation ${history.row.id} has no version ${version}: its history covers ${covered}.`, { firstVersion: history.first, lastVersion: last });
+    throw new ApiError("version_not_found", `Operation ${history.row.id} has no version ${version}: its history covers ${covered}.`, {
+      firstVersion: history.first,
+      lastVersion: last,
+    });
   }
 }
 
@@ -173,8 +197,12 @@ export async function operationVersions(db: Db, tenantId: string, operationId: s
   const now = history.deleted ? { lineCount: 0, accountCount: 0 } : { lineCount: history.row.lineCount, accountCount: history.row.accountCount };
   return versions.map((version) => {
     const after = <T extends { version: number | null }>(rows: T[]) => rows.filter((row) => row.version! > version);
-    const [fields] = undoRecords(new Map([["operation", { ...history.row } as Fields]]), after(history.operationRecords).map((record) => ({ ...record, resourceId: "operation" }))).values();
-    const changed = (type: string, action: string) => after(history.counts).reduce((sum, row) => sum + (row.type === type && row.action === action ? row.count : 0), 0);
+    const [fields] = undoRecords(
+      new Map([["operation", { ...history.row } as Fields]]),
+      after(history.operationRecords).map((record) => ({ ...record, resourceId: "operation" })),
+    ).values();
+    const changed = (type: string, action: string) =>
+      after(history.counts).reduce((sum, row) => sum + (row.type === type && row.action === action ? row.count : 0), 0);
     const madeAt = history.sets.filter((set) => set.version! <= version).at(-1)?.at;
     return {
       row: {
@@ -212,7 +240,9 @@ const lineFields = {
 /** Lines as they were before `records` (newest first), from the lines after them, by variantExternalId. */
 function linesAfterUndoing(current: readonly LineAtVersion[], records: readonly LaterRecord[]): Map<string, LineAtVersion> {
   const state = undoRecords(new Map(current.map(({ variantExternalId, ...line }) => [variantExternalId, line as Fields])), records);
-  return new Map([...state].map(([variantExternalId, line]) => [variantExternalId, { variantExternalId, ...(line as Omit<LineAtVersion, "variantExternalId">) }]));
+  return new Map(
+    [...state].map(([variantExternalId, line]) => [variantExternalId, { variantExternalId, ...(line as Omit<LineAtVersion, "variantExternalId">) }]),
+  );
 }
 
 /** A page of lines by variantExternalId: those after `after` (before it when `desc`), of `variantIds` if given. */
@@ -249,17 +279,33 @@ async function linePageAt(
     beyond(operationLines.variantExternalId),
   );
   const currentLines = db.select(lineFields).from(operationLines).where(currentWhere).orderBy(order(operationLines.variantExternalId)).limit(reach);
-  const currentIds = db.select({ id: operationLines.variantExternalId }).from(operationLines).where(currentWhere).orderBy(order(operationLines.variantExternalId)).limit(reach);
+  const currentIds = db
+    .select({ id: operationLines.variantExternalId })
+    .from(operationLines)
+    .where(currentWhere)
+    .orderBy(order(operationLines.variantExternalId))
+    .limit(reach);
   const deletedWindow = db
     .selectDistinct({ id: changeRecords.resourceId })
     .from(changeSets)
     .innerJoin(changeRecords, eq(changeRecords.setId, changeSets.id))
-    .where(and(laterRecordsWhere(tenantId, operationId, version, { types: ["line"], resourceIds: window.variantIds }), eq(changeRecords.action, "d"), beyond(changeRecords.resourceId)))
+    .where(
+      and(
+        laterRecordsWhere(tenantId, operationId, version, { types: ["line"], resourceIds: window.variantIds }),
+        eq(changeRecords.action, "d"),
+        beyond(changeRecords.resourceId),
+      ),
+    )
     .orderBy(order(changeRecords.resourceId))
     .limit(reach);
   const inEitherWindow = sql`(select * from (${currentIds}) union select * from (${deletedWindow}))`;
-  const [current, records] = await db.batch([currentLines, laterRecordsQuery(db, tenantId, operationId, version, { types: ["line"], resourceIds: inEitherWindow })]);
-  const then = [...linesAfterUndoing(current, laterRecordsOf(records)).values()].sort((a, b) => (window.desc ? -1 : 1) * compareText(a.variantExternalId, b.variantExternalId));
+  const [current, records] = await db.batch([
+    currentLines,
+    laterRecordsQuery(db, tenantId, operationId, version, { types: ["line"], resourceIds: inEitherWindow }),
+  ]);
+  const then = [...linesAfterUndoing(current, laterRecordsOf(records)).values()].sort(
+    (a, b) => (window.desc ? -1 : 1) * compareText(a.variantExternalId, b.variantExternalId),
+  );
   return { lines: then.slice(0, window.limit), more: then.length > window.limit };
 }
 

@@ -56,7 +56,12 @@ export interface KeyStores {
  * A new key of the caller's tenant, signed with `signingSecret` (src/platform/core/key-format.mjs): only
  * its SHA-256 is stored; the plain key is returned this once.
  */
-export async function createKey({ control, shard }: KeyStores, writer: Pick<Writer, "principal" | "author">, body: CreateKeyBody, signingSecret: string): Promise<{ row: KeyRow; key: string }> {
+export async function createKey(
+  { control, shard }: KeyStores,
+  writer: Pick<Writer, "principal" | "author">,
+  body: CreateKeyBody,
+  signingSecret: string,
+): Promise<{ row: KeyRow; key: string }> {
   const { principal } = writer;
   const { row, key } = await insertNewKey(control, signingSecret, {
     id: newId(idPrefixes.key),
@@ -105,7 +110,10 @@ export async function revokeKey({ control, shard }: KeyStores, writer: Pick<Writ
     const result = await control.update(apiKeys).set({ revokedAt: revoked.revokedAt }).where(stillActive);
     if (result.meta.changes) {
       await recordKeyEvent(shard, writer, "key.revoked", { before: row, after: revoked }, () =>
-        control.update(apiKeys).set({ revokedAt: null }).where(and(eq(apiKeys.id, keyId), eq(apiKeys.revokedAt, revoked.revokedAt!))),
+        control
+          .update(apiKeys)
+          .set({ revokedAt: null })
+          .where(and(eq(apiKeys.id, keyId), eq(apiKeys.revokedAt, revoked.revokedAt!))),
       );
     }
   }

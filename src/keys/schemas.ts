@@ -18,7 +18,14 @@ export const createKeyBody = z
   .strictObject({
     role: role.describe("OPERATOR: the platform's staff, everything. ACCOUNT: a customer user (userId), their own accounts only."),
     userId: externalKey.optional().describe("Required for ACCOUNT keys: the directory user the key acts for. Not allowed on OPERATOR keys."),
-    name: z.string().trim().min(1).max(200).regex(/^[^\p{Cc}]*$/u, "must not contain control characters").optional().describe("A label to recognise the key by."),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .regex(/^[^\p{Cc}]*$/u, "must not contain control characters")
+      .optional()
+      .describe("A label to recognise the key by."),
     expiresAt: dateTime.optional().describe("From this instant on the key answers 401, like a revoked one. Must be in the future."),
   })
   .superRefine((body, ctx) => {

@@ -42,9 +42,7 @@ export function mergeLines(inputs: LineInput[], existing: Map<string, StoredLine
     const report = (code: BoundsErrorCode, field: string, message: string, extra: Record<string, unknown> = {}) =>
       errors.push({ index, variantExternalId: input.variantExternalId, field, code, message, ...extra });
 
-    const missing = [minQuantity === undefined && "minQuantity", maxQuantity === undefined && "maxQuantity"].filter(
-      (field): field is string => Boolean(field),
-    );
+    const missing = [minQuantity === undefined && "minQuantity", maxQuantity === undefined && "maxQuantity"].filter((field): field is string => Boolean(field));
     if (missing.length) {
       report("missing_bounds", missing[0], `a new line needs ${missing.join(" and ")}`, { missing });
     }
@@ -79,7 +77,8 @@ export function mergeLines(inputs: LineInput[], existing: Map<string, StoredLine
       variantExternalId: input.variantExternalId,
       variantId: input.variantId === undefined ? (stored?.variantId ?? null) : input.variantId,
       // A spreadsheet carries one language of the name: it sets that language and keeps the others.
-      variantName: options.mergeNames && input.variantName ? { ...stored?.variantName, ...input.variantName } : (input.variantName ?? stored?.variantName ?? {}),
+      variantName:
+        options.mergeNames && input.variantName ? { ...stored?.variantName, ...input.variantName } : (input.variantName ?? stored?.variantName ?? {}),
       minQuantity: minQuantity!,
       maxQuantity: maxQuantity!,
       recommendedQuantity,

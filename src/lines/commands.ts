@@ -5,7 +5,15 @@ import { searchText, sortText } from "../platform/core/locale";
 import { operationLines } from "../operations/tables";
 import { nowIso } from "../platform/core/time";
 import { defineCommand, type CommandContext } from "../operations/coordinator/protocol";
-import { commitRowChange, LINE_FIELD_NAMES, loadOperationWith, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../operations/aggregate";
+import {
+  commitRowChange,
+  LINE_FIELD_NAMES,
+  loadOperationWith,
+  removeOwnedRows,
+  requireDraft,
+  type OperationRow,
+  type OwnedRows,
+} from "../operations/aggregate";
 import { changeOf, recordedFields, recordsOf } from "../platform/data/changes";
 import { mergeLines, type StoredLine } from "./bounds";
 import { findStoredLines } from "./queries";
@@ -33,7 +41,13 @@ export const LINE_ROWS: OwnedRows = { count: "lineCount", operationColumn: opera
  * One statement per JSON chunk (usually one for 5000 lines): rows travel in a single bound
  * parameter, so the statement stays within D1's 100-parameter limit at any size.
  */
-export function upsertStatements(ctx: CommandContext, row: OperationRow, lines: StoredLine[], stored: ReadonlyMap<string, StoredLine>, updatedAt: string): Statement[] {
+export function upsertStatements(
+  ctx: CommandContext,
+  row: OperationRow,
+  lines: StoredLine[],
+  stored: ReadonlyMap<string, StoredLine>,
+  updatedAt: string,
+): Statement[] {
   const tenantDefault = ctx.principal.tenantDefaultLocale;
   return insertFromJson(
     operationLines,
@@ -88,45 +102,53 @@ function changedColumns(lines: StoredLine[], stored: ReadonlyMap<string, StoredL
  * PUT lines: two reads side by side (the Operation, the stored lines of the batch's keys), the
  * merge and its validation in memory, then one batch that writes everything or nothing.
  */
-export const upsertLines = defineCommand("lines.upsert", async function upsertLines(ctx: CommandContext, input: { lines: LineInput[]; dryRun: boolean; mergeNames?: boolean }): Promise<UpsertLinesResult> {
-  const keys = input.lines.map((line) => line.variantExternalId);
-  const [row, stored] = await loadOperationWith(ctx, () => findStoredLines(ctx.db, ctx.operationId, keys));
-  requireDraft(row, "Changing lines");
-  const { lines, created, updated, errors } = mergeLines(input.lines, stored, { mergeNames: input.mergeNames });
-  if (errors.length) {
-    const badLines = new Set(errors.map((error) => error.index)).size;
-    throw new ApiError("line_bounds_invalid", `${badLines} of ${input.lines.length} lines have invalid bounds; nothing was written.`, {
-      errors,
+export const upsertLines = defineCommand(
+  "lines.upsert",
+  async function upsertLines(ctx: CommandContext, input: { lines: LineInput[]; dryRun: boolean; mergeNames?: boolean }): Promise<UpsertLinesResult> {
+    const keys = input.lines.map((line) => line.variantExternalId);
+    const [row, stored] = await loadOperationWith(ctx, () => findStoredLines(ctx.db, ctx.operationId, keys));
+    requireDraft(row, "Changing lines");
+    const { lines, created, updated, errors } = mergeLines(input.lines, stored, { mergeNames: input.mergeNames });
+    if (errors.length) {
+      const badLines = new Set(errors.map((error) => error.index)).size;
+      throw new ApiError("line_bounds_invalid", `${badLines} of ${input.lines.length} lines have invalid bounds; nothing was written.`, {
+        errors,
+      });
+    }
+    const lineCount = await commitRowChange(ctx, row, {
+      rows: LINE_ROWS,
+      writes: upsertStatements(ctx, row, lines, stored, nowIso()),
+      // Only the lines that change, each with only its fields that change: a re-PUT of 5000 lines that changes 3 records 3.
+      records: input.dryRun
+        ? []
+        : recordsOf(lines.map((line) => changeOf("line", line.variantExternalId, stored.get(line.variantExternalId) ?? null, line, LINE_FIELDS))),
+      event: "lines.upserted",
+      data: { created, updated, lineCount: row.lineCount + created },
+      countAfter: row.lineCount + created,
+      dryRun: input.dryRun,
     });
-  }
-  const lineCount = await commitRowChange(ctx, row, {
-    rows: LINE_ROWS,
-    writes: upsertStatements(ctx, row, lines, stored, nowIso()),
-    // Only the lines that change, each with only its fields that change: a re-PUT of 5000 lines that changes 3 records 3.
-    records: input.dryRun ? [] : recordsOf(lines.map((line) => changeOf("line", line.variantExternalId, stored.get(line.variantExternalId) ?? null, line, LINE_FIELDS))),
-    event: "lines.upserted",
-    data: { created, updated, lineCount: row.lineCount + created },
-    countAfter: row.lineCount + created,
-    dryRun: input.dryRun,
-  });
-  return { created, updated, lineCount };
-});
+    return { created, updated, lineCount };
+  },
+);
 
 /** DELETE lines: keys that are not lines are reported, not refused. Removing nothing writes nothing. */
-export const removeLines = defineCommand("lines.remove", async function removeLines(ctx: CommandContext, input: { variantExternalIds: string[]; dryRun: boolean }): Promise<RemoveLinesResult> {
-  const [row, stored] = await loadOperationWith(ctx, () => findStoredLines(ctx.db, ctx.operationId, [...new Set(input.variantExternalIds)]));
-  requireDraft(row, "Changing lines");
-  const { removed, notFound, count } = await removeOwnedRows(ctx, row, {
-    rows: LINE_ROWS,
-    keys: input.variantExternalIds,
-    found: new Set(stored.keys()),
-    recordOf: (key) => changeOf("line", key, stored.get(key)!, null, LINE_FIELDS),
-    event: "lines.removed",
-    eventNames: { removed: "removed", notFound: "notFound" },
-    dryRun: input.dryRun,
-  });
-  return { removed, notFound, lineCount: count };
-});
+export const removeLines = defineCommand(
+  "lines.remove",
+  async function removeLines(ctx: CommandContext, input: { variantExternalIds: string[]; dryRun: boolean }): Promise<RemoveLinesResult> {
+    const [row, stored] = await loadOperationWith(ctx, () => findStoredLines(ctx.db, ctx.operationId, [...new Set(input.variantExternalIds)]));
+    requireDraft(row, "Changing lines");
+    const { removed, notFound, count } = await removeOwnedRows(ctx, row, {
+      rows: LINE_ROWS,
+      keys: input.variantExternalIds,
+      found: new Set(stored.keys()),
+      recordOf: (key) => changeOf("line", key, stored.get(key)!, null, LINE_FIELDS),
+      event: "lines.removed",
+      eventNames: { removed: "removed", notFound: "notFound" },
+      dryRun: input.dryRun,
+    });
+    return { removed, notFound, lineCount: count };
+  },
+);
 
 /** The commands of this resource, for the coordinator's registry. */
 export const lineCommands = [upsertLines, removeLines];

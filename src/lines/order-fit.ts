@@ -21,7 +21,10 @@ export interface LineIssue {
  * The valid quantities nearest to `quantity` on either side: multiples of the pack size within the
  * bounds; null on a side that has none. A quantity is never rounded for the caller, only these offered.
  */
-export function nearestValidQuantities(quantity: number, bounds: { minQuantity: number; maxQuantity: number; quantityIncrement: number }): [number | null, number | null] {
+export function nearestValidQuantities(
+  quantity: number,
+  bounds: { minQuantity: number; maxQuantity: number; quantityIncrement: number },
+): [number | null, number | null] {
   const step = bounds.quantityIncrement;
   const lowestMultiple = Math.ceil(bounds.minQuantity / step) * step;
   const highestMultiple = Math.floor(bounds.maxQuantity / step) * step;
@@ -31,9 +34,7 @@ export function nearestValidQuantities(quantity: number, bounds: { minQuantity: 
 }
 
 /** Where an order's lines come from: the request, or an order already stored. */
-export type OrderLinesSource =
-  | { lines: { variantExternalId: string; quantity: number }[] }
-  | { orderId: string; tenantId: string };
+export type OrderLinesSource = { lines: { variantExternalId: string; quantity: number }[] } | { orderId: string; tenantId: string };
 
 /**
  * The order's lines as rows (idx, v, q). Lines from the request travel as compact [index, key, quantity]
@@ -47,8 +48,7 @@ function orderedRows(source: OrderLinesSource): SQL {
   }
   const triples = source.lines.map((line, index) => [index, line.variantExternalId, line.quantity]);
   const parts = jsonChunks(triples).map(
-    (chunk) =>
-      sql`select json_extract(value, '$[0]') as idx, json_extract(value, '$[1]') as v, json_extract(value, '$[2]') as q from json_each(${chunk})`,
+    (chunk) => sql`select json_extract(value, '$[0]') as idx, json_extract(value, '$[1]') as v, json_extract(value, '$[2]') as q from json_each(${chunk})`,
   );
   return sql.join(parts, sql` union all `);
 }
@@ -60,12 +60,7 @@ function orderedRows(source: OrderLinesSource): SQL {
  * `missingRequired`, the Operation lines with minQuantity > 0 the order leaves out (read from the
  * min_quantity index, matched against the order's keys as one ephemeral set).
  */
-export async function findLineIssues(
-  db: Db,
-  operationId: string,
-  source: OrderLinesSource,
-  options: { missingRequired: boolean },
-): Promise<LineIssue[]> {
+export async function findLineIssues(db: Db, operationId: string, source: OrderLinesSource, options: { missingRequired: boolean }): Promise<LineIssue[]> {
   const missing = options.missingRequired
     ? sql`union all
       select null, ${operationLines.variantExternalId}, 'missing_required', null, ${operationLines.minQuantity}, ${operationLines.maxQuantity}, ${operationLines.quantityIncrement}

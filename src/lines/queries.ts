@@ -15,7 +15,6 @@ import { lineList, type LineRepresentation, type ListLinesQuery } from "./schema
  */
 const exactly = (column: SQLWrapper, value: number) => sql`unlikely(${column} = ${value})`;
 
-
 /** The fields a PUT may change (a StoredLine). */
 const storedLineColumns = {
   variantExternalId: operationLines.variantExternalId,
@@ -92,11 +91,18 @@ export async function findStoredLines(db: Db, operationId: string, keys: string[
 export async function listLinesAsOf(ctx: ListContext, operationId: string, version: number, query: ListLinesQuery) {
   const { db, principal } = ctx;
   const then = await operationVersion(db, principal.tenantId, operationId, version);
-  const asOfPage = { definition: lineList, secret: ctx.secret, scope: { tenant: principal.tenantId, user: principal.userId, operationId }, query: { ...query, asOf: version } as typeof query };
+  const asOfPage = {
+    definition: lineList,
+    secret: ctx.secret,
+    scope: { tenant: principal.tenantId, user: principal.userId, operationId },
+    query: { ...query, asOf: version } as typeof query,
+  };
   const variantIds = query.variantIds ?? query.variantExternalId;
   const represent = (lines: LineAtVersion[]) => lines.map((line): LineRepresentation => ({ ...line, updatedAt: then.row.updatedAt }));
   const { sortKeys, cursor, limit, tokenAfter } = await bindPage(asOfPage);
-  const onlyByVariantIds = Object.entries(query).every(([name, value]) => value === undefined || ["limit", "nextToken", "sort", "variantIds", "variantExternalId"].includes(name));
+  const onlyByVariantIds = Object.entries(query).every(
+    ([name, value]) => value === undefined || ["limit", "nextToken", "sort", "variantIds", "variantExternalId"].includes(name),
+  );
   if (onlyByVariantIds && sortKeys.length === 1 && sortKeys[0].field === "variantExternalId") {
     // The default order, filtered by id at most: the page is read without undoing every line.
     const { lines, more } = await then.linePage({ after: (cursor?.[0] as string | undefined) ?? null, desc: sortKeys[0].desc, limit, variantIds });

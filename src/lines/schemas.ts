@@ -41,7 +41,12 @@ export type LineInput = z.output<typeof lineInput>;
 /** The columns of a lines CSV, exported and imported alike (variantName in one language: the locale header's, else the tenant default). */
 export const LINE_CSV_COLUMNS = ["variantExternalId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"] as const;
 
-export const putLinesBody = keyedBatch(lineInput, { field: "variantExternalId", keyOf: (line) => line.variantExternalId, max: MAX_LINES_PER_CALL, what: "line" })
+export const putLinesBody = keyedBatch(lineInput, {
+  field: "variantExternalId",
+  keyOf: (line) => line.variantExternalId,
+  max: MAX_LINES_PER_CALL,
+  what: "line",
+})
   .describe(
     `Up to ${MAX_LINES_PER_CALL} lines, upserted by variantExternalId. A variantExternalId may appear once per call (a repeat is 400 validation_failed naming each repeated index).`,
   )
@@ -49,7 +54,14 @@ export const putLinesBody = keyedBatch(lineInput, { field: "variantExternalId", 
     id: "LinesUpsert",
     examples: [
       [
-        { variantExternalId: "SKU-1001-M", variantId: "v-88120", variantName: { en: "Linen shirt, M", fr: "Chemise en lin, M" }, minQuantity: 0, maxQuantity: 24, recommendedQuantity: 6 },
+        {
+          variantExternalId: "SKU-1001-M",
+          variantId: "v-88120",
+          variantName: { en: "Linen shirt, M", fr: "Chemise en lin, M" },
+          minQuantity: 0,
+          maxQuantity: 24,
+          recommendedQuantity: 6,
+        },
         { variantExternalId: "SKU-1001-L", maxQuantity: 12 },
         { variantExternalId: "SKU-2040-U", minQuantity: 6, maxQuantity: 48, quantityIncrement: 6 },
       ],
@@ -63,8 +75,7 @@ export const deleteLinesBody = z
   .describe(`Up to ${MAX_LINES_PER_CALL} variantExternalIds; repeats count once.`)
   .meta({ id: "LinesDelete", examples: [["SKU-1001-M", "SKU-1001-XL"]] });
 
-const exactQuantity = (description: string) =>
-  queryInteger(0, MAX_QUANTITY).optional().describe(description);
+const exactQuantity = (description: string) => queryInteger(0, MAX_QUANTITY).optional().describe(description);
 
 export const listLinesQuery = z.strictObject({
   ...pageQueryShape(lineList),

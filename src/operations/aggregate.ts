@@ -82,7 +82,20 @@ export function bumpWithValues(ctx: CommandContext, row: OperationRow, changes: 
 }
 
 /** The Operation's fields as history records them (not its counts, version or timestamps, which follow from them). */
-export const OPERATION_FIELDS = recordedFields<OperationRow>(["code", "externalId", "name", "description", "type", "status", "startDate", "endDate", "activateAt", "deactivateAt", "ownerIds", "createdAt"]);
+export const OPERATION_FIELDS = recordedFields<OperationRow>([
+  "code",
+  "externalId",
+  "name",
+  "description",
+  "type",
+  "status",
+  "startDate",
+  "endDate",
+  "activateAt",
+  "deactivateAt",
+  "ownerIds",
+  "createdAt",
+]);
 
 /** The Operation's record of a change from `before` to `after` (undefined: none of its recorded fields changed). */
 export function operationChange(before: OperationRow | null, after: OperationRow | null): ChangeRecord | undefined {
@@ -97,7 +110,9 @@ export const LINE_FIELD_NAMES = ["variantId", "variantName", "minQuantity", "max
  * fields as they are): put them before the statements that delete them.
  */
 export function recordEveryRowDeleted(row: OperationRow, setId: string, firstOrdinal: number): Statement[] {
-  const lineFields = Object.fromEntries(LINE_FIELD_NAMES.map((name) => [name, name === "variantName" ? sql`json(${operationLines.variantName})` : sql`${operationLines[name]}`]));
+  const lineFields = Object.fromEntries(
+    LINE_FIELD_NAMES.map((name) => [name, name === "variantName" ? sql`json(${operationLines.variantName})` : sql`${operationLines[name]}`]),
+  );
   return [
     recordDeletedInSql(setId, firstOrdinal, "line", {
       resourceId: sql`${operationLines.variantExternalId}`,
@@ -123,7 +138,14 @@ export function operationChanges(
   records: readonly (ChangeRecord | undefined)[],
   recordedInSql?: (setId: string, firstOrdinal: number) => Statement[],
 ): Statement[] {
-  return changeStatements(ctx.db, { tenantId: ctx.principal.tenantId, author: ctx.author, operationId: row.id, version: row.version + 1, records: recordsOf(records), recordedInSql });
+  return changeStatements(ctx.db, {
+    tenantId: ctx.principal.tenantId,
+    author: ctx.author,
+    operationId: row.id,
+    version: row.version + 1,
+    records: recordsOf(records),
+    recordedInSql,
+  });
 }
 
 export function operationEvent(ctx: CommandContext, type: EventType, data: Record<string, unknown>) {
@@ -166,7 +188,15 @@ export interface OwnedRows {
 export async function commitRowChange(
   ctx: CommandContext,
   row: OperationRow,
-  change: { rows: OwnedRows; writes: Statement[]; records: readonly ChangeRecord[]; event: EventType; data: Record<string, unknown>; countAfter: number; dryRun: boolean },
+  change: {
+    rows: OwnedRows;
+    writes: Statement[];
+    records: readonly ChangeRecord[];
+    event: EventType;
+    data: Record<string, unknown>;
+    countAfter: number;
+    dryRun: boolean;
+  },
 ): Promise<number> {
   // A dry run stops here: every check has run, and the count is what the batch would leave.
   if (change.dryRun) return change.countAfter;

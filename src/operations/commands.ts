@@ -10,7 +10,20 @@ import { foldedText, mergeLocalized, searchText, sortText } from "../platform/co
 import type { Principal } from "../platform/core/principal";
 import { changeStatements, recordsOf, type ChangeAuthor } from "../platform/data/changes";
 import { operationAccounts, operationLines, operationOwners, operations } from "./tables";
-import { bumpWithValues, checkIfMatch, commit, findOperation, loadOperation, operationChange, operationChanges, operationEvent, recordEveryRowDeleted, requireDraft, unchangedSince, type OperationRow } from "./aggregate";
+import {
+  bumpWithValues,
+  checkIfMatch,
+  commit,
+  findOperation,
+  loadOperation,
+  operationChange,
+  operationChanges,
+  operationEvent,
+  recordEveryRowDeleted,
+  requireDraft,
+  unchangedSince,
+  type OperationRow,
+} from "./aggregate";
 import { nowIso, toIsoSeconds } from "../platform/core/time";
 import { toOperationRepresentation } from "./queries";
 import type { OperationCreate, OperationPatch, OperationStatus } from "./schemas";
@@ -56,7 +69,13 @@ export async function createOperation(db: Db, principal: Principal, author: Chan
     await runBatch(db, [
       db.insert(operations).values(row),
       ...ownerStatements(db, principal.tenantId, row.id, ownerIds, false),
-      ...changeStatements(db, { tenantId: principal.tenantId, author, operationId: row.id, version: row.version, records: recordsOf([operationChange(null, row)]) }),
+      ...changeStatements(db, {
+        tenantId: principal.tenantId,
+        author,
+        operationId: row.id,
+        version: row.version,
+        records: recordsOf([operationChange(null, row)]),
+      }),
       appendEvent(db, {
         tenantId: principal.tenantId,
         type: "operation.created",
@@ -67,7 +86,8 @@ export async function createOperation(db: Db, principal: Principal, author: Chan
     ]);
   } catch (error) {
     // Only the (tenant, code) key means a taken code; any other failure is not the caller's.
-    if (violatesUnique(error, operations.tenantId, operations.code)) throw new ApiError("duplicate_code", `Operation code ${body.code} is already used in this tenant.`);
+    if (violatesUnique(error, operations.tenantId, operations.code))
+      throw new ApiError("duplicate_code", `Operation code ${body.code} is already used in this tenant.`);
     throw error;
   }
   return row;
@@ -80,70 +100,74 @@ export interface PatchResult {
   datesChangedWhileActive: boolean;
 }
 
-export const patchOperation = defineCommand("operation.patch", async function patchOperation(
-  ctx: CommandContext,
-  input: { patch: OperationPatch; ifMatch?: string | null },
-): Promise<PatchResult> {
-  const row = await loadOperation(ctx);
-  checkIfMatch(row, input.ifMatch);
-  const { patch } = input;
-  if (patch.type !== undefined && patch.type !== row.type) requireDraft(row, "Changing type");
-  const name = patch.name ? mergeLocalized(row.name, patch.name) : row.name;
-  const description = patch.description ? mergeLocalized(row.description, patch.description) : row.description;
-  const startDate = patch.startDate ?? row.startDate;
-  const endDate = patch.endDate ?? row.endDate;
-  if (startDate > endDate) {
-    throw new ApiError("validation_failed", "startDate must not be after endDate.", {
-      errors: [{ field: "body.startDate", code: "start_after_end", message: `startDate ${startDate} is after endDate ${endDate}` }],
+export const patchOperation = defineCommand(
+  "operation.patch",
+  async function patchOperation(ctx: CommandContext, input: { patch: OperationPatch; ifMatch?: string | null }): Promise<PatchResult> {
+    const row = await loadOperation(ctx);
+    checkIfMatch(row, input.ifMatch);
+    const { patch } = input;
+    if (patch.type !== undefined && patch.type !== row.type) requireDraft(row, "Changing type");
+    const name = patch.name ? mergeLocalized(row.name, patch.name) : row.name;
+    const description = patch.description ? mergeLocalized(row.description, patch.description) : row.description;
+    const startDate = patch.startDate ?? row.startDate;
+    const endDate = patch.endDate ?? row.endDate;
+    if (startDate > endDate) {
+      throw new ApiError("validation_failed", "startDate must not be after endDate.", {
+        errors: [{ field: "body.startDate", code: "start_after_end", message: `startDate ${startDate} is after endDate ${endDate}` }],
+      });
+    }
+    if (!Object.keys(name).length) {
+      throw new ApiError("validation_failed", "name needs at least one locale.", {
+        errors: [{ field: "body.name", code: "empty_name", message: "removing every locale of name is not allowed" }],
+      });
+    }
+    const ownerIds = patch.ownerIds ? [...new Set(patch.ownerIds)] : row.ownerIds;
+    const activateAt = patch.schedule === null ? null : patch.schedule?.activateAt === undefined ? row.activateAt : patch.schedule.activateAt;
+    const deactivateAt = patch.schedule === null ? null : patch.schedule?.deactivateAt === undefined ? row.deactivateAt : patch.schedule.deactivateAt;
+    if (activateAt !== null && deactivateAt !== null && deactivateAt <= activateAt) {
+      throw new ApiError("validation_failed", "deactivateAt must be after activateAt.", {
+        errors: [
+          {
+            field: "body.schedule.deactivateAt",
+            code: "deactivate_not_after_activate",
+            message: `deactivateAt ${deactivateAt} is not after activateAt ${activateAt}`,
+          },
+        ],
+      });
+    }
+    const next = {
+      code: patch.code ?? row.code,
+      externalId: patch.externalId === undefined ? row.externalId : patch.externalId,
+      name,
+      description,
+      type: patch.type ?? row.type,
+      startDate,
+      endDate,
+      ownerIds,
+      activateAt,
+      deactivateAt,
+    };
+    const changed = (Object.keys(next) as (keyof typeof next)[]).filter((field) => JSON.stringify(next[field]) !== JSON.stringify(row[field]));
+    // A merge patch that changes nothing is answered like a read: no new version, no event.
+    if (!changed.length) return { operation: toOperationRepresentation(row), datesChangedWhileActive: false };
+    const datesChanged = startDate !== row.startDate || endDate !== row.endDate;
+    const tenantLocale = ctx.principal.tenantDefaultLocale;
+    const bump = bumpWithValues(ctx, row, {
+      ...next,
+      nameSearch: searchText(name),
+      nameSort: sortText(name, tenantLocale),
+      nameFolded: foldedText(name),
     });
-  }
-  if (!Object.keys(name).length) {
-    throw new ApiError("validation_failed", "name needs at least one locale.", {
-      errors: [{ field: "body.name", code: "empty_name", message: "removing every locale of name is not allowed" }],
-    });
-  }
-  const ownerIds = patch.ownerIds ? [...new Set(patch.ownerIds)] : row.ownerIds;
-  const activateAt = patch.schedule === null ? null : patch.schedule?.activateAt === undefined ? row.activateAt : patch.schedule.activateAt;
-  const deactivateAt = patch.schedule === null ? null : patch.schedule?.deactivateAt === undefined ? row.deactivateAt : patch.schedule.deactivateAt;
-  if (activateAt !== null && deactivateAt !== null && deactivateAt <= activateAt) {
-    throw new ApiError("validation_failed", "deactivateAt must be after activateAt.", {
-      errors: [{ field: "body.schedule.deactivateAt", code: "deactivate_not_after_activate", message: `deactivateAt ${deactivateAt} is not after activateAt ${activateAt}` }],
-    });
-  }
-  const next = {
-    code: patch.code ?? row.code,
-    externalId: patch.externalId === undefined ? row.externalId : patch.externalId,
-    name,
-    description,
-    type: patch.type ?? row.type,
-    startDate,
-    endDate,
-    ownerIds,
-    activateAt,
-    deactivateAt,
-  };
-  const changed = (Object.keys(next) as (keyof typeof next)[]).filter(
-    (field) => JSON.stringify(next[field]) !== JSON.stringify(row[field]),
-  );
-  // A merge patch that changes nothing is answered like a read: no new version, no event.
-  if (!changed.length) return { operation: toOperationRepresentation(row), datesChangedWhileActive: false };
-  const datesChanged = startDate !== row.startDate || endDate !== row.endDate;
-  const tenantLocale = ctx.principal.tenantDefaultLocale;
-  const bump = bumpWithValues(ctx, row, {
-    ...next,
-    nameSearch: searchText(name),
-    nameSort: sortText(name, tenantLocale),
-    nameFolded: foldedText(name),
-  });
-  const statements: Statement[] = [unchangedSince(row), bump.statement];
-  if (changed.includes("ownerIds")) statements.push(...ownerStatements(ctx.db, ctx.principal.tenantId, row.id, ownerIds, true));
-  statements.push(operationEvent(ctx, "operation.updated", { changed }), ...operationChanges(ctx, row, [operationChange(row, bump.after)]));
-  await commit(ctx, statements);
-  return {
-    operation: toOperationRepresentation(bump.after),
-    datesChangedWhileActive: datesChanged && row.status === "ACTIVE",
-  };
-});
+    const statements: Statement[] = [unchangedSince(row), bump.statement];
+    if (changed.includes("ownerIds")) statements.push(...ownerStatements(ctx.db, ctx.principal.tenantId, row.id, ownerIds, true));
+    statements.push(operationEvent(ctx, "operation.updated", { changed }), ...operationChanges(ctx, row, [operationChange(row, bump.after)]));
+    await commit(ctx, statements);
+    return {
+      operation: toOperationRepresentation(bump.after),
+      datesChangedWhileActive: datesChanged && row.status === "ACTIVE",
+    };
+  },
+);
 
 /** The Operation's owners as rows (`replace`: instead of those it has). */
 export function ownerStatements(db: Db, tenantId: string, operationId: string, ownerIds: readonly string[], replace: boolean) {
@@ -183,25 +207,32 @@ function transitionRefusal(row: Pick<OperationRow, "status" | "lineCount" | "car
   return null;
 }
 
-export const changeStatus = defineCommand("operation.status", async function changeStatus(ctx: CommandContext, input: { status: OperationStatus; ifMatch?: string | null }) {
-  const row = await loadOperation(ctx);
-  checkIfMatch(row, input.ifMatch);
-  const refusal = transitionRefusal(row, input.status);
-  if (refusal) throw new ApiError("invalid_transition", refusal, { from: row.status, to: input.status });
-  const bump = bumpWithValues(ctx, row, { status: input.status });
-  await commit(ctx, [
-    // Re-checks in SQL what the transition depends on: same version means same status and lines.
-    unchangedSince(row),
-    // Placements (carts, orders) do not bump the version (checkout/commands.ts): →DRAFT re-checks them itself.
-    ...(input.status === "DRAFT"
-      ? [writeGuard(sql`exists (select 1 from ${operations} where ${operations.id} = ${row.id} and ${operations.cartCount} = 0 and ${operations.orderCount} = 0)`)]
-      : []),
-    bump.statement,
-    operationEvent(ctx, "operation.status_changed", { from: row.status, to: input.status }),
-    ...operationChanges(ctx, row, [operationChange(row, bump.after)]),
-  ]);
-  return toOperationRepresentation(bump.after);
-});
+export const changeStatus = defineCommand(
+  "operation.status",
+  async function changeStatus(ctx: CommandContext, input: { status: OperationStatus; ifMatch?: string | null }) {
+    const row = await loadOperation(ctx);
+    checkIfMatch(row, input.ifMatch);
+    const refusal = transitionRefusal(row, input.status);
+    if (refusal) throw new ApiError("invalid_transition", refusal, { from: row.status, to: input.status });
+    const bump = bumpWithValues(ctx, row, { status: input.status });
+    await commit(ctx, [
+      // Re-checks in SQL what the transition depends on: same version means same status and lines.
+      unchangedSince(row),
+      // Placements (carts, orders) do not bump the version (checkout/commands.ts): →DRAFT re-checks them itself.
+      ...(input.status === "DRAFT"
+        ? [
+            writeGuard(
+              sql`exists (select 1 from ${operations} where ${operations.id} = ${row.id} and ${operations.cartCount} = 0 and ${operations.orderCount} = 0)`,
+            ),
+          ]
+        : []),
+      bump.statement,
+      operationEvent(ctx, "operation.status_changed", { from: row.status, to: input.status }),
+      ...operationChanges(ctx, row, [operationChange(row, bump.after)]),
+    ]);
+    return toOperationRepresentation(bump.after);
+  },
+);
 
 // ---- scheduled changes ----------------------------------------------------------------
 
@@ -263,7 +294,12 @@ export async function giveUpScheduledChange(ctx: CommandContext, reason: string,
   return abandonScheduledChange(ctx, row, due, reason);
 }
 
-async function abandonScheduledChange(ctx: CommandContext, row: OperationRow, due: NonNullable<ReturnType<typeof dueChange>>, reason: string): Promise<OperationRow> {
+async function abandonScheduledChange(
+  ctx: CommandContext,
+  row: OperationRow,
+  due: NonNullable<ReturnType<typeof dueChange>>,
+  reason: string,
+): Promise<OperationRow> {
   const bump = bumpWithValues(ctx, row, { [due.field]: null });
   await commit(ctx, [
     unchangedSince(row),

@@ -12,7 +12,6 @@ import type { OperationRow } from "./aggregate";
 
 export type { OperationRow };
 
-
 export function toOperationRepresentation(row: OperationRow): OperationRepresentation {
   return {
     id: row.id,

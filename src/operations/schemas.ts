@@ -98,7 +98,9 @@ export const patchOperationBody = z
     startDate: dateTime.optional(),
     endDate: dateTime.optional(),
     ownerIds: ownerIds.optional(),
-    schedule: scheduleBody.describe("Merge patch: a key set to null clears that time, an omitted key keeps it; null clears both. deactivateAt must stay after activateAt."),
+    schedule: scheduleBody.describe(
+      "Merge patch: a key set to null clears that time, an omitted key keeps it; null clears both. deactivateAt must stay after activateAt.",
+    ),
   })
   .refine((body) => !body.startDate || !body.endDate || body.startDate <= body.endDate, {
     message: "startDate must not be after endDate",

@@ -170,7 +170,14 @@ export function updateRule(writer: Writer, ruleId: string, body: RuleBody): Prom
       changes: [
         db
           .update(quotaRules)
-          .set({ accountId: after.accountId, supplierId: after.supplierId, storeId: after.storeId, minimum: after.minimum, enforcement: after.enforcement, updatedAt: after.updatedAt })
+          .set({
+            accountId: after.accountId,
+            supplierId: after.supplierId,
+            storeId: after.storeId,
+            minimum: after.minimum,
+            enforcement: after.enforcement,
+            updatedAt: after.updatedAt,
+          })
           .where(and(eq(quotaRules.tenantId, principal.tenantId), eq(quotaRules.id, ruleId))),
       ],
       event: { type: "rule.updated", ruleId, data: { rule: toRuleRepresentation(after), previous: toRuleRepresentation(before) } },
@@ -230,7 +237,13 @@ async function bulkRuleWrite<Answer>(
   plan: (
     named: NamedRules,
     now: string,
-  ) => { answer: Answer; writes: Statement[]; event: { type: EventType; data: Record<string, unknown> }; records: () => (ChangeRecord | undefined)[]; change: RuleChange },
+  ) => {
+    answer: Answer;
+    writes: Statement[];
+    event: { type: EventType; data: Record<string, unknown> };
+    records: () => (ChangeRecord | undefined)[];
+    change: RuleChange;
+  },
 ): Promise<Answer> {
   const { tenantId } = writer.principal;
   for (let attempt = 1; ; attempt++) {
@@ -267,7 +280,12 @@ function bySupplierIndex(a: IndexedRule, b: IndexedRule): number {
 export function upsertRules(writer: Writer, bodies: RuleBody[], options: { dryRun: boolean }): Promise<UpsertRulesResult> {
   const { db, principal } = writer;
   const scopes = bodies.map(ruleFieldsOf);
-  const read = () => readRulesByScope(db, principal.tenantId, scopes.map((scope): Scope => [scope.accountId, scope.supplierId, scope.storeId]));
+  const read = () =>
+    readRulesByScope(
+      db,
+      principal.tenantId,
+      scopes.map((scope): Scope => [scope.accountId, scope.supplierId, scope.storeId]),
+    );
   return bulkRuleWrite(writer, options, read, (named, now) => {
     const existing = new Map(named.rules.map((rule) => [scopeKeyOf(rule), rule]));
     const created: IndexedRule[] = [];
@@ -280,8 +298,7 @@ export function upsertRules(writer: Writer, bodies: RuleBody[], options: { dryRu
       else if (current.minimum !== scope.minimum || current.enforcement !== scope.enforcement) {
         updated.push(indexedRuleOf({ ...current, minimum: scope.minimum, enforcement: scope.enforcement }));
         updatedFrom.push(current);
-      }
-      else unchanged++;
+      } else unchanged++;
     }
     const answer = { created: created.length, updated: updated.length, unchanged };
     // One upsert by primary key for both: new rules insert under their new ids, changed ones update
@@ -315,14 +332,25 @@ export function upsertRules(writer: Writer, bodies: RuleBody[], options: { dryRu
 export function deleteRules(writer: Writer, ids: string[], options: { dryRun: boolean }): Promise<DeleteRulesResult> {
   const { db, principal } = writer;
   const unique = [...new Set(ids)];
-  return bulkRuleWrite(writer, options, () => readRulesById(db, principal.tenantId, unique), (named) => {
-    const existing = new Set(named.rules.map((rule) => rule.id));
-    const found = unique.filter((id) => existing.has(id));
-    const answer = { deleted: found.length, notFound: unique.filter((id) => !existing.has(id)) };
-    const writes = found.length
-      ? inJsonChunks(quotaRules.id, found).map((idIsIn) => db.delete(quotaRules).where(and(eq(quotaRules.tenantId, principal.tenantId), idIsIn)))
-      : [];
-    const records = () => named.rules.map((rule) => ruleChange(rule, null));
-    return { answer, writes, event: { type: "rules.deleted", data: { deleted: found.length, notFound: answer.notFound.length } }, records, change: { deletedIds: found } };
-  });
+  return bulkRuleWrite(
+    writer,
+    options,
+    () => readRulesById(db, principal.tenantId, unique),
+    (named) => {
+      const existing = new Set(named.rules.map((rule) => rule.id));
+      const found = unique.filter((id) => existing.has(id));
+      const answer = { deleted: found.length, notFound: unique.filter((id) => !existing.has(id)) };
+      const writes = found.length
+        ? inJsonChunks(quotaRules.id, found).map((idIsIn) => db.delete(quotaRules).where(and(eq(quotaRules.tenantId, principal.tenantId), idIsIn)))
+        : [];
+      const records = () => named.rules.map((rule) => ruleChange(rule, null));
+      return {
+        answer,
+        writes,
+        event: { type: "rules.deleted", data: { deleted: found.length, notFound: answer.notFound.length } },
+        records,
+        change: { deletedIds: found },
+      };
+    },
+  );
 }

@@ -18,7 +18,16 @@ import {
   type Scope,
 } from "./rule-index";
 import { ruleIndexCache } from "./rule-index-cache";
-import { IMPACT_DEFAULT_DAYS, ruleFieldsOf, scopeKeyOf, type ImpactAccount, type ImpactAnswer, type ImpactBody, type RuleBody, type RuleChangeInput } from "./schemas";
+import {
+  IMPACT_DEFAULT_DAYS,
+  ruleFieldsOf,
+  scopeKeyOf,
+  type ImpactAccount,
+  type ImpactAnswer,
+  type ImpactBody,
+  type RuleBody,
+  type RuleChangeInput,
+} from "./schemas";
 
 /*
  * The impact of a rule change: every quota order placed or refused in a window (order-facts.ts)
@@ -67,7 +76,8 @@ function planChanges(named: readonly IndexedRule[], changes: readonly RuleChange
       unknown.push({ index, field: `body.changes.${index}.ruleId`, code: "not_found", message: `Quotas Rule ${change.ruleId}: ${why}` });
     } else if (change.op === "delete") alive.delete(change.ruleId);
   });
-  if (unknown.length) throw new ApiError("not_found", `Quotas Rule not found: ${unknown[0].message} (changes[${unknown[0].index}]); see errors[].`, { errors: unknown });
+  if (unknown.length)
+    throw new ApiError("not_found", `Quotas Rule not found: ${unknown[0].message} (changes[${unknown[0].index}]); see errors[].`, { errors: unknown });
 
   const current = new Map(today);
   /** Who holds each scope the changes touch: a rule of today's, or the rule changes[index] creates. */
@@ -89,7 +99,12 @@ function planChanges(named: readonly IndexedRule[], changes: readonly RuleChange
     const holder = holders.get(scope);
     if (holder && holder.ruleId !== ruleId) {
       const whose = holder.index === undefined ? `Quotas Rule ${holder.ruleId}` : `the rule changes[${holder.index}] creates`;
-      taken.push({ index, field: `body.changes.${index}.rule`, code: "duplicate_scope", message: `this accountId, supplierId and storeId are the scope of ${whose}` });
+      taken.push({
+        index,
+        field: `body.changes.${index}.rule`,
+        code: "duplicate_scope",
+        message: `this accountId, supplierId and storeId are the scope of ${whose}`,
+      });
       return;
     }
     const rule = ruleOf(ruleId ?? newId(idPrefixes.rule), change.rule);
@@ -101,7 +116,12 @@ function planChanges(named: readonly IndexedRule[], changes: readonly RuleChange
     current.set(rule.id, rule);
     added.set(rule.id, rule);
   });
-  if (taken.length) throw new ApiError("duplicate_scope", `A Quotas Rule with this accountId, supplierId and storeId already exists (changes[${taken[0].index}]); see errors[].`, { errors: taken });
+  if (taken.length)
+    throw new ApiError(
+      "duplicate_scope",
+      `A Quotas Rule with this accountId, supplierId and storeId already exists (changes[${taken[0].index}]); see errors[].`,
+      { errors: taken },
+    );
   return { removedIds, added: [...added.values()] };
 }
 
@@ -268,8 +288,18 @@ function cursorOf(window: FactWindow, last: ImpactAccount): (string | number)[] 
 function fromCursor(values: (string | number)[]): { window: FactWindow; after: ImpactAccount } | null {
   const [from, to, newlyBlocked, newlyAllowed, accountId, supplierId, storeId] = values;
   const texts = [from, to, accountId, supplierId, storeId];
-  if (values.length !== 7 || !texts.every((value) => typeof value === "string") || typeof newlyBlocked !== "number" || typeof newlyAllowed !== "number") return null;
-  const after = { accountId, supplierId: supplierId || null, storeId: storeId || null, newlyBlocked, newlyAllowed, orders: 0, minimumBefore: 0, minimumAfter: 0 } as ImpactAccount;
+  if (values.length !== 7 || !texts.every((value) => typeof value === "string") || typeof newlyBlocked !== "number" || typeof newlyAllowed !== "number")
+    return null;
+  const after = {
+    accountId,
+    supplierId: supplierId || null,
+    storeId: storeId || null,
+    newlyBlocked,
+    newlyAllowed,
+    orders: 0,
+    minimumBefore: 0,
+    minimumAfter: 0,
+  } as ImpactAccount;
   return { window: { from: from as string, to: to as string }, after };
 }
 
@@ -277,13 +307,25 @@ function fromCursor(values: (string | number)[]): { window: FactWindow; after: I
  * POST …/quotas/impact: replays the tenant's quota orders of the window against its rules with and
  * without the changes and answers the totals and one page of accounts (`secret` signs nextToken).
  */
-export async function assessImpact(db: Db, tenantId: string, secret: string, body: ImpactBody, page: { limit: number; nextToken?: string }): Promise<ImpactAnswer> {
+export async function assessImpact(
+  db: Db,
+  tenantId: string,
+  secret: string,
+  body: ImpactBody,
+  page: { limit: number; nextToken?: string },
+): Promise<ImpactAnswer> {
   const list: ComputedList = { name: "quota_impact_accounts", secret, scope: { tenant: tenantId }, binding: body };
   const token = await openComputedListToken(list, page.nextToken);
   const resumed = token && fromCursor(token);
   if (token && !resumed) throw new ApiError("invalid_next_token", "nextToken was not issued for this list with this request.");
   const window = resumed ? resumed.window : windowOf(body, Date.now());
-  const { totals, page: accounts } = await replay(db, tenantId, { changes: body.changes, default: body.default, window, limit: page.limit, after: resumed ? resumed.after : null });
+  const { totals, page: accounts } = await replay(db, tenantId, {
+    changes: body.changes,
+    default: body.default,
+    window,
+    limit: page.limit,
+    after: resumed ? resumed.after : null,
+  });
   const last = accounts.items[accounts.items.length - 1];
   return { ...totals, accounts: accounts.items, nextToken: accounts.more ? await computedListToken(list, cursorOf(window, last)) : null };
 }

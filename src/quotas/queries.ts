@@ -67,7 +67,9 @@ export async function getQuotaDefault(db: Db, tenantId: string): Promise<{ minim
 }
 
 const byId = sql`${tenants.id} = ${sql.raw("?1")}`;
-const HEAD_SQL = sqlText(sql`select ${tenants.rulesVersion} as version, ${tenants.quotaDefaultMinimum} as defaultMinimum, ${tenants.quotaDefaultEnforcement} as defaultEnforcement from ${tenants} where ${byId}`);
+const HEAD_SQL = sqlText(
+  sql`select ${tenants.rulesVersion} as version, ${tenants.quotaDefaultMinimum} as defaultMinimum, ${tenants.quotaDefaultEnforcement} as defaultEnforcement from ${tenants} where ${byId}`,
+);
 
 /**
  * Rules are read packed as JSON texts: far cheaper to carry and decode than one result row per rule
@@ -98,7 +100,9 @@ const LEVEL_KEYS_SQL = sqlText(
     group by ${r}.rowid >> 8`,
 );
 /** Rules whose id is one of the JSON array ?2. */
-const IDS_SQL = sqlText(sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe cross join ${r} on ${r.id} = probe.value and ${byTenant} group by ${r}.rowid >> 8`);
+const IDS_SQL = sqlText(
+  sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe cross join ${r} on ${r.id} = probe.value and ${byTenant} group by ${r}.rowid >> 8`,
+);
 /** At most ?2 of the tenant's rules: all of them when the tenant is that small. */
 const FIRST_RULES_SQL = sqlText(
   sql`select json_group_array(json_array(id, account_id, supplier_id, store_id, minimum, enforcement)) as rules
@@ -135,7 +139,12 @@ function uniqueJson(values: readonly unknown[]): string[] {
  * Reads, as one batch (one transaction, one round trip): the tenant's head, then `statements`'
  * rules (each bound to the tenant and one JSON chunk of `values`). The head matches the rules read.
  */
-async function readWithHead(database: D1Database | D1DatabaseSession, tenantId: string, statements: { text: string; values: readonly unknown[] }[], extra: D1PreparedStatement[] = []) {
+async function readWithHead(
+  database: D1Database | D1DatabaseSession,
+  tenantId: string,
+  statements: { text: string; values: readonly unknown[] }[],
+  extra: D1PreparedStatement[] = [],
+) {
   const prepared = [database.prepare(HEAD_SQL).bind(tenantId), ...extra];
   const counts: number[] = [];
   for (const { text, values } of statements) {

@@ -207,7 +207,13 @@ export class RuleIndexCache {
       if (!piece) return this.load(tenantId, targets, source, false);
       rules.push(...piece.rules!);
     }
-    return buildRuleIndex({ version: head.version, defaultMinimum: head.defaultMinimum, defaultEnforcement: head.defaultEnforcement, rules: uniqueRules(rules), bookmark: head.bookmark });
+    return buildRuleIndex({
+      version: head.version,
+      defaultMinimum: head.defaultMinimum,
+      defaultEnforcement: head.defaultEnforcement,
+      rules: uniqueRules(rules),
+      bookmark: head.bookmark,
+    });
   }
 
   /**
@@ -261,7 +267,13 @@ export class RuleIndexCache {
     } else if (current.version === latest.version) {
       if (latest.checkedAt < startedAt) latest.checkedAt = startedAt;
     } else if (current.version > latest.version) {
-      Object.assign(latest, { version: current.version, defaultMinimum: current.defaultMinimum, defaultEnforcement: current.defaultEnforcement, checkedAt: startedAt, bookmark: null });
+      Object.assign(latest, {
+        version: current.version,
+        defaultMinimum: current.defaultMinimum,
+        defaultEnforcement: current.defaultEnforcement,
+        checkedAt: startedAt,
+        bookmark: null,
+      });
     }
   }
 

@@ -172,7 +172,15 @@ export type Scope = [accountId: string | null, supplierId: string | null, storeI
  */
 export function probesOf(target: QuotaTarget): Scope[] {
   const { storeId } = target;
-  return levelKeysOf(target).flatMap(([account, supplier]) => (storeId === null ? [[account, supplier, null]] : [[account, supplier, null], [account, supplier, storeId]]) as Scope[]);
+  return levelKeysOf(target).flatMap(
+    ([account, supplier]) =>
+      (storeId === null
+        ? [[account, supplier, null]]
+        : [
+            [account, supplier, null],
+            [account, supplier, storeId],
+          ]) as Scope[],
+  );
 }
 
 /** Whether `rule` is one of probesOf(target)'s scopes: a rule resolution may use for the target. */
@@ -188,7 +196,13 @@ export function scopeMatchesTarget(rule: IndexedRule, target: QuotaTarget): bool
 /** The level keys (accountId, supplierId) an explanation of `target` lists every store's rules of. */
 export function levelKeysOf(target: QuotaTarget): [string | null, string | null][] {
   const { accountId, supplierId } = target;
-  return supplierId === null ? [[accountId, null]] : [[accountId, supplierId], [accountId, null], [null, supplierId]];
+  return supplierId === null
+    ? [[accountId, null]]
+    : [
+        [accountId, supplierId],
+        [accountId, null],
+        [null, supplierId],
+      ];
 }
 
 /** Resolution: the first level with a matching rule, its best rule; else the default. */

@@ -30,8 +30,7 @@ export const enforcement = z
   .describe("BLOCK: an order below the minimum is refused (422 quota_min_not_met). WARN: it is placed (201) and carries the shortfall in warnings.");
 const enforcementInput = enforcement.default("BLOCK").describe(`${enforcement.description} Omitted: BLOCK.`);
 
-const scopeKey = (what: string) =>
-  externalKey.nullable().optional().describe(`${what}; omitted or null: the rule does not restrict it.`);
+const scopeKey = (what: string) => externalKey.nullable().optional().describe(`${what}; omitted or null: the rule does not restrict it.`);
 
 /** A rule as clients write it: POST and PUT take the same full representation (minus ids and timestamps). */
 export const ruleBody = z
@@ -51,7 +50,13 @@ export type RuleBody = z.output<typeof ruleBody>;
 
 /** A rule body's fields as a rule stores them: an unset scope key is null. */
 export function ruleFieldsOf(body: RuleBody) {
-  return { accountId: body.accountId ?? null, supplierId: body.supplierId ?? null, storeId: body.storeId ?? null, minimum: body.minimum, enforcement: body.enforcement };
+  return {
+    accountId: body.accountId ?? null,
+    supplierId: body.supplierId ?? null,
+    storeId: body.storeId ?? null,
+    minimum: body.minimum,
+    enforcement: body.enforcement,
+  };
 }
 
 export const ruleIdParam = z.strictObject({ ruleId: pathId("The Quotas Rule's id.") });
@@ -108,30 +113,29 @@ export const quotaDefaultRepresentation = z
 const evaluatedOrder = z.strictObject({
   accountId: externalKey,
   supplierId: externalKey.nullable().optional().describe("Omitted or null: an order with no supplier (only Account-only rules and the default can match)."),
-  storeId: externalKey
-    .nullable()
-    .optional()
-    .describe("Omitted: the svc-store header (if any). null: no store, so only rules for every store match."),
+  storeId: externalKey.nullable().optional().describe("Omitted: the svc-store header (if any). null: no store, so only rules for every store match."),
   amount: amount.describe("The order amount in minor currency units."),
 });
 
-export const evaluateBody = z.strictObject({
-  orders: z
-    .array(evaluatedOrder)
-    .min(1)
-    .max(MAX_EVALUATE_ORDERS)
-    .describe(`1–${MAX_EVALUATE_ORDERS} orders; more answers 413 batch_too_large (checked before the orders themselves).`),
-}).meta({
-  id: "EvaluationRequest",
-  examples: [
-    {
-      orders: [
-        { accountId: "acc-2001", supplierId: "sup-77", storeId: "store-paris", amount: 42000 },
-        { accountId: "acc-2001", supplierId: "sup-91", amount: 65000 },
-      ],
-    },
-  ],
-});
+export const evaluateBody = z
+  .strictObject({
+    orders: z
+      .array(evaluatedOrder)
+      .min(1)
+      .max(MAX_EVALUATE_ORDERS)
+      .describe(`1–${MAX_EVALUATE_ORDERS} orders; more answers 413 batch_too_large (checked before the orders themselves).`),
+  })
+  .meta({
+    id: "EvaluationRequest",
+    examples: [
+      {
+        orders: [
+          { accountId: "acc-2001", supplierId: "sup-77", storeId: "store-paris", amount: 42000 },
+          { accountId: "acc-2001", supplierId: "sup-91", amount: 65000 },
+        ],
+      },
+    ],
+  });
 
 export const evaluateQuery = z.strictObject({
   explain: queryFlag("true adds an explanation per result: the candidate rules of each level and why each lost."),
@@ -147,17 +151,19 @@ export const MAX_RULES_PER_CALL = 5000;
 export const scopeKeyOf = (rule: { accountId?: string | null; supplierId?: string | null; storeId?: string | null }) =>
   JSON.stringify([rule.accountId ?? null, rule.supplierId ?? null, rule.storeId ?? null]);
 
-export const upsertRulesBody = keyedBatch(ruleBody, { field: "scope", keyOf: scopeKeyOf, max: MAX_RULES_PER_CALL, what: "rule" }).describe(
-  `Up to ${MAX_RULES_PER_CALL} rules, upserted by scope (accountId, supplierId, storeId). A scope may appear once per call (a repeat is 400 validation_failed naming each repeated index).`,
-).meta({
-  id: "QuotaRulesUpsert",
-  examples: [
-    [
-      { accountId: "acc-2001", supplierId: "sup-77", minimum: 50000 },
-      { supplierId: "sup-91", storeId: "store-paris", minimum: 30000 },
+export const upsertRulesBody = keyedBatch(ruleBody, { field: "scope", keyOf: scopeKeyOf, max: MAX_RULES_PER_CALL, what: "rule" })
+  .describe(
+    `Up to ${MAX_RULES_PER_CALL} rules, upserted by scope (accountId, supplierId, storeId). A scope may appear once per call (a repeat is 400 validation_failed naming each repeated index).`,
+  )
+  .meta({
+    id: "QuotaRulesUpsert",
+    examples: [
+      [
+        { accountId: "acc-2001", supplierId: "sup-77", minimum: 50000 },
+        { supplierId: "sup-91", storeId: "store-paris", minimum: 30000 },
+      ],
     ],
-  ],
-});
+  });
 export const upsertRulesResponse = z
   .object({
     created: z.number().int().describe("Rules of a scope the tenant had no rule for."),
@@ -194,27 +200,33 @@ export const evaluationResult = z
   })
   .meta({ id: "EvaluationResult" });
 
-export const evaluateResponse = z
-  .object({ results: z.array(evaluationResult) })
-  .meta({
-    id: "Evaluation",
-    examples: [
-      {
-        results: [
-          {
-            allowed: false,
-            reason: "quota_min_not_met",
-            effectiveMinimum: 50000,
-            amount: 42000,
-            shortfall: 8000,
-            source: { kind: "ACCOUNT_SUPPLIER", ruleId: "qr_01JQ4A2B3C4D5E6F7G8H9J0K1M" },
-            enforcement: "BLOCK",
-          },
-          { allowed: true, reason: "quota_min_not_met", effectiveMinimum: 70000, amount: 65000, shortfall: 5000, source: { kind: "DEFAULT", ruleId: null }, enforcement: "WARN" },
-        ],
-      },
-    ],
-  });
+export const evaluateResponse = z.object({ results: z.array(evaluationResult) }).meta({
+  id: "Evaluation",
+  examples: [
+    {
+      results: [
+        {
+          allowed: false,
+          reason: "quota_min_not_met",
+          effectiveMinimum: 50000,
+          amount: 42000,
+          shortfall: 8000,
+          source: { kind: "ACCOUNT_SUPPLIER", ruleId: "qr_01JQ4A2B3C4D5E6F7G8H9J0K1M" },
+          enforcement: "BLOCK",
+        },
+        {
+          allowed: true,
+          reason: "quota_min_not_met",
+          effectiveMinimum: 70000,
+          amount: 65000,
+          shortfall: 5000,
+          source: { kind: "DEFAULT", ruleId: null },
+          enforcement: "WARN",
+        },
+      ],
+    },
+  ],
+});
 
 /** The window an impact replays when the request names none, and the longest it may name. */
 export const IMPACT_DEFAULT_DAYS = 90;
@@ -228,7 +240,10 @@ const createChange = z
   .meta({ id: "QuotaRuleChangeCreate", description: "A new rule, as POST …/rules would create it: 409 duplicate_scope if its scope is taken." });
 const replaceChange = z
   .strictObject({ op: z.literal("replace"), ruleId: ruleIdOfChange, rule: ruleBody })
-  .meta({ id: "QuotaRuleChangeReplace", description: "A rule replaced, as PUT …/rules/{ruleId} would: 404 not_found for an unknown rule, 409 duplicate_scope onto another rule's scope." });
+  .meta({
+    id: "QuotaRuleChangeReplace",
+    description: "A rule replaced, as PUT …/rules/{ruleId} would: 404 not_found for an unknown rule, 409 duplicate_scope onto another rule's scope.",
+  });
 const deleteChange = z
   .strictObject({ op: z.literal("delete"), ruleId: ruleIdOfChange })
   .meta({ id: "QuotaRuleChangeDelete", description: "A rule deleted, as DELETE …/rules/{ruleId} would: 404 not_found for an unknown rule." });
@@ -240,7 +255,9 @@ export const impactBody = z
     changes: z
       .array(ruleChange)
       .max(MAX_RULES_PER_CALL)
-      .describe(`0–${MAX_RULES_PER_CALL} changes, applied in order as the writes would be one after another; more answers 413 batch_too_large. Empty only with a default.`),
+      .describe(
+        `0–${MAX_RULES_PER_CALL} changes, applied in order as the writes would be one after another; more answers 413 batch_too_large. Empty only with a default.`,
+      ),
     default: quotaDefaultBody.optional().describe("The default minimum as it would be; omitted: as it is."),
     from: dateTime.optional().describe(`Start of the window (included, to the second). Omitted: ${IMPACT_DEFAULT_DAYS} days before to.`),
     to: dateTime.optional().describe("End of the window (included, to the second). Omitted: now."),
@@ -301,7 +318,9 @@ export const impactResponse = z
     newlyAllowed: z.number().int().describe("Orders refused today that the changes would let through."),
     accounts: z
       .array(impactAccount)
-      .describe("One entry per (accountId, supplierId, storeId) whose minimum or outcome changes: most newly blocked first, then most newly allowed, then by key."),
+      .describe(
+        "One entry per (accountId, supplierId, storeId) whose minimum or outcome changes: most newly blocked first, then most newly allowed, then by key.",
+      ),
     nextToken: z.string().nullable().describe("Send it back as nextToken, with the same body, for the next accounts; null on the last page."),
   })
   .meta({
@@ -313,7 +332,18 @@ export const impactResponse = z
         after: { blocked: 19, warned: 30 },
         newlyBlocked: 8,
         newlyAllowed: 1,
-        accounts: [{ accountId: "acc-2001", supplierId: "sup-77", storeId: null, orders: 14, newlyBlocked: 8, newlyAllowed: 0, minimumBefore: 15000, minimumAfter: 20000 }],
+        accounts: [
+          {
+            accountId: "acc-2001",
+            supplierId: "sup-77",
+            storeId: null,
+            orders: 14,
+            newlyBlocked: 8,
+            newlyAllowed: 0,
+            minimumBefore: 15000,
+            minimumAfter: 20000,
+          },
+        ],
         nextToken: null,
       },
     ],

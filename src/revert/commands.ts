@@ -41,63 +41,75 @@ const REVERTED_FIELDS = ["code", "externalId", "name", "description", "type", "s
  * edit: DRAFT only, If-Match honoured, a dry run answers the counts and changes nothing. It records a
  * change record per resource it changes and operation.reverted { fromVersion, toVersion }.
  */
-export const revertOperation = defineCommand("operation.revert", async function revertOperation(
-  ctx: CommandContext,
-  input: { toVersion: number; ifMatch?: string | null; dryRun: boolean },
-): Promise<{ operation: OperationRow; counts: RevertCounts }> {
-  const row = await loadOperation(ctx);
-  checkIfMatch(row, input.ifMatch);
-  requireDraft(row, "Reverting");
-  const [then, now] = await operationVersions(ctx.db, ctx.principal.tenantId, row.id, [input.toVersion, row.version]);
-  const [linesThen, linesNow, attachedThen, attachedNow] = await Promise.all([then.lines(), now.lines(), then.attachments(), now.attachments()]);
+export const revertOperation = defineCommand(
+  "operation.revert",
+  async function revertOperation(
+    ctx: CommandContext,
+    input: { toVersion: number; ifMatch?: string | null; dryRun: boolean },
+  ): Promise<{ operation: OperationRow; counts: RevertCounts }> {
+    const row = await loadOperation(ctx);
+    checkIfMatch(row, input.ifMatch);
+    requireDraft(row, "Reverting");
+    const [then, now] = await operationVersions(ctx.db, ctx.principal.tenantId, row.id, [input.toVersion, row.version]);
+    const [linesThen, linesNow, attachedThen, attachedNow] = await Promise.all([then.lines(), now.lines(), then.attachments(), now.attachments()]);
 
-  const fields = Object.fromEntries(REVERTED_FIELDS.map((field) => [field, then.row[field]])) as Partial<OperationRow>;
-  const after: OperationRow = { ...row, ...fields };
-  const operationRecord = operationChange(row, after);
-  const lineRecords = recordsOf([...new Set([...linesThen.keys(), ...linesNow.keys()])].map((id) => changeOf("line", id, linesNow.get(id) ?? null, linesThen.get(id) ?? null, LINE_FIELDS)));
-  const upserted = lineRecords.filter((record) => record.action !== "deleted").map((record) => linesThen.get(record.id)!);
-  const removed = lineRecords.filter((record) => record.action === "deleted").map((record) => record.id);
-  const attach = [...attachedThen].filter((accountId) => !attachedNow.has(accountId));
-  const detach = [...attachedNow].filter((accountId) => !attachedThen.has(accountId));
-  const counts: RevertCounts = {
-    fields: operationRecord?.changes ? Object.keys(operationRecord.changes).length : 0,
-    linesUpserted: upserted.length,
-    linesRemoved: removed.length,
-    accountsAttached: attach.length,
-    accountsDetached: detach.length,
-  };
-  if (input.dryRun) return { operation: { ...after, lineCount: then.row.lineCount, accountCount: then.row.accountCount }, counts };
+    const fields = Object.fromEntries(REVERTED_FIELDS.map((field) => [field, then.row[field]])) as Partial<OperationRow>;
+    const after: OperationRow = { ...row, ...fields };
+    const operationRecord = operationChange(row, after);
+    const lineRecords = recordsOf(
+      [...new Set([...linesThen.keys(), ...linesNow.keys()])].map((id) =>
+        changeOf("line", id, linesNow.get(id) ?? null, linesThen.get(id) ?? null, LINE_FIELDS),
+      ),
+    );
+    const upserted = lineRecords.filter((record) => record.action !== "deleted").map((record) => linesThen.get(record.id)!);
+    const removed = lineRecords.filter((record) => record.action === "deleted").map((record) => record.id);
+    const attach = [...attachedThen].filter((accountId) => !attachedNow.has(accountId));
+    const detach = [...attachedNow].filter((accountId) => !attachedThen.has(accountId));
+    const counts: RevertCounts = {
+      fields: operationRecord?.changes ? Object.keys(operationRecord.changes).length : 0,
+      linesUpserted: upserted.length,
+      linesRemoved: removed.length,
+      accountsAttached: attach.length,
+      accountsDetached: detach.length,
+    };
+    if (input.dryRun) return { operation: { ...after, lineCount: then.row.lineCount, accountCount: then.row.accountCount }, counts };
 
-  const records: (ChangeRecord | undefined)[] = [
-    operationRecord,
-    ...lineRecords,
-    ...attach.map((accountId) => attachmentChange(accountId, true)),
-    ...detach.map((accountId) => attachmentChange(accountId, false)),
-  ];
-  const locale = ctx.principal.tenantDefaultLocale;
-  const updatedAt = nowIso();
-  const statements: Statement[] = [
-    unchangedSince(row),
-    ...upsertStatements(ctx, row, upserted, linesNow, nowIso()),
-    ...deleteOwnedRows(ctx, row, LINE_ROWS, removed),
-    ...attachStatements(row, attach, { attachedAt: nowIso(), attachedBy: actorOf(ctx.principal) }),
-    ...deleteOwnedRows(ctx, row, ATTACHMENT_ROWS, detach),
-    bumpOperation(ctx, row, {
-      ...fields,
-      nameSearch: searchText(after.name),
-      nameSort: sortText(after.name, locale),
-      nameFolded: foldedText(after.name),
-      lineCount: recountOf(row, LINE_ROWS),
-      accountCount: recountOf(row, ATTACHMENT_ROWS),
-    }, updatedAt),
-    ...(operationRecord?.changes.ownerIds ? ownerStatements(ctx.db, row.tenantId, row.id, after.ownerIds, true) : []),
-    operationEvent(ctx, "operation.reverted", { fromVersion: row.version, toVersion: input.toVersion, ...counts }),
-    ...operationChanges(ctx, row, records),
-  ];
-  await commit(ctx, statements);
-  // The batch leaves the counts the version had (recounted in SQL from the rows it leaves).
-  return { operation: { ...after, lineCount: then.row.lineCount, accountCount: then.row.accountCount, version: row.version + 1, updatedAt }, counts };
-});
+    const records: (ChangeRecord | undefined)[] = [
+      operationRecord,
+      ...lineRecords,
+      ...attach.map((accountId) => attachmentChange(accountId, true)),
+      ...detach.map((accountId) => attachmentChange(accountId, false)),
+    ];
+    const locale = ctx.principal.tenantDefaultLocale;
+    const updatedAt = nowIso();
+    const statements: Statement[] = [
+      unchangedSince(row),
+      ...upsertStatements(ctx, row, upserted, linesNow, nowIso()),
+      ...deleteOwnedRows(ctx, row, LINE_ROWS, removed),
+      ...attachStatements(row, attach, { attachedAt: nowIso(), attachedBy: actorOf(ctx.principal) }),
+      ...deleteOwnedRows(ctx, row, ATTACHMENT_ROWS, detach),
+      bumpOperation(
+        ctx,
+        row,
+        {
+          ...fields,
+          nameSearch: searchText(after.name),
+          nameSort: sortText(after.name, locale),
+          nameFolded: foldedText(after.name),
+          lineCount: recountOf(row, LINE_ROWS),
+          accountCount: recountOf(row, ATTACHMENT_ROWS),
+        },
+        updatedAt,
+      ),
+      ...(operationRecord?.changes.ownerIds ? ownerStatements(ctx.db, row.tenantId, row.id, after.ownerIds, true) : []),
+      operationEvent(ctx, "operation.reverted", { fromVersion: row.version, toVersion: input.toVersion, ...counts }),
+      ...operationChanges(ctx, row, records),
+    ];
+    await commit(ctx, statements);
+    // The batch leaves the counts the version had (recounted in SQL from the rows it leaves).
+    return { operation: { ...after, lineCount: then.row.lineCount, accountCount: then.row.accountCount, version: row.version + 1, updatedAt }, counts };
+  },
+);
 
 /** The commands of this folder, for the Operation's Durable Object. */
 export const revertCommands = [revertOperation];

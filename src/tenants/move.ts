@@ -235,10 +235,13 @@ export async function moveTenant(env: DatabaseBindings, tenantId: string, to: Sh
   // 1. Writes stop: the directory says MOVING (Worker instances refuse writes once they read it) and
   //    the source shard's fence aborts every write that still reaches it.
   await control.update(tenantDirectory).set({ state: "MOVING", movingTo: to }).where(eq(tenantDirectory.tenantId, tenantId));
-  await primaryDb(env, from).insert(tenantFences).values({ tenantId, state: "MOVING", since: nowIso() }).onConflictDoUpdate({
-    target: tenantFences.tenantId,
-    set: { state: "MOVING" },
-  });
+  await primaryDb(env, from)
+    .insert(tenantFences)
+    .values({ tenantId, state: "MOVING", since: nowIso() })
+    .onConflictDoUpdate({
+      target: tenantFences.tenantId,
+      set: { state: "MOVING" },
+    });
   forgetPlacement(tenantId);
   log(`${tenantId}: writes fenced on ${from}; copying to ${to}`);
 
@@ -252,7 +255,9 @@ export async function moveTenant(env: DatabaseBindings, tenantId: string, to: Sh
     for (const plan of plans) {
       const [expected, actual] = await Promise.all([digestTable(source, plan, tenantId), digestTable(target, plan, tenantId)]);
       if (expected.rows !== actual.rows || expected.sha256 !== actual.sha256) {
-        throw new Error(`${plan.name}: ${expected.rows} rows (${expected.sha256.slice(0, 12)}) on ${from}, ${actual.rows} (${actual.sha256.slice(0, 12)}) on ${to}`);
+        throw new Error(
+          `${plan.name}: ${expected.rows} rows (${expected.sha256.slice(0, 12)}) on ${from}, ${actual.rows} (${actual.sha256.slice(0, 12)}) on ${to}`,
+        );
       }
       tables.push({ table: plan.name, ...expected });
       log(`${tenantId}: ${plan.name} ${expected.rows} rows verified`);
@@ -303,7 +308,10 @@ export async function countTenantRows(env: DatabaseBindings, shard: ShardName, t
     const plan = await planOf(database, moved);
     let rows = 0;
     for (const scope of await scopesOf(database, plan, tenantId)) {
-      const row = await database.prepare(`select count(*) as n from ${quote(plan.name)} where ${plan.scopeFilter}`).bind(scope).first<{ n: number }>();
+      const row = await database
+        .prepare(`select count(*) as n from ${quote(plan.name)} where ${plan.scopeFilter}`)
+        .bind(scope)
+        .first<{ n: number }>();
       rows += row?.n ?? 0;
     }
     counts[plan.name] = rows;

@@ -9,10 +9,7 @@ import { nowIso } from "../platform/core/time";
 export async function leastLoadedShard(env: DatabaseBindings): Promise<ShardName> {
   const shards = shardNames(env);
   if (!shards.length) throw new Error("no shard is bound: wrangler.toml needs a [[d1_databases]] binding named SHARD_…");
-  const rows = await primaryDb(env, "CONTROL")
-    .select({ shard: tenantDirectory.shard, tenants: count() })
-    .from(tenantDirectory)
-    .groupBy(tenantDirectory.shard);
+  const rows = await primaryDb(env, "CONTROL").select({ shard: tenantDirectory.shard, tenants: count() }).from(tenantDirectory).groupBy(tenantDirectory.shard);
   const load = new Map(rows.map((row) => [row.shard, row.tenants]));
   return shards.reduce((best, shard) => ((load.get(shard) ?? 0) < (load.get(best) ?? 0) ? shard : best));
 }

@@ -64,7 +64,8 @@ export async function updateWebhook(writer: Writer, webhookId: string, patch: Up
     eventTypes: patch.eventTypes ?? current.eventTypes,
     description: patch.description === undefined ? current.description : patch.description,
   };
-  const changed = next.url !== current.url || next.description !== current.description || JSON.stringify(next.eventTypes) !== JSON.stringify(current.eventTypes);
+  const changed =
+    next.url !== current.url || next.description !== current.description || JSON.stringify(next.eventTypes) !== JSON.stringify(current.eventTypes);
   if (!changed) return current;
   next.updatedAt = nowIso();
   const where = and(eq(webhooks.tenantId, principal.tenantId), eq(webhooks.id, webhookId));

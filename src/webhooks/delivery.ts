@@ -43,7 +43,10 @@ async function post(url: string, headers: Record<string, string>, body: string):
     return { responseStatus: response.status, error: response.ok ? null : `answered ${response.status}` };
   } catch (error) {
     const timedOut = (error as Error)?.name === "TimeoutError";
-    return { responseStatus: null, error: timedOut ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : `could not connect: ${String((error as Error)?.message ?? error)}`.slice(0, 300) };
+    return {
+      responseStatus: null,
+      error: timedOut ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : `could not connect: ${String((error as Error)?.message ?? error)}`.slice(0, 300),
+    };
   }
 }
 
@@ -98,8 +101,7 @@ export async function attempt(env: Env, shard: ShardName, due: DueAttempt): Prom
   const delays = retryDelays(env);
   const now = new Date();
   const lastAttemptAt = now.toISOString();
-  const outcome =
-    result.error === null ? ("delivered" as const) : attempts > delays.length ? ("failed" as const) : ("pending" as const);
+  const outcome = result.error === null ? ("delivered" as const) : attempts > delays.length ? ("failed" as const) : ("pending" as const);
   const delaySeconds = outcome === "pending" ? delays[attempts - 1] : undefined;
   const [recorded] = await db
     .update(webhookDeliveries)

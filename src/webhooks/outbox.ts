@@ -70,7 +70,9 @@ export async function handOnEvents(env: Env, shard: ShardName, tenantId: string)
 
   const now = nowIso();
   const deliveries = pending.flatMap((event) =>
-    subscriptions.filter((subscription) => matchesEventType(subscription.eventTypes, event.type)).map((subscription) => ({ id: newId(idPrefixes.delivery), subscription, event })),
+    subscriptions
+      .filter((subscription) => matchesEventType(subscription.eventTypes, event.type))
+      .map((subscription) => ({ id: newId(idPrefixes.delivery), subscription, event })),
   );
   const inserts = insertFromJson(
     webhookDeliveries,
@@ -94,7 +96,16 @@ export async function handOnEvents(env: Env, shard: ShardName, tenantId: string)
   const markHandedOn = db
     .update(events)
     .set({ handedOnAt: now })
-    .where(and(eq(events.tenantId, tenantId), inJsonList(events.id, pending.map((event) => event.id)), isNull(events.handedOnAt)));
+    .where(
+      and(
+        eq(events.tenantId, tenantId),
+        inJsonList(
+          events.id,
+          pending.map((event) => event.id),
+        ),
+        isNull(events.handedOnAt),
+      ),
+    );
   const results = await runBatch(db, [...inserts, markHandedOn]);
 
   // Only the deliveries this run created (a concurrent run's are its own to start).
@@ -103,7 +114,9 @@ export async function handOnEvents(env: Env, shard: ShardName, tenantId: string)
   const created = results
     .slice(0, inserts.length)
     .flatMap((result) => result.results as { id: string; webhook_id: string; event_id: string }[])
-    .map((row): DueAttempt => ({ deliveryId: row.id, tenantId, attempts: 0, webhook: subscriptionById.get(row.webhook_id)!, event: eventById.get(row.event_id)! }));
+    .map(
+      (row): DueAttempt => ({ deliveryId: row.id, tenantId, attempts: 0, webhook: subscriptionById.get(row.webhook_id)!, event: eventById.get(row.event_id)! }),
+    );
   await startDeliveries(env, shard, created);
   if (pending.length === HAND_ON_ROUND) await env.WEBHOOK_QUEUE.send({ kind: "hand-on", shard, tenantId } satisfies WebhookMessage);
 }

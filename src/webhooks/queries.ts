@@ -4,7 +4,14 @@ import { inJsonList } from "../platform/data/sql";
 import { ApiError } from "../platform/core/errors";
 import { listPage, selectRows, type ListContext } from "../platform/data/pagination";
 import { webhookDeliveries, webhooks } from "./tables";
-import { deliveryList, webhookList, type DeliveryRepresentation, type ListDeliveriesQuery, type ListWebhooksQuery, type WebhookRepresentation } from "./schemas";
+import {
+  deliveryList,
+  webhookList,
+  type DeliveryRepresentation,
+  type ListDeliveriesQuery,
+  type ListWebhooksQuery,
+  type WebhookRepresentation,
+} from "./schemas";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;

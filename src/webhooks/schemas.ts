@@ -35,19 +35,18 @@ const webhookUrl = z
   );
 
 const eventTypes = z
-  .array(
-    z
-      .string()
-      .min(1)
-      .max(100)
-      .refine(isEventTypePattern, "must be an event type (order.created), a prefix ending in * (operation.*) or *"),
-  )
+  .array(z.string().min(1).max(100).refine(isEventTypePattern, "must be an event type (order.created), a prefix ending in * (operation.*) or *"))
   .min(1)
   .max(50)
   .refine((patterns) => new Set(patterns).size === patterns.length, "must not repeat a pattern")
   .describe('Event types to deliver: exact ("order.created") or a prefix ending in * ("operation.*"); "*" is every type.');
 
-const description = z.string().trim().min(1).max(500).regex(/^[^\p{Cc}]*$/u, "must not contain control characters");
+const description = z
+  .string()
+  .trim()
+  .min(1)
+  .max(500)
+  .regex(/^[^\p{Cc}]*$/u, "must not contain control characters");
 
 export const createWebhookBody = z
   .strictObject({
@@ -55,7 +54,10 @@ export const createWebhookBody = z
     eventTypes: eventTypes.optional().describe('Default ["*"]: every event type.'),
     description: description.optional(),
   })
-  .meta({ id: "WebhookCreate", examples: [{ url: "https://erp.example.com/hooks/campaigns", eventTypes: ["operation.*", "order.created"], description: "ERP sync" }] });
+  .meta({
+    id: "WebhookCreate",
+    examples: [{ url: "https://erp.example.com/hooks/campaigns", eventTypes: ["operation.*", "order.created"], description: "ERP sync" }],
+  });
 export type CreateWebhookBody = z.output<typeof createWebhookBody>;
 
 export const updateWebhookBody = z

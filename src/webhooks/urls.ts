@@ -32,7 +32,10 @@ const NUMERIC_HOST = /^(0x[0-9a-f]*|\d+)(\.(0x[0-9a-f]*|\d+)){0,3}\.?$/;
  */
 function v4Number(host: string): number | undefined {
   if (!NUMERIC_HOST.test(host)) return undefined;
-  const parts = host.replace(/\.$/, "").split(".").map((part) => (/^0x/.test(part) ? parseInt(part.slice(2) || "0", 16) : /^0\d/.test(part) ? parseInt(part, 8) : Number(part)));
+  const parts = host
+    .replace(/\.$/, "")
+    .split(".")
+    .map((part) => (/^0x/.test(part) ? parseInt(part.slice(2) || "0", 16) : /^0\d/.test(part) ? parseInt(part, 8) : Number(part)));
   if (parts.some((part) => Number.isNaN(part))) return Number.NaN;
   const last = parts.pop()!;
   if (parts.some((part) => part > 255) || last >= 256 ** (4 - parts.length)) return Number.NaN;

@@ -2,7 +2,18 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { listAttachments } from "../../src/attachments/queries";
 import { listAttachmentsQuery } from "../../src/attachments/schemas";
-import { call, callRoute, collectPages, createOperation, expectProblem, expectStatus, issueKey, newTenant, readOperation, type ItemOf } from "../helpers/client";
+import {
+  call,
+  callRoute,
+  collectPages,
+  createOperation,
+  expectProblem,
+  expectStatus,
+  issueKey,
+  newTenant,
+  readOperation,
+  type ItemOf,
+} from "../helpers/client";
 import { queryPlan, recordingDb, testPrincipal } from "../helpers/recording-db";
 import { putDirectory } from "../helpers/setup";
 import { accountId, attach, makeAccounts } from "../helpers/accounts";
@@ -51,7 +62,10 @@ describe("attach and detach at full scale", () => {
     expect(await attach(op, operation.id, wanted.slice(0, 10))).toEqual({ attached: 0, alreadyAttached: 10, accountCount: 1600 });
     expect((await readOperation(op, operation.id)).version).toBe(operation.version + 2);
 
-    const detached = expectStatus(await callRoute(op, routes.detachAccounts, { params: { operationId: operation.id }, body: [...wanted.slice(0, 600), "NOT-THERE", wanted[0]] }), 200);
+    const detached = expectStatus(
+      await callRoute(op, routes.detachAccounts, { params: { operationId: operation.id }, body: [...wanted.slice(0, 600), "NOT-THERE", wanted[0]] }),
+      200,
+    );
     expect(detached).toEqual({ detached: 600, notAttached: ["NOT-THERE"], accountCount: 1000 });
     const again2 = expectStatus(await callRoute(op, routes.detachAccounts, { params: { operationId: operation.id }, body: wanted.slice(0, 2) }), 200);
     expect(again2).toEqual({ detached: 0, notAttached: wanted.slice(0, 2), accountCount: 1000 });
@@ -72,7 +86,10 @@ describe("attach and detach at full scale", () => {
     await attach(op, operation.id, [accountId(0), accountId(1), accountId(2)]);
     await attach(op, operation.id, [accountId(2), accountId(3)]);
     expectStatus(await callRoute(op, routes.detachAccounts, { params: { operationId: operation.id }, body: [accountId(0), accountId(4)] }), 200);
-    const events = expectStatus(await callRoute(op, routes.listEvents, { query: { operationId: operation.id, types: "accounts.attached,accounts.detached" } }), 200).items;
+    const events = expectStatus(
+      await callRoute(op, routes.listEvents, { query: { operationId: operation.id, types: "accounts.attached,accounts.detached" } }),
+      200,
+    ).items;
     expect(events.map((event) => [event.type, event.data])).toEqual([
       ["accounts.attached", { attached: 3, alreadyAttached: 0, accountCount: 3 }],
       ["accounts.attached", { attached: 1, alreadyAttached: 1, accountCount: 4 }],
@@ -103,10 +120,17 @@ describe("rules and their order", () => {
 
     const privateOp = await createOperation(op, { type: "PRIVATE" });
     await attach(op, privateOp.id, [accountId(0)]);
-    expectStatus(await callRoute(op, routes.putLines, { params: { operationId: privateOp.id }, body: [{ variantExternalId: "A", minQuantity: 0, maxQuantity: 1 }] }), 200);
+    expectStatus(
+      await callRoute(op, routes.putLines, { params: { operationId: privateOp.id }, body: [{ variantExternalId: "A", minQuantity: 0, maxQuantity: 1 }] }),
+      200,
+    );
     expectStatus(await callRoute(op, routes.changeStatus, { params: { operationId: privateOp.id }, body: { status: "ACTIVE" } }), 200);
     expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: privateOp.id }, body: [accountId(1)] }), 409, "operation_not_draft");
-    expectProblem(await callRoute(op, routes.attachAccountsByPost, { params: { operationId: privateOp.id }, body: [accountId(1)] }), 409, "operation_not_draft");
+    expectProblem(
+      await callRoute(op, routes.attachAccountsByPost, { params: { operationId: privateOp.id }, body: [accountId(1)] }),
+      409,
+      "operation_not_draft",
+    );
     expectProblem(await callRoute(op, routes.detachAccounts, { params: { operationId: privateOp.id }, body: [accountId(0)] }), 409, "operation_not_draft");
     // 409 comes before 422: unknown accounts on a non-DRAFT Operation are a state problem first.
     expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: privateOp.id }, body: ["GHOST"] }), 409, "operation_not_draft");
@@ -120,23 +144,38 @@ describe("rules and their order", () => {
     const user1 = await issueKey(op.tenantId, "ACCOUNT", "u_1");
     const shared = await issueKey(op.tenantId, "ACCOUNT", "u_shared");
 
-    const mixed = expectProblem(await callRoute(user1, routes.attachAccounts, { params: { operationId: operation.id }, body: [accountId(1), accountId(2), accountId(4)] }), 403, "account_not_permitted");
+    const mixed = expectProblem(
+      await callRoute(user1, routes.attachAccounts, { params: { operationId: operation.id }, body: [accountId(1), accountId(2), accountId(4)] }),
+      403,
+      "account_not_permitted",
+    );
     expect(mixed.accountIds).toEqual([accountId(2), accountId(4)]);
     expect((await readOperation(op, operation.id)).accountCount).toBe(0);
     // Unknown accounts are reported before permission: 422 then 403.
-    expectProblem(await callRoute(user1, routes.attachAccounts, { params: { operationId: operation.id }, body: [accountId(2), "GHOST"] }), 422, "unknown_accounts");
+    expectProblem(
+      await callRoute(user1, routes.attachAccounts, { params: { operationId: operation.id }, body: [accountId(2), "GHOST"] }),
+      422,
+      "unknown_accounts",
+    );
 
     expect(expectStatus(await callRoute(user1, routes.attachAccounts, { params: { operationId: operation.id }, body: [accountId(1)] }), 200)).toEqual({
       attached: 1,
       alreadyAttached: 0,
       accountCount: 1,
     });
-    expect(expectStatus(await callRoute(shared, routes.attachAccountsByPost, { params: { operationId: operation.id }, body: [accountId(0), accountId(3)] }), 200).attached).toBe(2);
+    expect(
+      expectStatus(await callRoute(shared, routes.attachAccountsByPost, { params: { operationId: operation.id }, body: [accountId(0), accountId(3)] }), 200)
+        .attached,
+    ).toBe(2);
     const attachedBy = (await collectPages(op, routes.listAttachments, { params: { operationId: operation.id } })).items.map((a) => a.attachedBy);
     expect(attachedBy).toEqual(["user:u_shared", "user:u_1", "user:u_shared"]);
 
     // Detach: same rule, mixed list refused whole.
-    expectProblem(await callRoute(user1, routes.detachAccounts, { params: { operationId: operation.id }, body: [accountId(1), accountId(0)] }), 403, "account_not_permitted");
+    expectProblem(
+      await callRoute(user1, routes.detachAccounts, { params: { operationId: operation.id }, body: [accountId(1), accountId(0)] }),
+      403,
+      "account_not_permitted",
+    );
     expect((await readOperation(op, operation.id)).accountCount).toBe(3);
     expect(expectStatus(await callRoute(user1, routes.detachAccounts, { params: { operationId: operation.id }, body: [accountId(1)] }), 200)).toEqual({
       detached: 1,
@@ -153,23 +192,38 @@ describe("rules and their order", () => {
     expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: many }), 413, "batch_too_large");
     expectProblem(await callRoute(op, routes.attachAccountsByPost, { params: { operationId: operation.id }, body: many }), 413, "batch_too_large");
     expectProblem(await callRoute(op, routes.detachAccounts, { params: { operationId: operation.id }, body: many }), 413, "batch_too_large");
-    expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: Array.from({ length: 2001 }, () => 7) }), 413, "batch_too_large");
+    expectProblem(
+      await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: Array.from({ length: 2001 }, () => 7) }),
+      413,
+      "batch_too_large",
+    );
     expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: [] }), 400, "validation_failed");
     expectProblem(await callRoute(op, routes.detachAccounts, { params: { operationId: operation.id }, body: [] }), 400, "validation_failed");
     expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: [accountId(0), 5] }), 400, "validation_failed");
-    expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: { accountIds: [accountId(0)] } }), 400, "validation_failed");
+    expectProblem(
+      await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: { accountIds: [accountId(0)] } }),
+      400,
+      "validation_failed",
+    );
   });
 
   it("keeps tenants apart", async () => {
     const { op, operation } = await setup(3);
     await attach(op, operation.id, [accountId(0)]);
     const other = await newTenant();
-    await putDirectory(other, makeAccounts(3, (i) => ({ accountId: `OTHER-${i}` })));
+    await putDirectory(
+      other,
+      makeAccounts(3, (i) => ({ accountId: `OTHER-${i}` })),
+    );
     expectProblem(await callRoute(other, routes.listAttachments, { params: { operationId: operation.id } }), 404, "not_found");
     expectProblem(await callRoute(other, routes.attachAccounts, { params: { operationId: operation.id }, body: ["OTHER-0"] }), 404, "not_found");
     expectProblem(await callRoute(other, routes.detachAccounts, { params: { operationId: operation.id }, body: [accountId(0)] }), 404, "not_found");
     // Another tenant's account ids are not in this tenant's directory.
-    const problem = expectProblem(await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: ["OTHER-0"] }), 422, "unknown_accounts");
+    const problem = expectProblem(
+      await callRoute(op, routes.attachAccounts, { params: { operationId: operation.id }, body: ["OTHER-0"] }),
+      422,
+      "unknown_accounts",
+    );
     expect(problem.unknownAccountIds).toEqual(["OTHER-0"]);
     expect(ids((await collectPages(op, routes.listAttachments, { params: { operationId: operation.id } })).items)).toEqual([accountId(0)]);
   });
@@ -178,12 +232,24 @@ describe("rules and their order", () => {
 describe("attachment list", () => {
   async function populated() {
     const { op, accounts, operation } = await setup(24);
-    await attach(op, operation.id, accounts.slice(0, 8).map((a) => a.accountId));
-    await attach(op, operation.id, accounts.slice(8, 20).reverse().map((a) => a.accountId));
+    await attach(
+      op,
+      operation.id,
+      accounts.slice(0, 8).map((a) => a.accountId),
+    );
+    await attach(
+      op,
+      operation.id,
+      accounts
+        .slice(8, 20)
+        .reverse()
+        .map((a) => a.accountId),
+    );
     // operationStatus is owned by carts and orders; set it as they would.
-    await (await tenantDb(op.tenantId)).prepare(
-      "update operation_accounts set operation_status = case when account_id in (?, ?) then 'ORDERED' when account_id = ? then 'CART_CREATED' else operation_status end where operation_id = ?",
-    )
+    await (await tenantDb(op.tenantId))
+      .prepare(
+        "update operation_accounts set operation_status = case when account_id in (?, ?) then 'ORDERED' when account_id = ? then 'CART_CREATED' else operation_status end where operation_id = ?",
+      )
       .bind(accountId(2), accountId(9), accountId(5), operation.id)
       .run();
     const attached = accounts.slice(0, 20);
@@ -202,9 +268,7 @@ describe("attachment list", () => {
     expect(await list({ userId: "u_22" })).toEqual([]);
     expect(await list({ email: "user4@EXAMPLE.test" })).toEqual([accountId(4)]);
     expect(await list({ email: "user4@" })).toEqual([]);
-    expect(await list({ email: "SHARED@example.test", accountName: "alpha" })).toEqual(
-      ids(attached.filter((a, i) => i % 3 === 0 && a.name.includes("Alpha"))),
-    );
+    expect(await list({ email: "SHARED@example.test", accountName: "alpha" })).toEqual(ids(attached.filter((a, i) => i % 3 === 0 && a.name.includes("Alpha"))));
     expect(await list({ operationStatus: "ORDERED" })).toEqual([accountId(2), accountId(9)]);
     expect(await list({ operationStatus: "CART_CREATED,ORDERED" })).toEqual([accountId(2), accountId(5), accountId(9)]);
     expect((await list({ operationStatus: "NOT_STARTED" })).length).toBe(17);
@@ -219,12 +283,14 @@ describe("attachment list", () => {
     const list = async (sort: string) => ids((await collectPages<Attachment>(op, path, { limit: 3, sort })).items);
     const byName = [...all].sort((a, b) =>
       a.accountName.toLowerCase() === b.accountName.toLowerCase()
-        ? a.accountId < b.accountId ? -1 : 1
-        : a.accountName.toLowerCase() < b.accountName.toLowerCase() ? -1 : 1,
+        ? a.accountId < b.accountId
+          ? -1
+          : 1
+        : a.accountName.toLowerCase() < b.accountName.toLowerCase()
+          ? -1
+          : 1,
     );
-    const byAttached = [...all].sort((a, b) =>
-      a.attachedAt === b.attachedAt ? (a.accountId < b.accountId ? -1 : 1) : a.attachedAt < b.attachedAt ? -1 : 1,
-    );
+    const byAttached = [...all].sort((a, b) => (a.attachedAt === b.attachedAt ? (a.accountId < b.accountId ? -1 : 1) : a.attachedAt < b.attachedAt ? -1 : 1));
     expect(await list("accountId")).toEqual(ids(all));
     expect(await list("-accountId")).toEqual(ids(all).reverse());
     expect(await list("accountName")).toEqual(ids(byName));
@@ -263,8 +329,20 @@ describe("attachment list", () => {
       [{ sort: "accountName" }, [/SEARCH operation_accounts USING PRIMARY KEY \(operation_id=\?/]],
       [{ sort: "-attachedAt" }, [/SEARCH operation_accounts USING INDEX operation_accounts_attached \(operation_id=\?/]],
       [{ accountName: "alpha" }, [/SEARCH operation_accounts USING PRIMARY KEY \(operation_id=\?/]],
-      [{ userId: "u_shared" }, [/SEARCH account_users USING (COVERING )?INDEX account_users_user \(tenant_id=\? AND user_id=\?/, /SEARCH operation_accounts USING PRIMARY KEY \(operation_id=\? AND account_id=\?/]],
-      [{ email: "shared@example.test" }, [/SEARCH account_users USING (COVERING )?INDEX account_users_email \(tenant_id=\? AND email_lower=\?/, /SEARCH operation_accounts USING PRIMARY KEY \(operation_id=\? AND account_id=\?/]],
+      [
+        { userId: "u_shared" },
+        [
+          /SEARCH account_users USING (COVERING )?INDEX account_users_user \(tenant_id=\? AND user_id=\?/,
+          /SEARCH operation_accounts USING PRIMARY KEY \(operation_id=\? AND account_id=\?/,
+        ],
+      ],
+      [
+        { email: "shared@example.test" },
+        [
+          /SEARCH account_users USING (COVERING )?INDEX account_users_email \(tenant_id=\? AND email_lower=\?/,
+          /SEARCH operation_accounts USING PRIMARY KEY \(operation_id=\? AND account_id=\?/,
+        ],
+      ],
     ];
     for (const [query, expected] of cases) {
       const { db, statements } = recordingDb(principal.shard);

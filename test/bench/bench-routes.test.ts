@@ -43,7 +43,8 @@ describe("bench routes stay out of production", () => {
   });
 
   it("the bench's own entry serves the same API plus the baselines", async () => {
-    const fetchBench = (path: string, init?: RequestInit) => benchWorker.fetch(new Request(`http://bench.test${path}`, init) as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext());
+    const fetchBench = (path: string, init?: RequestInit) =>
+      benchWorker.fetch(new Request(`http://bench.test${path}`, init) as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext());
     const tenant = await fetchBench("/__bench/tenants", { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
     expect(tenant.status).toBe(201);
     const { tenantId, operatorKey } = await tenant.json<{ tenantId: string; operatorKey: string }>();

@@ -10,8 +10,10 @@ describe("POST /v1/carts", () => {
     const op = await newTenant();
     await putAccounts(op, [{ accountId: "A1" }]);
     const operation = await setUpOperation(op, { attach: ["A1"] });
-    const res = await callRoute(op, routes.createCart, { body: cartBody(operation.id, "A1", [line("SKU-A", 3, 250, "S1"), line("SKU-B", 2, 1000)]),
-      headers: { "svc-store": "st_9" } });
+    const res = await callRoute(op, routes.createCart, {
+      body: cartBody(operation.id, "A1", [line("SKU-A", 3, 250, "S1"), line("SKU-B", 2, 1000)]),
+      headers: { "svc-store": "st_9" },
+    });
     const cart = expectStatus(res, 201);
     expect(res.headers.get("location")).toBe(`/v1/carts/${cart.id}`);
     expect(cart).toMatchObject({
@@ -34,8 +36,10 @@ describe("POST /v1/carts", () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC" });
     const cart = expectStatus(
-      await callRoute(op, routes.createCart, { body: cartBody(operation.id, "A1", [line("SKU-A", 1)], { storeId: "st_body" }),
-        headers: { "svc-store": "st_header" } }),
+      await callRoute(op, routes.createCart, {
+        body: cartBody(operation.id, "A1", [line("SKU-A", 1)], { storeId: "st_body" }),
+        headers: { "svc-store": "st_header" },
+      }),
       201,
     );
     expect(cart.storeId).toBe("st_body");
@@ -56,11 +60,7 @@ describe("POST /v1/carts", () => {
     const buyer = await accountWithKey(op);
     const hidden = await setUpOperation(op);
     const before = await snapshotTenant(op.tenantId);
-    expectProblem(
-      await callRoute(buyer.caller, routes.createCart, { body: cartBody(hidden.id, buyer.accountId, [line("SKU-A", 1)]) }),
-      404,
-      "not_found",
-    );
+    expectProblem(await callRoute(buyer.caller, routes.createCart, { body: cartBody(hidden.id, buyer.accountId, [line("SKU-A", 1)]) }), 404, "not_found");
     expect(await snapshotTenant(op.tenantId)).toEqual(before);
     expect((await snapshotTenant(other.tenantId)).carts).toEqual([]);
   });
@@ -103,13 +103,15 @@ describe("POST /v1/carts", () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC" });
     const before = await snapshotTenant(op.tenantId);
-    const res = await callRoute(op, routes.createCart, { body: cartBody(operation.id, "A1", [
+    const res = await callRoute(op, routes.createCart, {
+      body: cartBody(operation.id, "A1", [
         line("SKU-A", 10), // max 10: fine
         line("SKU-B", 1), // min 2
         line("SKU-X", 1), // not a line
         line("SKU-C", 101), // max 100
         line("SKU-B2", 0), // not a line either
-      ]) });
+      ]),
+    });
     const problem = expectProblem(res, 422, "order_lines_invalid");
     expect(problem.errors?.map((e) => [e.index, e.variantExternalId, e.code])).toEqual([
       [1, "SKU-B", "below_min"],
@@ -194,7 +196,13 @@ describe("POST /v1/carts", () => {
     const lines = Array.from({ length: 5000 }, (_, i) => ({ variantExternalId: `SKU-${i}`, minQuantity: 1, maxQuantity: 10 }));
     const operation = await setUpOperation(op, { type: "PUBLIC", lines });
     const cart = expectStatus(
-      await callRoute(op, routes.createCart, { body: cartBody(operation.id, "A1", lines.map((l, i) => line(l.variantExternalId, 1 + (i % 10), 7))) }),
+      await callRoute(op, routes.createCart, {
+        body: cartBody(
+          operation.id,
+          "A1",
+          lines.map((l, i) => line(l.variantExternalId, 1 + (i % 10), 7)),
+        ),
+      }),
       201,
     );
     expect(cart.lines).toHaveLength(5000);
@@ -221,10 +229,7 @@ describe("GET /v1/carts/{id}", () => {
     const buyer = await accountWithKey(op);
     const stranger = await accountWithKey(op);
     const operation = await setUpOperation(op, { type: "PUBLIC" });
-    const cart = expectStatus(
-      await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }),
-      201,
-    );
+    const cart = expectStatus(await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }), 201);
     expect(cart.createdBy).toBe(`user:${buyer.userId}`);
     expectStatus(await callRoute(buyer.caller, routes.getCart, { params: { cartId: cart.id } }), 200);
     expectStatus(await callRoute(op, routes.getCart, { params: { cartId: cart.id } }), 200);

@@ -55,7 +55,10 @@ describe("links between an Operation and its carts and orders", () => {
     const after = await callRoute(op, routes.getOperation, { params: { operationId: operation.id } });
     expect(after.headers.get("etag")).toBe(etag);
     expect(after.body.updatedAt).toBe(read.body.updatedAt);
-    expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { name: { de: "Frühling" } }, headers: { "If-Match": etag } }), 200);
+    expectStatus(
+      await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { name: { de: "Frühling" } }, headers: { "If-Match": etag } }),
+      200,
+    );
   });
 
   it("never lets a DELETE succeed together with a cart: concurrent carts and a delete in flight", async () => {
@@ -70,7 +73,10 @@ describe("links between an Operation and its carts and orders", () => {
       const [deleted, ...created] = await Promise.all([deletion, ...early, ...late]);
       const createdCount = created.filter((r) => r.status === 201).length;
       for (const res of created) expect([201, 404]).toContain(res.status);
-      const rows = await (await tenantDb(op.tenantId)).prepare("select count(*) as n from carts where operation_id = ?").bind(operation.id).first<{ n: number }>();
+      const rows = await (await tenantDb(op.tenantId))
+        .prepare("select count(*) as n from carts where operation_id = ?")
+        .bind(operation.id)
+        .first<{ n: number }>();
       expect(rows!.n).toBe(createdCount);
       if (deleted.status === 204) {
         expect(createdCount).toBe(0);
@@ -108,17 +114,11 @@ describe("links between an Operation and its carts and orders", () => {
       return Object.fromEntries(list.items.map((a) => [a.accountId, a.operationStatus]));
     };
     expect(await progress()).toEqual({ [buyer.accountId]: "NOT_STARTED", "A-IDLE": "NOT_STARTED" });
-    const cart = expectStatus(
-      await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }),
-      201,
-    );
+    const cart = expectStatus(await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }), 201);
     expect(await progress()).toEqual({ [buyer.accountId]: "CART_CREATED", "A-IDLE": "NOT_STARTED" });
     expectStatus(await callRoute(buyer.caller, routes.createOrder, { body: { cartId: cart.id } }), 201);
     expect(await progress()).toEqual({ [buyer.accountId]: "ORDERED", "A-IDLE": "NOT_STARTED" });
-    expectStatus(
-      await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 2)]) }),
-      201,
-    );
+    expectStatus(await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 2)]) }), 201);
     expect(await progress()).toEqual({ [buyer.accountId]: "ORDERED", "A-IDLE": "NOT_STARTED" });
     const ordered = expectStatus(
       await callRoute(op, routes.listAttachments, { params: { operationId: operation.id }, query: { operationStatus: "ORDERED" } }),
@@ -147,10 +147,16 @@ describe("the placement re-check inside the Operation's Durable Object", () => {
   // the Worker's checks and the link: the batch guard must refuse, and the answer must be what is true now.
   async function linkWithStaleVersion(tenantId: string, operationId: string, lines: ReturnType<typeof line>[]) {
     const principal = { tenantId, role: "OPERATOR" as const, userId: null, keyId: "key_test", tenantDefaultLocale: "en", shard: await shardOf(tenantId) };
-    return operationStub(env, operationId).execute(principal, operationId, createCart.name, {
-      checkedVersion: 0,
-      placement: { operationId, accountId: "A1", storeId: null, cartId: null, lines: lines.map((l) => ({ ...l, supplierId: null })) },
-    }, { requestId: null, reason: null });
+    return operationStub(env, operationId).execute(
+      principal,
+      operationId,
+      createCart.name,
+      {
+        checkedVersion: 0,
+        placement: { operationId, accountId: "A1", storeId: null, cartId: null, lines: lines.map((l) => ({ ...l, supplierId: null })) },
+      },
+      { requestId: null, reason: null },
+    );
   }
 
   it("re-checks against the current lines when the version moved, then links", async () => {

@@ -13,8 +13,10 @@ describe("POST /v1/orders", () => {
     const op = await newTenant();
     await putAccounts(op, [{ accountId: "A1" }]);
     const operation = await setUpOperation(op, { attach: ["A1"] });
-    const res = await callRoute(op, routes.createOrder, { body: cartBody(operation.id, "A1", [line("SKU-A", 4, 150, "S1"), line("SKU-C", 1, 99)]),
-      headers: { "svc-store": "st_1" } });
+    const res = await callRoute(op, routes.createOrder, {
+      body: cartBody(operation.id, "A1", [line("SKU-A", 4, 150, "S1"), line("SKU-C", 1, 99)]),
+      headers: { "svc-store": "st_1" },
+    });
     const order = expectStatus(res, 201);
     expect(res.headers.get("location")).toBe(`/v1/orders/${order.id}`);
     expect(order).toMatchObject({ operationId: operation.id, accountId: "A1", cartId: null, storeId: "st_1", total: 4 * 150 + 99 });
@@ -55,10 +57,7 @@ describe("POST /v1/orders", () => {
     const buyer = await accountWithKey(op);
     const stranger = await accountWithKey(op);
     const operation = await setUpOperation(op, { type: "PUBLIC" });
-    const cart = expectStatus(
-      await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }),
-      201,
-    );
+    const cart = expectStatus(await callRoute(buyer.caller, routes.createCart, { body: cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]) }), 201);
     expectProblem(await callRoute(op, routes.createOrder, { body: { cartId: "cart_nope" } }), 404, "not_found");
     expectProblem(await callRoute(await newTenant(), routes.createOrder, { body: { cartId: cart.id } }), 404, "not_found");
     expectProblem(await callRoute(stranger.caller, routes.createOrder, { body: { cartId: cart.id } }), 404, "not_found");
@@ -68,11 +67,7 @@ describe("POST /v1/orders", () => {
   it("validates the body: { cartId } alone, or a full cart body", async () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC" });
-    const mixed = expectProblem(
-      await callRoute(op, routes.createOrder, { body: { cartId: "cart_1", operationId: operation.id } }),
-      400,
-      "validation_failed",
-    );
+    const mixed = expectProblem(await callRoute(op, routes.createOrder, { body: { cartId: "cart_1", operationId: operation.id } }), 400, "validation_failed");
     expect(mixed.errors?.[0].code).toBe("unrecognized_keys");
     const badLine = expectProblem(
       await callRoute(op, routes.createOrder, { body: cartBody(operation.id, "A1", [line("SKU-A", 0.5)]) }),
@@ -81,7 +76,13 @@ describe("POST /v1/orders", () => {
     );
     expect(badLine.errors).toEqual([expect.objectContaining({ field: "body.lines.0.quantity" })]);
     expectProblem(
-      await callRoute(op, routes.createOrder, { body: cartBody(operation.id, "A1", Array.from({ length: 5001 }, (_, i) => line(`S${i}`, 1))) }),
+      await callRoute(op, routes.createOrder, {
+        body: cartBody(
+          operation.id,
+          "A1",
+          Array.from({ length: 5001 }, (_, i) => line(`S${i}`, 1)),
+        ),
+      }),
       413,
       "batch_too_large",
     );
@@ -123,9 +124,33 @@ describe("POST /v1/orders", () => {
     const blocked = await callRoute(op, routes.createOrder, { body: cartBody(ops.id, "A1", lines), headers: { "svc-store": "st_1" } });
     const problem = expectProblem(blocked, 422, "quota_min_not_met");
     expect(problem.results).toEqual([
-      { allowed: false, reason: "quota_min_not_met", effectiveMinimum: 10_000, amount: 5000, shortfall: 5000, source: { kind: "SUPPLIER", ruleId: s1.id }, enforcement: "BLOCK" },
-      { allowed: true, reason: null, effectiveMinimum: 800, amount: 900, shortfall: 0, source: { kind: "ACCOUNT_SUPPLIER", ruleId: a1s2.id }, enforcement: "BLOCK" },
-      { allowed: false, reason: "quota_min_not_met", effectiveMinimum: 50, amount: 40, shortfall: 10, source: { kind: "DEFAULT", ruleId: null }, enforcement: "BLOCK" },
+      {
+        allowed: false,
+        reason: "quota_min_not_met",
+        effectiveMinimum: 10_000,
+        amount: 5000,
+        shortfall: 5000,
+        source: { kind: "SUPPLIER", ruleId: s1.id },
+        enforcement: "BLOCK",
+      },
+      {
+        allowed: true,
+        reason: null,
+        effectiveMinimum: 800,
+        amount: 900,
+        shortfall: 0,
+        source: { kind: "ACCOUNT_SUPPLIER", ruleId: a1s2.id },
+        enforcement: "BLOCK",
+      },
+      {
+        allowed: false,
+        reason: "quota_min_not_met",
+        effectiveMinimum: 50,
+        amount: 40,
+        shortfall: 10,
+        source: { kind: "DEFAULT", ruleId: null },
+        enforcement: "BLOCK",
+      },
     ]);
     expect(problem.orders).toEqual([
       { accountId: "A1", supplierId: "S1", storeId: "st_1", amount: 5000 },
@@ -133,10 +158,7 @@ describe("POST /v1/orders", () => {
       { accountId: "A1", supplierId: null, storeId: "st_1", amount: 40 },
     ]);
     // The same orders through evaluate give the same results.
-    const evaluated = expectStatus(
-      await callRoute(op, routes.evaluateQuotas, { body: { orders: problem.orders } }),
-      200,
-    );
+    const evaluated = expectStatus(await callRoute(op, routes.evaluateQuotas, { body: { orders: problem.orders } }), 200);
     expect(evaluated.results).toEqual(problem.results);
 
     // Nothing created or linked; only the order.blocked event is new.
@@ -176,11 +198,7 @@ describe("POST /v1/orders", () => {
     await putAccounts(op, [{ accountId: "A-NOT-MINE" }]);
     const operation = await setUpOperation(op, { type: "PUBLIC" });
     expectStatus(await callRoute(op, routes.putQuotaDefault, { body: { minimum: 1_000_000 } }), 200);
-    expectProblem(
-      await callRoute(op, routes.createOrder, { body: cartBody(operation.id, "A1", [line("SKU-X", 1, 1)]) }),
-      422,
-      "order_lines_invalid",
-    );
+    expectProblem(await callRoute(op, routes.createOrder, { body: cartBody(operation.id, "A1", [line("SKU-X", 1, 1)]) }), 422, "order_lines_invalid");
     expectProblem(
       await callRoute(buyer.caller, routes.createOrder, { body: cartBody(operation.id, "A-NOT-MINE", [line("SKU-A", 1, 1)]) }),
       422,

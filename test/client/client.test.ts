@@ -49,7 +49,9 @@ describe("the typed client (client/)", () => {
     const missing = await api.GET("/v1/operations/{operationId}", { params: { path: { operationId: "op_01ARZ3NDEKTSV4RRFFQ69G5FAV" } } });
     expect(missing.data).toBeUndefined();
     expect(missing.error).toMatchObject({ status: 404, code: "not_found" });
-    const thrown = await unwrap(api.GET("/v1/operations/{operationId}", { params: { path: { operationId: "op_01ARZ3NDEKTSV4RRFFQ69G5FAV" } } })).catch((error) => error);
+    const thrown = await unwrap(api.GET("/v1/operations/{operationId}", { params: { path: { operationId: "op_01ARZ3NDEKTSV4RRFFQ69G5FAV" } } })).catch(
+      (error) => error,
+    );
     expect(thrown).toBeInstanceOf(ApiProblem);
     expect(thrown).toMatchObject({ status: 404, problem: { code: "not_found" } });
   });
@@ -62,7 +64,11 @@ describe("the typed client (client/)", () => {
     await unwrap(api.PUT("/v1/operations/{operationId}/lines", { params: { path: { operationId: operation.id } }, body: lines }));
     seen.length = 0;
     const walked: Schemas["Line"][] = [];
-    for await (const line of api.paginate("/v1/operations/{operationId}/lines", { path: { operationId: operation.id }, query: { limit: 3, sort: ["-variantExternalId"] } })) walked.push(line);
+    for await (const line of api.paginate("/v1/operations/{operationId}/lines", {
+      path: { operationId: operation.id },
+      query: { limit: 3, sort: ["-variantExternalId"] },
+    }))
+      walked.push(line);
     expect(walked.map((line) => line.variantExternalId)).toEqual(lines.map((line) => line.variantExternalId).reverse());
     expect(seen).toHaveLength(3);
     expect(seen.every((request) => new URL(request.url).searchParams.get("sort") === "-variantExternalId")).toBe(true);

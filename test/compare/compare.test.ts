@@ -11,8 +11,7 @@ const LINES: LineSpec[] = [
   { variantExternalId: "SKU-E", minQuantity: 0, maxQuantity: 1 },
 ];
 
-const compare = (caller: Caller, operationId: string, body: unknown) =>
-  callRoute(caller, routes.compare, { params: { operationId }, body });
+const compare = (caller: Caller, operationId: string, body: unknown) => callRoute(caller, routes.compare, { params: { operationId }, body });
 
 describe("POST /v1/operations/{id}/compare", () => {
   it("lists only the discrepancies, with every code, and counts them", async () => {
@@ -67,10 +66,7 @@ describe("POST /v1/operations/{id}/compare", () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC", lines: LINES });
     // Orders may leave out Operation lines: SKU-C and SKU-D are required but absent.
-    const order = expectStatus(
-      await callRoute(op, routes.createOrder, { body: cartBody(operation.id, "A1", [line("SKU-A", 1), line("SKU-B", 5)]) }),
-      201,
-    );
+    const order = expectStatus(await callRoute(op, routes.createOrder, { body: cartBody(operation.id, "A1", [line("SKU-A", 1), line("SKU-B", 5)]) }), 201);
     const result = expectStatus(await compare(op, operation.id, { orderId: order.id }), 200);
     expect(result).toEqual({
       ok: false,
@@ -141,7 +137,15 @@ describe("POST /v1/operations/{id}/compare", () => {
       ...Array.from({ length: 7500 }, (_, i) => ({ variantExternalId: `NEW-${i}`, quantity: 1 })),
     ];
     const result = expectStatus(await compare(op, operation.id, { lines: order }), 200);
-    expect(result.summary).toEqual({ checked: 10_000, inBounds: 2495, belowMin: 0, aboveMax: 5, notInOperation: 7500, missingRequired: 2500, incrementMismatch: 0 });
+    expect(result.summary).toEqual({
+      checked: 10_000,
+      inBounds: 2495,
+      belowMin: 0,
+      aboveMax: 5,
+      notInOperation: 7500,
+      missingRequired: 2500,
+      incrementMismatch: 0,
+    });
     expect(result.issues).toHaveLength(5 + 7500 + 2500);
     expect(result.issues[0]).toEqual({ variantExternalId: "SKU-0", code: "above_max", quantity: 11, minQuantity: 0, maxQuantity: 10 });
     expect(result.issues.at(-1)?.code).toBe("missing_required");

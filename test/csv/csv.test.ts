@@ -84,19 +84,34 @@ describe("CSV export (Accept: text/csv)", () => {
 
   it("exports attachments and rules; an unknown Operation is still a 404 problem", async () => {
     const op = await newTenant();
-    await putAccounts(op, [{ accountId: "A-1", name: "=Evil, Inc." }, { accountId: "A-2", name: "Good" }]);
+    await putAccounts(op, [
+      { accountId: "A-1", name: "=Evil, Inc." },
+      { accountId: "A-2", name: "Good" },
+    ]);
     const operationId = (await setUpOperation(op, { status: "DRAFT", attach: ["A-2", "A-1"] })).id;
     const accounts = await raw(op, "GET", `/v1/operations/${operationId}/accounts`, { accept: "text/csv" });
     const [header, first, second] = accounts.text.split("\r\n");
     expect(header).toBe("accountId,accountName,operationStatus,attachedAt");
     expect(first).toMatch(/^A-1,"'=Evil, Inc\.",NOT_STARTED,20\d\d-/);
     expect(second).toMatch(/^A-2,Good,NOT_STARTED,/);
-    expectStatus(await callRoute(op, routes.upsertRules, { body: [{ accountId: "A-1", minimum: 5 }, { supplierId: "S-1", storeId: "ST", minimum: 7 }] }), 200);
+    expectStatus(
+      await callRoute(op, routes.upsertRules, {
+        body: [
+          { accountId: "A-1", minimum: 5 },
+          { supplierId: "S-1", storeId: "ST", minimum: 7 },
+        ],
+      }),
+      200,
+    );
     const rules = (await raw(op, "GET", "/v1/buying-policies/quotas/rules?sort=minimum", { accept: "text/csv" })).text.split("\r\n");
     expect(rules[0]).toBe("id,accountId,supplierId,storeId,minimum,enforcement");
     expect(rules[1]).toMatch(/^qr_\w+,A-1,,,5,BLOCK$/);
     expect(rules[2]).toMatch(/^qr_\w+,,S-1,ST,7,BLOCK$/);
-    expectProblem((await callRoute(op, routes.listLines, { params: { operationId: "op_00000000000000000000000000" }, headers: { accept: "text/csv" } })), 404, "not_found");
+    expectProblem(
+      await callRoute(op, routes.listLines, { params: { operationId: "op_00000000000000000000000000" }, headers: { accept: "text/csv" } }),
+      404,
+      "not_found",
+    );
   });
 });
 
@@ -109,18 +124,34 @@ describe("CSV import (Content-Type: text/csv)", () => {
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body).toMatchObject({ created: 1, updated: 1, lineCount: 2 });
     expect(await linesOf(op, operationId)).toEqual([
-      { variantExternalId: "A", variantId: null, variantName: { en: 'Shirt, "blue"\r\nXL' }, minQuantity: 0, maxQuantity: 5, recommendedQuantity: null, quantityIncrement: 1 },
+      {
+        variantExternalId: "A",
+        variantId: null,
+        variantName: { en: 'Shirt, "blue"\r\nXL' },
+        minQuantity: 0,
+        maxQuantity: 5,
+        recommendedQuantity: null,
+        quantityIncrement: 1,
+      },
       { variantExternalId: "KEEP", variantId: null, variantName: { en: "Kept" }, minQuantity: 2, maxQuantity: 7, recommendedQuantity: 3, quantityIncrement: 1 },
     ]);
     // LF line ends, and the name stored under the locale header's language.
-    const lf = await raw(op, "PUT", `/v1/operations/${operationId}/lines`, { body: "variantExternalId,variantName\nA,Chemise\n", contentType: "text/csv", locale: "fr" });
+    const lf = await raw(op, "PUT", `/v1/operations/${operationId}/lines`, {
+      body: "variantExternalId,variantName\nA,Chemise\n",
+      contentType: "text/csv",
+      locale: "fr",
+    });
     expect(lf.status, lf.text).toBe(200);
     expect((await linesOf(op, operationId))[0].variantName).toEqual({ en: 'Shirt, "blue"\r\nXL', fr: "Chemise" });
     // Attach by CSV, and rules in bulk by CSV.
     await putAccounts(op, [{ accountId: "A-1" }, { accountId: "A-2" }]);
     const privateDraft = (await setUpOperation(op, { status: "DRAFT" })).id;
-    expect((await raw(op, "POST", `/v1/operations/${privateDraft}/accounts`, { body: "accountId\nA-2\nA-1\n", contentType: "text/csv" })).body).toMatchObject({ attached: 2 });
-    expect((await raw(op, "PUT", "/v1/buying-policies/quotas/rules", { body: "supplierId,minimum,accountId\n,40,A-1\nS-9,50,\n", contentType: "text/csv" })).body).toEqual({ created: 2, updated: 0, unchanged: 0 });
+    expect((await raw(op, "POST", `/v1/operations/${privateDraft}/accounts`, { body: "accountId\nA-2\nA-1\n", contentType: "text/csv" })).body).toMatchObject({
+      attached: 2,
+    });
+    expect(
+      (await raw(op, "PUT", "/v1/buying-policies/quotas/rules", { body: "supplierId,minimum,accountId\n,40,A-1\nS-9,50,\n", contentType: "text/csv" })).body,
+    ).toEqual({ created: 2, updated: 0, unchanged: 0 });
   });
 
   it("answers 400 with the row for malformed CSV, a bad header and wrong types, 422 with the row for bad bounds; nothing changes", async () => {
@@ -150,17 +181,26 @@ describe("CSV import (Content-Type: text/csv)", () => {
     expect(bounds.status).toBe(422);
     expect(bounds.body.code).toBe("line_bounds_invalid");
     expect(bounds.body.errors?.[0]).toMatchObject({ index: 1, variantExternalId: "C", row: 3 });
-    expect((await put("variantExternalId,minQuantity,maxQuantity\nB,1,2\nB,1,3\n")).body.errors).toEqual([expect.objectContaining({ code: "duplicate_key", row: 3 })]);
+    expect((await put("variantExternalId,minQuantity,maxQuantity\nB,1,2\nB,1,3\n")).body.errors).toEqual([
+      expect.objectContaining({ code: "duplicate_key", row: 3 }),
+    ]);
     expect((await raw(op, "PUT", `/v1/operations/${operationId}/lines`, { body: "x", contentType: "text/plain" })).status).toBe(415);
     expect(await linesOf(op, operationId)).toEqual(before);
   });
 
   it("a CSV exported by the service imports back unchanged: lines, attachments and rules (random texts, formula-like ones included)", async () => {
-    const text = fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom(...TRICKY)).filter((value) => value.trim().length > 0 && !value.includes("\u0000"));
+    const text = fc
+      .oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom(...TRICKY))
+      .filter((value) => value.trim().length > 0 && !value.includes("\u0000"));
     await fc.assert(
       fc.asyncProperty(fc.array(text, { minLength: 1, maxLength: 6 }), async (names) => {
         const op = await newTenant();
-        const lines = names.map((name, i) => ({ variantExternalId: `SKU-${i}`, variantName: { en: name, fr: `Nom ${i}` }, minQuantity: i, maxQuantity: i + 2 }));
+        const lines = names.map((name, i) => ({
+          variantExternalId: `SKU-${i}`,
+          variantName: { en: name, fr: `Nom ${i}` },
+          minQuantity: i,
+          maxQuantity: i + 2,
+        }));
         const operationId = await draft(op, lines);
         const before = await linesOf(op, operationId);
         const exported = await raw(op, "GET", `/v1/operations/${operationId}/lines`, { accept: "text/csv" });
@@ -173,20 +213,38 @@ describe("CSV import (Content-Type: text/csv)", () => {
     );
 
     const op = await newTenant();
-    await putAccounts(op, [{ accountId: "A-1", name: "=x" }, { accountId: "A-2", name: "y" }]);
+    await putAccounts(op, [
+      { accountId: "A-1", name: "=x" },
+      { accountId: "A-2", name: "y" },
+    ]);
     const from = (await setUpOperation(op, { status: "DRAFT", attach: ["A-1", "A-2"] })).id;
     const to = (await setUpOperation(op, { status: "DRAFT" })).id;
     const attachments = await raw(op, "GET", `/v1/operations/${from}/accounts`, { accept: "text/csv" });
     expect((await raw(op, "PUT", `/v1/operations/${to}/accounts`, { body: attachments.text, contentType: "text/csv" })).body).toMatchObject({ attached: 2 });
-    expectStatus(await callRoute(op, routes.upsertRules, { body: [{ accountId: "A-1", minimum: 5 }, { accountId: "-A", supplierId: "=S", minimum: 7 }] }), 200);
+    expectStatus(
+      await callRoute(op, routes.upsertRules, {
+        body: [
+          { accountId: "A-1", minimum: 5 },
+          { accountId: "-A", supplierId: "=S", minimum: 7 },
+        ],
+      }),
+      200,
+    );
     const rules = await raw(op, "GET", "/v1/buying-policies/quotas/rules", { accept: "text/csv" });
-    expect((await raw(op, "PUT", "/v1/buying-policies/quotas/rules", { body: rules.text, contentType: "text/csv" })).body).toEqual({ created: 0, updated: 0, unchanged: 2 });
+    expect((await raw(op, "PUT", "/v1/buying-policies/quotas/rules", { body: rules.text, contentType: "text/csv" })).body).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+    });
   });
 
   it("dry runs take CSV too", async () => {
     const op = await newTenant();
     const operationId = await draft(op);
-    const dry = await raw(op, "PUT", `/v1/operations/${operationId}/lines?dryRun=true`, { body: "variantExternalId,minQuantity,maxQuantity\nA,0,1\n", contentType: "text/csv" });
+    const dry = await raw(op, "PUT", `/v1/operations/${operationId}/lines?dryRun=true`, {
+      body: "variantExternalId,minQuantity,maxQuantity\nA,0,1\n",
+      contentType: "text/csv",
+    });
     expect(dry.body).toMatchObject({ created: 1, lineCount: 1 });
     expect(dry.headers.get("svc-dry-run")).toBe("true");
     expect(await linesOf(op, operationId)).toEqual([]);
@@ -196,11 +254,22 @@ describe("CSV import (Content-Type: text/csv)", () => {
     const op = await newTenant();
     const operationId = await draft(op);
     const tooMany = ["variantExternalId,minQuantity,maxQuantity", ...Array.from({ length: 5001 }, (_, i) => `S${i},0,1`)].join("\n");
-    expectProblem((await call(op, "PUT", `/v1/operations/${operationId}/lines`, { rawBody: tooMany, headers: { "content-type": "text/csv" } })), 413, "batch_too_large");
+    expectProblem(
+      await call(op, "PUT", `/v1/operations/${operationId}/lines`, { rawBody: tooMany, headers: { "content-type": "text/csv" } }),
+      413,
+      "batch_too_large",
+    );
     const doc = await servedDocument();
-    for (const [path, method] of [["/v1/operations/{operationId}/lines", "put"], ["/v1/operations/{operationId}/accounts", "post"], ["/v1/buying-policies/quotas/rules", "put"]]) {
+    for (const [path, method] of [
+      ["/v1/operations/{operationId}/lines", "put"],
+      ["/v1/operations/{operationId}/accounts", "post"],
+      ["/v1/buying-policies/quotas/rules", "put"],
+    ]) {
       expect(Object.keys(doc.paths[path][method].requestBody.content), `${method} ${path}`).toEqual(["application/json", "text/csv"]);
-      expect(doc.paths[path][method].parameters.map((p: { name: string }) => p.name), `${method} ${path}`).toContain("dryRun");
+      expect(
+        doc.paths[path][method].parameters.map((p: { name: string }) => p.name),
+        `${method} ${path}`,
+      ).toContain("dryRun");
     }
     for (const path of ["/v1/operations/{operationId}/lines", "/v1/operations/{operationId}/accounts", "/v1/buying-policies/quotas/rules"]) {
       expect(Object.keys(doc.paths[path].get.responses["200"].content), path).toEqual(["application/json", "text/csv"]);

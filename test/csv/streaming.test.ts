@@ -81,7 +81,16 @@ describe("a streamed answer that fails midway", () => {
     errorLog = vi.spyOn(console, "error").mockImplementation(() => undefined);
     const operator = await newTenant();
     const breaking = defineRoute(
-      { operationId: "breakingExport", method: "get", path: "/v1/__breaking-export", summary: "A stream that breaks", tag: "Service", roles: ["OPERATOR"], responses: { 200: { description: "CSV" } }, errors: [] },
+      {
+        operationId: "breakingExport",
+        method: "get",
+        path: "/v1/__breaking-export",
+        summary: "A stream that breaks",
+        tag: "Service",
+        roles: ["OPERATOR"],
+        responses: { 200: { description: "CSV" } },
+        errors: [],
+      },
       () => {
         let pulls = 0;
         const body = new ReadableStream<Uint8Array>({
@@ -104,7 +113,9 @@ describe("a streamed answer that fails midway", () => {
     expect(new TextDecoder().decode((await reader.read()).value)).toBe("id\r\n");
     await expect(reader.read()).rejects.toThrow("page 2 could not be read");
     await waitOnExecutionContext(ctx);
-    const logs = errorLog.mock.calls.map((args: unknown[]) => JSON.parse(String(args[0])) as { requestId: string; where: string; error: string; stack?: string });
+    const logs = errorLog.mock.calls.map(
+      (args: unknown[]) => JSON.parse(String(args[0])) as { requestId: string; where: string; error: string; stack?: string },
+    );
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatchObject({ requestId: response.headers.get("x-request-id"), error: "Error: page 2 could not be read" });
     expect(logs[0].where).toContain("streamed response body");

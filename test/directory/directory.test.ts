@@ -69,14 +69,21 @@ describe("PUT /v1/accounts", () => {
     ]) {
       expectProblem(await callRoute(op, routes.putDirectory, { body }), 400, "validation_failed");
     }
-    const repeated = expectProblem(
-      await callRoute(op, routes.putDirectory, { body: [...makeAccounts(2), makeAccounts(1)[0]] }),
-      400,
-      "validation_failed",
-    );
+    const repeated = expectProblem(await callRoute(op, routes.putDirectory, { body: [...makeAccounts(2), makeAccounts(1)[0]] }), 400, "validation_failed");
     expect(repeated.errors).toEqual([expect.objectContaining({ index: 2, code: "duplicate_key", field: "body.2.accountId" })]);
     const repeatedUser = expectProblem(
-      await callRoute(op, routes.putDirectory, { body: [{ accountId: "A", name: "x", users: [{ userId: "u", email: "a@x.test" }, { userId: "u", email: "b@x.test" }] }] }),
+      await callRoute(op, routes.putDirectory, {
+        body: [
+          {
+            accountId: "A",
+            name: "x",
+            users: [
+              { userId: "u", email: "a@x.test" },
+              { userId: "u", email: "b@x.test" },
+            ],
+          },
+        ],
+      }),
       400,
       "validation_failed",
     );

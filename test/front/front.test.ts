@@ -95,11 +95,7 @@ describe("front representations", () => {
     expect(await frontIds(op, { name: "ALPH" })).toEqual([ids[0]]);
     expect(await frontIds(op, { ids: `${ids[1]},${ids[3]}` })).toEqual([ids[3], ids[1]]);
     const first = expectStatus(await callRoute(op, routes.listFrontOperations, { query: { limit: 2 } }), 200);
-    expectProblem(
-      await callRoute(op, routes.listFrontOperations, { query: { limit: 2, name: "a", nextToken: first.nextToken } }),
-      400,
-      "invalid_next_token",
-    );
+    expectProblem(await callRoute(op, routes.listFrontOperations, { query: { limit: 2, name: "a", nextToken: first.nextToken } }), 400, "invalid_next_token");
     // A token of the admin list does not open the front list.
     const admin = expectStatus(await callRoute(op, routes.listOperations, { query: { limit: 2 } }), 200);
     expectProblem(await callRoute(op, routes.listFrontOperations, { query: { limit: 2, nextToken: admin.nextToken } }), 400, "invalid_next_token");

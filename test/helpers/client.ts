@@ -47,7 +47,10 @@ export async function issueKey(tenantId: string, role: Role, userId?: string): P
 /** A key in the format issued before keys were signed ("sk_" and 43 base64url characters). */
 export function legacyKeyText(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return `sk_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+  return `sk_${btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "")}`;
 }
 
 /** A key issued before keys were signed, stored as it was. */
@@ -57,9 +60,7 @@ export function issueLegacyKey(tenantId: string, role: Role, userId?: string): P
 
 /** Stores a key's row with the prefix it was issued with. */
 async function storeKey(key: string, tenantId: string, role: Role, userId?: string): Promise<Caller> {
-  await env.CONTROL.prepare(
-    "insert into api_keys (id, tenant_id, role, user_id, key_hash, prefix, created_at) values (?, ?, ?, ?, ?, ?, ?)",
-  )
+  await env.CONTROL.prepare("insert into api_keys (id, tenant_id, role, user_id, key_hash, prefix, created_at) values (?, ?, ?, ?, ?, ?, ?)")
     .bind(uniqueId("key"), tenantId, role, userId ?? null, await sha256Hex(key), keyPrefix(key), new Date().toISOString())
     .run();
   return { tenantId, role, key, userId };
@@ -89,12 +90,7 @@ export interface ApiResponse<T = unknown> {
 }
 
 /** Calls the Worker over HTTP as `caller` would. */
-export async function call<T = unknown>(
-  caller: Caller | null,
-  method: string,
-  path: string,
-  options: CallOptions = {},
-): Promise<ApiResponse<T>> {
+export async function call<T = unknown>(caller: Caller | null, method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
   const url = new URL(path, "http://api.test");
   for (const [name, value] of Object.entries(options.query ?? {})) {
     if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
@@ -153,7 +149,13 @@ export async function callRoute<Route extends AnyTypedRoute>(
 ): Promise<ApiResponse<ResponseOf<Route>>> {
   // Substituted as given, like a hand-written path: a test may send an id that is not a valid one on purpose.
   const path = routePath(route, (input.params ?? {}) as Record<string, string>);
-  return call(caller, route.spec.method.toUpperCase(), path, { body: input.body, query: input.query, headers: input.headers, env: input.env, drain: input.drain });
+  return call(caller, route.spec.method.toUpperCase(), path, {
+    body: input.body,
+    query: input.query,
+    headers: input.headers,
+    env: input.env,
+    drain: input.drain,
+  });
 }
 
 /** The path of a route with its parameters filled in (for a test that must send something callRoute does not). */
@@ -223,8 +225,8 @@ export async function collectPages(
   list: string | AnyTypedRoute,
   input: PageQuery | { params?: unknown; query?: PageQuery } = {},
 ): Promise<{ items: unknown[]; pages: number }> {
-  const path = typeof list === "string" ? list : routePath(list, ((input as { params?: Record<string, string> }).params ?? {}));
-  const query = (typeof list === "string" ? input : (input as { query?: PageQuery }).query ?? {}) as PageQuery;
+  const path = typeof list === "string" ? list : routePath(list, (input as { params?: Record<string, string> }).params ?? {});
+  const query = (typeof list === "string" ? input : ((input as { query?: PageQuery }).query ?? {})) as PageQuery;
   const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
   const items: unknown[] = [];
   let nextToken: string | undefined;
@@ -236,7 +238,9 @@ export async function collectPages(
     pages++;
     const size = page.items.length;
     if (nextToken ? size !== limit : size > limit) {
-      throw new Error(`GET ${path} page ${pages}${nextToken ? "" : " (the last)"} has ${size} items, limit ${limit}: every page but the last is full, the last not over it`);
+      throw new Error(
+        `GET ${path} page ${pages}${nextToken ? "" : " (the last)"} has ${size} items, limit ${limit}: every page but the last is full, the last not over it`,
+      );
     }
     items.push(...page.items);
     if (pages > 10_000) throw new Error("pagination does not end");

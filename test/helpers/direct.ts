@@ -9,14 +9,13 @@ import { operationDb, tenantDb } from "./shards";
 export async function addLineDirectly(tenantId: string, operationId: string, variantExternalId = uniqueId("SKU")) {
   const db = await tenantDb(tenantId);
   await db.batch([
-    db.prepare(
-      `insert into operation_lines (operation_id, variant_external_id, tenant_id, variant_name, min_quantity, max_quantity, updated_at)
+    db
+      .prepare(
+        `insert into operation_lines (operation_id, variant_external_id, tenant_id, variant_name, min_quantity, max_quantity, updated_at)
        values (?, ?, ?, '{"en":"Line"}', 0, 10, ?)`,
-    ).bind(operationId, variantExternalId, tenantId, new Date().toISOString()),
-    db.prepare("update operations set line_count = (select count(*) from operation_lines where operation_id = ?) where id = ?").bind(
-      operationId,
-      operationId,
-    ),
+      )
+      .bind(operationId, variantExternalId, tenantId, new Date().toISOString()),
+    db.prepare("update operations set line_count = (select count(*) from operation_lines where operation_id = ?) where id = ?").bind(operationId, operationId),
   ]);
 }
 
@@ -26,19 +25,16 @@ export async function accountKeyAttachedTo(tenantId: string, operationIds: strin
   const now = new Date().toISOString();
   const db = await tenantDb(tenantId);
   await db.batch([
-    db.prepare(
-      "insert into accounts (tenant_id, account_id, name, name_search, users, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)",
-    ).bind(tenantId, accountId, "Account", "account", JSON.stringify([{ userId, email: `${userId}@example.test` }]), now, now),
-    db.prepare("insert into account_users (tenant_id, account_id, user_id, email_lower) values (?, ?, ?, ?)").bind(
-      tenantId,
-      accountId,
-      userId,
-      `${userId}@example.test`,
-    ),
+    db
+      .prepare("insert into accounts (tenant_id, account_id, name, name_search, users, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)")
+      .bind(tenantId, accountId, "Account", "account", JSON.stringify([{ userId, email: `${userId}@example.test` }]), now, now),
+    db
+      .prepare("insert into account_users (tenant_id, account_id, user_id, email_lower) values (?, ?, ?, ?)")
+      .bind(tenantId, accountId, userId, `${userId}@example.test`),
     ...operationIds.map((operationId) =>
-      db.prepare(
-        "insert into operation_accounts (operation_id, account_id, tenant_id, attached_at, attached_by) values (?, ?, ?, ?, 'test')",
-      ).bind(operationId, accountId, tenantId, now),
+      db
+        .prepare("insert into operation_accounts (operation_id, account_id, tenant_id, attached_at, attached_by) values (?, ?, ?, ?, 'test')")
+        .bind(operationId, accountId, tenantId, now),
     ),
   ]);
   return { accountId, caller: await issueKey(tenantId, "ACCOUNT", userId) };
@@ -47,7 +43,8 @@ export async function accountKeyAttachedTo(tenantId: string, operationIds: strin
 /** Marks the Operation as having linked carts/orders, as the carts resource would. */
 export async function linkDirectly(operationId: string, links: { carts?: number; orders?: number }) {
   const db = await operationDb(operationId);
-  await db.prepare("update operations set cart_count = cart_count + ?, order_count = order_count + ? where id = ?")
+  await db
+    .prepare("update operations set cart_count = cart_count + ?, order_count = order_count + ? where id = ?")
     .bind(links.carts ?? 0, links.orders ?? 0, operationId)
     .run();
 }

@@ -24,7 +24,13 @@ export function laggingReplica(database: D1Database) {
           };
           return { prepare, batch: session.batch.bind(session), getBookmark: () => session.getBookmark() };
         }
-        const empty = { bind: () => empty, all: async () => ({ results: [], success: true, meta: {} }), raw: async () => [], first: async () => null, run: async () => ({ results: [], success: true, meta: {} }) };
+        const empty = {
+          bind: () => empty,
+          all: async () => ({ results: [], success: true, meta: {} }),
+          raw: async () => [],
+          first: async () => null,
+          run: async () => ({ results: [], success: true, meta: {} }),
+        };
         const prepare = () => {
           reads.replica++;
           return empty;

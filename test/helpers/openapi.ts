@@ -65,7 +65,8 @@ export interface OpenApiDocument {
 export async function servedDocumentAsIs(caller: Caller | null = null): Promise<OpenApiDocument> {
   const response = await call<OpenApiDocument>(caller, "GET", "/v1/openapi.json");
   const document = expectStatus(response, 200);
-  if (!response.headers.get("content-type")?.startsWith("application/json")) throw new Error(`the document is served as ${response.headers.get("content-type")}`);
+  if (!response.headers.get("content-type")?.startsWith("application/json"))
+    throw new Error(`the document is served as ${response.headers.get("content-type")}`);
   return document;
 }
 

@@ -57,7 +57,8 @@ export interface PlanRow {
 /** The plan of the statement on the shard it ran on (a hand-written one: on the first shard). */
 export async function queryPlan(statement: RecordedStatement): Promise<PlanRow[]> {
   const shard = statement.shard ?? shardNames(env)[0];
-  const { results } = await env[shard].prepare(`EXPLAIN QUERY PLAN ${statement.sql}`)
+  const { results } = await env[shard]
+    .prepare(`EXPLAIN QUERY PLAN ${statement.sql}`)
     .bind(...statement.params)
     .all<PlanRow>();
   return results;

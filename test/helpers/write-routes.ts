@@ -33,12 +33,24 @@ export const WRITES: Record<string, (op: Caller) => Promise<Race>> = {
   "POST /v1/operations": async () => ({ path: "/v1/operations", body: operationBody(), status: 201, event: "operation.created" }),
   "PATCH /v1/operations/:operationId": async (op) => {
     const created = await createOperation(op);
-    return { path: `/v1/operations/${created.id}`, body: { name: { en: "Renamed" } }, headers: ifMatch(created.version), status: 200, event: "operation.updated" };
+    return {
+      path: `/v1/operations/${created.id}`,
+      body: { name: { en: "Renamed" } },
+      headers: ifMatch(created.version),
+      status: 200,
+      event: "operation.updated",
+    };
   },
   "POST /v1/operations/:operationId/status": async (op) => {
     const draft = await draftWithLines(op);
     const etag = (await callRoute(op, routes.getOperation, { params: { operationId: draft.id } })).headers.get("etag")!;
-    return { path: `/v1/operations/${draft.id}/status`, body: { status: "ACTIVE" }, headers: { "If-Match": etag }, status: 200, event: "operation.status_changed" };
+    return {
+      path: `/v1/operations/${draft.id}/status`,
+      body: { status: "ACTIVE" },
+      headers: { "If-Match": etag },
+      status: 200,
+      event: "operation.status_changed",
+    };
   },
   "DELETE /v1/operations/:operationId": async (op) => {
     const created = await createOperation(op);
@@ -71,10 +83,27 @@ export const WRITES: Record<string, (op: Caller) => Promise<Race>> = {
     const params = { operationId: created.id };
     await callRoute(op, routes.putLines, { params, body: [{ variantExternalId: "SKU-1", minQuantity: 1, maxQuantity: 5 }] });
     const version = (await callRoute(op, routes.getOperation, { params })).body.version;
-    await callRoute(op, routes.putLines, { params, body: [{ variantExternalId: "SKU-1", maxQuantity: 9 }, { variantExternalId: "SKU-2", minQuantity: 1, maxQuantity: 2 }] });
-    return { path: `/v1/operations/${created.id}/revert`, body: { toVersion: version }, headers: ifMatch(version + 1), status: 200, event: "operation.reverted" };
+    await callRoute(op, routes.putLines, {
+      params,
+      body: [
+        { variantExternalId: "SKU-1", maxQuantity: 9 },
+        { variantExternalId: "SKU-2", minQuantity: 1, maxQuantity: 2 },
+      ],
+    });
+    return {
+      path: `/v1/operations/${created.id}/revert`,
+      body: { toVersion: version },
+      headers: ifMatch(version + 1),
+      status: 200,
+      event: "operation.reverted",
+    };
   },
-  "PUT /v1/accounts": async () => ({ path: "/v1/accounts", body: [{ accountId: uniqueId("acc"), name: "Racer", users: [] }], status: 200, event: "directory.upserted" }),
+  "PUT /v1/accounts": async () => ({
+    path: "/v1/accounts",
+    body: [{ accountId: uniqueId("acc"), name: "Racer", users: [] }],
+    status: 200,
+    event: "directory.upserted",
+  }),
   "POST /v1/buying-policies/quotas/rules": async () => ({
     path: "/v1/buying-policies/quotas/rules",
     body: { accountId: "ACC-1", supplierId: "SUP-1", minimum: 100 },
@@ -112,7 +141,12 @@ export const WRITES: Record<string, (op: Caller) => Promise<Race>> = {
     await callRoute(op, routes.deleteRule, { params: { ruleId: deleted.id } });
     return { path: `/v1/buying-policies/quotas/rules/${deleted.id}/restore`, status: 201, event: "rule.created" };
   },
-  "PUT /v1/buying-policies/quotas/default": async () => ({ path: "/v1/buying-policies/quotas/default", body: { minimum: 300 }, status: 200, event: "quota_default.updated" }),
+  "PUT /v1/buying-policies/quotas/default": async () => ({
+    path: "/v1/buying-policies/quotas/default",
+    body: { minimum: 300 },
+    status: 200,
+    event: "quota_default.updated",
+  }),
   "POST /v1/carts": async (op) => {
     const open = await setUpOperation(op, { type: "PUBLIC" });
     return { path: "/v1/carts", body: cartBody(open.id, await directoryAccount(op), [line("SKU-A", 2), line("SKU-B", 2)]), status: 201, event: "cart.created" };
@@ -132,7 +166,12 @@ export const WRITES: Record<string, (op: Caller) => Promise<Race>> = {
     status: 204,
     event: "key.revoked",
   }),
-  "POST /v1/webhooks": async () => ({ path: "/v1/webhooks", body: { url: "https://hooks.example.com/race", eventTypes: ["order.*"] }, status: 201, event: null }),
+  "POST /v1/webhooks": async () => ({
+    path: "/v1/webhooks",
+    body: { url: "https://hooks.example.com/race", eventTypes: ["order.*"] },
+    status: 201,
+    event: null,
+  }),
   "PATCH /v1/webhooks/:webhookId": async (op) => ({
     path: `/v1/webhooks/${(await callRoute(op, routes.createWebhook, { body: { url: "https://hooks.example.com/race", eventTypes: ["order.*"] } })).body.id}`,
     body: { description: "Raced" },
@@ -145,4 +184,3 @@ export const WRITES: Record<string, (op: Caller) => Promise<Race>> = {
     event: null,
   }),
 };
-

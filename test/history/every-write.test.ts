@@ -17,7 +17,10 @@ const keyOf = (spec: { method: string; path: string }) => `${spec.method.toUpper
 
 async function recordCount(op: Caller): Promise<number> {
   const db = await tenantDb(op.tenantId);
-  const row = await db.prepare("select count(*) as n from change_records r join change_sets s on s.id = r.set_id where s.tenant_id = ?").bind(op.tenantId).first<{ n: number }>();
+  const row = await db
+    .prepare("select count(*) as n from change_records r join change_sets s on s.id = r.set_id where s.tenant_id = ?")
+    .bind(op.tenantId)
+    .first<{ n: number }>();
   return row!.n;
 }
 

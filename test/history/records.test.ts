@@ -30,11 +30,20 @@ async function operationHistory(op: Caller, operationId: string, query: Record<s
 /** Every change record row of the tenant, straight from its shard. */
 async function storedRecordCount(op: Caller): Promise<number> {
   const db = await tenantDb(op.tenantId);
-  const row = await db.prepare("select count(*) as n from change_records r join change_sets s on s.id = r.set_id where s.tenant_id = ?").bind(op.tenantId).first<{ n: number }>();
+  const row = await db
+    .prepare("select count(*) as n from change_records r join change_sets s on s.id = r.set_id where s.tenant_id = ?")
+    .bind(op.tenantId)
+    .first<{ n: number }>();
   return row!.n;
 }
 
-const lineBody = (variantExternalId: string, extra: Record<string, unknown> = {}) => ({ variantExternalId, variantName: { en: variantExternalId }, minQuantity: 1, maxQuantity: 50, ...extra });
+const lineBody = (variantExternalId: string, extra: Record<string, unknown> = {}) => ({
+  variantExternalId,
+  variantName: { en: variantExternalId },
+  minQuantity: 1,
+  maxQuantity: 50,
+  ...extra,
+});
 const byField = (changes: Change[]) => Object.fromEntries(changes.map(({ field, ...rest }) => [field, rest]));
 
 describe("change records of lines", () => {
@@ -55,8 +64,23 @@ describe("change records of lines", () => {
     });
 
     const before = await storedRecordCount(op);
-    const rePut = skus.map((sku) => lineBody(sku, sku === "SKU-010" ? { maxQuantity: 5 } : sku === "SKU-020" ? { minQuantity: 2, recommendedQuantity: 3 } : sku === "SKU-030" ? { variantName: { en: "Renamed" } } : {}));
-    const answer = await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: rePut, headers: { "svc-change-reason": "Supplier allocation cut" } });
+    const rePut = skus.map((sku) =>
+      lineBody(
+        sku,
+        sku === "SKU-010"
+          ? { maxQuantity: 5 }
+          : sku === "SKU-020"
+            ? { minQuantity: 2, recommendedQuantity: 3 }
+            : sku === "SKU-030"
+              ? { variantName: { en: "Renamed" } }
+              : {},
+      ),
+    );
+    const answer = await callRoute(op, routes.putLines, {
+      params: { operationId: operation.id },
+      body: rePut,
+      headers: { "svc-change-reason": "Supplier allocation cut" },
+    });
     expectStatus(answer, 200);
     expect((await storedRecordCount(op)) - before).toBe(3);
     const latest = (await operationHistory(op, operation.id)).slice(0, 3);
@@ -67,7 +91,14 @@ describe("change records of lines", () => {
     });
     const current = expectStatus(await callRoute(op, routes.getOperation, { params: { operationId: operation.id } }), 200);
     for (const record of latest) {
-      expect(record).toMatchObject({ resourceType: "line", action: "updated", operationId: operation.id, version: current.version, reason: "Supplier allocation cut", requestId: answer.headers.get("x-request-id") });
+      expect(record).toMatchObject({
+        resourceType: "line",
+        action: "updated",
+        operationId: operation.id,
+        version: current.version,
+        reason: "Supplier allocation cut",
+        requestId: answer.headers.get("x-request-id"),
+      });
       expect(record.actor).toMatch(/^key:/);
     }
   });
@@ -79,7 +110,11 @@ describe("change records of lines", () => {
     expectStatus(await callRoute(op, routes.putLines, { params, body: [lineBody("A"), lineBody("B")] }), 200);
     const before = await storedRecordCount(op);
     expectStatus(await callRoute(op, routes.putLines, { params, query: { dryRun: "true" }, body: [lineBody("A", { maxQuantity: 9 }), lineBody("C")] }), 200);
-    expectProblem(await callRoute(op, routes.putLines, { params, body: [lineBody("A", { maxQuantity: 9 }), lineBody("B", { minQuantity: 99 })] }), 422, "line_bounds_invalid");
+    expectProblem(
+      await callRoute(op, routes.putLines, { params, body: [lineBody("A", { maxQuantity: 9 }), lineBody("B", { minQuantity: 99 })] }),
+      422,
+      "line_bounds_invalid",
+    );
     expectStatus(await callRoute(op, routes.putLines, { params, body: [lineBody("A"), lineBody("B")] }), 200);
     expectStatus(await callRoute(op, routes.deleteLines, { params, query: { dryRun: "true" }, body: ["A"] }), 200);
     expect(await storedRecordCount(op)).toBe(before);
@@ -89,7 +124,13 @@ describe("change records of lines", () => {
     const op = await newTenant();
     const operation = await createOperation(op);
     const params = { operationId: operation.id };
-    expectStatus(await callRoute(op, routes.putLines, { params, body: [lineBody("A", { recommendedQuantity: 4, quantityIncrement: 2, minQuantity: 2, maxQuantity: 10 })] }), 200);
+    expectStatus(
+      await callRoute(op, routes.putLines, {
+        params,
+        body: [lineBody("A", { recommendedQuantity: 4, quantityIncrement: 2, minQuantity: 2, maxQuantity: 10 })],
+      }),
+      200,
+    );
     expectStatus(await callRoute(op, routes.deleteLines, { params, body: ["A", "NOT-A-LINE"] }), 200);
     const [removed] = await operationHistory(op, operation.id, { variantExternalId: "A" });
     expect(removed.action).toBe("deleted");
@@ -151,10 +192,15 @@ describe("change records of an Operation", () => {
     // Its last version stays readable, lines included (a page at a time, and filtered); the deletion made no version to read.
     const then = expectStatus(await call(op, "GET", `/v1/operations/${operation.id}/versions/${current.version}`), 200) as typeof current;
     expect({ ...then, updatedAt: undefined }).toEqual({ ...current, updatedAt: undefined });
-    const pastLines = async (query: Record<string, string>) => (await collectPages(op, routes.listLines, { params, query: { asOf: String(current.version), ...query } })).items;
+    const pastLines = async (query: Record<string, string>) =>
+      (await collectPages(op, routes.listLines, { params, query: { asOf: String(current.version), ...query } })).items;
     expect(await pastLines({ limit: "1" })).toEqual(lines.map((line) => ({ ...line, updatedAt: then.updatedAt })));
-    expect((await pastLines({ sort: "-variantExternalId", limit: "1" })).map((line) => line.variantExternalId)).toEqual(lines.map((line) => line.variantExternalId).reverse());
-    expect((await pastLines({ minQuantity: String(lines[0].minQuantity) })).map((line) => line.variantExternalId)).toEqual(lines.filter((line) => line.minQuantity === lines[0].minQuantity).map((line) => line.variantExternalId));
+    expect((await pastLines({ sort: "-variantExternalId", limit: "1" })).map((line) => line.variantExternalId)).toEqual(
+      lines.map((line) => line.variantExternalId).reverse(),
+    );
+    expect((await pastLines({ minQuantity: String(lines[0].minQuantity) })).map((line) => line.variantExternalId)).toEqual(
+      lines.filter((line) => line.minQuantity === lines[0].minQuantity).map((line) => line.variantExternalId),
+    );
     expectProblem(await call(op, "GET", `/v1/operations/${operation.id}/versions/${current.version + 1}`), 404, "version_not_found");
   });
 
@@ -169,7 +215,15 @@ describe("change records of tenant resources", () => {
     const op = await newTenant();
     const rule = expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "A-1", minimum: 100 } }), 201);
     expectStatus(await callRoute(op, routes.updateRule, { params: { ruleId: rule.id }, body: { accountId: "A-1", minimum: 150 } }), 200);
-    expectStatus(await callRoute(op, routes.upsertRules, { body: [{ accountId: "A-1", minimum: 150 }, { accountId: "A-2", minimum: 70, enforcement: "WARN" }] }), 200);
+    expectStatus(
+      await callRoute(op, routes.upsertRules, {
+        body: [
+          { accountId: "A-1", minimum: 150 },
+          { accountId: "A-2", minimum: 70, enforcement: "WARN" },
+        ],
+      }),
+      200,
+    );
     expectStatus(await callRoute(op, routes.deleteRule, { params: { ruleId: rule.id } }), 204);
     expectStatus(await callRoute(op, routes.putQuotaDefault, { body: { minimum: 30 } }), 200);
     expectStatus(await callRoute(op, routes.putQuotaDefault, { body: { minimum: 30 } }), 200); // the same again: no record
@@ -184,10 +238,28 @@ describe("change records of tenant resources", () => {
     const records = (await historyOf(op)).reverse();
     const summary = records.map((record) => [record.resourceType, record.action, byField(record.changes)]);
     expect(summary.filter(([type]) => type === "rule")).toEqual([
-      ["rule", "created", { accountId: { next: "A-1" }, supplierId: { next: null }, storeId: { next: null }, minimum: { next: 100 }, enforcement: { next: "BLOCK" } }],
+      [
+        "rule",
+        "created",
+        { accountId: { next: "A-1" }, supplierId: { next: null }, storeId: { next: null }, minimum: { next: 100 }, enforcement: { next: "BLOCK" } },
+      ],
       ["rule", "updated", { minimum: { previous: 100, next: 150 } }],
-      ["rule", "created", { accountId: { next: "A-2" }, supplierId: { next: null }, storeId: { next: null }, minimum: { next: 70 }, enforcement: { next: "WARN" } }],
-      ["rule", "deleted", { accountId: { previous: "A-1" }, supplierId: { previous: null }, storeId: { previous: null }, minimum: { previous: 150 }, enforcement: { previous: "BLOCK" } }],
+      [
+        "rule",
+        "created",
+        { accountId: { next: "A-2" }, supplierId: { next: null }, storeId: { next: null }, minimum: { next: 70 }, enforcement: { next: "WARN" } },
+      ],
+      [
+        "rule",
+        "deleted",
+        {
+          accountId: { previous: "A-1" },
+          supplierId: { previous: null },
+          storeId: { previous: null },
+          minimum: { previous: 150 },
+          enforcement: { previous: "BLOCK" },
+        },
+      ],
     ]);
     expect(summary.filter(([type]) => type === "quota_default")).toEqual([["quota_default", "updated", { minimum: { previous: 0, next: 30 } }]]);
     expect(summary.filter(([type]) => type === "account")).toEqual([
@@ -205,7 +277,10 @@ describe("change records of tenant resources", () => {
       ["deleted", { previous: "[redacted]" }],
     ]);
     // No secret anywhere in the stored history.
-    const stored = await (await tenantDb(op.tenantId)).prepare("select group_concat(changes, '') as text from change_records r join change_sets s on s.id = r.set_id where s.tenant_id = ?").bind(op.tenantId).first<{ text: string }>();
+    const stored = await (await tenantDb(op.tenantId))
+      .prepare("select group_concat(changes, '') as text from change_records r join change_sets s on s.id = r.set_id where s.tenant_id = ?")
+      .bind(op.tenantId)
+      .first<{ text: string }>();
     expect(stored!.text).not.toContain(webhook.secret);
     expect(stored!.text).not.toContain(key.key);
   });
@@ -247,8 +322,19 @@ describe("reading history", () => {
   it("svc-change-reason is kept; one longer than 500 characters or with a control character is 400 and nothing is written", async () => {
     const op = await newTenant();
     const before = await storedRecordCount(op);
-    expectProblem(await callRoute(op, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" }, headers: { "svc-change-reason": "x".repeat(501) } }), 400, "validation_failed");
-    expectProblem(await callRoute(op, routes.createRule, { body: { accountId: "A-9", minimum: 1 }, headers: { "svc-change-reason": "line\u0007bell" } }), 400, "validation_failed");
+    expectProblem(
+      await callRoute(op, routes.createOperation, {
+        body: { code: uniqueId("OP"), name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" },
+        headers: { "svc-change-reason": "x".repeat(501) },
+      }),
+      400,
+      "validation_failed",
+    );
+    expectProblem(
+      await callRoute(op, routes.createRule, { body: { accountId: "A-9", minimum: 1 }, headers: { "svc-change-reason": "line\u0007bell" } }),
+      400,
+      "validation_failed",
+    );
     expect(await storedRecordCount(op)).toBe(before);
     expect((await collectPages(op, routes.listOperations)).items).toHaveLength(0);
     expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "A-9", minimum: 1 }, headers: { "svc-change-reason": "Négociation Q3 ✓" } }), 201);
@@ -259,14 +345,23 @@ describe("reading history", () => {
 describe("restoring a deleted rule", () => {
   it("brings it back under its id with its last values (201, a created record); 409 rule_exists while it exists, 409 duplicate_scope when its scope was taken, 404 for an id never deleted", async () => {
     const op = await newTenant();
-    const rule = expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "A-1", supplierId: "S-1", minimum: 100, enforcement: "WARN" } }), 201);
-    expectStatus(await callRoute(op, routes.updateRule, { params: { ruleId: rule.id }, body: { accountId: "A-1", supplierId: "S-1", minimum: 120, enforcement: "WARN" } }), 200);
+    const rule = expectStatus(
+      await callRoute(op, routes.createRule, { body: { accountId: "A-1", supplierId: "S-1", minimum: 100, enforcement: "WARN" } }),
+      201,
+    );
+    expectStatus(
+      await callRoute(op, routes.updateRule, { params: { ruleId: rule.id }, body: { accountId: "A-1", supplierId: "S-1", minimum: 120, enforcement: "WARN" } }),
+      200,
+    );
     expectProblem(await callRoute(op, routes.restoreRule, { params: { ruleId: rule.id } }), 409, "rule_exists");
     expectStatus(await callRoute(op, routes.deleteRule, { params: { ruleId: rule.id } }), 204);
     const restored = expectStatus(await callRoute(op, routes.restoreRule, { params: { ruleId: rule.id } }), 201);
     expect(restored).toMatchObject({ id: rule.id, accountId: "A-1", supplierId: "S-1", storeId: null, minimum: 120, enforcement: "WARN" });
     expect(expectStatus(await callRoute(op, routes.getRule, { params: { ruleId: rule.id } }), 200)).toMatchObject({ minimum: 120 });
-    const evaluated = expectStatus(await callRoute(op, routes.evaluateQuotas, { body: { orders: [{ accountId: "A-1", supplierId: "S-1", amount: 50 }] } }), 200);
+    const evaluated = expectStatus(
+      await callRoute(op, routes.evaluateQuotas, { body: { orders: [{ accountId: "A-1", supplierId: "S-1", amount: 50 }] } }),
+      200,
+    );
     expect(evaluated.results[0]).toMatchObject({ effectiveMinimum: 120, source: { ruleId: rule.id } });
     expect((await historyOf(op, { resourceId: rule.id }))[0]).toMatchObject({ resourceType: "rule", action: "created" });
 

@@ -4,7 +4,12 @@ import { callRoute, collectPages, createOperation, eventsOf, expectProblem, expe
 import { routes } from "../helpers/routes";
 import { putAccounts } from "../helpers/setup";
 
-const line = (variantExternalId: string, maxQuantity: number, extra: Record<string, unknown> = {}) => ({ variantExternalId, minQuantity: 0, maxQuantity, ...extra });
+const line = (variantExternalId: string, maxQuantity: number, extra: Record<string, unknown> = {}) => ({
+  variantExternalId,
+  minQuantity: 0,
+  maxQuantity,
+  ...extra,
+});
 const withoutTimes = <T extends Record<string, unknown>>(item: T) => {
   const { updatedAt: _u, attachedAt: _a, attachedBy: _b, operationStatus: _s, ...rest } = item;
   return rest;
@@ -55,10 +60,17 @@ describe("the difference between two versions", () => {
     ]);
     // Pages of one line; the Operation and accounts come with the first.
     const first = expectStatus(await callRoute(op, routes.diffOperationVersions, { params, query: { from: String(from), limit: "1" } }), 200);
-    const second = expectStatus(await callRoute(op, routes.diffOperationVersions, { params, query: { from: String(from), limit: "1", nextToken: first.nextToken! } }), 200);
+    const second = expectStatus(
+      await callRoute(op, routes.diffOperationVersions, { params, query: { from: String(from), limit: "1", nextToken: first.nextToken! } }),
+      200,
+    );
     expect([first.items[0].variantExternalId, second.items[0].variantExternalId]).toEqual(["A", "B"]);
     expect(second.operation).toEqual([]);
-    expectProblem(await callRoute(op, routes.diffOperationVersions, { params, query: { from: String(from - 1), limit: "1", nextToken: first.nextToken! } }), 400, "invalid_next_token");
+    expectProblem(
+      await callRoute(op, routes.diffOperationVersions, { params, query: { from: String(from - 1), limit: "1", nextToken: first.nextToken! } }),
+      400,
+      "invalid_next_token",
+    );
     expectProblem(await callRoute(op, routes.diffOperationVersions, { params, query: { from: "999" } }), 404, "version_not_found");
   });
 });
@@ -68,7 +80,15 @@ describe("reverting an Operation to a version", () => {
     const skus = ["A", "B", "C", "D"];
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.oneof(fc.uniqueArray(fc.constantFrom(...skus), { minLength: 1, maxLength: 3 }).map((put) => ({ put })), fc.uniqueArray(fc.constantFrom(...skus), { minLength: 1, maxLength: 2 }).map((remove) => ({ remove })), fc.constantFrom("ACC-1", "ACC-2").map((attach) => ({ attach })), fc.constantFrom("ERP-1", "ERP-2").map((externalId) => ({ externalId }))), { minLength: 2, maxLength: 6 }),
+        fc.array(
+          fc.oneof(
+            fc.uniqueArray(fc.constantFrom(...skus), { minLength: 1, maxLength: 3 }).map((put) => ({ put })),
+            fc.uniqueArray(fc.constantFrom(...skus), { minLength: 1, maxLength: 2 }).map((remove) => ({ remove })),
+            fc.constantFrom("ACC-1", "ACC-2").map((attach) => ({ attach })),
+            fc.constantFrom("ERP-1", "ERP-2").map((externalId) => ({ externalId })),
+          ),
+          { minLength: 2, maxLength: 6 },
+        ),
         fc.nat(),
         fc.integer({ min: 1, max: 40 }),
         async (edits, pick, max) => {
@@ -90,7 +110,14 @@ describe("reverting an Operation to a version", () => {
           const after = await snapshot(op, operation.id);
           expect(after.lines).toEqual(target.lines);
           expect(after.accounts).toEqual(target.accounts);
-          expect(after.operation).toMatchObject({ externalId: target.operation.externalId, name: target.operation.name, status: before.operation.status, lineCount: target.operation.lineCount, accountCount: target.operation.accountCount, version: before.operation.version + 1 });
+          expect(after.operation).toMatchObject({
+            externalId: target.operation.externalId,
+            name: target.operation.name,
+            status: before.operation.status,
+            lineCount: target.operation.lineCount,
+            accountCount: target.operation.accountCount,
+            version: before.operation.version + 1,
+          });
           expect(answer).toMatchObject({ version: after.operation.version, lineCount: after.operation.lineCount });
         },
       ),
@@ -113,9 +140,17 @@ describe("reverting an Operation to a version", () => {
     expect(dry.headers.get("svc-dry-run")).toBe("true");
     expect(await snapshot(op, operation.id)).toEqual(before);
 
-    expectProblem(await callRoute(op, routes.revertOperation, { params, body: { toVersion: v2 }, headers: { "If-Match": `"${v2}"` } }), 412, "version_mismatch");
+    expectProblem(
+      await callRoute(op, routes.revertOperation, { params, body: { toVersion: v2 }, headers: { "If-Match": `"${v2}"` } }),
+      412,
+      "version_mismatch",
+    );
     expectProblem(await callRoute(op, routes.revertOperation, { params, body: { toVersion: 99 } }), 404, "version_not_found");
-    const reverted = await callRoute(op, routes.revertOperation, { params, body: { toVersion: v2 }, headers: { "If-Match": `"${before.operation.version}"`, "svc-change-reason": "Undo the cut" } });
+    const reverted = await callRoute(op, routes.revertOperation, {
+      params,
+      body: { toVersion: v2 },
+      headers: { "If-Match": `"${before.operation.version}"`, "svc-change-reason": "Undo the cut" },
+    });
     expect(expectStatus(reverted, 200).reverted).toEqual({ fields: 0, linesUpserted: 2, linesRemoved: 1, accountsAttached: 0, accountsDetached: 0 });
     expect(reverted.headers.get("etag")).toBe(`"${before.operation.version + 1}"`);
     const event = (await eventsOf(op)).at(-1)!;

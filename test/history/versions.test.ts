@@ -19,7 +19,13 @@ const editArbitrary: fc.Arbitrary<Edit> = fc.oneof(
   fc.record({
     kind: fc.constant("put" as const),
     lines: fc.uniqueArray(
-      fc.record({ sku: fc.constantFrom(...SKUS), max: fc.integer({ min: 5, max: 60 }), min: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }), name: fc.option(fc.constantFrom("Shirt", "Chemise", "Hemd"), { nil: undefined }), recommended: fc.option(fc.constantFrom(4, null), { nil: undefined }) }),
+      fc.record({
+        sku: fc.constantFrom(...SKUS),
+        max: fc.integer({ min: 5, max: 60 }),
+        min: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
+        name: fc.option(fc.constantFrom("Shirt", "Chemise", "Hemd"), { nil: undefined }),
+        recommended: fc.option(fc.constantFrom(4, null), { nil: undefined }),
+      }),
       { minLength: 1, maxLength: 4, selector: (line) => line.sku },
     ),
   }),
@@ -70,7 +76,10 @@ describe("an Operation at any version", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(editArbitrary, { minLength: 3, maxLength: 9 }), async (edits) => {
         const op = await newTenant();
-        await putAccounts(op, ACCOUNTS.map((accountId) => ({ accountId })));
+        await putAccounts(
+          op,
+          ACCOUNTS.map((accountId) => ({ accountId })),
+        );
         const operation = await createOperation(op, { type: "PRIVATE" });
         const seen = [await stateOf(op, operation.id)];
         for (const edit of edits) {
@@ -82,16 +91,23 @@ describe("an Operation at any version", () => {
           const version = then.operation.version;
           const at = expectStatus(await call(op, "GET", `/v1/operations/${operation.id}/versions/${version}`), 200) as Record<string, unknown>;
           expect(withoutTimes(at)).toEqual(withoutTimes(then.operation as unknown as Record<string, unknown>));
-          const lines = (await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { asOf: String(version), limit: "2" } })).items;
+          const lines = (await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { asOf: String(version), limit: "2" } }))
+            .items;
           expect(lines.map(withoutTimes)).toEqual(then.lines.map(withoutTimes));
           // The default order pages without undoing every line; other sorts and filters undo them all: both agree with what was.
           const pastLines = async (query: Record<string, string>) =>
-            (await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { asOf: String(version), ...query } })).items.map((line) => line.variantExternalId);
+            (await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { asOf: String(version), ...query } })).items.map(
+              (line) => line.variantExternalId,
+            );
           const skus = then.lines.map((line) => line.variantExternalId);
           expect(await pastLines({ sort: "-variantExternalId", limit: "3" })).toEqual([...skus].reverse());
           expect(await pastLines({ variantIds: "B,D,F", limit: "1" })).toEqual(skus.filter((sku) => "BDF".includes(sku)));
-          expect(await pastLines({ minQuantity: "0", limit: "2" })).toEqual(then.lines.filter((line) => line.minQuantity === 0).map((line) => line.variantExternalId));
-          const accounts = (await collectPages(op, routes.listAttachments, { params: { operationId: operation.id }, query: { asOf: String(version) } })).items.map((account) => account.accountId);
+          expect(await pastLines({ minQuantity: "0", limit: "2" })).toEqual(
+            then.lines.filter((line) => line.minQuantity === 0).map((line) => line.variantExternalId),
+          );
+          const accounts = (
+            await collectPages(op, routes.listAttachments, { params: { operationId: operation.id }, query: { asOf: String(version) } })
+          ).items.map((account) => account.accountId);
           expect(accounts).toEqual(then.accounts);
         }
       }),
@@ -103,16 +119,38 @@ describe("an Operation at any version", () => {
     const op = await newTenant();
     const operation = await createOperation(op);
     const params = { operationId: operation.id };
-    expectStatus(await callRoute(op, routes.putLines, { params, body: [{ variantExternalId: "A", minQuantity: 0, maxQuantity: 30, variantName: { en: "Zebra" } }, { variantExternalId: "B", minQuantity: 0, maxQuantity: 10, variantName: { en: "Apple" } }] }), 200);
+    expectStatus(
+      await callRoute(op, routes.putLines, {
+        params,
+        body: [
+          { variantExternalId: "A", minQuantity: 0, maxQuantity: 30, variantName: { en: "Zebra" } },
+          { variantExternalId: "B", minQuantity: 0, maxQuantity: 10, variantName: { en: "Apple" } },
+        ],
+      }),
+      200,
+    );
     const v2 = expectStatus(await callRoute(op, routes.getOperation, { params }), 200).version;
-    expectStatus(await callRoute(op, routes.putLines, { params, body: [{ variantExternalId: "A", maxQuantity: 5 }, { variantExternalId: "C", minQuantity: 0, maxQuantity: 1 }] }), 200);
+    expectStatus(
+      await callRoute(op, routes.putLines, {
+        params,
+        body: [
+          { variantExternalId: "A", maxQuantity: 5 },
+          { variantExternalId: "C", minQuantity: 0, maxQuantity: 1 },
+        ],
+      }),
+      200,
+    );
     const byMax = (await collectPages(op, routes.listLines, { params, query: { asOf: String(v2), sort: "-maxQuantity" } })).items;
     expect(byMax.map((line) => [line.variantExternalId, line.maxQuantity])).toEqual([
       ["A", 30],
       ["B", 10],
     ]);
-    expect((await collectPages(op, routes.listLines, { params, query: { asOf: String(v2), sort: "variantName" } })).items.map((line) => line.variantExternalId)).toEqual(["B", "A"]);
-    expect((await collectPages(op, routes.listLines, { params, query: { asOf: String(v2), maxQuantity: "30" } })).items.map((line) => line.variantExternalId)).toEqual(["A"]);
+    expect(
+      (await collectPages(op, routes.listLines, { params, query: { asOf: String(v2), sort: "variantName" } })).items.map((line) => line.variantExternalId),
+    ).toEqual(["B", "A"]);
+    expect(
+      (await collectPages(op, routes.listLines, { params, query: { asOf: String(v2), maxQuantity: "30" } })).items.map((line) => line.variantExternalId),
+    ).toEqual(["A"]);
     expectProblem(await call(op, "GET", `/v1/operations/${operation.id}/versions/99`), 404, "version_not_found");
     expectProblem(await callRoute(op, routes.listLines, { params, query: { asOf: "99" } }), 404, "version_not_found");
     expectProblem(await call(op, "GET", `/v1/operations/${operation.id}/versions/0`), 400, "validation_failed");
@@ -122,13 +160,18 @@ describe("an Operation at any version", () => {
     expectStatus(await callRoute(op, routes.putLines, { params, body: wide }), 200);
     const v4 = expectStatus(await callRoute(op, routes.getOperation, { params }), 200).version;
     expectStatus(await callRoute(op, routes.deleteLines, { params, body: ["A"] }), 200);
-    const order = async (query: Record<string, string>) => (await collectPages(op, routes.listLines, { params, query: { limit: "1", ...query } })).items.map((line) => line.variantExternalId);
+    const order = async (query: Record<string, string>) =>
+      (await collectPages(op, routes.listLines, { params, query: { limit: "1", ...query } })).items.map((line) => line.variantExternalId);
     const now = await order({});
     expect(now.slice(-3)).toEqual(["XA", "X\uFF21", "X\u{1F600}"]);
     expect(await order({ asOf: String(v4) })).toEqual(["A", ...now]);
     expect(await order({ asOf: String(v4), minQuantity: "0" })).toEqual(["A", ...now]);
     // A token of the current list does not page a past version.
     const current = expectStatus(await callRoute(op, routes.listLines, { params, query: { limit: "1" } }), 200);
-    expectProblem(await callRoute(op, routes.listLines, { params, query: { asOf: String(v2), limit: "1", nextToken: current.nextToken! } }), 400, "invalid_next_token");
+    expectProblem(
+      await callRoute(op, routes.listLines, { params, query: { asOf: String(v2), limit: "1", nextToken: current.nextToken! } }),
+      400,
+      "invalid_next_token",
+    );
   });
 });

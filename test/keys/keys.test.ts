@@ -59,7 +59,10 @@ describe("API keys: issue", () => {
     expect(replay.headers.get("cache-control")).toBe("no-store");
     const { items } = await collectPages(op, routes.listKeys, { query: { limit: 500 } });
     expect(items.filter((item) => item.name === "retried")).toHaveLength(1);
-    const stored = await (await tenantDb(op.tenantId)).prepare("select response_headers, response_body from idempotency_keys where tenant_id = ?").bind(op.tenantId).all();
+    const stored = await (await tenantDb(op.tenantId))
+      .prepare("select response_headers, response_body from idempotency_keys where tenant_id = ?")
+      .bind(op.tenantId)
+      .all();
     expect(stored.results.length).toBe(1);
     expect(JSON.stringify(stored.results)).not.toContain(key!);
     expect(JSON.parse(String(stored.results[0].response_body))).toEqual(representation);

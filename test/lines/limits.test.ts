@@ -19,7 +19,10 @@ describe("D1 per-statement limits", () => {
     expect(() => guarded.prepare(select(101)).bind(...values(101))).toThrow(D1LimitExceeded);
     expect(() => guarded.prepare(`select 1 /* ${"x".repeat(100_001)} */`)).toThrow(D1LimitExceeded);
     // At the limit the statement runs.
-    const row = await guarded.prepare(select(100)).bind(...values(100)).raw();
+    const row = await guarded
+      .prepare(select(100))
+      .bind(...values(100))
+      .raw();
     expect(row[0]).toHaveLength(100);
   });
 
@@ -31,7 +34,13 @@ describe("D1 per-statement limits", () => {
     const lines = makeLines(5000, (i) => ({ variantName: longName(i) }));
     expect(JSON.stringify(lines).length).toBeGreaterThan(3_000_000);
     expect(await putLines(op, operation.id, lines)).toEqual({ created: 5000, updated: 0, lineCount: 5000 });
-    expect(await putLines(op, operation.id, makeLines(5000, (i) => ({ maxQuantity: 30, variantName: longName(i) })))).toEqual({
+    expect(
+      await putLines(
+        op,
+        operation.id,
+        makeLines(5000, (i) => ({ maxQuantity: 30, variantName: longName(i) })),
+      ),
+    ).toEqual({
       created: 0,
       updated: 5000,
       lineCount: 5000,
@@ -86,7 +95,10 @@ describe("line list query plans", () => {
     [{ sort: "quantityIncrement" }, /SEARCH operation_lines USING INDEX operation_lines_increment \(operation_id=\?/],
     [{ quantityIncrement: "6" }, /SEARCH operation_lines USING INDEX operation_lines_increment \(operation_id=\? AND quantity_increment=\?/],
     [{ minQuantity: "1", sort: "-variantExternalId" }, /SEARCH operation_lines USING INDEX operation_lines_min \(operation_id=\? AND min_quantity=\?/],
-    [{ recommendedQuantity: "5", sort: "recommendedQuantity" }, /SEARCH operation_lines USING INDEX operation_lines_recommended \(operation_id=\? AND recommended_key=\?/],
+    [
+      { recommendedQuantity: "5", sort: "recommendedQuantity" },
+      /SEARCH operation_lines USING INDEX operation_lines_recommended \(operation_id=\? AND recommended_key=\?/,
+    ],
     [{ variantName: "shirt" }, /SEARCH operation_lines USING PRIMARY KEY \(operation_id=\?/],
     [{ variantName: "shirt", sort: "variantName" }, /SEARCH operation_lines USING INDEX operation_lines_name_sort \(operation_id=\?/],
     [{ variantIds: "SKU-00001,SKU-00002" }, /SEARCH operation_lines USING PRIMARY KEY \(operation_id=\? AND variant_external_id=\?\)/],

@@ -1,5 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { call, callRoute, collectPages, createOperation, eventsOf, expectProblem, expectStatus, issueKey, newTenant, readOperation, setStatus, uniqueId, type ApiResponse } from "../helpers/client";
+import {
+  call,
+  callRoute,
+  collectPages,
+  createOperation,
+  eventsOf,
+  expectProblem,
+  expectStatus,
+  issueKey,
+  newTenant,
+  readOperation,
+  setStatus,
+  uniqueId,
+  type ApiResponse,
+} from "../helpers/client";
 import { makeLines, putLines, sku } from "./fixtures";
 import { routes } from "../helpers/routes";
 
@@ -56,7 +70,11 @@ describe("PUT lines at full scale", () => {
     const first = expectStatus(await callRoute(op, routes.listLines, { params: { operationId: operation.id }, query: { limit: 100 } }), 200);
     // Remove lines on both sides of the cursor and add new ones after it.
     expectStatus(await callRoute(op, routes.deleteLines, { params: { operationId: operation.id }, body: [sku(5), sku(150)] }), 200);
-    await putLines(op, operation.id, makeLines(10, () => ({}), 1000));
+    await putLines(
+      op,
+      operation.id,
+      makeLines(10, () => ({}), 1000),
+    );
     const seen: string[] = first.items.map((line) => line.variantExternalId);
     let nextToken = first.nextToken;
     while (nextToken) {
@@ -92,13 +110,21 @@ describe("merge, then validate", () => {
     expect(widened.updatedAt >= before.updatedAt).toBe(true);
 
     // maxQuantity 1 alone is a fine value; merged with the stored minQuantity 2 it is not.
-    const tooLow = expectProblem(await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "A", maxQuantity: 1 }] }), 422, "line_bounds_invalid");
+    const tooLow = expectProblem(
+      await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "A", maxQuantity: 1 }] }),
+      422,
+      "line_bounds_invalid",
+    );
     expect(tooLow.errors).toEqual([
       expect.objectContaining({ index: 0, variantExternalId: "A", field: "maxQuantity", code: "min_gt_max" }),
       expect.objectContaining({ index: 0, variantExternalId: "A", field: "recommendedQuantity", code: "recommended_out_of_bounds" }),
     ]);
     // minQuantity 6 puts the stored recommendedQuantity 5 out of bounds.
-    const recommended = expectProblem(await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "A", minQuantity: 6 }] }), 422, "line_bounds_invalid");
+    const recommended = expectProblem(
+      await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "A", minQuantity: 6 }] }),
+      422,
+      "line_bounds_invalid",
+    );
     expect(recommended.errors?.map((e) => e.code)).toEqual(["recommended_out_of_bounds"]);
     expect(await line()).toEqual(widened);
 
@@ -112,7 +138,15 @@ describe("merge, then validate", () => {
   it("writes every field a batch changes when each line changes a different one (the name's filter and sort follow it)", async () => {
     const op = await newTenant();
     const operation = await createOperation(op);
-    const base = ["A", "B", "C", "D", "E", "F", "G"].map((key) => ({ variantExternalId: key, variantId: `v_${key}`, variantName: { en: `Name ${key}` }, minQuantity: 2, maxQuantity: 12, recommendedQuantity: 6, quantityIncrement: 2 }));
+    const base = ["A", "B", "C", "D", "E", "F", "G"].map((key) => ({
+      variantExternalId: key,
+      variantId: `v_${key}`,
+      variantName: { en: `Name ${key}` },
+      minQuantity: 2,
+      maxQuantity: 12,
+      recommendedQuantity: 6,
+      quantityIncrement: 2,
+    }));
     await putLines(op, operation.id, base);
     const changes = [
       { variantExternalId: "A", variantId: "v_other" },
@@ -152,7 +186,9 @@ describe("merge, then validate", () => {
     const operation = await createOperation(op);
     await putLines(op, operation.id, makeLines(3));
     const before = await readOperation(op, operation.id);
-    const response = await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [
+    const response = await callRoute(op, routes.putLines, {
+      params: { operationId: operation.id },
+      body: [
         { variantExternalId: "OK-1", minQuantity: 1, maxQuantity: 2 },
         { variantExternalId: "N-1", minQuantity: 5, maxQuantity: 4 },
         { variantExternalId: "N-2", maxQuantity: 4 },
@@ -161,7 +197,8 @@ describe("merge, then validate", () => {
         { variantExternalId: "N-5", recommendedQuantity: 1 },
         { variantExternalId: sku(1), minQuantity: 99 },
         { variantExternalId: "OK-2", minQuantity: 0, maxQuantity: 0 },
-      ], });
+      ],
+    });
     const problem = expectProblem(response, 422, "line_bounds_invalid");
     expect(problem.errors?.map((e) => [e.index, e.variantExternalId, e.code])).toEqual([
       [1, "N-1", "min_gt_max"],
@@ -287,7 +324,10 @@ describe("state, roles and tenancy", () => {
     expectProblem(await callRoute(buyer, routes.deleteLines, { params: { operationId: publicOp.id }, body: [sku(0)] }), 403, "forbidden");
 
     // Once one of its accounts is attached, the PRIVATE Operation's lines are readable.
-    expectStatus(await callRoute(op, routes.putDirectory, { body: [{ accountId: "ACC-1", name: "Acme", users: [{ userId: "u_buyer", email: "b@acme.test" }] }] }), 200);
+    expectStatus(
+      await callRoute(op, routes.putDirectory, { body: [{ accountId: "ACC-1", name: "Acme", users: [{ userId: "u_buyer", email: "b@acme.test" }] }] }),
+      200,
+    );
     expectStatus(await callRoute(op, routes.attachAccounts, { params: { operationId: privateOp.id }, body: ["ACC-1"] }), 200);
     expect(expectStatus(await callRoute(buyer, routes.listLines, { params: { operationId: privateOp.id } }), 200).items.length).toBe(3);
   });
@@ -298,7 +338,11 @@ describe("state, roles and tenancy", () => {
     const operation = await createOperation(owner);
     await putLines(owner, operation.id, makeLines(4));
     expectProblem(await callRoute(other, routes.listLines, { params: { operationId: operation.id } }), 404, "not_found");
-    expectProblem(await callRoute(other, routes.putLines, { params: { operationId: operation.id }, body: makeLines(1, () => ({ maxQuantity: 99 })) }), 404, "not_found");
+    expectProblem(
+      await callRoute(other, routes.putLines, { params: { operationId: operation.id }, body: makeLines(1, () => ({ maxQuantity: 99 })) }),
+      404,
+      "not_found",
+    );
     expectProblem(await callRoute(other, routes.deleteLines, { params: { operationId: operation.id }, body: [sku(0)] }), 404, "not_found");
     const { items } = await collectPages(owner, routes.listLines, { params: { operationId: operation.id } });
     expect(items.length).toBe(4);
@@ -315,7 +359,10 @@ describe("DELETE lines", () => {
     const operation = await createOperation(op);
     await putLines(op, operation.id, makeLines(5000));
     const keys = Array.from({ length: 2500 }, (_, i) => sku(i * 2));
-    const removed = expectStatus(await callRoute(op, routes.deleteLines, { params: { operationId: operation.id }, body: [...keys, "NOPE-1", keys[0], "NOPE-2"] }), 200);
+    const removed = expectStatus(
+      await callRoute(op, routes.deleteLines, { params: { operationId: operation.id }, body: [...keys, "NOPE-1", keys[0], "NOPE-2"] }),
+      200,
+    );
     expect(removed).toEqual({ removed: 2500, notFound: ["NOPE-1", "NOPE-2"], lineCount: 2500 });
     const after = await readOperation(op, operation.id);
     expect(after.lineCount).toBe(2500);
@@ -350,7 +397,11 @@ describe("serialized batches", () => {
   it("20 concurrent batches and a status change: lineCount matches the lines, nothing applies after the change", async () => {
     const op = await newTenant();
     const operation = await createOperation(op);
-    await putLines(op, operation.id, makeLines(1, () => ({}), 90_000));
+    await putLines(
+      op,
+      operation.id,
+      makeLines(1, () => ({}), 90_000),
+    );
     const batches = Array.from({ length: 20 }, (_, b) => makeLines(100, () => ({}), b * 100));
     const requests: Promise<ApiResponse>[] = batches.map((lines) => callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: lines }));
     requests.splice(10, 0, callRoute(op, routes.changeStatus, { params: { operationId: operation.id }, body: { status: "ACTIVE" } }));

@@ -107,7 +107,10 @@ describe("line list filters", () => {
     expect(await keysOf({ recommendedQuantity: 1 })).toEqual(matching((l) => l.recommendedQuantity === 1));
     expect(await keysOf({ recommendedQuantity: 0 })).toEqual(matching((l) => l.recommendedQuantity === 0));
     expect(await keysOf({ minQuantity: 1, maxQuantity: 11, sort: "-variantName" })).toEqual(
-      reference(LINES.filter((l) => l.minQuantity === 1 && l.maxQuantity === 11), "-variantName"),
+      reference(
+        LINES.filter((l) => l.minQuantity === 1 && l.maxQuantity === 11),
+        "-variantName",
+      ),
     );
     expect(await keysOf({ variantName: "shirt", recommendedQuantity: 2, sort: "maxQuantity" })).toEqual(
       reference(
@@ -137,9 +140,24 @@ describe("line list filters", () => {
   it("binds nextToken to its filters and sort", async () => {
     const first = expectStatus(await callRoute(op, routes.listLines, { params: { operationId }, query: { limit: 5, minQuantity: 1 } }), 200);
     expect(first.nextToken).toEqual(expect.any(String));
-    expectProblem(await callRoute(op, routes.listLines, { params: { operationId }, query: { limit: 5, minQuantity: 2, nextToken: first.nextToken } }), 400, "invalid_next_token");
-    expectProblem(await callRoute(op, routes.listLines, { params: { operationId }, query: { limit: 5, minQuantity: 1, sort: "-variantExternalId", nextToken: first.nextToken } }), 400, "invalid_next_token");
-    expectProblem(await callRoute(op, routes.listLines, { params: { operationId }, query: { limit: 5, minQuantity: 1, nextToken: `${first.nextToken}x` } }), 400, "invalid_next_token");
+    expectProblem(
+      await callRoute(op, routes.listLines, { params: { operationId }, query: { limit: 5, minQuantity: 2, nextToken: first.nextToken } }),
+      400,
+      "invalid_next_token",
+    );
+    expectProblem(
+      await callRoute(op, routes.listLines, {
+        params: { operationId },
+        query: { limit: 5, minQuantity: 1, sort: "-variantExternalId", nextToken: first.nextToken },
+      }),
+      400,
+      "invalid_next_token",
+    );
+    expectProblem(
+      await callRoute(op, routes.listLines, { params: { operationId }, query: { limit: 5, minQuantity: 1, nextToken: `${first.nextToken}x` } }),
+      400,
+      "invalid_next_token",
+    );
     // The token of one Operation does not open another's lines.
     const other = await createOperation(op);
     expectProblem(

@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { call, callRoute, collectPages, createOperation, eventsOf, expectProblem, expectStatus, newTenant, readOperation, type Caller } from "../helpers/client";
+import {
+  call,
+  callRoute,
+  collectPages,
+  createOperation,
+  eventsOf,
+  expectProblem,
+  expectStatus,
+  newTenant,
+  readOperation,
+  type Caller,
+} from "../helpers/client";
 import { cartBody, line, setUpOperation } from "../helpers/setup";
 import { routes } from "../helpers/routes";
 import { nearestValidQuantities } from "../../src/lines/order-fit";
@@ -15,10 +26,13 @@ describe("pack sizes on lines", () => {
     const op = await newTenant();
     const operation = await createOperation(op);
     expectStatus(
-      await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [
+      await callRoute(op, routes.putLines, {
+        params: { operationId: operation.id },
+        body: [
           { variantExternalId: "ONE", minQuantity: 1, maxQuantity: 7 },
           { variantExternalId: "SIX", minQuantity: 6, maxQuantity: 48, recommendedQuantity: 12, quantityIncrement: 6 },
-        ], }),
+        ],
+      }),
       200,
     );
     // The merged line keeps its pack size: 30 is a multiple of 6.
@@ -34,11 +48,29 @@ describe("pack sizes on lines", () => {
     const op = await newTenant();
     const operation = await createOperation(op);
     const put = (body: object[]) => call(op, "PUT", linesPath(operation.id), { body });
-    expectStatus(await put([{ variantExternalId: "A", minQuantity: 0, maxQuantity: 12 }, { variantExternalId: "B", minQuantity: 0, maxQuantity: 12 }]), 200);
+    expectStatus(
+      await put([
+        { variantExternalId: "A", minQuantity: 0, maxQuantity: 12 },
+        { variantExternalId: "B", minQuantity: 0, maxQuantity: 12 },
+      ]),
+      200,
+    );
     // Other columns only: the stored pack sizes stay (the write leaves their index alone).
-    expectStatus(await put([{ variantExternalId: "A", maxQuantity: 24 }, { variantExternalId: "B", maxQuantity: 36 }]), 200);
+    expectStatus(
+      await put([
+        { variantExternalId: "A", maxQuantity: 24 },
+        { variantExternalId: "B", maxQuantity: 36 },
+      ]),
+      200,
+    );
     // One stored line gets another pack size, beside one that keeps its own.
-    expectStatus(await put([{ variantExternalId: "A", quantityIncrement: 12 }, { variantExternalId: "B", maxQuantity: 48 }]), 200);
+    expectStatus(
+      await put([
+        { variantExternalId: "A", quantityIncrement: 12 },
+        { variantExternalId: "B", maxQuantity: 48 },
+      ]),
+      200,
+    );
     expect((await linesOf(op, operation.id)).map((l) => [l.variantExternalId, l.quantityIncrement, l.maxQuantity])).toEqual([
       ["A", 12, 24],
       ["B", 1, 48],
@@ -52,18 +84,24 @@ describe("pack sizes on lines", () => {
     const op = await newTenant();
     const operation = await createOperation(op);
     expectStatus(
-      await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "SIX", minQuantity: 6, maxQuantity: 24, quantityIncrement: 6 }] }),
+      await callRoute(op, routes.putLines, {
+        params: { operationId: operation.id },
+        body: [{ variantExternalId: "SIX", minQuantity: 6, maxQuantity: 24, quantityIncrement: 6 }],
+      }),
       200,
     );
     const before = await readOperation(op, operation.id);
     const problem = expectProblem(
-      await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [
+      await callRoute(op, routes.putLines, {
+        params: { operationId: operation.id },
+        body: [
           { variantExternalId: "NEW", minQuantity: 3, maxQuantity: 10, recommendedQuantity: 5, quantityIncrement: 4 },
           // The stored bounds 6 and 24 are not multiples of a new pack size of 5.
           { variantExternalId: "SIX", quantityIncrement: 5 },
           // Bounds sent for the stored pack size of 6: only maxQuantity is off.
           { variantExternalId: "SIX-B", minQuantity: 0, maxQuantity: 1 },
-        ], }),
+        ],
+      }),
       422,
       "line_bounds_invalid",
     );
@@ -80,18 +118,24 @@ describe("pack sizes on lines", () => {
     expect((await linesOf(op, operation.id))[0].quantityIncrement).toBe(6);
   });
 
-  it.each<{ quantityIncrement: unknown }>([{ quantityIncrement: 0 }, { quantityIncrement: -2 }, { quantityIncrement: 1.5 }, { quantityIncrement: "6" }, { quantityIncrement: null }])(
-    "rejects a pack size of $quantityIncrement: not an integer ≥ 1 (400)",
-    async ({ quantityIncrement }) => {
-      const op = await newTenant();
-      const operation = await createOperation(op);
-      expectProblem(
-        await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "A", minQuantity: 0, maxQuantity: 6, quantityIncrement }] }),
-        400,
-        "validation_failed",
-      );
-    },
-  );
+  it.each<{ quantityIncrement: unknown }>([
+    { quantityIncrement: 0 },
+    { quantityIncrement: -2 },
+    { quantityIncrement: 1.5 },
+    { quantityIncrement: "6" },
+    { quantityIncrement: null },
+  ])("rejects a pack size of $quantityIncrement: not an integer ≥ 1 (400)", async ({ quantityIncrement }) => {
+    const op = await newTenant();
+    const operation = await createOperation(op);
+    expectProblem(
+      await callRoute(op, routes.putLines, {
+        params: { operationId: operation.id },
+        body: [{ variantExternalId: "A", minQuantity: 0, maxQuantity: 6, quantityIncrement }],
+      }),
+      400,
+      "validation_failed",
+    );
+  });
 
   it("rejects a pack size filter that is not an integer ≥ 1 (400)", async () => {
     const op = await newTenant();
@@ -141,7 +185,10 @@ describe("pack sizes on lines", () => {
     const op = await newTenant();
     const operation = await createOperation(op);
     expectStatus(
-      await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "A", variantName: { en: "Box" }, minQuantity: 0, maxQuantity: 24, recommendedQuantity: 12, quantityIncrement: 6 }], }),
+      await callRoute(op, routes.putLines, {
+        params: { operationId: operation.id },
+        body: [{ variantExternalId: "A", variantName: { en: "Box" }, minQuantity: 0, maxQuantity: 24, recommendedQuantity: 12, quantityIncrement: 6 }],
+      }),
       200,
     );
     const exported = await callRoute(op, routes.listLines, { params: { operationId: operation.id }, headers: { accept: "text/csv" } });
@@ -256,7 +303,12 @@ describe("pack sizes on carts, orders and comparison", () => {
     const fits = expectStatus(
       await callRoute(op, routes.compare, {
         params: { operationId: operation.id },
-        body: { lines: [{ variantExternalId: "BOX6", quantity: 24 }, { variantExternalId: "SOLO", quantity: 12 }] },
+        body: {
+          lines: [
+            { variantExternalId: "BOX6", quantity: 24 },
+            { variantExternalId: "SOLO", quantity: 12 },
+          ],
+        },
       }),
       200,
     );

@@ -54,7 +54,14 @@ const results = {
       { row: "all classes", p50: 72, p95: 110, p99: 150 },
     ],
   },
-  webhooks: { suite: "webhooks", title: "Webhooks", rows: [{ case: "lag", p50: 559.123 }, { case: "burst", p50: 12 }] },
+  webhooks: {
+    suite: "webhooks",
+    title: "Webhooks",
+    rows: [
+      { case: "lag", p50: 559.123 },
+      { case: "burst", p50: 12 },
+    ],
+  },
 };
 
 /** The text of every <text> element, entities decoded. */

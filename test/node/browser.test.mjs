@@ -22,7 +22,9 @@ const TIMEOUT = { timeout: 60_000 };
 /** A static server on 127.0.0.1 answering every path with an empty page: the origin a client page runs on. */
 async function startPageServer() {
   const port = await freePort();
-  const server = createServer((_request, response) => response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<!doctype html><title>client</title>"));
+  const server = createServer((_request, response) =>
+    response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<!doctype html><title>client</title>"),
+  );
   await new Promise((resolve, reject) => server.once("error", reject).listen(port, "127.0.0.1", resolve));
   return { origin: `http://127.0.0.1:${port}`, port, close: () => new Promise((resolve) => server.close(resolve)) };
 }
@@ -43,14 +45,17 @@ if (chromiumPresent("browser test")) {
     }
   }
 
-  before(async () => {
-    [listed, unlisted] = await Promise.all([startPageServer(), startPageServer()]);
-    await applyMigrations({ persistTo: state });
-    [{ key }] = await issueKeys([{ tenant: "browser", role: "OPERATOR" }], { persistTo: state });
-    writeGuideList();
-    server = await startDevServer({ persistTo: state, vars: { CORS_ORIGINS: listed.origin } });
-    browser = await launchChromiumProfile(profile);
-  }, { timeout: 180_000 });
+  before(
+    async () => {
+      [listed, unlisted] = await Promise.all([startPageServer(), startPageServer()]);
+      await applyMigrations({ persistTo: state });
+      [{ key }] = await issueKeys([{ tenant: "browser", role: "OPERATOR" }], { persistTo: state });
+      writeGuideList();
+      server = await startDevServer({ persistTo: state, vars: { CORS_ORIGINS: listed.origin } });
+      browser = await launchChromiumProfile(profile);
+    },
+    { timeout: 180_000 },
+  );
 
   after(async () => {
     await browser?.close();
@@ -68,7 +73,13 @@ if (chromiumPresent("browser test")) {
         const created = await fetch(`${apiBase}/v1/operations`, {
           method: "POST",
           headers: { ...auth, "content-type": "application/json", "Idempotency-Key": `browser-${Date.now()}` },
-          body: JSON.stringify({ code: `BROWSER-${Date.now()}`, name: { en: "From a browser" }, type: "PUBLIC", startDate: "2098-01-01T00:00:00Z", endDate: "2099-01-01T00:00:00Z" }),
+          body: JSON.stringify({
+            code: `BROWSER-${Date.now()}`,
+            name: { en: "From a browser" },
+            type: "PUBLIC",
+            startDate: "2098-01-01T00:00:00Z",
+            endDate: "2099-01-01T00:00:00Z",
+          }),
         });
         const refused = await fetch(`${apiBase}/v1/operations`);
         return {
@@ -91,7 +102,11 @@ if (chromiumPresent("browser test")) {
   describe("a page on an origin not listed", () => {
     it("is refused by the browser, with and without a preflight", TIMEOUT, async () => {
       const seen = await inPage(unlisted.origin, async ({ apiBase, key }) => {
-        const attempt = (path, init) => fetch(`${apiBase}${path}`, init).then((r) => ({ status: r.status }), (e) => ({ error: `${e.name}: ${e.message}` }));
+        const attempt = (path, init) =>
+          fetch(`${apiBase}${path}`, init).then(
+            (r) => ({ status: r.status }),
+            (e) => ({ error: `${e.name}: ${e.message}` }),
+          );
         return [await attempt("/healthz"), await attempt("/v1/operations", { headers: { "svc-client": "OPERATOR", "svc-api-key": key } })];
       });
       assert.deepEqual(seen, [{ error: "TypeError: Failed to fetch" }, { error: "TypeError: Failed to fetch" }]);
@@ -118,7 +133,11 @@ if (chromiumPresent("browser test")) {
       const request = await sent;
       const live = block.locator(".live-responses-table .response");
       await live.locator(".response-col_status").waitFor();
-      return { request, status: (await live.locator(".response-col_status").innerText()).trim(), body: await live.locator(".response-col_description").innerText() };
+      return {
+        request,
+        status: (await live.locator(".response-col_status").innerText()).trim(),
+        body: await live.locator(".response-col_description").innerText(),
+      };
     }
 
     it("renders, and Execute on GET /healthz calls the instance that served it", TIMEOUT, async () => {
@@ -131,12 +150,18 @@ if (chromiumPresent("browser test")) {
     it("lists every guide of docs/ above the reference, by title and repository path", TIMEOUT, async () => {
       await page.locator("#guides-list li").first().waitFor({ timeout: 10_000 });
       const shown = await page.locator("#guides-list li").allInnerTexts();
-      assert.deepEqual(shown, listGuides().map((guide) => `${guide.title}: ${guide.path}`));
+      assert.deepEqual(
+        shown,
+        listGuides().map((guide) => `${guide.title}: ${guide.path}`),
+      );
     });
 
     it("Authorize with svcClient and svcApiKey, then Execute on GET /v1/operations: 200", TIMEOUT, async () => {
       await page.locator(".auth-wrapper .btn.authorize").click();
-      for (const [scheme, value] of [["svcClient", "OPERATOR"], ["svcApiKey", key]]) {
+      for (const [scheme, value] of [
+        ["svcClient", "OPERATOR"],
+        ["svcApiKey", key],
+      ]) {
         const container = page.locator(".modal-ux .auth-container").filter({ has: page.locator("h4 code", { hasText: new RegExp(`^${scheme}$`) }) });
         await container.locator("input").fill(value);
         await container.locator("button.authorize").click();

@@ -63,7 +63,10 @@ async function run(file, args, options = {}) {
 // A reader's shell, not an npm script's: `npm test` exports npm_config_* and npm_package_* variables
 // (the repository's prefix among them) that would make the scratch project's npm act on the repository.
 const readerEnvironment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
-const newest = await run("npm", ["view", "typescript", "version"], { env: readerEnvironment, timeout: 60_000 }).catch((error) => ({ code: 1, stderr: error.message }));
+const newest = await run("npm", ["view", "typescript", "version"], { env: readerEnvironment, timeout: 60_000 }).catch((error) => ({
+  code: 1,
+  stderr: error.message,
+}));
 const offline = newest.code === 0 ? false : `the npm registry does not answer (${newest.stderr.trim().split("\n").at(-1)})`;
 if (offline && process.env.CI) throw new Error(`${offline}: CI must reach it for this test`);
 
@@ -73,11 +76,14 @@ describe("docs/client.md's new project, step by step, with today's registry", { 
   let server;
   let key;
 
-  before(async () => {
-    await applyMigrations({ persistTo: state });
-    [{ key }] = await issueKeys([{ tenant: "client-guide", role: "OPERATOR" }], { persistTo: state });
-    server = await startDevServer({ persistTo: state });
-  }, { timeout: 240_000 });
+  before(
+    async () => {
+      await applyMigrations({ persistTo: state });
+      [{ key }] = await issueKeys([{ tenant: "client-guide", role: "OPERATOR" }], { persistTo: state });
+      server = await startDevServer({ persistTo: state });
+    },
+    { timeout: 240_000 },
+  );
 
   after(async () => {
     await server?.stop();
@@ -85,25 +91,29 @@ describe("docs/client.md's new project, step by step, with today's registry", { 
     rmSync(state, { recursive: true, force: true });
   });
 
-  it("works as written in a new directory: npm init, the installs, tsc, and the output shown; client/README.md's example compiles and runs there", { timeout: 300_000 }, async (t) => {
+  it("works as written in a new directory: npm init, the installs, tsc, and the output shown; client/README.md's example compiles and runs there", {
+    timeout: 300_000,
+  }, async (t) => {
     const steps = guideSteps(readFileSync(join(repoRoot, GUIDE), "utf8"), repoRoot);
     assert.ok(steps.some((step) => step.file === "index.ts") && steps.some((step) => step.expected), `${GUIDE}'s steps save index.ts and show what it prints`);
     const readmeExample = fencedBlocks(readFileSync(join(repoRoot, "client", "README.md"), "utf8")).find((block) => block.info === "ts");
     assert.ok(readmeExample, "client/README.md shows a TypeScript example");
-    const afterwards = [
-      "npx tsc --version",
-      `cat > readme.ts <<'${FILE_END}'\n${readmeExample.body}\n${FILE_END}`,
-      "npx tsc && node readme.js",
-    ];
+    const afterwards = ["npx tsc --version", `cat > readme.ts <<'${FILE_END}'\n${readmeExample.body}\n${FILE_END}`, "npx tsc && node readme.js"];
 
     const env = { ...readerEnvironment, API: server.baseUrl, OP_KEY: key };
     const { outputs, failed, stderr } = await runInOneShell([...steps.map((step) => step.script), ...afterwards], { cwd: scratch, env });
     if (failed !== null) {
       const script = failed < steps.length ? steps[failed].script : afterwards[failed - steps.length];
-      assert.fail(`${failed < steps.length ? GUIDE : "client/README.md's example"}: this step exits non-zero\n${script}\n--- stdout\n${outputs[failed]}\n--- stderr\n${stderr.slice(-3000)}`);
+      assert.fail(
+        `${failed < steps.length ? GUIDE : "client/README.md's example"}: this step exits non-zero\n${script}\n--- stdout\n${outputs[failed]}\n--- stderr\n${stderr.slice(-3000)}`,
+      );
     }
     for (const [i, step] of steps.entries()) {
-      if (step.expected) assert.ok(textMatches(step.expected, outputs[i]), `${GUIDE}: the output differs from the one shown\n--- shown\n${step.expected}\n--- printed\n${outputs[i]}`);
+      if (step.expected)
+        assert.ok(
+          textMatches(step.expected, outputs[i]),
+          `${GUIDE}: the output differs from the one shown\n--- shown\n${step.expected}\n--- printed\n${outputs[i]}`,
+        );
     }
     const [tscVersion, , readmeOutput] = outputs.slice(steps.length);
     t.diagnostic(`tsc: ${tscVersion.trim()}`);

@@ -134,7 +134,14 @@ describe("the client package, installed from its tarball into a project outside 
     assert.equal(tarball, `${manifest.name.replace("@", "").replace("/", "-")}-${manifest.version}.tgz`);
     tarballFiles = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("[")))[0].files.map((file) => file.path);
 
-    writeFileSync(join(scratch, "package.json"), JSON.stringify({ name: "client-consumer", version: "1.0.0", private: true, type: "module", dependencies: { [manifest.name]: `file:${tarball}` } }, null, 2));
+    writeFileSync(
+      join(scratch, "package.json"),
+      JSON.stringify(
+        { name: "client-consumer", version: "1.0.0", private: true, type: "module", dependencies: { [manifest.name]: `file:${tarball}` } },
+        null,
+        2,
+      ),
+    );
     writeFileSync(join(scratch, "package-lock.json"), JSON.stringify(scratchLockfile(tarball), null, 2));
     const installed = await run("npm", ["ci", "--offline", "--no-audit", "--no-fund"], { cwd: scratch });
     assert.equal(installed.code, 0, `npm ci --offline in the scratch project failed:\n${installed.stderr}`);
@@ -151,8 +158,12 @@ describe("the client package, installed from its tarball into a project outside 
   });
 
   it("ships the built JavaScript, its declarations (the generated schema too), the contract files and its README, not the sources", () => {
-    for (const file of ["dist/index.js", "dist/index.d.ts", "dist/schema.d.ts", "openapi.json", "error-catalogue.json", "README.md", "package.json"]) assert.ok(tarballFiles.includes(file), `${file} is missing from the tarball`);
-    assert.deepEqual(tarballFiles.filter((file) => file.startsWith("src/") || file.endsWith(".ts") && !file.endsWith(".d.ts")), []);
+    for (const file of ["dist/index.js", "dist/index.d.ts", "dist/schema.d.ts", "openapi.json", "error-catalogue.json", "README.md", "package.json"])
+      assert.ok(tarballFiles.includes(file), `${file} is missing from the tarball`);
+    assert.deepEqual(
+      tarballFiles.filter((file) => file.startsWith("src/") || (file.endsWith(".ts") && !file.endsWith(".d.ts"))),
+      [],
+    );
   });
 
   it("runs in plain Node: creates an Operation, pages its lines, throws problems as ApiProblem", { timeout: 60_000 }, async () => {
@@ -162,11 +173,20 @@ describe("the client package, installed from its tarball into a project outside 
     const seen = JSON.parse(result.stdout);
     assert.match(seen.operation.id, /^op_/);
     assert.equal(seen.operation.status, "DRAFT");
-    assert.deepEqual(seen.walked, [["SKU-E", 14], ["SKU-D", 13], ["SKU-C", 12], ["SKU-B", 11], ["SKU-A", 10]]);
+    assert.deepEqual(seen.walked, [
+      ["SKU-E", 14],
+      ["SKU-D", 13],
+      ["SKU-C", 12],
+      ["SKU-B", 11],
+      ["SKU-A", 10],
+    ]);
     assert.equal(seen.pageRequests, 3, "five lines two by two are three pages");
     assert.deepEqual(seen.missing, { isApiProblem: true, isError: true, status: 404, code: "not_found", message: seen.missing.message });
     assert.match(seen.missing.message, /^404 not_found: /);
-    assert.deepEqual({ ...seen.invalid, message: undefined }, { isApiProblem: true, isError: true, status: 400, code: "validation_failed", message: undefined });
+    assert.deepEqual(
+      { ...seen.invalid, message: undefined },
+      { isApiProblem: true, isError: true, status: 400, code: "validation_failed", message: undefined },
+    );
     assert.equal(seen.documentVersion, JSON.parse(readFileSync(join(clientDir, "openapi.json"), "utf8")).openapi);
   });
 
@@ -174,7 +194,10 @@ describe("the client package, installed from its tarball into a project outside 
     writeFileSync(join(scratch, "consumer.ts"), TYPED_CONSUMER);
     writeFileSync(
       join(scratch, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2022", "DOM"], types: [], strict: true, noEmit: true }, files: ["consumer.ts"] }),
+      JSON.stringify({
+        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2022", "DOM"], types: [], strict: true, noEmit: true },
+        files: ["consumer.ts"],
+      }),
     );
     const checked = await run(process.execPath, [tsc, "-p", "."], { cwd: scratch });
     assert.equal(checked.code, 0, checked.stdout + checked.stderr);
@@ -190,8 +213,18 @@ describe("the client package, installed from its tarball into a project outside 
 describe("the client's TypeScript source", () => {
   const [major, minor] = process.versions.node.split(".").map(Number);
   const strips = major > 22 || (major === 22 && minor >= 18);
-  it("loads in plain Node ≥ 22.18, which strips types but runs no TypeScript-only syntax", { skip: !strips && `Node ${process.version} does not strip types` }, async () => {
-    const loaded = await run(process.execPath, ["--input-type=module", "--eval", `const client = await import(${JSON.stringify(join(clientDir, "src", "index.ts"))}); console.log(Object.keys(client).sort().join(","));`], { cwd: repoRoot });
+  it("loads in plain Node ≥ 22.18, which strips types but runs no TypeScript-only syntax", {
+    skip: !strips && `Node ${process.version} does not strip types`,
+  }, async () => {
+    const loaded = await run(
+      process.execPath,
+      [
+        "--input-type=module",
+        "--eval",
+        `const client = await import(${JSON.stringify(join(clientDir, "src", "index.ts"))}); console.log(Object.keys(client).sort().join(","));`,
+      ],
+      { cwd: repoRoot },
+    );
     assert.equal(loaded.code, 0, loaded.stderr);
     assert.equal(loaded.stdout.trim(), "ApiProblem,createClient,unwrap");
   });

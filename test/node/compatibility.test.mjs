@@ -25,17 +25,17 @@ describe("the /v1 contract against its accepted snapshot", () => {
   it("breaks nothing a /v1 client relies on", () => {
     if (breaking.length === 0) return;
     assert.fail(
-      [
-        `${breaking.length} breaking change(s) to /v1 (a breaking change needs /v2; see docs/versioning.md):`,
-        ...breaking.map(formatFinding),
-      ].join("\n"),
+      [`${breaking.length} breaking change(s) to /v1 (a breaking change needs /v2; see docs/versioning.md):`, ...breaking.map(formatFinding)].join("\n"),
     );
   });
 
   it("has every other change accepted into spec/ and CHANGELOG.md", () => {
     if (additive.length === 0) return;
     assert.fail(
-      [`${additive.length} change(s) to the contract not accepted yet: run \`npm run spec:accept\` and commit spec/ and CHANGELOG.md.`, ...additive.map(formatFinding)].join("\n"),
+      [
+        `${additive.length} change(s) to the contract not accepted yet: run \`npm run spec:accept\` and commit spec/ and CHANGELOG.md.`,
+        ...additive.map(formatFinding),
+      ].join("\n"),
     );
   });
 });
@@ -49,21 +49,35 @@ const fixtures = readdirSync(fixturesDir)
   .sort()
   .map((file) => ({ file, ...JSON.parse(readFileSync(join(fixturesDir, file), "utf8")) }));
 
-const classAndPointer = (findings) => findings.map((finding) => ({ class: finding.class, pointer: finding.pointer })).sort((a, b) => formatFinding(a).localeCompare(formatFinding(b)));
+const classAndPointer = (findings) =>
+  findings.map((finding) => ({ class: finding.class, pointer: finding.pointer })).sort((a, b) => formatFinding(a).localeCompare(formatFinding(b)));
 
 describe("compatibility fixtures", () => {
   for (const { file, description, expect, before, after } of fixtures) {
     it(`${file}: ${description}`, () => {
       const result = compareContracts({ before, after });
-      assert.deepEqual(classAndPointer(result.breaking), classAndPointer(expect.breaking), `breaking findings:\n${result.breaking.map(formatFinding).join("\n")}`);
-      assert.deepEqual(classAndPointer(result.additive), classAndPointer(expect.additive), `additive findings:\n${result.additive.map(formatFinding).join("\n")}`);
+      assert.deepEqual(
+        classAndPointer(result.breaking),
+        classAndPointer(expect.breaking),
+        `breaking findings:\n${result.breaking.map(formatFinding).join("\n")}`,
+      );
+      assert.deepEqual(
+        classAndPointer(result.additive),
+        classAndPointer(expect.additive),
+        `additive findings:\n${result.additive.map(formatFinding).join("\n")}`,
+      );
       for (const finding of [...result.breaking, ...result.additive]) assert.match(finding.message, /\S/);
     });
   }
 
   it("cover every breaking class, each alone in one fixture at least", () => {
-    const alone = new Set(fixtures.filter(({ expect }) => new Set(expect.breaking.map((finding) => finding.class)).size === 1).map(({ expect }) => expect.breaking[0].class));
-    assert.deepEqual(BREAKING_CLASSES.filter((kind) => !alone.has(kind)), []);
+    const alone = new Set(
+      fixtures.filter(({ expect }) => new Set(expect.breaking.map((finding) => finding.class)).size === 1).map(({ expect }) => expect.breaking[0].class),
+    );
+    assert.deepEqual(
+      BREAKING_CLASSES.filter((kind) => !alone.has(kind)),
+      [],
+    );
   });
 
   it("include changes that break nothing", () => {

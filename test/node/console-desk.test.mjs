@@ -24,35 +24,44 @@ if (chromiumPresent("console desk test")) {
   };
   const checkPage = (label, target = page) => checkSchemes(target, label);
 
-  before(async () => {
-    // A webhook receiver that is down: every delivery is answered 503, so it stays pending with its error.
-    receiver = createServer((request, response) => {
-      request.resume();
-      received.push(request.url);
-      response.writeHead(503).end("down for maintenance");
-    });
-    await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-    receiverUrl = `http://127.0.0.1:${receiver.address().port}/hooks`;
-    desk = await startConsole({ tenant: "desk", vars: { WEBHOOKS_ALLOW_LOCAL: "on" } });
-    ({ api, baseUrl } = desk);
-    page = await desk.browser.newPage();
+  before(
+    async () => {
+      // A webhook receiver that is down: every delivery is answered 503, so it stays pending with its error.
+      receiver = createServer((request, response) => {
+        request.resume();
+        received.push(request.url);
+        response.writeHead(503).end("down for maintenance");
+      });
+      await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+      receiverUrl = `http://127.0.0.1:${receiver.address().port}/hooks`;
+      desk = await startConsole({ tenant: "desk", vars: { WEBHOOKS_ALLOW_LOCAL: "on" } });
+      ({ api, baseUrl } = desk);
+      page = await desk.browser.newPage();
 
-    const created = await api("POST", "/v1/operations", { code, name: { en: "Desk spring" }, type: "PUBLIC", startDate: "2098-01-01T00:00:00Z", endDate: "2098-12-31T00:00:00Z" });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    operationId = created.body.id;
-    const lines = [
-      { variantExternalId: "SKU-A", minQuantity: 2, maxQuantity: 10 },
-      { variantExternalId: "SKU-B", minQuantity: 0, maxQuantity: 5 },
-      { variantExternalId: "SKU-C", minQuantity: 0, maxQuantity: 48, quantityIncrement: 6 },
-      { variantExternalId: "SKU-REQ", minQuantity: 1, maxQuantity: 3 },
-    ];
-    assert.equal((await api("PUT", `/v1/operations/${operationId}/lines`, lines)).status, 200);
-    const accounts = [
-      { accountId: "ACC-DESK-1", name: "Desk Traders", users: [{ userId: "u_console", email: "console@desk.example" }] },
-      { accountId: "ACC-DESK-2", name: "Harbour Shop", users: [] },
-    ];
-    assert.equal((await api("PUT", "/v1/accounts", accounts)).status, 200);
-  }, { timeout: 240_000 });
+      const created = await api("POST", "/v1/operations", {
+        code,
+        name: { en: "Desk spring" },
+        type: "PUBLIC",
+        startDate: "2098-01-01T00:00:00Z",
+        endDate: "2098-12-31T00:00:00Z",
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      operationId = created.body.id;
+      const lines = [
+        { variantExternalId: "SKU-A", minQuantity: 2, maxQuantity: 10 },
+        { variantExternalId: "SKU-B", minQuantity: 0, maxQuantity: 5 },
+        { variantExternalId: "SKU-C", minQuantity: 0, maxQuantity: 48, quantityIncrement: 6 },
+        { variantExternalId: "SKU-REQ", minQuantity: 1, maxQuantity: 3 },
+      ];
+      assert.equal((await api("PUT", `/v1/operations/${operationId}/lines`, lines)).status, 200);
+      const accounts = [
+        { accountId: "ACC-DESK-1", name: "Desk Traders", users: [{ userId: "u_console", email: "console@desk.example" }] },
+        { accountId: "ACC-DESK-2", name: "Harbour Shop", users: [] },
+      ];
+      assert.equal((await api("PUT", "/v1/accounts", accounts)).status, 200);
+    },
+    { timeout: 240_000 },
+  );
 
   after(async () => {
     await desk?.close();
@@ -90,16 +99,29 @@ if (chromiumPresent("console desk test")) {
       const report = page.getByRole("region", { name: "5 discrepancies" });
       await report.waitFor();
       const stats = Object.fromEntries(
-        await report.locator(".stat").evaluateAll((stats) => stats.map((stat) => [stat.querySelector("dt").textContent, Number(stat.querySelector("dd").textContent)])),
+        await report
+          .locator(".stat")
+          .evaluateAll((stats) => stats.map((stat) => [stat.querySelector("dt").textContent, Number(stat.querySelector("dd").textContent)])),
       );
-      assert.deepEqual(stats, { "Lines checked": 4, "In bounds": 1, "Below minimum": 1, "Above maximum": 1, "Not in the Operation": 1, "Required, missing": 1, "Not a pack multiple": 1 });
+      assert.deepEqual(stats, {
+        "Lines checked": 4,
+        "In bounds": 1,
+        "Below minimum": 1,
+        "Above maximum": 1,
+        "Not in the Operation": 1,
+        "Required, missing": 1,
+        "Not a pack multiple": 1,
+      });
       const table = page.getByRole("table", { name: "Discrepancies" });
       assert.equal(await table.locator("tbody tr").count(), 5);
       await page.getByLabel("Discrepancy").selectOption("above_max");
       assert.deepEqual(await table.locator("tbody tr td:first-child").allInnerTexts(), ["SKU-B"]);
       await checkPage("order-check");
       const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV (1)" }).click()]);
-      assert.equal(await readFile(await download.path(), "utf8"), "variantExternalId,code,quantity,minQuantity,maxQuantity,quantityIncrement\nSKU-B,above_max,9,0,5,\n");
+      assert.equal(
+        await readFile(await download.path(), "utf8"),
+        "variantExternalId,code,quantity,minQuantity,maxQuantity,quantityIncrement\nSKU-B,above_max,9,0,5,\n",
+      );
     });
 
     it("order check: an export neutralizes the cells a spreadsheet would run as formulas, as the API's exports do", TIMEOUT, async () => {
@@ -137,10 +159,19 @@ if (chromiumPresent("console desk test")) {
       const table = page.getByRole("table", { name: "Accounts" });
       await table.getByRole("cell", { name: "ACC-DESK-1", exact: true }).waitFor();
       await page.getByLabel("Name contains").fill("harbour");
-      await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Accounts"] tbody tr').length === 1 && document.querySelector('table[aria-label="Accounts"] tbody td')?.textContent === "ACC-DESK-2");
+      await page.waitForFunction(
+        () =>
+          document.querySelectorAll('table[aria-label="Accounts"] tbody tr').length === 1 &&
+          document.querySelector('table[aria-label="Accounts"] tbody td')?.textContent === "ACC-DESK-2",
+      );
       await page.getByLabel("Name contains").fill("");
 
-      const csv = ["accountId,name,userId,email", "ACC-DESK-3,Lakeside Goods,u_lake1,one@lake.example", "ACC-DESK-3,Lakeside Goods,u_lake2,not-an-email", "ACC-DESK-4,Quiet Corner,,"];
+      const csv = [
+        "accountId,name,userId,email",
+        "ACC-DESK-3,Lakeside Goods,u_lake1,one@lake.example",
+        "ACC-DESK-3,Lakeside Goods,u_lake2,not-an-email",
+        "ACC-DESK-4,Quiet Corner,,",
+      ];
       const file = (name, rows) => ({ name, mimeType: "text/csv", buffer: Buffer.from(rows.join("\n")) });
       await page.getByLabel("Import accounts CSV").setInputFiles(file("bad.csv", csv));
       const refused = alert("Row 3");
@@ -175,7 +206,11 @@ if (chromiumPresent("console desk test")) {
       assert.equal(feedReads[0].get("sort"), "-id");
       assert.equal(feedReads[0].get("limit"), "200");
       await page.getByLabel("Operation id").fill(operationId);
-      await page.waitForFunction(() => [...document.querySelectorAll('table[aria-label="Events"] tbody tr td:nth-child(2)')].map((td) => td.textContent).join() === "lines.upserted,operation.created");
+      await page.waitForFunction(
+        () =>
+          [...document.querySelectorAll('table[aria-label="Events"] tbody tr td:nth-child(2)')].map((td) => td.textContent).join() ===
+          "lines.upserted,operation.created",
+      );
       await page.getByLabel("Operation id").fill("");
       await page.getByLabel("Type").selectOption("operation.created");
       await page.waitForFunction(() => {
@@ -187,7 +222,13 @@ if (chromiumPresent("console desk test")) {
       // Someone else creates an Operation: the feed, polling with `after`, shows it on its own.
       const reloads = [];
       page.on("framenavigated", (frame) => frame === page.mainFrame() && reloads.push(frame.url()));
-      const other = await api("POST", "/v1/operations", { code: `${code}-LIVE`, name: { en: "Live one" }, type: "PUBLIC", startDate: "2098-01-01T00:00:00Z", endDate: "2098-12-31T00:00:00Z" });
+      const other = await api("POST", "/v1/operations", {
+        code: `${code}-LIVE`,
+        name: { en: "Live one" },
+        type: "PUBLIC",
+        startDate: "2098-01-01T00:00:00Z",
+        endDate: "2098-12-31T00:00:00Z",
+      });
       assert.equal(other.status, 201);
       await table.locator("tbody tr").first().getByRole("link", { name: other.body.id }).waitFor({ timeout: 15_000 });
       assert.equal(await table.locator("tbody tr").count(), before + 1);
@@ -207,7 +248,10 @@ if (chromiumPresent("console desk test")) {
       await status("200 events shown, newest first.").waitFor();
       const first = await table.locator("tbody tr td:nth-child(2)").allInnerTexts();
       assert.equal(first.length, 200);
-      assert.ok(first.every((type) => type === "quota_default.updated"), "the newest 200 are the latest defaults");
+      assert.ok(
+        first.every((type) => type === "quota_default.updated"),
+        "the newest 200 are the latest defaults",
+      );
       assert.match(await table.locator("tbody tr").first().innerText(), /"minimum":210/);
       const older = page.getByRole("button", { name: "Show older" });
       await older.focus();
@@ -286,7 +330,12 @@ if (chromiumPresent("console desk test")) {
       await go("Keys");
       const table = page.getByRole("table", { name: "Keys" });
       await table.getByRole("cell", { name: "u_console", exact: true }).waitFor();
-      const focused = () => page.evaluate(() => ({ text: document.activeElement?.textContent?.trim() ?? "", label: document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.closest("label")?.firstChild?.textContent?.trim() ?? "", ring: getComputedStyle(document.activeElement).boxShadow }));
+      const focused = () =>
+        page.evaluate(() => ({
+          text: document.activeElement?.textContent?.trim() ?? "",
+          label: document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.closest("label")?.firstChild?.textContent?.trim() ?? "",
+          ring: getComputedStyle(document.activeElement).boxShadow,
+        }));
       /** Presses Tab until the focus is on what `matches` accepts; every stop shows a focus ring. */
       const tabTo = async (matches, key = "Tab") => {
         for (let i = 0; i < 60; i++) {
@@ -341,7 +390,10 @@ if (chromiumPresent("console desk test")) {
       await tabTo((f) => f.text === "Revoke");
       await page.keyboard.press("Enter");
       await confirm.waitFor({ state: "detached" });
-      await table.getByRole("row", { name: /Buyer key/ }).getByText("revoked").waitFor();
+      await table
+        .getByRole("row", { name: /Buyer key/ })
+        .getByText("revoked")
+        .waitFor();
       assert.equal((await api("GET", "/v1/operations?limit=1", undefined, { key: issued, role: "ACCOUNT" })).status, 401, "the revoked key is refused");
     });
 

@@ -22,7 +22,10 @@ if (chromiumPresent("console editing test")) {
   const grid = () => page.getByRole("grid");
   const cell = (row, col) => page.locator(`#cell-${row}-${col}`);
   const rowCount = async () => Number(await grid().getAttribute("aria-rowcount"));
-  const rowsShown = (lines) => page.waitForFunction((expected) => document.querySelector('[role="grid"]')?.getAttribute("aria-rowcount") === String(expected), lines + 1, { timeout: 30_000 });
+  const rowsShown = (lines) =>
+    page.waitForFunction((expected) => document.querySelector('[role="grid"]')?.getAttribute("aria-rowcount") === String(expected), lines + 1, {
+      timeout: 30_000,
+    });
   const status = (text) => page.getByRole("status").filter({ hasText: text });
   const paste = (text) =>
     grid().evaluate((element, data) => {
@@ -40,18 +43,33 @@ if (chromiumPresent("console editing test")) {
     await rowsShown(lines);
   };
 
-  before(async () => {
-    editing = await startConsole({ tenant: "editing" });
-    ({ api, baseUrl } = editing);
-    const created = await api("POST", "/v1/operations", { code, name: { en: "Editing spring" }, type: "PUBLIC", startDate: "2098-01-01T00:00:00Z", endDate: "2098-12-31T00:00:00Z" });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    operationId = created.body.id;
-    const lines = Array.from({ length: LINES }, (_, i) => ({ variantExternalId: sku(i), variantName: { en: `Item ${i}` }, minQuantity: 1, maxQuantity: 10, recommendedQuantity: 5 }));
-    assert.equal((await api("PUT", `/v1/operations/${operationId}/lines`, lines)).status, 200);
-    page = await editing.browser.newPage();
-    await editing.signIn(page, editing.operatorKey, "OPERATOR");
-    await openOperation(operationId, LINES);
-  }, { timeout: 240_000 });
+  before(
+    async () => {
+      editing = await startConsole({ tenant: "editing" });
+      ({ api, baseUrl } = editing);
+      const created = await api("POST", "/v1/operations", {
+        code,
+        name: { en: "Editing spring" },
+        type: "PUBLIC",
+        startDate: "2098-01-01T00:00:00Z",
+        endDate: "2098-12-31T00:00:00Z",
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      operationId = created.body.id;
+      const lines = Array.from({ length: LINES }, (_, i) => ({
+        variantExternalId: sku(i),
+        variantName: { en: `Item ${i}` },
+        minQuantity: 1,
+        maxQuantity: 10,
+        recommendedQuantity: 5,
+      }));
+      assert.equal((await api("PUT", `/v1/operations/${operationId}/lines`, lines)).status, 200);
+      page = await editing.browser.newPage();
+      await editing.signIn(page, editing.operatorKey, "OPERATOR");
+      await openOperation(operationId, LINES);
+    },
+    { timeout: 240_000 },
+  );
 
   after(async () => {
     await editing?.close();
@@ -126,7 +144,11 @@ if (chromiumPresent("console editing test")) {
       await status("Not saved yet: 1 new row names a variant the Operation already holds").waitFor();
       assert.deepEqual(puts, ["true"], "a dry run only");
       assert.equal(await cell(111, 0).textContent(), `${sku(1)} (unsaved)`);
-      assert.deepEqual([await cell(111, 1).innerText(), await cell(111, 2).innerText(), await cell(111, 3).innerText(), await cell(111, 4).innerText()], ["Item 1", "2", "9", "5"], "the stored name and recommended quantity are kept");
+      assert.deepEqual(
+        [await cell(111, 1).innerText(), await cell(111, 2).innerText(), await cell(111, 3).innerText(), await cell(111, 4).innerText()],
+        ["Item 1", "2", "9", "5"],
+        "the stored name and recommended quantity are kept",
+      );
       await page.getByRole("button", { name: "Save" }).click();
       await status("Saved: 0 created, 1 updated.").waitFor();
       page.off("request", onRequest);
@@ -297,7 +319,13 @@ if (chromiumPresent("console editing test")) {
     });
 
     it("asks before deactivating a DRAFT Operation; Escape keeps it DRAFT", TIMEOUT, async () => {
-      const draft = await api("POST", "/v1/operations", { code: `${code}-D`, name: { en: "Still a draft" }, type: "PUBLIC", startDate: "2098-01-01T00:00:00Z", endDate: "2098-12-31T00:00:00Z" });
+      const draft = await api("POST", "/v1/operations", {
+        code: `${code}-D`,
+        name: { en: "Still a draft" },
+        type: "PUBLIC",
+        startDate: "2098-01-01T00:00:00Z",
+        endDate: "2098-12-31T00:00:00Z",
+      });
       await openOperation(draft.body.id, 0);
       await page.getByRole("button", { name: "Deactivate" }).focus();
       await page.keyboard.press("Enter");
@@ -315,7 +343,13 @@ if (chromiumPresent("console editing test")) {
     });
 
     it("labels the sort choices as the columns, and exports an ACTIVE Operation's lines", TIMEOUT, async () => {
-      const active = await api("POST", "/v1/operations", { code: `${code}-A`, name: { en: "Active one" }, type: "PUBLIC", startDate: "2098-01-01T00:00:00Z", endDate: "2098-12-31T00:00:00Z" });
+      const active = await api("POST", "/v1/operations", {
+        code: `${code}-A`,
+        name: { en: "Active one" },
+        type: "PUBLIC",
+        startDate: "2098-01-01T00:00:00Z",
+        endDate: "2098-12-31T00:00:00Z",
+      });
       await api("PUT", `/v1/operations/${active.body.id}/lines`, [
         { variantExternalId: "A-1", variantName: { en: "=cmd" }, minQuantity: 0, maxQuantity: 4 },
         { variantExternalId: "A-2", minQuantity: 1, maxQuantity: 8, recommendedQuantity: 2 },
@@ -323,10 +357,27 @@ if (chromiumPresent("console editing test")) {
       assert.equal((await api("POST", `/v1/operations/${active.body.id}/status`, { status: "ACTIVE" })).status, 200);
       await openOperation(active.body.id, 2);
       const labels = await page.getByLabel("Sort").locator("option").allInnerTexts();
-      assert.deepEqual(labels, ["Variant ↑", "Variant ↓", "Name ↑", "Name ↓", "Min ↑", "Min ↓", "Max ↑", "Max ↓", "Recommended ↑", "Recommended ↓", "Pack ↑", "Pack ↓"]);
+      assert.deepEqual(labels, [
+        "Variant ↑",
+        "Variant ↓",
+        "Name ↑",
+        "Name ↓",
+        "Min ↑",
+        "Min ↓",
+        "Max ↑",
+        "Max ↓",
+        "Recommended ↑",
+        "Recommended ↓",
+        "Pack ↑",
+        "Pack ↓",
+      ]);
       const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
       assert.equal(download.suggestedFilename(), `lines-${code}-A.csv`);
-      const apiCsv = await (await fetch(`${baseUrl}/v1/operations/${active.body.id}/lines`, { headers: { accept: "text/csv", "svc-client": "OPERATOR", "svc-api-key": editing.operatorKey } })).text();
+      const apiCsv = await (
+        await fetch(`${baseUrl}/v1/operations/${active.body.id}/lines`, {
+          headers: { accept: "text/csv", "svc-client": "OPERATOR", "svc-api-key": editing.operatorKey },
+        })
+      ).text();
       assert.equal(await readFile(await download.path(), "utf8"), apiCsv);
       assert.match(apiCsv, /A-1,'=cmd,0,4,,1/);
     });

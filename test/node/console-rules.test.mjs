@@ -12,7 +12,10 @@ const TIMEOUT = { timeout: 180_000 };
 const RULES = "/v1/buying-policies/quotas/rules";
 
 /** JSON with keys sorted, as the simulator writes its answers. */
-const canonical = (value) => JSON.stringify(value, (_, v) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
+const canonical = (value) =>
+  JSON.stringify(value, (_, v) =>
+    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  );
 
 /** A small seeded generator: a failing run names its seed. */
 function randomFrom(seed) {
@@ -46,12 +49,15 @@ if (chromiumPresent("console rules test")) {
     return answer.body.results[0];
   };
 
-  before(async () => {
-    consoleServer = await startConsole({ tenant: "console-rules" });
-    ({ baseUrl, operatorKey, accountKey, signIn, api } = consoleServer);
-    page = await browser().newPage();
-    await signIn(page, operatorKey, "OPERATOR");
-  }, { timeout: 240_000 });
+  before(
+    async () => {
+      consoleServer = await startConsole({ tenant: "console-rules" });
+      ({ baseUrl, operatorKey, accountKey, signIn, api } = consoleServer);
+      page = await browser().newPage();
+      await signIn(page, operatorKey, "OPERATOR");
+    },
+    { timeout: 240_000 },
+  );
   const browser = () => consoleServer.browser;
 
   after(async () => {
@@ -74,7 +80,10 @@ if (chromiumPresent("console rules test")) {
       const expected = await listAll("accountId=LIST-A1");
       await page.waitForFunction((n) => document.querySelectorAll("table.list tbody tr").length === n, expected.length);
       assert.equal(expected.length, 20);
-      assert.deepEqual(await tableRows().locator("td:first-child").allInnerTexts(), expected.map(() => "LIST-A1"));
+      assert.deepEqual(
+        await tableRows().locator("td:first-child").allInnerTexts(),
+        expected.map(() => "LIST-A1"),
+      );
       await page.getByLabel("Sort").selectOption({ label: "Highest minimum" });
       const highest = Math.max(...expected.map((rule) => rule.minimum));
       await page.waitForFunction((text) => document.querySelector("table.list tbody tr td.num")?.textContent === text, String(highest));
@@ -101,7 +110,10 @@ if (chromiumPresent("console rules test")) {
       await page.getByRole("heading", { name: /^Rule qr_/ }).waitFor();
       const ruleId = new URL(page.url()).pathname.split("/").pop();
       const stored = await api("GET", `${RULES}/${ruleId}`);
-      assert.deepEqual([stored.body.accountId, stored.body.supplierId, stored.body.storeId, stored.body.minimum, stored.body.enforcement], ["FORM-A", "FORM-S", null, 4200, "WARN"]);
+      assert.deepEqual(
+        [stored.body.accountId, stored.body.supplierId, stored.body.storeId, stored.body.minimum, stored.body.enforcement],
+        ["FORM-A", "FORM-S", null, 4200, "WARN"],
+      );
 
       const edit = page.getByRole("form", { name: "Edit rule" });
       await edit.getByLabel("Minimum").fill("4800");
@@ -241,7 +253,10 @@ if (chromiumPresent("console rules test")) {
       const csv = (await exported.text()).trim().split(/\r?\n/);
       assert.equal(csv[0], "id,accountId,supplierId,storeId,minimum,enforcement");
       assert.equal(csv.length, 3, csv.join("\n"));
-      assert.ok(csv.some((line) => line.endsWith(",CSV-A,CSV-S2,store-9,2000,WARN")), csv.join("\n"));
+      assert.ok(
+        csv.some((line) => line.endsWith(",CSV-A,CSV-S2,store-9,2000,WARN")),
+        csv.join("\n"),
+      );
     });
   });
 
@@ -261,8 +276,17 @@ if (chromiumPresent("console rules test")) {
     };
     const simulatedEquals = (expected, what) =>
       page
-        .waitForFunction((text) => document.querySelector("[data-simulated]")?.getAttribute("data-simulated") === text, canonical(expected), { timeout: 15_000 })
-        .catch(async () => assert.fail(`${what}\n browser: ${await page.locator("[data-simulated]").getAttribute("data-simulated").catch(() => "none")}\n     api: ${canonical(expected)}`));
+        .waitForFunction((text) => document.querySelector("[data-simulated]")?.getAttribute("data-simulated") === text, canonical(expected), {
+          timeout: 15_000,
+        })
+        .catch(async () =>
+          assert.fail(
+            `${what}\n browser: ${await page
+              .locator("[data-simulated]")
+              .getAttribute("data-simulated")
+              .catch(() => "none")}\n     api: ${canonical(expected)}`,
+          ),
+        );
 
     it("answers as the API's evaluate does, for random rule sets and orders (property)", TIMEOUT, async () => {
       const seed = Number(process.env.SIMULATOR_SEED ?? Date.now() % 100000);
@@ -273,11 +297,22 @@ if (chromiumPresent("console rules test")) {
         const keys = [...ACCOUNTS.flatMap((a) => SUPPLIERS.map((s) => [a, s])), ...ACCOUNTS.map((a) => [a, null]), ...SUPPLIERS.map((s) => [null, s])];
         for (const [account, supplier] of keys) {
           for (const store of [null, ...STORES]) {
-            if (random.chance(0.35)) rules.push({ accountId: account && ns + account, supplierId: supplier && ns + supplier, storeId: store, minimum: random.pick([0, 1000, 2000, 3000]), enforcement: random.pick(["BLOCK", "WARN"]) });
+            if (random.chance(0.35))
+              rules.push({
+                accountId: account && ns + account,
+                supplierId: supplier && ns + supplier,
+                storeId: store,
+                minimum: random.pick([0, 1000, 2000, 3000]),
+                enforcement: random.pick(["BLOCK", "WARN"]),
+              });
           }
         }
         if (rules.length) await put(rules);
-        assert.equal((await api("PUT", "/v1/buying-policies/quotas/default", { minimum: random.pick([0, 500, 1500]), enforcement: random.pick(["BLOCK", "WARN"]) })).status, 200);
+        assert.equal(
+          (await api("PUT", "/v1/buying-policies/quotas/default", { minimum: random.pick([0, 500, 1500]), enforcement: random.pick(["BLOCK", "WARN"]) }))
+            .status,
+          200,
+        );
         // A fresh page: nothing the console cached before this round's rules.
         await page.goto(`${baseUrl}/console/quota-rules/simulator`);
         for (let i = 0; i < 8; i++) {
@@ -309,7 +344,19 @@ if (chromiumPresent("console rules test")) {
       await answer.waitFor();
       await simulatedEquals(await evaluate(order), "the explained scenario");
       const text = await answer.textContent();
-      for (const expected of ["Effective minimum", "5000", "Allowed", "Account + Supplier", "Account", "Supplier", "Tenant default", "selected", "store_mismatch", "shadowed_by_higher_level"]) assert.ok(text.includes(expected), `${expected} in\n${text}`);
+      for (const expected of [
+        "Effective minimum",
+        "5000",
+        "Allowed",
+        "Account + Supplier",
+        "Account",
+        "Supplier",
+        "Tenant default",
+        "selected",
+        "store_mismatch",
+        "shadowed_by_higher_level",
+      ])
+        assert.ok(text.includes(expected), `${expected} in\n${text}`);
       assert.equal(await answer.locator("tr.outcome-selected").count(), 1);
       await shoot(page, "simulator");
       await checkPage(page, "simulator");

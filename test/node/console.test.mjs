@@ -19,15 +19,21 @@ if (chromiumPresent("console test")) {
 
   const grid = () => page.getByRole("grid");
   const cell = (row, col) => page.locator(`#cell-${row}-${col}`);
-  const rowsLoaded = (lines) => page.waitForFunction((expected) => document.querySelector('[role="grid"]')?.getAttribute("aria-rowcount") === String(expected), lines + 1, { timeout: 30_000 });
+  const rowsLoaded = (lines) =>
+    page.waitForFunction((expected) => document.querySelector('[role="grid"]')?.getAttribute("aria-rowcount") === String(expected), lines + 1, {
+      timeout: 30_000,
+    });
   const rowCount = async () => Number(await grid().getAttribute("aria-rowcount"));
   const status = (text) => page.getByRole("status").filter({ hasText: text });
 
-  before(async () => {
-    consoleServer = await startConsole({ tenant: "console" });
-    ({ server, browser, operatorKey, accountKey, signIn, api } = consoleServer);
-    page = await browser.newPage();
-  }, { timeout: 240_000 });
+  before(
+    async () => {
+      consoleServer = await startConsole({ tenant: "console" });
+      ({ server, browser, operatorKey, accountKey, signIn, api } = consoleServer);
+      page = await browser.newPage();
+    },
+    { timeout: 240_000 },
+  );
 
   after(async () => {
     await consoleServer?.close();
@@ -82,7 +88,10 @@ if (chromiumPresent("console test")) {
       page.on("request", (request) => request.method() === "PUT" && puts.push(request.url()));
       await page.getByRole("button", { name: "Save" }).click();
       await status(`Saved: ${LINES} created, 0 updated.`).waitFor();
-      assert.deepEqual(puts.map((url) => new URL(url).searchParams.get("dryRun")), ["true", "false"]);
+      assert.deepEqual(
+        puts.map((url) => new URL(url).searchParams.get("dryRun")),
+        ["true", "false"],
+      );
       await page.reload();
       await page.getByRole("heading", { name: code }).waitFor();
       await rowsLoaded(LINES);
@@ -149,7 +158,12 @@ if (chromiumPresent("console test")) {
       await grid().press("Enter");
       assert.equal(await page.getByRole("textbox", { name: "minQuantity, row 1" }).count(), 0, "Enter edits nothing");
       // The grid is described by why it is read-only, then by its help, which names no way to edit it.
-      const [reason, help] = await grid().evaluate((element) => element.getAttribute("aria-describedby").split(" ").map((id) => document.getElementById(id).textContent));
+      const [reason, help] = await grid().evaluate((element) =>
+        element
+          .getAttribute("aria-describedby")
+          .split(" ")
+          .map((id) => document.getElementById(id).textContent),
+      );
       assert.match(reason, /Read-only: this Operation is ACTIVE/);
       assert.equal(help, "Arrow keys, Page Up/Down and Ctrl+Home/End move from cell to cell.");
       // Its lines still export, as the API streams them.
@@ -167,7 +181,10 @@ if (chromiumPresent("console test")) {
       const changed = await api("PATCH", `/v1/operations/${operationId}`, { name: { de: "Konsole" } });
       assert.equal(changed.status, 200);
       await page.getByRole("button", { name: "Deactivate" }).click();
-      await page.getByRole("dialog", { name: `Deactivate ${code}?` }).getByRole("button", { name: "Deactivate" }).click();
+      await page
+        .getByRole("dialog", { name: `Deactivate ${code}?` })
+        .getByRole("button", { name: "Deactivate" })
+        .click();
       const alert = page.getByRole("alert").filter({ hasText: "Changed since you loaded it" });
       await alert.waitFor();
       assert.match(await alert.innerText(), /version_mismatch|412/);
@@ -178,8 +195,22 @@ if (chromiumPresent("console test")) {
     });
 
     it("attaches accounts of a PRIVATE Operation from the directory and detaches them, each after a dry run", TIMEOUT, async () => {
-      assert.equal((await api("PUT", "/v1/accounts", [{ accountId: "ACC-CONSOLE-1", name: "Console Traders" }, { accountId: "ACC-CONSOLE-2", name: "Other Shop" }])).status, 200);
-      const created = await api("POST", "/v1/operations", { code: `${code}-P`, name: { en: "Private one" }, type: "PRIVATE", startDate: "2098-01-01T00:00:00Z", endDate: "2098-12-31T00:00:00Z" });
+      assert.equal(
+        (
+          await api("PUT", "/v1/accounts", [
+            { accountId: "ACC-CONSOLE-1", name: "Console Traders" },
+            { accountId: "ACC-CONSOLE-2", name: "Other Shop" },
+          ])
+        ).status,
+        200,
+      );
+      const created = await api("POST", "/v1/operations", {
+        code: `${code}-P`,
+        name: { en: "Private one" },
+        type: "PRIVATE",
+        startDate: "2098-01-01T00:00:00Z",
+        endDate: "2098-12-31T00:00:00Z",
+      });
       await page.goto(`${server.baseUrl}/console/operations/${created.body.id}`);
       await page.getByRole("heading", { name: /^Accounts/ }).waitFor();
       await page.getByLabel("Find accounts in the directory").fill("Console");

@@ -19,7 +19,9 @@ let server;
 /** `node scripts/<script> …args` against this test's databases: { code, stdout, stderr }. */
 async function command(script, ...args) {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(repoRoot, "scripts", script), ...args, "--persist-to", state], { cwd: repoRoot });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(repoRoot, "scripts", script), ...args, "--persist-to", state], {
+      cwd: repoRoot,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     return { code: error.code, stdout: error.stdout, stderr: error.stderr };
@@ -94,7 +96,11 @@ describe("npm run key against the served database", () => {
     assert.equal(status, 401);
     assert.ok(Date.now() - startedAt <= 10_600, `refused only after ${Date.now() - startedAt} ms`);
 
-    const [events] = await executeSql("select type, actor from events where tenant_id = 'node-cli' order by rowid", { persistTo: state }, await shardOf("node-cli"));
+    const [events] = await executeSql(
+      "select type, actor from events where tenant_id = 'node-cli' order by rowid",
+      { persistTo: state },
+      await shardOf("node-cli"),
+    );
     assert.deepEqual(events, [
       { type: "key.created", actor: "cli" },
       { type: "key.revoked", actor: "cli" },
@@ -105,7 +111,13 @@ describe("npm run key against the served database", () => {
       { persistTo: state },
       await shardOf("node-cli"),
     );
-    assert.deepEqual(history.map(({ action, keyId, actor }) => [action, keyId, actor]), [["c", entry.id, "cli"], ["u", entry.id, "cli"]]);
+    assert.deepEqual(
+      history.map(({ action, keyId, actor }) => [action, keyId, actor]),
+      [
+        ["c", entry.id, "cli"],
+        ["u", entry.id, "cli"],
+      ],
+    );
     assert.equal(JSON.parse(history[0].changes).keyHash, "[redacted]");
     assert.deepEqual(Object.keys(JSON.parse(history[1].changes)), ["revokedAt"]);
     const again = await keyCommand("--revoke", entry.id);
@@ -117,7 +129,11 @@ describe("npm run key against the served database", () => {
     const first = await issue("node-prefixes");
     const byApi = await Promise.all(
       Array.from({ length: 48 }, async (_, i) => {
-        const created = await api(first, "OPERATOR", "/v1/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ role: "OPERATOR", name: `key ${i}` }) });
+        const created = await api(first, "OPERATOR", "/v1/keys", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ role: "OPERATOR", name: `key ${i}` }),
+        });
         assert.equal(created.status, 201, JSON.stringify(created.body));
         return created.body.key;
       }),
@@ -139,7 +155,14 @@ describe("npm run key against the served database", () => {
   });
 
   it("refuses what it cannot do, with the usage, exit code non-zero", async () => {
-    for (const args of [["--tenant", "node-cli", "--role", "ACCOUNT"], ["--tenant", "node-x", "--role", "OPERATOR", "--shard", "shard_1"], ["--revoke", "sk_not_an_id"], ["--revoke", "key_unknown"], ["--list"], ["--list", "--revoke", "key_x", "--tenant", "t"]]) {
+    for (const args of [
+      ["--tenant", "node-cli", "--role", "ACCOUNT"],
+      ["--tenant", "node-x", "--role", "OPERATOR", "--shard", "shard_1"],
+      ["--revoke", "sk_not_an_id"],
+      ["--revoke", "key_unknown"],
+      ["--list"],
+      ["--list", "--revoke", "key_x", "--tenant", "t"],
+    ]) {
       const result = await keyCommand(...args);
       assert.notEqual(result.code, 0, args.join(" "));
       assert.match(result.stderr, /usage: npm run key/, args.join(" "));
@@ -148,7 +171,11 @@ describe("npm run key against the served database", () => {
 
   it("refuses to issue a --remote key without the deployed signing secret, before touching any database", async () => {
     const { KEY_SIGNING_SECRET: _unset, ...env } = process.env;
-    const result = await promisify(execFile)(process.execPath, [join(repoRoot, "scripts", "key.mjs"), "--tenant", "node-remote", "--role", "OPERATOR", "--remote"], { cwd: repoRoot, env }).then(
+    const result = await promisify(execFile)(
+      process.execPath,
+      [join(repoRoot, "scripts", "key.mjs"), "--tenant", "node-remote", "--role", "OPERATOR", "--remote"],
+      { cwd: repoRoot, env },
+    ).then(
       () => ({ code: 0, stderr: "" }),
       (error) => ({ code: error.code, stderr: error.stderr }),
     );
@@ -179,7 +206,11 @@ describe("shards: placement and moves against the served databases", () => {
     });
     assert.equal(created.status, 201);
     const lines = Array.from({ length: 1500 }, (_, i) => ({ variantExternalId: `SKU-${i}`, minQuantity: 0, maxQuantity: 5 }));
-    const put = await api(key, "OPERATOR", `/v1/operations/${created.body.id}/lines`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(lines) });
+    const put = await api(key, "OPERATOR", `/v1/operations/${created.body.id}/lines`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(lines),
+    });
     assert.equal(put.status, 200);
     const before = await api(key, "OPERATOR", `/v1/operations/${created.body.id}`);
 
@@ -195,7 +226,11 @@ describe("shards: placement and moves against the served databases", () => {
     assert.deepEqual([left.n, arrived.n], [0, 1500]);
 
     assert.deepEqual(await api(key, "OPERATOR", `/v1/operations/${created.body.id}`), before);
-    const renamed = await api(key, "OPERATOR", `/v1/operations/${created.body.id}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: { en: "Moved" } }) });
+    const renamed = await api(key, "OPERATOR", `/v1/operations/${created.body.id}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: { en: "Moved" } }),
+    });
     assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
 
     const refused = await command("tenant-move.mjs", "--tenant", "node-move", "--to", "SHARD_2", "--drain-seconds", "0");

@@ -71,7 +71,9 @@ describe("the docs' examples paste and answer what the docs show, one file after
       );
       if (failed !== null) {
         const example = document.examples[failed];
-        assert.fail(`${document.path}:${example.line}: the example exits non-zero\n${example.script}\n--- stdout\n${outputs[failed] ?? ""}\n--- stderr\n${stderr.slice(-2000)}`);
+        assert.fail(
+          `${document.path}:${example.line}: the example exits non-zero\n${example.script}\n--- stdout\n${outputs[failed] ?? ""}\n--- stderr\n${stderr.slice(-2000)}`,
+        );
       }
       for (const [i, example] of document.examples.entries()) {
         if (!example.expected) continue;
@@ -103,6 +105,10 @@ describe("every guide is found", () => {
   it("README.md links every docs/*.md", () => {
     const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
     const missing = listGuides().filter((guide) => !readme.includes(`](${guide.path})`));
-    assert.deepEqual(missing.map((guide) => guide.path), [], "add a link to each of these guides in README.md's guide list");
+    assert.deepEqual(
+      missing.map((guide) => guide.path),
+      [],
+      "add a link to each of these guides in README.md's guide list",
+    );
   });
 });

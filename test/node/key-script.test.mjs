@@ -9,7 +9,10 @@ const request = (user) => ({ tenant: "t-1", role: "ACCOUNT", user });
 describe("npm run key --user", () => {
   for (const user of ["u\u0000", "u\r\n1", "u\u200b1", "u\u202e1", "\ufeffu", "u\ud800"]) {
     it(`refuses ${JSON.stringify(user)}, naming the option and the character`, () => {
-      assert.throws(() => validateKeyRequest(request(user)), /^Error: --user contains U\+[0-9A-F]{4} \((a control character|a format character|a lone surrogate)\)/);
+      assert.throws(
+        () => validateKeyRequest(request(user)),
+        /^Error: --user contains U\+[0-9A-F]{4} \((a control character|a format character|a lone surrogate)\)/,
+      );
     });
   }
 

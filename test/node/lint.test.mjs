@@ -36,7 +36,10 @@ describe("npm run lint", () => {
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
   it("passes on clean code", TIMEOUT, async () => {
-    writeFileSync(join(scratch, "src", "probe.ts"), "export function total(values: number[]): number {\n  return values.reduce((sum, value) => sum + value, 0);\n}\n");
+    writeFileSync(
+      join(scratch, "src", "probe.ts"),
+      "export function total(values: number[]): number {\n  return values.reduce((sum, value) => sum + value, 0);\n}\n",
+    );
     const { code, output } = await lint(scratch);
     assert.equal(code, 0, output);
   });
@@ -49,7 +52,10 @@ describe("npm run lint", () => {
   });
 
   it("fails on an error (an assignment inside an expression)", TIMEOUT, async () => {
-    writeFileSync(join(scratch, "src", "probe.ts"), "export function first(values: number[]): number {\n  let found = 0;\n  if ((found = values[0]) > 0) return found;\n  return 0;\n}\n");
+    writeFileSync(
+      join(scratch, "src", "probe.ts"),
+      "export function first(values: number[]): number {\n  let found = 0;\n  if ((found = values[0]) > 0) return found;\n  return 0;\n}\n",
+    );
     const { code, output } = await lint(scratch);
     assert.notEqual(code, 0, output);
     assert.match(output, /lint\/suspicious\/noAssignInExpressions/);

@@ -48,7 +48,11 @@ describe("cron triggers under the local server", () => {
   });
 
   it("sweep a committed event that was never handed on to its webhook within the next minute", { timeout: 150_000 }, async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [join(repoRoot, "scripts", "key.mjs"), "--tenant", TENANT, "--role", "OPERATOR", "--persist-to", state], { cwd: repoRoot });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(repoRoot, "scripts", "key.mjs"), "--tenant", TENANT, "--role", "OPERATOR", "--persist-to", state],
+      { cwd: repoRoot },
+    );
     const key = stdout.trim().split("\n").at(-1);
     const created = await fetch(`${server.baseUrl}/v1/webhooks`, {
       method: "POST",

@@ -11,7 +11,10 @@ import { describe, it } from "node:test";
 import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 
 const { DatabaseSync } = await import("node:sqlite");
-const migrationsIn = (dir) => readdirSync(dir).filter((name) => name.endsWith(".sql")).sort();
+const migrationsIn = (dir) =>
+  readdirSync(dir)
+    .filter((name) => name.endsWith(".sql"))
+    .sort();
 const migrationsDir = join(repoRoot, "migrations", "tenant");
 const migrations = migrationsIn(migrationsDir);
 const FIRST_OF_THE_FEATURE = "0012_";
@@ -42,7 +45,9 @@ describe("tenant migrations 0012–0015 on existing data", () => {
     insertRow(db, "operation_lines", { operation_id: "op1", variant_external_id: "SKU-1", min_quantity: 2, max_quantity: 14 });
     insertRow(db, "quota_rules", { id: "r1", tenant_id: "t1", minimum: 500 });
     insertRow(db, "orders", { id: "o1", tenant_id: "t1", operation_id: "op1" });
-    const rowsBefore = Object.fromEntries(["tenants", "operations", "operation_lines", "quota_rules", "orders"].map((table) => [table, db.prepare(`select * from ${table}`).all()]));
+    const rowsBefore = Object.fromEntries(
+      ["tenants", "operations", "operation_lines", "quota_rules", "orders"].map((table) => [table, db.prepare(`select * from ${table}`).all()]),
+    );
 
     for (const name of after) db.exec(readFileSync(join(migrationsDir, name), "utf8"));
 
@@ -63,13 +68,25 @@ describe("tenant migrations 0012–0015 on existing data", () => {
 describe("control migration 0002 on existing keys", () => {
   it("drops the prefixes two keys of a tenant share, keeps every other value, and refuses a shared prefix from then on", () => {
     const dir = join(repoRoot, "migrations", "control");
-    const [before, after] = migrationsIn(dir).reduce(([older, newer], name) => (name < "0002_" ? [[...older, name], newer] : [older, [...newer, name]]), [[], []]);
+    const [before, after] = migrationsIn(dir).reduce(
+      ([older, newer], name) => (name < "0002_" ? [[...older, name], newer] : [older, [...newer, name]]),
+      [[], []],
+    );
     assert.ok(after[0]?.startsWith("0002_"), `expected 0002, found ${after.join(", ")}`);
     const db = new DatabaseSync(":memory:");
     for (const name of before) db.exec(readFileSync(join(dir, name), "utf8"));
 
     for (const tenant of ["t1", "t2"]) insertRow(db, "tenant_directory", { tenant_id: tenant, shard: "SHARD_1" });
-    const key = (id, tenant, prefix) => insertRow(db, "api_keys", { id, tenant_id: tenant, role: "OPERATOR", key_hash: `hash-${id}`, prefix, name: `name of ${id}`, created_at: "2026-03-01T10:00:00.000Z" });
+    const key = (id, tenant, prefix) =>
+      insertRow(db, "api_keys", {
+        id,
+        tenant_id: tenant,
+        role: "OPERATOR",
+        key_hash: `hash-${id}`,
+        prefix,
+        name: `name of ${id}`,
+        created_at: "2026-03-01T10:00:00.000Z",
+      });
     // sk2 keys issued within hours of each other: the same first 8 characters.
     key("k1", "t1", "sk2_AaIU");
     key("k2", "t1", "sk2_AaIU");
@@ -110,27 +127,61 @@ describe("tenant migration 0016 (quota order facts) on existing data", () => {
     insertRow(db, "operations", { id: "op1", tenant_id: "t1", code: "OLD", type: "PUBLIC", status: "ACTIVE" });
     const line = (quantity, unitPrice, supplierId) => ({ variantExternalId: "SKU-1", quantity, unitPrice, ...(supplierId !== undefined && { supplierId }) });
     insertRow(db, "orders", {
-      id: "ord_1", tenant_id: "t1", operation_id: "op1", account_id: "A1", store_id: "st_1", created_at: "2026-01-02T03:04:05.678Z",
+      id: "ord_1",
+      tenant_id: "t1",
+      operation_id: "op1",
+      account_id: "A1",
+      store_id: "st_1",
+      created_at: "2026-01-02T03:04:05.678Z",
       lines: JSON.stringify([line(2, 300, "S1"), line(1, 500, null), line(1, 50, "S1"), line(3, 7)]),
     });
-    insertRow(db, "orders", { id: "ord_2", tenant_id: "t1", operation_id: "op1", account_id: "A2", store_id: null, created_at: "2026-01-03T00:00:00.000Z", lines: JSON.stringify([line(1, 100, "S2")]) });
+    insertRow(db, "orders", {
+      id: "ord_2",
+      tenant_id: "t1",
+      operation_id: "op1",
+      account_id: "A2",
+      store_id: null,
+      created_at: "2026-01-03T00:00:00.000Z",
+      lines: JSON.stringify([line(1, 100, "S2")]),
+    });
     // Lines that are not JSON (no code writes them) are left out, not a failed migration.
     insertRow(db, "orders", { id: "ord_3", tenant_id: "t1", operation_id: "op1", account_id: "A3", lines: "not json" });
-    const blocked = { accountId: "A1", cartId: null, storeId: null, orders: [{ accountId: "A1", supplierId: "S2", storeId: null, amount: 900 }, { accountId: "A1", supplierId: null, storeId: null, amount: 40 }], results: [] };
+    const blocked = {
+      accountId: "A1",
+      cartId: null,
+      storeId: null,
+      orders: [
+        { accountId: "A1", supplierId: "S2", storeId: null, amount: 900 },
+        { accountId: "A1", supplierId: null, storeId: null, amount: 40 },
+      ],
+      results: [],
+    };
     insertRow(db, "events", { id: "evt_1", tenant_id: "t1", type: "order.blocked", at: "2026-01-04T00:00:00.000Z", data: JSON.stringify(blocked) });
-    insertRow(db, "events", { id: "evt_2", tenant_id: "t1", type: "order.created", at: "2026-01-05T00:00:00.000Z", data: JSON.stringify({ orderId: "ord_2", orders: [{ accountId: "A9", amount: 1 }] }) });
+    insertRow(db, "events", {
+      id: "evt_2",
+      tenant_id: "t1",
+      type: "order.created",
+      at: "2026-01-05T00:00:00.000Z",
+      data: JSON.stringify({ orderId: "ord_2", orders: [{ accountId: "A9", amount: 1 }] }),
+    });
     insertRow(db, "events", { id: "evt_3", tenant_id: "t1", type: "order.blocked", at: "2026-01-06T00:00:00.000Z", data: "not json" });
 
     migrateFrom(db, FACTS);
 
-    const facts = db.prepare("select tenant_id, account_id, supplier_id, store_id, record_id, at, amount from quota_order_facts order by record_id, supplier_id").all().map((row) => ({ ...row }));
-    assert.deepEqual(facts, [
-      { tenant_id: "t1", account_id: "A1", supplier_id: "S2", store_id: "", record_id: "evt_1", at: "2026-01-04T00:00:00.000Z", amount: 900 },
-      { tenant_id: "t1", account_id: "A1", supplier_id: "", store_id: "", record_id: "evt_1", at: "2026-01-04T00:00:00.000Z", amount: 40 },
-      { tenant_id: "t1", account_id: "A1", supplier_id: "", store_id: "st_1", record_id: "ord_1", at: "2026-01-02T03:04:05.678Z", amount: 521 },
-      { tenant_id: "t1", account_id: "A1", supplier_id: "S1", store_id: "st_1", record_id: "ord_1", at: "2026-01-02T03:04:05.678Z", amount: 650 },
-      { tenant_id: "t1", account_id: "A2", supplier_id: "S2", store_id: "", record_id: "ord_2", at: "2026-01-03T00:00:00.000Z", amount: 100 },
-    ].sort((a, b) => (a.record_id < b.record_id ? -1 : a.record_id > b.record_id ? 1 : a.supplier_id < b.supplier_id ? -1 : 1)));
+    const facts = db
+      .prepare("select tenant_id, account_id, supplier_id, store_id, record_id, at, amount from quota_order_facts order by record_id, supplier_id")
+      .all()
+      .map((row) => ({ ...row }));
+    assert.deepEqual(
+      facts,
+      [
+        { tenant_id: "t1", account_id: "A1", supplier_id: "S2", store_id: "", record_id: "evt_1", at: "2026-01-04T00:00:00.000Z", amount: 900 },
+        { tenant_id: "t1", account_id: "A1", supplier_id: "", store_id: "", record_id: "evt_1", at: "2026-01-04T00:00:00.000Z", amount: 40 },
+        { tenant_id: "t1", account_id: "A1", supplier_id: "", store_id: "st_1", record_id: "ord_1", at: "2026-01-02T03:04:05.678Z", amount: 521 },
+        { tenant_id: "t1", account_id: "A1", supplier_id: "S1", store_id: "st_1", record_id: "ord_1", at: "2026-01-02T03:04:05.678Z", amount: 650 },
+        { tenant_id: "t1", account_id: "A2", supplier_id: "S2", store_id: "", record_id: "ord_2", at: "2026-01-03T00:00:00.000Z", amount: 100 },
+      ].sort((a, b) => (a.record_id < b.record_id ? -1 : a.record_id > b.record_id ? 1 : a.supplier_id < b.supplier_id ? -1 : 1)),
+    );
     assert.equal(typeof facts[0].amount, "number");
   });
 
@@ -139,7 +190,12 @@ describe("tenant migration 0016 (quota order facts) on existing data", () => {
     migrateUpTo(db, "9999");
     db.prepare("insert into tenant_fences (tenant_id, state, since) values ('t1', 'MOVING', '2026-01-01T00:00:00Z')").run();
     assert.throws(
-      () => db.prepare("insert into quota_order_facts (tenant_id, account_id, supplier_id, store_id, record_id, at, amount) values ('t1', 'A1', '', '', 'ord_1', '2026-01-01T00:00:00.000Z', 1)").run(),
+      () =>
+        db
+          .prepare(
+            "insert into quota_order_facts (tenant_id, account_id, supplier_id, store_id, record_id, at, amount) values ('t1', 'A1', '', '', 'ord_1', '2026-01-01T00:00:00.000Z', 1)",
+          )
+          .run(),
       /tenant_moving/,
     );
   });

@@ -25,7 +25,9 @@ describe("redocly lint client/openapi.json", () => {
       ({ code, stdout } = error);
     }
     const report = JSON.parse(stdout);
-    const errors = report.problems.filter((problem) => problem.severity === "error").map((problem) => `${problem.ruleId}: ${problem.message} at ${problem.location?.[0]?.pointer}`);
+    const errors = report.problems
+      .filter((problem) => problem.severity === "error")
+      .map((problem) => `${problem.ruleId}: ${problem.message} at ${problem.location?.[0]?.pointer}`);
     assert.deepEqual(errors, []);
     assert.equal(report.totals.errors, 0);
     assert.equal(code, 0);

@@ -36,7 +36,11 @@ describe("a scheduled activation across a restart of the local server", () => {
   it("runs at its time, once, after the server that armed it was stopped", { timeout: 240_000 }, async () => {
     await applyMigrations({ persistTo: state });
     server = await startDevServer({ persistTo: state });
-    const { stdout } = await promisify(execFile)(process.execPath, [join(repoRoot, "scripts", "key.mjs"), "--tenant", "t_schedule_restart", "--role", "OPERATOR", "--persist-to", state], { cwd: repoRoot });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(repoRoot, "scripts", "key.mjs"), "--tenant", "t_schedule_restart", "--role", "OPERATOR", "--persist-to", state],
+      { cwd: repoRoot },
+    );
     const api = caller(stdout.trim().split("\n").at(-1));
 
     const day = 86_400_000;

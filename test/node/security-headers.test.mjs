@@ -23,7 +23,9 @@ async function startFramingSite(targets) {
     .map(([id, url]) => `<iframe id="${id}" src="${url}" width="600" height="400"></iframe>`)
     .join("")}<iframe id="own" src="/own"></iframe>`;
   const server = createServer((request, response) => {
-    response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(request.url === "/own" ? "<!doctype html><title>own</title><button>Sign in</button>" : page);
+    response
+      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      .end(request.url === "/own" ? "<!doctype html><title>own</title><button>Sign in</button>" : page);
   });
   await new Promise((resolve, reject) => server.once("error", reject).listen(port, "127.0.0.1", resolve));
   return { origin: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(resolve)) };
@@ -45,24 +47,28 @@ if (chromiumPresent("security headers test")) {
       if (/Content Security Policy|Refused to/i.test(message.text())) refused.push(`${page.url()}: ${message.text()}`);
     });
     page.on("response", (response) => {
-      if (response.url().startsWith(baseUrl)) answers.push({ url: response.url(), status: response.status(), kind: response.request().resourceType(), headers: response.headers() });
+      if (response.url().startsWith(baseUrl))
+        answers.push({ url: response.url(), status: response.status(), kind: response.request().resourceType(), headers: response.headers() });
     });
     return page;
   }
 
-  before(async () => {
-    site = await startConsole({ tenant: "csp" });
-    ({ baseUrl, operatorKey, api, browser } = site);
-    // Runs before any script of the page (playwright injects it outside the page's policy).
-    await browser.exposeBinding("reportPolicyViolation", ({ page }, violation) => refusals.get(page)?.push(`${page.url()}: ${violation}`));
-    await browser.addInitScript(() => {
-      document.addEventListener("securitypolicyviolation", (event) =>
-        // @ts-expect-error the binding exposed above
-        window.reportPolicyViolation(`${event.effectiveDirective} refused ${event.blockedURI || "inline"} (${event.sourceFile}:${event.lineNumber})`),
-      );
-    });
-    framer = await startFramingSite({ console: `${baseUrl}/console`, docs: `${baseUrl}/docs` });
-  }, { timeout: 240_000 });
+  before(
+    async () => {
+      site = await startConsole({ tenant: "csp" });
+      ({ baseUrl, operatorKey, api, browser } = site);
+      // Runs before any script of the page (playwright injects it outside the page's policy).
+      await browser.exposeBinding("reportPolicyViolation", ({ page }, violation) => refusals.get(page)?.push(`${page.url()}: ${violation}`));
+      await browser.addInitScript(() => {
+        document.addEventListener("securitypolicyviolation", (event) =>
+          // @ts-expect-error the binding exposed above
+          window.reportPolicyViolation(`${event.effectiveDirective} refused ${event.blockedURI || "inline"} (${event.sourceFile}:${event.lineNumber})`),
+        );
+      });
+      framer = await startFramingSite({ console: `${baseUrl}/console`, docs: `${baseUrl}/docs` });
+    },
+    { timeout: 240_000 },
+  );
 
   after(async () => {
     await site?.close();
@@ -72,7 +78,13 @@ if (chromiumPresent("security headers test")) {
   describe("the console and the reference under their policy", () => {
     it("signing in and every console page run without a refusal", TIMEOUT, async () => {
       const code = `CSP-${Date.now()}`;
-      const created = await api("POST", "/v1/operations", { code, name: { en: "Policy spring" }, type: "PUBLIC", startDate: "2098-01-01T00:00:00Z", endDate: "2098-12-31T00:00:00Z" });
+      const created = await api("POST", "/v1/operations", {
+        code,
+        name: { en: "Policy spring" },
+        type: "PUBLIC",
+        startDate: "2098-01-01T00:00:00Z",
+        endDate: "2098-12-31T00:00:00Z",
+      });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const lines = [{ variantExternalId: "SKU-A", minQuantity: 2, maxQuantity: 10 }];
       assert.equal((await api("PUT", `/v1/operations/${created.body.id}/lines`, lines)).status, 200);
@@ -96,7 +108,10 @@ if (chromiumPresent("security headers test")) {
       await page.getByRole("grid").waitFor();
       for (const path of ["/console/quota-rules/new", "/console/quota-rules/simulator"]) {
         await page.goto(`${baseUrl}${path}`);
-        await page.getByRole("button", { name: /Create|Evaluate/ }).first().waitFor();
+        await page
+          .getByRole("button", { name: /Create|Evaluate/ })
+          .first()
+          .waitFor();
       }
       await page.close();
       assert.deepEqual(refusals.get(page), []);
@@ -136,7 +151,12 @@ if (chromiumPresent("security headers test")) {
         assert.equal(headers["x-content-type-options"], "nosniff", where);
         assert.equal(headers["x-frame-options"], "DENY", where);
         assert.equal(headers["referrer-policy"], "no-referrer", where);
-        const policy = Object.fromEntries((headers["content-security-policy"] ?? "").split(";").map((directive) => directive.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+        const policy = Object.fromEntries(
+          (headers["content-security-policy"] ?? "")
+            .split(";")
+            .map((directive) => directive.trim().split(/\s+/))
+            .map(([name, ...values]) => [name, values]),
+        );
         assert.deepEqual(policy["frame-ancestors"], ["'none'"], where);
         if (kind === "document") {
           assert.deepEqual(policy["script-src"], ["'self'"], `${where}: scripts of this origin only`);
@@ -160,7 +180,10 @@ if (chromiumPresent("security headers test")) {
         assert.equal(await page.frameLocator(`#${id}`).getByLabel("API key").count(), 0);
         assert.equal(await page.frameLocator(`#${id}`).locator("#reference").count(), 0);
       }
-      assert.ok(messages.some((text) => /frame-ancestors 'none'/.test(text)), messages.join("\n"));
+      assert.ok(
+        messages.some((text) => /frame-ancestors 'none'/.test(text)),
+        messages.join("\n"),
+      );
       await page.close();
     });
   });

@@ -8,7 +8,12 @@ function filtered(lines) {
   return lines.map(accept).filter((line) => line !== null);
 }
 
-const table = ["Your Worker has access to the following bindings:", "Binding   Resource   Mode", "env.CONTROL (campaign-policy-control)   D1 Database   local", ""];
+const table = [
+  "Your Worker has access to the following bindings:",
+  "Binding   Resource   Mode",
+  "env.CONTROL (campaign-policy-control)   D1 Database   local",
+  "",
+];
 
 describe("npm start's view of wrangler dev", () => {
   it("shows the binding table once, however often wrangler prints it", () => {

@@ -34,7 +34,8 @@ describe("what the OpenAPI document declares", () => {
       expect(operation["x-rate-limit-class"], where).toBe(writes ? "write" : (spec.rateLimit ?? "read"));
       expect(operation.responses["429"]?.description, where).toContain("rate_limited");
       // Besides the headers every answer of the route may carry (svc-api-version; a deprecated form's Deprecation, Link, Sunset).
-      const shared = (headers: Record<string, { $ref?: string }>) => Object.keys(headers).filter((name) => !headers[name].$ref?.startsWith("#/components/headers/"));
+      const shared = (headers: Record<string, { $ref?: string }>) =>
+        Object.keys(headers).filter((name) => !headers[name].$ref?.startsWith("#/components/headers/"));
       expect(operation.responses["429"].headers["svc-api-version"], where).toEqual({ $ref: "#/components/headers/ApiVersion" });
       expect(shared(operation.responses["429"].headers), where).toEqual(["Retry-After"]);
       // Anything that may write waits while the tenant's data moves to another shard; reads never do.
@@ -65,7 +66,8 @@ describe("what the OpenAPI document declares", () => {
     const declared = new Set<string>();
     for (const path of Object.values(doc.paths) as Record<string, { responses: Record<string, { description: string }> }>[]) {
       for (const operation of Object.values(path)) {
-        for (const response of Object.values(operation.responses)) for (const code of Object.keys(ERROR_CATALOGUE)) if (response.description.includes(`${code}:`)) declared.add(code);
+        for (const response of Object.values(operation.responses))
+          for (const code of Object.keys(ERROR_CATALOGUE)) if (response.description.includes(`${code}:`)) declared.add(code);
       }
     }
     // method_not_allowed answers a method a path does not take, which no operation of the document can declare.

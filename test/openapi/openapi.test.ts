@@ -4,7 +4,15 @@ import { apiRoutes } from "../../src/app";
 import { app } from "../../src/index";
 import { ERROR_CATALOGUE } from "../../src/platform/core/errors";
 import { call, OPERATION_LIST_PARAMETERS } from "../helpers/client";
-import { exampleOf, servedDocument, servedDocumentAsIs, type OpenApiDocument, type OpenApiOperation, type OpenApiParameter, type OpenApiSchema } from "../helpers/openapi";
+import {
+  exampleOf,
+  servedDocument,
+  servedDocumentAsIs,
+  type OpenApiDocument,
+  type OpenApiOperation,
+  type OpenApiParameter,
+  type OpenApiSchema,
+} from "../helpers/openapi";
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
@@ -16,7 +24,15 @@ function documentedRoutes(): { method: string; path: string }[] {
   const routes: { method: string; path: string }[] = [];
   for (const route of app.routes) {
     if (route.method === "ALL" || route.path.includes("*")) continue;
-    if (/^\/(v1\/)?__bench\b/.test(route.path) || route.path === "/docs" || route.path === "/console" || route.path === "/favicon.ico" || route.path === "/v1/openapi.json" || route.path === "/") continue;
+    if (
+      /^\/(v1\/)?__bench\b/.test(route.path) ||
+      route.path === "/docs" ||
+      route.path === "/console" ||
+      route.path === "/favicon.ico" ||
+      route.path === "/v1/openapi.json" ||
+      route.path === "/"
+    )
+      continue;
     const key = `${route.method} ${route.path}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -71,7 +87,10 @@ describe("GET /v1/openapi.json", () => {
         expect(Array.isArray(operation.tags) && operation.tags.length > 0, where).toBe(true);
 
         const statuses = Object.keys(operation.responses);
-        expect(statuses.some((s) => /^2\d\d$/.test(s)), `${where} has a success response`).toBe(true);
+        expect(
+          statuses.some((s) => /^2\d\d$/.test(s)),
+          `${where} has a success response`,
+        ).toBe(true);
         for (const [status, response] of Object.entries(operation.responses)) {
           expect(status, where).toMatch(/^[1-5]\d\d$/);
           expect(typeof response.description, `${where} ${status}`).toBe("string");
@@ -215,7 +234,23 @@ describe("the OpenAPI document, for client generation", () => {
       }
     }
     // The main representations and pages are there under their own names.
-    for (const name of ["Operation", "OperationPage", "OperationCreate", "OperationPatch", "Line", "LinePage", "Account", "QuotaRule", "Evaluation", "Cart", "Order", "Comparison", "Event", "Key", "Problem"]) {
+    for (const name of [
+      "Operation",
+      "OperationPage",
+      "OperationCreate",
+      "OperationPatch",
+      "Line",
+      "LinePage",
+      "Account",
+      "QuotaRule",
+      "Evaluation",
+      "Cart",
+      "Order",
+      "Comparison",
+      "Event",
+      "Key",
+      "Problem",
+    ]) {
       expect(document.components.schemas[name], name).toBeTruthy();
     }
     // Nothing of the conversion shows: no nested $defs, no metadata meant for the document builder.
@@ -249,11 +284,18 @@ describe("the OpenAPI document, for client generation", () => {
       }
     }
     const parameter = (path: string, method: string, name: string) => document.paths[path][method].parameters.find((p) => p.name === name);
-    expect(parameter("/v1/operations", "get", "status")?.schema).toMatchObject({ type: "array", items: { type: "string", enum: ["DRAFT", "ACTIVE", "INACTIVE"] } });
+    expect(parameter("/v1/operations", "get", "status")?.schema).toMatchObject({
+      type: "array",
+      items: { type: "string", enum: ["DRAFT", "ACTIVE", "INACTIVE"] },
+    });
     expect(parameter("/v1/operations", "get", "ids")?.schema).toMatchObject({ type: "array", items: { type: "string" } });
     expect(parameter("/v1/operations", "get", "idType")?.schema.enum).toEqual(["id", "code", "externalId"]);
     expect(parameter("/v1/operations", "get", "sort")?.schema.items?.enum).toEqual(expect.arrayContaining(["createdAt", "-createdAt", "name", "-name"]));
-    expect(parameter("/v1/operations/{operationId}/accounts", "get", "operationStatus")?.schema.items?.enum).toEqual(["NOT_STARTED", "CART_CREATED", "ORDERED"]);
+    expect(parameter("/v1/operations/{operationId}/accounts", "get", "operationStatus")?.schema.items?.enum).toEqual([
+      "NOT_STARTED",
+      "CART_CREATED",
+      "ORDERED",
+    ]);
     expect(parameter("/v1/buying-policies/quotas/evaluate", "post", "explain")?.schema).toMatchObject({ type: "boolean", default: false });
     expect(parameter("/v1/operations/{operationId}/lines", "put", "dryRun")?.schema.type).toBe("boolean");
     expect(parameter("/v1/operations/{operationId}/lines", "get", "minQuantity")?.schema.type).toBe("integer");
@@ -268,7 +310,8 @@ describe("the OpenAPI document, for client generation", () => {
       for (const [method, operation] of Object.entries(item)) {
         // A path parameter all of a path's operations share is declared on the path, once.
         if (method === "parameters") {
-          for (const parameter of operation as unknown as OpenApiParameter[]) expect(parameter.$ref, path).toMatch(/^#\/components\/parameters\/[A-Za-z]+Path$/);
+          for (const parameter of operation as unknown as OpenApiParameter[])
+            expect(parameter.$ref, path).toMatch(/^#\/components\/parameters\/[A-Za-z]+Path$/);
           continue;
         }
         for (const [status, answer] of Object.entries(operation.responses)) {
@@ -285,7 +328,8 @@ describe("the OpenAPI document, for client generation", () => {
     // A declaration kept with its route is one no other route has (a list's own sort fields).
     expect([...inline].filter(([, uses]) => uses > 1).map(([declaration]) => declaration)).toEqual([]);
     // The parameter's description is said once, not again in its schema.
-    for (const shared of Object.values(document.components.parameters ?? {}) as OpenApiParameter[]) expect(shared.schema.description, shared.name).toBeUndefined();
+    for (const shared of Object.values(document.components.parameters ?? {}) as OpenApiParameter[])
+      expect(shared.schema.description, shared.name).toBeUndefined();
   });
 
   it("describes every tag its operations use", async () => {

@@ -17,7 +17,10 @@ function expectValidation(response: ApiResponse, field?: string | RegExp) {
   }
   if (field !== undefined) {
     const fields = body.errors?.map((e) => e.field) ?? [];
-    expect(fields.some((f) => f !== undefined && (typeof field === "string" ? f === field : field.test(f))), JSON.stringify(body.errors)).toBe(true);
+    expect(
+      fields.some((f) => f !== undefined && (typeof field === "string" ? f === field : field.test(f))),
+      JSON.stringify(body.errors),
+    ).toBe(true);
   }
   return body;
 }
@@ -69,12 +72,22 @@ describe("400 validation_failed on create", () => {
       { field: "body.name.fr", code: "too_big" },
     ]);
     expect(created.errors?.[0].message).toMatch(/BCP 47/);
-    const put = expectValidation(await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 1 }, { variantExternalId: "SKU-2", minQuantity: 0, maxQuantity: 1, variantName: badMap }] }));
+    const put = expectValidation(
+      await callRoute(op, routes.putLines, {
+        params: { operationId: operation.id },
+        body: [
+          { variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 1 },
+          { variantExternalId: "SKU-2", minQuantity: 0, maxQuantity: 1, variantName: badMap },
+        ],
+      }),
+    );
     expect(put.errors?.map(({ field, code, index }) => ({ field, code, index }))).toEqual([
       { field: "body.1.variantName.not a locale!", code: "invalid_key", index: 1 },
       { field: "body.1.variantName.fr", code: "too_big", index: 1 },
     ]);
-    const manyLocales = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`l${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`, "x"]));
+    const manyLocales = Object.fromEntries(
+      Array.from({ length: 51 }, (_, i) => [`l${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`, "x"]),
+    );
     expectValidation(await callRoute(op, routes.createOperation, { body: operationBody({ name: manyLocales }) }), "body.name");
     expect(await snapshotTenant(op.tenantId)).toEqual(before);
     const fifty = Object.fromEntries(Object.entries(manyLocales).slice(0, 50));
@@ -99,10 +112,22 @@ describe("400 validation_failed on PATCH and status", () => {
   it("refuses startDate after endDate, in the body and after merging with the stored dates", async () => {
     const op = await newTenant();
     const target = await createOperation(op, { startDate: "2027-03-01T00:00:00Z", endDate: "2027-04-30T00:00:00Z" });
-    expectValidation(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { startDate: "2027-06-01T00:00:00Z", endDate: "2027-05-01T00:00:00Z" } }), "body.startDate");
+    expectValidation(
+      await callRoute(op, routes.patchOperation, {
+        params: { operationId: target.id },
+        body: { startDate: "2027-06-01T00:00:00Z", endDate: "2027-05-01T00:00:00Z" },
+      }),
+      "body.startDate",
+    );
     // Each alone is fine, but merged with the stored value it is not.
-    expectValidation(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { startDate: "2027-05-01T00:00:00Z" } }), "body.startDate");
-    expectValidation(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { endDate: "2027-02-01T00:00:00Z" } }), "body.startDate");
+    expectValidation(
+      await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { startDate: "2027-05-01T00:00:00Z" } }),
+      "body.startDate",
+    );
+    expectValidation(
+      await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { endDate: "2027-02-01T00:00:00Z" } }),
+      "body.startDate",
+    );
     // Equal dates are allowed (startDate ≤ endDate).
     expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { endDate: "2027-03-01T00:00:00Z" } }), 200);
     const read = expectStatus(await callRoute(op, routes.getOperation, { params: { operationId: target.id } }), 200);
@@ -355,7 +380,10 @@ describe("dates exist on the calendar and carry a time zone", () => {
         expect(problem.errors?.find((error) => error.field === `body.${field}`)?.message, value).toMatch(why);
       }
     }
-    const schedule = expectValidation(await callRoute(op, routes.createOperation, { body: operationBody({ schedule: { activateAt: "2099-02-31T00:00:00Z" } }) }), "body.schedule.activateAt");
+    const schedule = expectValidation(
+      await callRoute(op, routes.createOperation, { body: operationBody({ schedule: { activateAt: "2099-02-31T00:00:00Z" } }) }),
+      "body.schedule.activateAt",
+    );
     expect(schedule.errors?.[0].message).toMatch(/2099-02-31 is not a date on the calendar/);
     expect(await snapshotTenant(op.tenantId)).toEqual(before);
     expect(expectStatus(await callRoute(op, routes.listOperations), 200).items).toEqual([]);
@@ -373,7 +401,10 @@ describe("dates exist on the calendar and carry a time zone", () => {
     const target = await createOperation(op);
     for (const [value] of [...IMPOSSIBLE, ...WITHOUT_TIME_ZONE]) {
       expectValidation(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { endDate: value } }), "body.endDate");
-      expectValidation(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { schedule: { deactivateAt: value } } }), "body.schedule.deactivateAt");
+      expectValidation(
+        await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { schedule: { deactivateAt: value } } }),
+        "body.schedule.deactivateAt",
+      );
     }
     expect(await readOperationVersion(op, target.id)).toBe(target.version);
   });
@@ -385,7 +416,9 @@ describe("dates exist on the calendar and carry a time zone", () => {
       expectValidation(await callRoute(op, routes.createKey, { body: { role: "OPERATOR", expiresAt } }), "body.expiresAt");
     }
     expect(expectStatus(await callRoute(op, routes.listKeys), 200).items).toEqual(keys);
-    expect(expectStatus(await callRoute(op, routes.createKey, { body: { role: "OPERATOR", expiresAt: "2099-02-28T23:59:59+01:00" } }), 201).expiresAt).toBe("2099-02-28T22:59:59Z");
+    expect(expectStatus(await callRoute(op, routes.createKey, { body: { role: "OPERATOR", expiresAt: "2099-02-28T23:59:59+01:00" } }), 201).expiresAt).toBe(
+      "2099-02-28T22:59:59Z",
+    );
   });
 
   it("list filters: 400 naming the parameter", async () => {

@@ -99,7 +99,12 @@ describe("GET /v1/events", () => {
     const ofThird = await eventsOf(op, { sort: "-id", operationId: operations[3].id });
     expect(ofThird.map((e) => e.type)).toEqual(["operation.updated", "operation.created"]);
     const afterFifth = await eventsOf(op, { sort: "-id", after: oldestFirst[4].id });
-    expect(afterFifth.map((e) => e.id)).toEqual(oldestFirst.slice(5).reverse().map((e) => e.id));
+    expect(afterFifth.map((e) => e.id)).toEqual(
+      oldestFirst
+        .slice(5)
+        .reverse()
+        .map((e) => e.id),
+    );
 
     const nextToken = latest.nextToken ?? undefined;
     expect(nextToken).toBeDefined();
@@ -145,7 +150,12 @@ describe("GET /v1/events", () => {
     expect(await eventsOf(b, { operationId: inA.id })).toEqual([]);
     expect((await eventsOf(b, { after: "evt_0" })).map((e) => e.id)).toEqual(eventsOfB.map((e) => e.id));
     // A token issued to A does not open B's log.
-    expectStatus(await callRoute(a, routes.createOperation, { body: { code: "A-2", name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-01-02T00:00:00Z" } }), 201);
+    expectStatus(
+      await callRoute(a, routes.createOperation, {
+        body: { code: "A-2", name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-01-02T00:00:00Z" },
+      }),
+      201,
+    );
     const pageOfA = expectStatus(await callRoute(a, routes.listEvents, { query: { limit: 1 } }), 200);
     expect(pageOfA.nextToken).toBeTruthy();
     expectProblem(await callRoute(b, routes.listEvents, { query: { limit: 1, nextToken: pageOfA.nextToken } }), 400, "invalid_next_token");
@@ -158,8 +168,18 @@ describe("GET /v1/events", () => {
     const before = await eventsOf(op);
     expectProblem(await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "ACTIVE" } }), 409, "invalid_transition");
     expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: other.id }, body: { code: "TAKEN" } }), 409, "duplicate_code");
-    expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: other.id }, body: { code: "Y" }, headers: { "If-Match": '"7"' } }), 412, "version_mismatch");
-    expectProblem(await callRoute(op, routes.createOperation, { body: { code: "TAKEN", name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-01-02T00:00:00Z" } }), 409, "duplicate_code");
+    expectProblem(
+      await callRoute(op, routes.patchOperation, { params: { operationId: other.id }, body: { code: "Y" }, headers: { "If-Match": '"7"' } }),
+      412,
+      "version_mismatch",
+    );
+    expectProblem(
+      await callRoute(op, routes.createOperation, {
+        body: { code: "TAKEN", name: { en: "x" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-01-02T00:00:00Z" },
+      }),
+      409,
+      "duplicate_code",
+    );
     expect(await eventsOf(op)).toEqual(before);
   });
 });

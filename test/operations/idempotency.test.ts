@@ -41,11 +41,7 @@ describe("Idempotency-Key", () => {
     const before = await snapshotTenant(op.tenantId);
     expectProblem(await callRoute(op, routes.createOperation, { body: { ...body, code: "OTHER" }, headers: withKey(key) }), 422, "idempotency_key_reused");
     // The same JSON with other whitespace is another body.
-    expectProblem(
-      await call(op, "POST", "/v1/operations", { rawBody: JSON.stringify(body, null, 2), headers: withKey(key) }),
-      422,
-      "idempotency_key_reused",
-    );
+    expectProblem(await call(op, "POST", "/v1/operations", { rawBody: JSON.stringify(body, null, 2), headers: withKey(key) }), 422, "idempotency_key_reused");
     expectProblem(
       await callRoute(op, routes.patchOperation, { params: { operationId: created.id }, body: { code: "X" }, headers: withKey(key) }),
       422,
@@ -77,9 +73,17 @@ describe("Idempotency-Key", () => {
     await addLineDirectly(op.tenantId, target.id);
 
     const patchKey = uniqueId("idem");
-    const patched = await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { name: { it: "Primavera" } }, headers: withKey(patchKey) });
+    const patched = await callRoute(op, routes.patchOperation, {
+      params: { operationId: target.id },
+      body: { name: { it: "Primavera" } },
+      headers: withKey(patchKey),
+    });
     expect(expectStatus(patched, 200).version).toBe(2);
-    const patchReplay = await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { name: { it: "Primavera" } }, headers: withKey(patchKey) });
+    const patchReplay = await callRoute(op, routes.patchOperation, {
+      params: { operationId: target.id },
+      body: { name: { it: "Primavera" } },
+      headers: withKey(patchKey),
+    });
     expect(patchReplay.status).toBe(200);
     expect(patchReplay.text).toBe(patched.text);
     expect(patchReplay.headers.get("etag")).toBe('"2"');
@@ -88,15 +92,27 @@ describe("Idempotency-Key", () => {
     const statusKey = uniqueId("idem");
     const activated = await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "ACTIVE" }, headers: withKey(statusKey) });
     expect(expectStatus(activated, 200).version).toBe(3);
-    const statusReplay = await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "ACTIVE" }, headers: withKey(statusKey) });
+    const statusReplay = await callRoute(op, routes.changeStatus, {
+      params: { operationId: target.id },
+      body: { status: "ACTIVE" },
+      headers: withKey(statusKey),
+    });
     // Not 409 invalid_transition: the first answer is replayed.
     expect(statusReplay.status).toBe(200);
     expect(statusReplay.text).toBe(activated.text);
 
     const dateKey = uniqueId("idem");
-    const moved = await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { endDate: "2027-12-31T00:00:00Z" }, headers: withKey(dateKey) });
+    const moved = await callRoute(op, routes.patchOperation, {
+      params: { operationId: target.id },
+      body: { endDate: "2027-12-31T00:00:00Z" },
+      headers: withKey(dateKey),
+    });
     expect(moved.headers.get("warning")).toMatch(/^199 /);
-    const movedReplay = await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { endDate: "2027-12-31T00:00:00Z" }, headers: withKey(dateKey) });
+    const movedReplay = await callRoute(op, routes.patchOperation, {
+      params: { operationId: target.id },
+      body: { endDate: "2027-12-31T00:00:00Z" },
+      headers: withKey(dateKey),
+    });
     expect(movedReplay.headers.get("warning")).toBe(moved.headers.get("warning"));
 
     expectStatus(await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "INACTIVE" } }), 200);
@@ -172,7 +188,8 @@ describe("Idempotency-Key", () => {
     const other = await callRoute(op, routes.evaluateQuotas, { body: { orders: [{ accountId: "ACC-2", amount: 70 }] }, headers: withKey(key) });
     expectStatus(other, 200);
     expect(other.headers.get("idempotent-replayed")).toBeNull();
-    const compare = (quantity: number) => callRoute(op, routes.compare, { params: { operationId: open.id }, body: { lines: [{ variantExternalId: "SKU-A", quantity }] }, headers: withKey(key) });
+    const compare = (quantity: number) =>
+      callRoute(op, routes.compare, { params: { operationId: open.id }, body: { lines: [{ variantExternalId: "SKU-A", quantity }] }, headers: withKey(key) });
     expectStatus(await compare(11), 200);
     expect((await compare(12)).headers.get("idempotent-replayed")).toBeNull();
     const db = await tenantDb(op.tenantId);
@@ -208,9 +225,10 @@ describe("Idempotency-Key", () => {
     const fingerprint = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
     const db = await tenantDb(op.tenantId);
     const claim = async (key: string, ageMs: number) =>
-      db.prepare(
-        "insert into idempotency_keys (tenant_id, caller, idempotency_key, fingerprint, state, created_at) values (?, 'OPERATOR:', ?, ?, 'PENDING', ?)",
-      )
+      db
+        .prepare(
+          "insert into idempotency_keys (tenant_id, caller, idempotency_key, fingerprint, state, created_at) values (?, 'OPERATOR:', ?, ?, 'PENDING', ?)",
+        )
         .bind(op.tenantId, key, fingerprint, new Date(Date.now() - ageMs).toISOString())
         .run();
     const recent = uniqueId("idem");

@@ -1,6 +1,18 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, type Caller, callRoute, createOperation, eventsOf, expectProblem, expectStatus, newTenant, operationBody, readOperation, setStatus } from "../helpers/client";
+import {
+  call,
+  type Caller,
+  callRoute,
+  createOperation,
+  eventsOf,
+  expectProblem,
+  expectStatus,
+  newTenant,
+  operationBody,
+  readOperation,
+  setStatus,
+} from "../helpers/client";
 import { accountKeyAttachedTo, activeOperation, addLineDirectly, linkDirectly, snapshotTenant } from "../helpers/direct";
 import { routes } from "../helpers/routes";
 import { shardNames } from "../../src/platform/core/shards";
@@ -105,9 +117,7 @@ describe("status transitions", () => {
       expect(res.headers.get("etag")).toBe(`"${changed.version}"`);
       expect(changed.updatedAt >= target.updatedAt).toBe(true);
       const newEvents = await eventsOf(op, { after: lastEvent?.id });
-      expect(newEvents.map((e) => [e.type, e.operationId, e.data])).toEqual([
-        ["operation.status_changed", target.id, { from, to }],
-      ]);
+      expect(newEvents.map((e) => [e.type, e.operationId, e.data])).toEqual([["operation.status_changed", target.id, { from, to }]]);
     }
   });
 
@@ -153,10 +163,16 @@ describe("status transitions", () => {
     const op = await newTenant();
     const target = await createOperation(op);
     expectProblem(await setStatus(op, target.id, "ACTIVE"), 409, "invalid_transition");
-    expectStatus(await callRoute(op, routes.putLines, { params: { operationId: target.id }, body: [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 5 }] }), 200);
+    expectStatus(
+      await callRoute(op, routes.putLines, { params: { operationId: target.id }, body: [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 5 }] }),
+      200,
+    );
     expectStatus(await callRoute(op, routes.deleteLines, { params: { operationId: target.id }, body: ["SKU-1"] }), 200);
     expectProblem(await setStatus(op, target.id, "ACTIVE"), 409, "invalid_transition");
-    expectStatus(await callRoute(op, routes.putLines, { params: { operationId: target.id }, body: [{ variantExternalId: "SKU-2", minQuantity: 1, maxQuantity: 5 }] }), 200);
+    expectStatus(
+      await callRoute(op, routes.putLines, { params: { operationId: target.id }, body: [{ variantExternalId: "SKU-2", minQuantity: 1, maxQuantity: 5 }] }),
+      200,
+    );
     const active = expectStatus(await setStatus(op, target.id, "ACTIVE"), 200);
     expect(active.lineCount).toBe(1);
     expect(active.status).toBe("ACTIVE");
@@ -184,7 +200,11 @@ describe("ETag, If-Match and versions", () => {
     const target = await createOperation(op);
     await addLineDirectly(op.tenantId, target.id);
 
-    const patched = await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { code: "NEW-CODE" }, headers: { "If-Match": '"1"' } });
+    const patched = await callRoute(op, routes.patchOperation, {
+      params: { operationId: target.id },
+      body: { code: "NEW-CODE" },
+      headers: { "If-Match": '"1"' },
+    });
     expect(expectStatus(patched, 200).version).toBe(2);
     expect(patched.headers.get("etag")).toBe('"2"');
 
@@ -200,13 +220,26 @@ describe("ETag, If-Match and versions", () => {
     }
     expect(await snapshotTenant(op.tenantId)).toEqual(before);
 
-    const activated = await callRoute(op, routes.changeStatus, { params: { operationId: target.id }, body: { status: "ACTIVE" }, headers: { "If-Match": '"2"' } });
+    const activated = await callRoute(op, routes.changeStatus, {
+      params: { operationId: target.id },
+      body: { status: "ACTIVE" },
+      headers: { "If-Match": '"2"' },
+    });
     expect(expectStatus(activated, 200).version).toBe(3);
     expect(activated.headers.get("etag")).toBe('"3"');
     // A list of tags matches when one of them is current; * always matches.
-    const listed = await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { externalId: "e" }, headers: { "If-Match": '"1", "3"' } });
+    const listed = await callRoute(op, routes.patchOperation, {
+      params: { operationId: target.id },
+      body: { externalId: "e" },
+      headers: { "If-Match": '"1", "3"' },
+    });
     expect(expectStatus(listed, 200).version).toBe(4);
-    expect(expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { externalId: null }, headers: { "If-Match": "*" } }), 200).version).toBe(5);
+    expect(
+      expectStatus(
+        await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { externalId: null }, headers: { "If-Match": "*" } }),
+        200,
+      ).version,
+    ).toBe(5);
     // Without If-Match the change applies to whatever is current.
     expect(expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { ownerIds: ["u1"] } }), 200).version).toBe(6);
     const read = await callRoute(op, routes.getOperation, { params: { operationId: target.id } });
@@ -229,7 +262,9 @@ describe("ETag, If-Match and versions", () => {
     const op = await newTenant();
     const target = await createOperation(op);
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { name: { [`l${String.fromCharCode(97 + i)}`]: `v${i}` } } })),
+      Array.from({ length: 8 }, (_, i) =>
+        callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { name: { [`l${String.fromCharCode(97 + i)}`]: `v${i}` } } }),
+      ),
     );
     const versions = results.map((r) => expectStatus(r, 200).version).sort((a, b) => a - b);
     expect(versions).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
@@ -237,7 +272,9 @@ describe("ETag, If-Match and versions", () => {
     expect(Object.keys(read.name)).toHaveLength(2 + 8);
     // Only one of several concurrent changes holding the same If-Match wins.
     const raced = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { externalId: `x${i}` }, headers: { "If-Match": '"9"' } })),
+      Array.from({ length: 4 }, (_, i) =>
+        callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { externalId: `x${i}` }, headers: { "If-Match": '"9"' } }),
+      ),
     );
     expect(raced.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of raced.filter((r) => r.status !== 200)) expectProblem(r, 412, "version_mismatch");
@@ -253,13 +290,16 @@ describe("PATCH", () => {
       ownerIds: ["u1", "u2"],
       externalId: "ext-1",
     });
-    const res = await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: {
+    const res = await callRoute(op, routes.patchOperation, {
+      params: { operationId: target.id },
+      body: {
         name: { fr: null, de: "Lenz", it: "Primavera" },
         description: { en: null },
         ownerIds: ["u3"],
         externalId: null,
         code: "RENAMED",
-      }, });
+      },
+    });
     const patched = expectStatus(res, 200);
     expect(patched.name).toEqual({ en: "Spring", de: "Lenz", it: "Primavera" });
     expect(patched.description).toEqual({ fr: "Ancien" });
@@ -289,11 +329,16 @@ describe("PATCH", () => {
       await addLineDirectly(op.tenantId, target.id);
       expectStatus(await setStatus(op, target.id, status), 200);
       expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { type: "PUBLIC" } }), 409, "operation_not_draft");
-      const same = expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { type: "PRIVATE", code: `${target.code}-b` } }), 200);
+      const same = expectStatus(
+        await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { type: "PRIVATE", code: `${target.code}-b` } }),
+        200,
+      );
       expect(same.type).toBe("PRIVATE");
       // Back in DRAFT the type may change again.
       expectStatus(await setStatus(op, target.id, "DRAFT"), 200);
-      expect(expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { type: "PUBLIC" } }), 200).type).toBe("PUBLIC");
+      expect(expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { type: "PUBLIC" } }), 200).type).toBe(
+        "PUBLIC",
+      );
     }
   });
 
@@ -304,7 +349,10 @@ describe("PATCH", () => {
       await addLineDirectly(op.tenantId, target.id);
       expectStatus(await setStatus(op, target.id, status), 200);
       const patched = expectStatus(
-        await callRoute(op, routes.patchOperation, { params: { operationId: target.id }, body: { name: { en: "N" }, description: { en: "D" }, code: `${target.code}-2`, externalId: "x", ownerIds: ["o"] } }),
+        await callRoute(op, routes.patchOperation, {
+          params: { operationId: target.id },
+          body: { name: { en: "N" }, description: { en: "D" }, code: `${target.code}-2`, externalId: "x", ownerIds: ["o"] },
+        }),
         200,
       );
       expect(patched).toMatchObject({ status, code: `${target.code}-2`, externalId: "x", ownerIds: ["o"], description: { en: "D" } });
@@ -322,7 +370,10 @@ describe("PATCH", () => {
     expect(movedStart.headers.get("warning")).toBe(WARNING);
 
     // Same dates again, or other fields: no warning.
-    const sameDates = await callRoute(op, routes.patchOperation, { params: { operationId: active.id }, body: { startDate: "2027-02-01T00:00:00Z", endDate: "2027-05-31T23:59:59Z" } });
+    const sameDates = await callRoute(op, routes.patchOperation, {
+      params: { operationId: active.id },
+      body: { startDate: "2027-02-01T00:00:00Z", endDate: "2027-05-31T23:59:59Z" },
+    });
     expectStatus(sameDates, 200);
     expect(sameDates.headers.get("warning")).toBeNull();
     const renamed = await callRoute(op, routes.patchOperation, { params: { operationId: active.id }, body: { name: { en: "Renamed" } } });

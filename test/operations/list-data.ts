@@ -20,16 +20,106 @@ export interface Op {
 
 // Tenant default locale is `en`. Names mix cases, accents, LIKE wildcards and missing locales.
 export const SEED: (Partial<Op> & { code: string; name: Record<string, string>; status: Op["status"] })[] = [
-  { code: "C-alpha", externalId: "x1", name: { en: "Spring Sale", fr: "Soldes de printemps" }, type: "PUBLIC", status: "DRAFT", startDate: "2027-03-01T00:00:00Z", endDate: "2027-04-30T23:59:59Z", ownerIds: ["u1"] },
-  { code: "C-bravo", externalId: "x2", name: { en: "summer ÉTÉ", fr: "Été ensoleillé" }, type: "PRIVATE", status: "ACTIVE", startDate: "2027-06-01T00:00:00Z", endDate: "2027-08-31T23:59:59Z", ownerIds: ["u2"] },
-  { code: "c-charlie", externalId: null, name: { en: "100%_off" }, type: "PRIVATE", status: "INACTIVE", startDate: "2027-03-01T00:00:00Z", endDate: "2027-03-31T00:00:00Z", ownerIds: [] },
-  { code: "D-delta", externalId: "x4", name: { fr: "Automne", de: "Herbst" }, type: "PUBLIC", status: "ACTIVE", startDate: "2026-09-01T00:00:00Z", endDate: "2026-11-30T00:00:00Z", ownerIds: ["u1", "u3"] },
-  { code: "E-echo", externalId: "X1", name: { en: "Winter", fr: "Hiver" }, type: "PRIVATE", status: "DRAFT", startDate: "2027-12-01T00:00:00Z", endDate: "2028-02-28T00:00:00Z", ownerIds: [] },
-  { code: "F-foxtrot", externalId: "x6", name: { en: "spring clearance", es: "Liquidación" }, type: "PUBLIC", status: "INACTIVE", startDate: "2027-03-15T00:00:00Z", endDate: "2027-04-30T23:59:59Z", ownerIds: ["u3"] },
-  { code: "G-golf", externalId: "x7", name: { en: "Über Deals", de: "ÜBER ANGEBOTE" }, type: "PRIVATE", status: "DRAFT", startDate: "2027-01-01T00:00:00Z", endDate: "2027-01-31T00:00:00Z", ownerIds: ["u4"] },
-  { code: "H-hotel", externalId: "x8", name: { en: "Spring Sale", fr: "éa" }, type: "PUBLIC", status: "ACTIVE", startDate: "2027-02-28T23:59:59Z", endDate: "2027-03-01T00:00:00Z", ownerIds: ["u1"] },
-  { code: "I-india", externalId: "x9", name: { en: "a_b", fr: "Éz" }, type: "PRIVATE", status: "DRAFT", startDate: "2027-03-01T00:00:01Z", endDate: "2027-04-30T23:59:58Z", ownerIds: ["u2", "u4"] },
-  { code: "J-juliet", externalId: "x10", name: { en: "ZEBRA", fr: "zèbre" }, type: "PUBLIC", status: "DRAFT", startDate: "2028-01-01T00:00:00Z", endDate: "2028-01-01T00:00:00Z", ownerIds: ["u5"] },
+  {
+    code: "C-alpha",
+    externalId: "x1",
+    name: { en: "Spring Sale", fr: "Soldes de printemps" },
+    type: "PUBLIC",
+    status: "DRAFT",
+    startDate: "2027-03-01T00:00:00Z",
+    endDate: "2027-04-30T23:59:59Z",
+    ownerIds: ["u1"],
+  },
+  {
+    code: "C-bravo",
+    externalId: "x2",
+    name: { en: "summer ÉTÉ", fr: "Été ensoleillé" },
+    type: "PRIVATE",
+    status: "ACTIVE",
+    startDate: "2027-06-01T00:00:00Z",
+    endDate: "2027-08-31T23:59:59Z",
+    ownerIds: ["u2"],
+  },
+  {
+    code: "c-charlie",
+    externalId: null,
+    name: { en: "100%_off" },
+    type: "PRIVATE",
+    status: "INACTIVE",
+    startDate: "2027-03-01T00:00:00Z",
+    endDate: "2027-03-31T00:00:00Z",
+    ownerIds: [],
+  },
+  {
+    code: "D-delta",
+    externalId: "x4",
+    name: { fr: "Automne", de: "Herbst" },
+    type: "PUBLIC",
+    status: "ACTIVE",
+    startDate: "2026-09-01T00:00:00Z",
+    endDate: "2026-11-30T00:00:00Z",
+    ownerIds: ["u1", "u3"],
+  },
+  {
+    code: "E-echo",
+    externalId: "X1",
+    name: { en: "Winter", fr: "Hiver" },
+    type: "PRIVATE",
+    status: "DRAFT",
+    startDate: "2027-12-01T00:00:00Z",
+    endDate: "2028-02-28T00:00:00Z",
+    ownerIds: [],
+  },
+  {
+    code: "F-foxtrot",
+    externalId: "x6",
+    name: { en: "spring clearance", es: "Liquidación" },
+    type: "PUBLIC",
+    status: "INACTIVE",
+    startDate: "2027-03-15T00:00:00Z",
+    endDate: "2027-04-30T23:59:59Z",
+    ownerIds: ["u3"],
+  },
+  {
+    code: "G-golf",
+    externalId: "x7",
+    name: { en: "Über Deals", de: "ÜBER ANGEBOTE" },
+    type: "PRIVATE",
+    status: "DRAFT",
+    startDate: "2027-01-01T00:00:00Z",
+    endDate: "2027-01-31T00:00:00Z",
+    ownerIds: ["u4"],
+  },
+  {
+    code: "H-hotel",
+    externalId: "x8",
+    name: { en: "Spring Sale", fr: "éa" },
+    type: "PUBLIC",
+    status: "ACTIVE",
+    startDate: "2027-02-28T23:59:59Z",
+    endDate: "2027-03-01T00:00:00Z",
+    ownerIds: ["u1"],
+  },
+  {
+    code: "I-india",
+    externalId: "x9",
+    name: { en: "a_b", fr: "Éz" },
+    type: "PRIVATE",
+    status: "DRAFT",
+    startDate: "2027-03-01T00:00:01Z",
+    endDate: "2027-04-30T23:59:58Z",
+    ownerIds: ["u2", "u4"],
+  },
+  {
+    code: "J-juliet",
+    externalId: "x10",
+    name: { en: "ZEBRA", fr: "zèbre" },
+    type: "PUBLIC",
+    status: "DRAFT",
+    startDate: "2028-01-01T00:00:00Z",
+    endDate: "2028-01-01T00:00:00Z",
+    ownerIds: ["u5"],
+  },
 ];
 
 /** A tenant (default locale en) holding SEED, each Operation brought to its status; returns it as read back. */
@@ -38,7 +128,9 @@ export async function seedOperations(): Promise<{ op: Caller; data: Op[] }> {
   const created: Op[] = [];
   for (const seed of SEED) {
     const { status, ...body } = seed;
-    const res = await callRoute(op, routes.createOperation, { body: { type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-12-31T00:00:00Z", ...body } });
+    const res = await callRoute(op, routes.createOperation, {
+      body: { type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-12-31T00:00:00Z", ...body },
+    });
     const operation = expectStatus(res, 201);
     if (status !== "DRAFT") {
       await addLineDirectly(op.tenantId, operation.id);

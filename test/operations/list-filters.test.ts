@@ -97,7 +97,9 @@ describe("GET /v1/operations filters", () => {
     await expectFilter(op, data, { endDateFrom: aprilEnd }, (o) => o.endDate >= aprilEnd);
     await expectFilter(op, data, { endDateTo: aprilEnd }, (o) => o.endDate <= aprilEnd);
     await expectFilter(op, data, { endDateFrom: "2027-03-01T00:00:00Z", endDateTo: aprilEnd }, (o) => o.endDate >= march1 && o.endDate <= aprilEnd);
-    await expectFilter(op, data, 
+    await expectFilter(
+      op,
+      data,
       { startDateFrom: "2027-01-01T00:00:00Z", startDateTo: "2027-06-30T00:00:00Z", endDateFrom: "2027-04-01T00:00:00Z" },
       (o) => o.startDate >= "2027-01-01T00:00:00Z" && o.startDate <= "2027-06-30T00:00:00Z" && o.endDate >= "2027-04-01T00:00:00Z",
     );
@@ -112,12 +114,17 @@ describe("GET /v1/operations filters", () => {
   });
 
   it("combines filters with AND", async () => {
-    await expectFilter(op, data, 
+    await expectFilter(
+      op,
+      data,
       { status: "DRAFT,ACTIVE", type: "PUBLIC", name: "spring" },
       (o) => o.status !== "INACTIVE" && o.type === "PUBLIC" && Object.values(o.name).some((v) => lower(v).includes("spring")),
     );
-    await expectFilter(op, data, { ownerIds: "u1", startDateTo: "2027-03-01T00:00:00Z", ids: "C-alpha,D-delta,H-hotel", idType: "code" }, (o) =>
-      o.ownerIds.includes("u1") && o.startDate <= "2027-03-01T00:00:00Z" && ["C-alpha", "D-delta", "H-hotel"].includes(o.code),
+    await expectFilter(
+      op,
+      data,
+      { ownerIds: "u1", startDateTo: "2027-03-01T00:00:00Z", ids: "C-alpha,D-delta,H-hotel", idType: "code" },
+      (o) => o.ownerIds.includes("u1") && o.startDate <= "2027-03-01T00:00:00Z" && ["C-alpha", "D-delta", "H-hotel"].includes(o.code),
     );
   });
 

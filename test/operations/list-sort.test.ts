@@ -53,7 +53,10 @@ describe("GET /v1/operations sort", () => {
   });
 
   it("applies filters before sorting and paging", async () => {
-    const expected = expectedOrder(data.filter((o) => o.type === "PUBLIC"), "-startDate,name");
+    const expected = expectedOrder(
+      data.filter((o) => o.type === "PUBLIC"),
+      "-startDate,name",
+    );
     expect(await listIds(op, { type: "PUBLIC", sort: "-startDate,name" }, 2)).toEqual(expected);
   });
 

@@ -86,10 +86,12 @@ describe("keyset pagination", () => {
     const db = await tenantDb(op.tenantId);
     await db.batch(
       Array.from({ length: 501 }, (_, i) =>
-        db.prepare(
-          `insert into operations (id, tenant_id, code, name, name_folded, name_search, name_sort, type, status, start_date, end_date, created_at, updated_at)
+        db
+          .prepare(
+            `insert into operations (id, tenant_id, code, name, name_folded, name_search, name_sort, type, status, start_date, end_date, created_at, updated_at)
            values (?, ?, ?, '{"en":"Bulk"}', '{"en":"bulk"}', 'bulk', 'bulk', 'PUBLIC', 'DRAFT', '2027-01-01T00:00:00Z', '2027-02-01T00:00:00Z', ?, ?)`,
-        ).bind(`op_bulk${String(i).padStart(4, "0")}`, op.tenantId, `BULK-${i}`, new Date(now + i).toISOString(), new Date(now + i).toISOString()),
+          )
+          .bind(`op_bulk${String(i).padStart(4, "0")}`, op.tenantId, `BULK-${i}`, new Date(now + i).toISOString(), new Date(now + i).toISOString()),
       ),
     );
     const first = await page(op, {});

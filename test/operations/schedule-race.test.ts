@@ -35,7 +35,8 @@ const manualStatus = (status: string): RacingCall => ({
   apply: (state) => ({ state: { ...state, status }, event: ["operation.status_changed", `${state.status}→${status}`] }),
 });
 
-const permutations = <T>(items: T[]): T[][] => (items.length <= 1 ? [items] : items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest])));
+const permutations = <T>(items: T[]): T[][] =>
+  items.length <= 1 ? [items] : items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
 
 /** What the events say a call did, in the reference's terms. */
 const eventFigure = (event: OperationEvent): [string, unknown] =>

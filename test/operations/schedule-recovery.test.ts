@@ -60,7 +60,11 @@ describe("a scheduled change that keeps failing", () => {
     // A real database failure: the shard refuses this Operation's status change (not its other columns).
     const db = await tenantDb(op.tenantId);
     const trigger = `fail_status_${operation.id.replace(/\W/g, "_")}`;
-    await db.prepare(`create trigger ${trigger} before update of status on operations when old.id = '${operation.id}' begin select raise(abort, 'injected status failure'); end`).run();
+    await db
+      .prepare(
+        `create trigger ${trigger} before update of status on operations when old.id = '${operation.id}' begin select raise(abort, 'injected status failure'); end`,
+      )
+      .run();
     try {
       await waitUntil(activateAt);
       // The first ring may come on its own at the time; every retry after it is rung here at once.
@@ -103,7 +107,9 @@ describe("a scheduled change that keeps failing", () => {
     const db = await tenantDb(op.tenantId);
     const trigger = `fail_all_${operation.id.replace(/\W/g, "_")}`;
     // Every write to this Operation fails: the change, and recording that it was given up.
-    await db.prepare(`create trigger ${trigger} before update on operations when old.id = '${operation.id}' begin select raise(abort, 'injected write failure'); end`).run();
+    await db
+      .prepare(`create trigger ${trigger} before update on operations when old.id = '${operation.id}' begin select raise(abort, 'injected write failure'); end`)
+      .run();
     try {
       await waitUntil(activateAt);
       const failuresOf = async () => (await storedOf(operation.id))["schedule-failed-attempts"];

@@ -10,15 +10,49 @@ describe("scheduled status changes: the contract of schedule", () => {
   it("validates times: in the past, or deactivateAt not after activateAt, is 400 and changes nothing", async () => {
     const op = await newTenant();
     const past = "2020-01-01T00:00:00Z";
-    expectProblem(await callRoute(op, routes.createOperation, { body: { code: "P1", name: { en: "x" }, type: "PUBLIC", startDate: "2026-01-01T00:00:00Z", endDate: "2099-01-01T00:00:00Z", schedule: { activateAt: past } } }), 400, "validation_failed");
+    expectProblem(
+      await callRoute(op, routes.createOperation, {
+        body: {
+          code: "P1",
+          name: { en: "x" },
+          type: "PUBLIC",
+          startDate: "2026-01-01T00:00:00Z",
+          endDate: "2099-01-01T00:00:00Z",
+          schedule: { activateAt: past },
+        },
+      }),
+      400,
+      "validation_failed",
+    );
     const at = inSeconds(3600);
-    expectProblem(await callRoute(op, routes.createOperation, { body: { code: "P2", name: { en: "x" }, type: "PUBLIC", startDate: "2026-01-01T00:00:00Z", endDate: "2099-01-01T00:00:00Z", schedule: { activateAt: at, deactivateAt: at } } }), 400, "validation_failed");
+    expectProblem(
+      await callRoute(op, routes.createOperation, {
+        body: {
+          code: "P2",
+          name: { en: "x" },
+          type: "PUBLIC",
+          startDate: "2026-01-01T00:00:00Z",
+          endDate: "2099-01-01T00:00:00Z",
+          schedule: { activateAt: at, deactivateAt: at },
+        },
+      }),
+      400,
+      "validation_failed",
+    );
     const operation = await createOperation(op, { schedule: { activateAt: at } });
     expect(operation.schedule).toEqual({ activateAt: at, deactivateAt: null });
     // The merged schedule is checked: a deactivateAt before the stored activateAt is refused.
-    const refused = expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { deactivateAt: inSeconds(60) } } }), 400, "validation_failed");
+    const refused = expectProblem(
+      await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { deactivateAt: inSeconds(60) } } }),
+      400,
+      "validation_failed",
+    );
     expect(refused.errors?.[0].field).toBe("body.schedule.deactivateAt");
-    expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt: past } } }), 400, "validation_failed");
+    expectProblem(
+      await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt: past } } }),
+      400,
+      "validation_failed",
+    );
     expect((await readOperation(op, operation.id)).version).toBe(operation.version);
   });
 
@@ -37,11 +71,18 @@ describe("scheduled status changes: the contract of schedule", () => {
     expect(expectStatus(await callRoute(op, routes.listOperations), 200).items).toEqual([]);
 
     const lastSecond = "2099-12-31T23:59:59Z";
-    const created = expectStatus(await callRoute(op, routes.createOperation, { body: body(lastSecond), headers: { "Idempotency-Key": uniqueId("idem") } }), 201);
+    const created = expectStatus(
+      await callRoute(op, routes.createOperation, { body: body(lastSecond), headers: { "Idempotency-Key": uniqueId("idem") } }),
+      201,
+    );
     expect(await alarmOf(created.id)).toBe(Date.parse(lastSecond));
     // PATCH: the same 400, the Operation and its alarm unchanged.
     for (const schedule of [{ activateAt: "9999-12-31T23:59:59Z" }, { deactivateAt: "2100-01-01T00:00:00Z" }]) {
-      const refused = expectProblem(await callRoute(op, routes.patchOperation, { params: { operationId: created.id }, body: { schedule } }), 400, "validation_failed");
+      const refused = expectProblem(
+        await callRoute(op, routes.patchOperation, { params: { operationId: created.id }, body: { schedule } }),
+        400,
+        "validation_failed",
+      );
       expect(refused.errors?.[0].field).toBe(`body.schedule.${Object.keys(schedule)[0]}`);
     }
     expect((await readOperation(op, created.id)).version).toBe(created.version);
@@ -54,15 +95,26 @@ describe("scheduled status changes: the contract of schedule", () => {
     const operation = await createOperation(op, { schedule: { activateAt: first } });
     expect(await alarmOf(operation.id)).toBe(Date.parse(first));
     const later = inSeconds(7200);
-    const patched = expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { deactivateAt: later } } }), 200);
+    const patched = expectStatus(
+      await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { deactivateAt: later } } }),
+      200,
+    );
     expect(patched.schedule).toEqual({ activateAt: first, deactivateAt: later });
     expect(patched.version).toBe(operation.version + 1);
     const moved = inSeconds(1800);
-    expect(expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt: moved } } }), 200).schedule).toEqual({ activateAt: moved, deactivateAt: later });
+    expect(
+      expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt: moved } } }), 200)
+        .schedule,
+    ).toEqual({ activateAt: moved, deactivateAt: later });
     expect(await alarmOf(operation.id)).toBe(Date.parse(moved));
-    expect(expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt: null } } }), 200).schedule).toEqual({ activateAt: null, deactivateAt: later });
+    expect(
+      expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt: null } } }), 200)
+        .schedule,
+    ).toEqual({ activateAt: null, deactivateAt: later });
     expect(await alarmOf(operation.id)).toBe(Date.parse(later));
-    expect(expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: null } }), 200).schedule).toBeNull();
+    expect(
+      expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: null } }), 200).schedule,
+    ).toBeNull();
     expect(await alarmOf(operation.id)).toBeNull();
     expect(await storedKeys(operation.id)).toBe(0);
 
@@ -80,7 +132,10 @@ describe("scheduled status changes: the Operation's Durable Object makes them", 
     const operation = await setUpOperation(op, { type: "PUBLIC", status: "DRAFT" });
     const activateAt = inSeconds(2);
     const deactivateAt = inSeconds(4);
-    const scheduled = expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt, deactivateAt } } }), 200);
+    const scheduled = expectStatus(
+      await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt, deactivateAt } } }),
+      200,
+    );
 
     await runScheduleAt(operation.id, activateAt);
     const active = await readOperation(op, operation.id);
@@ -127,7 +182,8 @@ describe("scheduled status changes: the Operation's Durable Object makes them", 
     const activateAt = inSeconds(2);
     expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt } } }), 200);
     const db = await tenantDb(op.tenantId);
-    const notHandedOn = async () => (await db.prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null").bind(op.tenantId).first<{ n: number }>())!.n;
+    const notHandedOn = async () =>
+      (await db.prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null").bind(op.tenantId).first<{ n: number }>())!.n;
     // The requests' own events are handed on first, so what is left after the alarm is its own.
     await vi.waitFor(async () => expect(await notHandedOn()).toBe(0), { timeout: 10_000, interval: 100 });
     await runScheduleAt(operation.id, activateAt);
@@ -137,7 +193,10 @@ describe("scheduled status changes: the Operation's Durable Object makes them", 
 
   it("operation.schedule_failed is an event type webhooks subscribe to", async () => {
     const op = await newTenant();
-    const created = expectStatus(await callRoute(op, routes.createWebhook, { body: { url: "https://hooks.example.com/campaigns", eventTypes: ["operation.schedule_failed"] } }), 201);
+    const created = expectStatus(
+      await callRoute(op, routes.createWebhook, { body: { url: "https://hooks.example.com/campaigns", eventTypes: ["operation.schedule_failed"] } }),
+      201,
+    );
     expect(created.eventTypes).toEqual(["operation.schedule_failed"]);
   });
 });

@@ -15,12 +15,20 @@ describe("tenant isolation", () => {
       const path = `/v1/operations/${target.id}`;
       expectProblem(await callRoute(b, routes.getOperation, { params: { operationId: target.id } }), 404, "not_found");
       expectProblem(await callRoute(b, routes.patchOperation, { params: { operationId: target.id }, body: { name: { en: "taken over" } } }), 404, "not_found");
-      expectProblem(await callRoute(b, routes.patchOperation, { params: { operationId: target.id }, body: { code: "X" }, headers: { "If-Match": `"${target.version}"` } }), 404, "not_found");
+      expectProblem(
+        await callRoute(b, routes.patchOperation, { params: { operationId: target.id }, body: { code: "X" }, headers: { "If-Match": `"${target.version}"` } }),
+        404,
+        "not_found",
+      );
       for (const status of ["ACTIVE", "INACTIVE", "DRAFT"]) {
         expectProblem(await call(b, "POST", `${path}/status`, { body: { status } }), 404, "not_found");
       }
       expectProblem(await callRoute(b, routes.deleteOperation, { params: { operationId: target.id } }), 404, "not_found");
-      expectProblem(await callRoute(b, routes.deleteOperation, { params: { operationId: target.id }, headers: { "If-Match": `"${target.version}"` } }), 404, "not_found");
+      expectProblem(
+        await callRoute(b, routes.deleteOperation, { params: { operationId: target.id }, headers: { "If-Match": `"${target.version}"` } }),
+        404,
+        "not_found",
+      );
     }
     expect(await snapshotTenant(a.tenantId)).toEqual(before);
     expect(await eventsOf(b)).toEqual([]);

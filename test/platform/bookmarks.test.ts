@@ -15,7 +15,9 @@ const bookmarkOf = (response: { headers: Headers }) => response.headers.get("x-d
 describe("x-d1-bookmark", () => {
   it("is on every answer: reads, Worker writes, Durable Object writes, problems", async () => {
     const op = await newTenant();
-    const created = await callRoute(op, routes.createOperation, { body: { code: "BM-1", name: { en: "B" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" } });
+    const created = await callRoute(op, routes.createOperation, {
+      body: { code: "BM-1", name: { en: "B" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" },
+    });
     const operationId = expectStatus(created, 201).id;
     const answers = [
       created,
@@ -31,7 +33,9 @@ describe("x-d1-bookmark", () => {
   it("moves forward with every write, and a read with a write's bookmark sees the write", async () => {
     const op = await newTenant();
     const before = bookmarkOf(await callRoute(op, routes.listOperations))!;
-    const created = await callRoute(op, routes.createOperation, { body: { code: "BM-2", name: { en: "B" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" } });
+    const created = await callRoute(op, routes.createOperation, {
+      body: { code: "BM-2", name: { en: "B" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" },
+    });
     const afterCreate = bookmarkOf(created)!;
     expect(afterCreate > before).toBe(true);
     const operationId = created.body.id;
@@ -57,7 +61,9 @@ describe("x-d1-bookmark", () => {
 
   it("names the tenant's shard; a bookmark of another shard (the tenant moved since) reads from the primary", async () => {
     const op = await newTenant({ shard: "SHARD_2" });
-    const created = await callRoute(op, routes.createOperation, { body: { code: "BM-3", name: { en: "B" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" } });
+    const created = await callRoute(op, routes.createOperation, {
+      body: { code: "BM-3", name: { en: "B" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" },
+    });
     const written = bookmarkOf(created)!;
     expect(written.startsWith("SHARD_2:")).toBe(true);
     const [, bare] = written.split(":");

@@ -42,7 +42,8 @@ describe("the deploy bundle", () => {
   it("its entry exports only what the runtime can start: handlers and the Durable Object class", () => {
     // workerd treats every named export of the entry as an entrypoint and refuses to start on a plain value.
     for (const [name, value] of Object.entries(entry)) {
-      const startable = typeof value === "function" || (typeof value === "object" && value !== null && typeof (value as { fetch?: unknown }).fetch === "function");
+      const startable =
+        typeof value === "function" || (typeof value === "object" && value !== null && typeof (value as { fetch?: unknown }).fetch === "function");
       expect(startable, `src/index.ts exports ${name}, which is neither a handler nor a class`).toBe(true);
     }
   });

@@ -19,7 +19,13 @@ describe("D1 limits guard", () => {
       const tooMany = `select 1 where 1 in (${params.map(() => "?").join(",")})`;
       expect(() => db.$client.prepare(tooMany).bind(...params), name).toThrow(D1LimitExceeded);
       const atLimit = params.slice(0, D1_MAX_BOUND_PARAMETERS);
-      await expect(db.$client.prepare(`select 1 where 1 in (${atLimit.map(() => "?").join(",")})`).bind(...atLimit).all(), name).resolves.toBeTruthy();
+      await expect(
+        db.$client
+          .prepare(`select 1 where 1 in (${atLimit.map(() => "?").join(",")})`)
+          .bind(...atLimit)
+          .all(),
+        name,
+      ).resolves.toBeTruthy();
       expect(() => guardD1Limits(env[name]).prepare(`select '${"x".repeat(100_001)}'`), name).toThrow(D1LimitExceeded);
     }
   });

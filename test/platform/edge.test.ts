@@ -50,7 +50,10 @@ describe("CORS for the origins in CORS_ORIGINS", () => {
   });
 
   it("gives an origin not listed no CORS header, so the browser refuses it", async () => {
-    const preflight = await fetchFrom("https://evil.example.test", "/v1/operations", { method: "OPTIONS", headers: { "access-control-request-method": "GET" } });
+    const preflight = await fetchFrom("https://evil.example.test", "/v1/operations", {
+      method: "OPTIONS",
+      headers: { "access-control-request-method": "GET" },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
     const op = await newTenant();
@@ -65,7 +68,17 @@ describe("CORS for the origins in CORS_ORIGINS", () => {
     expect(ok.status).toBe(200);
     expect(ok.headers.get("access-control-allow-origin")).toBe(ALLOWED);
     const exposed = ok.headers.get("access-control-expose-headers")!.toLowerCase().split(", ");
-    expect(exposed.sort()).toEqual(["allow", "etag", "idempotent-replayed", "location", "retry-after", "svc-dry-run", "warning", "x-d1-bookmark", "x-request-id"]);
+    expect(exposed.sort()).toEqual([
+      "allow",
+      "etag",
+      "idempotent-replayed",
+      "location",
+      "retry-after",
+      "svc-dry-run",
+      "warning",
+      "x-d1-bookmark",
+      "x-request-id",
+    ]);
     const refused = await fetchFrom(ALLOWED, "/v1/operations");
     expect(refused.status).toBe(401);
     expect(refused.headers.get("access-control-allow-origin")).toBe(ALLOWED);
@@ -73,7 +86,10 @@ describe("CORS for the origins in CORS_ORIGINS", () => {
   });
 
   it("is off when CORS_ORIGINS is empty", async () => {
-    const response = await call(null, "OPTIONS", "/v1/operations", { headers: { origin: ALLOWED, "access-control-request-method": "GET" }, env: { CORS_ORIGINS: "" } });
+    const response = await call(null, "OPTIONS", "/v1/operations", {
+      headers: { origin: ALLOWED, "access-control-request-method": "GET" },
+      env: { CORS_ORIGINS: "" },
+    });
     expect(response.status).toBe(204);
     expect(response.headers.get("access-control-allow-origin")).toBeNull();
   });

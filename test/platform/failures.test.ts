@@ -86,14 +86,17 @@ describe("failures outside a route answer problem+json", () => {
     expect(logs[0].where).toContain("waitUntil");
   });
 
-  it.each(["PAGINATION_SECRET", "KEY_SIGNING_SECRET"])("a Worker without its %s refuses to serve: 500 internal, and the log says which setting is missing", async (secret) => {
-    errorLog = vi.spyOn(console, "error").mockImplementation(() => undefined);
-    const ctx = createExecutionContext();
-    const response = await serve(createApp())(new Request("http://api.test/v1/operations"), { ...env, [secret]: "" }, ctx);
-    expect(response.status).toBe(500);
-    expect(JSON.parse(await response.text())).toMatchObject({ code: "internal", requestId: response.headers.get("x-request-id") });
-    const logs = loggedFailures(errorLog);
-    expect(logs).toHaveLength(1);
-    expect(logs[0].error).toContain(`${secret} is not set`);
-  });
+  it.each(["PAGINATION_SECRET", "KEY_SIGNING_SECRET"])(
+    "a Worker without its %s refuses to serve: 500 internal, and the log says which setting is missing",
+    async (secret) => {
+      errorLog = vi.spyOn(console, "error").mockImplementation(() => undefined);
+      const ctx = createExecutionContext();
+      const response = await serve(createApp())(new Request("http://api.test/v1/operations"), { ...env, [secret]: "" }, ctx);
+      expect(response.status).toBe(500);
+      expect(JSON.parse(await response.text())).toMatchObject({ code: "internal", requestId: response.headers.get("x-request-id") });
+      const logs = loggedFailures(errorLog);
+      expect(logs).toHaveLength(1);
+      expect(logs[0].error).toContain(`${secret} is not set`);
+    },
+  );
 });

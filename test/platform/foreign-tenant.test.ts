@@ -53,7 +53,6 @@ const BODIES: Record<string, (w: World) => unknown> = {
   "PATCH /v1/webhooks/:webhookId": () => ({ description: "Taken over", url: "https://attacker.example.com/in" }),
 };
 
-
 beforeAll(async () => {
   const a = await newTenant();
   const acc1 = uniqueId("accA");
@@ -63,7 +62,10 @@ beforeAll(async () => {
   await issueKey(a.tenantId, "ACCOUNT", userOfAcc1);
   const active = await setUpOperation(a, { attach: [acc1] });
   const draft = await setUpOperation(a, { attach: [acc1], status: "DRAFT" });
-  const cart = expectStatus(await callRoute(a, routes.createCart, { body: cartBody(active.id, acc1, [line("SKU-A", 1), line("SKU-B", 2), line("SKU-C", 1)]) }), 201);
+  const cart = expectStatus(
+    await callRoute(a, routes.createCart, { body: cartBody(active.id, acc1, [line("SKU-A", 1), line("SKU-B", 2), line("SKU-C", 1)]) }),
+    201,
+  );
   const order = expectStatus(await callRoute(a, routes.createOrder, { body: { cartId: cart.id } }), 201);
   // An order of acc1 for SUP-1 below 100 is blocked in A (the evaluate case below relies on it).
   const rule = expectStatus(await callRoute(a, routes.createRule, { body: { accountId: acc1, supplierId: "SUP-1", minimum: 100 } }), 201);
@@ -77,7 +79,9 @@ beforeAll(async () => {
     // For /v1/keys/:keyId: created once a route takes the parameter (POST /v1/keys then answers 201 with the key's id).
     keyId: hasParam("keyId") ? [expectStatus(await callRoute(a, routes.createKey, { body: { role: "OPERATOR" } }), 201).id] : [],
     version: ["1"],
-    webhookId: hasParam("webhookId") ? [expectStatus(await callRoute(a, routes.createWebhook, { body: { url: `${env.TEST_RECEIVER_URL}/hooks/ok/${uniqueId("a")}` } }), 201).id] : [],
+    webhookId: hasParam("webhookId")
+      ? [expectStatus(await callRoute(a, routes.createWebhook, { body: { url: `${env.TEST_RECEIVER_URL}/hooks/ok/${uniqueId("a")}` } }), 201).id]
+      : [],
   };
   const b = await newTenant();
   // Written directly: B must record no event at all, and PUT /v1/accounts would record one.
@@ -97,7 +101,9 @@ describe("another tenant's ids, on every registered route", () => {
       const names = paramsOf(spec.path);
       const missing = names.filter((name) => !w.ids[name]?.length);
       if (missing.length) {
-        throw new Error(`${key}: no fixture for :${missing.join(", :")}. Create one for tenant A in beforeAll of test/platform/foreign-tenant.test.ts and add it to \`ids\`.`);
+        throw new Error(
+          `${key}: no fixture for :${missing.join(", :")}. Create one for tenant A in beforeAll of test/platform/foreign-tenant.test.ts and add it to \`ids\`.`,
+        );
       }
       if (spec.body && !BODIES[key]) throw new Error(`${key} takes a body: add one that would succeed for A to BODIES in this file.`);
       const callers = spec.roles.includes("ACCOUNT") ? [w.b, w.bAccount] : [w.b];
@@ -171,7 +177,9 @@ describe("another tenant's ids in bodies and queries", () => {
       [w.b, "/v1/accounts", { name: w.acc1 }],
       [w.b, "/v1/buying-policies/quotas/rules", { accountId: w.acc1 }],
       [w.b, "/v1/events", { operationId: w.activeId }],
-      ...(apiRoutes.some(({ spec }) => spec.path === "/v1/keys") ? [[w.b, "/v1/keys", { userId: w.userOfAcc1 }] as [Caller, string, Record<string, string>]] : []),
+      ...(apiRoutes.some(({ spec }) => spec.path === "/v1/keys")
+        ? [[w.b, "/v1/keys", { userId: w.userOfAcc1 }] as [Caller, string, Record<string, string>]]
+        : []),
     ];
     for (const [caller, path, query] of lists) {
       expect((await collectPages(caller, path, query)).items, `${caller.role} GET ${path} ${JSON.stringify(query)}`).toEqual([]);

@@ -8,7 +8,8 @@ import { shardNames } from "../../src/platform/core/shards";
 
 async function storedKeys(tenantId: string): Promise<string[]> {
   const db = await tenantDb(tenantId);
-  const { results } = await db.prepare("select idempotency_key from idempotency_keys where tenant_id = ? order by idempotency_key")
+  const { results } = await db
+    .prepare("select idempotency_key from idempotency_keys where tenant_id = ? order by idempotency_key")
     .bind(tenantId)
     .all<{ idempotency_key: string }>();
   return results.map((row) => row.idempotency_key);
@@ -21,9 +22,10 @@ describe("scheduled housekeeping", () => {
     const old = new Date(Date.now() - 49 * 3600_000).toISOString();
     for (const op of callers) {
       expectStatus(await callRoute(op, routes.createOperation, { body: operationBody(), headers: { "Idempotency-Key": "recent" } }), 201);
-      await (await tenantDb(op.tenantId)).prepare(
-        "insert into idempotency_keys (tenant_id, idempotency_key, fingerprint, state, response_status, response_body, created_at) values (?, 'old', 'f', 'DONE', 201, '{}', ?)",
-      )
+      await (await tenantDb(op.tenantId))
+        .prepare(
+          "insert into idempotency_keys (tenant_id, idempotency_key, fingerprint, state, response_status, response_body, created_at) values (?, 'old', 'f', 'DONE', 201, '{}', ?)",
+        )
         .bind(op.tenantId, old)
         .run();
       expect(await storedKeys(op.tenantId)).toEqual(["old", "recent"]);
@@ -46,7 +48,9 @@ describe("scheduled housekeeping", () => {
         .bind(op.tenantId, old)
         .run();
     }
-    await env.SHARD_1.prepare("insert into tenant_fences (tenant_id, state, since) values (?, 'MOVING', ?)").bind(moving.tenantId, new Date().toISOString()).run();
+    await env.SHARD_1.prepare("insert into tenant_fences (tenant_id, state, since) values (?, 'MOVING', ?)")
+      .bind(moving.tenantId, new Date().toISOString())
+      .run();
     try {
       const ctx = createExecutionContext();
       await worker.scheduled(createScheduledController({ cron: "17 * * * *", scheduledTime: Date.now() }), env, ctx);

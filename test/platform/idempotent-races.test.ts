@@ -39,7 +39,9 @@ describe("concurrent identical Idempotency-Key requests, on every registered rou
       const eventsBefore = await eventsOf(op);
       const request = { body: race.body, headers: { ...race.headers, "Idempotency-Key": uniqueId("race") } };
 
-      const answers = await Promise.all(Array.from({ length: CONCURRENT }, () => call<Record<string, unknown>>(op, spec.method.toUpperCase(), race.path, request)));
+      const answers = await Promise.all(
+        Array.from({ length: CONCURRENT }, () => call<Record<string, unknown>>(op, spec.method.toUpperCase(), race.path, request)),
+      );
       const inProgress = answers.filter((r) => r.status === 409 && problemCodeOf(r) === "idempotency_in_progress");
       for (const r of inProgress) expectProblem(r, 409, "idempotency_in_progress");
       const answered = answers.filter((r) => !inProgress.includes(r));

@@ -29,7 +29,24 @@ const NFC = "CAFÉ-1";
 const NFD = "CAFE\u0301-1";
 
 /** Query parameters that carry ids (each item of a comma list is one). */
-const ID_QUERY_PARAMETERS = new Set(["ids", "operationId", "resourceId", "actorKeyId", "actorUserId", "accountIds", "accountId", "variantIds", "variantExternalId", "ownerIds", "userId", "supplierId", "storeId", "after", "eventId", "types"]);
+const ID_QUERY_PARAMETERS = new Set([
+  "ids",
+  "operationId",
+  "resourceId",
+  "actorKeyId",
+  "actorUserId",
+  "accountIds",
+  "accountId",
+  "variantIds",
+  "variantExternalId",
+  "ownerIds",
+  "userId",
+  "supplierId",
+  "storeId",
+  "after",
+  "eventId",
+  "types",
+]);
 /** Query parameters that do not: numbers, enums, dates, text searched for, tokens, flags. */
 const OTHER_QUERY_PARAMETERS = new Set([
   "limit",
@@ -63,7 +80,22 @@ const OTHER_QUERY_PARAMETERS = new Set([
   "asOf",
 ]);
 /** Body fields (by their own name) that hold text other than an id; any other string field of a body is an id. */
-const OTHER_BODY_FIELDS = new Set(["name", "description", "variantName", "url", "eventTypes", "email", "startDate", "endDate", "activateAt", "deactivateAt", "expiresAt", "op", "from", "to"]);
+const OTHER_BODY_FIELDS = new Set([
+  "name",
+  "description",
+  "variantName",
+  "url",
+  "eventTypes",
+  "email",
+  "startDate",
+  "endDate",
+  "activateAt",
+  "deactivateAt",
+  "expiresAt",
+  "op",
+  "from",
+  "to",
+]);
 
 const routeKey = (spec: { method: string; path: string }) => `${spec.method.toUpperCase()} ${spec.path}`;
 const paramsOf = (path: string) => [...path.matchAll(/:([A-Za-z]+)/g)].map((match) => match[1]);
@@ -87,25 +119,71 @@ const BODIES: Record<string, { body: unknown; ids: (string | number)[][] }[]> = 
   "POST /v1/operations": [{ body: operationBody({ externalId: "EXT-1", ownerIds: ["u-1"] }), ids: [["code"], ["externalId"], ["ownerIds", 0]] }],
   "PATCH /v1/operations/:operationId": [{ body: { code: "C-1", externalId: "EXT-1", ownerIds: ["u-1"] }, ids: [["code"], ["externalId"], ["ownerIds", 0]] }],
   "POST /v1/operations/:operationId/status": [{ body: { status: "ACTIVE" }, ids: [] }],
-  "PUT /v1/operations/:operationId/lines": [{ body: [{ variantExternalId: "SKU-1", variantId: "v-1", minQuantity: 0, maxQuantity: 1 }], ids: [[0, "variantExternalId"], [0, "variantId"]] }],
+  "PUT /v1/operations/:operationId/lines": [
+    {
+      body: [{ variantExternalId: "SKU-1", variantId: "v-1", minQuantity: 0, maxQuantity: 1 }],
+      ids: [
+        [0, "variantExternalId"],
+        [0, "variantId"],
+      ],
+    },
+  ],
   "DELETE /v1/operations/:operationId/lines": [{ body: ["SKU-1"], ids: [[0]] }],
-  "PUT /v1/accounts": [{ body: [{ accountId: "A-1", name: "A", users: [{ userId: "u-1", email: "u@example.test" }] }], ids: [[0, "accountId"], [0, "users", 0, "userId"]] }],
+  "PUT /v1/accounts": [
+    {
+      body: [{ accountId: "A-1", name: "A", users: [{ userId: "u-1", email: "u@example.test" }] }],
+      ids: [
+        [0, "accountId"],
+        [0, "users", 0, "userId"],
+      ],
+    },
+  ],
   "PUT /v1/operations/:operationId/accounts": [{ body: ["A-1"], ids: [[0]] }],
   "POST /v1/operations/:operationId/accounts": [{ body: ["A-1"], ids: [[0]] }],
   "DELETE /v1/operations/:operationId/accounts": [{ body: ["A-1"], ids: [[0]] }],
-  "POST /v1/buying-policies/quotas/rules": [{ body: { accountId: "A-1", supplierId: "S-1", storeId: "ST-1", minimum: 1 }, ids: [["accountId"], ["supplierId"], ["storeId"]] }],
-  "PUT /v1/buying-policies/quotas/rules/:ruleId": [{ body: { accountId: "A-1", supplierId: "S-1", storeId: "ST-1", minimum: 1 }, ids: [["accountId"], ["supplierId"], ["storeId"]] }],
-  "PUT /v1/buying-policies/quotas/rules": [{ body: [{ accountId: "A-1", supplierId: "S-1", storeId: "ST-1", minimum: 1 }], ids: [[0, "accountId"], [0, "supplierId"], [0, "storeId"]] }],
+  "POST /v1/buying-policies/quotas/rules": [
+    { body: { accountId: "A-1", supplierId: "S-1", storeId: "ST-1", minimum: 1 }, ids: [["accountId"], ["supplierId"], ["storeId"]] },
+  ],
+  "PUT /v1/buying-policies/quotas/rules/:ruleId": [
+    { body: { accountId: "A-1", supplierId: "S-1", storeId: "ST-1", minimum: 1 }, ids: [["accountId"], ["supplierId"], ["storeId"]] },
+  ],
+  "PUT /v1/buying-policies/quotas/rules": [
+    {
+      body: [{ accountId: "A-1", supplierId: "S-1", storeId: "ST-1", minimum: 1 }],
+      ids: [
+        [0, "accountId"],
+        [0, "supplierId"],
+        [0, "storeId"],
+      ],
+    },
+  ],
   "DELETE /v1/buying-policies/quotas/rules": [{ body: ["qr_00000000000000000000000000"], ids: [[0]] }],
   "PUT /v1/buying-policies/quotas/default": [{ body: { minimum: 1 }, ids: [] }],
   "POST /v1/buying-policies/quotas/evaluate": [
-    { body: { orders: [{ accountId: "A-1", supplierId: "S-1", storeId: "ST-1", amount: 1 }] }, ids: [["orders", 0, "accountId"], ["orders", 0, "supplierId"], ["orders", 0, "storeId"]] },
+    {
+      body: { orders: [{ accountId: "A-1", supplierId: "S-1", storeId: "ST-1", amount: 1 }] },
+      ids: [
+        ["orders", 0, "accountId"],
+        ["orders", 0, "supplierId"],
+        ["orders", 0, "storeId"],
+      ],
+    },
   ],
   "POST /v1/operations/:operationId/revert": [{ body: { toVersion: 1 }, ids: [] }],
   "POST /v1/buying-policies/quotas/impact": [
     {
-      body: { changes: [{ op: "create", rule: { accountId: "A-1", supplierId: "S-1", storeId: "ST-1", minimum: 1 } }, { op: "delete", ruleId: "qr_00000000000000000000000000" }] },
-      ids: [["changes", 0, "rule", "accountId"], ["changes", 0, "rule", "supplierId"], ["changes", 0, "rule", "storeId"], ["changes", 1, "ruleId"]],
+      body: {
+        changes: [
+          { op: "create", rule: { accountId: "A-1", supplierId: "S-1", storeId: "ST-1", minimum: 1 } },
+          { op: "delete", ruleId: "qr_00000000000000000000000000" },
+        ],
+      },
+      ids: [
+        ["changes", 0, "rule", "accountId"],
+        ["changes", 0, "rule", "supplierId"],
+        ["changes", 0, "rule", "storeId"],
+        ["changes", 1, "ruleId"],
+      ],
     },
   ],
   "POST /v1/carts": [{ body: cartOf(), ids: [["operationId"], ["accountId"], ["storeId"], ["lines", 0, "variantExternalId"], ["lines", 0, "supplierId"]] }],
@@ -123,7 +201,12 @@ const BODIES: Record<string, { body: unknown; ids: (string | number)[][] }[]> = 
 };
 
 function cartOf() {
-  return { operationId: SOME_ID.operationId, accountId: "A-1", storeId: "ST-1", lines: [{ variantExternalId: "SKU-1", quantity: 1, unitPrice: 1, supplierId: "S-1" }] };
+  return {
+    operationId: SOME_ID.operationId,
+    accountId: "A-1",
+    storeId: "ST-1",
+    lines: [{ variantExternalId: "SKU-1", quantity: 1, unitPrice: 1, supplierId: "S-1" }],
+  };
 }
 
 function withValueAt(body: unknown, at: (string | number)[], value: string): unknown {
@@ -149,7 +232,13 @@ function stringFields(schema: OpenApiSchema, path: string[] = []): string[] {
 }
 
 const fieldPattern = (at: (string | number)[]) => at.map((step) => (typeof step === "number" ? "*" : step)).join(".");
-const isOtherText = (field: string) => OTHER_BODY_FIELDS.has(field.split(".").filter((step) => step !== "*").pop()!);
+const isOtherText = (field: string) =>
+  OTHER_BODY_FIELDS.has(
+    field
+      .split(".")
+      .filter((step) => step !== "*")
+      .pop()!,
+  );
 
 /** A 400 validation_failed whose errors[] names `field` (or a field under it), saying which character. */
 function expectRefused(response: ApiResponse, field: string): string | undefined {
@@ -206,7 +295,8 @@ describe("ids with control or format characters, on every registered route", () 
       const someBody = BODIES[key]?.[0].body;
       for (const name of paramsOf(spec.path)) {
         if (NUMBER_PATH_PARAMETERS.has(name)) {
-          for (const value of UNSEEN) expect((await call(op, method, pathOf(spec.path, { name, value }))).status, `path ${name}=${JSON.stringify(value)}`).toBe(400);
+          for (const value of UNSEEN)
+            expect((await call(op, method, pathOf(spec.path, { name, value }))).status, `path ${name}=${JSON.stringify(value)}`).toBe(400);
           continue;
         }
         for (const value of UNSEEN) {
@@ -279,14 +369,27 @@ describe("two spellings of one id are one id (NFC)", () => {
     expectProblem(await callRoute(op, routes.createRule, { body: { accountId: NFD, supplierId: NFC, minimum: 700 } }), 409, "duplicate_scope");
     // A bulk PUT with both spellings of one scope names the repeat.
     const repeated = expectProblem(
-      await callRoute(op, routes.upsertRules, { body: [{ accountId: NFC, minimum: 1 }, { accountId: NFD, minimum: 2 }] }),
+      await callRoute(op, routes.upsertRules, {
+        body: [
+          { accountId: NFC, minimum: 1 },
+          { accountId: NFD, minimum: 2 },
+        ],
+      }),
       400,
       "validation_failed",
     );
     expect(repeated.errors?.map((error) => [error.field, error.code])).toEqual([["body.1.scope", "duplicate_key"]]);
     // A bulk PUT in the other spelling updates the same rule.
-    expect(expectStatus(await callRoute(op, routes.upsertRules, { body: [{ accountId: NFD, supplierId: NFD, minimum: 600 }] }), 200)).toEqual({ created: 0, updated: 1, unchanged: 0 });
-    for (const [accountId, supplierId] of [[NFC, NFC], [NFD, NFD], [NFC, NFD]]) {
+    expect(expectStatus(await callRoute(op, routes.upsertRules, { body: [{ accountId: NFD, supplierId: NFD, minimum: 600 }] }), 200)).toEqual({
+      created: 0,
+      updated: 1,
+      unchanged: 0,
+    });
+    for (const [accountId, supplierId] of [
+      [NFC, NFC],
+      [NFD, NFD],
+      [NFC, NFD],
+    ]) {
       const evaluation = expectStatus(await callRoute(op, routes.evaluateQuotas, { body: { orders: [{ accountId, supplierId, amount: 100 }] } }), 200);
       expect(evaluation.results[0]).toMatchObject({ effectiveMinimum: 600, source: { kind: "ACCOUNT_SUPPLIER", ruleId: rule.id } });
     }
@@ -298,7 +401,9 @@ describe("two spellings of one id are one id (NFC)", () => {
     const op = await newTenant();
     const draft = await setUpOperation(op, { status: "DRAFT", lines: [] });
     const params = { operationId: draft.id };
-    expect(expectStatus(await callRoute(op, routes.putLines, { params, body: [{ variantExternalId: NFC, minQuantity: 0, maxQuantity: 5 }] }), 200)).toMatchObject({ created: 1 });
+    expect(
+      expectStatus(await callRoute(op, routes.putLines, { params, body: [{ variantExternalId: NFC, minQuantity: 0, maxQuantity: 5 }] }), 200),
+    ).toMatchObject({ created: 1 });
     const csv = await call(op, "PUT", `/v1/operations/${draft.id}/lines`, {
       rawBody: `variantExternalId,minQuantity,maxQuantity\r\n${NFD},0,6\r\n`,
       headers: { "content-type": "text/csv" },
@@ -322,7 +427,10 @@ describe("two spellings of one id are one id (NFC)", () => {
     const open = await setUpOperation(op, { attach: [accountId] });
     const cart = expectStatus(await callRoute(op, routes.createCart, { body: { ...cartBody(open.id, accountId, [line("SKU-A", 1)]), storeId: NFD } }), 201);
     expect(cart.storeId).toBe(NFC);
-    const fromHeader = expectStatus(await callRoute(op, routes.createCart, { body: cartBody(open.id, accountId, [line("SKU-A", 1)]), headers: { "svc-store": NFD } }), 201);
+    const fromHeader = expectStatus(
+      await callRoute(op, routes.createCart, { body: cartBody(open.id, accountId, [line("SKU-A", 1)]), headers: { "svc-store": NFD } }),
+      201,
+    );
     expect(fromHeader.storeId).toBe(NFC);
   });
 });

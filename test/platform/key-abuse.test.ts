@@ -3,7 +3,20 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { KEY_CACHE_TTL_MS, UNKNOWN_KEY_TTL_MS } from "../../src/platform/http/auth";
 import { FRESH_KEY_MS, mintSignedKey } from "../../src/platform/core/key-format.mjs";
 import { AUTH_FAILURE_BINDING, AUTH_FAILURE_LIMIT_CLASS, RATE_LIMIT_PERIOD_SECONDS } from "../../src/platform/http/rate-limits";
-import { call, callRoute, expectProblem, expectStatus, issueKey, issueLegacyKey, legacyKeyText, newTenant, uniqueId, type ApiResponse, type Caller, type CallOptions } from "../helpers/client";
+import {
+  call,
+  callRoute,
+  expectProblem,
+  expectStatus,
+  issueKey,
+  issueLegacyKey,
+  legacyKeyText,
+  newTenant,
+  uniqueId,
+  type ApiResponse,
+  type Caller,
+  type CallOptions,
+} from "../helpers/client";
 import { itInOneWindow } from "../helpers/rate-limit-window";
 import { laggingControl } from "../helpers/lagging-control";
 import { captureLog } from "../helpers/request-log";
@@ -41,11 +54,14 @@ describe("a forged or malformed key costs no query", () => {
     ["a key signed under another secret", () => mintSignedKey("not-the-servers-secret")],
     ["a signed key cut short", async () => (await mintSignedKey(env.KEY_SIGNING_SECRET)).slice(0, -1)],
     ["a signed key with a character added", async () => `${await mintSignedKey(env.KEY_SIGNING_SECRET)}A`],
-    ["a signed key spelled differently (its last character's unused bits set)", async () => {
-      const key = await mintSignedKey(env.KEY_SIGNING_SECRET);
-      const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-      return key.slice(0, -1) + alphabet[alphabet.indexOf(key.at(-1)!) ^ 1];
-    }],
+    [
+      "a signed key spelled differently (its last character's unused bits set)",
+      async () => {
+        const key = await mintSignedKey(env.KEY_SIGNING_SECRET);
+        const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        return key.slice(0, -1) + alphabet[alphabet.indexOf(key.at(-1)!) ^ 1];
+      },
+    ],
     ["neither format", async () => "sk_test_not_a_key"],
     ["an old-format key one character short", async () => legacyKeyText().slice(0, -1)],
     ["not a key at all", async () => "hello"],
@@ -155,9 +171,14 @@ describe("what works keeps working", () => {
     expectStatus(await read(revoked), 200);
     expectStatus(await read(expiring), 200);
     const now = Date.now();
-    const hashOf = async (key: string) => Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key))), (b) => b.toString(16).padStart(2, "0")).join("");
-    await env.CONTROL.prepare("update api_keys set revoked_at = ? where key_hash = ?").bind(new Date(now).toISOString(), await hashOf(revoked.key)).run();
-    await env.CONTROL.prepare("update api_keys set expires_at = ? where key_hash = ?").bind(new Date(now + 1_000).toISOString(), await hashOf(expiring.key)).run();
+    const hashOf = async (key: string) =>
+      Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key))), (b) => b.toString(16).padStart(2, "0")).join("");
+    await env.CONTROL.prepare("update api_keys set revoked_at = ? where key_hash = ?")
+      .bind(new Date(now).toISOString(), await hashOf(revoked.key))
+      .run();
+    await env.CONTROL.prepare("update api_keys set expires_at = ? where key_hash = ?")
+      .bind(new Date(now + 1_000).toISOString(), await hashOf(expiring.key))
+      .run();
     vi.spyOn(Date, "now").mockReturnValue(now + KEY_CACHE_TTL_MS + 1);
     expectProblem(await read(revoked), 401, "unauthorized");
     expectProblem(await read(expiring), 401, "unauthorized");
@@ -175,7 +196,11 @@ describe("what works keeps working", () => {
 describe("failed authentications per client address", () => {
   const BUDGET = 3; // TINY_RATE_LIMIT_AUTH_FAILURES (vitest.config.ts)
   const tiny = { [AUTH_FAILURE_BINDING]: env.TINY_RATE_LIMIT_AUTH_FAILURES };
-  const from = (address: string, extra: CallOptions = {}): CallOptions => ({ ...extra, headers: { "CF-Connecting-IP": address }, env: { ...tiny, ...extra.env } });
+  const from = (address: string, extra: CallOptions = {}): CallOptions => ({
+    ...extra,
+    headers: { "CF-Connecting-IP": address },
+    env: { ...tiny, ...extra.env },
+  });
   // A documentation address (RFC 5737) per test: each has a budget of its own.
   let counter = 0;
   const newAddress = () => `192.0.2.${(Date.now() + counter++) % 250}`;
@@ -189,23 +214,26 @@ describe("failed authentications per client address", () => {
     expect(entry!.simple.period).toBe(RATE_LIMIT_PERIOD_SECONDS);
   });
 
-  itInOneWindow(`answers 429 rate_limited (limitClass ${AUTH_FAILURE_LIMIT_CLASS}) with Retry-After past the budget, then reads nothing for that address`, async () => {
-    const op = await newTenant();
-    const address = newAddress();
-    const log = captureLog();
-    for (let i = 0; i < BUDGET; i++) expectProblem(await read(withKey(op, `sk2_${"y".repeat(62)}`), from(address)), 401, "unauthorized");
-    const refused = await read(withKey(op, "nonsense"), from(address));
-    const problem = expectProblem(refused, 429, "rate_limited");
-    const retryAfter = Number(refused.headers.get("retry-after"));
-    expect(retryAfter >= 1 && retryAfter <= RATE_LIMIT_PERIOD_SECONDS).toBe(true);
-    expect(problem).toMatchObject({ limitClass: AUTH_FAILURE_LIMIT_CLASS, retryAfter });
-    // An unknown key that would need a lookup: refused before any query.
-    const lookup = await read(withKey(op, legacyKeyText()), from(address));
-    expectProblem(lookup, 429, "rate_limited");
-    expect(log.lineOf(lookup)[0].d1RoundTrips).toBe(0);
-    // Missing credentials count as failures too.
-    expectProblem(await call(null, "GET", "/v1/operations", from(address)), 429, "rate_limited");
-  });
+  itInOneWindow(
+    `answers 429 rate_limited (limitClass ${AUTH_FAILURE_LIMIT_CLASS}) with Retry-After past the budget, then reads nothing for that address`,
+    async () => {
+      const op = await newTenant();
+      const address = newAddress();
+      const log = captureLog();
+      for (let i = 0; i < BUDGET; i++) expectProblem(await read(withKey(op, `sk2_${"y".repeat(62)}`), from(address)), 401, "unauthorized");
+      const refused = await read(withKey(op, "nonsense"), from(address));
+      const problem = expectProblem(refused, 429, "rate_limited");
+      const retryAfter = Number(refused.headers.get("retry-after"));
+      expect(retryAfter >= 1 && retryAfter <= RATE_LIMIT_PERIOD_SECONDS).toBe(true);
+      expect(problem).toMatchObject({ limitClass: AUTH_FAILURE_LIMIT_CLASS, retryAfter });
+      // An unknown key that would need a lookup: refused before any query.
+      const lookup = await read(withKey(op, legacyKeyText()), from(address));
+      expectProblem(lookup, 429, "rate_limited");
+      expect(log.lineOf(lookup)[0].d1RoundTrips).toBe(0);
+      // Missing credentials count as failures too.
+      expectProblem(await call(null, "GET", "/v1/operations", from(address)), 429, "rate_limited");
+    },
+  );
 
   itInOneWindow("counts per address, leaves a key already known working, and counts no successful request", async () => {
     const op = await newTenant();

@@ -10,11 +10,12 @@ describe("migration 0006 (per-locale folded names)", () => {
     const id = `op_${uniqueId("legacy").replace(/[^A-Za-z0-9]/g, "")}`;
     const now = new Date().toISOString();
     const db = await tenantDb(op.tenantId);
-    await db.prepare(
-      `insert into operations (id, tenant_id, code, name, name_search, name_sort, type, status, start_date, end_date, created_at, updated_at)
+    await db
+      .prepare(
+        `insert into operations (id, tenant_id, code, name, name_search, name_sort, type, status, start_date, end_date, created_at, updated_at)
        values (?, ?, 'LEGACY', '{"en":"Legacy Sale","FR":"Soldes ANCIENNES"}', 'legacy sale', 'legacy sale', 'PUBLIC', 'DRAFT',
                '2027-01-01T00:00:00Z', '2027-02-01T00:00:00Z', ?, ?)`,
-    )
+      )
       .bind(id, op.tenantId, now, now)
       .run();
     const migration = env.TEST_TENANT_MIGRATIONS.find((m) => m.name.startsWith("0006_"));

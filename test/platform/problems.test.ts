@@ -9,7 +9,14 @@ describe("problem bodies keep RFC 9457's members", () => {
     for (const code of Object.keys(ERROR_CATALOGUE) as ErrorCode[]) {
       const hostile = { status: "DRAFT", type: "x", title: "x", detail: "x", instance: 1, code: "other", requestId: "forged", kept: true };
       const body = problemBody(new ApiError(code, "why", hostile).problem, "req-1");
-      expect(body).toMatchObject({ status: ERROR_CATALOGUE[code].status, code, title: ERROR_CATALOGUE[code].title, detail: "why", requestId: "req-1", kept: true });
+      expect(body).toMatchObject({
+        status: ERROR_CATALOGUE[code].status,
+        code,
+        title: ERROR_CATALOGUE[code].title,
+        detail: "why",
+        requestId: "req-1",
+        kept: true,
+      });
       expect(body.type).toBe(`https://errors.example/${code}`);
       expect(body).not.toHaveProperty("instance");
     }

@@ -11,9 +11,7 @@ const SECRET = "plan-test-secret";
 const LIST_TABLES = ["operations", "operation_owners", "operation_accounts", "account_users"];
 
 function fullScans(plan: PlanRow[]): string[] {
-  return plan
-    .map((row) => row.detail)
-    .filter((detail) => LIST_TABLES.some((table) => new RegExp(`^SCAN ${table}( AS \\w+)?$`).test(detail.trim())));
+  return plan.map((row) => row.detail).filter((detail) => LIST_TABLES.some((table) => new RegExp(`^SCAN ${table}( AS \\w+)?$`).test(detail.trim())));
 }
 
 async function planOf(principal: Principal, rawQuery: Record<string, string>) {
@@ -27,7 +25,22 @@ async function planOf(principal: Principal, rawQuery: Record<string, string>) {
   return Promise.all(selects.map(async (s) => ({ sql: s.sql, plan: await queryPlan(s) })));
 }
 
-const SORTS = ["name", "-name", "code", "-code", "startDate", "-startDate", "endDate", "-endDate", "createdAt", "-createdAt", "status", "-status", "status,-startDate", "-endDate,name"];
+const SORTS = [
+  "name",
+  "-name",
+  "code",
+  "-code",
+  "startDate",
+  "-startDate",
+  "endDate",
+  "-endDate",
+  "createdAt",
+  "-createdAt",
+  "status",
+  "-status",
+  "status,-startDate",
+  "-endDate,name",
+];
 
 const FILTERS: Record<string, string>[] = [
   {},

@@ -1,7 +1,18 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { RATE_LIMIT_BINDINGS, RATE_LIMIT_PERIOD_SECONDS } from "../../src/platform/http/rate-limits";
-import { call, callRoute, collectPages, expectProblem, expectStatus, issueKey, newTenant, operationBody, type CallOptions, type Caller } from "../helpers/client";
+import {
+  call,
+  callRoute,
+  collectPages,
+  expectProblem,
+  expectStatus,
+  issueKey,
+  newTenant,
+  operationBody,
+  type CallOptions,
+  type Caller,
+} from "../helpers/client";
 import { itInOneWindow } from "../helpers/rate-limit-window";
 import { routes } from "../helpers/routes";
 

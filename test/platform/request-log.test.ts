@@ -87,8 +87,12 @@ describe("D1 round trips on the request path (warm key cache)", () => {
       headers: { "If-Match": current.headers.get("etag")! },
     });
     expectStatus(patched, 200);
-    const lines = await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "NEW", minQuantity: 1, maxQuantity: 2 }] });
+    const lines = await callRoute(op, routes.putLines, {
+      params: { operationId: operation.id },
+      body: [{ variantExternalId: "NEW", minQuantity: 1, maxQuantity: 2 }],
+    });
     expectStatus(lines, 200);
-    for (const response of [patched, lines] as ApiResponse[]) expect(log.lineOf(response)[0].d1SequentialRoundTrips, response.text.slice(0, 80)).toBeLessThanOrEqual(2);
+    for (const response of [patched, lines] as ApiResponse[])
+      expect(log.lineOf(response)[0].d1SequentialRoundTrips, response.text.slice(0, 80)).toBeLessThanOrEqual(2);
   });
 });

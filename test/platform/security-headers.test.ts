@@ -12,7 +12,9 @@ import { routes } from "../helpers/routes";
  * shows Chromium enforcing them.)
  */
 function expectSecurityHeaders(response: { status: number; headers: Headers }, policy: string, where: string) {
-  const headers = Object.fromEntries(["x-content-type-options", "x-frame-options", "referrer-policy", "content-security-policy"].map((name) => [name, response.headers.get(name)]));
+  const headers = Object.fromEntries(
+    ["x-content-type-options", "x-frame-options", "referrer-policy", "content-security-policy"].map((name) => [name, response.headers.get(name)]),
+  );
   expect(headers, `${where} (${response.status})`).toEqual({
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
@@ -38,8 +40,20 @@ describe("security headers", () => {
       ["the document", await call(null, "GET", "/v1/openapi.json")],
       ["the health check", await call(null, "GET", "/healthz")],
       ["the index", await call(null, "GET", "/")],
-      ["a preflight", await SELF.fetch("http://api.test/v1/operations", { method: "OPTIONS", headers: { origin: "https://admin.example.test", "access-control-request-method": "GET" } })],
-      ["a streamed CSV export", await SELF.fetch(`http://api.test/v1/operations/${expectStatus(await callRoute(op, routes.createOperation, { body: { code: "CSV-1", name: { en: "Csv" }, type: "PUBLIC", startDate: "2098-01-01T00:00:00Z", endDate: "2098-02-01T00:00:00Z" } }), 201).id}/lines`, { headers: { "svc-client": "OPERATOR", "svc-api-key": op.key, accept: "text/csv" } })],
+      [
+        "a preflight",
+        await SELF.fetch("http://api.test/v1/operations", {
+          method: "OPTIONS",
+          headers: { origin: "https://admin.example.test", "access-control-request-method": "GET" },
+        }),
+      ],
+      [
+        "a streamed CSV export",
+        await SELF.fetch(
+          `http://api.test/v1/operations/${expectStatus(await callRoute(op, routes.createOperation, { body: { code: "CSV-1", name: { en: "Csv" }, type: "PUBLIC", startDate: "2098-01-01T00:00:00Z", endDate: "2098-02-01T00:00:00Z" } }), 201).id}/lines`,
+          { headers: { "svc-client": "OPERATOR", "svc-api-key": op.key, accept: "text/csv" } },
+        ),
+      ],
     ];
     const statuses = answers.map(([, response]) => response.status);
     expect(statuses).toEqual([200, 201, 204, 401, 400, 404, 404, 404, 405, 200, 200, 200, 204, 200]);

@@ -30,9 +30,16 @@ describe("the build that answered", () => {
       await SELF.fetch("http://api.test/docs"),
       await SELF.fetch("http://api.test/v1/operations"),
       await SELF.fetch("http://api.test/nowhere"),
-      await SELF.fetch("http://api.test/v1/operations", { method: "OPTIONS", headers: { origin: "https://admin.example.test", "access-control-request-method": "GET" } }),
+      await SELF.fetch("http://api.test/v1/operations", {
+        method: "OPTIONS",
+        headers: { origin: "https://admin.example.test", "access-control-request-method": "GET" },
+      }),
       await SELF.fetch("http://api.test/v1/operations", { headers: { "svc-client": "OPERATOR", "svc-api-key": operator.key } }),
-      await SELF.fetch("http://api.test/v1/operations", { method: "POST", headers: { "svc-client": "OPERATOR", "svc-api-key": operator.key, "content-type": "application/json" }, body: "{" }),
+      await SELF.fetch("http://api.test/v1/operations", {
+        method: "POST",
+        headers: { "svc-client": "OPERATOR", "svc-api-key": operator.key, "content-type": "application/json" },
+        body: "{",
+      }),
     ];
     for (const answer of answers) expect(answer.headers.get("svc-api-version"), answer.url).toBe(packageJson.version);
     expect(await (await SELF.fetch("http://api.test/healthz")).json()).toEqual({ status: "ok", version: packageJson.version });
@@ -113,7 +120,10 @@ describe("deprecated forms", () => {
   it("POST attach answers exactly as PUT, with Deprecation; the typed client tells once", async () => {
     const operator = await newTenant();
     const accounts = [uniqueId("acc"), uniqueId("acc")];
-    await putAccounts(operator, accounts.map((accountId) => ({ accountId })));
+    await putAccounts(
+      operator,
+      accounts.map((accountId) => ({ accountId })),
+    );
     const [viaPost, viaPut] = [await createOperation(operator), await createOperation(operator)];
     const posted = await callRoute(operator, routes.attachAccountsByPost, { params: { operationId: viaPost.id }, body: accounts });
     const put = await callRoute(operator, routes.attachAccounts, { params: { operationId: viaPut.id }, body: accounts });
@@ -124,12 +134,20 @@ describe("deprecated forms", () => {
     expect(put.headers.get("deprecation")).toBeNull();
 
     const notices: DeprecationNotice[] = [];
-    const api = createClient({ baseUrl: "http://api.test", apiKey: operator.key, client: "OPERATOR", fetch: (request) => SELF.fetch(request), onDeprecation: (notice) => notices.push(notice) });
+    const api = createClient({
+      baseUrl: "http://api.test",
+      apiKey: operator.key,
+      client: "OPERATOR",
+      fetch: (request) => SELF.fetch(request),
+      onDeprecation: (notice) => notices.push(notice),
+    });
     const third = await createOperation(operator);
     await api.POST("/v1/operations/{operationId}/accounts", { params: { path: { operationId: third.id } }, body: accounts });
     await api.POST("/v1/operations/{operationId}/accounts", { params: { path: { operationId: third.id } }, body: accounts });
     await api.PUT("/v1/operations/{operationId}/accounts", { params: { path: { operationId: third.id } }, body: accounts });
-    expect(notices).toEqual([{ method: "POST", path: `/v1/operations/${third.id}/accounts`, deprecation: ANNOUNCED, link: "/docs#/Accounts/attachAccountsViaPost" }]);
+    expect(notices).toEqual([
+      { method: "POST", path: `/v1/operations/${third.id}/accounts`, deprecation: ANNOUNCED, link: "/docs#/Accounts/attachAccountsViaPost" },
+    ]);
   });
 
   it("a deprecated route given a sunset date carries Sunset (RFC 8594)", async () => {
@@ -150,7 +168,11 @@ describe("deprecated forms", () => {
     );
     const app = buildApp((extended) => mountRoutes(extended, [retiring]));
     const ctx = createExecutionContext();
-    const answer = await serve(app)(new Request("http://api.test/v1/__retiring", { headers: { "svc-client": "OPERATOR", "svc-api-key": operator.key } }), env, ctx);
+    const answer = await serve(app)(
+      new Request("http://api.test/v1/__retiring", { headers: { "svc-client": "OPERATOR", "svc-api-key": operator.key } }),
+      env,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({ stillHere: true });

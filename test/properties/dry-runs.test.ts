@@ -32,7 +32,10 @@ interface World {
 
 async function world(): Promise<World> {
   const op = await newTenant();
-  await putAccounts(op, ACCOUNTS.map((accountId) => ({ accountId })));
+  await putAccounts(
+    op,
+    ACCOUNTS.map((accountId) => ({ accountId })),
+  );
   const created = await setUpOperation(op, {
     status: "DRAFT",
     lines: [
@@ -120,6 +123,13 @@ describe("?dryRun=true on every batch write", () => {
 
   it("is refused for anything but true or false", async () => {
     const w = await world();
-    expectStatus(await callRoute(w.op, routes.putLines, { params: { operationId: w.operationId }, body: [{ variantExternalId: "SKU-1", maxQuantity: 6 }], query: { dryRun: "yes" } }), 400);
+    expectStatus(
+      await callRoute(w.op, routes.putLines, {
+        params: { operationId: w.operationId },
+        body: [{ variantExternalId: "SKU-1", maxQuantity: 6 }],
+        query: { dryRun: "yes" },
+      }),
+      400,
+    );
   });
 });

@@ -3,7 +3,21 @@
 import fc from "fast-check";
 import { beforeAll, describe, it } from "vitest";
 import type { Caller } from "../helpers/client";
-import { anyJson, body, callerIn, checkRequest, encodeSegment, headers, operationIdIn, outcomes, queryString, send, settings, setupWorld, type World } from "./fuzz-kit";
+import {
+  anyJson,
+  body,
+  callerIn,
+  checkRequest,
+  encodeSegment,
+  headers,
+  operationIdIn,
+  outcomes,
+  queryString,
+  send,
+  settings,
+  setupWorld,
+  type World,
+} from "./fuzz-kit";
 
 let world: World;
 beforeAll(async () => {

@@ -2,7 +2,22 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callRoute, expectStatus } from "../helpers/client";
-import { anyJson, body, callerIn, checkRequest, encodeSegment, headers, operationIdIn, outcomes, queryString, send, settings, setupWorld, statusBody, type World } from "./fuzz-kit";
+import {
+  anyJson,
+  body,
+  callerIn,
+  checkRequest,
+  encodeSegment,
+  headers,
+  operationIdIn,
+  outcomes,
+  queryString,
+  send,
+  settings,
+  setupWorld,
+  statusBody,
+  type World,
+} from "./fuzz-kit";
 import { routes } from "../helpers/routes";
 
 let world: World;

@@ -2,7 +2,22 @@
 // problem+json, and a refused request changes nothing (see fuzz-kit.ts).
 import fc from "fast-check";
 import { beforeAll, describe, it } from "vitest";
-import { body, callerIn, checkRequest, encodeSegment, headers, nearOperationBody, nearOperationPatch, operationIdIn, outcomes, queryString, send, settings, setupWorld, type World } from "./fuzz-kit";
+import {
+  body,
+  callerIn,
+  checkRequest,
+  encodeSegment,
+  headers,
+  nearOperationBody,
+  nearOperationPatch,
+  operationIdIn,
+  outcomes,
+  queryString,
+  send,
+  settings,
+  setupWorld,
+  type World,
+} from "./fuzz-kit";
 
 let world: World;
 beforeAll(async () => {

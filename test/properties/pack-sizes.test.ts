@@ -77,9 +77,17 @@ function referenceIssue(l: ValidLine, quantity: number) {
 function referenceNearest(l: ValidLine, quantity: number): [number | null, number | null] {
   const valid = (q: number) => q >= l.minQuantity && q <= l.maxQuantity && q % l.quantityIncrement === 0;
   let below: number | null = null;
-  for (let q = quantity; q >= l.minQuantity; q--) if (valid(q)) { below = q; break; }
+  for (let q = quantity; q >= l.minQuantity; q--)
+    if (valid(q)) {
+      below = q;
+      break;
+    }
   let above: number | null = null;
-  for (let q = quantity; q <= l.maxQuantity; q++) if (valid(q)) { above = q; break; }
+  for (let q = quantity; q <= l.maxQuantity; q++)
+    if (valid(q)) {
+      above = q;
+      break;
+    }
   return [below, above];
 }
 
@@ -109,9 +117,11 @@ describe("pack sizes against a reference", () => {
         validLines.chain((lines) =>
           fc.tuple(
             fc.constant(lines),
-            fc.subarray(lines, { minLength: 1 }).chain((chosen) =>
-              fc.tuple(...chosen.map((l) => fc.integer({ min: 0, max: l.maxQuantity + l.quantityIncrement + 1 }).map((quantity) => ({ line: l, quantity })))),
-            ),
+            fc
+              .subarray(lines, { minLength: 1 })
+              .chain((chosen) =>
+                fc.tuple(...chosen.map((l) => fc.integer({ min: 0, max: l.maxQuantity + l.quantityIncrement + 1 }).map((quantity) => ({ line: l, quantity })))),
+              ),
           ),
         ),
         async ([lines, ordered]) => {
@@ -128,12 +138,18 @@ describe("pack sizes against a reference", () => {
           const missing = lines.filter((l) => l.minQuantity > 0 && !orderedKeys.has(l.variantExternalId));
           expect(comparison.status).toBe(200);
           const body = expectStatus(comparison, 200);
-          expect(body.issues.filter((i) => i.code !== "missing_required").map((i) => ({ variantExternalId: i.variantExternalId, code: i.code }))).toEqual(expectedIssues);
+          expect(body.issues.filter((i) => i.code !== "missing_required").map((i) => ({ variantExternalId: i.variantExternalId, code: i.code }))).toEqual(
+            expectedIssues,
+          );
           expect(body.summary.incrementMismatch).toBe(expectedIssues.filter((i) => i.code === "increment_mismatch").length);
           expect(body.ok).toBe(expectedIssues.length === 0 && missing.length === 0);
 
           const cart = await callRoute(op, routes.createCart, {
-            body: cartBody(operation.id, "A1", ordered.map(({ line: l, quantity }) => line(l.variantExternalId, quantity))),
+            body: cartBody(
+              operation.id,
+              "A1",
+              ordered.map(({ line: l, quantity }) => line(l.variantExternalId, quantity)),
+            ),
           });
           if (expectedIssues.length === 0) {
             expect(cart.status).toBe(201);
@@ -143,7 +159,9 @@ describe("pack sizes against a reference", () => {
           const expectedErrors = ordered.flatMap(({ line: l, quantity }, index) => {
             const code = referenceIssue(l, quantity);
             if (!code) return [];
-            return [{ index, code, ...(code === "increment_mismatch" && { quantityIncrement: l.quantityIncrement, nearestValid: referenceNearest(l, quantity) }) }];
+            return [
+              { index, code, ...(code === "increment_mismatch" && { quantityIncrement: l.quantityIncrement, nearestValid: referenceNearest(l, quantity) }) },
+            ];
           });
           expect(
             expectProblem(cart, 422, "order_lines_invalid").errors?.map((e) => ({

@@ -5,7 +5,12 @@ import { routes } from "../helpers/routes";
 import { tenantDb } from "../helpers/shards";
 
 const rulesOf = async (caller: Caller) =>
-  (await collectPages(caller, routes.listRules, { query: { limit: 500 } })).items.map(({ accountId, supplierId, storeId, minimum }) => ({ accountId, supplierId, storeId, minimum }));
+  (await collectPages(caller, routes.listRules, { query: { limit: 500 } })).items.map(({ accountId, supplierId, storeId, minimum }) => ({
+    accountId,
+    supplierId,
+    storeId,
+    minimum,
+  }));
 
 async function rulesVersion(tenantId: string): Promise<number> {
   const row = await (await tenantDb(tenantId)).prepare("select rules_version as v from tenants where id = ?").bind(tenantId).first<{ v: number }>();
@@ -41,7 +46,9 @@ describe("PUT /v1/buying-policies/quotas/rules (bulk)", () => {
     expect(answer.headers.get("svc-dry-run")).toBeNull();
     expect(await rulesVersion(op.tenantId)).toBe(before + 1);
     const events = await eventsOf(op);
-    expect(events.slice(eventsBefore).map((event: { type: string; data: unknown }) => [event.type, event.data])).toEqual([["rules.upserted", { created: 2, updated: 1, unchanged: 1 }]]);
+    expect(events.slice(eventsBefore).map((event: { type: string; data: unknown }) => [event.type, event.data])).toEqual([
+      ["rules.upserted", { created: 2, updated: 1, unchanged: 1 }],
+    ]);
     expect(await rulesOf(op)).toEqual(
       expect.arrayContaining([
         { accountId: "A1", supplierId: "S1", storeId: null, minimum: 200 },
@@ -54,7 +61,11 @@ describe("PUT /v1/buying-policies/quotas/rules (bulk)", () => {
     expect(await evaluate(op, "A1", "S1", 150)).toMatchObject({ allowed: false, effectiveMinimum: 200 });
 
     // Nothing to change: counted, and nothing written (no bump, no event).
-    expect(expectStatus(await callRoute(op, routes.upsertRules, { body: [{ accountId: "A2", minimum: 50 }] }), 200)).toEqual({ created: 0, updated: 0, unchanged: 1 });
+    expect(expectStatus(await callRoute(op, routes.upsertRules, { body: [{ accountId: "A2", minimum: 50 }] }), 200)).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: 1,
+    });
     expect(await rulesVersion(op.tenantId)).toBe(before + 1);
   });
 
@@ -89,11 +100,34 @@ describe("PUT /v1/buying-policies/quotas/rules (bulk)", () => {
     const op = await newTenant();
     expectStatus(await callRoute(op, routes.upsertRules, { body: [{ accountId: "A1", minimum: 1 }] }), 200);
     const before = await state(op);
-    const bad = expectProblem(await callRoute(op, routes.upsertRules, { body: [{ accountId: "A1", minimum: 5 }, { storeId: "ST1", minimum: 3 }, { accountId: "A4", minimum: -1 }] }), 400, "validation_failed");
+    const bad = expectProblem(
+      await callRoute(op, routes.upsertRules, {
+        body: [
+          { accountId: "A1", minimum: 5 },
+          { storeId: "ST1", minimum: 3 },
+          { accountId: "A4", minimum: -1 },
+        ],
+      }),
+      400,
+      "validation_failed",
+    );
     expect(bad.errors?.map((error) => error.field)).toEqual(expect.arrayContaining([expect.stringMatching(/^body\.1\./), "body.2.minimum"]));
-    const repeated = expectProblem(await callRoute(op, routes.upsertRules, { body: [{ accountId: "A1", minimum: 5 }, { accountId: "A1", supplierId: null, minimum: 6 }] }), 400, "validation_failed");
+    const repeated = expectProblem(
+      await callRoute(op, routes.upsertRules, {
+        body: [
+          { accountId: "A1", minimum: 5 },
+          { accountId: "A1", supplierId: null, minimum: 6 },
+        ],
+      }),
+      400,
+      "validation_failed",
+    );
     expect(repeated.errors).toEqual([expect.objectContaining({ code: "duplicate_key", field: "body.1.scope" })]);
-    expectProblem(await callRoute(op, routes.upsertRules, { body: Array.from({ length: 5001 }, (_, i) => ({ accountId: `A${i}`, minimum: 1 })) }), 413, "batch_too_large");
+    expectProblem(
+      await callRoute(op, routes.upsertRules, { body: Array.from({ length: 5001 }, (_, i) => ({ accountId: `A${i}`, minimum: 1 })) }),
+      413,
+      "batch_too_large",
+    );
     expectProblem(await callRoute(op, routes.upsertRules, { body: [] }), 400, "validation_failed");
     expect(await state(op)).toEqual(before);
   });
@@ -102,7 +136,9 @@ describe("PUT /v1/buying-policies/quotas/rules (bulk)", () => {
 describe("DELETE /v1/buying-policies/quotas/rules (bulk)", () => {
   it("deletes the tenant's rules among the ids, lists the others (another tenant's included) as notFound", async () => {
     const [op, other] = [await newTenant(), await newTenant()];
-    const mine = await Promise.all(["A1", "A2", "A3"].map(async (accountId) => expectStatus(await callRoute(op, routes.createRule, { body: { accountId, minimum: 10 } }), 201).id));
+    const mine = await Promise.all(
+      ["A1", "A2", "A3"].map(async (accountId) => expectStatus(await callRoute(op, routes.createRule, { body: { accountId, minimum: 10 } }), 201).id),
+    );
     const theirs = expectStatus(await callRoute(other, routes.createRule, { body: { accountId: "A1", minimum: 10 } }), 201).id;
     const answer = expectStatus(await callRoute(op, routes.deleteRules, { body: [mine[0], theirs, mine[2], "qr_unknown", mine[0]] }), 200);
     expect(answer).toEqual({ deleted: 2, notFound: [theirs, "qr_unknown"] });
@@ -127,25 +163,30 @@ describe("?dryRun=true on the bulk rule writes", () => {
 
   it("answers exactly what the real call answers, with svc-dry-run: true, and changes nothing (random batches)", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(ruleArbitrary, { maxLength: 3 }), fc.array(ruleArbitrary, { minLength: 0, maxLength: 8 }), fc.boolean(), async (seed, batch, remove) => {
-        const op = await newTenant();
-        const valid = seed.filter((rule) => (rule.accountId || rule.supplierId) && rule.minimum >= 0);
-        const seeded = new Map(valid.map((rule) => [JSON.stringify([rule.accountId, rule.supplierId, rule.storeId]), rule]));
-        if (seeded.size) expectStatus(await callRoute(op, routes.upsertRules, { body: [...seeded.values()] }), 200);
-        const ids = (await collectPages(op, routes.listRules)).items.map((rule: { id: string }) => rule.id);
-        const send = (dryRun: boolean) =>
-          remove
-            ? callRoute(op, routes.deleteRules, { body: [...ids.slice(0, batch.length), "qr_missing"], query: dryRun ? { dryRun: "true" } : {} })
-            : callRoute(op, routes.upsertRules, { body: batch, query: dryRun ? { dryRun: "true" } : {} });
-        const before = await state(op);
-        const dry = await send(true);
-        expect(await state(op)).toEqual(before);
-        const real = await send(false);
-        expect(dry.status).toBe(real.status);
-        expect(withoutRequestId(dry.body)).toEqual(withoutRequestId(real.body));
-        expect(dry.headers.get("svc-dry-run")).toBe(dry.status === 200 ? "true" : null);
-        expect(real.headers.get("svc-dry-run")).toBeNull();
-      }),
+      fc.asyncProperty(
+        fc.array(ruleArbitrary, { maxLength: 3 }),
+        fc.array(ruleArbitrary, { minLength: 0, maxLength: 8 }),
+        fc.boolean(),
+        async (seed, batch, remove) => {
+          const op = await newTenant();
+          const valid = seed.filter((rule) => (rule.accountId || rule.supplierId) && rule.minimum >= 0);
+          const seeded = new Map(valid.map((rule) => [JSON.stringify([rule.accountId, rule.supplierId, rule.storeId]), rule]));
+          if (seeded.size) expectStatus(await callRoute(op, routes.upsertRules, { body: [...seeded.values()] }), 200);
+          const ids = (await collectPages(op, routes.listRules)).items.map((rule: { id: string }) => rule.id);
+          const send = (dryRun: boolean) =>
+            remove
+              ? callRoute(op, routes.deleteRules, { body: [...ids.slice(0, batch.length), "qr_missing"], query: dryRun ? { dryRun: "true" } : {} })
+              : callRoute(op, routes.upsertRules, { body: batch, query: dryRun ? { dryRun: "true" } : {} });
+          const before = await state(op);
+          const dry = await send(true);
+          expect(await state(op)).toEqual(before);
+          const real = await send(false);
+          expect(dry.status).toBe(real.status);
+          expect(withoutRequestId(dry.body)).toEqual(withoutRequestId(real.body));
+          expect(dry.headers.get("svc-dry-run")).toBe(dry.status === 200 ? "true" : null);
+          expect(real.headers.get("svc-dry-run")).toBeNull();
+        },
+      ),
       { numRuns: 15 },
     );
   });

@@ -29,7 +29,9 @@ describe("evaluate checks its rate limit alongside the evaluation (it only reads
     const loads = ruleIndexCache.stats.loads;
     // The verdict waits for the rule read to start: an evaluation that waited for the verdict first never
     // starts it, so the limiter fails after 5 s and the call does not answer 200.
-    const { limiter, seen } = slowLimiter(true, () => vi.waitFor(() => expect(ruleIndexCache.stats.loads).toBeGreaterThan(loads), { timeout: 5_000, interval: 5 }));
+    const { limiter, seen } = slowLimiter(true, () =>
+      vi.waitFor(() => expect(ruleIndexCache.stats.loads).toBeGreaterThan(loads), { timeout: 5_000, interval: 5 }),
+    );
     expectStatus(await callRoute(op, routes.evaluateQuotas, { body, env: { RATE_LIMIT_EVALUATE: limiter as unknown as RateLimit } }), 200);
     expect(seen.calls).toBe(1);
     expect(seen.loadsWhenAnswered[0]).toBeGreaterThan(loads); // the new tenant's rules were being read before the verdict
@@ -47,8 +49,17 @@ describe("evaluate checks its rate limit alongside the evaluation (it only reads
   it("checks alongside even when the call carries an Idempotency-Key: a read stores no answer", async () => {
     const op = await newTenant();
     const loads = ruleIndexCache.stats.loads;
-    const { limiter, seen } = slowLimiter(true, () => vi.waitFor(() => expect(ruleIndexCache.stats.loads).toBeGreaterThan(loads), { timeout: 5_000, interval: 5 }));
-    expectStatus(await callRoute(op, routes.evaluateQuotas, { body, headers: { "idempotency-key": `k-${op.tenantId}` }, env: { RATE_LIMIT_EVALUATE: limiter as unknown as RateLimit } }), 200);
+    const { limiter, seen } = slowLimiter(true, () =>
+      vi.waitFor(() => expect(ruleIndexCache.stats.loads).toBeGreaterThan(loads), { timeout: 5_000, interval: 5 }),
+    );
+    expectStatus(
+      await callRoute(op, routes.evaluateQuotas, {
+        body,
+        headers: { "idempotency-key": `k-${op.tenantId}` },
+        env: { RATE_LIMIT_EVALUATE: limiter as unknown as RateLimit },
+      }),
+      200,
+    );
     expect(seen.loadsWhenAnswered[0]).toBeGreaterThan(loads);
   });
 

@@ -21,9 +21,11 @@ async function createRule(caller: Caller, body: Record<string, unknown>) {
 }
 
 async function evaluate(caller: Caller, orders: Order[], options: { store?: string; explain?: boolean } = {}) {
-  const response = await callRoute(caller, routes.evaluateQuotas, { body: { orders },
+  const response = await callRoute(caller, routes.evaluateQuotas, {
+    body: { orders },
     headers: options.store ? { "svc-store": options.store } : {},
-    query: options.explain ? { explain: "true" } : {}, });
+    query: options.explain ? { explain: "true" } : {},
+  });
   return expectStatus(response, 200).results;
 }
 
@@ -88,19 +90,11 @@ describe("evaluate: resolution", () => {
     const higher = await createRule(op, { accountId: "A1", storeId: "st_1", minimum: 900 });
     await createRule(op, { accountId: "A1", minimum: 100 });
     expect(older.id < newer.id).toBe(true);
-    expect(decidedBy(await evaluateOne(op, { accountId: "A1", supplierId: "S1", storeId: "st_1", amount: 0 }))).toEqual([
-      "ACCOUNT_SUPPLIER",
-      older.id,
-      500,
-    ]);
+    expect(decidedBy(await evaluateOne(op, { accountId: "A1", supplierId: "S1", storeId: "st_1", amount: 0 }))).toEqual(["ACCOUNT_SUPPLIER", older.id, 500]);
     expect(decidedBy(await evaluateOne(op, { accountId: "A1", storeId: "st_1", amount: 0 }))).toEqual(["ACCOUNT", higher.id, 900]);
     // Raising the newer rule's minimum makes it win.
     expectStatus(await callRoute(op, routes.updateRule, { params: { ruleId: newer.id }, body: { accountId: "A1", supplierId: "S1", minimum: 501 } }), 200);
-    expect(decidedBy(await evaluateOne(op, { accountId: "A1", supplierId: "S1", storeId: "st_1", amount: 0 }))).toEqual([
-      "ACCOUNT_SUPPLIER",
-      newer.id,
-      501,
-    ]);
+    expect(decidedBy(await evaluateOne(op, { accountId: "A1", supplierId: "S1", storeId: "st_1", amount: 0 }))).toEqual(["ACCOUNT_SUPPLIER", newer.id, 501]);
   });
 });
 
@@ -129,9 +123,18 @@ describe("evaluate: batches, shapes and roles", () => {
 
   it("takes 1 to 100 orders; more is 413 batch_too_large even when items are invalid; none is 400", async () => {
     const op = await newTenant();
-    expect(await evaluate(op, Array.from({ length: 100 }, () => order))).toHaveLength(100);
+    expect(
+      await evaluate(
+        op,
+        Array.from({ length: 100 }, () => order),
+      ),
+    ).toHaveLength(100);
     expectProblem(await callRoute(op, routes.evaluateQuotas, { body: { orders: Array.from({ length: 101 }, () => order) } }), 413, "batch_too_large");
-    expectProblem(await callRoute(op, routes.evaluateQuotas, { body: { orders: Array.from({ length: 101 }, () => ({ amount: -1 })) } }), 413, "batch_too_large");
+    expectProblem(
+      await callRoute(op, routes.evaluateQuotas, { body: { orders: Array.from({ length: 101 }, () => ({ amount: -1 })) } }),
+      413,
+      "batch_too_large",
+    );
     expectProblem(await callRoute(op, routes.evaluateQuotas, { body: { orders: [] } }), 400, "validation_failed");
   });
 
@@ -171,7 +174,15 @@ describe("evaluate: ACCOUNT keys", () => {
     await createRule(op, { accountId: "A2", minimum: 700 });
     const { caller: account } = await accountWithKey(op, "A1");
     const refused = expectProblem(
-      await callRoute(account, routes.evaluateQuotas, { body: { orders: [{ accountId: "A1", amount: 5 }, { accountId: "A2", amount: 5 }, { accountId: "A3", amount: 5 }] } }),
+      await callRoute(account, routes.evaluateQuotas, {
+        body: {
+          orders: [
+            { accountId: "A1", amount: 5 },
+            { accountId: "A2", amount: 5 },
+            { accountId: "A3", amount: 5 },
+          ],
+        },
+      }),
       403,
       "account_not_permitted",
     );
@@ -179,7 +190,12 @@ describe("evaluate: ACCOUNT keys", () => {
     expect(JSON.stringify(refused)).not.toContain("qr_"); // nothing of another account's rules
     expect(await evaluate(account, [{ accountId: "A1", amount: 5 }])).toHaveLength(1);
     // OPERATOR keys evaluate any account of the tenant.
-    expect(await evaluate(op, [{ accountId: "A2", amount: 5 }, { accountId: "A9", amount: 5 }])).toHaveLength(2);
+    expect(
+      await evaluate(op, [
+        { accountId: "A2", amount: 5 },
+        { accountId: "A9", amount: 5 },
+      ]),
+    ).toHaveLength(2);
   });
 });
 
@@ -255,14 +271,18 @@ describe("evaluate: large tenants", () => {
       const tenantId = i % 2 ? other.tenantId : op.tenantId;
       return [`qr_bulk_${String(i).padStart(5, "0")}`, tenantId, `A${Math.floor(i / 2)}`, i % 2 ? 1 : 1000 + i];
     });
-    await (await tenantDb(op.tenantId)).prepare(
-      `insert into quota_rules (id, tenant_id, account_id, minimum, created_at, updated_at)
+    await (await tenantDb(op.tenantId))
+      .prepare(
+        `insert into quota_rules (id, tenant_id, account_id, minimum, created_at, updated_at)
        select value->>0, value->>1, value->>2, value->>3, 'x', 'x' from json_each(?)`,
-    )
+      )
       .bind(JSON.stringify(rows))
       .run();
     const sample = Array.from({ length: 100 }, (_, k) => 2 * Math.floor((k * 749) / 99));
-    const results = await evaluate(op, sample.map((i) => ({ accountId: `A${i / 2}`, amount: 0 })));
+    const results = await evaluate(
+      op,
+      sample.map((i) => ({ accountId: `A${i / 2}`, amount: 0 })),
+    );
     expect(results.map((r) => [r.source.ruleId, r.effectiveMinimum])).toEqual(sample.map((i) => [`qr_bulk_${String(i).padStart(5, "0")}`, 1000 + i]));
     const theirs = await evaluate(other, [{ accountId: "A0", amount: 0 }]);
     expect(theirs[0]).toMatchObject({ effectiveMinimum: 1, source: { ruleId: "qr_bulk_00001" } });

@@ -26,7 +26,12 @@ const orderArb = fc.record({
   accountId: key("A", 2),
   storeId: fc.option(key("st", 1), { nil: null }),
   lines: fc.uniqueArray(
-    fc.record({ sku: fc.constantFrom(...SKUS), quantity: fc.integer({ min: 1, max: 3 }), unitPrice: fc.integer({ min: 0, max: 400 }), supplierId: fc.option(key("S", 2), { nil: null }) }),
+    fc.record({
+      sku: fc.constantFrom(...SKUS),
+      quantity: fc.integer({ min: 1, max: 3 }),
+      unitPrice: fc.integer({ min: 0, max: 400 }),
+      supplierId: fc.option(key("S", 2), { nil: null }),
+    }),
     { minLength: 1, maxLength: 3, selector: (l) => l.sku },
   ),
 });
@@ -48,7 +53,8 @@ interface QuotaOrder {
   amount: number;
 }
 
-const scopeOf = (rule: { accountId: string | null; supplierId: string | null; storeId: string | null }) => JSON.stringify([rule.accountId, rule.supplierId, rule.storeId]);
+const scopeOf = (rule: { accountId: string | null; supplierId: string | null; storeId: string | null }) =>
+  JSON.stringify([rule.accountId, rule.supplierId, rule.storeId]);
 const scoped = (rule: RuleFields) => rule.accountId !== null || rule.supplierId !== null;
 
 /** The drawn intents as changes valid one after another (a scope is never taken twice), against the rules there. */
@@ -83,7 +89,11 @@ function validChanges(intents: Intent[], rules: { id: string; accountId: string 
 }
 
 /** One quota order per supplier of an order, in order of first appearance, as placing it evaluates them. */
-function quotaOrdersOf(order: { accountId: string; storeId: string | null; lines: { quantity: number; unitPrice: number; supplierId: string | null }[] }): QuotaOrder[] {
+function quotaOrdersOf(order: {
+  accountId: string;
+  storeId: string | null;
+  lines: { quantity: number; unitPrice: number; supplierId: string | null }[];
+}): QuotaOrder[] {
   const amounts = new Map<string | null, number>();
   for (const l of order.lines) amounts.set(l.supplierId, (amounts.get(l.supplierId) ?? 0) + l.quantity * l.unitPrice);
   return [...amounts].map(([supplierId, amount]) => ({ accountId: order.accountId, supplierId, storeId: order.storeId, amount }));
@@ -112,13 +122,34 @@ async function applyForReal(op: Caller, changes: Change[], proposedDefault: { mi
 /** What the impact must answer, from evaluate's verdicts on every quota order before and after. */
 function expectedImpact(orders: QuotaOrder[], before: Verdict[], after: Verdict[]) {
   const totals = { ordersConsidered: orders.length, before: { blocked: 0, warned: 0 }, after: { blocked: 0, warned: 0 }, newlyBlocked: 0, newlyAllowed: 0 };
-  const keys = new Map<string, { accountId: string; supplierId: string | null; storeId: string | null; orders: number; newlyBlocked: number; newlyAllowed: number; minimumBefore: number; minimumAfter: number }>();
+  const keys = new Map<
+    string,
+    {
+      accountId: string;
+      supplierId: string | null;
+      storeId: string | null;
+      orders: number;
+      newlyBlocked: number;
+      newlyAllowed: number;
+      minimumBefore: number;
+      minimumAfter: number;
+    }
+  >();
   orders.forEach((order, i) => {
     const [was, would] = [before[i], after[i]];
     if (was.verdict !== "met") totals.before[was.verdict]++;
     if (would.verdict !== "met") totals.after[would.verdict]++;
     const k = scopeOf(order);
-    const entry = keys.get(k) ?? { accountId: order.accountId, supplierId: order.supplierId, storeId: order.storeId, orders: 0, newlyBlocked: 0, newlyAllowed: 0, minimumBefore: was.minimum, minimumAfter: would.minimum };
+    const entry = keys.get(k) ?? {
+      accountId: order.accountId,
+      supplierId: order.supplierId,
+      storeId: order.storeId,
+      orders: 0,
+      newlyBlocked: 0,
+      newlyAllowed: 0,
+      minimumBefore: was.minimum,
+      minimumAfter: would.minimum,
+    };
     keys.set(k, entry);
     entry.orders++;
     if (was.verdict === "blocked" && would.verdict !== "blocked") {
@@ -167,7 +198,10 @@ describe("the impact of a change is what evaluation says of the same orders befo
         defaultArb,
         async (rules, today, placed, intents, proposedDefault) => {
           const op = await newTenant();
-          const operation = await setUpOperation(op, { type: "PUBLIC", lines: SKUS.map((variantExternalId) => ({ variantExternalId, minQuantity: 0, maxQuantity: 100 })) });
+          const operation = await setUpOperation(op, {
+            type: "PUBLIC",
+            lines: SKUS.map((variantExternalId) => ({ variantExternalId, minQuantity: 0, maxQuantity: 100 })),
+          });
           const unique = [...new Map(rules.filter(scoped).map((rule) => [scopeOf(rule), rule])).values()];
           if (unique.length) expectStatus(await callRoute(op, routes.upsertRules, { body: unique }), 200);
           expectStatus(await callRoute(op, routes.putQuotaDefault, { body: today }), 200);
@@ -182,7 +216,10 @@ describe("the impact of a change is what evaluation says of the same orders befo
           const changes = validChanges(intents, stored);
           if (!changes.length && !proposedDefault) return;
 
-          const answer = expectStatus(await callRoute(op, routes.assessQuotaImpact, { body: { changes, default: proposedDefault }, query: { limit: 500 } }), 200);
+          const answer = expectStatus(
+            await callRoute(op, routes.assessQuotaImpact, { body: { changes, default: proposedDefault }, query: { limit: 500 } }),
+            200,
+          );
           const before = await evaluateAll(op, orders);
           await applyForReal(op, changes, proposedDefault);
           const after = await evaluateAll(op, orders);

@@ -21,7 +21,10 @@ interface Shop {
 
 async function shop(): Promise<Shop> {
   const op = await newTenant();
-  const operation = await setUpOperation(op, { type: "PUBLIC", lines: SKUS.map((variantExternalId) => ({ variantExternalId, minQuantity: 0, maxQuantity: 1000 })) });
+  const operation = await setUpOperation(op, {
+    type: "PUBLIC",
+    lines: SKUS.map((variantExternalId) => ({ variantExternalId, minQuantity: 0, maxQuantity: 1000 })),
+  });
   return { op, operationId: operation.id };
 }
 
@@ -42,7 +45,12 @@ function impact(op: Caller, body: ImpactBody, query: Record<string, string | num
   return callRoute(op, routes.assessQuotaImpact, { body, query }) as Promise<ApiResponse<Impact>>;
 }
 
-const entry = (accountId: string, supplierId: string | null, fields: Partial<Impact["accounts"][number]>) => ({ accountId, supplierId, storeId: null, ...fields });
+const entry = (accountId: string, supplierId: string | null, fields: Partial<Impact["accounts"][number]>) => ({
+  accountId,
+  supplierId,
+  storeId: null,
+  ...fields,
+});
 
 describe("POST /v1/buying-policies/quotas/impact", () => {
   it("replays the orders placed and the orders refused against today's rules and the changed ones", async () => {
@@ -136,7 +144,9 @@ describe("the changes and the default replayed", () => {
     await order(s, "A1", "S1", 3_000, "st-2");
     const answer = expectStatus(await impact(s.op, { changes: [{ op: "create", rule: { accountId: "A1", storeId: "st-2", minimum: 4_000 } }] }), 200);
     expect(answer).toMatchObject({ ordersConsidered: 2, newlyBlocked: 1 });
-    expect(answer.accounts).toEqual([{ accountId: "A1", supplierId: "S1", storeId: "st-2", orders: 1, newlyBlocked: 1, newlyAllowed: 0, minimumBefore: 0, minimumAfter: 4_000 }]);
+    expect(answer.accounts).toEqual([
+      { accountId: "A1", supplierId: "S1", storeId: "st-2", orders: 1, newlyBlocked: 1, newlyAllowed: 0, minimumBefore: 0, minimumAfter: 4_000 },
+    ]);
   });
 });
 
@@ -159,10 +169,15 @@ describe("the window", () => {
     expect(keys(before)).toEqual(["OLDER"]);
     // To the second, both ends: the fact's own second is in, the second after it is out.
     const db = await tenantDb(s.op.tenantId);
-    const { at } = (await db.prepare("select at from quota_order_facts where tenant_id = ? and account_id = 'OLD'").bind(s.op.tenantId).first<{ at: string }>())!;
+    const { at } = (await db
+      .prepare("select at from quota_order_facts where tenant_id = ? and account_id = 'OLD'")
+      .bind(s.op.tenantId)
+      .first<{ at: string }>())!;
     const second = `${at.slice(0, 19)}Z`;
     expect(keys(expectStatus(await impact(s.op, { ...raise, from: second, to: second }), 200))).toEqual(["OLD"]);
-    expect(keys(expectStatus(await impact(s.op, { ...raise, from: isoSeconds(Date.parse(second) + 1000), to: isoSeconds(Date.parse(second) + 5000) }), 200))).toEqual([]);
+    expect(
+      keys(expectStatus(await impact(s.op, { ...raise, from: isoSeconds(Date.parse(second) + 1000), to: isoSeconds(Date.parse(second) + 5000) }), 200)),
+    ).toEqual([]);
   });
 
   it("is bounded: at most 366 days, from not after to (400 naming the field)", async () => {
@@ -236,7 +251,16 @@ describe("invalid changes answer as the writes would, and nothing is replayed", 
     const s = await shop();
     const fields = (res: ApiResponse) => [...new Set(expectProblem(res, 400, "validation_failed").errors?.map((error) => error.field))];
     const badRule = { accountId: "A1", minimum: -1 };
-    expect(fields(await impact(s.op, { changes: [{ op: "create", rule: { supplierId: "S1", minimum: 1 } }, { op: "create", rule: badRule }] }))).toEqual(["body.changes.1.rule.minimum"]);
+    expect(
+      fields(
+        await impact(s.op, {
+          changes: [
+            { op: "create", rule: { supplierId: "S1", minimum: 1 } },
+            { op: "create", rule: badRule },
+          ],
+        }),
+      ),
+    ).toEqual(["body.changes.1.rule.minimum"]);
     // The rule write refuses the same body for the same field.
     expect(fields(await callRoute(s.op, routes.createRule, { body: badRule }))).toEqual(["body.minimum"]);
     expect(fields(await impact(s.op, { changes: [{ op: "create", rule: { minimum: 1 } }] }))).toEqual(["body.changes.0.rule.accountId"]);
@@ -257,7 +281,10 @@ describe("invalid changes answer as the writes would, and nothing is replayed", 
     const other = await newTenant();
     const foreign = await rule(other, { supplierId: "S1", minimum: 100 });
     // What the writes answer.
-    expect(answerOf(await callRoute(s.op, routes.updateRule, { params: { ruleId: unknown }, body: { supplierId: "S9", minimum: 1 } }))).toEqual({ status: 404, code: "not_found" });
+    expect(answerOf(await callRoute(s.op, routes.updateRule, { params: { ruleId: unknown }, body: { supplierId: "S9", minimum: 1 } }))).toEqual({
+      status: 404,
+      code: "not_found",
+    });
     expect(answerOf(await callRoute(s.op, routes.deleteRule, { params: { ruleId: foreign.id } }))).toEqual({ status: 404, code: "not_found" });
 
     const problem = expectProblem(
@@ -286,7 +313,10 @@ describe("invalid changes answer as the writes would, and nothing is replayed", 
     const r2 = await rule(s.op, { accountId: "A1", supplierId: "S1", minimum: 100 });
     // What the writes answer.
     expect(answerOf(await callRoute(s.op, routes.createRule, { body: { supplierId: "S1", minimum: 7 } }))).toEqual({ status: 409, code: "duplicate_scope" });
-    expect(answerOf(await callRoute(s.op, routes.updateRule, { params: { ruleId: r2.id }, body: { supplierId: "S1", minimum: 7 } }))).toEqual({ status: 409, code: "duplicate_scope" });
+    expect(answerOf(await callRoute(s.op, routes.updateRule, { params: { ruleId: r2.id }, body: { supplierId: "S1", minimum: 7 } }))).toEqual({
+      status: 409,
+      code: "duplicate_scope",
+    });
 
     const conflicts = async (changes: ImpactBody["changes"]) =>
       expectProblem(await impact(s.op, { changes }), 409, "duplicate_scope").errors?.map((error) => [error.index, error.field]);
@@ -347,7 +377,10 @@ describe("an impact changes nothing", () => {
     const r1 = await rule(s.op, { supplierId: "S1", minimum: 100 });
     await order(s, "A1", "S1", 150);
     const before = await everything(s.op.tenantId);
-    const body = { changes: [{ op: "replace" as const, ruleId: r1.id, rule: { supplierId: "S1", minimum: 200 } }], default: { minimum: 5, enforcement: "WARN" as const } };
+    const body = {
+      changes: [{ op: "replace" as const, ruleId: r1.id, rule: { supplierId: "S1", minimum: 200 } }],
+      default: { minimum: 5, enforcement: "WARN" as const },
+    };
     const key = { "Idempotency-Key": `impact-${s.op.tenantId}` };
     expectStatus(await callRoute(s.op, routes.assessQuotaImpact, { body, headers: key }), 200);
     // The same key with another body is run again: nothing was stored under it (a write would answer 422 idempotency_key_reused).
@@ -377,8 +410,15 @@ describe("the facts: one per quota order, in the batch that places or refuses th
     const s = await shop();
     await rule(s.op, { supplierId: "S2", minimum: 10_000 });
     const lines = [line("SKU-A", 2, 300, "S1"), line("SKU-B", 1, 500), line("SKU-C", 1, 50, "S1")];
-    const placed = expectStatus(await callRoute(s.op, routes.createOrder, { body: cartBody(s.operationId, "A1", lines), headers: { "svc-store": "st-1" } }), 201);
-    const refused = expectProblem(await callRoute(s.op, routes.createOrder, { body: cartBody(s.operationId, "A1", [line("SKU-A", 1, 900, "S2"), line("SKU-B", 1, 100, "S1")]) }), 422, "quota_min_not_met");
+    const placed = expectStatus(
+      await callRoute(s.op, routes.createOrder, { body: cartBody(s.operationId, "A1", lines), headers: { "svc-store": "st-1" } }),
+      201,
+    );
+    const refused = expectProblem(
+      await callRoute(s.op, routes.createOrder, { body: cartBody(s.operationId, "A1", [line("SKU-A", 1, 900, "S2"), line("SKU-B", 1, 100, "S1")]) }),
+      422,
+      "quota_min_not_met",
+    );
     const [blocked] = expectStatus(await callRoute(s.op, routes.listEvents, { query: { types: "order.blocked" } }), 200).items;
     expect(await facts(s.op.tenantId)).toEqual(
       [
@@ -397,7 +437,11 @@ describe("the facts: one per quota order, in the batch that places or refuses th
     const refusedAccount = `A-REFUSED-${s.op.tenantId}`;
     const db = await tenantDb(s.op.tenantId);
     const trigger = `test_refuse_facts_${s.op.tenantId.replace(/\W/g, "_")}`;
-    await db.prepare(`create trigger ${trigger} before insert on quota_order_facts when new.account_id = '${refusedAccount}' begin select raise(abort, 'refused by the test'); end`).run();
+    await db
+      .prepare(
+        `create trigger ${trigger} before insert on quota_order_facts when new.account_id = '${refusedAccount}' begin select raise(abort, 'refused by the test'); end`,
+      )
+      .run();
     try {
       const placed = await callRoute(s.op, routes.createOrder, { body: cartBody(s.operationId, refusedAccount, [line("SKU-A", 1, 2_000, "S1")]) });
       const blocked = await callRoute(s.op, routes.createOrder, { body: cartBody(s.operationId, refusedAccount, [line("SKU-A", 1, 500, "S1")]) });

@@ -51,13 +51,17 @@ describe("evaluation through the per-order-target cache answers as the pure reso
         fc.constantFrom("BLOCK" as const, "WARN" as const),
         async (rules, calls, later, deletions, defaultEnforcement) => {
           const op = await newTenant();
-          const unique = [...new Map(rules.map((rule) => [JSON.stringify([rule.accountId, rule.supplierId, rule.storeId]), rule])).values()].filter((rule) => rule.accountId !== null || rule.supplierId !== null);
+          const unique = [...new Map(rules.map((rule) => [JSON.stringify([rule.accountId, rule.supplierId, rule.storeId]), rule])).values()].filter(
+            (rule) => rule.accountId !== null || rule.supplierId !== null,
+          );
           if (unique.length) expectStatus(await callRoute(op, routes.upsertRules, { body: unique }), 200);
           expectStatus(await callRoute(op, routes.putQuotaDefault, { body: { minimum: 250, enforcement: defaultEnforcement } }), 200);
           for (const [round, orders] of calls.entries()) {
             if (round > 0) {
               // Between calls: more rules, and some deleted (the writer's isolate must see both at once).
-              const more = [...new Map(later.map((rule) => [JSON.stringify([rule.accountId, rule.supplierId, rule.storeId]), rule])).values()].filter((rule) => rule.accountId !== null || rule.supplierId !== null);
+              const more = [...new Map(later.map((rule) => [JSON.stringify([rule.accountId, rule.supplierId, rule.storeId]), rule])).values()].filter(
+                (rule) => rule.accountId !== null || rule.supplierId !== null,
+              );
               if (more.length) expectStatus(await callRoute(op, routes.upsertRules, { body: more }), 200);
               const ids = (await allRules(op)).slice(0, deletions).map((rule) => rule.id);
               if (ids.length) expectStatus(await callRoute(op, routes.deleteRules, { body: ids }), 200);

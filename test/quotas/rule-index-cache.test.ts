@@ -191,9 +191,7 @@ describe("rule index cache", () => {
     source.write("t1", (t) => t.rules.push(ruleOf("qr_1", 10)));
     source.gate = new Promise(() => undefined); // a read that never ends (its request died)
     void cache.get("t1", A, source);
-    const values = Object.values(cache as unknown as Record<string, unknown>).flatMap((value) =>
-      value instanceof Map ? [...value.values()] : [value],
-    );
+    const values = Object.values(cache as unknown as Record<string, unknown>).flatMap((value) => (value instanceof Map ? [...value.values()] : [value]));
     expect(values.some((value) => value instanceof Promise)).toBe(false);
     source.gate = null;
     expect((await cache.get("t1", A, source)).version).toBe(1); // the next request is not stuck behind it
@@ -236,7 +234,10 @@ describe("rule index cache", () => {
     source.write("t2", (t) => t.rules.push(ruleOf("qr_2", 20)));
     expect((await cache.get("t1", A, source)).account.get("A")!.anyStore!.id).toBe("qr_1");
     expect((await cache.get("t2", A, source)).account.get("A")!.anyStore!.id).toBe("qr_2");
-    cache.noteWrite("t1", source.write("t1", (t) => t.rules.splice(0)));
+    cache.noteWrite(
+      "t1",
+      source.write("t1", (t) => t.rules.splice(0)),
+    );
     expect((await cache.get("t2", A, source)).ruleCount).toBe(1);
     expect(source.snapshotReads).toBe(2);
   });
@@ -270,7 +271,15 @@ describe("rule index cache", () => {
   it("caches a tenant over wholeTenantRules per order target, reading only the rules an order can match", async () => {
     const { source, cache } = setup({ wholeTenantRules: 10 });
     const rules: IndexedRule[] = [];
-    for (let i = 0; i < 200; i++) rules.push({ id: `qr_${String(i).padStart(3, "0")}`, accountId: `A${i % 50}`, supplierId: i % 3 ? `S${i % 7}` : null, storeId: i % 5 ? null : `st${i % 2}`, minimum: i, enforcement: "BLOCK" });
+    for (let i = 0; i < 200; i++)
+      rules.push({
+        id: `qr_${String(i).padStart(3, "0")}`,
+        accountId: `A${i % 50}`,
+        supplierId: i % 3 ? `S${i % 7}` : null,
+        storeId: i % 5 ? null : `st${i % 2}`,
+        minimum: i,
+        enforcement: "BLOCK",
+      });
     rules.push({ id: "qr_s", accountId: null, supplierId: "S1", storeId: null, minimum: 999, enforcement: "BLOCK" });
     source.write("t1", (t) => t.rules.push(...rules));
     const truth = buildRuleIndex({ version: 1, defaultMinimum: 0, rules });
@@ -283,12 +292,18 @@ describe("rule index cache", () => {
     expect(resolveQuota(await cache.get("t1", [order], source), order)).toEqual(resolveQuota(truth, order));
     expect(source.reads).toBe(reads); // warm: no read
     // Another call with several orders: one read for all of them, each resolved as the whole rule set would.
-    const orders: QuotaTarget[] = Array.from({ length: 20 }, (_, i) => ({ accountId: `A${i * 3}`, supplierId: i % 2 ? `S${i % 7}` : null, storeId: i % 4 ? null : `st${i % 2}` }));
+    const orders: QuotaTarget[] = Array.from({ length: 20 }, (_, i) => ({
+      accountId: `A${i * 3}`,
+      supplierId: i % 2 ? `S${i % 7}` : null,
+      storeId: i % 4 ? null : `st${i % 2}`,
+    }));
     const index = await cache.get("t1", orders, source);
     expect(source.snapshotReads).toBe(2);
     for (const target of orders) expect(resolveQuota(index, target)).toEqual(resolveQuota(truth, target));
     // The writer's change is seen at once, by re-reading only the orders' rules (never the whole tenant).
-    const version = source.write("t1", (t) => t.rules.push({ id: "qr_new", accountId: "A1", supplierId: "S1", storeId: null, minimum: 5000, enforcement: "BLOCK" }));
+    const version = source.write("t1", (t) =>
+      t.rules.push({ id: "qr_new", accountId: "A1", supplierId: "S1", storeId: null, minimum: 5000, enforcement: "BLOCK" }),
+    );
     cache.applyWrite("t1", version, { upserted: [{ id: "qr_new", accountId: "A1", supplierId: "S1", storeId: null, minimum: 5000, enforcement: "BLOCK" }] });
     const before = source.rulesRead;
     expect(resolveQuota(await cache.get("t1", [order], source), order)).toMatchObject({ kind: "ACCOUNT_SUPPLIER", minimum: 5000 });
@@ -329,11 +344,32 @@ describe("rule index cache", () => {
     const { source, cache } = setup({ maxBytes: 256 * 1024, wholeTenantRules: 100 });
     for (let t = 0; t < 30; t++) {
       const size = t % 3 === 0 ? 90 : 2000;
-      source.write(`t${t}`, (x) => x.rules.push(...Array.from({ length: size }, (_, i): IndexedRule => ({ id: `qr_${t}_${i}`, accountId: `account-${i % 400}`, supplierId: i % 2 ? `supplier-${i % 13}` : null, storeId: i % 3 ? null : `store-${i % 5}`, minimum: i, enforcement: "BLOCK" }))));
+      source.write(`t${t}`, (x) =>
+        x.rules.push(
+          ...Array.from(
+            { length: size },
+            (_, i): IndexedRule => ({
+              id: `qr_${t}_${i}`,
+              accountId: `account-${i % 400}`,
+              supplierId: i % 2 ? `supplier-${i % 13}` : null,
+              storeId: i % 3 ? null : `store-${i % 5}`,
+              minimum: i,
+              enforcement: "BLOCK",
+            }),
+          ),
+        ),
+      );
     }
     for (let round = 0; round < 3; round++) {
       for (let t = 0; t < 30; t++) {
-        const orders = Array.from({ length: 100 }, (_, i): QuotaTarget => ({ accountId: `account-${(i * 7 + round) % 400}`, supplierId: `supplier-${i % 13}`, storeId: i % 2 ? `store-${i % 5}` : null }));
+        const orders = Array.from(
+          { length: 100 },
+          (_, i): QuotaTarget => ({
+            accountId: `account-${(i * 7 + round) % 400}`,
+            supplierId: `supplier-${i % 13}`,
+            storeId: i % 2 ? `store-${i % 5}` : null,
+          }),
+        );
         await cache.get(`t${t}`, orders, source);
         expect(cache.bytes).toBeLessThanOrEqual(cache.memoryBound);
         expect(cache.bytes - cache.size * HEAD_BYTES).toBeLessThanOrEqual(256 * 1024);
@@ -346,43 +382,65 @@ describe("rule index cache", () => {
 
   it("answers as the pure resolver over the tenant's current rules, through local and foreign writes, evictions and both sizes (property)", async () => {
     const key = (prefix: string, n: number) => fc.integer({ min: 0, max: n - 1 }).map((i) => `${prefix}${i}`);
-    const scope = fc.record({ accountId: fc.option(key("A", 4), { nil: null }), supplierId: fc.option(key("S", 3), { nil: null }), storeId: fc.option(key("st", 2), { nil: null }) });
+    const scope = fc.record({
+      accountId: fc.option(key("A", 4), { nil: null }),
+      supplierId: fc.option(key("S", 3), { nil: null }),
+      storeId: fc.option(key("st", 2), { nil: null }),
+    });
     const target = fc.record({ accountId: key("A", 5), supplierId: fc.option(key("S", 4), { nil: null }), storeId: fc.option(key("st", 3), { nil: null }) });
     const step = fc.oneof(
       fc.record({ kind: fc.constant("evaluate" as const), tenant: key("t", 3), orders: fc.array(target, { minLength: 1, maxLength: 6 }) }),
-      fc.record({ kind: fc.constantFrom("local" as const, "foreign" as const), tenant: key("t", 3), scope, minimum: fc.integer({ min: 0, max: 4 }), remove: fc.boolean() }),
+      fc.record({
+        kind: fc.constantFrom("local" as const, "foreign" as const),
+        tenant: key("t", 3),
+        scope,
+        minimum: fc.integer({ min: 0, max: 4 }),
+        remove: fc.boolean(),
+      }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), fc.integer({ min: 0, max: 6 }), fc.constantFrom(2_000, 6_000, 1 << 20), async (steps, wholeTenantRules, maxBytes) => {
-        const { clock, source, cache } = setup({ wholeTenantRules, maxBytes });
-        let next = 0;
-        for (const s of steps) {
-          if (s.kind === "evaluate") {
-            const index = await cache.get(s.tenant, s.orders, source);
-            const current = source.tenants.get(s.tenant) ?? { version: 0, defaultMinimum: 0, rules: [] };
-            const truth = buildRuleIndex({ version: current.version, defaultMinimum: current.defaultMinimum, rules: current.rules });
-            for (const order of s.orders) expect(resolveQuota(index, order)).toEqual(resolveQuota(truth, order));
-            continue;
-          }
-          if (s.scope.accountId === null && s.scope.supplierId === null) continue;
-          const change: { upserted?: IndexedRule[]; deletedIds?: string[] } = {};
-          const version = source.write(s.tenant, (t) => {
-            const at = t.rules.findIndex((rule) => rule.accountId === s.scope.accountId && rule.supplierId === s.scope.supplierId && rule.storeId === s.scope.storeId);
-            if (s.remove) {
-              if (at >= 0) change.deletedIds = t.rules.splice(at, 1).map((rule) => rule.id);
-            } else {
-              const rule: IndexedRule = { id: at >= 0 ? t.rules[at].id : `qr_${String(next++).padStart(4, "0")}`, ...s.scope, minimum: s.minimum * 100, enforcement: s.minimum % 2 ? "WARN" : "BLOCK" };
-              if (at >= 0) t.rules[at] = rule;
-              else t.rules.push(rule);
-              change.upserted = [rule];
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 0, max: 6 }),
+        fc.constantFrom(2_000, 6_000, 1 << 20),
+        async (steps, wholeTenantRules, maxBytes) => {
+          const { clock, source, cache } = setup({ wholeTenantRules, maxBytes });
+          let next = 0;
+          for (const s of steps) {
+            if (s.kind === "evaluate") {
+              const index = await cache.get(s.tenant, s.orders, source);
+              const current = source.tenants.get(s.tenant) ?? { version: 0, defaultMinimum: 0, rules: [] };
+              const truth = buildRuleIndex({ version: current.version, defaultMinimum: current.defaultMinimum, rules: current.rules });
+              for (const order of s.orders) expect(resolveQuota(index, order)).toEqual(resolveQuota(truth, order));
+              continue;
             }
-            t.defaultMinimum = s.minimum;
-          });
-          // A local write is applied here at once; a foreign one is seen once the freshness bound has passed.
-          if (s.kind === "local") cache.applyWrite(s.tenant, version, { ...change, defaultMinimum: s.minimum });
-          else clock.now += 1000;
-        }
-      }),
+            if (s.scope.accountId === null && s.scope.supplierId === null) continue;
+            const change: { upserted?: IndexedRule[]; deletedIds?: string[] } = {};
+            const version = source.write(s.tenant, (t) => {
+              const at = t.rules.findIndex(
+                (rule) => rule.accountId === s.scope.accountId && rule.supplierId === s.scope.supplierId && rule.storeId === s.scope.storeId,
+              );
+              if (s.remove) {
+                if (at >= 0) change.deletedIds = t.rules.splice(at, 1).map((rule) => rule.id);
+              } else {
+                const rule: IndexedRule = {
+                  id: at >= 0 ? t.rules[at].id : `qr_${String(next++).padStart(4, "0")}`,
+                  ...s.scope,
+                  minimum: s.minimum * 100,
+                  enforcement: s.minimum % 2 ? "WARN" : "BLOCK",
+                };
+                if (at >= 0) t.rules[at] = rule;
+                else t.rules.push(rule);
+                change.upserted = [rule];
+              }
+              t.defaultMinimum = s.minimum;
+            });
+            // A local write is applied here at once; a foreign one is seen once the freshness bound has passed.
+            if (s.kind === "local") cache.applyWrite(s.tenant, version, { ...change, defaultMinimum: s.minimum });
+            else clock.now += 1000;
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });

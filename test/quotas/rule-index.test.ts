@@ -41,12 +41,7 @@ function resolve(rules: IndexedRule[], order: QuotaTarget, defaultMinimum = 0) {
 }
 
 describe("rule index: resolution steps", () => {
-  const rules = [
-    rule("qr_1", "A", "S", null, 100),
-    rule("qr_2", "A", null, null, 200),
-    rule("qr_3", null, "S", null, 300),
-    rule("qr_4", null, "T", null, 400),
-  ];
+  const rules = [rule("qr_1", "A", "S", null, 100), rule("qr_2", "A", null, null, 200), rule("qr_3", null, "S", null, 300), rule("qr_4", null, "T", null, 400)];
 
   it("Account+Supplier beats Account-only and Supplier-only whatever the minimums", () => {
     expect(resolve(rules, { accountId: "A", supplierId: "S", storeId: null })).toEqual({ kind: "ACCOUNT_SUPPLIER", ruleId: "qr_1", minimum: 100 });

@@ -5,7 +5,9 @@ import { queryPlan, recordingDb, testPrincipal } from "../helpers/recording-db";
 
 /** Steps of a plan that walk quota_rules without an index key: their cost would grow with the tenant. */
 function scansOfRules(plan: { detail: string }[]): string[] {
-  return plan.map((row) => row.detail).filter((detail) => /^SCAN (quota_rules|r)\b/.test(detail.trim()) || /quota_rules\w* \(tenant_id=\?\)$/.test(detail.trim()));
+  return plan
+    .map((row) => row.detail)
+    .filter((detail) => /^SCAN (quota_rules|r)\b/.test(detail.trim()) || /quota_rules\w* \(tenant_id=\?\)$/.test(detail.trim()));
 }
 
 describe("the rule reads of evaluation and bulk writes look rules up by index, never by the tenant's whole range", () => {
@@ -13,7 +15,10 @@ describe("the rule reads of evaluation and bulk writes look rules up by index, n
     const op = await newTenant();
     const principal = await testPrincipal(op.tenantId);
     const { db, statements } = recordingDb(principal.shard);
-    await readRulesByScope(db, op.tenantId, [["A1", "S1", null], [null, "S1", "st"]]);
+    await readRulesByScope(db, op.tenantId, [
+      ["A1", "S1", null],
+      [null, "S1", "st"],
+    ]);
     await readRulesById(db, op.tenantId, ["qr_1", "qr_2"]);
     const source = d1RuleSource(db, principal.shard);
     await source.load(op.tenantId, { targets: [{ accountId: "A1", supplierId: "S1", storeId: "st" }], wholeUpTo: null });
@@ -23,7 +28,10 @@ describe("the rule reads of evaluation and bulk writes look rules up by index, n
     for (const statement of reads) {
       const plan = await queryPlan(statement);
       expect(scansOfRules(plan), `${statement.sql}\n${JSON.stringify(plan)}`).toEqual([]);
-      expect(plan.some((row) => /SEARCH (r|quota_rules) USING INDEX (quota_rules_scope|sqlite_autoindex_quota_rules_1) \(/.test(row.detail)), JSON.stringify(plan)).toBe(true);
+      expect(
+        plan.some((row) => /SEARCH (r|quota_rules) USING INDEX (quota_rules_scope|sqlite_autoindex_quota_rules_1) \(/.test(row.detail)),
+        JSON.stringify(plan),
+      ).toBe(true);
     }
   });
 });

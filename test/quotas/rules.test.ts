@@ -109,10 +109,17 @@ describe("Quotas Rules: update and delete", () => {
     await createRule(op, { accountId: "A1", supplierId: "S1", minimum: 10 });
     const second = await createRule(op, { accountId: "A1", supplierId: "S2", minimum: 20 });
     const version = await rulesVersion(op.tenantId);
-    expectProblem(await callRoute(op, routes.updateRule, { params: { ruleId: second.id }, body: { accountId: "A1", supplierId: "S1", minimum: 30 } }), 409, "duplicate_scope");
+    expectProblem(
+      await callRoute(op, routes.updateRule, { params: { ruleId: second.id }, body: { accountId: "A1", supplierId: "S1", minimum: 30 } }),
+      409,
+      "duplicate_scope",
+    );
     expect(expectStatus(await callRoute(op, routes.getRule, { params: { ruleId: second.id } }), 200)).toEqual(second);
     expect(await rulesVersion(op.tenantId)).toBe(version);
-    const same = expectStatus(await callRoute(op, routes.updateRule, { params: { ruleId: second.id }, body: { accountId: "A1", supplierId: "S2", minimum: 30 } }), 200);
+    const same = expectStatus(
+      await callRoute(op, routes.updateRule, { params: { ruleId: second.id }, body: { accountId: "A1", supplierId: "S2", minimum: 30 } }),
+      200,
+    );
     expect(same.minimum).toBe(30);
   });
 
@@ -220,7 +227,11 @@ describe("Quotas Rules: list", () => {
     const first = expectStatus(await callRoute(op, routes.listRules, { query: { limit: 1, sort: "minimum" } }), 200);
     expect(first.nextToken).toBeTruthy();
     expectProblem(await callRoute(op, routes.listRules, { query: { limit: 1, sort: "-minimum", nextToken: first.nextToken } }), 400, "invalid_next_token");
-    expectProblem(await callRoute(op, routes.listRules, { query: { limit: 1, sort: "minimum", accountId: "A1", nextToken: first.nextToken } }), 400, "invalid_next_token");
+    expectProblem(
+      await callRoute(op, routes.listRules, { query: { limit: 1, sort: "minimum", accountId: "A1", nextToken: first.nextToken } }),
+      400,
+      "invalid_next_token",
+    );
     const other = await newTenant();
     expectProblem(await callRoute(other, routes.listRules, { query: { limit: 1, sort: "minimum", nextToken: first.nextToken } }), 400, "invalid_next_token");
   });

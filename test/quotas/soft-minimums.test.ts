@@ -7,7 +7,8 @@ type QuotaResult = ResponseOf<typeof routes.evaluateQuotas>["results"][number];
 
 const RULES = "/v1/buying-policies/quotas/rules";
 
-const evaluate = async (op: Caller, orders: Record<string, unknown>[]) => expectStatus(await callRoute(op, routes.evaluateQuotas, { body: { orders } }), 200).results;
+const evaluate = async (op: Caller, orders: Record<string, unknown>[]) =>
+  expectStatus(await callRoute(op, routes.evaluateQuotas, { body: { orders } }), 200).results;
 
 describe("soft minimums: enforcement on rules and the default", () => {
   it("stores enforcement on create and update (BLOCK when omitted) and refuses other values", async () => {
@@ -16,10 +17,15 @@ describe("soft minimums: enforcement on rules and the default", () => {
     expect(warn.enforcement).toBe("WARN");
     const block = expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "A2", minimum: 500 } }), 201);
     expect(block.enforcement).toBe("BLOCK");
-    const updated = expectStatus(await callRoute(op, routes.updateRule, { params: { ruleId: block.id }, body: { accountId: "A2", minimum: 500, enforcement: "WARN" } }), 200);
+    const updated = expectStatus(
+      await callRoute(op, routes.updateRule, { params: { ruleId: block.id }, body: { accountId: "A2", minimum: 500, enforcement: "WARN" } }),
+      200,
+    );
     expect(updated.enforcement).toBe("WARN");
     // PUT takes the full representation: enforcement omitted is BLOCK again.
-    expect(expectStatus(await callRoute(op, routes.updateRule, { params: { ruleId: block.id }, body: { accountId: "A2", minimum: 500 } }), 200).enforcement).toBe("BLOCK");
+    expect(
+      expectStatus(await callRoute(op, routes.updateRule, { params: { ruleId: block.id }, body: { accountId: "A2", minimum: 500 } }), 200).enforcement,
+    ).toBe("BLOCK");
     for (const enforcement of ["warn", "SOFT", null, 1]) {
       expectProblem(await callRoute(op, routes.createRule, { body: { accountId: "A3", minimum: 1, enforcement } }), 400, "validation_failed");
     }
@@ -32,20 +38,42 @@ describe("soft minimums: enforcement on rules and the default", () => {
 
   it("bulk PUT takes enforcement, counts a change of it as updated, and the CSV carries the column both ways", async () => {
     const op = await newTenant();
-    expect(expectStatus(await callRoute(op, routes.upsertRules, { body: [{ accountId: "A1", minimum: 100 }, { supplierId: "S1", minimum: 200, enforcement: "WARN" }] }), 200)).toEqual({
+    expect(
+      expectStatus(
+        await callRoute(op, routes.upsertRules, {
+          body: [
+            { accountId: "A1", minimum: 100 },
+            { supplierId: "S1", minimum: 200, enforcement: "WARN" },
+          ],
+        }),
+        200,
+      ),
+    ).toEqual({
       created: 2,
       updated: 0,
       unchanged: 0,
     });
     expect(
-      expectStatus(await callRoute(op, routes.upsertRules, { body: [{ accountId: "A1", minimum: 100, enforcement: "WARN" }, { supplierId: "S1", minimum: 200, enforcement: "WARN" }] }), 200),
+      expectStatus(
+        await callRoute(op, routes.upsertRules, {
+          body: [
+            { accountId: "A1", minimum: 100, enforcement: "WARN" },
+            { supplierId: "S1", minimum: 200, enforcement: "WARN" },
+          ],
+        }),
+        200,
+      ),
     ).toEqual({ created: 0, updated: 1, unchanged: 1 });
     const exported = await callRoute(op, routes.listRules, { headers: { accept: "text/csv" } });
     const records = exported.text.trim().split(/\r?\n/);
     expect(records[0]).toBe("id,accountId,supplierId,storeId,minimum,enforcement");
     expect(records.slice(1).map((record) => record.split(",").slice(1).join(","))).toEqual(["A1,,,100,WARN", ",S1,,200,WARN"]);
     const csv = "accountId,supplierId,minimum,enforcement\nA1,,100,BLOCK\n,S2,300,WARN\n,S3,300,\n";
-    expect(expectStatus(await call(op, "PUT", RULES, { rawBody: csv, headers: { "content-type": "text/csv" } }), 200)).toEqual({ created: 2, updated: 1, unchanged: 0 });
+    expect(expectStatus(await call(op, "PUT", RULES, { rawBody: csv, headers: { "content-type": "text/csv" } }), 200)).toEqual({
+      created: 2,
+      updated: 1,
+      unchanged: 0,
+    });
     const rules = expectStatus(await callRoute(op, routes.listRules), 200).items;
     expect(rules.map((rule) => [rule.accountId ?? rule.supplierId, rule.enforcement])).toEqual([
       ["A1", "BLOCK"],
@@ -53,14 +81,21 @@ describe("soft minimums: enforcement on rules and the default", () => {
       ["S2", "WARN"],
       ["S3", "BLOCK"],
     ]);
-    const bad = expectProblem(await call(op, "PUT", RULES, { rawBody: "accountId,minimum,enforcement\nA9,1,MAYBE\n", headers: { "content-type": "text/csv" } }), 400, "validation_failed");
+    const bad = expectProblem(
+      await call(op, "PUT", RULES, { rawBody: "accountId,minimum,enforcement\nA9,1,MAYBE\n", headers: { "content-type": "text/csv" } }),
+      400,
+      "validation_failed",
+    );
     expect(bad.errors?.[0].row).toBe(2);
   });
 
   it("the default carries enforcement: GET answers BLOCK until set, PUT stores it", async () => {
     const op = await newTenant();
     expect(expectStatus(await callRoute(op, routes.getQuotaDefault), 200)).toEqual({ minimum: 0, enforcement: "BLOCK" });
-    expect(expectStatus(await callRoute(op, routes.putQuotaDefault, { body: { minimum: 1000, enforcement: "WARN" } }), 200)).toEqual({ minimum: 1000, enforcement: "WARN" });
+    expect(expectStatus(await callRoute(op, routes.putQuotaDefault, { body: { minimum: 1000, enforcement: "WARN" } }), 200)).toEqual({
+      minimum: 1000,
+      enforcement: "WARN",
+    });
     expect(expectStatus(await callRoute(op, routes.getQuotaDefault), 200)).toEqual({ minimum: 1000, enforcement: "WARN" });
     const events = await eventsOf(op);
     expect(events.at(-1)).toMatchObject({ type: "quota_default.updated", data: { minimum: 1000, enforcement: "WARN" } });
@@ -80,13 +115,40 @@ describe("soft minimums: enforcement on rules and the default", () => {
       { accountId: "A3", amount: 100 },
     ]);
     expect(results).toEqual([
-      { allowed: true, reason: "quota_min_not_met", effectiveMinimum: 500, amount: 200, shortfall: 300, source: { kind: "ACCOUNT", ruleId: warnRule.id }, enforcement: "WARN" },
+      {
+        allowed: true,
+        reason: "quota_min_not_met",
+        effectiveMinimum: 500,
+        amount: 200,
+        shortfall: 300,
+        source: { kind: "ACCOUNT", ruleId: warnRule.id },
+        enforcement: "WARN",
+      },
       { allowed: true, reason: null, effectiveMinimum: 500, amount: 500, shortfall: 0, source: { kind: "ACCOUNT", ruleId: warnRule.id }, enforcement: "WARN" },
-      { allowed: false, reason: "quota_min_not_met", effectiveMinimum: 500, amount: 200, shortfall: 300, source: { kind: "ACCOUNT", ruleId: expect.any(String) }, enforcement: "BLOCK" },
-      { allowed: true, reason: "quota_min_not_met", effectiveMinimum: 300, amount: 100, shortfall: 200, source: { kind: "DEFAULT", ruleId: null }, enforcement: "WARN" },
+      {
+        allowed: false,
+        reason: "quota_min_not_met",
+        effectiveMinimum: 500,
+        amount: 200,
+        shortfall: 300,
+        source: { kind: "ACCOUNT", ruleId: expect.any(String) },
+        enforcement: "BLOCK",
+      },
+      {
+        allowed: true,
+        reason: "quota_min_not_met",
+        effectiveMinimum: 300,
+        amount: 100,
+        shortfall: 200,
+        source: { kind: "DEFAULT", ruleId: null },
+        enforcement: "WARN",
+      },
     ]);
     // A change of enforcement alone is seen at once by the next evaluation.
-    expectStatus(await callRoute(op, routes.updateRule, { params: { ruleId: warnRule.id }, body: { accountId: "A1", minimum: 500, enforcement: "BLOCK" } }), 200);
+    expectStatus(
+      await callRoute(op, routes.updateRule, { params: { ruleId: warnRule.id }, body: { accountId: "A1", minimum: 500, enforcement: "BLOCK" } }),
+      200,
+    );
     expect((await evaluate(op, [{ accountId: "A1", amount: 200 }]))[0]).toMatchObject({ allowed: false, enforcement: "BLOCK" });
   });
 });

@@ -30,7 +30,10 @@ describe("tenants on either shard", () => {
   }
 
   it("no shard holds a row of a tenant the directory places on another shard", async () => {
-    const { results: directory } = await env.CONTROL.prepare("select tenant_id as tenantId, shard from tenant_directory").all<{ tenantId: string; shard: string }>();
+    const { results: directory } = await env.CONTROL.prepare("select tenant_id as tenantId, shard from tenant_directory").all<{
+      tenantId: string;
+      shard: string;
+    }>();
     const placedOn = new Map(directory.map((entry) => [entry.tenantId, entry.shard]));
     const misplaced: string[] = [];
     for (const shard of shardNames(env)) {
@@ -68,13 +71,17 @@ describe("tenants on either shard", () => {
       "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '_cf_%' and name != 'd1_migrations' order by name",
     ).all<{ name: string }>();
     expect(tables.map((table) => table.name)).toEqual(["api_keys", "tenant_directory"]);
-    const orphan = await env.CONTROL.prepare("select count(*) as n from api_keys where tenant_id not in (select tenant_id from tenant_directory)").first<{ n: number }>();
+    const orphan = await env.CONTROL.prepare("select count(*) as n from api_keys where tenant_id not in (select tenant_id from tenant_directory)").first<{
+      n: number;
+    }>();
     expect(orphan!.n).toBe(0);
   });
 
   it("every shard table that carries a tenant is one a move copies", async () => {
     const moved = new Set(MOVED_TABLES.map(({ table }) => getTableConfig(table).name));
-    const { results } = await env.SHARD_1.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '_cf_%' order by name").all<{ name: string }>();
+    const { results } = await env.SHARD_1.prepare(
+      "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '_cf_%' order by name",
+    ).all<{ name: string }>();
     const withTenant = [];
     for (const { name } of results) {
       const columns = await env.SHARD_1.prepare("select name from pragma_table_info(?)").bind(name).all<{ name: string }>();

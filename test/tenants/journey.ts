@@ -43,22 +43,36 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
 
   const [acc1, acc2] = [uniqueId("acc"), uniqueId("acc")];
   const user = uniqueId("u");
-  await putAccounts(operator, [{ accountId: acc1, name: "Alpha Stores", users: [{ userId: user, email: `${user}@example.test` }] }, { accountId: acc2, name: "Beta" }]);
+  await putAccounts(operator, [
+    { accountId: acc1, name: "Alpha Stores", users: [{ userId: user, email: `${user}@example.test` }] },
+    { accountId: acc2, name: "Beta" },
+  ]);
   routesCalled.add("PUT /v1/accounts");
   await step(operator, "GET", "/v1/accounts", 200);
   const account = await issueKey(operator.tenantId, "ACCOUNT", user);
 
   // The receiver answers 200: the order.created event below is delivered there (moves carry the record).
-  const hook = await step<{ id: string }>(operator, "POST", "/v1/webhooks", 201, { body: { url: `${env.TEST_RECEIVER_URL}/hooks/ok/${uniqueId("journey")}`, eventTypes: ["order.created"] } });
+  const hook = await step<{ id: string }>(operator, "POST", "/v1/webhooks", 201, {
+    body: { url: `${env.TEST_RECEIVER_URL}/hooks/ok/${uniqueId("journey")}`, eventTypes: ["order.created"] },
+  });
   await step(operator, "GET", `/v1/webhooks/${hook.body.id}`, 200);
   await step(operator, "PATCH", `/v1/webhooks/${hook.body.id}`, 200, { body: { description: "ERP" } });
   await step(operator, "GET", "/v1/webhooks", 200);
   await step(operator, "GET", `/v1/webhooks/${hook.body.id}/deliveries`, 200);
-  const spareHook = await step<{ id: string }>(operator, "POST", "/v1/webhooks", 201, { body: { url: "https://hooks.example.com/spare", eventTypes: ["key.created"] } });
+  const spareHook = await step<{ id: string }>(operator, "POST", "/v1/webhooks", 201, {
+    body: { url: "https://hooks.example.com/spare", eventTypes: ["key.created"] },
+  });
   await step(operator, "DELETE", `/v1/webhooks/${spareHook.body.id}`, 204);
 
   const created = await step<{ id: string }>(operator, "POST", "/v1/operations", 201, {
-    body: { code: uniqueId("OP"), name: { en: "Spring", fr: "Printemps" }, type: "PRIVATE", ownerIds: [uniqueId("owner")], startDate: "2020-01-01T00:00:00Z", endDate: "2099-12-31T23:59:59Z" },
+    body: {
+      code: uniqueId("OP"),
+      name: { en: "Spring", fr: "Printemps" },
+      type: "PRIVATE",
+      ownerIds: [uniqueId("owner")],
+      startDate: "2020-01-01T00:00:00Z",
+      endDate: "2099-12-31T23:59:59Z",
+    },
   });
   const operationId: string = created.body.id;
   const lines = Array.from({ length: lineCount }, (_, i) => ({
@@ -67,7 +81,9 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
     maxQuantity: 50 + (i % 7),
     variantName: { en: `Variant ${i}`, fr: `Variante ${i}` },
   }));
-  await step(operator, "PUT", `/v1/operations/${operationId}/lines`, 200, { body: [...lines, { variantExternalId: "SKU-GONE", minQuantity: 0, maxQuantity: 1 }] });
+  await step(operator, "PUT", `/v1/operations/${operationId}/lines`, 200, {
+    body: [...lines, { variantExternalId: "SKU-GONE", minQuantity: 0, maxQuantity: 1 }],
+  });
   await step(operator, "DELETE", `/v1/operations/${operationId}/lines`, 200, { body: ["SKU-GONE"] });
   await step(operator, "GET", `/v1/operations/${operationId}/lines`, 200);
   await step(operator, "PUT", `/v1/operations/${operationId}/accounts`, 200, { body: [acc1] });
@@ -83,7 +99,9 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   await step(operator, "POST", `/v1/operations/${operationId}/status`, 200, { body: { status: "ACTIVE" } });
   await step(operator, "GET", "/v1/operations", 200);
 
-  const rule = await step<{ id: string }>(operator, "POST", "/v1/buying-policies/quotas/rules", 201, { body: { accountId: acc1, supplierId: "SUP-1", minimum: 100 } });
+  const rule = await step<{ id: string }>(operator, "POST", "/v1/buying-policies/quotas/rules", 201, {
+    body: { accountId: acc1, supplierId: "SUP-1", minimum: 100 },
+  });
   const ruleId: string = rule.body.id;
   await step(operator, "GET", `/v1/buying-policies/quotas/rules/${ruleId}`, 200);
   await step(operator, "PUT", `/v1/buying-policies/quotas/rules/${ruleId}`, 200, { body: { accountId: acc1, supplierId: "SUP-1", minimum: 120 } });
@@ -98,7 +116,9 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
     ],
   });
   expect(bulk.body).toEqual({ created: 2, updated: 0, unchanged: 0 });
-  const bulkIds = (await step<{ items: { id: string }[] }>(operator, "GET", "/v1/buying-policies/quotas/rules", 200, { query: { supplierId: "SUP-3" } })).body.items.map((r) => r.id);
+  const bulkIds = (
+    await step<{ items: { id: string }[] }>(operator, "GET", "/v1/buying-policies/quotas/rules", 200, { query: { supplierId: "SUP-3" } })
+  ).body.items.map((r) => r.id);
   await step(operator, "DELETE", "/v1/buying-policies/quotas/rules", 200, { body: bulkIds });
   await step(operator, "PUT", "/v1/buying-policies/quotas/default", 200, { body: { minimum: 10 } });
   await step(operator, "GET", "/v1/buying-policies/quotas/default", 200);
@@ -107,7 +127,9 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   });
   expect(evaluated.body.results[0]).toMatchObject({ allowed: false, effectiveMinimum: 120 });
 
-  const cart = await step<{ id: string }>(account, "POST", "/v1/carts", 201, { body: cartBody(operationId, acc1, [line(lines[1].variantExternalId, 2), line(lines[2].variantExternalId, 3)]) });
+  const cart = await step<{ id: string }>(account, "POST", "/v1/carts", 201, {
+    body: cartBody(operationId, acc1, [line(lines[1].variantExternalId, 2), line(lines[2].variantExternalId, 3)]),
+  });
   const cartId: string = cart.body.id;
   await step(account, "GET", `/v1/carts/${cartId}`, 200);
   const order = await step<{ id: string }>(account, "POST", "/v1/orders", 201, { body: { cartId } });
@@ -115,7 +137,9 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   await step(account, "GET", `/v1/orders/${orderId}`, 200);
   await step(operator, "GET", `/v1/operations/${operationId}/orders`, 200);
   await step(operator, "POST", `/v1/operations/${operationId}/compare`, 200, { body: { orderId } });
-  const impact = await step<{ ordersConsidered: number; newlyBlocked: number }>(operator, "POST", "/v1/buying-policies/quotas/impact", 200, { body: IMPACT_OF_A_HIGHER_DEFAULT });
+  const impact = await step<{ ordersConsidered: number; newlyBlocked: number }>(operator, "POST", "/v1/buying-policies/quotas/impact", 200, {
+    body: IMPACT_OF_A_HIGHER_DEFAULT,
+  });
   expect(impact.body).toMatchObject({ ordersConsidered: 1, newlyBlocked: 1 });
 
   await step(account, "GET", "/v1/front/operations", 200);
@@ -144,7 +168,8 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   // The order's event reaches the receiver through the queue, a moment after the answer.
   await vi.waitFor(
     async () => {
-      const delivered = (await step<{ items: { status: string; eventType: string }[] }>(operator, "GET", `/v1/webhooks/${hook.body.id}/deliveries`, 200)).body.items;
+      const delivered = (await step<{ items: { status: string; eventType: string }[] }>(operator, "GET", `/v1/webhooks/${hook.body.id}/deliveries`, 200)).body
+        .items;
       expect(delivered).toEqual([expect.objectContaining({ status: "delivered", eventType: "order.created" })]);
     },
     { timeout: 30_000, interval: 100 },
@@ -156,7 +181,8 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
 /** What a tenant sees through the API: compared before and after a move (everything a move must keep). */
 export async function apiView(journey: Journey) {
   const { operator, account, operationId, ruleId, cartId, orderId } = journey;
-  const get = async (caller: Caller, path: string, query: Record<string, string | number> = {}) => expectStatus(await call(caller, "GET", path, { query }), 200);
+  const get = async (caller: Caller, path: string, query: Record<string, string | number> = {}) =>
+    expectStatus(await call(caller, "GET", path, { query }), 200);
   const all = async (caller: Caller, path: string, limit: number) => (await collectPages(caller, path, { limit })).items;
   return {
     operations: await all(operator, "/v1/operations", 500),

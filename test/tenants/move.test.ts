@@ -21,7 +21,9 @@ async function seeded(shard: ShardName, lineCount = LINES): Promise<Journey> {
 const noRows = (counts: Record<string, number>) => Object.values(counts).every((rows) => rows === 0);
 
 async function directoryEntry(tenantId: string) {
-  return env.CONTROL.prepare("select shard, state, moving_to as movingTo from tenant_directory where tenant_id = ?").bind(tenantId).first<{ shard: string; state: string; movingTo: string | null }>();
+  return env.CONTROL.prepare("select shard, state, moving_to as movingTo from tenant_directory where tenant_id = ?")
+    .bind(tenantId)
+    .first<{ shard: string; state: string; movingTo: string | null }>();
 }
 
 /** The write and read calls the move tests make while a tenant is fenced. */
@@ -32,7 +34,10 @@ function writesOf(journey: Journey): (() => Promise<ApiResponse>)[] {
     () => callRoute(operator, routes.createRule, { body: { supplierId: "SUP-MOVE", minimum: 1 } }),
     () => callRoute(operator, routes.putDirectory, { body: [{ accountId: accountIds[1], name: "Renamed" }] }),
     () => callRoute(operator, routes.createKey, { body: { role: "OPERATOR" } }),
-    () => callRoute(account, routes.createCart, { body: { operationId, accountId: accountIds[0], lines: [{ variantExternalId: "SKU-00001", quantity: 1, unitPrice: 100 }] } }),
+    () =>
+      callRoute(account, routes.createCart, {
+        body: { operationId, accountId: accountIds[0], lines: [{ variantExternalId: "SKU-00001", quantity: 1, unitPrice: 100 }] },
+      }),
   ];
 }
 
@@ -45,7 +50,10 @@ describe("npm run tenant:move (moveTenant)", () => {
     const lastBookmark = (await callRoute(mover.operator, routes.getOperation, { params: { operationId: mover.operationId } })).headers.get("x-d1-bookmark")!;
     expect(lastBookmark.startsWith("SHARD_1:")).toBe(true);
     const rowsBefore = await countTenantRows(env, "SHARD_1", mover.operator.tenantId);
-    const neighbours = [await countTenantRows(env, "SHARD_1", neighbourHere.operator.tenantId), await countTenantRows(env, "SHARD_2", neighbourThere.operator.tenantId)];
+    const neighbours = [
+      await countTenantRows(env, "SHARD_1", neighbourHere.operator.tenantId),
+      await countTenantRows(env, "SHARD_2", neighbourThere.operator.tenantId),
+    ];
 
     const report = await moveTenant(env, mover.operator.tenantId, "SHARD_2", { drainMs: 0 });
 
@@ -58,10 +66,16 @@ describe("npm run tenant:move (moveTenant)", () => {
     expect(noRows(await countTenantRows(env, "SHARD_1", mover.operator.tenantId))).toBe(true);
     expect(await apiView(mover)).toEqual(before);
     // The client's last bookmark is the old shard's: still honoured (read on the new shard's primary).
-    const afterMove = await callRoute(mover.operator, routes.getOperation, { params: { operationId: mover.operationId }, headers: { "x-d1-bookmark": lastBookmark } });
+    const afterMove = await callRoute(mover.operator, routes.getOperation, {
+      params: { operationId: mover.operationId },
+      headers: { "x-d1-bookmark": lastBookmark },
+    });
     expect(afterMove.body).toEqual(before.operation);
     expect(afterMove.headers.get("x-d1-bookmark")!.startsWith("SHARD_2:")).toBe(true);
-    expect([await countTenantRows(env, "SHARD_1", neighbourHere.operator.tenantId), await countTenantRows(env, "SHARD_2", neighbourThere.operator.tenantId)]).toEqual(neighbours);
+    expect([
+      await countTenantRows(env, "SHARD_1", neighbourHere.operator.tenantId),
+      await countTenantRows(env, "SHARD_2", neighbourThere.operator.tenantId),
+    ]).toEqual(neighbours);
 
     // Writable again on its new shard; new events follow the moved ones in commit order.
     expectStatus(await writesOf(mover)[0](), 200);
@@ -86,7 +100,9 @@ describe("npm run tenant:move (moveTenant)", () => {
         const answer = await write();
         during.push({ status: answer.status, code: problemCodeOf(answer), retryAfter: answer.headers.get("retry-after") });
       }
-      const evaluated = await callRoute(mover.operator, routes.evaluateQuotas, { body: { orders: [{ accountId: mover.accountIds[0], supplierId: "SUP-1", storeId: null, amount: 500 }] } });
+      const evaluated = await callRoute(mover.operator, routes.evaluateQuotas, {
+        body: { orders: [{ accountId: mover.accountIds[0], supplierId: "SUP-1", storeId: null, amount: 500 }] },
+      });
       expect(evaluated.status).toBe(200);
       // A write that reaches the old shard any other way is refused by the shard itself.
       try {
@@ -108,7 +124,9 @@ describe("npm run tenant:move (moveTenant)", () => {
     const spareKey = expectStatus(await callRoute(tenant.operator, routes.createKey, { body: { role: "OPERATOR" } }), 201);
     const before = await apiView(tenant);
     // What a Worker instance that has not yet read MOVING sees: the directory says ACTIVE, the shard is fenced.
-    await env.SHARD_1.prepare("insert into tenant_fences (tenant_id, state, since) values (?, 'MOVING', ?)").bind(tenant.operator.tenantId, new Date().toISOString()).run();
+    await env.SHARD_1.prepare("insert into tenant_fences (tenant_id, state, since) values (?, 'MOVING', ?)")
+      .bind(tenant.operator.tenantId, new Date().toISOString())
+      .run();
     try {
       // Keys live in the control database: a refused key change is taken back there too.
       const revoke = () => callRoute(tenant.operator, routes.revokeKey, { params: { keyId: spareKey.id } });
@@ -139,7 +157,9 @@ describe("npm run tenant:move (moveTenant)", () => {
     expect(await countTenantRows(env, "SHARD_1", mover.operator.tenantId)).toEqual(rowsBefore);
     expect(noRows(await countTenantRows(env, "SHARD_2", mover.operator.tenantId))).toBe(true);
     expect(await apiView(mover)).toEqual(before);
-    const fences = await env.SHARD_1.prepare("select count(*) as n from tenant_fences where tenant_id = ?").bind(mover.operator.tenantId).first<{ n: number }>();
+    const fences = await env.SHARD_1.prepare("select count(*) as n from tenant_fences where tenant_id = ?")
+      .bind(mover.operator.tenantId)
+      .first<{ n: number }>();
     expect(fences!.n).toBe(0);
 
     await moveTenant(env, mover.operator.tenantId, "SHARD_2", { drainMs: 0 });

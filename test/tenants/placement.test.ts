@@ -44,10 +44,15 @@ describe("placing tenants on shards", () => {
   it("serves the tenant's default locale from its directory entry", async () => {
     const op = await newTenant({ defaultLocale: "fr", shard: "SHARD_2" });
     const created = expectStatus(
-      await callRoute(op, routes.createOperation, { body: { code: uniqueId("OP"), name: { fr: "Soldes", en: "Sale" }, type: "PUBLIC", startDate: "2020-01-01T00:00:00Z", endDate: "2099-12-31T23:59:59Z" }, }),
+      await callRoute(op, routes.createOperation, {
+        body: { code: uniqueId("OP"), name: { fr: "Soldes", en: "Sale" }, type: "PUBLIC", startDate: "2020-01-01T00:00:00Z", endDate: "2099-12-31T23:59:59Z" },
+      }),
       201,
     );
-    expectStatus(await callRoute(op, routes.putLines, { params: { operationId: created.id }, body: [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 1 }] }), 200);
+    expectStatus(
+      await callRoute(op, routes.putLines, { params: { operationId: created.id }, body: [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 1 }] }),
+      200,
+    );
     expectStatus(await setStatus(op, created.id, "ACTIVE"), 200);
     const account = await issueKey(op.tenantId, "ACCOUNT", uniqueId("u"));
     const front = expectStatus(await callRoute(account, routes.getFrontOperation, { params: { operationId: created.id } }), 200);
@@ -80,6 +85,10 @@ describe("placing tenants on shards", () => {
     expectStatus(answer, 200);
     expect(reads.primary).toBeGreaterThan(0);
     // An unknown key issued a moment ago (as its signature says) is still unknown after asking the primary.
-    expectProblem(await callRoute({ ...op, key: await mintSignedKey(env.KEY_SIGNING_SECRET) }, routes.getQuotaDefault, { env: { CONTROL: lagging } }), 401, "unauthorized");
+    expectProblem(
+      await callRoute({ ...op, key: await mintSignedKey(env.KEY_SIGNING_SECRET) }, routes.getQuotaDefault, { env: { CONTROL: lagging } }),
+      401,
+      "unauthorized",
+    );
   });
 });

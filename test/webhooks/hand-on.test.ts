@@ -44,7 +44,12 @@ describe("a request that appends no event hands nothing on", () => {
       {
         prepare: (operator) => createOperation(operator),
         request: (operator, bindings, operation: { id: string }) =>
-          callRoute(operator, routes.putLines, { params: { operationId: operation.id }, query: { dryRun: "true" }, body: [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 5 }], env: bindings }),
+          callRoute(operator, routes.putLines, {
+            params: { operationId: operation.id },
+            query: { dryRun: "true" },
+            body: [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 5 }],
+            env: bindings,
+          }),
         status: 200,
       },
     ],
@@ -128,7 +133,11 @@ describe("a request that appended events hands them on once, whatever its answer
       {
         prepare: (operator) => createOperation(operator),
         request: (operator, bindings, operation: { id: string }) =>
-          callRoute(operator, routes.putLines, { params: { operationId: operation.id }, body: [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 5 }], env: bindings }),
+          callRoute(operator, routes.putLines, {
+            params: { operationId: operation.id },
+            body: [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 5 }],
+            env: bindings,
+          }),
         status: 200,
       },
     ],
@@ -136,17 +145,32 @@ describe("a request that appended events hands them on once, whatever its answer
       "an Operation created (a Worker-side batch)",
       {
         request: (operator, bindings) =>
-          callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "New" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" }, env: bindings }),
+          callRoute(operator, routes.createOperation, {
+            body: { code: uniqueId("OP"), name: { en: "New" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" },
+            env: bindings,
+          }),
         status: 201,
       },
     ],
-    ["a rule created (a Worker-side rule write)", { request: (operator, bindings) => callRoute(operator, routes.createRule, { body: aRule, env: bindings }), status: 201 }],
-    ["a bulk upsert that changes a rule", { request: (operator, bindings) => callRoute(operator, routes.upsertRules, { body: [aRule], env: bindings }), status: 200 }],
+    [
+      "a rule created (a Worker-side rule write)",
+      { request: (operator, bindings) => callRoute(operator, routes.createRule, { body: aRule, env: bindings }), status: 201 },
+    ],
+    [
+      "a bulk upsert that changes a rule",
+      { request: (operator, bindings) => callRoute(operator, routes.upsertRules, { body: [aRule], env: bindings }), status: 200 },
+    ],
     [
       "directory accounts upserted",
-      { request: (operator, bindings) => callRoute(operator, routes.putDirectory, { body: [{ accountId: "A1", name: "One", users: [] }], env: bindings }), status: 200 },
+      {
+        request: (operator, bindings) => callRoute(operator, routes.putDirectory, { body: [{ accountId: "A1", name: "One", users: [] }], env: bindings }),
+        status: 200,
+      },
     ],
-    ["a key issued (its event is written beside the control database's change)", { request: (operator, bindings) => callRoute(operator, routes.createKey, { body: { role: "OPERATOR" }, env: bindings }), status: 201 }],
+    [
+      "a key issued (its event is written beside the control database's change)",
+      { request: (operator, bindings) => callRoute(operator, routes.createKey, { body: { role: "OPERATOR" }, env: bindings }), status: 201 },
+    ],
   ];
 
   it.each(cases)("%s", async (_, example) => {

@@ -59,12 +59,16 @@ async function settled(operator: Caller, webhookId: string) {
   const db = await tenantDb(operator.tenantId);
   const { deliveries } = await eventually(
     async () => ({
-      waiting: (await db.prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null").bind(operator.tenantId).first<number>("n")) ?? 0,
+      waiting:
+        (await db.prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null").bind(operator.tenantId).first<number>("n")) ?? 0,
       deliveries: await deliveriesOf(operator, webhookId),
     }),
     ({ waiting, deliveries }) => {
       expect(waiting, "events not handed on yet").toBe(0);
-      expect(deliveries.filter((delivery) => delivery.status === "pending"), "deliveries still pending").toEqual([]);
+      expect(
+        deliveries.filter((delivery) => delivery.status === "pending"),
+        "deliveries still pending",
+      ).toEqual([]);
     },
   );
   return deliveries;
@@ -97,12 +101,22 @@ describe("webhook subscriptions", () => {
     expect(response.headers.get("cache-control")).toBe("no-store");
 
     const read = expectStatus(await callRoute(operator, routes.getWebhook, { params: { webhookId: created.id } }), 200);
-    expect(read).toEqual({ id: created.id, url, eventTypes: created.eventTypes, description: "ERP sync", createdAt: created.createdAt, updatedAt: created.updatedAt });
+    expect(read).toEqual({
+      id: created.id,
+      url,
+      eventTypes: created.eventTypes,
+      description: "ERP sync",
+      createdAt: created.createdAt,
+      updatedAt: created.updatedAt,
+    });
     const listed = expectStatus(await callRoute(operator, routes.listWebhooks), 200);
     expect(listed).toEqual({ items: [read], nextToken: null });
 
     const other = receiver("ok");
-    const changed = expectStatus(await callRoute(operator, routes.updateWebhook, { params: { webhookId: created.id }, body: { url: other.url, description: null } }), 200);
+    const changed = expectStatus(
+      await callRoute(operator, routes.updateWebhook, { params: { webhookId: created.id }, body: { url: other.url, description: null } }),
+      200,
+    );
     expect(changed).toMatchObject({ id: created.id, url: other.url, eventTypes: created.eventTypes, description: null });
     expect(changed).not.toHaveProperty("secret");
     expect(changed.updatedAt >= created.updatedAt).toBe(true);
@@ -134,11 +148,16 @@ describe("webhook subscriptions", () => {
     expect(expectStatus(replay, 201)).toEqual(subscription);
     expect(replay.text).not.toContain(secret);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
-    expect(replay.headers.get("warning")).toBe(`299 - "The signing secret was shown once, in the first answer; delete webhook ${created.id} and subscribe again if it was lost."`);
+    expect(replay.headers.get("warning")).toBe(
+      `299 - "The signing secret was shown once, in the first answer; delete webhook ${created.id} and subscribe again if it was lost."`,
+    );
     expect(replay.headers.get("cache-control")).toBe("no-store");
     expect(expectStatus(await callRoute(operator, routes.listWebhooks), 200).items).toHaveLength(1);
 
-    const stored = await (await tenantDb(operator.tenantId)).prepare("select response_headers, response_body from idempotency_keys where tenant_id = ?").bind(operator.tenantId).all();
+    const stored = await (await tenantDb(operator.tenantId))
+      .prepare("select response_headers, response_body from idempotency_keys where tenant_id = ?")
+      .bind(operator.tenantId)
+      .all();
     expect(stored.results).toHaveLength(1);
     expect(JSON.stringify(stored.results)).not.toContain(secret);
     expect(JSON.parse(String(stored.results[0].response_body))).toEqual(subscription);
@@ -148,7 +167,11 @@ describe("webhook subscriptions", () => {
     const operator = await newTenant();
     expect((await subscribe(operator, { url: receiver("ok").url })).eventTypes).toEqual(["*"]);
     for (const eventTypes of [["operaton.*"], ["operation.create"], [], ["op*.*"], ["order.created", "order.created"], "operation.*"]) {
-      const problem = expectProblem(await callRoute(operator, routes.createWebhook, { body: { url: receiver("ok").url, eventTypes } }), 400, "validation_failed");
+      const problem = expectProblem(
+        await callRoute(operator, routes.createWebhook, { body: { url: receiver("ok").url, eventTypes } }),
+        400,
+        "validation_failed",
+      );
       expect(problem.errors?.[0].field).toMatch(/^body\.eventTypes/);
     }
     expectProblem(await callRoute(operator, routes.createWebhook, { body: { url: receiver("ok").url, secret: "mine" } }), 400, "validation_failed");
@@ -178,7 +201,14 @@ describe("webhook subscriptions", () => {
       "https://user:pass@example.com/hook",
     ];
     // Loopback in its other spellings: refused unless local receivers are allowed (they are 127.0.0.1).
-    const loopback = ["https://[::1]/hook", "https://127.0.0.2/hook", "https://0x7f000001/hook", "https://2130706433/hook", "https://0177.0.0.1/hook", "https://0x7f.1/hook"];
+    const loopback = [
+      "https://[::1]/hook",
+      "https://127.0.0.2/hook",
+      "https://0x7f000001/hook",
+      "https://2130706433/hook",
+      "https://0177.0.0.1/hook",
+      "https://0x7f.1/hook",
+    ];
     for (const [url, bindings] of [
       ...refused.map((url) => [url, undefined] as const),
       ...[...refused, ...loopback].map((url) => [url, { WEBHOOKS_ALLOW_LOCAL: "" }] as const),
@@ -189,7 +219,11 @@ describe("webhook subscriptions", () => {
     expect(expectStatus(await callRoute(operator, routes.listWebhooks), 200).items).toEqual([]);
     // A PATCH is held to the same rule, and changes nothing when refused.
     const hook = await subscribe(operator, { url: "https://hooks.example.com/in" });
-    expectProblem(await callRoute(operator, routes.updateWebhook, { params: { webhookId: hook.id }, body: { url: "https://10.1.2.3/" } }), 400, "validation_failed");
+    expectProblem(
+      await callRoute(operator, routes.updateWebhook, { params: { webhookId: hook.id }, body: { url: "https://10.1.2.3/" } }),
+      400,
+      "validation_failed",
+    );
     expect(expectStatus(await callRoute(operator, routes.getWebhook, { params: { webhookId: hook.id } }), 200).url).toBe("https://hooks.example.com/in");
   });
 
@@ -197,7 +231,11 @@ describe("webhook subscriptions", () => {
     const operator = await newTenant();
     for (const url of ["http://127.0.0.1:9/hook", "http://localhost:9/hook"]) {
       expectStatus(await callRoute(operator, routes.createWebhook, { body: { url } }), 201);
-      const problem = expectProblem(await callRoute(operator, routes.createWebhook, { body: { url }, env: { WEBHOOKS_ALLOW_LOCAL: "" } }), 400, "validation_failed");
+      const problem = expectProblem(
+        await callRoute(operator, routes.createWebhook, { body: { url }, env: { WEBHOOKS_ALLOW_LOCAL: "" } }),
+        400,
+        "validation_failed",
+      );
       expect(problem.errors?.[0].message).toContain("https://");
     }
     expect(webhookUrlProblem("https://hooks.example.com/in", false)).toBeUndefined();
@@ -209,7 +247,9 @@ describe("webhook subscriptions", () => {
 
   it(`a tenant has at most ${MAX_WEBHOOKS_PER_TENANT} subscriptions`, async () => {
     const operator = await newTenant();
-    await Promise.all(Array.from({ length: MAX_WEBHOOKS_PER_TENANT + 3 }, () => callRoute(operator, routes.createWebhook, { body: { url: "https://hooks.example.com/in" } })));
+    await Promise.all(
+      Array.from({ length: MAX_WEBHOOKS_PER_TENANT + 3 }, () => callRoute(operator, routes.createWebhook, { body: { url: "https://hooks.example.com/in" } })),
+    );
     expect((await collectPages(operator, routes.listWebhooks)).items).toHaveLength(MAX_WEBHOOKS_PER_TENANT);
     const problem = expectProblem(await callRoute(operator, routes.createWebhook, { body: { url: "https://hooks.example.com/in" } }), 422, "too_many_webhooks");
     expect(problem.limit).toBe(MAX_WEBHOOKS_PER_TENANT);
@@ -226,7 +266,10 @@ describe("webhook deliveries", () => {
     expectStatus(await callRoute(operator, routes.putDirectory, { body: [{ accountId: uniqueId("acc"), name: "Buyer" }] }), 200);
     await callRoute(operator, routes.patchOperation, { params: { operationId: operation.id }, body: { name: { en: "Renamed" } } });
 
-    const records = await eventually(() => received(token), (r) => expect(r.length).toBeGreaterThanOrEqual(2));
+    const records = await eventually(
+      () => received(token),
+      (r) => expect(r.length).toBeGreaterThanOrEqual(2),
+    );
     const events = await eventsOf(operator, { types: "operation.created,operation.updated" });
     expect(records.map((record) => record.headers["svc-event-id"]).sort()).toEqual(events.map((event) => event.id).sort());
     for (const record of records) {
@@ -245,7 +288,8 @@ describe("webhook deliveries", () => {
     expect(await received(token)).toHaveLength(2);
 
     expect(deliveries).toHaveLength(2);
-    for (const delivery of deliveries) expect(delivery).toMatchObject({ status: "delivered", attempts: 1, responseStatus: 200, lastError: null, nextAttemptAt: null });
+    for (const delivery of deliveries)
+      expect(delivery).toMatchObject({ status: "delivered", attempts: 1, responseStatus: 200, lastError: null, nextAttemptAt: null });
     // Newest first.
     expect(deliveries[0].createdAt >= deliveries[1].createdAt).toBe(true);
     expect(deliveries.map((delivery) => delivery.eventType).sort()).toEqual(["operation.created", "operation.updated"]);
@@ -259,10 +303,18 @@ describe("webhook deliveries", () => {
     const operation = await setUpOperation(operator, { attach: ["A1"], lines: [{ variantExternalId: "SKU-A", minQuantity: 0, maxQuantity: 10 }] });
     expectStatus(await callRoute(operator, routes.putQuotaDefault, { body: { minimum: 1_000_000 } }), 200);
     // Every earlier write's hand-on has run once its last event arrived: only the order's own can bring the next.
-    await eventually(() => received(token), (r) => expect(r.length).toBeGreaterThanOrEqual(1), 10_000);
+    await eventually(
+      () => received(token),
+      (r) => expect(r.length).toBeGreaterThanOrEqual(1),
+      10_000,
+    );
     expectProblem(await callRoute(operator, routes.createOrder, { body: cartBody(operation.id, "A1", [line("SKU-A", 1, 100)]) }), 422, "quota_min_not_met");
 
-    const records = await eventually(() => received(token), (r) => expect(r.length).toBeGreaterThanOrEqual(2), 10_000);
+    const records = await eventually(
+      () => received(token),
+      (r) => expect(r.length).toBeGreaterThanOrEqual(2),
+      10_000,
+    );
     const blocked = await eventsOf(operator, { types: "order.blocked" });
     expect(blocked).toHaveLength(1);
     expect(records.map((record) => record.headers["svc-event-id"])).toContain(blocked[0].id);
@@ -273,10 +325,16 @@ describe("webhook deliveries", () => {
     const { url, token } = receiver("fail-2");
     const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] });
     await createOperation(operator);
-    const records = await eventually(() => received(token), (r) => expect(r.map((record) => record.answered)).toContain(200));
+    const records = await eventually(
+      () => received(token),
+      (r) => expect(r.map((record) => record.answered)).toContain(200),
+    );
     expect(records.map((record) => record.answered)).toEqual([500, 500, 200]);
     expect(new Set(records.map((record) => record.headers["svc-event-id"])).size).toBe(1);
-    const [delivery] = await eventually(() => deliveriesOf(operator, hook.id), (d) => expect(d[0]?.status).toBe("delivered"));
+    const [delivery] = await eventually(
+      () => deliveriesOf(operator, hook.id),
+      (d) => expect(d[0]?.status).toBe("delivered"),
+    );
     expect(delivery).toMatchObject({ status: "delivered", attempts: 3, responseStatus: 200, lastError: null });
   });
 
@@ -290,7 +348,11 @@ describe("webhook deliveries", () => {
     const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] });
     await createOperation(operator);
     const attempts = retryDelays(env).length + 1;
-    const [delivery] = await eventually(() => deliveriesOf(operator, hook.id), (d) => expect(d[0]?.status).toBe("failed"), 60_000);
+    const [delivery] = await eventually(
+      () => deliveriesOf(operator, hook.id),
+      (d) => expect(d[0]?.status).toBe("failed"),
+      60_000,
+    );
     expect(delivery).toMatchObject({ status: "failed", attempts, responseStatus: 500, lastError: "answered 500", nextAttemptAt: null });
     // Failed is final: no attempt follows it, so what the receiver got is every attempt.
     expect(await received(token)).toHaveLength(attempts);
@@ -303,7 +365,10 @@ describe("webhook deliveries", () => {
     const { url, token } = receiver("always-500");
     const hook = await subscribe(operator, { url: receiver("fail-1").url, eventTypes: ["operation.created"] });
     await createOperation(operator);
-    const [first] = await eventually(() => deliveriesOf(operator, hook.id), (d) => expect(d[0]?.status).toBe("delivered"));
+    const [first] = await eventually(
+      () => deliveriesOf(operator, hook.id),
+      (d) => expect(d[0]?.status).toBe("delivered"),
+    );
     // The same delivery, made pending again one attempt before its last, sent to a receiver that always fails.
     const lastBefore = retryDelays(env).length;
     const db = await tenantDb(operator.tenantId);
@@ -315,7 +380,16 @@ describe("webhook deliveries", () => {
     await attemptDelivery({ ...env, WEBHOOK_DEAD_LETTERS: deadLetters }, shard, first.id);
     expect(await received(token)).toHaveLength(1);
     expect(parked).toEqual([
-      expect.objectContaining({ shard, tenantId: operator.tenantId, webhookId: hook.id, deliveryId: first.id, eventId: first.eventId, attempts: lastBefore + 1, responseStatus: 500, lastError: "answered 500" }),
+      expect.objectContaining({
+        shard,
+        tenantId: operator.tenantId,
+        webhookId: hook.id,
+        deliveryId: first.id,
+        eventId: first.eventId,
+        attempts: lastBefore + 1,
+        responseStatus: 500,
+        lastError: "answered 500",
+      }),
     ]);
     const [failed] = await deliveriesOf(operator, hook.id);
     expect(failed).toMatchObject({ status: "failed", attempts: lastBefore + 1 });
@@ -330,7 +404,13 @@ describe("webhook deliveries", () => {
     const { url, token } = receiver("ok");
     // Both writes lose their hand-on message, so only the runs below hand the event on.
     const hook = await subscribe(operator, { url, eventTypes: ["*"] }, { WEBHOOK_QUEUE: failingQueue() });
-    const operation = expectStatus(await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Twice" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" }, env: { WEBHOOK_QUEUE: failingQueue() } }), 201);
+    const operation = expectStatus(
+      await callRoute(operator, routes.createOperation, {
+        body: { code: uniqueId("OP"), name: { en: "Twice" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" },
+        env: { WEBHOOK_QUEUE: failingQueue() },
+      }),
+      201,
+    );
     const shard = await shardOf(operator.tenantId);
     await Promise.all([handOnEvents(env, shard, operator.tenantId), handOnEvents(env, shard, operator.tenantId), handOnEvents(env, shard, operator.tenantId)]);
     const deliveries = await deliveriesOf(operator, hook.id);
@@ -348,19 +428,27 @@ describe("webhook deliveries", () => {
     // Neither write hands on (the subscription's own hand-on would carry the event along otherwise).
     const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] }, { WEBHOOK_QUEUE: failingQueue() });
     const operation = expectStatus(
-      await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Lost nudge" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" },
-        env: { WEBHOOK_QUEUE: failingQueue() }, }),
+      await callRoute(operator, routes.createOperation, {
+        body: { code: uniqueId("OP"), name: { en: "Lost nudge" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" },
+        env: { WEBHOOK_QUEUE: failingQueue() },
+      }),
       201,
     );
     // Both calls went through the Worker's fetch with bindings swapped, which waits for their after-answer
     // work: nothing is left running that could still deliver.
     expect(await received(token)).toEqual([]);
     const db = await tenantDb(operator.tenantId);
-    const waiting = await db.prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null").bind(operator.tenantId).first<{ n: number }>();
+    const waiting = await db
+      .prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null")
+      .bind(operator.tenantId)
+      .first<{ n: number }>();
     expect(waiting?.n).toBe(1);
 
     await runSweep();
-    const records = await eventually(() => received(token), (r) => expect(r.length).toBeGreaterThanOrEqual(1));
+    const records = await eventually(
+      () => received(token),
+      (r) => expect(r.length).toBeGreaterThanOrEqual(1),
+    );
     expect(records).toHaveLength(1);
     expect(JSON.parse(records[0].body)).toMatchObject({ type: "operation.created", operationId: operation.id });
     expect(await deliveriesOf(operator, hook.id)).toEqual([expect.objectContaining({ status: "delivered", attempts: 1 })]);
@@ -371,7 +459,10 @@ describe("webhook deliveries", () => {
     const { url, token } = receiver("ok");
     const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] });
     await createOperation(operator);
-    const [delivery] = await eventually(() => deliveriesOf(operator, hook.id), (d) => expect(d[0]?.status).toBe("delivered"));
+    const [delivery] = await eventually(
+      () => deliveriesOf(operator, hook.id),
+      (d) => expect(d[0]?.status).toBe("delivered"),
+    );
     // As if the attempt had failed and its retry message vanished 10 minutes ago.
     const db = await tenantDb(operator.tenantId);
     await db
@@ -379,7 +470,10 @@ describe("webhook deliveries", () => {
       .bind(new Date(Date.now() - 10 * 60_000).toISOString(), delivery.id)
       .run();
     await runSweep();
-    const records = await eventually(() => received(token), (r) => expect(r.length).toBeGreaterThanOrEqual(2));
+    const records = await eventually(
+      () => received(token),
+      (r) => expect(r.length).toBeGreaterThanOrEqual(2),
+    );
     expect(records).toHaveLength(2);
     expect(records[1].headers["svc-event-id"]).toBe(delivery.eventId);
   });
@@ -419,13 +513,19 @@ describe("webhook deliveries", () => {
     const witness = receiver("always-500");
     await subscribe(operator, { url: witness.url, eventTypes: ["operation.created"] });
     await createOperation(operator);
-    await eventually(() => received(token), (r) => expect(r.length).toBeGreaterThanOrEqual(1));
+    await eventually(
+      () => received(token),
+      (r) => expect(r.length).toBeGreaterThanOrEqual(1),
+    );
     expect((await callRoute(operator, routes.deleteWebhook, { params: { webhookId: hook.id } })).status).toBe(204);
     const after = (await received(token)).length;
     // Two more witness attempts (or its last) after the delete: the retry the deleted subscription had on its way is past too.
     const witnessed = (await received(witness.token)).length;
     const attempts = retryDelays(env).length + 1;
-    await eventually(() => received(witness.token), (r) => expect(r.length).toBeGreaterThanOrEqual(Math.min(witnessed + 2, attempts)));
+    await eventually(
+      () => received(witness.token),
+      (r) => expect(r.length).toBeGreaterThanOrEqual(Math.min(witnessed + 2, attempts)),
+    );
     // At most the attempt that was already on its way when the subscription went.
     expect((await received(token)).length).toBeLessThanOrEqual(after + 1);
     const db = await tenantDb(operator.tenantId);
@@ -444,7 +544,6 @@ async function consume(bodies: WebhookMessage[], bindings: Partial<Cloudflare.En
   return getQueueResult(batch, ctx);
 }
 
-
 describe("what the outbox costs", () => {
   it("a write hands its events on with one message; a read and a dry run send none", async () => {
     const operator = await newTenant();
@@ -452,7 +551,15 @@ describe("what the outbox costs", () => {
     const operation = await createOperation(operator);
     await callRoute(operator, routes.listOperations, { env: { WEBHOOK_QUEUE: queue } });
     const lines = [{ variantExternalId: "SKU-1", minQuantity: 0, maxQuantity: 5 }];
-    expectStatus(await callRoute(operator, routes.putLines, { params: { operationId: operation.id }, query: { dryRun: "true" }, body: lines, env: { WEBHOOK_QUEUE: queue } }), 200);
+    expectStatus(
+      await callRoute(operator, routes.putLines, {
+        params: { operationId: operation.id },
+        query: { dryRun: "true" },
+        body: lines,
+        env: { WEBHOOK_QUEUE: queue },
+      }),
+      200,
+    );
     expect(sent).toEqual([]);
     expectStatus(await callRoute(operator, routes.putLines, { params: { operationId: operation.id }, body: lines, env: { WEBHOOK_QUEUE: queue } }), 200);
     expect(sent).toEqual([{ kind: "hand-on", shard: await shardOf(operator.tenantId), tenantId: operator.tenantId }]);
@@ -461,7 +568,10 @@ describe("what the outbox costs", () => {
   it("the consumer runs a tenant's hand-on once however many messages of its batch ask for it, and acknowledges them all", async () => {
     const operator = await newTenant();
     const shard = await shardOf(operator.tenantId);
-    await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Once" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" }, env: { WEBHOOK_QUEUE: failingQueue() } });
+    await callRoute(operator, routes.createOperation, {
+      body: { code: uniqueId("OP"), name: { en: "Once" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" },
+      env: { WEBHOOK_QUEUE: failingQueue() },
+    });
     const { database, statements } = recordingD1(env[shard]);
     const nudge: WebhookMessage = { kind: "hand-on", shard, tenantId: operator.tenantId };
     const result = await consume([nudge, nudge, nudge], { [shard]: database });
@@ -475,7 +585,11 @@ describe("what the outbox costs", () => {
     const { url, token } = receiver("ok");
     const shard = await shardOf(operator.tenantId);
     await subscribe(operator, { url, eventTypes: ["operation.created"] }, { WEBHOOK_QUEUE: failingQueue() });
-    for (let i = 0; i < 3; i++) await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: `Batch ${i}` }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" }, env: { WEBHOOK_QUEUE: failingQueue() } });
+    for (let i = 0; i < 3; i++)
+      await callRoute(operator, routes.createOperation, {
+        body: { code: uniqueId("OP"), name: { en: `Batch ${i}` }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" },
+        env: { WEBHOOK_QUEUE: failingQueue() },
+      });
     const { database, statements } = recordingD1(env[shard]);
     await consume([{ kind: "hand-on", shard, tenantId: operator.tenantId }], { [shard]: database });
     expect(await received(token)).toHaveLength(3);
@@ -486,13 +600,22 @@ describe("what the outbox costs", () => {
   it("a hand-on for a tenant being moved off the shard is acknowledged, not retried: the new shard's sweep takes over", async () => {
     const operator = await newTenant();
     const shard = await shardOf(operator.tenantId);
-    await callRoute(operator, routes.createOperation, { body: { code: uniqueId("OP"), name: { en: "Moving" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" }, env: { WEBHOOK_QUEUE: failingQueue() } });
-    await env[shard].prepare("insert into tenant_fences (tenant_id, state, since) values (?, 'MOVING', ?)").bind(operator.tenantId, new Date().toISOString()).run();
+    await callRoute(operator, routes.createOperation, {
+      body: { code: uniqueId("OP"), name: { en: "Moving" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" },
+      env: { WEBHOOK_QUEUE: failingQueue() },
+    });
+    await env[shard]
+      .prepare("insert into tenant_fences (tenant_id, state, since) values (?, 'MOVING', ?)")
+      .bind(operator.tenantId, new Date().toISOString())
+      .run();
     try {
       const result = await consume([{ kind: "hand-on", shard, tenantId: operator.tenantId }]);
       expect(result.explicitAcks).toEqual(["msg-0"]);
       expect(result.retryMessages).toEqual([]);
-      const waiting = await env[shard].prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null").bind(operator.tenantId).first<{ n: number }>();
+      const waiting = await env[shard]
+        .prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null")
+        .bind(operator.tenantId)
+        .first<{ n: number }>();
       expect(waiting?.n).toBe(1);
     } finally {
       await env[shard].prepare("delete from tenant_fences where tenant_id = ?").bind(operator.tenantId).run();
@@ -507,7 +630,9 @@ describe("the outbox at its edges", () => {
     const at = new Date().toISOString();
     await db.batch(
       Array.from({ length: count }, (_, i) =>
-        db.prepare("insert into events (id, tenant_id, type, actor, at, data) values (?, ?, 'operation.created', 'test', ?, '{}')").bind(`evt_${uniqueId("edge")}_${i}`, tenantId, at),
+        db
+          .prepare("insert into events (id, tenant_id, type, actor, at, data) values (?, ?, 'operation.created', 'test', ?, '{}')")
+          .bind(`evt_${uniqueId("edge")}_${i}`, tenantId, at),
       ),
     );
   }
@@ -519,7 +644,8 @@ describe("the outbox at its edges", () => {
     const { queue, sent } = recordingQueue();
     await handOnEvents({ ...env, WEBHOOK_QUEUE: queue }, shard, operator.tenantId);
     const db = await tenantDb(operator.tenantId);
-    const left = () => db.prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null").bind(operator.tenantId).first<{ n: number }>();
+    const left = () =>
+      db.prepare("select count(*) as n from events where tenant_id = ? and handed_on_at is null").bind(operator.tenantId).first<{ n: number }>();
     expect((await left())?.n).toBe(30);
     expect(sent).toEqual([{ kind: "hand-on", shard, tenantId: operator.tenantId }]);
     await handOnEvents({ ...env, WEBHOOK_QUEUE: queue }, shard, operator.tenantId);
@@ -531,11 +657,15 @@ describe("the outbox at its edges", () => {
     const [moving, staying] = await Promise.all([newTenant({ shard: "SHARD_1" }), newTenant({ shard: "SHARD_1" })]);
     await unhandedEvents(moving.tenantId, 1);
     await unhandedEvents(staying.tenantId, 1);
-    await env.SHARD_1.prepare("insert into tenant_fences (tenant_id, state, since) values (?, 'MOVING', ?)").bind(moving.tenantId, new Date().toISOString()).run();
+    await env.SHARD_1.prepare("insert into tenant_fences (tenant_id, state, since) values (?, 'MOVING', ?)")
+      .bind(moving.tenantId, new Date().toISOString())
+      .run();
     try {
       const { queue, sent } = recordingQueue();
       await sweepWebhooks({ ...env, WEBHOOK_QUEUE: queue });
-      const nudged = (sent as WebhookMessage[]).filter((message) => message.kind === "hand-on").map((message) => message.kind === "hand-on" && message.tenantId);
+      const nudged = (sent as WebhookMessage[])
+        .filter((message) => message.kind === "hand-on")
+        .map((message) => message.kind === "hand-on" && message.tenantId);
       expect(nudged).toContain(staying.tenantId);
       expect(nudged).not.toContain(moving.tenantId);
     } finally {

@@ -18,7 +18,11 @@ const ATTACH = {
     `More than ${MAX_ACCOUNT_IDS_PER_CALL} ids: 413 batch_too_large; an empty array: 400; repeated ids count once.`,
   ].join(" "),
   responses: {
-    200: { description: "Accounts attached now and already attached, and the account count after the call.", schema: attachResponse, headers: DRY_RUN_ANSWER_HEADERS },
+    200: {
+      description: "Accounts attached now and already attached, and the account count after the call.",
+      schema: attachResponse,
+      headers: DRY_RUN_ANSWER_HEADERS,
+    },
   },
   errors: [
     "not_found",

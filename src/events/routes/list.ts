@@ -17,7 +17,9 @@ const { limit, nextToken, sort } = pageQueryShape(eventList);
 const listEventsQuery = z.strictObject({
   limit,
   nextToken,
-  sort: sort.describe("id: oldest first (the default, for following the feed with after); -id: newest first (for reading the latest without the whole history). Both in commit order."),
+  sort: sort.describe(
+    "id: oldest first (the default, for following the feed with after); -id: newest first (for reading the latest without the whole history). Both in commit order.",
+  ),
   after: identifierText(100)
     .optional()
     .describe("Only events recorded after this event (its id; exclusive). Events are in commit order, so polling with the last id seen never skips one."),
@@ -42,7 +44,8 @@ export default defineRoute(
     path: "/v1/events",
     operationId: "listEvents",
     summary: "Read the change log",
-    description: "Every change, recorded in the same transaction as the change itself; oldest first, or newest first with sort=-id. Poll with after=<last id seen> (oldest first).",
+    description:
+      "Every change, recorded in the same transaction as the change itself; oldest first, or newest first with sort=-id. Poll with after=<last id seen> (oldest first).",
     tag: "Events",
     roles: ["OPERATOR"],
     query: listEventsQuery,

@@ -32,7 +32,10 @@ export default defineRoute(
   },
   async function handleListOperationHistory(c, { params, query }) {
     const { tenantId } = c.var.principal;
-    const [now, before] = await Promise.all([findOperation(c.var.db, tenantId, params.operationId), operationHasHistory(c.var.db, tenantId, params.operationId)]);
+    const [now, before] = await Promise.all([
+      findOperation(c.var.db, tenantId, params.operationId),
+      operationHasHistory(c.var.db, tenantId, params.operationId),
+    ]);
     if (!now && !before) {
       throw new ApiError("not_found", `Operation ${params.operationId} not found.`);
     }

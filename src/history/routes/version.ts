@@ -15,7 +15,10 @@ export default defineRoute(
       "The Operation as it was at that version (its fields, status, schedule, lineCount and accountCount then; updatedAt: when the version was made), computed from its change history. Its lines and accounts then: GET …/lines?asOf=<version> and …/accounts?asOf=<version>. A deleted Operation's versions stay readable. A version its history does not cover (never existed, or older than the history): 404 version_not_found.",
     tag: "History",
     roles: ["OPERATOR"],
-    params: z.strictObject({ operationId: pathId("The Operation's id."), version: queryInteger(1, Number.MAX_SAFE_INTEGER).describe("A version of the Operation (its ETag).") }),
+    params: z.strictObject({
+      operationId: pathId("The Operation's id."),
+      version: queryInteger(1, Number.MAX_SAFE_INTEGER).describe("A version of the Operation (its ETag)."),
+    }),
     responses: { 200: { description: "The Operation at that version.", schema: operationRepresentation } },
     errors: ["not_found", "version_not_found"],
   },

@@ -9,7 +9,8 @@ export default defineRoute(
     path: "/v1/keys",
     operationId: "listKeys",
     summary: "List API keys",
-    description: "The tenant's keys, revoked and expired ones included (with revokedAt and expiresAt). Default order createdAt. Never shows a key itself: `prefix` tells keys apart.",
+    description:
+      "The tenant's keys, revoked and expired ones included (with revokedAt and expiresAt). Default order createdAt. Never shows a key itself: `prefix` tells keys apart.",
     tag: "Keys",
     roles: ["OPERATOR"],
     query: listKeysQuery,

@@ -34,7 +34,14 @@ export default defineRoute(
         columns: LINE_CSV_COLUMNS,
         filename: `lines-${params.operationId}.csv`,
         readPage: (nextToken) => readPage({ ...query, limit: lineList.maxLimit, nextToken }),
-        toRow: (row) => [row.variantExternalId, resolveLocale(row.variantName, locale, tenantDefaultLocale).value, row.minQuantity, row.maxQuantity, row.recommendedQuantity, row.quantityIncrement],
+        toRow: (row) => [
+          row.variantExternalId,
+          resolveLocale(row.variantName, locale, tenantDefaultLocale).value,
+          row.minQuantity,
+          row.maxQuantity,
+          row.recommendedQuantity,
+          row.quantityIncrement,
+        ],
       });
     }
     const page = await readPage(query);

@@ -39,11 +39,23 @@ export default defineRoute(
       }),
     },
     responses: {
-      200: { description: "Lines created and updated, and the Operation's line count after the call.", schema: putLinesResponse, headers: DRY_RUN_ANSWER_HEADERS },
+      200: {
+        description: "Lines created and updated, and the Operation's line count after the call.",
+        schema: putLinesResponse,
+        headers: DRY_RUN_ANSWER_HEADERS,
+      },
     },
     errors: ["not_found", "operation_not_draft", "line_bounds_invalid", "batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
   async function handleUpsertLines(c, { params, query, body }) {
-    return batchAnswer(c, query.dryRun, await operationCoordinator(c).run(params.operationId, upsertLines, { lines: body, dryRun: query.dryRun, mergeNames: isCsvContentType(c.req.header("content-type")) }));
+    return batchAnswer(
+      c,
+      query.dryRun,
+      await operationCoordinator(c).run(params.operationId, upsertLines, {
+        lines: body,
+        dryRun: query.dryRun,
+        mergeNames: isCsvContentType(c.req.header("content-type")),
+      }),
+    );
   },
 );

@@ -53,7 +53,9 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
     return this.ctx.blockConcurrencyWhile(async () => {
       const outcome = await this.run(principal, operationId, name, input, request);
       if (outcome.ok && SCHEDULE_COMMANDS.has(name)) {
-        await afterCommit(`schedule:${operationId}`, "arming the Operation's schedule after a change (the schedule sweep re-arms it)", () => this.armSchedule(principal, operationId));
+        await afterCommit(`schedule:${operationId}`, "arming the Operation's schedule after a change (the schedule sweep re-arms it)", () =>
+          this.armSchedule(principal, operationId),
+        );
       }
       return outcome;
     });
@@ -117,9 +119,21 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
     const placement = await readPlacement({ nearest: primaryDb(this.env, "CONTROL") }, owner.tenantId);
     if (!placement) throw new Error(`tenant ${owner.tenantId} is not in the tenant directory`);
     if (placement.state === "MOVING") throw new TenantMoving();
-    const principal: Principal = { tenantId: owner.tenantId, role: "OPERATOR", userId: null, keyId: "schedule", tenantDefaultLocale: placement.defaultLocale, shard: placement.shard };
+    const principal: Principal = {
+      tenantId: owner.tenantId,
+      role: "OPERATOR",
+      userId: null,
+      keyId: "schedule",
+      tenantDefaultLocale: placement.defaultLocale,
+      shard: placement.shard,
+    };
     trace.shard = placement.shard;
-    return { db: openDb(this.env, placement.shard, "first-primary", trace), principal, operationId: owner.operationId, author: { actor: "schedule", requestId: trace.requestId, reason: null } };
+    return {
+      db: openDb(this.env, placement.shard, "first-primary", trace),
+      principal,
+      operationId: owner.operationId,
+      author: { actor: "schedule", requestId: trace.requestId, reason: null },
+    };
   }
 
   /** `context`: the one the attempt ran with, reused to record a give-up (none: building it is what failed). */
@@ -168,9 +182,17 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
     // Commands read and write on the primary of the tenant's shard (the Worker names it from the
     // tenant directory): what they check is the latest state.
     const trace = newTrace();
-    const ctx: CommandContext = { db: openDb(this.env, principal.shard, "first-primary", trace), principal, operationId, author: { actor: actorOf(principal), ...request } };
+    const ctx: CommandContext = {
+      db: openDb(this.env, principal.shard, "first-primary", trace),
+      principal,
+      operationId,
+      author: { actor: actorOf(principal), ...request },
+    };
     // What the request gets back beside the result: its D1 calls, and whether the command's batch appended events.
-    const done = () => ({ d1: { roundTrips: trace.d1RoundTrips, sequentialRoundTrips: trace.d1SequentialRoundTrips, bookmark: trace.bookmark }, eventsAppended: trace.eventsAppended });
+    const done = () => ({
+      d1: { roundTrips: trace.d1RoundTrips, sequentialRoundTrips: trace.d1SequentialRoundTrips, bookmark: trace.bookmark },
+      eventsAppended: trace.eventsAppended,
+    });
     try {
       const command = this.commands.get(name);
       if (!command) throw new Error(`No command is named ${name}.`);

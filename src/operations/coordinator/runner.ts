@@ -33,7 +33,12 @@ export function operationCoordinator(c: Context<AppBindings>): Coordinator {
  * an object stores only whom its alarm acts for, and only while its Operation has a scheduled
  * change, so an unknown but well-formed id costs no storage.
  */
-export function coordinatorFor(env: Env, principal: Principal, trace: RequestTrace, request: CommandRequest = { requestId: trace.requestId, reason: null }): Coordinator {
+export function coordinatorFor(
+  env: Env,
+  principal: Principal,
+  trace: RequestTrace,
+  request: CommandRequest = { requestId: trace.requestId, reason: null },
+): Coordinator {
   return {
     async run<Input, Output>(operationId: string, command: Command<Input, Output>, input: Input): Promise<Output> {
       // An id no Operation can have is answered here: no Durable Object is started for it.

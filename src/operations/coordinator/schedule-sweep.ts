@@ -41,9 +41,7 @@ export async function sweepSchedules(env: Env, now = Date.now()): Promise<{ over
       )
       .limit(SWEEP_LIMIT);
     overdue += rows.length;
-    const healed = await Promise.all(
-      rows.map((row) => operationStub(env, row.id).healSchedule(row.tenantId, row.id)),
-    );
+    const healed = await Promise.all(rows.map((row) => operationStub(env, row.id).healSchedule(row.tenantId, row.id)));
     armed += healed.filter(Boolean).length;
   }
   return { overdue, armed };

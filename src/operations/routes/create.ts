@@ -26,7 +26,9 @@ export default defineRoute(
     const row = await createOperation(c.var.db, c.var.principal, changeAuthorOf(c), body);
     if (row.activateAt !== null || row.deactivateAt !== null) {
       // The Operation is saved: an alarm that could not be set is set by the schedule sweep once the time is overdue.
-      await afterCommit(c.var.requestId, "arming the new Operation's schedule (the schedule sweep re-arms it)", () => operationCoordinator(c).syncSchedule(row.id));
+      await afterCommit(c.var.requestId, "arming the new Operation's schedule (the schedule sweep re-arms it)", () =>
+        operationCoordinator(c).syncSchedule(row.id),
+      );
     }
     const representation = toOperationRepresentation(row);
     c.header("Location", `/v1/operations/${row.id}`);

@@ -1,4 +1,3 @@
-
 /** The error catalogue: every problem the API can answer, by code (each route declares the ones it can answer). */
 export const ERROR_CATALOGUE = {
   validation_failed: { status: 400, title: "Request is not valid" },

@@ -24,14 +24,20 @@ export const localizedText = z
       if (!LOCALE_TAG.test(locale)) {
         ctx.issues.push({ code: "custom", params: { code: "invalid_key" }, input: locale, path: [locale], message: LOCALE_TAG_MESSAGE });
       } else if (ctx.value[locale].length > MAX_TEXT_LENGTH) {
-        ctx.issues.push({ code: "custom", params: { code: "too_big" }, input: ctx.value[locale], path: [locale], message: `at most ${MAX_TEXT_LENGTH} characters` });
+        ctx.issues.push({
+          code: "custom",
+          params: { code: "too_big" },
+          input: ctx.value[locale],
+          path: [locale],
+          message: `at most ${MAX_TEXT_LENGTH} characters`,
+        });
       }
     }
     if (locales.length > MAX_LOCALES) ctx.issues.push({ code: "custom", input: ctx.value, message: `at most ${MAX_LOCALES} locales` });
   })
   .meta({
     id: "LocalizedText",
-    description: "Text per BCP 47 locale, e.g. { \"en\": \"Spring\", \"fr\": \"Printemps\" }.",
+    description: 'Text per BCP 47 locale, e.g. { "en": "Spring", "fr": "Printemps" }.',
     propertyNames: { type: "string", pattern: LOCALE_TAG.source },
     additionalProperties: { type: "string", maxLength: MAX_TEXT_LENGTH },
   });
@@ -71,11 +77,7 @@ export function foldedText(text: LocalizedText): LocalizedText {
  * Picks the text to show for a requested locale: exact tag, then its base language
  * (fr-FR → fr), then the tenant's default locale, then any value.
  */
-export function resolveLocale(
-  text: LocalizedText,
-  requested: string | null,
-  tenantDefault: string,
-): { locale: string | null; value: string | null } {
+export function resolveLocale(text: LocalizedText, requested: string | null, tenantDefault: string): { locale: string | null; value: string | null } {
   const keys = Object.keys(text);
   const find = (tag: string) => keys.find((k) => k.toLowerCase() === tag.toLowerCase());
   const candidates = requested ? [requested, requested.split("-")[0]] : [];

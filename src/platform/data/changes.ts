@@ -18,7 +18,16 @@ export type ResourceType = (typeof RESOURCE_TYPES)[number];
 export type ChangeAction = "created" | "updated" | "deleted";
 
 /** How a type and an action are stored: one letter each. */
-const TYPE_CODES: Record<ResourceType, string> = { operation: "o", line: "l", attachment: "a", rule: "r", quota_default: "d", account: "c", key: "k", webhook: "w" };
+const TYPE_CODES: Record<ResourceType, string> = {
+  operation: "o",
+  line: "l",
+  attachment: "a",
+  rule: "r",
+  quota_default: "d",
+  account: "c",
+  key: "k",
+  webhook: "w",
+};
 const ACTION_CODES: Record<ChangeAction, string> = { created: "c", updated: "u", deleted: "d" };
 export const typeCode = (type: ResourceType) => TYPE_CODES[type];
 export const actionCode = (action: ChangeAction) => ACTION_CODES[action];
@@ -74,7 +83,9 @@ function sameValue(a: unknown, b: unknown): boolean {
 function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
 }
 
@@ -159,7 +170,12 @@ export function changeStatements(db: Db, set: ChangeSet): Statement[] {
  * each recorded field's SQL value (JSON text columns through json(), so the record holds the value).
  * Put it before the statement that deletes those rows.
  */
-export function recordDeletedInSql(setId: string, firstOrdinal: number, type: ResourceType, from: { resourceId: SQL; fields: Record<string, SQL>; source: SQL }): Statement {
+export function recordDeletedInSql(
+  setId: string,
+  firstOrdinal: number,
+  type: ResourceType,
+  from: { resourceId: SQL; fields: Record<string, SQL>; source: SQL },
+): Statement {
   const pairs = sql.join(
     Object.entries(from.fields).map(([name, value]) => sql`${name}, ${value}`),
     sql`, `,
@@ -176,13 +192,24 @@ export interface Writer {
 }
 
 /** The latest record of one resource with `action` (the last deletion of a rule), with when it was made; undefined: none. */
-export async function latestRecordOf(db: Db, tenantId: string, type: ResourceType, resourceId: string, action: ChangeAction): Promise<{ changes: StoredChanges; at: string } | undefined> {
+export async function latestRecordOf(
+  db: Db,
+  tenantId: string,
+  type: ResourceType,
+  resourceId: string,
+  action: ChangeAction,
+): Promise<{ changes: StoredChanges; at: string } | undefined> {
   const [row] = await db
     .select({ changes: changeRecords.changes, at: changeSets.at })
     .from(changeSets)
     .innerJoin(
       changeRecords,
-      and(eq(changeRecords.setId, changeSets.id), eq(changeRecords.resourceType, typeCode(type)), eq(changeRecords.action, actionCode(action)), eq(changeRecords.resourceId, resourceId)),
+      and(
+        eq(changeRecords.setId, changeSets.id),
+        eq(changeRecords.resourceType, typeCode(type)),
+        eq(changeRecords.action, actionCode(action)),
+        eq(changeRecords.resourceId, resourceId),
+      ),
     )
     .where(eq(changeSets.tenantId, tenantId))
     .orderBy(desc(changeSets.id))

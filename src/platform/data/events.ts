@@ -4,7 +4,6 @@ import { events } from "./tables";
 import type { EventType } from "../core/event-types";
 import { nowIso } from "../core/time";
 
-
 export interface NewEvent {
   tenantId: string;
   type: EventType;

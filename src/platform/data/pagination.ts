@@ -151,7 +151,6 @@ export interface ListContext {
   principal: Principal;
 }
 
-
 /**
  * SQLite's BINARY order of two texts (that of their UTF-8 bytes, which is code point order): a page
  * computed in memory sorts as the same rows read by `order by` would, beyond the BMP too.
@@ -197,11 +196,19 @@ export interface PageBinding {
   tokenAfter(key: (string | number)[]): Promise<string>;
 }
 
-export async function bindPage(options: { definition: ListDefinition; secret: string; scope: Record<string, unknown>; query: PageRequest }): Promise<PageBinding> {
+export async function bindPage(options: {
+  definition: ListDefinition;
+  secret: string;
+  scope: Record<string, unknown>;
+  query: PageRequest;
+}): Promise<PageBinding> {
   const { limit, nextToken: token, sort, ...queryFilters } = options.query as PageRequest & Record<string, unknown>;
   const sortKeys = parseSort(options.definition, sort);
   const directions = [...sortKeys.map((key) => key.desc), sortKeys[sortKeys.length - 1].desc];
-  const bindingDigest = await hmacSha256(options.secret, canonical({ list: options.definition.name, binding: { ...options.scope, filters: queryFilters }, sort: sortKeys }));
+  const bindingDigest = await hmacSha256(
+    options.secret,
+    canonical({ list: options.definition.name, binding: { ...options.scope, filters: queryFilters }, sort: sortKeys }),
+  );
   let cursor: (string | number)[] | null = null;
   if (token) {
     const decoded = await decodeToken(options.secret, token);
@@ -324,7 +331,10 @@ function keysetCondition(expressions: SortExpression[], directions: boolean[], v
   if (directions.every((d) => d === directions[0])) {
     // Row values let SQLite seek straight into the index.
     const op = directions[0] ? sql.raw("<") : sql.raw(">");
-    return sql`(${sql.join(expressions.map((e) => sql`${e}`), sql`, `)}) ${op} (${sql.join(
+    return sql`(${sql.join(
+      expressions.map((e) => sql`${e}`),
+      sql`, `,
+    )}) ${op} (${sql.join(
       values.map((v) => sql`${v}`),
       sql`, `,
     )})`;

@@ -18,7 +18,10 @@ function utf8Bytes(text: string): number {
 
 /** Splits items into JSON arrays each under the D1 value limit (in UTF-8 bytes), for `json_each(?)` statements. */
 export function jsonChunks<T>(items: readonly T[], maxBytes = D1_MAX_JSON_PARAMETER_BYTES): string[] {
-  return jsonTextChunks(items.map((item) => JSON.stringify(item)), maxBytes);
+  return jsonTextChunks(
+    items.map((item) => JSON.stringify(item)),
+    maxBytes,
+  );
 }
 
 /** jsonChunks of items that are JSON texts already (rows read as `json_array(…)`). An empty list is one empty array. */
@@ -100,7 +103,11 @@ export type JsonInsertColumn<Item> =
   | readonly [AnySQLiteColumn, (item: Item) => string | number | boolean | null | Record<string, unknown> | readonly unknown[]]
   | readonly [AnySQLiteColumn, SQL | string | number | boolean | null];
 
-const columnNames = (columns: readonly AnySQLiteColumn[]) => sql.join(columns.map((column) => sql.identifier(column.name)), sql`, `);
+const columnNames = (columns: readonly AnySQLiteColumn[]) =>
+  sql.join(
+    columns.map((column) => sql.identifier(column.name)),
+    sql`, `,
+  );
 
 /**
  * Inserts every item with one statement per `jsonChunks` chunk (usually one; none for no items):

@@ -50,7 +50,10 @@ export const placementColumns = {
 
 /** The tenant's placement as the control database has it now (no cache): null when it has none. */
 export async function readPlacement(control: ControlReads, tenantId: string): Promise<TenantPlacement | null> {
-  const row = await readCreatedRow(control, async (db) => (await db.select(placementColumns).from(tenantDirectory).where(eq(tenantDirectory.tenantId, tenantId)).limit(1))[0]);
+  const row = await readCreatedRow(
+    control,
+    async (db) => (await db.select(placementColumns).from(tenantDirectory).where(eq(tenantDirectory.tenantId, tenantId)).limit(1))[0],
+  );
   return row ? toPlacement(row) : null;
 }
 

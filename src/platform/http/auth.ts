@@ -139,10 +139,19 @@ function recordDistinctPrefix(c: Context<AppBindings>, grant: KeyGrant, key: str
   grant.prefixMissing = false;
   const control = openDb(c.env, "CONTROL", "first-primary", newTrace());
   const record = async () => {
-    const others = await control.select({ prefix: apiKeys.prefix }).from(apiKeys).where(and(eq(apiKeys.tenantId, grant.tenantId), isNotNull(apiKeys.prefix)));
-    const prefix = distinctPrefix(key, others.flatMap((other) => (other.prefix === null ? [] : [other.prefix])));
+    const others = await control
+      .select({ prefix: apiKeys.prefix })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.tenantId, grant.tenantId), isNotNull(apiKeys.prefix)));
+    const prefix = distinctPrefix(
+      key,
+      others.flatMap((other) => (other.prefix === null ? [] : [other.prefix])),
+    );
     if (prefix === null) return;
-    await control.update(apiKeys).set({ prefix }).where(and(eq(apiKeys.id, grant.keyId), isNull(apiKeys.prefix)));
+    await control
+      .update(apiKeys)
+      .set({ prefix })
+      .where(and(eq(apiKeys.id, grant.keyId), isNull(apiKeys.prefix)));
   };
   c.executionCtx.waitUntil(
     record().catch((error) => {

@@ -2,7 +2,18 @@ import type { MiddlewareHandler } from "hono";
 import type { Env } from "../core/env";
 
 /** What a browser page may send and read: the API's own headers (the credentials travel as headers, never cookies). */
-const ALLOWED_REQUEST_HEADERS = ["svc-client", "svc-api-key", "svc-store", "svc-store-view", "locale", "Idempotency-Key", "If-Match", "x-d1-bookmark", "content-type", "svc-change-reason"];
+const ALLOWED_REQUEST_HEADERS = [
+  "svc-client",
+  "svc-api-key",
+  "svc-store",
+  "svc-store-view",
+  "locale",
+  "Idempotency-Key",
+  "If-Match",
+  "x-d1-bookmark",
+  "content-type",
+  "svc-change-reason",
+];
 const EXPOSED_RESPONSE_HEADERS = ["ETag", "Location", "Retry-After", "Warning", "x-request-id", "x-d1-bookmark", "svc-dry-run", "Allow", "Idempotent-Replayed"];
 const ALLOWED_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
@@ -12,7 +23,15 @@ let parsed: { source: string; origins: Set<string> } | undefined;
 function allowedOrigins(source: string | undefined): Set<string> {
   const value = source ?? "";
   if (parsed?.source !== value) {
-    parsed = { source: value, origins: new Set(value.split(",").map((origin) => origin.trim().replace(/\/+$/, "")).filter(Boolean)) };
+    parsed = {
+      source: value,
+      origins: new Set(
+        value
+          .split(",")
+          .map((origin) => origin.trim().replace(/\/+$/, ""))
+          .filter(Boolean),
+      ),
+    };
   }
   return parsed.origins;
 }

@@ -114,11 +114,18 @@ export function parseCsv(text: string, columns: { allowed: readonly string[]; re
     }
     throw error;
   }
-  if (!parsed.length) throw csvProblem("The CSV has no header row.", [{ field: "body", code: "missing_header", message: "the first row must name the columns", row: 1 }]);
+  if (!parsed.length)
+    throw csvProblem("The CSV has no header row.", [{ field: "body", code: "missing_header", message: "the first row must name the columns", row: 1 }]);
   const header = parsed[0].record.map((name) => name.trim());
   const problems: ProblemItem[] = [];
   header.forEach((name, index) => {
-    if (!columns.allowed.includes(name)) problems.push({ field: `column ${name || index + 1}`, code: "unknown_column", message: `unknown column; the columns are ${columns.allowed.join(", ")}`, row: 1 });
+    if (!columns.allowed.includes(name))
+      problems.push({
+        field: `column ${name || index + 1}`,
+        code: "unknown_column",
+        message: `unknown column; the columns are ${columns.allowed.join(", ")}`,
+        row: 1,
+      });
     else if (header.indexOf(name) !== index) problems.push({ field: `column ${name}`, code: "duplicate_column", message: "the column appears twice", row: 1 });
   });
   for (const name of columns.required) {

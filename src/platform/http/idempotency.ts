@@ -32,7 +32,11 @@ export interface ShownOnce {
  * The answer as it may be kept for 48 h: without the secrets `shownOnce` names, and with the
  * Warning a replay carries when it withheld one. Any other answer is kept as it is.
  */
-function storableAnswer(body: string | null, headers: Record<string, string>, shownOnce: ShownOnce | undefined): { body: string | null; headers: Record<string, string> } {
+function storableAnswer(
+  body: string | null,
+  headers: Record<string, string>,
+  shownOnce: ShownOnce | undefined,
+): { body: string | null; headers: Record<string, string> } {
   if (!shownOnce || body === null || !headers["content-type"]?.includes("json")) return { body, headers };
   const answer: unknown = JSON.parse(body);
   if (answer === null || typeof answer !== "object" || Array.isArray(answer)) return { body, headers };
@@ -49,76 +53,79 @@ function storableAnswer(body: string | null, headers: Record<string, string>, sh
  * user of the tenant with the same key runs its own request. A route's secrets shown once
  * (`shownOnce`) are never stored, hence never replayed.
  */
-export const idempotency = (shownOnce?: ShownOnce) => createMiddleware<AppBindings>(async (c, next) => {
-  const key = c.req.header("idempotency-key");
-  if (key === undefined || !UNSAFE_METHODS.has(c.req.method)) return next();
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-    throw new ApiError("validation_failed", "Idempotency-Key must be 1–255 visible ASCII characters.", {
-      errors: [{ field: "header.Idempotency-Key", code: "invalid_string", message: "1–255 visible ASCII characters" }],
-    });
-  }
-  const { tenantId, role, userId } = c.var.principal;
-  const caller = `${role}:${userId ?? ""}`;
-  const url = new URL(c.req.url);
-  const fingerprint = await sha256Hex(`${c.req.method} ${url.pathname}${url.search}\n${await c.req.text()}`);
-  const db = c.var.db;
-  const now = nowIso();
-  const expiredBefore = new Date(Date.now() - IDEMPOTENCY_RETENTION_MS).toISOString();
-  const abandonedBefore = new Date(Date.now() - IDEMPOTENCY_CLAIM_TIMEOUT_MS).toISOString();
-
-  const claimed = await db
-    .insert(idempotencyKeys)
-    .values({ tenantId, caller, idempotencyKey: key, fingerprint, state: "PENDING", createdAt: now })
-    .onConflictDoUpdate({
-      target: [idempotencyKeys.tenantId, idempotencyKeys.caller, idempotencyKeys.idempotencyKey],
-      set: { fingerprint, state: "PENDING", responseStatus: null, responseHeaders: null, responseBody: null, createdAt: now },
-      // Expired answers, and claims whose request died without answering, are taken over.
-      setWhere: sql`${idempotencyKeys.createdAt} < ${expiredBefore}
-        or (${idempotencyKeys.state} = 'PENDING' and ${idempotencyKeys.createdAt} < ${abandonedBefore})`,
-    })
-    .returning({ key: idempotencyKeys.idempotencyKey });
-
-  const where = and(eq(idempotencyKeys.tenantId, tenantId), eq(idempotencyKeys.caller, caller), eq(idempotencyKeys.idempotencyKey, key));
-  if (!claimed.length) {
-    const [stored] = await db.select().from(idempotencyKeys).where(where);
-    if (!stored || stored.fingerprint !== fingerprint) {
-      throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request.");
-    }
-    if (stored.state === "PENDING") {
-      throw new ApiError("idempotency_in_progress", "The first request with this Idempotency-Key has not finished.", undefined, {
-        "retry-after": "1",
+export const idempotency = (shownOnce?: ShownOnce) =>
+  createMiddleware<AppBindings>(async (c, next) => {
+    const key = c.req.header("idempotency-key");
+    if (key === undefined || !UNSAFE_METHODS.has(c.req.method)) return next();
+    if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+      throw new ApiError("validation_failed", "Idempotency-Key must be 1–255 visible ASCII characters.", {
+        errors: [{ field: "header.Idempotency-Key", code: "invalid_string", message: "1–255 visible ASCII characters" }],
       });
     }
-    return new Response(stored.responseBody, {
-      status: stored.responseStatus ?? 200,
-      headers: { ...stored.responseHeaders, "idempotent-replayed": "true", "x-request-id": c.var.requestId },
-    });
-  }
+    const { tenantId, role, userId } = c.var.principal;
+    const caller = `${role}:${userId ?? ""}`;
+    const url = new URL(c.req.url);
+    const fingerprint = await sha256Hex(`${c.req.method} ${url.pathname}${url.search}\n${await c.req.text()}`);
+    const db = c.var.db;
+    const now = nowIso();
+    const expiredBefore = new Date(Date.now() - IDEMPOTENCY_RETENTION_MS).toISOString();
+    const abandonedBefore = new Date(Date.now() - IDEMPOTENCY_CLAIM_TIMEOUT_MS).toISOString();
 
-  try {
-    await next();
-  } catch (error) {
-    await db.delete(idempotencyKeys).where(where);
-    throw error;
-  }
-  const response = c.res;
-  // What follows runs after the request's own write, if it made one: a failure to record is logged and the answer stands.
-  if (response.status >= 500) {
-    // Nothing was promised: let the client retry with the same key (a claim left behind is taken over after 60 s).
-    await afterCommit(c.var.requestId, "releasing the Idempotency-Key of a failed request (taken over after 60 s)", () => db.delete(idempotencyKeys).where(where));
-    return;
-  }
-  // Unrecorded, the claim stays PENDING: a replay answers 409 idempotency_in_progress, and after 60 s runs as a new request.
-  await afterCommit(c.var.requestId, "recording the answer of an Idempotency-Key (the claim is taken over after 60 s)", async () => {
-    const answered: Record<string, string> = {};
-    for (const name of REPLAYED_HEADERS) {
-      const value = response.headers.get(name);
-      if (value !== null) answered[name] = value;
+    const claimed = await db
+      .insert(idempotencyKeys)
+      .values({ tenantId, caller, idempotencyKey: key, fingerprint, state: "PENDING", createdAt: now })
+      .onConflictDoUpdate({
+        target: [idempotencyKeys.tenantId, idempotencyKeys.caller, idempotencyKeys.idempotencyKey],
+        set: { fingerprint, state: "PENDING", responseStatus: null, responseHeaders: null, responseBody: null, createdAt: now },
+        // Expired answers, and claims whose request died without answering, are taken over.
+        setWhere: sql`${idempotencyKeys.createdAt} < ${expiredBefore}
+        or (${idempotencyKeys.state} = 'PENDING' and ${idempotencyKeys.createdAt} < ${abandonedBefore})`,
+      })
+      .returning({ key: idempotencyKeys.idempotencyKey });
+
+    const where = and(eq(idempotencyKeys.tenantId, tenantId), eq(idempotencyKeys.caller, caller), eq(idempotencyKeys.idempotencyKey, key));
+    if (!claimed.length) {
+      const [stored] = await db.select().from(idempotencyKeys).where(where);
+      if (!stored || stored.fingerprint !== fingerprint) {
+        throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request.");
+      }
+      if (stored.state === "PENDING") {
+        throw new ApiError("idempotency_in_progress", "The first request with this Idempotency-Key has not finished.", undefined, {
+          "retry-after": "1",
+        });
+      }
+      return new Response(stored.responseBody, {
+        status: stored.responseStatus ?? 200,
+        headers: { ...stored.responseHeaders, "idempotent-replayed": "true", "x-request-id": c.var.requestId },
+      });
     }
-    const { body, headers } = storableAnswer(response.status === 204 ? null : await response.clone().text(), answered, shownOnce);
-    await db.update(idempotencyKeys).set({ state: "DONE", responseStatus: response.status, responseHeaders: headers, responseBody: body }).where(where);
+
+    try {
+      await next();
+    } catch (error) {
+      await db.delete(idempotencyKeys).where(where);
+      throw error;
+    }
+    const response = c.res;
+    // What follows runs after the request's own write, if it made one: a failure to record is logged and the answer stands.
+    if (response.status >= 500) {
+      // Nothing was promised: let the client retry with the same key (a claim left behind is taken over after 60 s).
+      await afterCommit(c.var.requestId, "releasing the Idempotency-Key of a failed request (taken over after 60 s)", () =>
+        db.delete(idempotencyKeys).where(where),
+      );
+      return;
+    }
+    // Unrecorded, the claim stays PENDING: a replay answers 409 idempotency_in_progress, and after 60 s runs as a new request.
+    await afterCommit(c.var.requestId, "recording the answer of an Idempotency-Key (the claim is taken over after 60 s)", async () => {
+      const answered: Record<string, string> = {};
+      for (const name of REPLAYED_HEADERS) {
+        const value = response.headers.get(name);
+        if (value !== null) answered[name] = value;
+      }
+      const { body, headers } = storableAnswer(response.status === 204 ? null : await response.clone().text(), answered, shownOnce);
+      await db.update(idempotencyKeys).set({ state: "DONE", responseStatus: response.status, responseHeaders: headers, responseBody: body }).where(where);
+    });
   });
-});
 
 /**
  * Drops stored answers past their retention (run by the cron trigger). Expired keys are also

@@ -31,7 +31,10 @@ const CONVERSION: z.core.ToJSONSchemaParams = {
 
 /** The health check's answer: app.ts serves it outside the /v1 routes. */
 const healthRepresentation = z
-  .object({ status: z.literal("ok"), version: z.string().describe("The build that answers: the API version, and +<commit> on a deployment that names it (as svc-api-version on every answer).") })
+  .object({
+    status: z.literal("ok"),
+    version: z.string().describe("The build that answers: the API version, and +<commit> on a deployment that names it (as svc-api-version on every answer)."),
+  })
   .meta({ id: "Health", examples: [{ status: "ok", version: API_VERSION }] });
 
 /** What every /v1 route can answer, whatever it is: credentials, the key's rate limit, a failure of ours. */
@@ -39,7 +42,9 @@ const COMMON_ERRORS: ErrorCode[] = ["unauthorized", "client_mismatch", "rate_lim
 
 /** Headers some problems carry. */
 const PROBLEM_HEADERS: Partial<Record<number, Record<string, string>>> = {
-  429: { "Retry-After": "Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications." },
+  429: {
+    "Retry-After": "Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications.",
+  },
   503: { "Retry-After": "Seconds to wait before retrying: the tenant's data is being moved to another database." },
 };
 /** What the Idempotency-Key middleware can answer, on every route that writes. */
@@ -66,7 +71,8 @@ const HEADER_PARAMETERS = {
   "If-Match": { component: "IfMatchHeader", description: 'The ETag from GET ("<version>"). Stale: 412 version_mismatch.', schema: { type: "string" } },
   "Idempotency-Key": {
     component: "IdempotencyKeyHeader",
-    description: "Replays with the same key, method, path and body return the first answer (kept 48 h). Other requests with the key: 422 idempotency_key_reused.",
+    description:
+      "Replays with the same key, method, path and body return the first answer (kept 48 h). Other requests with the key: 422 idempotency_key_reused.",
     schema: IDEMPOTENCY_KEY_SCHEMA,
   },
   // On a read sent by POST: taken and ignored.
@@ -79,19 +85,28 @@ const HEADER_PARAMETERS = {
   },
   "svc-change-reason": {
     component: "SvcChangeReasonHeader",
-    description: "Why the change is made, in your words (UTF-8, at most 500 characters, no control or format characters): kept as `reason` on every change record the request writes (GET /v1/history).",
+    description:
+      "Why the change is made, in your words (UTF-8, at most 500 characters, no control or format characters): kept as `reason` on every change record the request writes (GET /v1/history).",
     schema: { type: "string", maxLength: 500 },
   },
   locale: { component: "LocaleHeader", description: "BCP 47 tag selecting the language of front representations.", schema: { type: "string" } },
-  "svc-store": { component: "SvcStoreHeader", description: "Default storeId for carts, orders and quota evaluation. Taken in NFC; a control or format character in it is 400 validation_failed (field header.svc-store).", schema: { type: "string" } },
-  "svc-store-view": { component: "SvcStoreViewHeader", description: "Store view, echoed in front representations. Taken in NFC; a control or format character in it is 400 validation_failed (field header.svc-store-view).", schema: { type: "string" } },
+  "svc-store": {
+    component: "SvcStoreHeader",
+    description:
+      "Default storeId for carts, orders and quota evaluation. Taken in NFC; a control or format character in it is 400 validation_failed (field header.svc-store).",
+    schema: { type: "string" },
+  },
+  "svc-store-view": {
+    component: "SvcStoreViewHeader",
+    description:
+      "Store view, echoed in front representations. Taken in NFC; a control or format character in it is 400 validation_failed (field header.svc-store-view).",
+    schema: { type: "string" },
+  },
 } satisfies Record<string, { component: string; name?: string; description: string; deprecated?: boolean; schema: JsonSchema }>;
 type HeaderName = keyof typeof HEADER_PARAMETERS;
 
 function headerParameterComponents(): Record<string, JsonSchema> {
-  return Object.fromEntries(
-    Object.entries(HEADER_PARAMETERS).map(([name, { component, ...parameter }]) => [component, { name, in: "header", ...parameter }]),
-  );
+  return Object.fromEntries(Object.entries(HEADER_PARAMETERS).map(([name, { component, ...parameter }]) => [component, { name, in: "header", ...parameter }]));
 }
 
 const pascalCase = (name: string) => name.replace(/(?:^|[-_\s])([a-zA-Z0-9])/g, (_, letter: string) => letter.toUpperCase());
@@ -143,7 +158,8 @@ function shareParameters(paths: Record<string, Record<string, unknown>>): Record
 function hoistPathParameters(paths: Record<string, Record<string, unknown>>): void {
   for (const item of Object.values(paths)) {
     const operations = Object.values(item) as { parameters?: JsonSchema[] }[];
-    const refsOf = (operation: { parameters?: JsonSchema[] }) => (operation.parameters ?? []).map((parameter) => parameter.$ref).filter((ref): ref is string => typeof ref === "string" && ref.endsWith("Path"));
+    const refsOf = (operation: { parameters?: JsonSchema[] }) =>
+      (operation.parameters ?? []).map((parameter) => parameter.$ref).filter((ref): ref is string => typeof ref === "string" && ref.endsWith("Path"));
     const common = refsOf(operations[0]).filter((ref) => operations.every((operation) => refsOf(operation).includes(ref)));
     if (!common.length) continue;
     for (const operation of operations) operation.parameters = operation.parameters!.filter((parameter) => !common.includes(parameter.$ref as string));
@@ -261,7 +277,10 @@ const EXAMPLE_REQUEST_ID = "6f1c2a4e-8b3d-4f5a-9c7e-1d2b3a4c5e6f";
 
 /** The Problem's example: a validation_failed answer, as the API builds it. */
 function problemExample(): JsonSchema {
-  return problemBody(validationError([{ field: "query.status.0", code: "invalid_value", message: 'Invalid option: expected one of "DRAFT"|"ACTIVE"|"INACTIVE"' }]).problem, EXAMPLE_REQUEST_ID);
+  return problemBody(
+    validationError([{ field: "query.status.0", code: "invalid_value", message: 'Invalid option: expected one of "DRAFT"|"ACTIVE"|"INACTIVE"' }]).problem,
+    EXAMPLE_REQUEST_ID,
+  );
 }
 
 /** `code` as a component's name: invalid_next_token → InvalidNextToken. */
@@ -282,7 +301,12 @@ function objectParameters(schema: z.ZodType | undefined, location: "path" | "que
   const required = new Set((json.required as string[] | undefined) ?? []);
   return Object.entries(properties).map(([name, converted]) => {
     // A value parsed from text (fields.ts documentedQuery) is shown as the value it stands for.
-    const { documentedQuery: query, deprecation, deprecated: _, ...plain } = converted as JsonSchema & { documentedQuery?: DocumentedQuery; deprecation?: Deprecation; deprecated?: boolean };
+    const {
+      documentedQuery: query,
+      deprecation,
+      deprecated: _,
+      ...plain
+    } = converted as JsonSchema & { documentedQuery?: DocumentedQuery; deprecation?: Deprecation; deprecated?: boolean };
     const property = query ? { ...query.schema, description: joinDescriptions(plain.description, query.schema.description) } : plain;
     return {
       name,
@@ -354,8 +378,14 @@ function documentedHeaders(headers: Record<string, string>): JsonSchema {
 
 /** Headers any answer may carry, described once under components/headers. */
 const SHARED_HEADERS: Record<string, JsonSchema> = {
-  ApiVersion: { description: "The build that answered: the API version, and +<commit> on a deployment that names it. On every answer.", schema: { type: "string", example: API_VERSION } },
-  Deprecation: { description: "RFC 9745: the request used a deprecated form (@<unix seconds> of the announcement).", schema: { type: "string", example: "@1795392000" } },
+  ApiVersion: {
+    description: "The build that answered: the API version, and +<commit> on a deployment that names it. On every answer.",
+    schema: { type: "string", example: API_VERSION },
+  },
+  Deprecation: {
+    description: "RFC 9745: the request used a deprecated form (@<unix seconds> of the announcement).",
+    schema: { type: "string", example: "@1795392000" },
+  },
   DeprecationLink: { description: 'Where the deprecated form and its replacement are documented (rel="deprecation").', schema: { type: "string" } },
   Sunset: { description: "RFC 8594: when the deprecated form stops answering, once a date is set.", schema: { type: "string" } },
 };
@@ -393,7 +423,10 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     const deprecated = Boolean(spec.deprecated) || deprecatedQueryParameters(spec).length > 0;
     for (const [status, response] of Object.entries(spec.responses)) {
       responses[status] = {
-        description: spec.csvExport && status.startsWith("2") ? `${response.description} With Accept: text/csv, the whole filtered, sorted list (no pagination), streamed.` : response.description,
+        description:
+          spec.csvExport && status.startsWith("2")
+            ? `${response.description} With Accept: text/csv, the whole filtered, sorted list (no pagination), streamed.`
+            : response.description,
         headers: answerHeaders({ ...response.headers, ...(status.startsWith("2") && spec.shownOnce && shownOnceHeaders(spec.shownOnce)) }, deprecated),
         ...(response.schema && {
           content: {
@@ -422,7 +455,13 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     paths[path][spec.method] = {
       operationId: spec.operationId,
       summary: spec.summary,
-      description: [spec.description, spec.deprecated && deprecationNote(spec.deprecated), `Roles: ${spec.roles.join(", ")}; rate limit: ${rateLimitClassOf(spec)}.`].filter(Boolean).join("\n\n"),
+      description: [
+        spec.description,
+        spec.deprecated && deprecationNote(spec.deprecated),
+        `Roles: ${spec.roles.join(", ")}; rate limit: ${rateLimitClassOf(spec)}.`,
+      ]
+        .filter(Boolean)
+        .join("\n\n"),
       ...(spec.deprecated && { deprecated: true, ...(spec.deprecated.sunset && { "x-sunset": spec.deprecated.sunset }) }),
       "x-rate-limit-class": rateLimitClassOf(spec),
       tags: [spec.tag],
@@ -450,7 +489,11 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       tags: ["Service"],
       security: [],
       responses: {
-        200: { description: "The instance serves.", headers: answerHeaders(undefined, false), content: { "application/json": jsonContent(mediaSchema(healthRepresentation), schemas) } },
+        200: {
+          description: "The instance serves.",
+          headers: answerHeaders(undefined, false),
+          content: { "application/json": jsonContent(mediaSchema(healthRepresentation), schemas) },
+        },
       },
     },
   };

@@ -32,7 +32,8 @@ export const API_TAGS = {
   "Carts and orders": "Carts and orders placed against an open Operation, and the comparison of an order with the Operation's lines.",
   Front: "What a storefront shows: the Operations open now and their lines, each localized text in one language.",
   Events: "The change log: every change in commit order, to poll.",
-  History: "Who changed what from what to what: change records with previous and next values for every resource, an Operation as it was at any version, the difference between two versions, and a way back.",
+  History:
+    "Who changed what from what to what: change records with previous and next values for every resource, an Operation as it was at any version, the difference between two versions, and a way back.",
   Keys: "The tenant's API keys: issue, list, read, revoke.",
   Webhooks: "Subscriptions that push each event to a URL (signed, retried, recorded per delivery), instead of polling the change log.",
   Service: "The instance itself: health.",
@@ -155,7 +156,9 @@ function requireBodyType(takesCsv: boolean): MiddlewareHandler<AppBindings> {
     if (!JSON_CONTENT_TYPE.test(contentType) && !(takesCsv && isCsvContentType(contentType))) {
       throw new ApiError(
         "unsupported_media_type",
-        takesCsv ? "Send the body as JSON (Content-Type: application/json) or as CSV (Content-Type: text/csv)." : "Send the body as JSON with Content-Type: application/json.",
+        takesCsv
+          ? "Send the body as JSON (Content-Type: application/json) or as CSV (Content-Type: text/csv)."
+          : "Send the body as JSON with Content-Type: application/json.",
       );
     }
     await next();
@@ -211,7 +214,10 @@ function csvBody(schema: z.ZodType, batch: { maxItems: number } | undefined, csv
     if (!isCsvContentType(c.req.header("content-type"))) return next();
     const records = parseCsv(await c.req.text(), csv.columns);
     if (batch && records.length > batch.maxItems) {
-      throw new ApiError("batch_too_large", `This batch holds ${records.length} items; the limit is ${batch.maxItems} per call.`, { limit: batch.maxItems, received: records.length });
+      throw new ApiError("batch_too_large", `This batch holds ${records.length} items; the limit is ${batch.maxItems} per call.`, {
+        limit: batch.maxItems,
+        received: records.length,
+      });
     }
     const rows = records.map((record) => record.row);
     const result = await schema.safeParseAsync(records.map((record) => csv.toItem(record.cells, c)));
@@ -227,7 +233,9 @@ function csvBody(schema: z.ZodType, batch: { maxItems: number } | undefined, csv
 
 /** The problem with each errors[] entry that has an item index also carrying that item's CSV row. */
 function withCsvRows(error: ApiError, rows: number[]): ApiError {
-  const errors = error.problem.extras?.errors?.map((item) => (item.index !== undefined && rows[item.index] !== undefined ? { ...item, row: rows[item.index] } : item));
+  const errors = error.problem.extras?.errors?.map((item) =>
+    item.index !== undefined && rows[item.index] !== undefined ? { ...item, row: rows[item.index] } : item,
+  );
   return ApiError.from({ ...error.problem, extras: { ...error.problem.extras, errors } });
 }
 

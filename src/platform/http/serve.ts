@@ -41,7 +41,11 @@ async function answer(app: App, request: Request, env: Env, ctx: ExecutionContex
   // A deployment without its secrets must not sign tokens or keys with a guessable key: refuse, loudly.
   const missing = (["PAGINATION_SECRET", "KEY_SIGNING_SECRET"] as const).find((name) => !env[name]);
   if (missing) {
-    logFailure(requestId, "configuration", new Error(`${missing} is not set: \`wrangler secret put ${missing}\` (locally, \`npm start\` writes one into .dev.vars).`));
+    logFailure(
+      requestId,
+      "configuration",
+      new Error(`${missing} is not set: \`wrangler secret put ${missing}\` (locally, \`npm start\` writes one into .dev.vars).`),
+    );
     return problemResponseFor(INTERNAL_PROBLEM, requestId);
   }
   const where = `${request.method} ${new URL(request.url).pathname}`;
@@ -67,8 +71,7 @@ async function answer(app: App, request: Request, env: Env, ctx: ExecutionContex
 
 /** The execution context with `waitUntil` tasks whose failure is logged instead of lost. */
 function guardWaitUntil(ctx: ExecutionContext, requestId: string, where: string): ExecutionContext {
-  const waitUntil = (task: Promise<unknown>) =>
-    ctx.waitUntil(Promise.resolve(task).catch((error) => logFailure(requestId, `${where} (waitUntil)`, error)));
+  const waitUntil = (task: Promise<unknown>) => ctx.waitUntil(Promise.resolve(task).catch((error) => logFailure(requestId, `${where} (waitUntil)`, error)));
   return new Proxy(ctx, {
     get(target, property) {
       if (property === "waitUntil") return waitUntil;

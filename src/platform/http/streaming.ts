@@ -23,7 +23,10 @@ export function streamsOnPurpose(response: Response): boolean {
  * chunk a stream keeps queued): a failure while reading it is handed to `onFailure`, then ends the
  * stream in error. `onEnd` runs once, when the stream is done, failed or cancelled by the client.
  */
-export function guardedStream(body: ReadableStream<Uint8Array>, handlers: { onFailure: (error: unknown) => void; onEnd: () => void }): ReadableStream<Uint8Array> {
+export function guardedStream(
+  body: ReadableStream<Uint8Array>,
+  handlers: { onFailure: (error: unknown) => void; onEnd: () => void },
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let ended = false;
   const end = () => {

@@ -138,8 +138,7 @@ export const dateTime = z
   });
 
 /** The id of one of the API's rows in a path, a query or a body (see identifierText). */
-export const pathId = (description: string) =>
-  identifierText(100).regex(DOCUMENTED_ID_PATTERN, "must not contain control characters").describe(description);
+export const pathId = (description: string) => identifierText(100).regex(DOCUMENTED_ID_PATTERN, "must not contain control characters").describe(description);
 
 export const operationIdParam = z.strictObject({ operationId: pathId("The Operation's id.") });
 

@@ -26,7 +26,14 @@ function commaListDocument(items: Record<string, unknown>, maxItems?: number) {
   return documentedQuery({ schema: { type: "array", items, minItems: 1, ...(maxItems !== undefined && { maxItems }) }, style: "form", explode: false });
 }
 
-const distinctItems = (value: string) => [...new Set(value.split(",").map((v) => v.trim()).filter(Boolean))];
+const distinctItems = (value: string) => [
+  ...new Set(
+    value
+      .split(",")
+      .map((v) => v.trim())
+      .filter(Boolean),
+  ),
+];
 
 /** Splits a comma-list query value into its distinct non-empty items: ids, each checked as every id is (identifierText). */
 export const commaList = (description: string, maxItems = 500) =>
@@ -48,4 +55,3 @@ export function commaEnumList<T extends string>(values: readonly [T, ...T[]], de
     .optional()
     .describe(description);
 }
-

@@ -17,7 +17,9 @@ export default defineRoute(
     query: dryRunQuery,
     body: deleteRulesBody,
     batch: { maxItems: MAX_RULES_PER_CALL },
-    responses: { 200: { description: "How many were deleted, and the ids that were not rules.", schema: deleteRulesResponse, headers: DRY_RUN_ANSWER_HEADERS } },
+    responses: {
+      200: { description: "How many were deleted, and the ids that were not rules.", schema: deleteRulesResponse, headers: DRY_RUN_ANSWER_HEADERS },
+    },
     errors: ["batch_too_large", "version_mismatch", "idempotency_key_reused"],
   },
   async function handleDeleteQuotaRules(c, { query, body }) {

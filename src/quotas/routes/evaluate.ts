@@ -45,7 +45,12 @@ export default defineRoute(
       amount: order.amount,
     }));
     // ACCOUNT keys evaluate their own accounts only (an OPERATOR key costs no query here).
-    await requirePermittedAccounts(c.var.db, principal, orders.map((order) => order.accountId), "nothing was evaluated");
+    await requirePermittedAccounts(
+      c.var.db,
+      principal,
+      orders.map((order) => order.accountId),
+      "nothing was evaluated",
+    );
     const { tenantId } = principal;
     const reading = ruleReadingOf(c);
     const results = query.explain ? await explainOrders(reading, tenantId, orders) : await evaluateOrders(reading, tenantId, orders);

@@ -24,7 +24,13 @@ export default defineRoute(
     batch: { maxItems: MAX_RULES_PER_CALL },
     csvImport: {
       columns: { allowed: RULE_CSV_COLUMNS, required: ["minimum"] },
-      toItem: (cells) => ({ accountId: cells.accountId ?? null, supplierId: cells.supplierId ?? null, storeId: cells.storeId ?? null, minimum: integerCell(cells.minimum), ...(cells.enforcement !== undefined && { enforcement: cells.enforcement }) }),
+      toItem: (cells) => ({
+        accountId: cells.accountId ?? null,
+        supplierId: cells.supplierId ?? null,
+        storeId: cells.storeId ?? null,
+        minimum: integerCell(cells.minimum),
+        ...(cells.enforcement !== undefined && { enforcement: cells.enforcement }),
+      }),
     },
     responses: { 200: { description: "What the call created, updated and left unchanged.", schema: upsertRulesResponse, headers: DRY_RUN_ANSWER_HEADERS } },
     errors: ["batch_too_large", "version_mismatch", "idempotency_key_reused"],

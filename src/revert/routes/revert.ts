@@ -22,7 +22,9 @@ const revertCounts = z
   })
   .meta({ id: "RevertCounts" });
 
-const revertResult = operationRepresentation.extend({ reverted: revertCounts.describe("What the revert changed (on a dry run: would change).") }).meta({ id: "RevertResult" });
+const revertResult = operationRepresentation
+  .extend({ reverted: revertCounts.describe("What the revert changed (on a dry run: would change).") })
+  .meta({ id: "RevertResult" });
 
 export default defineRoute(
   {
@@ -38,11 +40,21 @@ export default defineRoute(
     query: dryRunQuery,
     body: revertBody,
     headers: ["If-Match"],
-    responses: { 200: { description: "The Operation after the revert, and what it changed.", schema: revertResult, headers: { ...DRY_RUN_ANSWER_HEADERS, ETag: "Its new version" } } },
+    responses: {
+      200: {
+        description: "The Operation after the revert, and what it changed.",
+        schema: revertResult,
+        headers: { ...DRY_RUN_ANSWER_HEADERS, ETag: "Its new version" },
+      },
+    },
     errors: ["not_found", "version_not_found", "operation_not_draft", "version_mismatch", "duplicate_code", "idempotency_key_reused"],
   },
   async function handleRevertOperation(c, { params, query, body }) {
-    const { operation, counts } = await operationCoordinator(c).run(params.operationId, revertOperation, { toVersion: body.toVersion, ifMatch: c.req.header("if-match"), dryRun: query.dryRun });
+    const { operation, counts } = await operationCoordinator(c).run(params.operationId, revertOperation, {
+      toVersion: body.toVersion,
+      ifMatch: c.req.header("if-match"),
+      dryRun: query.dryRun,
+    });
     if (!query.dryRun) setETag(c, operation.version);
     return batchAnswer(c, query.dryRun, { ...toOperationRepresentation(operation), reverted: counts });
   },

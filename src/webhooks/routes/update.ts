@@ -10,7 +10,8 @@ export default defineRoute(
     method: "patch",
     path: "/v1/webhooks/:webhookId",
     summary: "Change a webhook subscription",
-    description: "JSON Merge Patch of url, eventTypes and description. Events committed from the answer on are matched against the new eventTypes and sent to the new url; deliveries already created keep their attempts but go to the new url.",
+    description:
+      "JSON Merge Patch of url, eventTypes and description. Events committed from the answer on are matched against the new eventTypes and sent to the new url; deliveries already created keep their attempts but go to the new url.",
     tag: "Webhooks",
     roles: ["OPERATOR"],
     params: webhookIdParam,

@@ -11,7 +11,6 @@ import { startDevServer } from "../../../scripts/lib/dev-server.mjs";
 import { issueKeys } from "../../../scripts/lib/keys.mjs";
 import { applyMigrations } from "../../../scripts/lib/wrangler.mjs";
 
-
 /**
  * Whether Chromium is here. When it is not, registers one test that skips (fails on CI, which must
  * install it: see .ci/run) and answers false, so the suite defines nothing else.

@@ -60,7 +60,8 @@ export function jsonDifference(expected, actual, path = "$") {
     if (!Array.isArray(actual)) return `${path}: expected an array`;
     const open = expected.at(-1) === ELLIPSIS;
     const shown = open ? expected.slice(0, -1) : expected;
-    if (open ? actual.length < shown.length : actual.length !== shown.length) return `${path}: expected ${shown.length}${open ? " or more" : ""} items, got ${actual.length}`;
+    if (open ? actual.length < shown.length : actual.length !== shown.length)
+      return `${path}: expected ${shown.length}${open ? " or more" : ""} items, got ${actual.length}`;
     for (let i = 0; i < shown.length; i++) {
       const difference = jsonDifference(shown[i], actual[i], `${path}[${i}]`);
       if (difference) return difference;
@@ -77,14 +78,21 @@ export function jsonDifference(expected, actual, path = "$") {
     return null;
   }
   if (typeof expected === "string" && expected.includes(ELLIPSIS)) {
-    return typeof actual === "string" && elidedPattern(expected).test(actual) ? null : `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
+    return typeof actual === "string" && elidedPattern(expected).test(actual)
+      ? null
+      : `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
   }
   return Object.is(expected, actual) ? null : `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
 }
 
 /** A shown text as a whole-text pattern, where … stands for any run of characters. */
 function elidedPattern(shown) {
-  return new RegExp(`^${shown.split(ELLIPSIS).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  return new RegExp(
+    `^${shown
+      .split(ELLIPSIS)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
 }
 
 /** Whether a text matches the one a doc shows, line by line, where … stands for any run of characters. */
@@ -123,7 +131,9 @@ export function runInOneShell(scripts, { cwd, env }) {
 export function answerDifference(example, actual, document) {
   const where = `${document}:${example.expected.line}`;
   if (example.expected.kind === "output") {
-    return textMatches(example.expected.text, actual) ? null : `${where}: the answer differs from the doc's\n--- doc\n${example.expected.text}\n--- answer\n${actual}`;
+    return textMatches(example.expected.text, actual)
+      ? null
+      : `${where}: the answer differs from the doc's\n--- doc\n${example.expected.text}\n--- answer\n${actual}`;
   }
   let expected;
   let parsed;
@@ -158,5 +168,7 @@ export function servedPathMentions(markdown) {
     ...[...prose.matchAll(/\]\((\/[^)\s]*)\)/g)].map((match) => match[1]),
     ...[...markdown.matchAll(/https?:\/\/(?:127\.0\.0\.1|localhost):8787(\/[^\s'"`)<>]*)/g)].map((match) => match[1]),
   ];
-  return [...new Set(mentioned.map((path) => path.replace(/[.,;:]+$/, "")))].filter((path) => !/[{}<>*…]|\/:/.test(path) && !NOT_SERVED.some((pattern) => pattern.test(path)));
+  return [...new Set(mentioned.map((path) => path.replace(/[.,;:]+$/, "")))].filter(
+    (path) => !/[{}<>*…]|\/:/.test(path) && !NOT_SERVED.some((pattern) => pattern.test(path)),
+  );
 }
