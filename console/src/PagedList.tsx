@@ -55,8 +55,8 @@ export function ListTable<T>({
           {items.map((item) => (
             <tr key={rowKey(item)} role="row" className={rowClass?.(item)}>
               {columns.map((column, i) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: a table's columns are fixed and have no id; their place is what they are.
                 <td
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a table's columns are fixed and have no id; their place is what they are.
                   key={i}
                   role="cell"
                   className={column.numeric ? "num" : undefined}

@@ -238,12 +238,10 @@ const ruleIdOfChange = pathId("The id of a Quotas Rule of the tenant (as the rul
 const createChange = z
   .strictObject({ op: z.literal("create"), rule: ruleBody })
   .meta({ id: "QuotaRuleChangeCreate", description: "A new rule, as POST …/rules would create it: 409 duplicate_scope if its scope is taken." });
-const replaceChange = z
-  .strictObject({ op: z.literal("replace"), ruleId: ruleIdOfChange, rule: ruleBody })
-  .meta({
-    id: "QuotaRuleChangeReplace",
-    description: "A rule replaced, as PUT …/rules/{ruleId} would: 404 not_found for an unknown rule, 409 duplicate_scope onto another rule's scope.",
-  });
+const replaceChange = z.strictObject({ op: z.literal("replace"), ruleId: ruleIdOfChange, rule: ruleBody }).meta({
+  id: "QuotaRuleChangeReplace",
+  description: "A rule replaced, as PUT …/rules/{ruleId} would: 404 not_found for an unknown rule, 409 duplicate_scope onto another rule's scope.",
+});
 const deleteChange = z
   .strictObject({ op: z.literal("delete"), ruleId: ruleIdOfChange })
   .meta({ id: "QuotaRuleChangeDelete", description: "A rule deleted, as DELETE …/rules/{ruleId} would: 404 not_found for an unknown rule." });
