@@ -252,9 +252,9 @@ export default async function history(ctx) {
     rows.push(
       await compareCalls(
         ctx,
-        "diff of two versions 5000 lines apart: first page (50) vs all 5000 lines",
-        { measured: firstDiffPage, beside: diff },
-        (_ratio, ms) => ({ goal: "first page ≤ 150 ms", met: ms <= 150 ? "yes" : "no" }),
+        "diff of two versions 5000 lines apart, every line (5 pages of 1000) vs its first page of 50",
+        { measured: diff, beside: firstDiffPage },
+        (_ratio, ms) => ({ goal: "≤ 150 ms", met: ms <= 150 ? "yes" : "no" }),
       ),
     );
 
