@@ -198,6 +198,14 @@ export default async function history(ctx) {
       ),
     );
     const bytesPerThreeFieldRecord = threeFields / LINES;
+    // A line's creation records every field (two names, both quantities, the recommendation).
+    const created = await growth(async (_side, s) =>
+      s.putLines(
+        await s.createOperation(),
+        linesBody(() => 24),
+      ),
+    );
+    const bytesPerCreatedLineRecord = created / LINES;
 
     // ---- reads and a revert, on this tree
     const s = seeded.current;
@@ -290,10 +298,15 @@ export default async function history(ctx) {
     return {
       title: `Change history: writes side by side with the commit before it (${commit.slice(0, 12)}); reads and revert on this tree; ${LINES} lines`,
       rows,
-      storage: { bytesPerLineRecord: Math.round(bytesPerLineRecord), bytesPerThreeFieldRecord: Math.round(bytesPerThreeFieldRecord), samples: storage },
+      storage: {
+        bytesPerLineRecord: Math.round(bytesPerLineRecord),
+        bytesPerThreeFieldRecord: Math.round(bytesPerThreeFieldRecord),
+        bytesPerCreatedLineRecord: Math.round(bytesPerCreatedLineRecord),
+        samples: storage,
+      },
       notes: [
         `writes: ${WRITE_ROUNDS} rounds after ${WARMUP} untimed, alternating which server goes first; p50 in ms over loopback; blockRatios = the ratio over each third of the rounds (the run's own noise)`,
-        `storage: database growth for the same write on both servers, this tree's minus the baseline's, per record: ${Math.round(bytesPerLineRecord)} B for a line record of one changed field, ${Math.round(bytesPerThreeFieldRecord)} B for one of three (name, minimum, maximum)`,
+        `storage: database growth for the same write on both servers, this tree's minus the baseline's, per record: ${Math.round(bytesPerLineRecord)} B for a line record of one changed field, ${Math.round(bytesPerThreeFieldRecord)} B for one of three (name, minimum, maximum), ${Math.round(bytesPerCreatedLineRecord)} B for a line's creation (every field)`,
         `the past page: ${VERSIONS_BACK} later versions each changed ${LINES_PER_VERSION} lines; the diff pages 1000 lines at a time`,
       ],
     };
