@@ -229,16 +229,21 @@ export default async function history(ctx) {
         (ratio) => ({ goal: "≤ 2× the current page", met: ratio <= 2 ? "yes" : "no" }),
       ),
     );
-    const everyLineVersions = await s.createOperation();
-    await s.putLines(
-      everyLineVersions,
-      linesBody(() => 24),
-    );
-    const v1 = (await ctx.expect(s.operator, "GET", `/v1/operations/${everyLineVersions}`, undefined, 200)).body.version;
-    await s.putLines(
-      everyLineVersions,
-      linesBody(() => 48),
-    );
+    /** An Operation of 5000 lines whose last version changed every line: its id and the version before. */
+    const everyLineChanged = async () => {
+      const id = await s.createOperation();
+      await s.putLines(
+        id,
+        linesBody(() => 24),
+      );
+      const { version } = (await ctx.expect(s.operator, "GET", `/v1/operations/${id}`, undefined, 200)).body;
+      await s.putLines(
+        id,
+        linesBody(() => 48),
+      );
+      return { id, version };
+    };
+    const { id: everyLineVersions, version: v1 } = await everyLineChanged();
     const diff = async () => {
       let ms = 0;
       let token = null;
@@ -266,16 +271,8 @@ export default async function history(ctx) {
       ),
     );
 
-    const reverted = await s.createOperation();
-    await s.putLines(
-      reverted,
-      linesBody(() => 24),
-    );
-    let target = (await ctx.expect(s.operator, "GET", `/v1/operations/${reverted}`, undefined, 200)).body.version;
-    await s.putLines(
-      reverted,
-      linesBody(() => 48),
-    );
+    const { id: reverted, version: before } = await everyLineChanged();
+    let target = before;
     const revert = async () => {
       const answer = await ctx.expect(s.operator, "POST", `/v1/operations/${reverted}/revert`, { toVersion: target }, 200);
       target = answer.body.version - 1; // back to where it came from: every round changes all 5000 lines

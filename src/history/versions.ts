@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
 import { LINE_FIELD_NAMES, type OperationRow } from "../operations/aggregate";
-import { operationAccounts, operationLines, operations } from "../operations/tables";
+import { operationAccounts, operationLines, operations, storedLineColumns } from "../operations/tables";
 import { ApiError } from "../platform/core/errors";
 import { changeOf, recordedFields, typeCode, type StoredChanges } from "../platform/data/changes";
 import type { Db } from "../platform/data/database";
@@ -191,7 +191,9 @@ export async function operationVersions(db: Db, tenantId: string, operationId: s
     l: once(() => recordsAfter(db, tenantId, operationId, oldest, { types: ["line"] })),
     a: once(() => recordsAfter(db, tenantId, operationId, oldest, { types: ["attachment"] })),
   };
-  const currentLines = once(async () => (history.deleted ? [] : db.select(lineFields).from(operationLines).where(eq(operationLines.operationId, operationId))));
+  const currentLines = once(async () =>
+    history.deleted ? [] : db.select(storedLineColumns).from(operationLines).where(eq(operationLines.operationId, operationId)),
+  );
   const currentAttachments = once(async () =>
     history.deleted ? [] : db.select({ accountId: operationAccounts.accountId }).from(operationAccounts).where(eq(operationAccounts.operationId, operationId)),
   );
@@ -228,17 +230,6 @@ export async function operationVersions(db: Db, tenantId: string, operationId: s
     };
   });
 }
-
-/** A line's fields as history records them (every stored field but the derived ones and updatedAt). */
-const lineFields = {
-  variantExternalId: operationLines.variantExternalId,
-  variantId: operationLines.variantId,
-  variantName: operationLines.variantName,
-  minQuantity: operationLines.minQuantity,
-  maxQuantity: operationLines.maxQuantity,
-  recommendedQuantity: operationLines.recommendedQuantity,
-  quantityIncrement: operationLines.quantityIncrement,
-};
 
 /** Lines as they were before `records` (newest first), from the lines after them, by variantExternalId. */
 function linesAfterUndoing(current: readonly LineAtVersion[], records: readonly LaterRecord[]): Map<string, LineAtVersion> {
@@ -281,7 +272,7 @@ async function linePageAt(
     window.variantIds && inJsonList(operationLines.variantExternalId, window.variantIds),
     beyond(operationLines.variantExternalId),
   );
-  const currentLines = db.select(lineFields).from(operationLines).where(currentWhere).orderBy(order(operationLines.variantExternalId)).limit(reach);
+  const currentLines = db.select(storedLineColumns).from(operationLines).where(currentWhere).orderBy(order(operationLines.variantExternalId)).limit(reach);
   const currentIds = db
     .select({ id: operationLines.variantExternalId })
     .from(operationLines)
@@ -356,7 +347,7 @@ async function lineChangesBetween(
     const [ids, current, records] = await db.batch([
       touched,
       db
-        .select(lineFields)
+        .select(storedLineColumns)
         .from(operationLines)
         .where(and(eq(operationLines.operationId, operationId), at.deleted ? sql`false` : undefined, sql`${operationLines.variantExternalId} in ${inTouched}`)),
       laterRecordsQuery(db, tenantId, operationId, older, { types: ["line"], resourceIds: inTouched }),

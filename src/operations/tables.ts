@@ -69,6 +69,17 @@ export const operationLines = sqliteTable(
   (t) => [primaryKey({ columns: [t.operationId, t.variantExternalId] })],
 );
 
+/** A line's own fields as a PUT writes them and history records them (no derived column, no updatedAt). */
+export const storedLineColumns = {
+  variantExternalId: operationLines.variantExternalId,
+  variantId: operationLines.variantId,
+  variantName: operationLines.variantName,
+  minQuantity: operationLines.minQuantity,
+  maxQuantity: operationLines.maxQuantity,
+  recommendedQuantity: operationLines.recommendedQuantity,
+  quantityIncrement: operationLines.quantityIncrement,
+};
+
 export const operationAccounts = sqliteTable(
   "operation_accounts",
   {
