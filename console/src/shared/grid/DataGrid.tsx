@@ -1,133 +1,32 @@
 import { defaultRangeExtractor, useVirtualizer } from "@tanstack/react-virtual";
-import { useImperativeHandle, useLayoutEffect, useMemo, useReducer, useRef, useState, type ClipboardEvent, type KeyboardEvent, type Ref } from "react";
+import { useImperativeHandle, useLayoutEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent, type Ref } from "react";
+import type { DraftChange, GridDraft, GridRow } from "./draft";
 
 /**
- * The spreadsheet-like grid of the console (WAI-ARIA grid pattern, virtualized rows) and the draft of
- * unsaved edits behind it: the lines of an Operation and the quota rules both use it, each with its
- * own columns, checks and save.
+ * The spreadsheet-like grid of the console (WAI-ARIA grid pattern, virtualized rows) over a draft of
+ * unsaved edits (draft.ts): the lines of an Operation and the quota rules both use it, each with its
+ * own columns, checks and save. Cells are addressed by their column's key, never by their place.
  */
 
 export interface GridColumn {
-  field: string;
+  /** The field the column edits (its cells' key, and the API's field name). */
+  key: string;
   label: string;
   /** The header on a phone's width, where the label does not fit (the label stays its accessible name). */
   short?: string;
   numeric?: boolean;
 }
 
-/** A row as the grid shows it: `stored` is what the server holds (absent for a new row), `cells` what is typed. */
-export interface GridRow<Stored> {
-  id: string;
-  stored?: Stored;
-  cells: string[];
-}
-
-export interface GridDraft<Stored> {
-  rows: GridRow<Stored>[];
-  /** The column holding a row's key (a line's variant): no two rows share one. */
-  keyColumn?: number;
-  /** The row whose key cell holds `key` (trimmed), as of this render. */
-  rowOfKey: (key: string) => GridRow<Stored> | undefined;
-  /** Rows not yet sent to the server (new rows and stored rows with changed cells). */
-  dirtyRows: GridRow<Stored>[];
-  isDirty: (row: GridRow<Stored>) => boolean;
-  /** Rows appended after the stored ones (new rows). */
-  addedCount: number;
-  setCells: (row: GridRow<Stored>, cells: string[]) => void;
-  /** A new empty row at the end (call refresh() after a batch of changes). */
-  appendRow: () => GridRow<Stored>;
-  /** Drops a row added in the grid (not a stored one). */
-  removeRow: (row: GridRow<Stored>) => void;
-  /**
-   * A row added in the grid turns out to be stored already (the server knows its key): it becomes an
-   * edit of that stored item, keeping only the cells typed in it (empty cells take the stored values).
-   */
-  adopt: (row: GridRow<Stored>, stored: Stored) => void;
-  serverErrorOf: (row: GridRow<Stored>) => string | undefined;
-  setServerError: (row: GridRow<Stored>, message: string) => void;
-  /** The rows the server took: their edits are dropped (the stored data is reloaded by the caller). */
-  settle: (saved: GridRow<Stored>[]) => void;
-  discard: () => void;
-  refresh: () => void;
-}
-
-/** The unsaved state of a grid over `items`: edits by row id, rows added, the server's errors by row id. */
-export function useGridDraft<Stored>(
-  items: Stored[],
-  idOf: (item: Stored) => string,
-  cellsOf: (item: Stored) => string[],
-  width: number,
-  { keyColumn }: { keyColumn?: number } = {},
-): GridDraft<Stored> {
-  const state = useRef({ edits: new Map<string, string[]>(), added: [] as GridRow<Stored>[], serverErrors: new Map<string, string>() }).current;
-  const [revision, refresh] = useReducer((n: number) => n + 1, 0);
-  // biome-ignore lint/correctness/useExhaustiveDependencies(revision): the draft is changed in place (state); a new revision is what recomputes the rows.
-  return useMemo(() => {
-    const rows = items
-      .map((item): GridRow<Stored> => {
-        const id = idOf(item);
-        return { id, stored: item, cells: state.edits.get(id) ?? cellsOf(item) };
-      })
-      .concat(state.added);
-    const added = new Set(state.added);
-    const isDirty = (row: GridRow<Stored>) => added.has(row) || state.edits.has(row.id);
-    const keyOf = (row: GridRow<Stored>) => (keyColumn === undefined ? "" : row.cells[keyColumn].trim());
-    const byKey = new Map(keyColumn === undefined ? [] : rows.filter(keyOf).map((row) => [keyOf(row), row]));
-    return {
-      rows,
-      keyColumn,
-      rowOfKey: (key) => byKey.get(key),
-      dirtyRows: rows.filter(isDirty),
-      isDirty,
-      addedCount: state.added.length,
-      setCells: (row, cells) => {
-        if (row.stored && !added.has(row)) {
-          const original = cellsOf(row.stored);
-          if (cells.every((value, i) => value === original[i])) state.edits.delete(row.id);
-          else state.edits.set(row.id, cells);
-        } else row.cells = cells;
-        state.serverErrors.delete(row.id);
-      },
-      appendRow: () => {
-        const row: GridRow<Stored> = { id: `new-${crypto.randomUUID()}`, cells: Array.from({ length: width }, () => "") };
-        state.added.push(row);
-        return row;
-      },
-      removeRow: (row) => {
-        state.added = state.added.filter((other) => other !== row);
-        state.serverErrors.delete(row.id);
-      },
-      adopt: (row, stored) => {
-        const storedCells = cellsOf(stored);
-        row.stored = stored;
-        row.cells = row.cells.map((value, i) => (value.trim() === "" ? storedCells[i] : value));
-      },
-      serverErrorOf: (row) => state.serverErrors.get(row.id),
-      setServerError: (row, message) => void state.serverErrors.set(row.id, message),
-      settle: (saved) => {
-        const settled = new Set(saved);
-        for (const row of saved) state.edits.delete(row.id);
-        state.added = state.added.filter((row) => !settled.has(row));
-      },
-      discard: () => {
-        state.edits.clear();
-        state.added.length = 0;
-        state.serverErrors.clear();
-        refresh();
-      },
-      refresh,
-    };
-  }, [items, revision, state, width, keyColumn, idOf, cellsOf]);
-}
-
 export interface DataGridHandle {
-  moveTo: (row: number, col: number) => void;
+  /** Makes the cell of row `row` (its place in the grid) and column `key` the active one, scrolled into view. */
+  moveTo: (row: number, key: string) => void;
   /** Appends an empty row and starts editing its first cell. */
   addRow: () => void;
 }
 
 const ROW_HEIGHT = 34;
 const READ_ONLY_HELP = "Arrow keys, Page Up/Down and Ctrl+Home/End move from cell to cell.";
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 
 export function DataGrid<Stored>({
   ref,
@@ -137,12 +36,12 @@ export function DataGrid<Stored>({
   readOnly,
   readOnlyNoteId,
   errorsOf,
-  lockedWhenStored = [0],
+  lockedWhenStored = [columns[0].key],
   help,
   empty,
   className = "",
   onNote,
-  initialColumn = 0,
+  initialField = columns[0].key,
 }: {
   ref?: Ref<DataGridHandle>;
   label: string;
@@ -151,10 +50,10 @@ export function DataGrid<Stored>({
   readOnly: boolean;
   /** The id of the note saying why the grid is read-only. */
   readOnlyNoteId?: string;
-  /** A row's errors per column, as typed. */
-  errorsOf: (row: GridRow<Stored>) => Map<number, string>;
+  /** A row's errors by column key, as typed. */
+  errorsOf: (row: GridRow<Stored>) => Map<string, string>;
   /** Columns a stored row cannot change (its key). */
-  lockedWhenStored?: readonly number[];
+  lockedWhenStored?: readonly string[];
   /** How to edit (shown while the grid is editable). */
   help: string;
   /** Said under the grid while it has no row. */
@@ -162,10 +61,17 @@ export function DataGrid<Stored>({
   className?: string;
   /** A sentence on what a paste or an edit did beyond its cells (rows added, rows found by their key). */
   onNote?: (note: string) => void;
-  initialColumn?: number;
+  /** The column the active cell starts in. */
+  initialField?: string;
 }) {
-  const { rows, keyColumn } = draft;
-  const [active, setActive] = useState({ row: 0, col: initialColumn });
+  const { rows, keyField } = draft;
+  const indexOfKey = (key: string) =>
+    Math.max(
+      0,
+      columns.findIndex((column) => column.key === key),
+    );
+  // The active cell is a place in the view (row and column as shown); what it edits is found by key.
+  const [active, setActive] = useState(() => ({ row: 0, col: indexOfKey(initialField) }));
   const [editing, setEditing] = useState<{ value: string } | null>(null);
   // The grid itself scrolls (under its sticky header row): the element the keyboard focuses is the
   // one that scrolls, and the rows start below the header.
@@ -190,56 +96,60 @@ export function DataGrid<Stored>({
       return active.row < range.count && !indexes.includes(active.row) ? [...indexes, active.row].sort((a, b) => a - b) : indexes;
     },
   });
-  const editable = (row: GridRow<Stored> | undefined, col: number) => !readOnly && row !== undefined && (!row.stored || !lockedWhenStored.includes(col));
-  const keyOf = (row: GridRow<Stored>) => (keyColumn === undefined ? "" : row.cells[keyColumn].trim());
+  const activeKey = columns[active.col].key;
+  const editable = (row: GridRow<Stored> | undefined, key: string) => !readOnly && row !== undefined && (!row.stored || !lockedWhenStored.includes(key));
+  const keyOf = (row: GridRow<Stored>) => (keyField === undefined ? "" : (row.cells[keyField] ?? "").trim());
 
-  const moveTo = (row: number, col: number) => {
+  const moveToPlace = (row: number, col: number) => {
     const next = { row: Math.max(0, Math.min(rows.length - 1, row)), col: Math.max(0, Math.min(columns.length - 1, col)) };
     setActive(next);
     virtualizer.scrollToIndex(next.row, { align: "auto" });
   };
   useImperativeHandle(ref, () => ({
-    moveTo,
+    moveTo: (row, key) => moveToPlace(row, indexOfKey(key)),
     addRow: () => {
-      draft.appendRow();
-      draft.refresh();
+      const change = draft.change("Add a row");
+      change.append();
+      change.commit();
       setActive({ row: rows.length, col: 0 });
       setTimeout(() => virtualizer.scrollToIndex(rows.length), 0);
       setEditing({ value: "" });
     },
   }));
-  /** `cells` given for `row`: every one of them, or (`onlyFilled`) the non-empty ones; cells it cannot change are left. */
-  const fill = (row: GridRow<Stored>, given: Map<number, string>, onlyFilled: boolean) => {
-    const cells = [...row.cells];
-    for (const [col, value] of given) if (editable(row, col) && (value !== "" || !onlyFilled)) cells[col] = value;
-    draft.setCells(row, cells);
+  /** `given` cells (by key) written into `row` within `change`: all of them, or (`onlyFilled`) the non-empty ones; cells it cannot change are left. */
+  const fill = (change: DraftChange<Stored>, row: GridRow<Stored>, given: Map<string, string>, onlyFilled: boolean) => {
+    const now = change.current(row);
+    const cells = { ...now.cells };
+    for (const [key, value] of given) if (editable(now, key) && (value !== "" || !onlyFilled)) cells[key] = value;
+    change.set(now, cells);
   };
   const commit = (move: [number, number] | null) => {
     const row = rows[active.row];
     setEditing(null);
     gridRef.current?.focus();
-    if (!editing || !row) return void (move && moveTo(active.row + move[0], active.col + move[1]));
-    const cells = [...row.cells];
-    cells[active.col] = editing.value;
-    const key = active.col === keyColumn ? editing.value.trim() : "";
+    if (!editing || !row) return void (move && moveToPlace(active.row + move[0], active.col + move[1]));
+    const cells = { ...row.cells, [activeKey]: editing.value };
+    const key = activeKey === keyField ? editing.value.trim() : "";
     const holder = key ? draft.rowOfKey(key) : undefined;
-    if (holder && holder !== row) {
+    const change = draft.change(`Edit ${columns[active.col].label}`);
+    if (holder && holder.id !== row.id) {
       // The key is another row's already (a new row typed with a stored variant): that row takes
       // this one's filled cells, and this one goes, so no two rows ever share a key.
-      fill(holder, new Map(cells.map((value, col) => [col, value.trim()])), true);
-      draft.removeRow(row);
-      draft.refresh();
-      const target = rows.indexOf(holder) - (rows.indexOf(holder) > active.row ? 1 : 0);
+      fill(change, holder, new Map(Object.entries(cells).map(([field, value]) => [field, value.trim()])), true);
+      change.remove(row);
+      change.commit();
+      const at = rows.findIndex((other) => other.id === holder.id);
+      const target = at - (at > active.row ? 1 : 0);
       onNote?.(`${key} is already in the grid (row ${target + 1}): that row was edited instead of adding another.`);
-      return moveTo(target, active.col + (move?.[1] ?? 0));
+      return moveToPlace(target, active.col + (move?.[1] ?? 0));
     }
-    draft.setCells(row, cells);
-    draft.refresh();
-    if (move) moveTo(active.row + move[0], active.col + move[1]);
+    change.set(row, cells);
+    change.commit();
+    if (move) moveToPlace(active.row + move[0], active.col + move[1]);
   };
   const startEditing = (initial?: string) => {
-    if (!editable(rows[active.row], active.col)) return;
-    setEditing({ value: initial ?? rows[active.row].cells[active.col] });
+    if (!editable(rows[active.row], activeKey)) return;
+    setEditing({ value: initial ?? rows[active.row].cells[activeKey] });
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
@@ -247,12 +157,12 @@ export function DataGrid<Stored>({
     const keys: Record<string, [number, number]> = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
     if (keys[event.key]) {
       event.preventDefault();
-      moveTo(active.row + keys[event.key][0], active.col + keys[event.key][1]);
+      moveToPlace(active.row + keys[event.key][0], active.col + keys[event.key][1]);
     } else if (event.key === "PageDown" || event.key === "PageUp") {
       event.preventDefault();
-      moveTo(active.row + (event.key === "PageDown" ? 15 : -15), active.col);
-    } else if (event.key === "Home" && event.ctrlKey) moveTo(0, active.col);
-    else if (event.key === "End" && event.ctrlKey) moveTo(rows.length - 1, active.col);
+      moveToPlace(active.row + (event.key === "PageDown" ? 15 : -15), active.col);
+    } else if (event.key === "Home" && event.ctrlKey) moveToPlace(0, active.col);
+    else if (event.key === "End" && event.ctrlKey) moveToPlace(rows.length - 1, active.col);
     else if (event.key === "Enter" || event.key === "F2") {
       event.preventDefault();
       startEditing();
@@ -279,40 +189,40 @@ export function DataGrid<Stored>({
       .split("\n")
       .map((line) => line.split("\t"));
     const start = rows.length ? active : { row: 0, col: 0 };
-    const keyAt = keyColumn === undefined ? -1 : keyColumn - start.col;
+    const keyAt = keyField === undefined ? -1 : indexOfKey(keyField) - start.col;
+    const change = draft.change("Paste");
     // Rows keyed by this paste, found before the next render indexes them.
     const pasted = new Map<string, GridRow<Stored>>();
     const rowOfKey = (key: string) => {
       const found = pasted.get(key) ?? draft.rowOfKey(key);
-      return found && keyOf(found) === key ? found : undefined;
+      return found && keyOf(change.current(found)) === key ? found : undefined;
     };
     let added = 0;
     let found = 0;
     for (const [i, values] of block.entries()) {
-      const given = new Map(values.map((value, j) => [start.col + j, value.trim()] as const).filter(([col]) => col < columns.length));
+      const given = new Map(values.flatMap((value, j) => (start.col + j < columns.length ? [[columns[start.col + j].key, value.trim()] as const] : [])));
       const key = keyAt >= 0 ? (values[keyAt] ?? "").trim() : "";
       let row: GridRow<Stored> | undefined = rows[start.row + i];
       const holder = key ? rowOfKey(key) : undefined;
       if (holder) {
-        fill(holder, given, true);
+        fill(change, holder, given, true);
         found++;
         continue;
       }
-      if (key && row?.stored && !holder) row = undefined;
+      if (key && row?.stored) row = undefined;
       if (!row) {
-        row = draft.appendRow();
+        row = change.append();
         added++;
       }
-      fill(row, given, false);
+      fill(change, row, given, false);
       if (key) pasted.set(key, row);
     }
-    draft.refresh();
-    const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+    change.commit();
     onNote?.(
       `Pasted ${plural(block.length, "row")}` +
         (added ? `, ${added} of them new` : "") +
         (found
-          ? `; ${plural(found, "row")} named a ${columns[keyColumn ?? 0].label.toLowerCase()} already in the grid and edited its row (filled cells only)`
+          ? `; ${plural(found, "row")} named a ${columns[indexOfKey(keyField ?? columns[0].key)].label.toLowerCase()} already in the grid and edited its row (filled cells only)`
           : "") +
         ".",
     );
@@ -320,14 +230,14 @@ export function DataGrid<Stored>({
 
   const activeRow = rows[active.row];
   const activeErrors = activeRow
-    ? errorsOf(editing ? { ...activeRow, cells: Object.assign([...activeRow.cells], { [active.col]: editing.value }) } : activeRow)
-    : new Map<number, string>();
+    ? errorsOf(editing ? { ...activeRow, cells: { ...activeRow.cells, [activeKey]: editing.value } } : activeRow)
+    : new Map<string, string>();
   const idBase = className || "grid";
   const helpId = `${idBase}-help`;
   const tipId = `${idBase}-cell-error`;
   const activeServerError = activeRow && draft.serverErrorOf(activeRow);
   // What is wrong with the active cell, shown right under it (and said by the live region below).
-  const activeMessages = [activeErrors.get(active.col), activeServerError && `Server: ${activeServerError}`].filter((message): message is string =>
+  const activeMessages = [activeErrors.get(activeKey), activeServerError && `Server: ${activeServerError}`].filter((message): message is string =>
     Boolean(message),
   );
   // Below the cell, but above it on the last rows (the body is at least three rows high, so it fits either way).
@@ -353,7 +263,7 @@ export function DataGrid<Stored>({
         <div role="rowgroup" className="grid-head" ref={headRef}>
           <div role="row" aria-rowindex={1} className="grid-row">
             {columns.map((column) => (
-              <div key={column.field} role="columnheader" className={column.numeric ? "num" : undefined}>
+              <div key={column.key} role="columnheader" className={column.numeric ? "num" : undefined}>
                 {column.short ? (
                   <>
                     <span className="label-full">{column.label}</span>
@@ -385,16 +295,16 @@ export function DataGrid<Stored>({
                 >
                   {columns.map((column, col) => {
                     const isActive = active.row === item.index && active.col === col;
-                    const error = errors.get(col) ?? (col === 0 ? serverError : undefined);
+                    const error = errors.get(column.key) ?? (col === 0 ? serverError : undefined);
                     return (
                       <div
-                        key={column.field}
+                        key={column.key}
                         id={`cell-${item.index}-${col}`}
                         role="gridcell"
                         aria-colindex={col + 1}
                         aria-selected={isActive}
                         aria-invalid={error ? true : undefined}
-                        aria-readonly={!editable(row, col) || undefined}
+                        aria-readonly={!editable(row, column.key) || undefined}
                         aria-describedby={isActive && activeMessages.length ? tipId : undefined}
                         title={error}
                         className={`${column.numeric ? "num" : ""}${isActive ? " active" : ""}${error ? " invalid" : ""}`}
@@ -408,8 +318,8 @@ export function DataGrid<Stored>({
                           <input
                             // biome-ignore lint/a11y/noAutofocus: the editor appears only when the person starts editing this cell (Enter, a double click, typing); focus belongs in it.
                             autoFocus
-                            aria-label={`${column.field}, row ${item.index + 1}`}
-                            aria-invalid={activeErrors.has(col) || undefined}
+                            aria-label={`${column.key}, row ${item.index + 1}`}
+                            aria-invalid={activeErrors.has(column.key) || undefined}
                             aria-describedby={activeMessages.length ? tipId : undefined}
                             inputMode={column.numeric ? "numeric" : undefined}
                             value={editing.value}
@@ -430,7 +340,7 @@ export function DataGrid<Stored>({
                           />
                         ) : (
                           <>
-                            {row.cells[col]}
+                            {row.cells[column.key]}
                             {col === 0 && dirty && <span className="sr-only"> (unsaved)</span>}
                           </>
                         )}
@@ -466,9 +376,9 @@ export function DataGrid<Stored>({
         {readOnly ? READ_ONLY_HELP : help}
       </p>
       <div role="status" aria-live="polite" className="sr-only">
-        {[...activeErrors.entries()].map(([col, message]) => (
-          <p key={col}>
-            Row {active.row + 1}, {columns[col].label}: {message}
+        {[...activeErrors.entries()].map(([key, message]) => (
+          <p key={key}>
+            Row {active.row + 1}, {columns[indexOfKey(key)].label}: {message}
           </p>
         ))}
         {activeServerError && (

@@ -1,14 +1,13 @@
-import type { paths, Schemas } from "@campaign-policy/client";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useState, type ChangeEvent } from "react";
-import { useSession } from "./context";
-import type { Operation } from "./OperationsPage";
-import { answer, toRefusal, type Refusal } from "./session";
-import { PagedList } from "./PagedList";
-import { ChoiceFilter, ProblemView, SearchFilter } from "./ui";
+import { useDirectorySearch } from "../desk/api";
+import { useSession } from "../shared/context";
+import { PagedList } from "../shared/PagedList";
+import { queryKeys } from "../shared/queryKeys";
+import { toRefusal, type Refusal } from "../shared/session";
+import { ChoiceFilter, ProblemView, SearchFilter } from "../shared/ui";
+import { changeAttachments, useAttachmentList, useOperationRefresh, type Attachment, type AttachmentStatus, type Operation } from "./api";
 
-type AttachmentStatus = NonNullable<NonNullable<paths["/v1/operations/{operationId}/accounts"]["get"]["parameters"]["query"]>["operationStatus"]>[number];
-type Attachment = Schemas["AttachmentPage"]["items"][number];
 const STATUSES: AttachmentStatus[] = ["NOT_STARTED", "CART_CREATED", "ORDERED"];
 
 /** A write checked first as a dry run (its counts shown), then applied. */
@@ -31,44 +30,14 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
   const [pending, setPending] = useState<Pending | null>(null);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const [note, setNote] = useState<string | null>(null);
-  const path = { operationId: operation.id };
-  const fetchAttached = async (nextToken: string | undefined) =>
-    (
-      await answer(
-        api.GET("/v1/operations/{operationId}/accounts", {
-          params: {
-            path,
-            query: {
-              limit: 100,
-              ...(accountName && { accountName }),
-              ...(status && { operationStatus: [status as AttachmentStatus] }),
-              ...(nextToken && { nextToken }),
-            },
-          },
-        }),
-      )
-    ).data as Schemas["AttachmentPage"];
-  const directory = useQuery({
-    queryKey: ["directory", search],
-    enabled: operator && search.length > 0,
-    queryFn: async () => (await answer(api.GET("/v1/accounts", { params: { query: { name: search, limit: 20 } } }))).data as Schemas["AccountPage"],
-  });
+  const attached = useAttachmentList(operation.id, { accountName, status });
+  const directory = useDirectorySearch(operator ? search : "");
+  const refreshHeader = useOperationRefresh(operation.id);
 
   const send = async (action: "attach" | "detach", dryRun: boolean, ids?: string[], csv?: string) => {
     setRefusal(null);
-    const init = {
-      params: { path, query: { dryRun } },
-      ...(csv !== undefined
-        ? { body: csv as never, bodySerializer: (body: unknown) => body as string, headers: { "content-type": "text/csv" } }
-        : { body: ids! }),
-    };
     try {
-      if (action === "attach") {
-        const { data } = await answer(api.PUT("/v1/operations/{operationId}/accounts", init));
-        return `${data.attached} to attach, ${data.alreadyAttached} already attached, ${data.accountCount} accounts after`;
-      }
-      const { data } = await answer(api.DELETE("/v1/operations/{operationId}/accounts", init));
-      return `${data.detached} to detach${data.notAttached.length ? `, ${data.notAttached.length} not attached` : ""}, ${data.accountCount} accounts after`;
+      return await changeAttachments(api, operation.id, action, dryRun, { ids, csv });
     } catch (error) {
       setRefusal(toRefusal(error));
       return null;
@@ -86,8 +55,8 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
     if (done) {
       setNote(`${pending.action === "attach" ? "Attached" : "Detached"}: ${done.replace(/ to (attach|detach)/, "")}.`);
       setSelected(new Set());
-      await queryClient.invalidateQueries({ queryKey: ["attachments", operation.id] });
-      queryClient.invalidateQueries({ queryKey: ["operation", operation.id] });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.attachments.of(operation.id) });
+      void refreshHeader();
     }
   };
   // A new set each time: an updater must not change the state it is given (StrictMode calls it twice).
@@ -117,9 +86,7 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
       {note && <p role="status">{note}</p>}
       <PagedList
         label="Attached accounts"
-        queryKey={["attachments", operation.id]}
-        filters={{ accountName, status }}
-        fetchPage={fetchAttached}
+        list={attached}
         columns={[
           ...(operator
             ? [

@@ -1,4 +1,4 @@
-import { ApiProblem, createClient, type ApiClient, type Problem } from "@campaign-policy/client";
+import { ApiProblem, createClient, type ApiClient, type paths, type Problem } from "@campaign-policy/client";
 
 export type Role = "OPERATOR" | "ACCOUNT";
 export interface Session {
@@ -49,3 +49,19 @@ export async function answer<T>(call: Promise<{ data?: T; error?: unknown; respo
   if (error !== undefined || !response.ok) throw new ApiProblem(response.status, (error ?? { code: "unknown", title: response.statusText }) as Problem);
   return { data: data as T, response };
 }
+
+/** The query a GET of `P` takes. */
+export type QueryOf<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Query } } } ? NonNullable<Query> : never;
+
+/** A value of a list's `sort` query. */
+export type SortOf<P extends keyof paths> = QueryOf<P> extends { sort?: (infer Sort)[] } ? Sort : never;
+
+/** The parts of a request that send `text` as a CSV file (the bulk PUTs take text/csv as well as JSON). */
+export const csvBody = (text: string) => ({
+  body: text as never,
+  bodySerializer: (body: unknown) => body as string,
+  headers: { "content-type": "text/csv" },
+});
+
+/** The parts of a request that read its answer as CSV (the lists export with Accept: text/csv). */
+export const csvAnswer = { headers: { accept: "text/csv" }, parseAs: "text" } as const;

@@ -1,14 +1,16 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { useSession } from "./context";
-import { ConfirmDialog } from "./dialogs";
-import { AccountsPanel } from "./AccountsPanel";
-import { CsvImport } from "./CsvImport";
-import { LinesGrid } from "./LinesGrid";
-import { OperationForm, nameOf, type Operation } from "./OperationsPage";
 import { navigate } from "wouter/use-browser-location";
-import { answer, toRefusal, type Refusal } from "./session";
-import { Link, ProblemView } from "./ui";
+import { useSession } from "../shared/context";
+import { CsvImport } from "../shared/CsvImport";
+import { ConfirmDialog } from "../shared/dialogs";
+import { queryKeys } from "../shared/queryKeys";
+import { toRefusal, type Refusal } from "../shared/session";
+import { Link, ProblemView } from "../shared/ui";
+import { AccountsPanel } from "./AccountsPanel";
+import { fetchOperation, importLinesCsv, nameOf, useChangeStatus, useDeleteOperation, useOperation, useOperationRefresh, type Operation } from "./api";
+import { LinesGrid } from "./LinesGrid";
+import { OperationForm } from "./OperationForm";
 
 const STATUS_BUTTONS = [
   { label: "Activate", status: "ACTIVE" },
@@ -23,7 +25,6 @@ function changedFields(before: Operation, after: Operation) {
 
 export function OperationPage({ operationId }: { operationId: string }) {
   const { api, session } = useSession();
-  const queryClient = useQueryClient();
   const operator = session.role === "OPERATOR";
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
@@ -31,53 +32,28 @@ export function OperationPage({ operationId }: { operationId: string }) {
   const [conflict, setConflict] = useState<{ refusal: Refusal; changed: string[]; latest: Operation } | null>(null);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const [linked, setLinked] = useState<Refusal | null>(null);
-  const query = useQuery({
-    queryKey: ["operation", operationId],
-    queryFn: async () => (await answer(api.GET("/v1/operations/{operationId}", { params: { path: { operationId } } }))).data,
-  });
+  const query = useOperation(operationId);
   const operation = query.data;
-  const refresh = (fresh: Operation) => {
-    queryClient.setQueryData(["operation", operationId], fresh);
-    queryClient.invalidateQueries({ queryKey: ["operations"] });
-  };
+  const queryClient = useQueryClient();
+  const show = (fresh: Operation) => queryClient.setQueryData(queryKeys.operation(operationId), fresh);
+  const refreshHeader = useOperationRefresh(operationId);
   /** A 412 fetches the server's version, says which fields changed, and offers to reload. */
   const onRefused = async (error: unknown) => {
     const refused = toRefusal(error);
     if (refused.status === 412 && operation) {
-      const latest = (await answer(api.GET("/v1/operations/{operationId}", { params: { path: { operationId } } }))).data;
+      const latest = await fetchOperation(api, operationId);
       setConflict({ refusal: refused, changed: changedFields(operation, latest), latest });
     } else setRefusal(refused);
   };
-  const changeStatus = useMutation({
-    mutationFn: async (status: Operation["status"]) =>
-      (
-        await answer(
-          api.POST("/v1/operations/{operationId}/status", {
-            params: { path: { operationId }, header: { "If-Match": `"${operation!.version}"` } },
-            body: { status },
-          }),
-        )
-      ).data,
-    onMutate: () => {
-      setRefusal(null);
-      setConflict(null);
-      setLinked(null);
-    },
-    onSuccess: refresh,
-    onError: onRefused,
-  });
-  const remove = useMutation({
-    mutationFn: async () =>
-      answer(api.DELETE("/v1/operations/{operationId}", { params: { path: { operationId }, header: { "If-Match": `"${operation!.version}"` } } })),
-    onMutate: () => {
-      setRefusal(null);
-      setConflict(null);
-      setLinked(null);
-    },
-    onSuccess: () => {
-      queryClient.invalidateQueries({ queryKey: ["operations"] });
-      navigate("/console/operations");
-    },
+  const clearRefusals = () => {
+    setRefusal(null);
+    setConflict(null);
+    setLinked(null);
+  };
+  const changeStatus = useChangeStatus(operation, { onMutate: clearRefusals, onError: onRefused });
+  const remove = useDeleteOperation(operation, {
+    onMutate: clearRefusals,
+    onSuccess: () => navigate("/console/operations"),
     onError: (error) => {
       const refused = toRefusal(error);
       if (refused.problem.code === "operation_has_links") setLinked(refused);
@@ -155,22 +131,14 @@ export function OperationPage({ operationId }: { operationId: string }) {
           </p>
         </ConfirmDialog>
       )}
-      {editing && (
-        <OperationForm
-          operation={operation}
-          onDone={(saved) => {
-            setEditing(false);
-            if (saved) refresh(saved);
-          }}
-        />
-      )}
+      {editing && <OperationForm operation={operation} onDone={() => setEditing(false)} />}
       {conflict && (
         <ProblemView refusal={conflict.refusal}>
           <p>Changed since you loaded it: {conflict.changed.join(", ") || "nothing visible (only its version)"}.</p>
           <button
             type="button"
             onClick={() => {
-              refresh(conflict.latest);
+              show(conflict.latest);
               setConflict(null);
             }}
           >
@@ -187,43 +155,25 @@ export function OperationPage({ operationId }: { operationId: string }) {
         </ProblemView>
       )}
       <ProblemView refusal={refusal} />
-      {operator && operation.status === "DRAFT" && (
-        <LinesImport operationId={operationId} onApplied={() => queryClient.invalidateQueries({ queryKey: ["operation", operationId] })} />
-      )}
-      <LinesGrid
-        operation={operation}
-        readOnlyReason={readOnlyReason}
-        onSaved={() => queryClient.invalidateQueries({ queryKey: ["operation", operationId] })}
-      />
+      {operator && operation.status === "DRAFT" && <LinesImport operationId={operationId} />}
+      <LinesGrid operation={operation} readOnlyReason={readOnlyReason} onSaved={refreshHeader} />
       {operation.type === "PRIVATE" && <AccountsPanel operation={operation} />}
     </section>
   );
 }
 
-type UpsertResult = { created: number; updated: number; lineCount: number };
-
-function LinesImport({ operationId, onApplied }: { operationId: string; onApplied: () => void }) {
+function LinesImport({ operationId }: { operationId: string }) {
   const { api } = useSession();
   const queryClient = useQueryClient();
+  const refreshHeader = useOperationRefresh(operationId);
   return (
     <CsvImport
       columns="variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity, quantityIncrement"
-      send={async (text, dryRun) =>
-        (
-          await answer(
-            api.PUT("/v1/operations/{operationId}/lines", {
-              params: { path: { operationId }, query: { dryRun } },
-              body: text as never,
-              bodySerializer: (body: unknown) => body as string,
-              headers: { "content-type": "text/csv" },
-            }),
-          )
-        ).data as UpsertResult
-      }
+      send={(text, dryRun) => importLinesCsv(api, operationId, text, dryRun)}
       describe={(result) => `${result.created} created, ${result.updated} updated, ${result.lineCount} lines after import`}
       onApplied={() => {
-        queryClient.invalidateQueries({ queryKey: ["lines", operationId] });
-        onApplied();
+        void queryClient.invalidateQueries({ queryKey: queryKeys.lines.of(operationId) });
+        void refreshHeader();
       }}
     />
   );

@@ -1,12 +1,10 @@
-import type { Schemas } from "@campaign-policy/client";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { EVENT_TYPES } from "../../src/platform/core/event-types";
-import { useSession } from "./context";
-import { ListTable, type Column } from "./PagedList";
-import { answer, toRefusal, type Refusal } from "./session";
-import { ChoiceFilter, Link, ProblemView, SearchFilter } from "./ui";
-
-type Event = Schemas["Event"];
+import { EVENT_TYPES } from "../../../src/platform/core/event-types";
+import { useSession } from "../shared/context";
+import { ListTable, type Column } from "../shared/PagedList";
+import { toRefusal, type Refusal } from "../shared/session";
+import { ChoiceFilter, Link, ProblemView, SearchFilter } from "../shared/ui";
+import { fetchEvents, type Event } from "./api";
 
 /** How often the feed asks for what is new, while following it live. */
 export const POLL_MS = 2000;
@@ -70,7 +68,7 @@ function useEventFeed(filters: { type: string; operationId: string }, live: bool
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const readLatest = async () => {
-      const { data } = await answer(api.GET("/v1/events", { params: { query: { ...filterQuery, sort: ["-id"], limit: SHOWN } } }));
+      const data = await fetchEvents(api, { ...filterQuery, sort: ["-id"], limit: SHOWN });
       if (stopped) return;
       current.events = data.items;
       current.olderToken = data.nextToken ?? null;
@@ -81,7 +79,7 @@ function useEventFeed(filters: { type: string; operationId: string }, live: bool
       const newer: Event[] = [];
       let nextToken: string | undefined;
       do {
-        const { data } = await answer(api.GET("/v1/events", { params: { query: { ...filterQuery, after, limit: 500, ...(nextToken && { nextToken }) } } }));
+        const data = await fetchEvents(api, { ...filterQuery, after, limit: 500, ...(nextToken && { nextToken }) });
         if (stopped) return;
         newer.push(...data.items);
         nextToken = data.nextToken ?? undefined;
@@ -111,8 +109,8 @@ function useEventFeed(filters: { type: string; operationId: string }, live: bool
     if (!current.olderToken || current.busy) return;
     current.busy = true;
     const nextToken = current.olderToken;
-    answer(api.GET("/v1/events", { params: { query: { ...filterQuery, sort: ["-id"], limit: SHOWN, nextToken } } }))
-      .then(({ data }) => {
+    fetchEvents(api, { ...filterQuery, sort: ["-id"], limit: SHOWN, nextToken })
+      .then((data) => {
         if (seen.current !== current) return;
         current.events = [...current.events, ...data.items];
         current.olderToken = data.nextToken ?? null;

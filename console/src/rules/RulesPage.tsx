@@ -1,20 +1,31 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { useSearch } from "wouter";
-import { useSession } from "./context";
-import { CsvImport } from "./CsvImport";
-import { download } from "./csv";
-import { PagedList, type Column } from "./PagedList";
+import { useSession } from "../shared/context";
+import { CsvImport } from "../shared/CsvImport";
+import { download } from "../shared/csv";
+import { useConfirmLeave, useUnsavedEdits } from "../shared/leaving";
+import { PagedList, type Column } from "../shared/PagedList";
+import { toRefusal, type Refusal } from "../shared/session";
+import { Link, ProblemView, SearchFilter, SortChoice } from "../shared/ui";
+import {
+  describeUpsert,
+  exportRulesCsv,
+  importRulesCsv,
+  SORTS,
+  useQuotaDefault,
+  useRuleList,
+  useRulesChanged,
+  useSaveQuotaDefault,
+  type QuotaRule,
+  type RuleFilters,
+} from "./api";
 import { RulesGrid } from "./RulesGrid";
-import { describeUpsert, ruleQuery, RULES_PAGE_SIZE, SORTS, scopeText, type QuotaRule, type RuleFilters, type RulePage } from "./rules";
-import { useConfirmLeave, useUnsavedEdits } from "./leaving";
-import { answer, toRefusal, type Refusal } from "./session";
 import "./rules.css";
-import { Link, ProblemView, SearchFilter, SortChoice } from "./ui";
+import { scopeText } from "./scope";
 
 export function RulesPage() {
   const { api } = useSession();
-  const queryClient = useQueryClient();
+  const rulesChanged = useRulesChanged();
   const [filters, setFilters] = useState<RuleFilters>({ accountId: "", supplierId: "", storeId: "", sort: "createdAt" });
   // ?view=grid opens the grid at once (a bookmark of the bulk editor).
   const [view, setView] = useState<"list" | "grid">(new URLSearchParams(useSearch()).get("view") === "grid" ? "grid" : "list");
@@ -30,28 +41,10 @@ export function RulesPage() {
       <DefaultMinimum />
       <CsvImport
         columns="accountId, supplierId, storeId, minimum, enforcement (id is ignored: an export imports back)"
-        send={async (text, dryRun) =>
-          (
-            await answer(
-              api.PUT("/v1/buying-policies/quotas/rules", {
-                params: { query: { dryRun } },
-                body: text as never,
-                bodySerializer: (body: unknown) => body as string,
-                headers: { "content-type": "text/csv" },
-              }),
-            )
-          ).data
-        }
+        send={(text, dryRun) => importRulesCsv(api, text, dryRun)}
         describe={describeUpsert}
-        onApplied={() => queryClient.invalidateQueries({ queryKey: ["quota-rules"] })}
-        onExport={async () => {
-          const { response } = await api.GET("/v1/buying-policies/quotas/rules", {
-            params: { query: ruleQuery(filters, RULES_PAGE_SIZE) },
-            headers: { accept: "text/csv" },
-            parseAs: "text",
-          });
-          download("quota-rules.csv", await response.clone().text());
-        }}
+        onApplied={() => void rulesChanged()}
+        onExport={async () => download("quota-rules.csv", await exportRulesCsv(api, filters))}
       />
       <form className="filters" role="search" aria-label="Filter rules" onSubmit={(e) => e.preventDefault()}>
         <SearchFilter label="Account id" value={filters.accountId} onChange={filter("accountId")} />
@@ -91,27 +84,12 @@ const RULE_COLUMNS: Column<QuotaRule>[] = [
 ];
 
 function RulesList({ filters }: { filters: RuleFilters }) {
-  const { api } = useSession();
-  return (
-    <PagedList
-      label="Quota rules"
-      queryKey={["quota-rules", "list"]}
-      filters={filters}
-      fetchPage={async (nextToken) =>
-        (await answer(api.GET("/v1/buying-policies/quotas/rules", { params: { query: ruleQuery(filters, 50, nextToken) } }))).data as RulePage
-      }
-      columns={RULE_COLUMNS}
-      rowKey={(rule) => rule.id}
-      empty="No rule matches."
-    />
-  );
+  return <PagedList label="Quota rules" list={useRuleList(filters)} columns={RULE_COLUMNS} rowKey={(rule) => rule.id} empty="No rule matches." />;
 }
 
 /** The tenant default: the minimum when no rule matches an order. */
 function DefaultMinimum() {
-  const { api } = useSession();
-  const queryClient = useQueryClient();
-  const current = useQuery({ queryKey: ["quota-default"], queryFn: async () => (await answer(api.GET("/v1/buying-policies/quotas/default"))).data });
+  const current = useQuotaDefault();
   const [minimum, setMinimum] = useState("");
   const [enforcement, setEnforcement] = useState<"BLOCK" | "WARN">("BLOCK");
   const [refusal, setRefusal] = useState<Refusal | null>(null);
@@ -123,16 +101,12 @@ function DefaultMinimum() {
     }
   }, [current.data]);
   useUnsavedEdits(Boolean(current.data) && (minimum !== String(current.data?.minimum) || enforcement !== current.data?.enforcement));
-  const save = useMutation({
-    mutationFn: async () => (await answer(api.PUT("/v1/buying-policies/quotas/default", { body: { minimum: Number(minimum), enforcement } }))).data,
+  const save = useSaveQuotaDefault({
     onMutate: () => {
       setRefusal(null);
       setSaved(false);
     },
-    onSuccess: (stored) => {
-      queryClient.setQueryData(["quota-default"], stored);
-      setSaved(true);
-    },
+    onSuccess: () => setSaved(true),
     onError: (error) => setRefusal(toRefusal(error)),
   });
   return (
@@ -141,7 +115,7 @@ function DefaultMinimum() {
       aria-label="Tenant default"
       onSubmit={(e: FormEvent) => {
         e.preventDefault();
-        save.mutate();
+        save.mutate({ minimum: Number(minimum), enforcement });
       }}
     >
       <h2>Tenant default</h2>

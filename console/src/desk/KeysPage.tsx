@@ -1,14 +1,11 @@
-import type { Schemas } from "@campaign-policy/client";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { useSession } from "./context";
-import { ConfirmDialog, SecretOnce } from "./dialogs";
-import { PagedList, type Column } from "./PagedList";
-import { answer, toRefusal } from "./session";
-import { useUnsavedForm } from "./leaving";
-import { ChoiceFilter, FormActions, ProblemView, SearchFilter } from "./ui";
+import { ConfirmDialog, SecretOnce } from "../shared/dialogs";
+import { useUnsavedForm } from "../shared/leaving";
+import { PagedList, type Column } from "../shared/PagedList";
+import { toRefusal } from "../shared/session";
+import { ChoiceFilter, FormActions, ProblemView, SearchFilter } from "../shared/ui";
+import { useIssueKey, useKeyList, useRevokeKey, type Key } from "./api";
 
-type Key = Schemas["Key"];
 type Role = Key["role"];
 const ROLES = ["OPERATOR", "ACCOUNT"] as const satisfies readonly Role[];
 const SORTS = [
@@ -19,37 +16,14 @@ const SORTS = [
 const stateOf = (key: Key) => (key.revokedAt ? "revoked" : key.expiresAt && key.expiresAt <= new Date().toISOString() ? "expired" : "active");
 
 export function KeysPage() {
-  const { api } = useSession();
-  const queryClient = useQueryClient();
   const [role, setRole] = useState("");
   const [userId, setUserId] = useState("");
   const [sort, setSort] = useState("-createdAt");
   const [issuing, setIssuing] = useState(false);
   const [issued, setIssued] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<Key | null>(null);
-  const revoke = useMutation({
-    mutationFn: async (key: Key) => answer(api.DELETE("/v1/keys/{keyId}", { params: { path: { keyId: key.id } } })),
-    onSuccess: () => {
-      setRevoking(null);
-      return queryClient.invalidateQueries({ queryKey: ["keys"] });
-    },
-  });
-  const fetchPage = async (nextToken: string | undefined) =>
-    (
-      await answer(
-        api.GET("/v1/keys", {
-          params: {
-            query: {
-              limit: 100,
-              sort: [sort as "createdAt" | "-createdAt"],
-              ...(role && { role: role as Role }),
-              ...(userId && { userId }),
-              ...(nextToken && { nextToken }),
-            },
-          },
-        }),
-      )
-    ).data;
+  const revoke = useRevokeKey(() => setRevoking(null));
+  const list = useKeyList({ role, userId, sort });
   const columns: Column<Key>[] = [
     { header: "Name", cell: (key) => key.name ?? <span className="muted">unnamed</span> },
     { header: "Key", cell: (key) => <code>{key.prefix ? `${key.prefix}…` : key.id}</code> },
@@ -112,18 +86,7 @@ export function KeysPage() {
           <ProblemView refusal={revoke.error ? toRefusal(revoke.error) : null} />
         </ConfirmDialog>
       )}
-      <PagedList
-        label="Keys"
-        queryKey={["keys"]}
-        filters={{ role, userId }}
-        fetchPage={fetchPage}
-        columns={columns}
-        rowKey={(key) => key.id}
-        empty="No key matches."
-        sorts={SORTS}
-        sort={sort}
-        onSort={setSort}
-      >
+      <PagedList label="Keys" list={list} columns={columns} rowKey={(key) => key.id} empty="No key matches." sorts={SORTS} sort={sort} onSort={setSort}>
         <ChoiceFilter label="Role" value={role} choices={ROLES} onChange={setRole} />
         <SearchFilter label="User id" value={userId} onChange={setUserId} />
       </PagedList>
@@ -133,35 +96,20 @@ export function KeysPage() {
 
 /** Issues a key; its secret goes to onDone, to be shown once. */
 function KeyForm({ onDone }: { onDone: (secret?: string) => void }) {
-  const { api } = useSession();
-  const queryClient = useQueryClient();
   const [role, setRole] = useState<Role>("ACCOUNT");
   const [userId, setUserId] = useState("");
   const [name, setName] = useState("");
   const [expires, setExpires] = useState("");
   useUnsavedForm({ role, userId, name, expires });
-  const issue = useMutation({
-    mutationFn: async () =>
-      (
-        await answer(
-          api.POST("/v1/keys", {
-            body: {
-              role,
-              ...(role === "ACCOUNT" && userId.trim() && { userId: userId.trim() }),
-              ...(name.trim() && { name: name.trim() }),
-              ...(expires && { expiresAt: `${expires}T00:00:00Z` }),
-            },
-          }),
-        )
-      ).data.key,
-    onSuccess: (secret) => {
-      queryClient.invalidateQueries({ queryKey: ["keys"] });
-      onDone(secret);
-    },
-  });
+  const issue = useIssueKey(onDone);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    issue.mutate();
+    issue.mutate({
+      role,
+      ...(role === "ACCOUNT" && userId.trim() && { userId: userId.trim() }),
+      ...(name.trim() && { name: name.trim() }),
+      ...(expires && { expiresAt: `${expires}T00:00:00Z` }),
+    });
   };
   return (
     <form className="card entity-form" onSubmit={submit} aria-label="Issue a key">

@@ -1,24 +1,16 @@
-import type { Schemas } from "@campaign-policy/client";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { useRoute } from "wouter";
-import { useSession } from "./context";
-import { ConfirmDialog, SecretOnce } from "./dialogs";
-import { PagedList, type Column } from "./PagedList";
-import { answer, toRefusal } from "./session";
-import { useUnsavedForm } from "./leaving";
-import { ChoiceFilter, FormActions, Link, ProblemView } from "./ui";
+import { ConfirmDialog, SecretOnce } from "../shared/dialogs";
+import { useUnsavedForm } from "../shared/leaving";
+import { PagedList, type Column } from "../shared/PagedList";
+import { toRefusal } from "../shared/session";
+import { ChoiceFilter, FormActions, Link, ProblemView } from "../shared/ui";
+import { useDeleteWebhook, useDeliveryList, useWebhookList, useSaveWebhook, type Delivery, type DeliveryStatus, type Webhook } from "./api";
 
-type Webhook = Schemas["Webhook"];
-type Delivery = Schemas["Delivery"];
-type DeliveryStatus = Delivery["status"];
 const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const satisfies readonly DeliveryStatus[];
 const SORTS = [
   ["-createdAt", "Newest first"],
   ["createdAt", "Oldest first"],
 ] as const;
-/** How often an open deliveries list asks again (attempts happen in the background). */
-const DELIVERIES_REFRESH_MS = 3000;
 
 const when = (at: string | null) => (at ? at.replace("T", " ").slice(0, 19) : "—");
 const typesOf = (text: string) =>
@@ -27,24 +19,14 @@ const typesOf = (text: string) =>
     .map((type) => type.trim())
     .filter(Boolean);
 
-export function WebhooksPage() {
-  const { api } = useSession();
-  const [, selected] = useRoute<{ webhookId: string }>("/console/webhooks/:webhookId");
+/** The subscriptions; with `webhookId` (/console/webhooks/<id>), that subscription's deliveries under them. */
+export function WebhooksPage({ webhookId }: { webhookId?: string }) {
   const [sort, setSort] = useState("-createdAt");
   const [form, setForm] = useState<{ webhook?: Webhook } | null>(null);
   const [removing, setRemoving] = useState<Webhook | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
-  const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: async (webhook: Webhook) => answer(api.DELETE("/v1/webhooks/{webhookId}", { params: { path: { webhookId: webhook.id } } })),
-    onSuccess: () => {
-      setRemoving(null);
-      return queryClient.invalidateQueries({ queryKey: ["webhooks"] });
-    },
-  });
-  const fetchPage = async (nextToken: string | undefined) =>
-    (await answer(api.GET("/v1/webhooks", { params: { query: { limit: 100, sort: [sort as "createdAt" | "-createdAt"], ...(nextToken && { nextToken }) } } })))
-      .data;
+  const remove = useDeleteWebhook(() => setRemoving(null));
+  const list = useWebhookList(sort);
   const columns: Column<Webhook>[] = [
     { header: "URL", cell: (webhook) => <Link to={`/console/webhooks/${webhook.id}`}>{webhook.url}</Link> },
     { header: "Event types", cell: (webhook) => webhook.eventTypes.join(", ") },
@@ -107,57 +89,30 @@ export function WebhooksPage() {
       )}
       <PagedList
         label="Subscriptions"
-        queryKey={["webhooks"]}
-        filters={{}}
-        fetchPage={fetchPage}
+        list={list}
         columns={columns}
         rowKey={(webhook) => webhook.id}
         empty="No subscription yet."
         sorts={SORTS}
         sort={sort}
         onSort={setSort}
-        rowClass={(webhook) => (webhook.id === selected?.webhookId ? "selected" : undefined)}
+        rowClass={(webhook) => (webhook.id === webhookId ? "selected" : undefined)}
       />
-      {selected && <Deliveries key={selected.webhookId} webhookId={selected.webhookId} />}
+      {webhookId && <Deliveries key={webhookId} webhookId={webhookId} />}
     </section>
   );
 }
 
 /** Create (no webhook: the answer's secret goes to onDone) or edit a subscription. */
 function WebhookForm({ webhook, onDone }: { webhook?: Webhook; onDone: (secret?: string) => void }) {
-  const { api } = useSession();
-  const queryClient = useQueryClient();
   const [url, setUrl] = useState(webhook?.url ?? "");
   const [eventTypes, setEventTypes] = useState(webhook?.eventTypes.join(", ") ?? "*");
   const [description, setDescription] = useState(webhook?.description ?? "");
   useUnsavedForm({ url, eventTypes, description });
-  const save = useMutation({
-    mutationFn: async () => {
-      const types = typesOf(eventTypes);
-      if (!webhook)
-        return (
-          await answer(
-            api.POST("/v1/webhooks", {
-              body: { url, ...(types.length && { eventTypes: types }), ...(description.trim() && { description: description.trim() }) },
-            }),
-          )
-        ).data.secret;
-      await answer(
-        api.PATCH("/v1/webhooks/{webhookId}", {
-          params: { path: { webhookId: webhook.id } },
-          body: { url, eventTypes: types, description: description.trim() || null },
-        }),
-      );
-      return undefined;
-    },
-    onSuccess: (created) => {
-      queryClient.invalidateQueries({ queryKey: ["webhooks"] });
-      onDone(created);
-    },
-  });
+  const save = useSaveWebhook(webhook, onDone);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    save.mutate();
+    save.mutate({ url, eventTypes: typesOf(eventTypes), description: description.trim() || null });
   };
   return (
     <form className="card entity-form" onSubmit={submit} aria-label={webhook ? "Edit subscription" : "New subscription"}>
@@ -195,32 +150,15 @@ const DELIVERY_COLUMNS: Column<Delivery>[] = [
 
 /** A subscription's deliveries, newest first, refreshed while open. */
 function Deliveries({ webhookId }: { webhookId: string }) {
-  const { api } = useSession();
   const [status, setStatus] = useState("");
-  const fetchPage = async (nextToken: string | undefined) =>
-    (
-      await answer(
-        api.GET("/v1/webhooks/{webhookId}/deliveries", {
-          params: { path: { webhookId }, query: { limit: 100, ...(status && { status: [status as DeliveryStatus] }), ...(nextToken && { nextToken }) } },
-        }),
-      )
-    ).data;
+  const list = useDeliveryList(webhookId, status);
   return (
     <section className="card" aria-labelledby="deliveries-heading">
       <div className="title-row">
         <h2 id="deliveries-heading">Deliveries of {webhookId}</h2>
         <Link to="/console/webhooks">Close</Link>
       </div>
-      <PagedList
-        label="Deliveries"
-        queryKey={["deliveries", webhookId]}
-        filters={{ status }}
-        fetchPage={fetchPage}
-        columns={DELIVERY_COLUMNS}
-        rowKey={(delivery) => delivery.id}
-        empty="No delivery yet."
-        refetchInterval={DELIVERIES_REFRESH_MS}
-      >
+      <PagedList label="Deliveries" list={list} columns={DELIVERY_COLUMNS} rowKey={(delivery) => delivery.id} empty="No delivery yet.">
         <ChoiceFilter label="Status" value={status} choices={DELIVERY_STATUSES} onChange={setStatus} />
       </PagedList>
     </section>

@@ -1,4 +1,4 @@
-import { useInfiniteQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, type InfiniteData, type UseInfiniteQueryResult } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { toRefusal } from "./session";
 import { ProblemView, SortChoice } from "./ui";
@@ -80,12 +80,29 @@ export function ListTable<T>({
   );
 }
 
+/** A list of the API read a page at a time (keyset paging): what a resource's list hook answers. */
+export type PagedQuery<T> = UseInfiniteQueryResult<InfiniteData<Page<T>>, Error>;
+
+/** The paged query of a list: `queryKey` (from queryKeys) names it with everything it depends on, `fetchPage` reads one page. */
+export function usePagedQuery<T>(
+  queryKey: readonly unknown[],
+  fetchPage: (nextToken: string | undefined) => Promise<Page<T>>,
+  options: { refetchInterval?: number; enabled?: boolean } = {},
+): PagedQuery<T> {
+  return useInfiniteQuery({
+    queryKey,
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) => fetchPage(pageParam),
+    getNextPageParam: (page: Page<T>) => page.nextToken ?? undefined,
+    ...options,
+  });
+}
+
 export interface PagedListProps<T> {
-  /** Names the table; also the cache key's head (with the filters after it). */
+  /** Names the table. */
   label: string;
-  /** Everything the query depends on: a change starts the list over. */
-  filters: Record<string, unknown>;
-  fetchPage: (nextToken: string | undefined) => Promise<Page<T>>;
+  /** The list, from its resource's hook (e.g. useOperationList). */
+  list: PagedQuery<T>;
   columns: Column<T>[];
   rowKey: (item: T) => string;
   empty: string;
@@ -96,35 +113,10 @@ export interface PagedListProps<T> {
   sort?: string;
   onSort?: (sort: string) => void;
   rowClass?: (item: T) => string | undefined;
-  /** Cache key head, when several lists share one (e.g. invalidated together after a write). */
-  queryKey?: readonly unknown[];
-  /** Asks again this often (ms), for lists that change in the background. */
-  refetchInterval?: number;
 }
 
 /** A list of the API: its filters and sort, keyset paging (`Load more`), its refusal and empty state. */
-export function PagedList<T>({
-  label,
-  filters,
-  fetchPage,
-  columns,
-  rowKey,
-  empty,
-  children,
-  sorts,
-  sort,
-  onSort,
-  rowClass,
-  queryKey,
-  refetchInterval,
-}: PagedListProps<T>) {
-  const list = useInfiniteQuery({
-    queryKey: [...(queryKey ?? [label]), filters, sort],
-    initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => fetchPage(pageParam),
-    getNextPageParam: (page: Page<T>) => page.nextToken ?? undefined,
-    refetchInterval,
-  });
+export function PagedList<T>({ label, list, columns, rowKey, empty, children, sorts, sort, onSort, rowClass }: PagedListProps<T>) {
   const items = list.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <>

@@ -1,14 +1,11 @@
-import type { Schemas } from "@campaign-policy/client";
-import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState, type ChangeEvent, type DragEvent, type FormEvent } from "react";
-import { useSession } from "./context";
-import { download, hasHeader, parseTable, toCsv } from "./csv";
-import { nameOf } from "./OperationsPage";
-import { ListTable, type Column } from "./PagedList";
-import { answer, toRefusal } from "./session";
-import { ChoiceFilter, Link, ProblemView, SearchFilter } from "./ui";
+import { nameOf, useOperationPicker } from "../operations/api";
+import { download, hasHeader, parseTable, toCsv } from "../shared/csv";
+import { ListTable, type Column } from "../shared/PagedList";
+import { toRefusal } from "../shared/session";
+import { ChoiceFilter, Link, ProblemView, SearchFilter } from "../shared/ui";
+import { useCompare, type Comparison } from "./api";
 
-type Comparison = Schemas["Comparison"];
 type Issue = Comparison["issues"][number];
 type OrderLine = { variantExternalId: string; quantity: number };
 
@@ -50,20 +47,12 @@ export function readOrder(text: string): { lines: OrderLine[]; errors: string[] 
 }
 
 export function OrderCheckPage() {
-  const { api } = useSession();
   const [search, setSearch] = useState("");
   const [operationId, setOperationId] = useState("");
   const [order, setOrder] = useState("");
   const [parseErrors, setParseErrors] = useState<string[]>([]);
-  const operations = useQuery({
-    queryKey: ["operations", "picker", search],
-    queryFn: async () =>
-      (await answer(api.GET("/v1/operations", { params: { query: { limit: 50, sort: ["-createdAt"], ...(search && { name: search }) } } }))).data,
-  });
-  const compare = useMutation({
-    mutationFn: async (lines: OrderLine[]) =>
-      (await answer(api.POST("/v1/operations/{operationId}/compare", { params: { path: { operationId } }, body: { lines } }))).data,
-  });
+  const operations = useOperationPicker(search);
+  const compare = useCompare(operationId);
   const run = (text: string) => {
     const { lines, errors } = readOrder(text);
     setParseErrors(errors);

@@ -1,12 +1,12 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { navigate } from "wouter/use-browser-location";
-import { useSession } from "./context";
-import { ConfirmDialog } from "./dialogs";
-import type { QuotaRule } from "./rules";
-import { answer, toRefusal, type Refusal } from "./session";
-import { useUnsavedForm } from "./leaving";
-import { Link, ProblemView } from "./ui";
+import { ConfirmDialog } from "../shared/dialogs";
+import { useUnsavedForm } from "../shared/leaving";
+import { queryKeys } from "../shared/queryKeys";
+import { toRefusal, type Refusal } from "../shared/session";
+import { Link, ProblemView } from "../shared/ui";
+import { useDeleteRule, useRule, useSaveRule, type QuotaRule } from "./api";
 
 const FIELDS = [
   ["accountId", "Account id"],
@@ -29,14 +29,7 @@ function fieldErrors(refusal: Refusal | null): Map<Field, string> {
 
 /** /console/quota-rules/new and /console/quota-rules/:ruleId: one rule's form, with Delete on a stored one. */
 export function RuleFormPage({ ruleId }: { ruleId: string | null }) {
-  const { api } = useSession();
-  const rule = useQuery({
-    queryKey: ["quota-rule", ruleId],
-    enabled: ruleId !== null,
-    // Read afresh on each opening: the form starts from what the server holds now.
-    gcTime: 0,
-    queryFn: async () => (await answer(api.GET("/v1/buying-policies/quotas/rules/{ruleId}", { params: { path: { ruleId: ruleId! } } }))).data,
-  });
+  const rule = useRule(ruleId);
   return (
     <section>
       <p className="crumbs">
@@ -55,7 +48,6 @@ export function RuleFormPage({ ruleId }: { ruleId: string | null }) {
 }
 
 function RuleForm({ rule }: { rule: QuotaRule | null }) {
-  const { api } = useSession();
   const queryClient = useQueryClient();
   const [values, setValues] = useState({
     accountId: rule?.accountId ?? "",
@@ -80,34 +72,23 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
     minimum: values.minimum.trim() === "" ? Number.NaN : Number(values.minimum.trim()),
     enforcement: values.enforcement,
   });
-  const afterWrite = () => {
-    queryClient.invalidateQueries({ queryKey: ["quota-rules"] });
-    queryClient.invalidateQueries({ queryKey: ["evaluation"] });
-  };
-  const save = useMutation({
-    mutationFn: async () =>
-      rule
-        ? (await answer(api.PUT("/v1/buying-policies/quotas/rules/{ruleId}", { params: { path: { ruleId: rule.id } }, body: body() }))).data
-        : (await answer(api.POST("/v1/buying-policies/quotas/rules", { body: body() }))).data,
+  const save = useSaveRule(rule, {
     onMutate: () => {
       setRefusal(null);
       setSaved(false);
     },
     onSuccess: (stored) => {
-      afterWrite();
-      queryClient.setQueryData(["quota-rule", stored.id], stored);
+      queryClient.setQueryData(queryKeys.rule.one(stored.id), stored);
       markSaved();
       if (rule) setSaved(true);
       else navigate(`/console/quota-rules/${stored.id}`);
     },
     onError: (error) => setRefusal(toRefusal(error)),
   });
-  const remove = useMutation({
-    mutationFn: async () => answer(api.DELETE("/v1/buying-policies/quotas/rules/{ruleId}", { params: { path: { ruleId: rule!.id } } })),
+  const remove = useDeleteRule(rule, {
     onMutate: () => setRefusal(null),
     onSuccess: () => {
-      afterWrite();
-      queryClient.removeQueries({ queryKey: ["quota-rule", rule!.id] });
+      queryClient.removeQueries({ queryKey: queryKeys.rule.one(rule!.id) });
       navigate("/console/quota-rules");
     },
     onError: (error) => setRefusal(toRefusal(error)),
@@ -125,7 +106,7 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
       aria-label={rule ? "Edit rule" : "New rule"}
       onSubmit={(e: FormEvent) => {
         e.preventDefault();
-        save.mutate();
+        save.mutate(body());
       }}
     >
       <fieldset className="fields">

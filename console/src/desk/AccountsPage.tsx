@@ -1,16 +1,13 @@
-import type { paths, Schemas } from "@campaign-policy/client";
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { CsvImport } from "./CsvImport";
-import { useSession } from "./context";
-import { hasHeader, parseTable } from "./csv";
-import { PagedList, type Column } from "./PagedList";
-import { answer, toRefusal } from "./session";
-import { SearchFilter } from "./ui";
-
-type Account = Schemas["Account"];
-type AccountsUpsert = Schemas["AccountsUpsert"];
-type AccountSort = NonNullable<NonNullable<paths["/v1/accounts"]["get"]["parameters"]["query"]>["sort"]>[number];
+import { useSession } from "../shared/context";
+import { CsvImport } from "../shared/CsvImport";
+import { hasHeader, parseTable } from "../shared/csv";
+import { PagedList, type Column } from "../shared/PagedList";
+import { queryKeys } from "../shared/queryKeys";
+import { toRefusal } from "../shared/session";
+import { SearchFilter } from "../shared/ui";
+import { putAccounts, useDirectoryList, type Account, type AccountsUpsert } from "./api";
 const SORTS = [
   ["accountId", "Account id"],
   ["name", "Name"],
@@ -73,28 +70,12 @@ export function readAccounts(text: string) {
 }
 
 export function AccountsPage() {
-  const { api, session } = useSession();
+  const { session } = useSession();
   const [name, setName] = useState("");
   const [email, setEmail] = useState("");
   const [userId, setUserId] = useState("");
   const [sort, setSort] = useState("accountId");
-  const fetchPage = async (nextToken: string | undefined) =>
-    (
-      await answer(
-        api.GET("/v1/accounts", {
-          params: {
-            query: {
-              limit: 100,
-              sort: [sort as AccountSort],
-              ...(nextToken && { nextToken }),
-              ...(name && { name }),
-              ...(email && { email }),
-              ...(userId && { userId }),
-            },
-          },
-        }),
-      )
-    ).data;
+  const list = useDirectoryList({ name, email, userId, sort });
   return (
     <section>
       <div className="title-row">
@@ -103,9 +84,7 @@ export function AccountsPage() {
       {session.role === "OPERATOR" && <AccountsImport />}
       <PagedList
         label="Accounts"
-        queryKey={["directory"]}
-        filters={{ name, email, userId }}
-        fetchPage={fetchPage}
+        list={list}
         columns={COLUMNS}
         rowKey={(account) => account.accountId}
         empty="No account matches."
@@ -128,7 +107,7 @@ function AccountsImport() {
   const send = async (text: string, dryRun: boolean) => {
     const { accounts, rowOf } = readAccounts(text);
     try {
-      return (await answer(api.PUT("/v1/accounts", { params: { query: { dryRun } }, body: accounts }))).data;
+      return await putAccounts(api, accounts, dryRun);
     } catch (error) {
       const items = (toRefusal(error).problem as { errors?: { field?: string; row?: number }[] }).errors;
       // Each error on its CSV row and column, rather than its place in the JSON the console sent.
@@ -150,7 +129,7 @@ function AccountsImport() {
       columns={`${CSV_COLUMNS.join(", ")} · one row per user; an account's users are replaced by the file's`}
       send={send}
       describe={(result) => `${result.created} created, ${result.updated} updated`}
-      onApplied={() => void queryClient.invalidateQueries({ queryKey: ["directory"] })}
+      onApplied={() => void queryClient.invalidateQueries({ queryKey: queryKeys.directory.all })}
     />
   );
 }

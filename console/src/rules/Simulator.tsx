@@ -1,15 +1,15 @@
 import type { Schemas } from "@campaign-policy/client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useMemo, useState, type FormEvent } from "react";
 import { useSearch } from "wouter";
 // The server's own resolution (pure, no I/O): the browser simulates with the code the API runs, not a copy.
-import { buildRuleIndex, evaluateExplained, indexedRuleOf, type ExplainedQuotaResult, type QuotaOrder } from "../../src/quotas/rule-index";
-import { useSession } from "./context";
-import { RULES_PAGE_SIZE, type QuotaRule, type RulePage } from "./rules";
-import { answer, toRefusal, type Refusal } from "./session";
-import { useUnsavedEdits } from "./leaving";
+import { buildRuleIndex, evaluateExplained, indexedRuleOf, type ExplainedQuotaResult, type QuotaOrder } from "../../../src/quotas/rule-index";
+import { useSession } from "../shared/context";
+import { useUnsavedEdits } from "../shared/leaving";
+import { toRefusal, type Refusal } from "../shared/session";
+import { Link, ProblemView } from "../shared/ui";
+import { saveMinimums, useEvaluation, useQuotaDefault, useRulesChanged, useRulesOfOrder, type QuotaRule } from "./api";
 import "./rules.css";
-import { Link, ProblemView } from "./ui";
 
 type Evaluation = Schemas["EvaluationResult"];
 type Explanation = ExplainedQuotaResult["explanation"];
@@ -31,36 +31,6 @@ export function canonical(value: unknown): string {
   );
 }
 
-/** Every rule that can concern the order: those of its account and those of its supplier (the list filters match exactly). */
-function useRulesOf(order: QuotaOrder | null) {
-  const { api } = useSession();
-  return useQuery({
-    queryKey: ["quota-rules", "simulator", order?.accountId, order?.supplierId],
-    enabled: order !== null,
-    queryFn: async () => {
-      const readAll = async (filter: { accountId: string } | { supplierId: string }) => {
-        const rules: QuotaRule[] = [];
-        let nextToken: string | undefined;
-        do {
-          const page = (
-            await answer(
-              api.GET("/v1/buying-policies/quotas/rules", { params: { query: { ...filter, limit: RULES_PAGE_SIZE, ...(nextToken && { nextToken }) } } }),
-            )
-          ).data as RulePage;
-          rules.push(...page.items);
-          nextToken = page.nextToken ?? undefined;
-        } while (nextToken);
-        return rules;
-      };
-      const [ofAccount, ofSupplier] = await Promise.all([
-        readAll({ accountId: order!.accountId }),
-        order!.supplierId ? readAll({ supplierId: order!.supplierId }) : [],
-      ]);
-      return [...new Map([...ofAccount, ...ofSupplier].map((rule) => [rule.id, rule])).values()];
-    },
-  });
-}
-
 /** The order evaluated in this browser by rule-index.ts, with some rules' minimums replaced. */
 function simulate(rules: QuotaRule[], fallback: Schemas["QuotaDefault"], order: QuotaOrder, minimums: Map<string, number>): ExplainedQuotaResult {
   const index = buildRuleIndex({
@@ -74,7 +44,7 @@ function simulate(rules: QuotaRule[], fallback: Schemas["QuotaDefault"], order: 
 
 export function Simulator() {
   const { api } = useSession();
-  const queryClient = useQueryClient();
+  const rulesChanged = useRulesChanged();
   const initial = new URLSearchParams(useSearch());
   const [form, setForm] = useState({
     accountId: initial.get("accountId") ?? "",
@@ -88,14 +58,9 @@ export function Simulator() {
   const [saveNote, setSaveNote] = useState<string | null>(null);
   const [saveRefusal, setSaveRefusal] = useState<Refusal | null>(null);
 
-  const server = useQuery({
-    queryKey: ["evaluation", order],
-    enabled: order !== null,
-    queryFn: async () =>
-      (await answer(api.POST("/v1/buying-policies/quotas/evaluate", { params: { query: { explain: true } }, body: { orders: [order!] } }))).data.results[0],
-  });
-  const rules = useRulesOf(order);
-  const fallback = useQuery({ queryKey: ["quota-default"], queryFn: async () => (await answer(api.GET("/v1/buying-policies/quotas/default"))).data });
+  const server = useEvaluation(order);
+  const rules = useRulesOfOrder(order);
+  const fallback = useQuotaDefault();
 
   const minimums = useMemo(() => {
     const parsed = new Map<string, number>();
@@ -124,15 +89,7 @@ export function Simulator() {
   };
   const saveChanges = useMutation({
     mutationFn: async () => {
-      for (const [ruleId, minimum] of changed) {
-        const rule = rules.data!.find((r) => r.id === ruleId)!;
-        await answer(
-          api.PUT("/v1/buying-policies/quotas/rules/{ruleId}", {
-            params: { path: { ruleId } },
-            body: { accountId: rule.accountId, supplierId: rule.supplierId, storeId: rule.storeId, minimum, enforcement: rule.enforcement },
-          }),
-        );
-      }
+      await saveMinimums(api, rules.data!, new Map(changed));
       return changed.length;
     },
     onMutate: () => {
@@ -140,9 +97,7 @@ export function Simulator() {
       setSaveNote(null);
     },
     onSuccess: async (count) => {
-      await queryClient.invalidateQueries({ queryKey: ["quota-rules"] });
-      await queryClient.invalidateQueries({ queryKey: ["quota-rule"] });
-      await queryClient.invalidateQueries({ queryKey: ["evaluation"] });
+      await rulesChanged({ withForms: true });
       setDrafts(new Map());
       setWhatIf(false);
       setSaveNote(`Saved ${count} rule${count === 1 ? "" : "s"}; the answer below is the API's, evaluated again.`);

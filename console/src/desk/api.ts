@@ -1,0 +1,178 @@
+import type { ApiClient, Schemas } from "@campaign-policy/client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useSession } from "../shared/context";
+import { usePagedQuery } from "../shared/PagedList";
+import { queryKeys } from "../shared/queryKeys";
+import { answer, type QueryOf, type SortOf } from "../shared/session";
+
+/** The integration desk's resources (directory, events, webhooks and deliveries, keys, order checks): every call of the API about them. */
+
+export type Account = Schemas["Account"];
+export type AccountsUpsert = Schemas["AccountsUpsert"];
+export type Event = Schemas["Event"];
+export type Webhook = Schemas["Webhook"];
+export type Delivery = Schemas["Delivery"];
+export type DeliveryStatus = Delivery["status"];
+export type Key = Schemas["Key"];
+export type Comparison = Schemas["Comparison"];
+type EventQuery = QueryOf<"/v1/events">;
+
+export interface DirectoryFilters {
+  name: string;
+  email: string;
+  userId: string;
+  sort: string;
+}
+
+export function useDirectoryList(filters: DirectoryFilters) {
+  const { api } = useSession();
+  const { name, email, userId, sort } = filters;
+  return usePagedQuery(queryKeys.directory.list(filters), async (nextToken) => {
+    const query = {
+      limit: 100,
+      sort: [sort as SortOf<"/v1/accounts">],
+      ...(nextToken && { nextToken }),
+      ...(name && { name }),
+      ...(email && { email }),
+      ...(userId && { userId }),
+    };
+    return (await answer(api.GET("/v1/accounts", { params: { query } }))).data;
+  });
+}
+
+/** Directory accounts whose name holds `search` (none asked while it is empty). */
+export function useDirectorySearch(search: string) {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: queryKeys.directory.search(search),
+    enabled: search.length > 0,
+    queryFn: async () => (await answer(api.GET("/v1/accounts", { params: { query: { name: search, limit: 20 } } }))).data as Schemas["AccountPage"],
+  });
+}
+
+export const putAccounts = async (api: ApiClient, accounts: AccountsUpsert, dryRun: boolean) =>
+  (await answer(api.PUT("/v1/accounts", { params: { query: { dryRun } }, body: accounts }))).data;
+
+export const fetchEvents = async (api: ApiClient, query: EventQuery) => (await answer(api.GET("/v1/events", { params: { query } }))).data;
+
+export function useWebhookList(sort: string) {
+  const { api } = useSession();
+  return usePagedQuery(
+    queryKeys.webhooks.list({ sort }),
+    async (nextToken) =>
+      (await answer(api.GET("/v1/webhooks", { params: { query: { limit: 100, sort: [sort as SortOf<"/v1/webhooks">], ...(nextToken && { nextToken }) } } })))
+        .data,
+  );
+}
+
+/** How often an open deliveries list asks again (attempts happen in the background). */
+const DELIVERIES_REFRESH_MS = 3000;
+
+export function useDeliveryList(webhookId: string, status: string) {
+  const { api } = useSession();
+  return usePagedQuery(
+    queryKeys.deliveries.list(webhookId, { status }),
+    async (nextToken) =>
+      (
+        await answer(
+          api.GET("/v1/webhooks/{webhookId}/deliveries", {
+            params: { path: { webhookId }, query: { limit: 100, ...(status && { status: [status as DeliveryStatus] }), ...(nextToken && { nextToken }) } },
+          }),
+        )
+      ).data,
+    { refetchInterval: DELIVERIES_REFRESH_MS },
+  );
+}
+
+export function useDeleteWebhook(onDone: () => void) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (webhook: Webhook) => answer(api.DELETE("/v1/webhooks/{webhookId}", { params: { path: { webhookId: webhook.id } } })),
+    onSuccess: () => {
+      onDone();
+      return queryClient.invalidateQueries({ queryKey: queryKeys.webhooks.all });
+    },
+  });
+}
+
+export interface WebhookFields {
+  url: string;
+  eventTypes: string[];
+  description: string | null;
+}
+
+/** Subscribes (no webhook given: answers the signing secret, shown once) or changes a subscription. */
+export function useSaveWebhook(webhook: Webhook | undefined, onDone: (secret?: string) => void) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ url, eventTypes, description }: WebhookFields) => {
+      if (!webhook)
+        return (await answer(api.POST("/v1/webhooks", { body: { url, ...(eventTypes.length && { eventTypes }), ...(description && { description }) } }))).data
+          .secret;
+      await answer(api.PATCH("/v1/webhooks/{webhookId}", { params: { path: { webhookId: webhook.id } }, body: { url, eventTypes, description } }));
+      return undefined;
+    },
+    onSuccess: (secret) => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks.all });
+      onDone(secret);
+    },
+  });
+}
+
+export interface KeyFilters {
+  role: string;
+  userId: string;
+  sort: string;
+}
+
+export function useKeyList(filters: KeyFilters) {
+  const { api } = useSession();
+  const { role, userId, sort } = filters;
+  return usePagedQuery(queryKeys.keys.list(filters), async (nextToken) => {
+    const query = {
+      limit: 100,
+      sort: [sort as SortOf<"/v1/keys">],
+      ...(role && { role: role as Key["role"] }),
+      ...(userId && { userId }),
+      ...(nextToken && { nextToken }),
+    };
+    return (await answer(api.GET("/v1/keys", { params: { query } }))).data;
+  });
+}
+
+export function useRevokeKey(onDone: () => void) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (key: Key) => answer(api.DELETE("/v1/keys/{keyId}", { params: { path: { keyId: key.id } } })),
+    onSuccess: () => {
+      onDone();
+      return queryClient.invalidateQueries({ queryKey: queryKeys.keys.all });
+    },
+  });
+}
+
+export type KeyFields = Schemas["KeyCreate"];
+
+/** Issues a key: answers the key itself, shown once. */
+export function useIssueKey(onDone: (secret?: string) => void) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (body: KeyFields) => (await answer(api.POST("/v1/keys", { body }))).data.key,
+    onSuccess: (secret) => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.keys.all });
+      onDone(secret);
+    },
+  });
+}
+
+export function useCompare(operationId: string) {
+  const { api } = useSession();
+  return useMutation({
+    mutationFn: async (lines: { variantExternalId: string; quantity: number }[]) =>
+      (await answer(api.POST("/v1/operations/{operationId}/compare", { params: { path: { operationId } }, body: { lines } }))).data,
+  });
+}
