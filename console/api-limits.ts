@@ -45,5 +45,6 @@ export function readApiLimits(specPath: string): ApiLimits {
     impactAccountsPerPage: number(parameter("/v1/buying-policies/quotas/impact", "limit", "post").maximum, "impact accounts per page"),
     diffPerPage: number(parameter("/v1/operations/{operationId}/diff", "limit").maximum, "diff items per page"),
     historyPerPage: number(parameter("/v1/history", "limit").maximum, "history records per page"),
+    keysPerPage: number(parameter("/v1/keys", "limit").maximum, "keys per page"),
   };
 }

@@ -2,10 +2,12 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState, type FormEvent, type ReactNode } from "react";
 import { Route, Switch, useLocation } from "wouter";
 import { AccountsPage } from "./desk/AccountsPage";
+import { ChangesPage } from "./desk/ChangesPage";
 import { EventsPage } from "./desk/EventsPage";
 import { KeysPage } from "./desk/KeysPage";
 import { OrderCheckPage } from "./desk/OrderCheckPage";
 import { WebhooksPage } from "./desk/WebhooksPage";
+import { HistoryPage } from "./operations/HistoryPage";
 import { OperationPage } from "./operations/OperationPage";
 import { OperationsPage } from "./operations/OperationsPage";
 import { RuleFormPage } from "./rules/RuleForm";
@@ -32,6 +34,7 @@ const SECTIONS = {
   events: { path: "/console/events", label: "Events", operatorOnly: true },
   webhooks: { path: "/console/webhooks", label: "Webhooks", operatorOnly: true },
   keys: { path: "/console/keys", label: "Keys", operatorOnly: true },
+  changes: { path: "/console/changes", label: "Changes", operatorOnly: true },
 } satisfies Record<string, Section>;
 const MENU: Section[] = Object.values(SECTIONS);
 
@@ -40,6 +43,11 @@ const MENU: Section[] = Object.values(SECTIONS);
  * takes the first that matches), its section, and what it shows with the path's parameters.
  */
 const ROUTES: { path: string; section: Section; page: (params: Record<string, string>) => ReactNode }[] = [
+  {
+    path: "/console/operations/:operationId/history",
+    section: SECTIONS.operations,
+    page: ({ operationId }) => <HistoryPage key={operationId} operationId={operationId} />,
+  },
   {
     path: "/console/operations/:operationId",
     section: SECTIONS.operations,
@@ -55,6 +63,7 @@ const ROUTES: { path: string; section: Section; page: (params: Record<string, st
   { path: "/console/events", section: SECTIONS.events, page: () => <EventsPage /> },
   { path: "/console/webhooks/:webhookId?", section: SECTIONS.webhooks, page: ({ webhookId }) => <WebhooksPage webhookId={webhookId} /> },
   { path: "/console/keys", section: SECTIONS.keys, page: () => <KeysPage /> },
+  { path: "/console/changes", section: SECTIONS.changes, page: () => <ChangesPage /> },
 ];
 
 /** The page of a section an ACCOUNT key may not use: said, rather than a refusal from the API. */

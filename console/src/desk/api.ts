@@ -1,9 +1,10 @@
 import type { ApiClient, Schemas } from "@campaign-policy/client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSession } from "../shared/context";
+import { API_LIMITS } from "../shared/limits";
 import { usePagedQuery } from "../shared/PagedList";
 import { queryKeys } from "../shared/queryKeys";
-import { answer, type QueryOf, type SortOf } from "../shared/session";
+import { answer, csvAnswer, type QueryOf, type SortOf } from "../shared/session";
 
 /** The integration desk's resources (directory, events, webhooks and deliveries, keys, order checks): every call of the API about them. */
 
@@ -174,5 +175,77 @@ export function useCompare(operationId: string) {
   return useMutation({
     mutationFn: async (lines: { variantExternalId: string; quantity: number }[]) =>
       (await answer(api.POST("/v1/operations/{operationId}/compare", { params: { path: { operationId } }, body: { lines } }))).data,
+  });
+}
+
+/** Every key of the tenant by id (OPERATOR keys only), to name the actors of events and changes. */
+export function useKeysById() {
+  const { api, session } = useSession();
+  return useQuery({
+    queryKey: queryKeys.keys.names,
+    enabled: session.role === "OPERATOR",
+    staleTime: 60_000,
+    queryFn: async () => {
+      const keys = new Map<string, Key>();
+      for await (const key of api.paginate("/v1/keys", { query: { limit: API_LIMITS.keysPerPage } })) keys.set(key.id, key);
+      return keys;
+    },
+  });
+}
+
+export type ChangeRecord = Schemas["ChangeRecord"];
+type HistoryQuery = QueryOf<"/v1/history">;
+export type ResourceType = NonNullable<HistoryQuery["resourceType"]>;
+
+export interface ChangeFilters {
+  kind: string;
+  resource: string;
+  operationId: string;
+  field: string;
+  actorKeyId: string;
+  from: string;
+  to: string;
+  sort: string;
+}
+
+/** The history query of `filters`; the dates are whole days (from its first second to its last). */
+const historyQuery = (filters: ChangeFilters): HistoryQuery => ({
+  sort: [filters.sort as SortOf<"/v1/history">],
+  ...(filters.kind && { resourceType: filters.kind as ResourceType }),
+  ...(filters.resource.trim() && { resourceId: filters.resource.trim() }),
+  ...(filters.operationId && { operationId: filters.operationId }),
+  ...(filters.field.trim() && { field: filters.field.trim() }),
+  ...(filters.actorKeyId && { actorKeyId: filters.actorKeyId }),
+  ...(filters.from && { from: `${filters.from}T00:00:00Z` }),
+  ...(filters.to && { to: `${filters.to}T23:59:59.999Z` }),
+});
+
+/** The tenant's change records, newest first (or oldest), by the filters. */
+export function useHistoryList(filters: ChangeFilters, enabled = true) {
+  const { api } = useSession();
+  return usePagedQuery<ChangeRecord>(
+    queryKeys.history.list(filters),
+    async (nextToken) =>
+      (await answer(api.GET("/v1/history", { params: { query: { ...historyQuery(filters), limit: 100, ...(nextToken && { nextToken }) } } })))
+        .data as Schemas["ChangeRecordPage"],
+    { enabled },
+  );
+}
+
+/** Every record of the filters as CSV (one row per changed field), as the API exports them. */
+export const exportHistoryCsv = async (api: ApiClient, filters: ChangeFilters) =>
+  (await answer(api.GET("/v1/history", { params: { query: historyQuery(filters) }, ...csvAnswer }))).data as unknown as string;
+
+/** Brings a deleted rule back, with its id and last values. */
+export function useRestoreRule(onDone: () => void) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (ruleId: string) => (await answer(api.POST("/v1/buying-policies/quotas/rules/{ruleId}/restore", { params: { path: { ruleId } } }))).data,
+    onSuccess: () => {
+      onDone();
+      for (const queryKey of [queryKeys.history.all, queryKeys.rules.all, queryKeys.rule.all, queryKeys.evaluation.all])
+        void queryClient.invalidateQueries({ queryKey });
+    },
   });
 }

@@ -19,6 +19,38 @@ const STATUS_BUTTONS = [
 ] as const;
 
 /** The fields that differ between what the page showed and what the server now holds. */
+/** An Operation's crumbs, code, status and facts, and its views (lines, history) as links. */
+export function OperationHeader({ operation, view }: { operation: Operation; view: "lines" | "history" }) {
+  const { session } = useSession();
+  const base = `/console/operations/${operation.id}`;
+  return (
+    <>
+      <p className="crumbs">
+        <Link to="/console/operations">Operations</Link> /
+      </p>
+      <div className="title-row">
+        <h1>{operation.code}</h1>
+        <span className={`badge ${operation.status.toLowerCase()}`}>{operation.status}</span>
+        <span className="muted">
+          {nameOf(operation)} · {operation.type} · {operation.startDate.slice(0, 10)} → {operation.endDate.slice(0, 10)} · {operation.lineCount} lines · version{" "}
+          {operation.version}
+        </span>
+      </div>
+      {/* History is for OPERATOR keys (the API refuses it to an ACCOUNT key). */}
+      {session.role === "OPERATOR" && (
+        <nav className="views" aria-label="Operation views">
+          <Link to={base} current={view === "lines"}>
+            Lines
+          </Link>
+          <Link to={`${base}/history`} current={view === "history"}>
+            History
+          </Link>
+        </nav>
+      )}
+    </>
+  );
+}
+
 function changedFields(before: Operation, after: Operation) {
   return (Object.keys(after) as (keyof Operation)[]).filter((field) => field !== "updatedAt" && JSON.stringify(before[field]) !== JSON.stringify(after[field]));
 }
@@ -70,17 +102,7 @@ export function OperationPage({ operationId }: { operationId: string }) {
       : null;
   return (
     <section>
-      <p className="crumbs">
-        <Link to="/console/operations">Operations</Link> /
-      </p>
-      <div className="title-row">
-        <h1>{operation.code}</h1>
-        <span className={`badge ${operation.status.toLowerCase()}`}>{operation.status}</span>
-        <span className="muted">
-          {nameOf(operation)} · {operation.type} · {operation.startDate.slice(0, 10)} → {operation.endDate.slice(0, 10)} · {operation.lineCount} lines · version{" "}
-          {operation.version}
-        </span>
-      </div>
+      <OperationHeader operation={operation} view="lines" />
       {operator && (
         <div className="toolbar" role="toolbar" aria-label="Operation">
           {STATUS_BUTTONS.map((button) => (

@@ -54,6 +54,18 @@ export function useOperationPicker(search: string) {
   });
 }
 
+/** The Operation whose code is `code` (null: none), to filter by code where the API takes an id. */
+export function useOperationByCode(code: string) {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: queryKeys.operations.byCode(code),
+    enabled: code.length > 0,
+    staleTime: 60_000,
+    queryFn: async () =>
+      (await answer(api.GET("/v1/operations", { params: { query: { operationId: [code], idType: "code", limit: 1 } } }))).data.items[0] ?? null,
+  });
+}
+
 export const fetchOperation = async (api: ApiClient, operationId: string) =>
   (await answer(api.GET("/v1/operations/{operationId}", { params: { path: { operationId } } }))).data;
 
@@ -236,4 +248,94 @@ export async function changeAttachments(
   }
   const { data } = await answer(api.DELETE("/v1/operations/{operationId}/accounts", init));
   return `${data.detached} to detach${data.notAttached.length ? `, ${data.notAttached.length} not attached` : ""}, ${data.accountCount} accounts after`;
+}
+
+export type ChangeRecord = Schemas["ChangeRecord"];
+export type OperationDiff = Schemas["OperationDiff"];
+export type DiffItem = OperationDiff["items"][number];
+export type RevertCounts = Schemas["RevertCounts"];
+
+export interface OperationHistoryFilters {
+  variant: string;
+  kind: string;
+}
+
+/** An Operation's change records, newest first: its own, its lines' (one variant's), its attachments'. */
+export function useOperationHistory(operationId: string, filters: OperationHistoryFilters) {
+  const { api } = useSession();
+  const { variant, kind } = filters;
+  return usePagedQuery<ChangeRecord>(
+    queryKeys.history.ofOperation(operationId, filters),
+    async (nextToken) =>
+      (
+        await answer(
+          api.GET("/v1/operations/{operationId}/history", {
+            params: {
+              path: { operationId },
+              query: {
+                limit: 100,
+                ...(variant && { variantExternalId: variant }),
+                ...(kind && { resourceType: kind as "operation" | "line" | "attachment" }),
+                ...(nextToken && { nextToken }),
+              },
+            },
+          }),
+        )
+      ).data as Schemas["ChangeRecordPage"],
+  );
+}
+
+/**
+ * The difference between version `from` and the current one, a page after another (the first
+ * rows show as soon as the first page is in): the Operation's fields and accounts on the first
+ * page, the lines on every page.
+ */
+export function useDiffWithCurrent(operationId: string, from: number | null) {
+  const { api } = useSession();
+  const diff = useInfiniteQuery({
+    queryKey: queryKeys.history.diff(operationId, from ?? 0),
+    enabled: from !== null,
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) =>
+      (
+        await answer(
+          api.GET("/v1/operations/{operationId}/diff", {
+            params: { path: { operationId }, query: { from: from!, limit: API_LIMITS.diffPerPage, ...(pageParam && { nextToken: pageParam }) } },
+          }),
+        )
+      ).data,
+    getNextPageParam: (page) => page.nextToken ?? undefined,
+    staleTime: Infinity,
+  });
+  useEffect(() => {
+    if (diff.hasNextPage && !diff.isFetchingNextPage && !diff.error) void diff.fetchNextPage();
+  }, [diff.hasNextPage, diff.isFetchingNextPage, diff.error, diff.fetchNextPage]);
+  return diff;
+}
+
+/** Reverts an Operation to a version (If-Match: the version shown), or says what it would change (dry run). */
+export async function revertOperation(api: ApiClient, operation: Operation, toVersion: number, dryRun: boolean) {
+  return (
+    await answer(
+      api.POST("/v1/operations/{operationId}/revert", {
+        params: { path: { operationId: operation.id }, query: { dryRun }, header: ifMatch(operation) as never },
+        body: { toVersion },
+      }),
+    )
+  ).data as Operation & { reverted: RevertCounts };
+}
+
+/** After a revert: the Operation, its lines, accounts and history read again. */
+export function useOperationReverted(operationId: string) {
+  const queryClient = useQueryClient();
+  return () =>
+    Promise.all(
+      [
+        queryKeys.operation(operationId),
+        queryKeys.lines.of(operationId),
+        queryKeys.attachments.of(operationId),
+        queryKeys.history.all,
+        queryKeys.operations.all,
+      ].map((queryKey) => queryClient.invalidateQueries({ queryKey })),
+    );
 }

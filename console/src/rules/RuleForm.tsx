@@ -29,7 +29,7 @@ function fieldErrors(refusal: Refusal | null): Map<Field, string> {
 
 /** /console/quota-rules/new and /console/quota-rules/:ruleId: one rule's form, with Delete on a stored one. */
 export function RuleFormPage({ ruleId }: { ruleId: string | null }) {
-  const rule = useRule(ruleId);
+  const rule = useRule(ruleId, { forForm: true });
   return (
     <section>
       <p className="crumbs">

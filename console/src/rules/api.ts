@@ -87,13 +87,13 @@ export function useRulesOfOrder(order: QuotaOrder | null) {
 export const fetchRule = async (api: ApiClient, ruleId: string) =>
   (await answer(api.GET("/v1/buying-policies/quotas/rules/{ruleId}", { params: { path: { ruleId } } }))).data;
 
-export function useRule(ruleId: string | null) {
+/** A rule; `forForm`: read afresh on each opening, as the form starts from what the server holds now. */
+export function useRule(ruleId: string | null, { forForm = false } = {}) {
   const { api } = useSession();
   return useQuery({
     queryKey: queryKeys.rule.one(ruleId),
     enabled: ruleId !== null,
-    // Read afresh on each opening: the form starts from what the server holds now.
-    gcTime: 0,
+    ...(forForm && { gcTime: 0, refetchOnMount: "always" as const }),
     queryFn: () => fetchRule(api, ruleId!),
   });
 }

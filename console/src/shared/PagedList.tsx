@@ -7,6 +7,8 @@ export interface Column<T> {
   header: ReactNode;
   cell: (item: T) => ReactNode;
   numeric?: boolean;
+  /** Long content (a change's values, an event's data) wraps in its cell rather than widening the table. */
+  wrap?: boolean;
 }
 
 /** One page as every list of the API answers it. */
@@ -59,10 +61,11 @@ export function ListTable<T>({
                   // biome-ignore lint/suspicious/noArrayIndexKey: a table's columns are fixed and have no id; their place is what they are.
                   key={i}
                   role="cell"
-                  className={column.numeric ? "num" : undefined}
+                  className={[column.numeric && "num", column.wrap && "wrap"].filter(Boolean).join(" ") || undefined}
                   data-label={typeof column.header === "string" ? column.header : undefined}
                 >
-                  {column.cell(item)}
+                  {/* One element: on a phone the cell is a flex row (its label, then this), whatever the content holds. */}
+                  <span className="cell">{column.cell(item)}</span>
                 </td>
               ))}
             </tr>

@@ -17,6 +17,9 @@ let shown = location.href;
 /** Set while a confirmed Back or Forward is under way: that move is let through. */
 let leavingByHistory = false;
 
+/** Whether two addresses are one page (another view of it: its filters and sort live in the query), which keeps its edits. */
+const samePage = (to: string, from: string) => new URL(to, location.href).pathname === new URL(from, location.href).pathname;
+
 for (const type of ["pushState", "replaceState"])
   addEventListener(type, () => {
     shown = location.href;
@@ -24,7 +27,7 @@ for (const type of ["pushState", "replaceState"])
 // Added when this module loads, before the router's own listener (it subscribes on its first render),
 // so a Back the person has not confirmed is undone before the router sees it and unmounts the page.
 addEventListener("popstate", (event) => {
-  if (leavingByHistory || !holders.size || !ask) {
+  if (leavingByHistory || !holders.size || !ask || samePage(location.href, shown)) {
     leavingByHistory = false;
     shown = location.href;
     return;
@@ -82,7 +85,9 @@ export function LeaveGuard({ children }: { children: ReactNode }) {
   }, [confirm]);
   return (
     <ConfirmLeave.Provider value={confirm}>
-      <Router aroundNav={(navigate, to, options) => confirm(() => navigate(to, options))}>{children}</Router>
+      <Router aroundNav={(navigate, to, options) => (samePage(to, location.href) ? navigate(to, options) : confirm(() => navigate(to, options)))}>
+        {children}
+      </Router>
       {pending && (
         <ConfirmDialog
           title="Leave with unsaved edits?"

@@ -13,6 +13,7 @@ export interface ApiLimits {
   impactAccountsPerPage: number;
   diffPerPage: number;
   historyPerPage: number;
+  keysPerPage: number;
 }
 
 declare const __API_LIMITS__: ApiLimits;

@@ -9,6 +9,7 @@ export const queryKeys = {
     all: ["operations"] as const,
     list: (query: object) => ["operations", "list", query] as const,
     picker: (search: string) => ["operations", "picker", search] as const,
+    byCode: (code: string) => ["operations", "by-code", code] as const,
   },
   operation: (operationId: string) => ["operation", operationId] as const,
   lines: {

@@ -52,7 +52,7 @@ export function SearchFilter({ label, value, onChange }: { label: string; value:
   );
 }
 
-/** A list filter on one of a few values, or any ("" sends no filter). */
+/** A list filter on one of a few values (each a value, or a [value, label] pair), or any ("" sends no filter). */
 export function ChoiceFilter({
   label,
   value,
@@ -61,7 +61,7 @@ export function ChoiceFilter({
 }: {
   label: string;
   value: string;
-  choices: readonly string[];
+  choices: readonly (string | readonly [string, string])[];
   onChange: (value: string) => void;
 }) {
   return (
@@ -69,9 +69,14 @@ export function ChoiceFilter({
       {label}
       <select value={value} onChange={(e) => onChange(e.target.value)}>
         <option value="">Any</option>
-        {choices.map((choice) => (
-          <option key={choice}>{choice}</option>
-        ))}
+        {choices.map((choice) => {
+          const [option, text] = typeof choice === "string" ? [choice, choice] : choice;
+          return (
+            <option key={option} value={option}>
+              {text}
+            </option>
+          );
+        })}
       </select>
     </label>
   );

@@ -42,6 +42,7 @@ export function DataGrid<Stored>({
   className = "",
   onNote,
   initialField = columns[0].key,
+  cellIdPrefix = "cell",
 }: {
   ref?: Ref<DataGridHandle>;
   label: string;
@@ -63,6 +64,8 @@ export function DataGrid<Stored>({
   onNote?: (note: string) => void;
   /** The column the active cell starts in. */
   initialField?: string;
+  /** Its cells' ids start with this (`cell-<row>-<column>`): two grids on one page take two. */
+  cellIdPrefix?: string;
 }) {
   const { rows, keyField } = draft;
   const indexOfKey = (key: string) =>
@@ -255,7 +258,7 @@ export function DataGrid<Stored>({
         aria-colcount={columns.length}
         aria-readonly={readOnly || undefined}
         aria-describedby={readOnlyNoteId ? `${readOnlyNoteId} ${helpId}` : helpId}
-        aria-activedescendant={!editing && activeRow ? `cell-${active.row}-${active.col}` : undefined}
+        aria-activedescendant={!editing && activeRow ? `${cellIdPrefix}-${active.row}-${active.col}` : undefined}
         className={`grid${readOnly ? " readonly" : ""} ${className}`}
         onKeyDown={onKeyDown}
         onPaste={onPaste}
@@ -299,7 +302,7 @@ export function DataGrid<Stored>({
                     return (
                       <div
                         key={column.key}
-                        id={`cell-${item.index}-${col}`}
+                        id={`${cellIdPrefix}-${item.index}-${col}`}
                         role="gridcell"
                         aria-colindex={col + 1}
                         aria-selected={isActive}

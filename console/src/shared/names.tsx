@@ -1,0 +1,48 @@
+import { useKeysById, type Key } from "../desk/api";
+import { useOperation } from "../operations/api";
+import { useRule } from "../rules/api";
+import { Link } from "./ui";
+
+/**
+ * Resources as people know them, wherever the API answers an id: an Operation by its code, a rule by
+ * its scope, a key by its name (or its first characters), an actor by its key's name or its user.
+ */
+
+/** A key as a person knows it: its name, else its first characters. */
+export const keyLabel = (key: Pick<Key, "name" | "prefix" | "id">) => key.name ?? (key.prefix ? `${key.prefix}…` : key.id);
+
+/** Who made a change or an event (`key:<id>`, `user:<id>`, `schedule`, `cli`), in words. */
+export function ActorName({ actor }: { actor: string }) {
+  const keys = useKeysById();
+  const [kind, id] = actor.includes(":") ? [actor.slice(0, actor.indexOf(":")), actor.slice(actor.indexOf(":") + 1)] : [actor, ""];
+  if (kind === "key") {
+    const key = keys.data?.get(id);
+    return <span title={id}>{key ? `${keyLabel(key)} (key)` : `key ${id}`}</span>;
+  }
+  if (kind === "user") return <span>user {id}</span>;
+  if (kind === "schedule") return <span>the schedule</span>;
+  if (kind === "cli") return <span>the command line</span>;
+  return <span>{actor}</span>;
+}
+
+/** A link to an Operation, named by its code (its id until the code is read, or when it was deleted). */
+export function OperationName({ id }: { id: string }) {
+  const operation = useOperation(id);
+  return <Link to={`/console/operations/${id}`}>{operation.data?.code ?? id}</Link>;
+}
+
+/** A rule's scope in words: "account A-1 · supplier S-2 · every store". */
+export function scopeLabel(rule: { accountId?: string | null; supplierId?: string | null; storeId?: string | null }) {
+  return [
+    rule.accountId ? `account ${rule.accountId}` : "any account",
+    rule.supplierId ? `supplier ${rule.supplierId}` : "any supplier",
+    rule.storeId ? `store ${rule.storeId}` : "every store",
+  ].join(" · ");
+}
+
+/** A link to a rule, named by its scope; `known` is the scope already at hand (a deleted rule's record), read from the API otherwise. */
+export function RuleName({ id, known }: { id: string; known?: Parameters<typeof scopeLabel>[0] }) {
+  const rule = useRule(known ? null : id);
+  const scope = known ?? rule.data;
+  return <Link to={`/console/quota-rules/${id}`}>{scope ? scopeLabel(scope) : id}</Link>;
+}
