@@ -7,6 +7,8 @@ import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
 import { Link, ProblemView } from "../shared/ui";
 import { useDeleteRule, useRule, useSaveRule, type QuotaRule } from "./api";
+import { CheckImpactButton, ImpactRegion, impactWords, saveLabel, useImpactCheck } from "./Impact";
+import { scopeLabel } from "../shared/names";
 
 const FIELDS = [
   ["accountId", "Account id"],
@@ -35,7 +37,7 @@ export function RuleFormPage({ ruleId }: { ruleId: string | null }) {
       <p className="crumbs">
         <Link to="/console/quota-rules">Quota rules</Link> /
       </p>
-      <h1>{ruleId ? `Rule ${ruleId}` : "New rule"}</h1>
+      <h1>{rule.data ? `Rule: ${scopeLabel(rule.data)}` : ruleId ? "Rule" : "New rule"}</h1>
       {rule.error ? (
         <ProblemView refusal={toRefusal(rule.error)} />
       ) : ruleId && !rule.data ? (
@@ -72,6 +74,7 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
     minimum: values.minimum.trim() === "" ? Number.NaN : Number(values.minimum.trim()),
     enforcement: values.enforcement,
   });
+  const impact = useImpactCheck({ changes: [rule ? { op: "replace", ruleId: rule.id, rule: body() } : { op: "create", rule: body() }] });
   const save = useSaveRule(rule, {
     onMutate: () => {
       setRefusal(null);
@@ -134,8 +137,9 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
         </label>
       </div>
       <div className="actions">
+        <CheckImpactButton impact={impact} />
         <button type="submit" className="primary" disabled={save.isPending}>
-          {rule ? "Save" : "Create"}
+          {saveLabel(rule ? "Save" : "Create", impact)}
         </button>
         {rule && (
           <button type="button" className="danger" disabled={remove.isPending} onClick={() => setDeleting(true)}>
@@ -151,17 +155,14 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
         )}
       </div>
       {rule && deleting && (
-        <ConfirmDialog
-          title={`Delete rule ${rule.id}?`}
-          confirm="Delete"
+        <DeleteRuleDialog
+          rule={rule}
           onConfirm={() => {
             setDeleting(false);
             remove.mutate();
           }}
           onClose={() => setDeleting(false)}
-        >
-          <p>Orders of this scope fall back to the next level's rule. This cannot be undone.</p>
-        </ConfirmDialog>
+        />
       )}
       {saved && (
         <p role="status" className="note">
@@ -169,6 +170,19 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
         </p>
       )}
       <ProblemView refusal={refusal} />
+      <ImpactRegion impact={impact} what={rule ? "this change" : "this rule"} />
     </form>
+  );
+}
+
+/** Asks before deleting a rule, with what the deletion would do to past orders (checked as the dialog opens). */
+function DeleteRuleDialog({ rule, onConfirm, onClose }: { rule: QuotaRule; onConfirm: () => void; onClose: () => void }) {
+  const impact = useImpactCheck({ changes: [{ op: "delete", ruleId: rule.id }] }, { auto: true });
+  return (
+    <ConfirmDialog title={`Delete the rule of ${scopeLabel(rule)}?`} confirm={saveLabel("Delete", impact)} onConfirm={onConfirm} onClose={onClose}>
+      <p>Orders of this scope fall back to the next level's rule. Changes can restore it.</p>
+      <p role="status">{impact.result ? `Over the last 90 days: ${impactWords(impact.result)}.` : impact.busy ? "Checking its impact…" : ""}</p>
+      <ProblemView refusal={impact.refusal} />
+    </ConfirmDialog>
   );
 }

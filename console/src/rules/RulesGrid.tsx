@@ -7,7 +7,8 @@ import { useUnsavedEdits } from "../shared/leaving";
 import { API_LIMITS } from "../shared/limits";
 import { toRefusal } from "../shared/session";
 import { ProblemView } from "../shared/ui";
-import { describeUpsert, putRules, useAllRules, useRulesChanged, type QuotaRule, type RuleFilters } from "./api";
+import { describeUpsert, putRules, useAllRules, useRulesChanged, type ImpactRequest, type QuotaRule, type RuleFilters } from "./api";
+import { CheckImpactButton, ImpactRegion, saveLabel, useImpactCheck } from "./Impact";
 
 const COLUMNS = [
   { key: "accountId", label: "Account" },
@@ -58,6 +59,14 @@ function errorsOf(row: RuleRow): Map<string, string> {
   return errors;
 }
 
+/** The grid's unsaved rows as an impact request (a stored rule replaced, a new one created); null past the API's limit of changes. */
+function impactRequestOf(rows: RuleRow[]): ImpactRequest | null {
+  if (rows.length === 0 || rows.length > API_LIMITS.impactChanges) return null;
+  return {
+    changes: rows.map((row) => (row.stored ? { op: "replace", ruleId: row.stored.id, rule: ruleInputOf(row) } : { op: "create", rule: ruleInputOf(row) })),
+  };
+}
+
 /** A rule's scope in a sentence: "ACC / SUP / any". */
 const scopeOf = (row: RuleRow) => SCOPE_FIELDS.map((field) => row.cells[field].trim() || "any").join(" / ");
 
@@ -71,6 +80,7 @@ export function RulesGrid({ filters }: { filters: RuleFilters }) {
   const dirtyCount = draft.dirtyRows.length;
   const grid = useRef<DataGridHandle>(null);
   useUnsavedEdits(dirtyCount > 0);
+  const impact = useImpactCheck(impactRequestOf(draft.dirtyRows));
 
   const saving = useBatchSave({
     draft,
@@ -115,6 +125,7 @@ export function RulesGrid({ filters }: { filters: RuleFilters }) {
           >
             Discard
           </button>
+          <CheckImpactButton impact={impact} disabled={dirtyCount === 0 || dirtyCount > API_LIMITS.impactChanges} />
           <button type="button" className="primary" onClick={saving.save} disabled={saving.busy || dirtyCount === 0}>
             Check changes
           </button>
@@ -125,11 +136,12 @@ export function RulesGrid({ filters }: { filters: RuleFilters }) {
           {saving.note}
           {saving.checked && (
             <button type="button" className="primary" onClick={saving.apply} disabled={saving.busy}>
-              Apply
+              {saveLabel("Apply", impact)}
             </button>
           )}
         </div>
       )}
+      <ImpactRegion impact={impact} what={`${dirtyCount === 1 ? "this edit" : "these edits"}`} />
       <ProblemView refusal={saving.refusal} />
       <ProblemView refusal={rules.error ? toRefusal(rules.error) : null} />
       <DataGrid

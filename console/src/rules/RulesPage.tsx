@@ -19,6 +19,7 @@ import {
   type QuotaRule,
   type RuleFilters,
 } from "./api";
+import { CheckImpactButton, ImpactRegion, saveLabel, useImpactCheck } from "./Impact";
 import { RulesGrid } from "./RulesGrid";
 import "./rules.css";
 import { scopeText } from "./scope";
@@ -101,6 +102,7 @@ function DefaultMinimum() {
     }
   }, [current.data]);
   useUnsavedEdits(Boolean(current.data) && (minimum !== String(current.data?.minimum) || enforcement !== current.data?.enforcement));
+  const impact = useImpactCheck({ changes: [], default: { minimum: minimum.trim() === "" ? Number.NaN : Number(minimum.trim()), enforcement } });
   const save = useSaveQuotaDefault({
     onMutate: () => {
       setRefusal(null);
@@ -146,15 +148,19 @@ function DefaultMinimum() {
           <option>WARN</option>
         </select>
       </label>
-      <button type="submit" disabled={save.isPending || !current.data}>
-        Save default
-      </button>
+      <div className="actions">
+        <CheckImpactButton impact={impact} disabled={!current.data} />
+        <button type="submit" disabled={save.isPending || !current.data}>
+          {saveLabel("Save default", impact)}
+        </button>
+      </div>
       {saved && (
         <p role="status" className="note">
           Default saved: {minimum} ({enforcement}).
         </p>
       )}
       <ProblemView refusal={refusal ?? (current.error ? toRefusal(current.error) : null)} />
+      <ImpactRegion impact={impact} what="this default" />
     </form>
   );
 }

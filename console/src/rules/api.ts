@@ -191,3 +191,18 @@ export function useEvaluation(order: QuotaOrder | null) {
       (await answer(api.POST("/v1/buying-policies/quotas/evaluate", { params: { query: { explain: true } }, body: { orders: [order!] } }))).data.results[0],
   });
 }
+
+export type ImpactRequest = Schemas["QuotaImpactRequest"];
+export type Impact = Schemas["QuotaImpact"];
+export type ImpactAccount = Schemas["QuotaImpactAccount"];
+
+/** What a rule change would do to the orders of the last 90 days: one page of the accounts it changes. Changes nothing. */
+export const fetchImpact = async (api: ApiClient, request: ImpactRequest, nextToken?: string) =>
+  (
+    await answer(
+      api.POST("/v1/buying-policies/quotas/impact", {
+        params: { query: { limit: API_LIMITS.impactAccountsPerPage, ...(nextToken && { nextToken }) } },
+        body: request,
+      }),
+    )
+  ).data;
