@@ -49,6 +49,7 @@ import deleteWebhook from "../../src/webhooks/routes/delete";
 import listDeliveries from "../../src/webhooks/routes/deliveries";
 import getWebhook from "../../src/webhooks/routes/get";
 import listWebhooks from "../../src/webhooks/routes/list";
+import redeliverDelivery from "../../src/webhooks/routes/redeliver";
 import updateWebhook from "../../src/webhooks/routes/update";
 
 export const routes = {
@@ -104,4 +105,5 @@ export const routes = {
   updateWebhook,
   deleteWebhook,
   listDeliveries,
+  redeliverDelivery,
 };

@@ -174,6 +174,16 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
     },
     { timeout: 30_000, interval: 100 },
   );
+  // Sent again (the receiver lost it): delivered once more.
+  const [{ id: deliveryId }] = (await step<{ items: { id: string }[] }>(operator, "GET", `/v1/webhooks/${hook.body.id}/deliveries`, 200)).body.items;
+  await step(operator, "POST", `/v1/webhooks/${hook.body.id}/deliveries/${deliveryId}/redeliver`, 200);
+  await vi.waitFor(
+    async () => {
+      const [delivery] = (await step<{ items: { status: string }[] }>(operator, "GET", `/v1/webhooks/${hook.body.id}/deliveries`, 200)).body.items;
+      expect(delivery.status).toBe("delivered");
+    },
+    { timeout: 30_000, interval: 100 },
+  );
 
   return { operator, account, operationId, accountIds: [acc1, acc2], ruleId, cartId, orderId, routesCalled };
 }
