@@ -1,4 +1,6 @@
 // Every route of the API by a name a test can read, for callRoute (typed params and answers).
+import getDisplaySettings from "../../src/display/routes/get";
+import setDisplaySettings from "../../src/display/routes/put";
 import decideOnOperation from "../../src/approvals/routes/decide";
 import getApprovalSettings from "../../src/approvals/routes/get-settings";
 import listApprovalDecisions from "../../src/approvals/routes/list";
@@ -100,6 +102,8 @@ export const routes = {
   diffOperationVersions,
   revertOperation,
   getApprovalSettings,
+  getDisplaySettings,
+  setDisplaySettings,
   setApprovalSettings,
   listApprovalDecisions,
   decideOnOperation,

@@ -100,6 +100,7 @@ export const WRITES: Record<string, (op: Caller) => Promise<Race>> = {
       event: "operation.reverted",
     };
   },
+  "PUT /v1/settings/display": async () => ({ path: "/v1/settings/display", body: { currency: "EUR" }, status: 200, event: null }),
   "PUT /v1/settings/approvals": async () => ({
     path: "/v1/settings/approvals",
     body: { activation: { required: 2 } },
