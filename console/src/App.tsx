@@ -6,6 +6,7 @@ import { ChangesPage } from "./desk/ChangesPage";
 import { EventsPage } from "./desk/EventsPage";
 import { KeysPage } from "./desk/KeysPage";
 import { OrderCheckPage } from "./desk/OrderCheckPage";
+import { SettingsPage } from "./desk/SettingsPage";
 import { WebhooksPage } from "./desk/WebhooksPage";
 import { HistoryPage } from "./operations/HistoryPage";
 import { OperationPage } from "./operations/OperationPage";
@@ -35,6 +36,7 @@ const SECTIONS = {
   webhooks: { path: "/console/webhooks", label: "Webhooks", operatorOnly: true },
   keys: { path: "/console/keys", label: "Keys", operatorOnly: true },
   changes: { path: "/console/changes", label: "Changes", operatorOnly: true },
+  settings: { path: "/console/settings", label: "Settings", operatorOnly: true },
 } satisfies Record<string, Section>;
 const MENU: Section[] = Object.values(SECTIONS);
 
@@ -64,6 +66,7 @@ const ROUTES: { path: string; section: Section; page: (params: Record<string, st
   { path: "/console/webhooks/:webhookId?", section: SECTIONS.webhooks, page: ({ webhookId }) => <WebhooksPage webhookId={webhookId} /> },
   { path: "/console/keys", section: SECTIONS.keys, page: () => <KeysPage /> },
   { path: "/console/changes", section: SECTIONS.changes, page: () => <ChangesPage /> },
+  { path: "/console/settings", section: SECTIONS.settings, page: () => <SettingsPage /> },
 ];
 
 /** The page of a section an ACCOUNT key may not use: said, rather than a refusal from the API. */

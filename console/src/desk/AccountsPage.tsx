@@ -1,5 +1,5 @@
+import { useViewParams } from "../shared/viewParams";
 import { useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
 import { useSession } from "../shared/context";
 import { CsvImport } from "../shared/CsvImport";
 import { hasHeader, parseTable } from "../shared/csv";
@@ -71,10 +71,12 @@ export function readAccounts(text: string) {
 
 export function AccountsPage() {
   const { session } = useSession();
-  const [name, setName] = useState("");
-  const [email, setEmail] = useState("");
-  const [userId, setUserId] = useState("");
-  const [sort, setSort] = useState("accountId");
+  const [view, setView] = useViewParams({ name: "", email: "", userId: "", sort: "accountId" });
+  const { name, email, userId, sort } = view;
+  const setName = (name: string) => setView({ name }, { typing: true });
+  const setEmail = (email: string) => setView({ email }, { typing: true });
+  const setUserId = (userId: string) => setView({ userId }, { typing: true });
+  const setSort = (sort: string) => setView({ sort });
   const list = useDirectoryList({ name, email, userId, sort });
   return (
     <section>

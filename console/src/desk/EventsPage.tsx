@@ -3,7 +3,11 @@ import { EVENT_TYPES } from "../../../src/platform/core/event-types";
 import { useSession } from "../shared/context";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
-import { ChoiceFilter, Link, ProblemView, SearchFilter } from "../shared/ui";
+import { formatValue, when } from "../shared/format";
+import { ActorName, OperationName } from "../shared/names";
+import { ChoiceFilter, ProblemView, SearchFilter } from "../shared/ui";
+import { useViewParams } from "../shared/viewParams";
+import { useOperationByCode } from "../operations/api";
 import { fetchEvents, type Event } from "./api";
 
 /** How often the feed asks for what is new, while following it live. */
@@ -11,12 +15,31 @@ export const POLL_MS = 2000;
 /** Rows shown at first, and added by `Show older`. */
 const SHOWN = 200;
 
+/** An event's data: a line of its first fields, opened to the whole of it, wrapped (never cut at the page's edge). */
+function EventData({ data }: { data: unknown }) {
+  const entries = data && typeof data === "object" ? Object.entries(data as Record<string, unknown>) : [];
+  if (!entries.length) return <span className="muted">none</span>;
+  const summary = entries
+    .slice(0, 3)
+    .map(([field, value]) => `${field}: ${formatValue(value)}`)
+    .join(" · ");
+  return (
+    <details className="event-data">
+      <summary>
+        {summary}
+        {entries.length > 3 && ` · ${entries.length - 3} more`}
+      </summary>
+      <pre>{JSON.stringify(data, null, 2)}</pre>
+    </details>
+  );
+}
+
 const COLUMNS: Column<Event>[] = [
-  { header: "At", cell: (event) => <time dateTime={event.at}>{event.at.replace("T", " ").slice(0, 19)}</time> },
+  { header: "At", cell: (event) => <time dateTime={event.at}>{when(event.at)}</time> },
   { header: "Type", cell: (event) => <code>{event.type}</code> },
-  { header: "Operation", cell: (event) => (event.operationId ? <Link to={`/console/operations/${event.operationId}`}>{event.operationId}</Link> : "") },
-  { header: "Actor", cell: (event) => event.actor },
-  { header: "Data", cell: (event) => <code className="data">{JSON.stringify(event.data)}</code> },
+  { header: "Operation", cell: (event) => (event.operationId ? <OperationName id={event.operationId} /> : "") },
+  { header: "Actor", cell: (event) => <ActorName actor={event.actor} /> },
+  { header: "Data", cell: (event) => <EventData data={event.data} /> },
 ];
 
 interface Feed {
@@ -124,24 +147,30 @@ function useEventFeed(filters: { type: string; operationId: string }, live: bool
   return { ...feed, showOlder };
 }
 
+const DEFAULTS = { type: "", operation: "", live: "on" };
+
 export function EventsPage() {
-  const [type, setType] = useState("");
-  const [operationId, setOperationId] = useState("");
-  const [live, setLive] = useState(true);
-  const feed = useEventFeed({ type, operationId: operationId.trim() }, live);
+  const [view, setView] = useViewParams(DEFAULTS);
+  const code = view.operation.trim();
+  const byCode = useOperationByCode(code);
+  const live = view.live === "on";
+  // Filtering by an Operation's code waits for its id; a code that names none shows nothing.
+  const operationId = code ? (byCode.data?.id ?? "op_none") : "";
+  const feed = useEventFeed({ type: view.type, operationId }, live && (!code || byCode.data !== undefined));
   return (
     <section>
       <div className="title-row">
         <h1>Events</h1>
         <label className="switch">
-          <input type="checkbox" checked={live} onChange={(e) => setLive(e.target.checked)} />
+          <input type="checkbox" checked={live} onChange={(e) => setView({ live: e.target.checked ? "on" : "off" })} />
           Follow live
         </label>
       </div>
       <form className="filters" role="search" aria-label="Filter events" onSubmit={(e) => e.preventDefault()}>
-        <ChoiceFilter label="Type" value={type} choices={EVENT_TYPES} onChange={setType} />
-        <SearchFilter label="Operation id" value={operationId} onChange={setOperationId} />
+        <ChoiceFilter label="Type" value={view.type} choices={EVENT_TYPES} onChange={(type) => setView({ type })} />
+        <SearchFilter label="Operation code" value={view.operation} onChange={(operation) => setView({ operation }, { typing: true })} />
       </form>
+      {code && byCode.data === null && <p className="muted">No Operation has the code {code}.</p>}
       <p className="muted note">
         <span role="status">{feed.loading ? "Loading…" : `${feed.events.length} events shown, newest first.`}</span>{" "}
         {live ? `Following live: checked at ${feed.checkedAt?.toLocaleTimeString() ?? "—"}.` : "Paused."}

@@ -3,7 +3,9 @@ import { ConfirmDialog, SecretOnce } from "../shared/dialogs";
 import { useUnsavedForm } from "../shared/leaving";
 import { PagedList, type Column } from "../shared/PagedList";
 import { toRefusal } from "../shared/session";
+import { keyLabel, useSignedInKeyId } from "../shared/names";
 import { ChoiceFilter, FormActions, ProblemView, SearchFilter } from "../shared/ui";
+import { useViewParams } from "../shared/viewParams";
 import { useIssueKey, useKeyList, useRevokeKey, type Key } from "./api";
 
 type Role = Key["role"];
@@ -15,17 +17,27 @@ const SORTS = [
 
 const stateOf = (key: Key) => (key.revokedAt ? "revoked" : key.expiresAt && key.expiresAt <= new Date().toISOString() ? "expired" : "active");
 
+const DEFAULTS = { role: "", user: "", sort: "-createdAt" };
+
 export function KeysPage() {
-  const [role, setRole] = useState("");
-  const [userId, setUserId] = useState("");
-  const [sort, setSort] = useState("-createdAt");
+  const signedInWith = useSignedInKeyId();
+  const [view, setView] = useViewParams(DEFAULTS);
+  const { role, user: userId, sort } = view;
   const [issuing, setIssuing] = useState(false);
   const [issued, setIssued] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<Key | null>(null);
   const revoke = useRevokeKey(() => setRevoking(null));
   const list = useKeyList({ role, userId, sort });
   const columns: Column<Key>[] = [
-    { header: "Name", cell: (key) => key.name ?? <span className="muted">unnamed</span> },
+    {
+      header: "Name",
+      cell: (key) => (
+        <>
+          {key.name ?? <span className="muted">unnamed</span>}
+          {key.id === signedInWith && <span className="badge current">you are signed in with it</span>}
+        </>
+      ),
+    },
     { header: "Key", cell: (key) => <code>{key.prefix ? `${key.prefix}…` : key.id}</code> },
     { header: "Role", cell: (key) => key.role },
     { header: "User", cell: (key) => key.userId ?? "" },
@@ -37,6 +49,8 @@ export function KeysPage() {
       cell: (key) =>
         key.revokedAt ? (
           <span className="muted">{key.revokedAt.slice(0, 10)}</span>
+        ) : key.id === signedInWith ? (
+          <span className="muted">Sign in with another key to revoke this one</span>
         ) : (
           <span className="row-actions">
             <button
@@ -46,7 +60,7 @@ export function KeysPage() {
                 revoke.reset();
                 setRevoking(key);
               }}
-              aria-label={`Revoke ${key.name ?? key.id}`}
+              aria-label={`Revoke ${keyLabel(key)}`}
             >
               Revoke
             </button>
@@ -80,15 +94,24 @@ export function KeysPage() {
           onClose={() => setRevoking(null)}
         >
           <p>
-            <strong>{revoking.name ?? revoking.id}</strong> ({revoking.role}
+            <strong>{keyLabel(revoking)}</strong> ({revoking.role}
             {revoking.userId ? `, ${revoking.userId}` : ""}) will be refused from now on. This cannot be undone.
           </p>
           <ProblemView refusal={revoke.error ? toRefusal(revoke.error) : null} />
         </ConfirmDialog>
       )}
-      <PagedList label="Keys" list={list} columns={columns} rowKey={(key) => key.id} empty="No key matches." sorts={SORTS} sort={sort} onSort={setSort}>
-        <ChoiceFilter label="Role" value={role} choices={ROLES} onChange={setRole} />
-        <SearchFilter label="User id" value={userId} onChange={setUserId} />
+      <PagedList
+        label="Keys"
+        list={list}
+        columns={columns}
+        rowKey={(key) => key.id}
+        empty="No key matches."
+        sorts={SORTS}
+        sort={sort}
+        onSort={(sort) => setView({ sort })}
+      >
+        <ChoiceFilter label="Role" value={role} choices={ROLES} onChange={(role) => setView({ role })} />
+        <SearchFilter label="User id" value={userId} onChange={(user) => setView({ user }, { typing: true })} />
       </PagedList>
     </section>
   );

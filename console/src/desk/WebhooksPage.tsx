@@ -1,10 +1,22 @@
 import { useState, type FormEvent } from "react";
+import { when } from "../shared/format";
+import { useViewParams } from "../shared/viewParams";
 import { ConfirmDialog, SecretOnce } from "../shared/dialogs";
 import { useUnsavedForm } from "../shared/leaving";
 import { PagedList, type Column } from "../shared/PagedList";
 import { toRefusal } from "../shared/session";
 import { ChoiceFilter, FormActions, Link, ProblemView } from "../shared/ui";
-import { useDeleteWebhook, useDeliveryList, useWebhookList, useSaveWebhook, type Delivery, type DeliveryStatus, type Webhook } from "./api";
+import {
+  useDeleteWebhook,
+  useDeliveryList,
+  useFailingDeliveries,
+  useRedeliver,
+  useSaveWebhook,
+  useWebhookList,
+  type Delivery,
+  type DeliveryStatus,
+  type Webhook,
+} from "./api";
 
 const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const satisfies readonly DeliveryStatus[];
 const SORTS = [
@@ -12,7 +24,6 @@ const SORTS = [
   ["createdAt", "Oldest first"],
 ] as const;
 
-const when = (at: string | null) => (at ? at.replace("T", " ").slice(0, 19) : "—");
 const typesOf = (text: string) =>
   text
     .split(/[\s,]+/)
@@ -20,8 +31,25 @@ const typesOf = (text: string) =>
     .filter(Boolean);
 
 /** The subscriptions; with `webhookId` (/console/webhooks/<id>), that subscription's deliveries under them. */
+const DEFAULTS = { sort: "-createdAt", status: "" };
+
+/** A subscription's failing deliveries, on its row: how many failed after every attempt, a link to them. */
+function FailingDeliveries({ webhook }: { webhook: Webhook }) {
+  const failing = useFailingDeliveries(webhook.id);
+  const count = failing.data?.items.length ?? 0;
+  if (!failing.data) return <span className="muted">…</span>;
+  if (count === 0) return <span className="muted">none failing</span>;
+  return (
+    <Link to={`/console/webhooks/${webhook.id}?status=failed`}>
+      <span className="badge failed">{failing.data.nextToken ? `${count}+` : count} failed</span>
+      <span className="sr-only"> deliveries to {webhook.url}</span>
+    </Link>
+  );
+}
+
 export function WebhooksPage({ webhookId }: { webhookId?: string }) {
-  const [sort, setSort] = useState("-createdAt");
+  const [view, setView] = useViewParams(DEFAULTS);
+  const { sort } = view;
   const [form, setForm] = useState<{ webhook?: Webhook } | null>(null);
   const [removing, setRemoving] = useState<Webhook | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
@@ -29,7 +57,8 @@ export function WebhooksPage({ webhookId }: { webhookId?: string }) {
   const list = useWebhookList(sort);
   const columns: Column<Webhook>[] = [
     { header: "URL", cell: (webhook) => <Link to={`/console/webhooks/${webhook.id}`}>{webhook.url}</Link> },
-    { header: "Event types", cell: (webhook) => webhook.eventTypes.join(", ") },
+    { header: "Event types", cell: (webhook) => webhook.eventTypes.join(", "), wrap: true },
+    { header: "Deliveries", cell: (webhook) => <FailingDeliveries webhook={webhook} /> },
     { header: "Description", cell: (webhook) => webhook.description ?? "" },
     { header: "Created", cell: (webhook) => webhook.createdAt.slice(0, 10) },
     {
@@ -95,10 +124,18 @@ export function WebhooksPage({ webhookId }: { webhookId?: string }) {
         empty="No subscription yet."
         sorts={SORTS}
         sort={sort}
-        onSort={setSort}
+        onSort={(sort) => setView({ sort })}
         rowClass={(webhook) => (webhook.id === webhookId ? "selected" : undefined)}
       />
-      {webhookId && <Deliveries key={webhookId} webhookId={webhookId} />}
+      {webhookId && (
+        <Deliveries
+          key={webhookId}
+          webhookId={webhookId}
+          url={list.data?.pages.flatMap((page) => page.items).find((webhook) => webhook.id === webhookId)?.url}
+          status={view.status}
+          onStatus={(status) => setView({ status })}
+        />
+      )}
     </section>
   );
 }
@@ -138,28 +175,47 @@ function WebhookForm({ webhook, onDone }: { webhook?: Webhook; onDone: (secret?:
   );
 }
 
-const DELIVERY_COLUMNS: Column<Delivery>[] = [
-  { header: "Event", cell: (delivery) => <code>{delivery.eventType}</code> },
-  { header: "Status", cell: (delivery) => <span className={`badge ${delivery.status}`}>{delivery.status}</span> },
-  { header: "Attempts", numeric: true, cell: (delivery) => delivery.attempts },
-  { header: "Answer", numeric: true, cell: (delivery) => delivery.responseStatus ?? "—" },
-  { header: "Last error", cell: (delivery) => delivery.lastError ?? "" },
-  { header: "Last attempt", cell: (delivery) => when(delivery.lastAttemptAt) },
-  { header: "Next attempt", cell: (delivery) => when(delivery.nextAttemptAt) },
-];
-
-/** A subscription's deliveries, newest first, refreshed while open. */
-function Deliveries({ webhookId }: { webhookId: string }) {
-  const [status, setStatus] = useState("");
+/** A subscription's deliveries, newest first, refreshed while open; a delivered or failed one can be sent again. */
+function Deliveries({ webhookId, url, status, onStatus }: { webhookId: string; url?: string; status: string; onStatus: (status: string) => void }) {
   const list = useDeliveryList(webhookId, status);
+  const redeliver = useRedeliver(webhookId);
+  const columns: Column<Delivery>[] = [
+    { header: "Event", cell: (delivery) => <code>{delivery.eventType}</code> },
+    { header: "Status", cell: (delivery) => <span className={`badge ${delivery.status}`}>{delivery.status}</span> },
+    { header: "Attempts", numeric: true, cell: (delivery) => delivery.attempts },
+    { header: "Answer", numeric: true, cell: (delivery) => delivery.responseStatus ?? "—" },
+    { header: "Last error", cell: (delivery) => delivery.lastError ?? "", wrap: true },
+    { header: "Last attempt", cell: (delivery) => when(delivery.lastAttemptAt) },
+    { header: "Next attempt", cell: (delivery) => when(delivery.nextAttemptAt) },
+    {
+      header: <span className="sr-only">Actions</span>,
+      cell: (delivery) =>
+        delivery.status === "pending" ? null : (
+          <button
+            type="button"
+            onClick={() => redeliver.mutate(delivery)}
+            disabled={redeliver.isPending}
+            aria-label={`Redeliver ${delivery.eventType} of ${when(delivery.createdAt)}`}
+          >
+            Redeliver
+          </button>
+        ),
+    },
+  ];
   return (
     <section className="card" aria-labelledby="deliveries-heading">
       <div className="title-row">
-        <h2 id="deliveries-heading">Deliveries of {webhookId}</h2>
+        <h2 id="deliveries-heading">Deliveries to {url ?? "this subscription"}</h2>
         <Link to="/console/webhooks">Close</Link>
       </div>
-      <PagedList label="Deliveries" list={list} columns={DELIVERY_COLUMNS} rowKey={(delivery) => delivery.id} empty="No delivery yet.">
-        <ChoiceFilter label="Status" value={status} choices={DELIVERY_STATUSES} onChange={setStatus} />
+      {redeliver.isSuccess && (
+        <p role="status" className="note">
+          Sent again: the delivery is pending until the receiver answers.
+        </p>
+      )}
+      <ProblemView refusal={redeliver.error ? toRefusal(redeliver.error) : null} />
+      <PagedList label="Deliveries" list={list} columns={columns} rowKey={(delivery) => delivery.id} empty="No delivery matches.">
+        <ChoiceFilter label="Status" value={status} choices={DELIVERY_STATUSES} onChange={onStatus} />
       </PagedList>
     </section>
   );

@@ -249,3 +249,73 @@ export function useRestoreRule(onDone: () => void) {
     },
   });
 }
+
+export type DisplaySettings = Schemas["DisplaySettings"];
+export type ApprovalSettings = Schemas["ApprovalSettings"];
+
+/** How the tenant's amounts are shown (read by both roles, rarely changed). */
+export function useDisplaySettings() {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: queryKeys.displaySettings,
+    staleTime: 5 * 60_000,
+    queryFn: async () => (await answer(api.GET("/v1/settings/display"))).data,
+  });
+}
+
+export function useSaveDisplaySettings(onDone: () => void) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (settings: DisplaySettings) => (await answer(api.PUT("/v1/settings/display", { body: settings }))).data,
+    onSuccess: (saved) => {
+      queryClient.setQueryData(queryKeys.displaySettings, saved);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.history.all });
+      onDone();
+    },
+  });
+}
+
+export function useApprovalSettings() {
+  const { api, session } = useSession();
+  return useQuery({
+    queryKey: queryKeys.approvalSettings,
+    enabled: session.role === "OPERATOR",
+    queryFn: async () => (await answer(api.GET("/v1/settings/approvals"))).data,
+  });
+}
+
+export function useSaveApprovalSettings(onDone: () => void) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (settings: ApprovalSettings) => (await answer(api.PUT("/v1/settings/approvals", { body: settings }))).data,
+    onSuccess: (saved) => {
+      queryClient.setQueryData(queryKeys.approvalSettings, saved);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.history.all });
+      onDone();
+    },
+  });
+}
+
+/** Sends a delivered or failed delivery again; the deliveries list shows it pending, then its outcome. */
+export function useRedeliver(webhookId: string) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (delivery: Delivery) =>
+      (await answer(api.POST("/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", { params: { path: { webhookId, deliveryId: delivery.id } } }))).data,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.deliveries.of(webhookId) }),
+  });
+}
+
+/** Whether a subscription has failed deliveries, and its newest one (for the list of subscriptions). */
+export function useFailingDeliveries(webhookId: string) {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: queryKeys.deliveries.failing(webhookId),
+    refetchInterval: 10_000,
+    queryFn: async () =>
+      (await answer(api.GET("/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId }, query: { limit: 100, status: ["failed"] } } }))).data,
+  });
+}

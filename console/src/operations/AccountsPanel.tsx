@@ -2,6 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useState, type ChangeEvent } from "react";
 import { useDirectorySearch } from "../desk/api";
 import { useSession } from "../shared/context";
+import { useViewParams } from "../shared/viewParams";
 import { PagedList } from "../shared/PagedList";
 import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
@@ -23,8 +24,11 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
   const { api, session } = useSession();
   const queryClient = useQueryClient();
   const operator = session.role === "OPERATOR";
-  const [accountName, setAccountName] = useState("");
-  const [status, setStatus] = useState("");
+  // The attached accounts' filters live in the address, beside the page's.
+  const [view, setView] = useViewParams({ accountName: "", progress: "" });
+  const { accountName, progress: status } = view;
+  const setAccountName = (accountName: string) => setView({ accountName }, { typing: true });
+  const setStatus = (progress: string) => setView({ progress });
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [search, setSearch] = useState("");
   const [pending, setPending] = useState<Pending | null>(null);

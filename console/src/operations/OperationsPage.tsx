@@ -3,6 +3,7 @@ import { navigate } from "wouter/use-browser-location";
 import { useSession } from "../shared/context";
 import { PagedList, type Column } from "../shared/PagedList";
 import { ChoiceFilter, Link, SearchFilter } from "../shared/ui";
+import { useViewParams } from "../shared/viewParams";
 import { nameOf, useOperationList, type Operation } from "./api";
 import { OperationForm } from "./OperationForm";
 
@@ -28,10 +29,12 @@ const COLUMNS: Column<Operation>[] = [
 
 export function OperationsPage() {
   const { session } = useSession();
-  const [status, setStatus] = useState("");
-  const [type, setType] = useState("");
-  const [name, setName] = useState("");
-  const [sort, setSort] = useState("-createdAt");
+  const [view, setView] = useViewParams({ status: "", type: "", name: "", sort: "-createdAt" });
+  const { status, type, name, sort } = view;
+  const setStatus = (status: string) => setView({ status });
+  const setType = (type: string) => setView({ type });
+  const setName = (name: string) => setView({ name }, { typing: true });
+  const setSort = (sort: string) => setView({ sort });
   const [creating, setCreating] = useState(false);
   const list = useOperationList({ status, type, name, sort });
   return (

@@ -5,7 +5,9 @@ import { ConfirmDialog } from "../shared/dialogs";
 import { useUnsavedForm } from "../shared/leaving";
 import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
-import { Link, ProblemView } from "../shared/ui";
+import { Field, Link, ProblemView } from "../shared/ui";
+import { useDisplaySettings } from "../desk/api";
+import { moneyInputText, moneyUnit, parseMoney, useCurrency } from "../shared/money";
 import { useDeleteRule, useRule, useSaveRule, type QuotaRule } from "./api";
 import { CheckImpactButton, ImpactRegion, impactWords, saveLabel, useImpactCheck } from "./Impact";
 import { scopeLabel } from "../shared/names";
@@ -15,15 +17,15 @@ const FIELDS = [
   ["supplierId", "Supplier id"],
   ["storeId", "Store id"],
 ] as const;
-type Field = (typeof FIELDS)[number][0] | "minimum" | "enforcement";
+type FormField = (typeof FIELDS)[number][0] | "minimum" | "enforcement";
 
 /** The refusal's message per form field: a 400's errors[] by field, a 409 duplicate_scope on the scope. */
-function fieldErrors(refusal: Refusal | null): Map<Field, string> {
-  const errors = new Map<Field, string>();
+function fieldErrors(refusal: Refusal | null): Map<FormField, string> {
+  const errors = new Map<FormField, string>();
   if (!refusal) return errors;
   if (refusal.problem.code === "duplicate_scope") errors.set("accountId", refusal.problem.detail ?? "another rule has this scope");
   for (const item of (refusal.problem as { errors?: { field?: string; message?: string }[] }).errors ?? []) {
-    const field = item.field?.replace(/^body\./, "") as Field | undefined;
+    const field = item.field?.replace(/^body\./, "") as FormField | undefined;
     if (field) errors.set(field, item.message ?? refusal.problem.code);
   }
   return errors;
@@ -32,6 +34,8 @@ function fieldErrors(refusal: Refusal | null): Map<Field, string> {
 /** /console/quota-rules/new and /console/quota-rules/:ruleId: one rule's form, with Delete on a stored one. */
 export function RuleFormPage({ ruleId }: { ruleId: string | null }) {
   const rule = useRule(ruleId, { forForm: true });
+  // The minimum is typed in the tenant's currency: the form waits for it.
+  const display = useDisplaySettings();
   return (
     <section>
       <p className="crumbs">
@@ -40,7 +44,7 @@ export function RuleFormPage({ ruleId }: { ruleId: string | null }) {
       <h1>{rule.data ? `Rule: ${scopeLabel(rule.data)}` : ruleId ? "Rule" : "New rule"}</h1>
       {rule.error ? (
         <ProblemView refusal={toRefusal(rule.error)} />
-      ) : ruleId && !rule.data ? (
+      ) : (ruleId && !rule.data) || display.isPending ? (
         <p className="muted">Loading…</p>
       ) : (
         <RuleForm rule={rule.data ?? null} />
@@ -51,11 +55,12 @@ export function RuleFormPage({ ruleId }: { ruleId: string | null }) {
 
 function RuleForm({ rule }: { rule: QuotaRule | null }) {
   const queryClient = useQueryClient();
+  const currency = useCurrency();
   const [values, setValues] = useState({
     accountId: rule?.accountId ?? "",
     supplierId: rule?.supplierId ?? "",
     storeId: rule?.storeId ?? "",
-    minimum: rule ? String(rule.minimum) : "",
+    minimum: rule ? moneyInputText(rule.minimum, currency) : "",
     enforcement: rule?.enforcement ?? ("BLOCK" as QuotaRule["enforcement"]),
   });
   const markSaved = useUnsavedForm(values);
@@ -63,7 +68,7 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
   const [saved, setSaved] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const errors = fieldErrors(refusal);
-  const set = (field: Field) => (value: string) => {
+  const set = (field: FormField) => (value: string) => {
     setValues((current) => ({ ...current, [field]: value }));
     setSaved(false);
   };
@@ -71,7 +76,7 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
     accountId: values.accountId.trim() || null,
     supplierId: values.supplierId.trim() || null,
     storeId: values.storeId.trim() || null,
-    minimum: values.minimum.trim() === "" ? Number.NaN : Number(values.minimum.trim()),
+    minimum: parseMoney(values.minimum, currency),
     enforcement: values.enforcement,
   });
   const impact = useImpactCheck({ changes: [rule ? { op: "replace", ruleId: rule.id, rule: body() } : { op: "create", rule: body() }] });
@@ -96,13 +101,6 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
     },
     onError: (error) => setRefusal(toRefusal(error)),
   });
-  const invalid = (field: Field) => (errors.has(field) ? { "aria-invalid": true, "aria-describedby": `${field}-error` } : {});
-  const message = (field: Field) =>
-    errors.has(field) && (
-      <span id={`${field}-error`} className="error-text">
-        {errors.get(field)}
-      </span>
-    );
   return (
     <form
       className="card rule-form"
@@ -115,19 +113,15 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
       <fieldset className="fields">
         <legend>Scope (at least an account or a supplier; an empty store means every store)</legend>
         {FIELDS.map(([field, label]) => (
-          <label key={field}>
-            {label}
-            <input value={values[field]} onChange={(e) => set(field)(e.target.value)} {...invalid(field)} />
-            {message(field)}
-          </label>
+          <Field key={field} id={`rule-${field}`} label={label} error={errors.get(field)}>
+            {(control) => <input {...control} value={values[field]} onChange={(e) => set(field)(e.target.value)} />}
+          </Field>
         ))}
       </fieldset>
       <div className="fields">
-        <label>
-          Minimum (minor units)
-          <input inputMode="numeric" required value={values.minimum} onChange={(e) => set("minimum")(e.target.value)} {...invalid("minimum")} />
-          {message("minimum")}
-        </label>
+        <Field id="rule-minimum" label="Minimum" hint={`In ${moneyUnit(currency)}`} error={errors.get("minimum")}>
+          {(control) => <input {...control} inputMode="decimal" required value={values.minimum} onChange={(e) => set("minimum")(e.target.value)} />}
+        </Field>
         <label>
           Enforcement
           <select value={values.enforcement} onChange={(e) => set("enforcement")(e.target.value)}>

@@ -1,12 +1,15 @@
 import { useEffect, useState, type FormEvent } from "react";
-import { useSearch } from "wouter";
 import { useSession } from "../shared/context";
 import { CsvImport } from "../shared/CsvImport";
 import { download } from "../shared/csv";
 import { useConfirmLeave, useUnsavedEdits } from "../shared/leaving";
 import { PagedList, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
-import { Link, ProblemView, SearchFilter, SortChoice } from "../shared/ui";
+import { useViewParams } from "../shared/viewParams";
+import { Field, Link, ProblemView, SearchFilter, SortChoice } from "../shared/ui";
+import { useDisplaySettings } from "../desk/api";
+import { formatMoney, Money, moneyInputText, moneyUnit, parseMoney, useCurrency } from "../shared/money";
+import { scopeLabel } from "../shared/names";
 import {
   describeUpsert,
   exportRulesCsv,
@@ -27,10 +30,17 @@ import { scopeText } from "./scope";
 export function RulesPage() {
   const { api } = useSession();
   const rulesChanged = useRulesChanged();
-  const [filters, setFilters] = useState<RuleFilters>({ accountId: "", supplierId: "", storeId: "", sort: "createdAt" });
-  // ?view=grid opens the grid at once (a bookmark of the bulk editor).
-  const [view, setView] = useState<"list" | "grid">(new URLSearchParams(useSearch()).get("view") === "grid" ? "grid" : "list");
-  const filter = (key: keyof RuleFilters) => (value: string) => setFilters((current) => ({ ...current, [key]: value.trim() }));
+  // The filters and the sort live in the address. ?view=grid opens the grid at once (a bookmark of the
+  // bulk editor); switching views stays out of the history, so Back never drops the grid's unsaved edits.
+  const [params, setParams] = useViewParams({ accountId: "", supplierId: "", storeId: "", sort: "createdAt", view: "list" });
+  const filters: RuleFilters = {
+    accountId: params.accountId.trim(),
+    supplierId: params.supplierId.trim(),
+    storeId: params.storeId.trim(),
+    sort: params.sort as RuleFilters["sort"],
+  };
+  const [view, setView] = useState<"list" | "grid">(params.view === "grid" ? "grid" : "list");
+  const filter = (key: keyof RuleFilters) => (value: string) => setParams({ [key]: value }, { typing: key !== "sort" });
   const confirmLeave = useConfirmLeave();
   return (
     <section>
@@ -48,9 +58,9 @@ export function RulesPage() {
         onExport={async () => download("quota-rules.csv", await exportRulesCsv(api, filters))}
       />
       <form className="filters" role="search" aria-label="Filter rules" onSubmit={(e) => e.preventDefault()}>
-        <SearchFilter label="Account id" value={filters.accountId} onChange={filter("accountId")} />
-        <SearchFilter label="Supplier id" value={filters.supplierId} onChange={filter("supplierId")} />
-        <SearchFilter label="Store id" value={filters.storeId} onChange={filter("storeId")} />
+        <SearchFilter label="Account id" value={params.accountId} onChange={filter("accountId")} />
+        <SearchFilter label="Supplier id" value={params.supplierId} onChange={filter("supplierId")} />
+        <SearchFilter label="Store id" value={params.storeId} onChange={filter("storeId")} />
         <SortChoice value={filters.sort} choices={SORTS} onChange={filter("sort")} />
         <div className="view-switch" role="group" aria-label="View">
           <button type="button" aria-pressed={view === "list"} onClick={() => confirmLeave(() => setView("list"))}>
@@ -71,14 +81,13 @@ const RULE_COLUMNS: Column<QuotaRule>[] = [
   { header: "Account", cell: (rule) => scopeText(rule.accountId) },
   { header: "Supplier", cell: (rule) => scopeText(rule.supplierId) },
   { header: "Store", cell: (rule) => rule.storeId ?? "every store" },
-  { header: "Minimum", cell: (rule) => rule.minimum, numeric: true },
+  { header: "Minimum", cell: (rule) => <Money amount={rule.minimum} />, numeric: true },
   { header: "Enforcement", cell: (rule) => rule.enforcement },
   {
     header: "Rule",
     cell: (rule) => (
       <Link to={`/console/quota-rules/${rule.id}`}>
-        <span className="sr-only">Edit rule </span>
-        {rule.id}
+        Edit<span className="sr-only"> the rule of {scopeLabel(rule)}</span>
       </Link>
     ),
   },
@@ -91,18 +100,21 @@ function RulesList({ filters }: { filters: RuleFilters }) {
 /** The tenant default: the minimum when no rule matches an order. */
 function DefaultMinimum() {
   const current = useQuotaDefault();
+  const currency = useCurrency();
+  const display = useDisplaySettings();
   const [minimum, setMinimum] = useState("");
   const [enforcement, setEnforcement] = useState<"BLOCK" | "WARN">("BLOCK");
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const [saved, setSaved] = useState(false);
   useEffect(() => {
     if (current.data) {
-      setMinimum(String(current.data.minimum));
+      setMinimum(moneyInputText(current.data.minimum, currency));
       setEnforcement(current.data.enforcement);
     }
-  }, [current.data]);
-  useUnsavedEdits(Boolean(current.data) && (minimum !== String(current.data?.minimum) || enforcement !== current.data?.enforcement));
-  const impact = useImpactCheck({ changes: [], default: { minimum: minimum.trim() === "" ? Number.NaN : Number(minimum.trim()), enforcement } });
+  }, [current.data, currency]);
+  const typed = parseMoney(minimum, currency);
+  useUnsavedEdits(Boolean(current.data) && (typed !== current.data?.minimum || enforcement !== current.data?.enforcement));
+  const impact = useImpactCheck({ changes: [], default: { minimum: typed, enforcement } });
   const save = useSaveQuotaDefault({
     onMutate: () => {
       setRefusal(null);
@@ -117,24 +129,26 @@ function DefaultMinimum() {
       aria-label="Tenant default"
       onSubmit={(e: FormEvent) => {
         e.preventDefault();
-        save.mutate({ minimum: Number(minimum), enforcement });
+        save.mutate({ minimum: typed, enforcement });
       }}
     >
       <h2>Tenant default</h2>
       <p className="muted">The minimum of an order no rule matches.</p>
-      <label>
-        Default minimum
-        <input
-          inputMode="numeric"
-          required
-          value={minimum}
-          onChange={(e) => {
-            setMinimum(e.target.value);
-            setSaved(false);
-          }}
-          aria-invalid={refusal ? true : undefined}
-        />
-      </label>
+      <Field id="default-minimum" label="Default minimum" hint={`In ${moneyUnit(currency)}`}>
+        {(control) => (
+          <input
+            {...control}
+            inputMode="decimal"
+            required
+            value={minimum}
+            onChange={(e) => {
+              setMinimum(e.target.value);
+              setSaved(false);
+            }}
+            aria-invalid={refusal ? true : undefined}
+          />
+        )}
+      </Field>
       <label>
         Default enforcement
         <select
@@ -150,13 +164,13 @@ function DefaultMinimum() {
       </label>
       <div className="actions">
         <CheckImpactButton impact={impact} disabled={!current.data} />
-        <button type="submit" disabled={save.isPending || !current.data}>
+        <button type="submit" disabled={save.isPending || !current.data || display.isPending}>
           {saveLabel("Save default", impact)}
         </button>
       </div>
       {saved && (
         <p role="status" className="note">
-          Default saved: {minimum} ({enforcement}).
+          Default saved: {Number.isNaN(typed) ? minimum : formatMoney(typed, currency)} ({enforcement}).
         </p>
       )}
       <ProblemView refusal={refusal ?? (current.error ? toRefusal(current.error) : null)} />

@@ -5,6 +5,8 @@ import { useSearch } from "wouter";
 // The server's own resolution (pure, no I/O): the browser simulates with the code the API runs, not a copy.
 import { buildRuleIndex, evaluateExplained, indexedRuleOf, type ExplainedQuotaResult, type QuotaOrder } from "../../../src/quotas/rule-index";
 import { useSession } from "../shared/context";
+import { Money, moneyInputText, moneyUnit, parseMoney, useCurrency } from "../shared/money";
+import { RuleName } from "../shared/names";
 import { useUnsavedEdits } from "../shared/leaving";
 import { toRefusal, type Refusal } from "../shared/session";
 import { Link, ProblemView } from "../shared/ui";
@@ -16,13 +18,24 @@ type Explanation = ExplainedQuotaResult["explanation"];
 type Candidate = Explanation["levels"][number]["candidates"][number];
 
 const LEVEL_LABELS = { ACCOUNT_SUPPLIER: "Account + Supplier", ACCOUNT: "Account", SUPPLIER: "Supplier", DEFAULT: "Tenant default" } as const;
-const OUTCOME_TEXT: Record<Candidate["outcome"], string> = {
-  selected: "decided the order",
-  lower_minimum: "a higher minimum won at this level",
-  tie_older_rule_wins: "same minimum: an older rule won",
-  shadowed_by_higher_level: "matches, but a higher level decided",
-  store_mismatch: "a rule for another store",
+/** Each outcome the API names, in words: what happened to the rule, then why. */
+const OUTCOME_WORDS: Record<Candidate["outcome"], [string, string]> = {
+  selected: ["Decides", "its minimum applies to the order"],
+  lower_minimum: ["Outranked", "a higher minimum won at this level"],
+  tie_older_rule_wins: ["Tied, older rule wins", "same minimum: an older rule won"],
+  shadowed_by_higher_level: ["Overruled", "it matches, but a higher level decided"],
+  store_mismatch: ["Other store", "a rule for another store"],
 };
+
+/** An outcome in words (the API's code kept in the row's class for styling and tests). */
+function Outcome({ outcome }: { outcome: Candidate["outcome"] }) {
+  const [word, why] = OUTCOME_WORDS[outcome];
+  return (
+    <>
+      <strong className={`outcome ${outcome}`}>{word}</strong> <span className="muted">{why}</span>
+    </>
+  );
+}
 
 /** JSON with keys sorted: the browser's and the API's answers compare whatever their key order. */
 export function canonical(value: unknown): string {
@@ -62,11 +75,15 @@ export function Simulator() {
   const rules = useRulesOfOrder(order);
   const fallback = useQuotaDefault();
 
+  const currency = useCurrency();
   const minimums = useMemo(() => {
     const parsed = new Map<string, number>();
-    for (const [ruleId, text] of drafts) if (/^\d+$/.test(text.trim())) parsed.set(ruleId, Number(text.trim()));
+    for (const [ruleId, text] of drafts) {
+      const minimum = parseMoney(text, currency);
+      if (Number.isSafeInteger(minimum)) parsed.set(ruleId, minimum);
+    }
     return parsed;
-  }, [drafts]);
+  }, [drafts, currency]);
   const changed = [...minimums].filter(([ruleId, minimum]) => rules.data?.find((rule) => rule.id === ruleId)?.minimum !== minimum);
   useUnsavedEdits(changed.length > 0);
   const simulated = useMemo(
@@ -82,7 +99,7 @@ export function Simulator() {
       accountId: form.accountId.trim(),
       supplierId: form.supplierId.trim() || null,
       storeId: form.storeId.trim() || null,
-      amount: Number(form.amount),
+      amount: parseMoney(form.amount, currency),
     };
     if (canonical(next) === canonical(order)) void server.refetch();
     setOrder(next);
@@ -118,24 +135,41 @@ export function Simulator() {
           Account
           <input required value={form.accountId} onChange={(e) => setForm({ ...form, accountId: e.target.value })} />
         </label>
-        <label>
-          Supplier
-          <input value={form.supplierId} onChange={(e) => setForm({ ...form, supplierId: e.target.value })} aria-describedby="sim-supplier-help" />
-          <span id="sim-supplier-help" className="muted">
-            empty: no supplier
+        {/* Each label holds the field's name only; its hint describes the field (aria-describedby), outside the label. */}
+        <div className="field">
+          <label htmlFor="sim-supplier">Supplier</label>
+          <input
+            id="sim-supplier"
+            value={form.supplierId}
+            onChange={(e) => setForm({ ...form, supplierId: e.target.value })}
+            aria-describedby="sim-supplier-help"
+          />
+          <span id="sim-supplier-help" className="muted hint">
+            Empty: no supplier
           </span>
-        </label>
-        <label>
-          Store
-          <input value={form.storeId} onChange={(e) => setForm({ ...form, storeId: e.target.value })} aria-describedby="sim-store-help" />
-          <span id="sim-store-help" className="muted">
-            empty: no store
+        </div>
+        <div className="field">
+          <label htmlFor="sim-store">Store</label>
+          <input id="sim-store" value={form.storeId} onChange={(e) => setForm({ ...form, storeId: e.target.value })} aria-describedby="sim-store-help" />
+          <span id="sim-store-help" className="muted hint">
+            Empty: no store
           </span>
-        </label>
-        <label>
-          Amount
-          <input required inputMode="numeric" pattern="\d+" value={form.amount} onChange={(e) => setForm({ ...form, amount: e.target.value })} />
-        </label>
+        </div>
+        <div className="field">
+          <label htmlFor="sim-amount">Amount</label>
+          <input
+            id="sim-amount"
+            required
+            inputMode="decimal"
+            value={form.amount}
+            onChange={(e) => setForm({ ...form, amount: e.target.value })}
+            aria-describedby="sim-amount-help"
+            aria-invalid={form.amount.trim() !== "" && Number.isNaN(parseMoney(form.amount, currency)) ? true : undefined}
+          />
+          <span id="sim-amount-help" className="muted hint">
+            In {moneyUnit(currency)}
+          </span>
+        </div>
         <button type="submit" className="primary">
           Evaluate
         </button>
@@ -165,8 +199,7 @@ export function Simulator() {
       )}
       {whatIf && (
         <p className="what-if-note" role="note">
-          What if: simulated in this browser against your unsaved minimums, by the server's own resolution code (src/quotas/rule-index.ts, the module the API
-          runs). Nothing is saved until you save.
+          What if: simulated in this browser against your unsaved minimums, by the server's own resolution code. Nothing is saved until you save.
         </p>
       )}
       {saveNote && (
@@ -223,6 +256,7 @@ function Answer({
 }) {
   const { explanation } = result;
   const decided = explanation.decidedBy;
+  const currency = useCurrency();
   return (
     <div
       className={`card answer${whatIf ? " simulated" : ""}`}
@@ -234,7 +268,9 @@ function Answer({
       <dl className="summary">
         <div>
           <dt>Effective minimum</dt>
-          <dd>{result.effectiveMinimum}</dd>
+          <dd>
+            <Money amount={result.effectiveMinimum} />
+          </dd>
         </div>
         <div>
           <dt>Outcome</dt>
@@ -244,7 +280,9 @@ function Answer({
         </div>
         <div>
           <dt>Shortfall</dt>
-          <dd>{result.shortfall}</dd>
+          <dd>
+            <Money amount={result.shortfall} />
+          </dd>
         </div>
         <div>
           <dt>Decided by</dt>
@@ -253,7 +291,7 @@ function Answer({
             {decided.ruleId && (
               <>
                 {" "}
-                <Link to={`/console/quota-rules/${decided.ruleId}`}>{decided.ruleId}</Link>
+                <RuleName id={decided.ruleId} />
               </>
             )}
           </dd>
@@ -262,7 +300,7 @@ function Answer({
           <div>
             <dt>Now (saved rules)</dt>
             <dd>
-              {now.effectiveMinimum} · <Verdict result={now} />
+              <Money amount={now.effectiveMinimum} /> · <Verdict result={now} />
             </dd>
           </div>
         )}
@@ -295,10 +333,7 @@ function Answer({
                   {level.candidates.map((candidate) => (
                     <tr key={candidate.ruleId} className={`outcome-${candidate.outcome}`}>
                       <td>
-                        <Link to={`/console/quota-rules/${candidate.ruleId}`}>
-                          <span className="sr-only">Edit rule </span>
-                          {candidate.ruleId}
-                        </Link>
+                        <RuleName id={candidate.ruleId} />
                       </td>
                       <td>{candidate.storeId ?? "every store"}</td>
                       <td className="num">
@@ -307,17 +342,16 @@ function Answer({
                             className="what-if-minimum"
                             inputMode="numeric"
                             aria-label={`What-if minimum of ${candidate.ruleId}`}
-                            value={drafts.get(candidate.ruleId) ?? String(candidate.minimum)}
-                            aria-invalid={drafts.has(candidate.ruleId) && !/^\d+$/.test(drafts.get(candidate.ruleId)!.trim()) ? true : undefined}
+                            value={drafts.get(candidate.ruleId) ?? moneyInputText(candidate.minimum, currency)}
+                            aria-invalid={drafts.has(candidate.ruleId) && Number.isNaN(parseMoney(drafts.get(candidate.ruleId)!, currency)) ? true : undefined}
                             onChange={(e) => onDraft(candidate.ruleId, e.target.value)}
                           />
                         ) : (
-                          candidate.minimum
+                          <Money amount={candidate.minimum} />
                         )}
                       </td>
                       <td>
-                        <code className={`outcome ${candidate.outcome}`}>{candidate.outcome}</code>{" "}
-                        <span className="muted">{OUTCOME_TEXT[candidate.outcome]}</span>
+                        <Outcome outcome={candidate.outcome} />
                       </td>
                     </tr>
                   ))}
@@ -333,7 +367,8 @@ function Answer({
             {decided.kind === "DEFAULT" && <span className="badge active">decides</span>}
           </h3>
           <p>
-            Minimum {explanation.default.minimum} · <code className={`outcome ${explanation.default.outcome}`}>{explanation.default.outcome}</code>{" "}
+            Minimum <Money amount={explanation.default.minimum} /> ·{" "}
+            <strong className={`outcome ${explanation.default.outcome}`}>{explanation.default.outcome === "selected" ? "Decides" : "Not used"}</strong>{" "}
             <span className="muted">{explanation.default.outcome === "selected" ? "no rule matched: the default decided" : "a rule decided"}</span>
           </p>
         </li>

@@ -1,6 +1,7 @@
 import { useKeysById, type Key } from "../desk/api";
 import { useOperation } from "../operations/api";
 import { useRule } from "../rules/api";
+import { useSession } from "./context";
 import { Link } from "./ui";
 
 /**
@@ -10,6 +11,20 @@ import { Link } from "./ui";
 
 /** A key as a person knows it: its name, else its first characters. */
 export const keyLabel = (key: Pick<Key, "name" | "prefix" | "id">) => key.name ?? (key.prefix ? `${key.prefix}…` : key.id);
+
+/**
+ * The id of the key this tab is signed in with: the key whose prefix (its visible start, which tells
+ * a tenant's keys apart) the signed-in key starts with; the longest such prefix if two would.
+ */
+export function useSignedInKeyId(): string | undefined {
+  const { session } = useSession();
+  const keys = useKeysById();
+  let found: Key | undefined;
+  for (const key of keys.data?.values() ?? []) {
+    if (key.prefix && session.apiKey.startsWith(key.prefix) && key.prefix.length > (found?.prefix?.length ?? 0)) found = key;
+  }
+  return found?.id;
+}
 
 /** Who made a change or an event (`key:<id>`, `user:<id>`, `schedule`, `cli`), in words. */
 export function ActorName({ actor }: { actor: string }) {

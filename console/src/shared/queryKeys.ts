@@ -62,4 +62,6 @@ export const queryKeys = {
     failing: (webhookId: string) => ["deliveries", webhookId, "failing"] as const,
   },
   displaySettings: ["settings", "display"] as const,
+  approvalSettings: ["settings", "approvals"] as const,
+  approvals: (operationId: string) => ["approvals", operationId] as const,
 };

@@ -134,3 +134,47 @@ export function useDebounced<T>(value: T, delay: number): T {
   }, [value, delay]);
   return settled;
 }
+
+/** What a field's control takes to be named by its label and described by its hint and error. */
+export interface FieldControl {
+  id: string;
+  "aria-describedby"?: string;
+  "aria-invalid"?: true;
+}
+
+/**
+ * A form field whose label holds its name only: the hint and the error (the server's, after a
+ * refusal) are outside the label and describe the control (`aria-describedby`), so a screen reader
+ * says "Minimum, edit text, In EUR" rather than one run-on name.
+ */
+export function Field({
+  id,
+  label,
+  hint,
+  error,
+  children,
+}: {
+  id: string;
+  label: string;
+  hint?: ReactNode;
+  error?: string;
+  children: (control: FieldControl) => ReactNode;
+}) {
+  const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ");
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children({ id, ...(described && { "aria-describedby": described }), ...(error && { "aria-invalid": true as const }) })}
+      {hint && (
+        <span id={`${id}-hint`} className="muted hint">
+          {hint}
+        </span>
+      )}
+      {error && (
+        <span id={`${id}-error`} className="error-text">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
