@@ -8,6 +8,7 @@ import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
 import { Link, ProblemView } from "../shared/ui";
 import { AccountsPanel } from "./AccountsPanel";
+import { ApprovalsPanel, approvalRefusalText } from "./ApprovalsPanel";
 import { fetchOperation, importLinesCsv, nameOf, useChangeStatus, useDeleteOperation, useOperation, useOperationRefresh, type Operation } from "./api";
 import { LinesGrid } from "./LinesGrid";
 import { OperationForm } from "./OperationForm";
@@ -176,7 +177,8 @@ export function OperationPage({ operationId }: { operationId: string }) {
           </button>
         </ProblemView>
       )}
-      <ProblemView refusal={refusal} />
+      <ProblemView refusal={refusal}>{approvalRefusalText(refusal) && <p>{approvalRefusalText(refusal)}</p>}</ProblemView>
+      {operator && <ApprovalsPanel operation={operation} />}
       {operator && operation.status === "DRAFT" && <LinesImport operationId={operationId} />}
       <LinesGrid operation={operation} readOnlyReason={readOnlyReason} onSaved={refreshHeader} />
       {operation.type === "PRIVATE" && <AccountsPanel operation={operation} />}

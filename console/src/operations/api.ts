@@ -339,3 +339,49 @@ export function useOperationReverted(operationId: string) {
       ].map((queryKey) => queryClient.invalidateQueries({ queryKey })),
     );
 }
+
+export type ApprovalDecision = Schemas["ApprovalDecision"];
+
+/**
+ * Where the Operation's approval stands: the tenant's setting, every decision (newest first, each
+ * valid or not), and who made its current version (whose approval does not count unless allowed).
+ */
+export function useApprovals(operation: Operation) {
+  const { api } = useSession();
+  const { id: operationId, version } = operation;
+  return useQuery({
+    // By version: a change that bumps it voids every decision before it.
+    queryKey: [...queryKeys.approvals(operationId), version],
+    queryFn: async () => {
+      const [settings, decisions, history] = await Promise.all([
+        answer(api.GET("/v1/settings/approvals")),
+        answer(api.GET("/v1/operations/{operationId}/approvals", { params: { path: { operationId }, query: { limit: 500 } } })),
+        answer(api.GET("/v1/operations/{operationId}/history", { params: { path: { operationId }, query: { limit: 20 } } })),
+      ]);
+      const made = (history.data as Schemas["ChangeRecordPage"]).items.find((record) => record.version === version && record.resourceType !== "approval");
+      return { settings: settings.data.activation, decisions: decisions.data.items, author: made?.actor ?? null };
+    },
+  });
+}
+
+/** Approves or rejects the Operation as it is now (its current version), with an optional comment. */
+export function useDecide(operation: Operation, handlers: { onSuccess: () => void }) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ decision, comment }: { decision: ApprovalDecision["decision"]; comment: string }) =>
+      (
+        await answer(
+          api.POST("/v1/operations/{operationId}/approvals", {
+            params: { path: { operationId: operation.id } },
+            body: { decision, version: operation.version, ...(comment.trim() && { comment: comment.trim() }) },
+          }),
+        )
+      ).data,
+    onSuccess: () => {
+      handlers.onSuccess();
+      void queryClient.invalidateQueries({ queryKey: queryKeys.approvals(operation.id) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.history.all });
+    },
+  });
+}
