@@ -205,13 +205,13 @@ if (chromiumPresent("console desk test")) {
       assert.equal(feedReads.length, 1, feedReads.map(String).join(" | "));
       assert.equal(feedReads[0].get("sort"), "-id");
       assert.equal(feedReads[0].get("limit"), "200");
-      await page.getByLabel("Operation id").fill(operationId);
+      await page.getByLabel("Operation code").fill(code);
       await page.waitForFunction(
         () =>
           [...document.querySelectorAll('table[aria-label="Events"] tbody tr td:nth-child(2)')].map((td) => td.textContent).join() ===
           "lines.upserted,operation.created",
       );
-      await page.getByLabel("Operation id").fill("");
+      await page.getByLabel("Operation code").fill("");
       await page.getByLabel("Type").selectOption("operation.created");
       await page.waitForFunction(() => {
         const types = [...document.querySelectorAll('table[aria-label="Events"] tbody tr td:nth-child(2)')].map((td) => td.textContent);
