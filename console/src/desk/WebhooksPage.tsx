@@ -33,16 +33,19 @@ const typesOf = (text: string) =>
 /** The subscriptions; with `webhookId` (/console/webhooks/<id>), that subscription's deliveries under them. */
 const DEFAULTS = { sort: "-createdAt", status: "" };
 
-/** A subscription's failing deliveries, on its row: how many failed after every attempt, a link to them. */
+/** A subscription's failing deliveries, on its row: how many (failed, or pending after a failed attempt), a link to them. */
 function FailingDeliveries({ webhook }: { webhook: Webhook }) {
-  const failing = useFailingDeliveries(webhook.id);
-  const count = failing.data?.items.length ?? 0;
-  if (!failing.data) return <span className="muted">…</span>;
-  if (count === 0) return <span className="muted">none failing</span>;
+  const deliveries = useFailingDeliveries(webhook.id);
+  if (!deliveries.data) return <span className="muted">…</span>;
+  const { failing, more } = deliveries.data;
+  if (failing.length === 0) return <span className="muted">none failing</span>;
   return (
-    <Link to={`/console/webhooks/${webhook.id}?status=failed`}>
-      <span className="badge failed">{failing.data.nextToken ? `${count}+` : count} failed</span>
-      <span className="sr-only"> deliveries to {webhook.url}</span>
+    <Link to={`/console/webhooks/${webhook.id}`}>
+      <span className="badge failed">
+        {failing.length}
+        {more ? "+" : ""} failing
+      </span>
+      <span className="sr-only">: deliveries to {webhook.url}</span>
     </Link>
   );
 }

@@ -309,13 +309,21 @@ export function useRedeliver(webhookId: string) {
   });
 }
 
-/** Whether a subscription has failed deliveries, and its newest one (for the list of subscriptions). */
+/**
+ * A subscription's failing deliveries (for its row in the list): the ones that failed after every
+ * attempt, and the pending ones whose last attempt failed (retried for a day and more before they fail).
+ */
 export function useFailingDeliveries(webhookId: string) {
   const { api } = useSession();
   return useQuery({
     queryKey: queryKeys.deliveries.failing(webhookId),
     refetchInterval: 10_000,
     queryFn: async () =>
-      (await answer(api.GET("/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId }, query: { limit: 100, status: ["failed"] } } }))).data,
+      (await answer(api.GET("/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId }, query: { limit: 100, status: ["failed", "pending"] } } })))
+        .data,
+    select: (page) => ({
+      failing: page.items.filter((delivery) => delivery.status === "failed" || delivery.lastError !== null),
+      more: page.nextToken !== null,
+    }),
   });
 }

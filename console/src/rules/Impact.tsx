@@ -83,9 +83,10 @@ export function impactWords(impact: Impact) {
 export const saveLabel = (verb: string, impact: ImpactCheck) => (impact.current && impact.result ? `${verb} (${impactWords(impact.result)})` : verb);
 
 const ACCOUNT_COLUMNS: Column<ImpactAccount>[] = [
-  { header: "Account", cell: (row) => <Link to={`/console/accounts?accountId=${encodeURIComponent(row.accountId)}`}>{row.accountId}</Link> },
-  { header: "Supplier", cell: (row) => row.supplierId ?? "none" },
-  { header: "Store", cell: (row) => row.storeId ?? "none" },
+  // Each account links to its rules (the list filtered by it, a view the address keeps).
+  { header: "Account", cell: (row) => <Link to={`/console/quota-rules?accountId=${encodeURIComponent(row.accountId)}`}>{row.accountId}</Link> },
+  { header: "Supplier", cell: (row) => row.supplierId ?? "no supplier" },
+  { header: "Store", cell: (row) => row.storeId ?? "no store" },
   { header: "Orders", numeric: true, cell: (row) => row.orders },
   { header: "Newly blocked", numeric: true, cell: (row) => row.newlyBlocked },
   { header: "Newly allowed", numeric: true, cell: (row) => row.newlyAllowed },

@@ -106,12 +106,15 @@ function DefaultMinimum() {
   const [enforcement, setEnforcement] = useState<"BLOCK" | "WARN">("BLOCK");
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const [saved, setSaved] = useState(false);
+  // Set from the stored default when it (or the currency) changes, not on every read of it: a
+  // refetch that answers the same default keeps what is being typed.
+  const storedMinimum = current.data?.minimum;
+  const storedEnforcement = current.data?.enforcement;
   useEffect(() => {
-    if (current.data) {
-      setMinimum(moneyInputText(current.data.minimum, currency));
-      setEnforcement(current.data.enforcement);
-    }
-  }, [current.data, currency]);
+    if (storedMinimum === undefined || storedEnforcement === undefined) return;
+    setMinimum(moneyInputText(storedMinimum, currency));
+    setEnforcement(storedEnforcement);
+  }, [storedMinimum, storedEnforcement, currency]);
   const typed = parseMoney(minimum, currency);
   useUnsavedEdits(Boolean(current.data) && (typed !== current.data?.minimum || enforcement !== current.data?.enforcement));
   const impact = useImpactCheck({ changes: [], default: { minimum: typed, enforcement } });
