@@ -308,8 +308,18 @@ if (chromiumPresent("console review test")) {
 
       await page.goto(`${baseUrl}/console/operations/${draft.body.id}`);
       const panel = page.getByRole("region", { name: "Approvals" });
-      await panel.getByText("Activate needs 1 more approval from someone other than the version's author (0 of 1").waitFor();
-      await page.getByRole("toolbar", { name: "Operation" }).getByRole("button", { name: "Activate" }).click();
+      await panel
+        .getByText(/^Activate needs 1 more approval/)
+        .waitFor()
+        .catch(async (error) => {
+          await page.screenshot({ path: "/tmp/c3-approvals-debug.png", fullPage: true });
+          throw error;
+        });
+      assert.match(
+        await panel.locator("#approvals-status").innerText(),
+        /^Activate needs 1 more approval from someone other than the version's author \(0 of 1 on version \d+\)/,
+      );
+      await page.getByRole("toolbar", { name: "Operation" }).getByRole("button", { name: "Activate", exact: true }).click();
       await page.getByRole("alert").getByText("Not activated: 0 of 1 valid approval needed.").waitFor();
 
       // Its author approves: listed, but it does not count.
@@ -341,7 +351,7 @@ if (chromiumPresent("console review test")) {
         await reviewer.close();
       }
       await page.reload();
-      await page.getByRole("toolbar", { name: "Operation" }).getByRole("button", { name: "Activate" }).click();
+      await page.getByRole("toolbar", { name: "Operation" }).getByRole("button", { name: "Activate", exact: true }).click();
       await page.locator(".title-row .badge.active").waitFor();
       assert.equal((await api("GET", `/v1/operations/${draft.body.id}`)).body.status, "ACTIVE");
       // The status change made a new version: every decision is listed as no longer counting.

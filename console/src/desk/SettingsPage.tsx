@@ -39,7 +39,7 @@ function DisplayForm() {
     save.mutate({ currency: currency || null });
   };
   return (
-    <form className="card entity-form" aria-labelledby="display-heading" onSubmit={submit}>
+    <form className="card entity-form settings-form" aria-labelledby="display-heading" onSubmit={submit}>
       <h2 id="display-heading">Amounts</h2>
       <div className="fields">
         <label>
@@ -84,13 +84,15 @@ function ApprovalsForm() {
   const [required, setRequired] = useState("0");
   const [allowSelf, setAllowSelf] = useState(false);
   const [saved, setSaved] = useState(false);
-  const stored = current.data?.activation;
+  // Set from the stored setting when it changes, not on every read of it (a refetch keeps what is chosen).
+  const storedRequired = current.data?.activation.required;
+  const storedAllowSelf = current.data?.activation.allowSelfApproval;
   useEffect(() => {
-    if (!stored) return;
-    setRequired(String(stored.required));
-    setAllowSelf(stored.allowSelfApproval);
-  }, [stored]);
-  useUnsavedEdits(Boolean(stored) && (required !== String(stored?.required) || allowSelf !== stored?.allowSelfApproval));
+    if (storedRequired === undefined || storedAllowSelf === undefined) return;
+    setRequired(String(storedRequired));
+    setAllowSelf(storedAllowSelf);
+  }, [storedRequired, storedAllowSelf]);
+  useUnsavedEdits(storedRequired !== undefined && (required !== String(storedRequired) || allowSelf !== storedAllowSelf));
   const save = useSaveApprovalSettings(() => setSaved(true));
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -98,7 +100,7 @@ function ApprovalsForm() {
     save.mutate({ activation: { required: Number(required), allowSelfApproval: allowSelf } });
   };
   return (
-    <form className="card entity-form" aria-labelledby="approvals-heading" onSubmit={submit}>
+    <form className="card entity-form settings-form" aria-labelledby="approvals-heading" onSubmit={submit}>
       <h2 id="approvals-heading">Approvals before activation</h2>
       <div className="fields">
         <label>

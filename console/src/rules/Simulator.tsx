@@ -131,10 +131,10 @@ export function Simulator() {
       <h1>Simulator</h1>
       <p className="muted">Which minimum applies to an order, and why: every rule of the order's account and supplier, level by level.</p>
       <form className="card sim-form" aria-label="Order to evaluate" onSubmit={evaluate}>
-        <label>
-          Account
-          <input required value={form.accountId} onChange={(e) => setForm({ ...form, accountId: e.target.value })} />
-        </label>
+        <div className="field">
+          <label htmlFor="sim-account">Account</label>
+          <input id="sim-account" required value={form.accountId} onChange={(e) => setForm({ ...form, accountId: e.target.value })} />
+        </div>
         {/* Each label holds the field's name only; its hint describes the field (aria-describedby), outside the label. */}
         <div className="field">
           <label htmlFor="sim-supplier">Supplier</label>
