@@ -5,7 +5,11 @@ import { toRefusal } from "../shared/session";
 import { ProblemView } from "../shared/ui";
 import { useApprovalSettings, useDisplaySettings, useSaveApprovalSettings, useSaveDisplaySettings } from "./api";
 
-/** /console/settings: how amounts are shown (the tenant's currency) and the approvals an activation needs. */
+/**
+ * /console/settings: how amounts are shown (the tenant's currency) and the approvals an activation
+ * needs. Each field waits for the stored setting (disabled until read), so a choice made meanwhile is
+ * never overwritten by it.
+ */
 export function SettingsPage() {
   return (
     <section>
@@ -51,6 +55,7 @@ function DisplayForm() {
               setSaved(false);
             }}
             aria-describedby="currency-help"
+            disabled={!current.data}
           >
             <option value="">None: amounts as held (minor units)</option>
             {currencies.map(([code, label]) => (
@@ -105,7 +110,7 @@ function ApprovalsForm() {
       <div className="fields">
         <label>
           Approvals needed
-          <select value={required} onChange={(e) => setRequired(e.target.value)} aria-describedby="approvals-help">
+          <select value={required} onChange={(e) => setRequired(e.target.value)} aria-describedby="approvals-help" disabled={!current.data}>
             {[0, 1, 2, 3, 4, 5].map((n) => (
               <option key={n} value={n}>
                 {n === 0 ? "None (approvals off)" : n}
@@ -114,7 +119,7 @@ function ApprovalsForm() {
           </select>
         </label>
         <label className="check">
-          <input type="checkbox" checked={allowSelf} onChange={(e) => setAllowSelf(e.target.checked)} />
+          <input type="checkbox" checked={allowSelf} onChange={(e) => setAllowSelf(e.target.checked)} disabled={!current.data} />
           The version's author may approve it
         </label>
       </div>
