@@ -143,6 +143,7 @@ function DefaultMinimum() {
             {...control}
             inputMode="decimal"
             required
+            disabled={!current.data || display.isPending}
             value={minimum}
             onChange={(e) => {
               setMinimum(e.target.value);
@@ -155,6 +156,7 @@ function DefaultMinimum() {
       <label>
         Default enforcement
         <select
+          disabled={!current.data}
           value={enforcement}
           onChange={(e) => {
             setEnforcement(e.target.value as "BLOCK" | "WARN");
