@@ -230,7 +230,7 @@ if (chromiumPresent("console desk test")) {
         endDate: "2098-12-31T00:00:00Z",
       });
       assert.equal(other.status, 201);
-      await table.locator("tbody tr").first().getByRole("link", { name: other.body.id }).waitFor({ timeout: 15_000 });
+      await table.locator("tbody tr").first().getByRole("link", { name: `${code}-LIVE` }).waitFor({ timeout: 15_000 });
       assert.equal(await table.locator("tbody tr").count(), before + 1);
       assert.deepEqual(reloads, [], "no reload");
       await status(`${before + 1} events shown, newest first.`).waitFor();
@@ -252,7 +252,7 @@ if (chromiumPresent("console desk test")) {
         first.every((type) => type === "quota_default.updated"),
         "the newest 200 are the latest defaults",
       );
-      assert.match(await table.locator("tbody tr").first().innerText(), /"minimum":210/);
+      assert.match(await table.locator("tbody tr").first().innerText(), /minimum: 210/);
       const older = page.getByRole("button", { name: "Show older" });
       await older.focus();
       await page.keyboard.press("Enter");

@@ -138,7 +138,9 @@ if (chromiumPresent("console rules test")) {
 
       await page.goto(`${baseUrl}/console/quota-rules/${ruleId}`);
       await page.getByRole("button", { name: "Delete" }).click();
-      const confirmation = page.getByRole("dialog", { name: `Delete rule ${ruleId}?` });
+      const confirmation = page.getByRole("dialog", { name: "Delete the rule of account FORM-A · supplier FORM-S · every store?" });
+      // The dialog checks what the deletion would do to the orders of the last 90 days (none here).
+      await confirmation.getByText("Over the last 90 days: no order newly blocked, none newly allowed.").waitFor();
       await confirmation.getByRole("button", { name: "Cancel" }).waitFor();
       await page.keyboard.press("Escape");
       await confirmation.waitFor({ state: "detached" });

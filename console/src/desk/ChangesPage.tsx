@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { useOperationByCode } from "../operations/api";
+import { useOperationByCode, useOperationCodes } from "../operations/api";
 import { ChangeList } from "../shared/ChangeList";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
@@ -33,14 +33,16 @@ const valuesOf = (record: ChangeRecord) =>
   Object.fromEntries(record.changes.map((change) => [change.field, change.next ?? change.previous])) as Record<string, string | null>;
 
 /** What a record is about, named as people know it. */
-function Subject({ record }: { record: ChangeRecord }) {
+function Subject({ record, codes }: { record: ChangeRecord; codes: Map<string, string | null> | undefined }) {
   const keys = useKeysById();
   const { resourceType: type, resourceId: id } = record;
-  if (type === "operation") return <OperationName id={id} />;
+  // Named by the codes the page read for its rows (one request per hundred), once they are in.
+  const operation = (operationId: string) => (codes ? <OperationName id={operationId} code={codes.get(operationId) ?? null} /> : operationId);
+  if (type === "operation") return operation(id);
   if (type === "line" || type === "attachment")
     return (
       <>
-        {type === "line" ? "line" : "account"} {id} of {record.operationId ? <OperationName id={record.operationId} /> : "an Operation"}
+        {type === "line" ? "line" : "account"} {id} of {record.operationId ? operation(record.operationId) : "an Operation"}
       </>
     );
   if (type === "rule") return <RuleName id={id} known={record.action === "updated" ? undefined : valuesOf(record)} />;
@@ -81,6 +83,11 @@ export function ChangesPage() {
   const [note, setNote] = useState<string | null>(null);
   const restore = useRestoreRule(() => setNote("Rule restored: it is back with its id and last values."));
   const typing = { typing: true };
+  const codes = useOperationCodes(
+    (list.data?.pages ?? [])
+      .flatMap((page) => page.items.flatMap((record) => [record.operationId, record.resourceType === "operation" ? record.resourceId : null]))
+      .filter((id): id is string => Boolean(id)),
+  );
   const columns: Column<ChangeRecord>[] = [
     { header: "When", cell: (record) => <time dateTime={record.at}>{when(record.at)}</time> },
     { header: "Who", cell: (record) => <ActorName actor={record.actor} /> },
@@ -89,7 +96,7 @@ export function ChangesPage() {
       wrap: true,
       cell: (record) => (
         <>
-          {ACTIONS[record.action]} <Subject record={record} />
+          {ACTIONS[record.action]} <Subject record={record} codes={codes} />
         </>
       ),
     },

@@ -7,7 +7,7 @@ import { formatValue, when } from "../shared/format";
 import { ActorName, OperationName } from "../shared/names";
 import { ChoiceFilter, ProblemView, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
-import { useOperationByCode } from "../operations/api";
+import { useOperationByCode, useOperationCodes } from "../operations/api";
 import { fetchEvents, type Event } from "./api";
 
 /** How often the feed asks for what is new, while following it live. */
@@ -34,10 +34,15 @@ function EventData({ data }: { data: unknown }) {
   );
 }
 
-const COLUMNS: Column<Event>[] = [
+/** The feed's columns, its Operations named by the codes read for the events shown. */
+const columnsOf = (codes: Map<string, string | null> | undefined): Column<Event>[] => [
   { header: "At", cell: (event) => <time dateTime={event.at}>{when(event.at)}</time> },
   { header: "Type", cell: (event) => <code>{event.type}</code> },
-  { header: "Operation", cell: (event) => (event.operationId ? <OperationName id={event.operationId} /> : "") },
+  {
+    header: "Operation",
+    cell: (event) =>
+      event.operationId ? codes ? <OperationName id={event.operationId} code={codes.get(event.operationId) ?? null} /> : event.operationId : "",
+  },
   { header: "Actor", cell: (event) => <ActorName actor={event.actor} /> },
   { header: "Data", cell: (event) => <EventData data={event.data} /> },
 ];
@@ -157,6 +162,7 @@ export function EventsPage() {
   // Filtering by an Operation's code waits for its id; a code that names none shows nothing.
   const operationId = code ? (byCode.data?.id ?? "op_none") : "";
   const feed = useEventFeed({ type: view.type, operationId }, live && (!code || byCode.data !== undefined));
+  const codes = useOperationCodes(feed.events.flatMap((event) => (event.operationId ? [event.operationId] : [])));
   return (
     <section>
       <div className="title-row">
@@ -176,7 +182,7 @@ export function EventsPage() {
         {live ? `Following live: checked at ${feed.checkedAt?.toLocaleTimeString() ?? "—"}.` : "Paused."}
       </p>
       <ProblemView refusal={feed.refusal} />
-      <ListTable label="Events" columns={COLUMNS} items={feed.events} rowKey={(event) => event.id} empty="No event matches." pending={feed.loading} />
+      <ListTable label="Events" columns={columnsOf(codes)} items={feed.events} rowKey={(event) => event.id} empty="No event matches." pending={feed.loading} />
       {feed.hasOlder && (
         <button type="button" onClick={feed.showOlder}>
           Show older

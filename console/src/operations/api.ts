@@ -1,5 +1,5 @@
 import type { ApiClient, Schemas } from "@campaign-policy/client";
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { useSession } from "../shared/context";
 import { API_LIMITS } from "../shared/limits";
@@ -61,17 +61,45 @@ export function useOperationByCode(code: string) {
     queryKey: queryKeys.operations.byCode(code),
     enabled: code.length > 0,
     staleTime: 60_000,
-    queryFn: async () =>
-      (await answer(api.GET("/v1/operations", { params: { query: { operationId: [code], idType: "code", limit: 1 } } }))).data.items[0] ?? null,
+    queryFn: async () => (await answer(api.GET("/v1/operations", { params: { query: { ids: [code], idType: "code", limit: 1 } } }))).data.items[0] ?? null,
   });
+}
+
+/** Ids asked per request when naming many Operations at once (a page of a list asks one request, not one per row). */
+const CODES_PER_REQUEST = 100;
+
+/**
+ * The codes of the Operations `ids` name, read a hundred at a time (a feed of 200 events naming 200
+ * Operations is two requests, not 200): id → code, or null for an id that names none (deleted).
+ * Undefined until every chunk is read.
+ */
+export function useOperationCodes(ids: readonly string[]): Map<string, string | null> | undefined {
+  const { api } = useSession();
+  const wanted = [...new Set(ids)].sort();
+  const chunks: string[][] = [];
+  for (let i = 0; i < wanted.length; i += CODES_PER_REQUEST) chunks.push(wanted.slice(i, i + CODES_PER_REQUEST));
+  const answers = useQueries({
+    queries: chunks.map((chunk) => ({
+      queryKey: queryKeys.operations.codes(chunk),
+      staleTime: 60_000,
+      queryFn: async () => {
+        const { items } = (await answer(api.GET("/v1/operations", { params: { query: { ids: chunk, idType: "id", limit: CODES_PER_REQUEST } } }))).data;
+        const codes = new Map<string, string | null>(chunk.map((id) => [id, null]));
+        for (const operation of items) codes.set(operation.id, operation.code);
+        return codes;
+      },
+    })),
+  });
+  if (answers.some((read) => !read.data)) return undefined;
+  return new Map(answers.flatMap((read) => [...(read.data ?? [])]));
 }
 
 export const fetchOperation = async (api: ApiClient, operationId: string) =>
   (await answer(api.GET("/v1/operations/{operationId}", { params: { path: { operationId } } }))).data;
 
-export function useOperation(operationId: string) {
+export function useOperation(operationId: string, { enabled = true } = {}) {
   const { api } = useSession();
-  return useQuery({ queryKey: queryKeys.operation(operationId), queryFn: () => fetchOperation(api, operationId) });
+  return useQuery({ queryKey: queryKeys.operation(operationId), enabled, queryFn: () => fetchOperation(api, operationId) });
 }
 
 /** After a write that answered the Operation: the page shows it, and the lists read again. */

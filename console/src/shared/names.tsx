@@ -40,10 +40,15 @@ export function ActorName({ actor }: { actor: string }) {
   return <span>{actor}</span>;
 }
 
-/** A link to an Operation, named by its code (its id until the code is read, or when it was deleted). */
-export function OperationName({ id }: { id: string }) {
-  const operation = useOperation(id);
-  return <Link to={`/console/operations/${id}`}>{operation.data?.code ?? id}</Link>;
+/**
+ * A link to an Operation, named by its code (its id until the code is read, or when it was deleted).
+ * `code` is the code already at hand (a list reads its rows' codes at once: useOperationCodes), null
+ * when the Operation is gone; undefined reads it here.
+ */
+export function OperationName({ id, code }: { id: string; code?: string | null }) {
+  const operation = useOperation(id, { enabled: code === undefined });
+  if (code === null) return <span title="deleted">{id}</span>;
+  return <Link to={`/console/operations/${id}`}>{code ?? operation.data?.code ?? id}</Link>;
 }
 
 /** A rule's scope in words: "account A-1 · supplier S-2 · every store". */

@@ -10,6 +10,7 @@ export const queryKeys = {
     list: (query: object) => ["operations", "list", query] as const,
     picker: (search: string) => ["operations", "picker", search] as const,
     byCode: (code: string) => ["operations", "by-code", code] as const,
+    codes: (ids: readonly string[]) => ["operations", "codes", ids] as const,
   },
   operation: (operationId: string) => ["operation", operationId] as const,
   lines: {
