@@ -51,6 +51,8 @@ export const tenants = sqliteTable("tenants", {
   quotaDefaultEnforcement: text("quota_default_enforcement").$type<QuotaEnforcement>().notNull().default("BLOCK"),
   rulesVersion: integer("rules_version").notNull(),
   createdAt: text("created_at").notNull(),
+  /** How long change records are kept, in years (at least 3); null: until the tenant is deleted. */
+  historyRetentionYears: integer("history_retention_years"),
 });
 
 /** What a minimum does to an order below it: refuse it (BLOCK) or place it with a warning (WARN). */

@@ -1,0 +1,24 @@
+import { tenantPrimaryDb, writerOf } from "../../../platform/http/context";
+import { defineRoute } from "../../../platform/http/routes";
+import { getHistorySettings, historySettingsBody, historySettingsRepresentation, setHistorySettings } from "../retention";
+
+export default defineRoute(
+  {
+    method: "put",
+    path: "/v1/settings/history",
+    operationId: "setHistorySettings",
+    summary: "Set how long the change history is kept",
+    description:
+      "retentionYears (at least 3) or null (until the tenant is deleted). The hourly archive job removes the records older than that, a whole day at a time; records younger are never removed. The change is recorded in the history (resourceType settings, resourceId history).",
+    tag: "History",
+    roles: ["OPERATOR"],
+    body: historySettingsBody,
+    responses: { 200: { description: "The setting as stored.", schema: historySettingsRepresentation } },
+    errors: ["version_mismatch", "idempotency_key_reused"],
+  },
+  async function handleSetHistorySettings(c, { body }) {
+    const db = tenantPrimaryDb(c);
+    await setHistorySettings(writerOf(c, db), body);
+    return c.json(await getHistorySettings(db, c.var.principal.tenantId));
+  },
+);
