@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNotNull, lt, lte, sql, type SQL } from "drizzle-orm";
 import { LINE_FIELD_NAMES, type OperationRow } from "../operations/aggregate";
 import { operationAccounts, operationLines, operations, storedLineColumns } from "../operations/tables";
 import { ApiError } from "../platform/core/errors";
@@ -129,7 +129,8 @@ async function readHistory(db: Db, tenantId: string, operationId: string, since:
         created: sql<number>`exists (select 1 from ${changeRecords} where ${changeRecords.setId} = ${changeSets.id} and ${changeRecords.resourceType} = 'o' and ${changeRecords.action} = 'c')`,
       })
       .from(changeSets)
-      .where(and(eq(changeSets.tenantId, tenantId), eq(changeSets.operationId, operationId)))
+      // The sets that made a version: a decision on the Operation (an approval) makes none.
+      .where(and(eq(changeSets.tenantId, tenantId), eq(changeSets.operationId, operationId), isNotNull(changeSets.version)))
       .orderBy(changeSets.version),
     laterRecordsQuery(db, tenantId, operationId, since, { types: ["operation"] }),
     db

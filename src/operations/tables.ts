@@ -93,6 +93,27 @@ export const operationAccounts = sqliteTable(
   (t) => [primaryKey({ columns: [t.operationId, t.accountId] })],
 );
 
+/**
+ * Decisions on the Operation before it goes ACTIVE, each bound to the version it was made on: one per
+ * approver and version (deciding again replaces the decision, under its id). A decision counts only
+ * while its version is the Operation's (operations/approval-gate.ts).
+ */
+export const operationApprovals = sqliteTable(
+  "operation_approvals",
+  {
+    operationId: text("operation_id").notNull(),
+    version: integer("version").notNull(),
+    /** As actors are named: user:<userId> (the key's user) or key:<keyId>. */
+    approver: text("approver").notNull(),
+    tenantId: text("tenant_id").notNull(),
+    id: text("id").notNull(),
+    decision: text("decision", { enum: ["APPROVE", "REJECT"] }).notNull(),
+    comment: text("comment"),
+    decidedAt: text("decided_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.operationId, t.version, t.approver] })],
+);
+
 export interface StoredOrderLine {
   variantExternalId: string;
   quantity: number;

@@ -64,6 +64,7 @@ export const idPrefixes = {
   webhook: "wh",
   delivery: "dlv",
   change: "chg",
+  approval: "apr",
 } as const;
 
 /** Whether `value` is an id `newId(prefix)` could have made: a cheap check before any lookup. */

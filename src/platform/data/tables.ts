@@ -53,6 +53,9 @@ export const tenants = sqliteTable("tenants", {
   createdAt: text("created_at").notNull(),
   /** How long change records are kept, in years (at least 3); null: until the tenant is deleted. */
   historyRetentionYears: integer("history_retention_years"),
+  /** Valid approvals a change into ACTIVE needs (0: approvals are off), and whether the version's author may be one. */
+  approvalsRequired: integer("approvals_required").notNull().default(0),
+  approvalsAllowSelf: integer("approvals_allow_self", { mode: "boolean" }).notNull().default(false),
 });
 
 /** What a minimum does to an order below it: refuse it (BLOCK) or place it with a warning (WARN). */

@@ -440,7 +440,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     const errorCodes = errorsOf(spec);
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of errorCodes) {
-      const status = ERROR_CATALOGUE[code].status;
+      const status = spec.errorStatuses?.[code] ?? ERROR_CATALOGUE[code].status;
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
     for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) responses[String(status)] = errorResponses.refer(status, codes, deprecated);
