@@ -23,7 +23,8 @@ export default {
       return;
     }
     ctx.waitUntil(purgeExpiredIdempotencyKeys(env).catch((error) => logFailure(crypto.randomUUID(), "scheduled purge", error)));
-    ctx.waitUntil(archiveHistory(env).catch((error) => logFailure(crypto.randomUUID(), "history archive", error)));
+    // As of the time it was scheduled for (a late run archives what it would have, and `npm start` can fire one months ahead).
+    ctx.waitUntil(archiveHistory(env, { now: controller.scheduledTime }).catch((error) => logFailure(crypto.randomUUID(), "history archive", error)));
   },
   async queue(batch: MessageBatch, env: Env) {
     await consumeWebhookMessages(batch as MessageBatch<WebhookMessage>, env);

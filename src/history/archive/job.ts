@@ -39,10 +39,31 @@ const SETS_PER_READ = 1000;
 const RECORDS_PER_READ = 10_000;
 const DAY_MS = 86_400_000;
 
+/** Where a tenant's objects live in the bucket: every key of its history starts with it. */
+const tenantPrefix = (tenantId: string) => `history/${tenantId}/`;
+
 /** Where an object lives in the bucket: by tenant (deleting a tenant is one prefix), then day and scope. */
 export function objectKey(tenantId: string, scope: string, firstSet: string): string {
   const day = new Date(timeOfId(firstSet)).toISOString().slice(0, 10);
-  return `history/${tenantId}/${day}/${scope || "tenant"}/${firstSet}.ndjson.gz`;
+  return `${tenantPrefix(tenantId)}${day}/${scope || "tenant"}/${firstSet}.ndjson.gz`;
+}
+
+/** Keys one R2 delete takes at most. */
+const KEYS_PER_DELETE = 1000;
+
+/**
+ * Deletes every archived object of the tenant (deleting the tenant): by its prefix, not its index
+ * rows, so an object written by a run that stopped before indexing it goes too. Returns how many.
+ */
+export async function deleteTenantObjects(bucket: R2Bucket, tenantId: string): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    // Listed again from the start each time: the keys just deleted are gone from the listing.
+    const listed = await bucket.list({ prefix: tenantPrefix(tenantId), limit: KEYS_PER_DELETE });
+    if (!listed.objects.length) return deleted;
+    await bucket.delete(listed.objects.map((object) => object.key));
+    deleted += listed.objects.length;
+  }
 }
 
 const startOfDay = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
