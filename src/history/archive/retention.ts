@@ -25,15 +25,15 @@ export const historySettingsBody = z
       .min(MIN_RETENTION_YEARS)
       .max(MAX_RETENTION_YEARS)
       .nullable()
-      .describe(`Years a change record is kept, ${MIN_RETENTION_YEARS}–${MAX_RETENTION_YEARS}; null: until the tenant is deleted.`),
+      .describe(`${MIN_RETENTION_YEARS}–${MAX_RETENTION_YEARS} years; null: until the tenant is deleted.`),
   })
   .meta({ id: "HistorySettingsWrite", examples: [{ retentionYears: 5 }] });
 export type HistorySettings = z.output<typeof historySettingsBody>;
 
 export const historySettingsRepresentation = z
   .object({
-    retentionYears: z.number().int().nullable().describe("Years a change record is kept; null: until the tenant is deleted."),
-    hotWindowDays: z.number().int().describe("Days a record stays in the tenant's database before it moves to the archive (read back the same, only slower)."),
+    retentionYears: z.number().int().nullable().describe("Years records are kept; null: until the tenant is deleted."),
+    hotWindowDays: z.number().int().describe("Days before a record moves to the archive."),
   })
   .meta({ id: "HistorySettings", examples: [{ retentionYears: 5, hotWindowDays: HOT_WINDOW_DAYS }] });
 

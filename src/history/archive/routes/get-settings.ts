@@ -7,8 +7,7 @@ export default defineRoute(
     path: "/v1/settings/history",
     operationId: "getHistorySettings",
     summary: "Read how long the change history is kept",
-    description:
-      "retentionYears: how many years change records are kept (null, the default: until the tenant is deleted). hotWindowDays: how long a record stays in the tenant's database before it moves to the archive, where every history read still finds it.",
+    description: "How long change records are kept, and when they move to the archive.",
     tag: "History",
     roles: ["OPERATOR"],
     responses: { 200: { description: "The setting.", schema: historySettingsRepresentation } },

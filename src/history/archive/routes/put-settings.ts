@@ -8,8 +8,7 @@ export default defineRoute(
     path: "/v1/settings/history",
     operationId: "setHistorySettings",
     summary: "Set how long the change history is kept",
-    description:
-      "retentionYears (at least 3) or null (until the tenant is deleted). The hourly archive job removes the records older than that, a whole day at a time; records younger are never removed. The change is recorded in the history (resourceType settings, resourceId history).",
+    description: "The hourly archive job removes records older than retentionYears, a whole day at a time. Recorded in the history (settings, history).",
     tag: "History",
     roles: ["OPERATOR"],
     body: historySettingsBody,
