@@ -227,7 +227,7 @@ export async function seedHistory(database: D1Database, tenantId: string, seed: 
   return records - seed.sets;
 }
 
-/** The shard's size as D1 reports it on every result (its SQLite file: pages freed by deletes stay in it, reused by later writes). */
+/** The shard's size as D1 reports it on every result. */
 export async function databaseBytes(database: D1Database): Promise<number> {
   return (await database.prepare("select 1").run()).meta.size_after;
 }
