@@ -5,12 +5,9 @@
 //   A move that fails leaves the tenant on its old shard, whole; run it again to start over.
 // Runs the Worker's own move code (src/tenants/move.ts) against the D1 bindings of wrangler.toml:
 // the local databases `npm start` serves (it may keep serving meanwhile), or with --remote the deployed ones.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { commandLine, fail } from "./lib/command-line.mjs";
-import { isShard, repoRoot, wranglerEnv } from "./lib/wrangler.mjs";
+import { withWorkerCode } from "./lib/worker-code.mjs";
+import { isShard } from "./lib/wrangler.mjs";
 
 const usage = "usage: npm run tenant:move -- --tenant <tenantId> --to SHARD_… [--drain-seconds N] [--persist-to DIR] [--remote]";
 
@@ -28,38 +25,9 @@ if (!options.tenant || !options.to || !isShard(options.to)) fail("--tenant and -
 const drainSeconds = options["drain-seconds"] === undefined ? undefined : Number(options["drain-seconds"]);
 if (drainSeconds !== undefined && !(Number.isFinite(drainSeconds) && drainSeconds >= 0)) fail("--drain-seconds must be a number of seconds ≥ 0.", usage);
 
-// wrangler's own notices ("Using secrets defined in .dev.vars") would mix with the report on stdout.
-Object.assign(process.env, wranglerEnv({ WRANGLER_LOG: process.env.WRANGLER_LOG ?? "warn" }));
-const workDir = mkdtempSync(join(tmpdir(), "tenant-move-"));
-let proxy;
-try {
-  // The move is the Worker's own code: bundled for Node so both runtimes share one implementation.
-  const { build } = await import("esbuild");
-  const bundle = join(workDir, "move.mjs");
-  await build({
-    entryPoints: [join(repoRoot, "src", "tenants", "move.ts")],
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    outfile: bundle,
-    logLevel: "error",
-  });
-  const { moveTenant, MoveRefused } = await import(pathToFileURL(bundle).href);
-
-  let configPath = join(repoRoot, "wrangler.toml");
-  if (options.remote) {
-    // Remote bindings: the same databases, reached through Cloudflare's API (needs `wrangler login`).
-    configPath = join(repoRoot, ".tenant-move.wrangler.toml");
-    writeFileSync(configPath, readFileSync(join(repoRoot, "wrangler.toml"), "utf8").replace(/(migrations_dir = "[^"]+")/g, "$1\nremote = true"));
-  }
-  const { getPlatformProxy } = await import("wrangler");
-  proxy = await getPlatformProxy({
-    configPath,
-    persist: options["persist-to"] ? { path: join(options["persist-to"], "v3") } : true,
-    remoteBindings: options.remote,
-  });
+await withWorkerCode({ entry: "src/tenants/move.ts", persistTo: options["persist-to"], remote: options.remote }, async ({ moveTenant, MoveRefused }, env) => {
   try {
-    const report = await moveTenant(proxy.env, options.tenant, options.to, {
+    const report = await moveTenant(env, options.tenant, options.to, {
       drainMs: drainSeconds === undefined ? undefined : drainSeconds * 1000,
       log: (line) => console.error(line),
     });
@@ -70,8 +38,4 @@ try {
       process.exitCode = 1;
     } else throw error;
   }
-} finally {
-  await proxy?.dispose();
-  rmSync(workDir, { recursive: true, force: true });
-  if (options.remote) rmSync(join(repoRoot, ".tenant-move.wrangler.toml"), { force: true });
-}
+});

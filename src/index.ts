@@ -1,4 +1,5 @@
 import { buildApp } from "./app";
+import { archiveHistory } from "./history/archive/job";
 import { sweepSchedules } from "./operations/coordinator/schedule-sweep";
 import type { Env } from "./platform/core/env";
 import { logFailure } from "./platform/core/errors";
@@ -12,7 +13,7 @@ export { OperationCoordinator } from "./app";
 
 export const app = buildApp();
 
-/** wrangler.toml [triggers]: the webhook and schedule sweeps every minute (WEBHOOK_SWEEP_CRON), housekeeping every hour. */
+/** wrangler.toml [triggers]: the webhook and schedule sweeps every minute (WEBHOOK_SWEEP_CRON), housekeeping (and the history archive) every hour. */
 export default {
   fetch: serve(app),
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext) {
@@ -22,6 +23,8 @@ export default {
       return;
     }
     ctx.waitUntil(purgeExpiredIdempotencyKeys(env).catch((error) => logFailure(crypto.randomUUID(), "scheduled purge", error)));
+    // As of the time it was scheduled for (a late run archives what it would have, and `npm start` can fire one months ahead).
+    ctx.waitUntil(archiveHistory(env, { now: controller.scheduledTime }).catch((error) => logFailure(crypto.randomUUID(), "history archive", error)));
   },
   async queue(batch: MessageBatch, env: Env) {
     await consumeWebhookMessages(batch as MessageBatch<WebhookMessage>, env);

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { sha256Hex } from "../../src/platform/core/crypto";
 import type { Db } from "../../src/platform/data/database";
 import { jsonChunks, runBatch } from "../../src/platform/data/sql";
-import { idPrefixes, newId } from "../../src/platform/core/ids";
+import { idAtTime, idPrefixes, newId } from "../../src/platform/core/ids";
 import { searchText, sortText } from "../../src/platform/core/locale";
 import type { ShardName } from "../../src/platform/core/shards";
 import { apiKeys, tenantDirectory } from "../../src/platform/data/tables";
@@ -179,4 +179,55 @@ export async function seedFacts(database: D1Database, tenantId: string, seed: Fa
       .bind(tenantId, seed.from, seed.from + seed.count, seed.accounts, seed.now, seconds),
   ]);
   return inserted.meta.changes ?? 0;
+}
+
+export interface HistorySeed {
+  /** The Operation every set belongs to (one deleted since, as far as history cares: no row needed). */
+  operationId: string;
+  /** The first set's time (epoch ms) and version; each next set is `stepMs` later and one version on. */
+  firstMs: number;
+  stepMs: number;
+  firstVersion: number;
+  sets: number;
+  /** Line records per set: one field updated each, as a re-PUT of the lines writes them. */
+  recordsPerSet: number;
+}
+
+/** A set id at `ms`, unique by `n` (the bench makes many per millisecond): the shard's format. */
+const seededSetId = (ms: number, n: number) => `${idAtTime(idPrefixes.change, ms)}${n.toString(32).toUpperCase().padStart(16, "0")}`;
+
+/**
+ * Seeds the tenant's change history in the shard's own format, in SQL: `sets` change sets of one
+ * Operation, each of `recordsPerSet` line updates of one field (`{"maxQuantity":[p,n]}`): the bench's
+ * tenant of millions of records, which the real archive job then moves.
+ */
+export async function seedHistory(database: D1Database, tenantId: string, seed: HistorySeed): Promise<number> {
+  const statements: D1PreparedStatement[] = [];
+  for (let i = 0; i < seed.sets; i++) {
+    const ms = seed.firstMs + i * seed.stepMs;
+    const setId = seededSetId(ms, seed.firstVersion + i);
+    statements.push(
+      database
+        .prepare(
+          "insert into change_sets (id, tenant_id, operation_id, version, actor, request_id, reason, at) values (?1, ?2, ?3, ?4, 'key:bench', ?5, null, ?6)",
+        )
+        .bind(setId, tenantId, seed.operationId, seed.firstVersion + i, `req-${setId.slice(-12)}`, new Date(ms).toISOString()),
+      database
+        .prepare(
+          `with recursive n(i) as (select 0 union all select i + 1 from n where i + 1 < ?2)
+           insert into change_records (set_id, resource_type, action, resource_id, ordinal, changes)
+           select ?1, 'l', 'u', 'SKU-' || printf('%05d', i), i, '{"maxQuantity":[' || ((i * 7 + ?3) % 97) || ',' || ((i * 7 + ?3 + 1) % 97) || ']}'
+           from n where true`,
+        )
+        .bind(setId, seed.recordsPerSet, seed.firstVersion + i),
+    );
+  }
+  let records = 0;
+  for (const result of await database.batch(statements)) records += result.meta.changes ?? 0;
+  return records - seed.sets;
+}
+
+/** The shard's size as D1 reports it on every result. */
+export async function databaseBytes(database: D1Database): Promise<number> {
+  return (await database.prepare("select 1").run()).meta.size_after;
 }

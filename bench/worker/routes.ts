@@ -16,7 +16,19 @@ import { currentD1Delay, setD1Delay, type D1Delay } from "./d1-delay";
 import { primaryDb } from "../../src/platform/data/database";
 import { shardNames, type ShardName } from "../../src/platform/core/shards";
 import { createTenant } from "../../src/tenants/placement";
-import { changeRuleElsewhere, insertBenchKey, rawUpsertLines, rawUpsertRules, seedFacts, seedRules, shardOfTenant, tenantExists } from "./queries";
+import {
+  changeRuleElsewhere,
+  databaseBytes,
+  insertBenchKey,
+  rawUpsertLines,
+  rawUpsertRules,
+  seedFacts,
+  seedHistory,
+  seedRules,
+  shardOfTenant,
+  tenantExists,
+} from "./queries";
+import { archiveHistory } from "../../src/history/archive/job";
 import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
 
 /*
@@ -83,6 +95,19 @@ async function jsonBody<T extends z.ZodType>(c: Context<AppBindings>, schema: T,
   return parsed.data;
 }
 
+const seedHistoryBody = z.strictObject({
+  operationId: z.string().min(1).max(100),
+  firstMs: z.number().int().min(0),
+  stepMs: z.number().int().min(0),
+  firstVersion: z.number().int().min(1),
+  sets: z.number().int().min(1).max(100),
+  recordsPerSet: z.number().int().min(1).max(10_000),
+});
+const archiveRunBody = z.strictObject({
+  now: z.number().int().optional(),
+  archiveBefore: z.number().int().optional(),
+  budgetMs: z.number().int().min(1).max(600_000).optional(),
+});
 const d1DelayBody = z.strictObject({ primaryMs: z.number().min(0).max(10_000).optional(), replicaMs: z.number().min(0).max(10_000).optional() });
 const ruleChangeBody = z.strictObject({ tenantId: z.string().min(1).max(100), ruleId: z.string().min(1).max(100), minimum: z.number().int().min(0) });
 
@@ -259,6 +284,52 @@ export function mountBenchRoutes(app: App): void {
       stats: ruleIndexCache.stats,
     }),
   );
+
+  // Seeds the caller's tenant with change sets and line records in the shard's format (bench/worker/queries.ts seedHistory): the archive suite's millions of records.
+  app.put("/v1/__bench/seed-history", async (c) => {
+    const principal = c.get("principal");
+    requireRole(principal, "OPERATOR");
+    const seed = await jsonBody(c, seedHistoryBody);
+    return c.json({ written: await seedHistory(c.var.db.$client, principal.tenantId, seed) });
+  });
+
+  // One run of the real archive job on the caller's tenant (the hourly cron's code), its clock or boundary moved.
+  app.post("/v1/__bench/archive", async (c) => {
+    const principal = c.get("principal");
+    requireRole(principal, "OPERATOR");
+    const options = await jsonBody(c, archiveRunBody, {});
+    const started = Date.now();
+    const report = await archiveHistory(c.env, { ...options, tenantId: principal.tenantId });
+    return c.json({ ...report, ms: Date.now() - started });
+  });
+
+  // What the caller's tenant holds: its shard's pages (all and in use), its sets and records there, and its archive (index and bucket).
+  app.get("/v1/__bench/archive-sizes", async (c) => {
+    const principal = c.get("principal");
+    requireRole(principal, "OPERATOR");
+    const database = c.var.db.$client;
+    const tenantId = principal.tenantId;
+    const counts = await database
+      .prepare(
+        `select (select count(*) from change_sets where tenant_id = ?1) as sets,
+                (select count(*) from change_records where set_id in (select id from change_sets where tenant_id = ?1)) as records,
+                (select count(*) from history_archive where tenant_id = ?1) as objects,
+                (select coalesce(sum(records), 0) from history_archive where tenant_id = ?1) as archivedRecords,
+                (select coalesce(sum(bytes), 0) from history_archive where tenant_id = ?1) as indexedBytes`,
+      )
+      .bind(tenantId)
+      .first<Record<string, number>>();
+    let bucketBytes = 0;
+    let bucketObjects = 0;
+    let cursor: string | undefined;
+    do {
+      const listed = await c.env.HISTORY_ARCHIVE.list({ prefix: `history/${tenantId}/`, cursor });
+      for (const object of listed.objects) bucketBytes += object.size;
+      bucketObjects += listed.objects.length;
+      cursor = listed.truncated ? listed.cursor : undefined;
+    } while (cursor);
+    return c.json({ ...counts, bucketObjects, bucketBytes, shardBytes: await databaseBytes(database) });
+  });
 
   app.put("/v1/__bench/raw-upsert/:operationId", async (c) => {
     const principal = c.get("principal");

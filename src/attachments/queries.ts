@@ -86,7 +86,7 @@ export async function findAttachmentStates(db: Db, tenantId: string, operationId
  */
 export async function listAttachmentsAsOf(ctx: ListContext, operationId: string, version: number, query: ListAttachmentsQuery) {
   const { db, principal } = ctx;
-  const then = await operationVersion(db, principal.tenantId, operationId, version);
+  const then = await operationVersion(ctx, principal.tenantId, operationId, version);
   const ids = [...(await then.attachments())];
   const [directory, attached] = await Promise.all([
     selectInChunks(accounts.accountId, ids, (accountIsIn) =>

@@ -22,8 +22,8 @@ export const diffLineList: ListDefinition = {
  * fields and accounts come with the first page.
  */
 export async function diffVersions(ctx: ListContext, operationId: string, from: number, to: number, query: DiffQuery) {
-  const { db, principal } = ctx;
-  const [before, after] = await operationVersions(db, principal.tenantId, operationId, [from, to]);
+  const { principal } = ctx;
+  const [before, after] = await operationVersions(ctx, principal.tenantId, operationId, [from, to]);
   const { cursor, limit, tokenAfter } = await bindPage({
     definition: diffLineList,
     secret: ctx.secret,

@@ -1,8 +1,10 @@
-import { and, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import { actionOfCode, typeCode, typeOfCode, type ResourceType, type StoredChanges } from "../platform/data/changes";
 import type { Db } from "../platform/data/database";
-import { listPage, type ListContext, type Page } from "../platform/data/pagination";
+import { bindPage, type ListContext, type Page } from "../platform/data/pagination";
 import { changeRecords, changeSets } from "../platform/data/tables";
+import type { ArchivedEntry } from "./archive/objects";
+import { anyArchivedQuery, compareKeys, OPERATION_RESOURCE_TYPES, scanArchive, type ArchiveScope, type HistoryKey } from "./archive/reads";
 import { historyList, type ChangeRecordRepresentation } from "./schemas";
 
 /** A record as read with its set. */
@@ -78,43 +80,130 @@ export interface HistoryFilters {
   to?: string;
 }
 
-/** A page of the tenant's change records, newest first (or oldest first), with `filters`. */
-export async function listHistory({ db, secret, principal }: ListContext, query: HistoryFilters): Promise<Page<HistoryRow>> {
-  const conditions: (SQL | undefined)[] = [
-    eq(changeSets.tenantId, principal.tenantId),
+/** Records an archived page looks at, at most: a filter that matches little answers a shorter page (its nextToken goes on). */
+export const ARCHIVE_SCAN_BUDGET = 100_000;
+
+/** Date-times are to the second and include their whole second (records keep milliseconds). */
+const atBounds = (query: HistoryFilters) => ({
+  from: query.from === undefined ? undefined : `${query.from.slice(0, 19)}.000Z`,
+  to: query.to === undefined ? undefined : `${query.to.slice(0, 19)}.999Z`,
+});
+
+/** The filters on a record and its set, as SQL (records in the shard) and as a test of an archived entry: the same filters, twice. */
+function historyConditions(tenantId: string, query: HistoryFilters) {
+  const at = atBounds(query);
+  const type = query.resourceType === undefined ? undefined : typeCode(query.resourceType);
+  const sqlConditions: (SQL | undefined)[] = [
+    eq(changeSets.tenantId, tenantId),
     query.operationId !== undefined ? eq(changeSets.operationId, query.operationId) : undefined,
-    query.resourceType !== undefined ? eq(changeRecords.resourceType, typeCode(query.resourceType)) : undefined,
+    type !== undefined ? eq(changeRecords.resourceType, type) : undefined,
     query.resourceId !== undefined ? eq(changeRecords.resourceId, query.resourceId) : undefined,
     query.field !== undefined ? sql`json_type(${changeRecords.changes}, ${`$."${query.field}"`}) is not null` : undefined,
     query.actorKeyId !== undefined ? eq(changeSets.actor, `key:${query.actorKeyId}`) : undefined,
     query.actorUserId !== undefined ? eq(changeSets.actor, `user:${query.actorUserId}`) : undefined,
-    // Date-times are to the second and include their whole second (records keep milliseconds).
-    query.from !== undefined ? gte(changeSets.at, `${query.from.slice(0, 19)}.000Z`) : undefined,
-    query.to !== undefined ? lte(changeSets.at, `${query.to.slice(0, 19)}.999Z`) : undefined,
+    at.from !== undefined ? gte(changeSets.at, at.from) : undefined,
+    at.to !== undefined ? lte(changeSets.at, at.to) : undefined,
   ];
-  return listPage<HistoryRow>({
-    definition: historyList,
-    secret,
-    scope: { tenant: principal.tenantId },
-    query,
-    filters: conditions,
-    run: ({ where, orderBy, limit, cursorColumns }) =>
-      db
-        .select({ ...historyColumns, ...cursorColumns })
-        .from(changeSets)
-        .innerJoin(changeRecords, eq(changeRecords.setId, changeSets.id))
-        .where(and(where))
-        .orderBy(...orderBy)
-        .limit(limit) as unknown as Promise<HistoryRow[]>,
-  });
+  const matches = ({ set, record }: ArchivedEntry) =>
+    (query.operationId === undefined || set.operationId === query.operationId) &&
+    (type === undefined || record.type === type) &&
+    (query.resourceId === undefined || record.resourceId === query.resourceId) &&
+    (query.field === undefined || Object.hasOwn(record.changes, query.field)) &&
+    (query.actorKeyId === undefined || set.actor === `key:${query.actorKeyId}`) &&
+    (query.actorUserId === undefined || set.actor === `user:${query.actorUserId}`) &&
+    (at.from === undefined || set.at >= at.from) &&
+    (at.to === undefined || set.at <= at.to);
+  // The archived objects that can hold such records: one Operation's, the Operations', or the tenant's others'.
+  const scope: ArchiveScope | undefined =
+    query.operationId !== undefined
+      ? { operationId: query.operationId }
+      : type === undefined
+        ? undefined
+        : OPERATION_RESOURCE_TYPES.includes(query.resourceType!)
+          ? "operations"
+          : "tenant";
+  return { sqlConditions, matches, scope, at };
 }
 
-/** Whether the tenant has an Operation of this id now, or had one (its history stays when it is deleted). */
+const historyRowOf = ({ set, record }: ArchivedEntry): HistoryRow => ({
+  setId: set.id,
+  ordinal: record.ordinal,
+  resourceType: record.type,
+  action: record.action,
+  resourceId: record.resourceId,
+  changes: JSON.stringify(record.changes),
+  operationId: set.operationId,
+  version: set.version,
+  actor: set.actor,
+  requestId: set.requestId,
+  reason: set.reason,
+  at: set.at,
+});
+
+const keyOfRow = (row: HistoryRow): HistoryKey => [row.setId, row.ordinal];
+
+/**
+ * A page of the tenant's change records, newest first (or oldest first), with `filters`: those in the
+ * shard (one statement, batched with a look at the archive's index), merged with those archived when
+ * the index has any the filters may reach. An archived page looks at ARCHIVE_SCAN_BUDGET records at
+ * most: past it, the page ends where the scan stopped and its nextToken goes on from there.
+ */
+export async function listHistory({ db, archive, secret, principal }: ListContext, query: HistoryFilters): Promise<Page<HistoryRow>> {
+  const page = await bindPage({ definition: historyList, secret, scope: { tenant: principal.tenantId }, query });
+  const newestFirst = page.directions[0];
+  const after = page.cursor as HistoryKey | null;
+  const conditions = historyConditions(principal.tenantId, query);
+  const order = newestFirst ? desc : asc;
+  const keyset = after === null ? undefined : sql`(${changeSets.id}, ${changeRecords.ordinal}) ${sql.raw(newestFirst ? "<" : ">")} (${after[0]}, ${after[1]})`;
+  const [recent, archived] = await db.batch([
+    db
+      .select(historyColumns)
+      .from(changeSets)
+      .innerJoin(changeRecords, eq(changeRecords.setId, changeSets.id))
+      .where(and(...conditions.sqlConditions, keyset))
+      .orderBy(order(changeSets.id), order(changeRecords.ordinal))
+      .limit(page.limit + 1),
+    anyArchivedQuery(db, principal.tenantId, conditions.scope),
+  ]);
+  let rows: HistoryRow[] = recent;
+  let stoppedAt: HistoryKey | null = null;
+  if (archived.length) {
+    const scan = await scanArchive(
+      { db, archive },
+      {
+        tenantId: principal.tenantId,
+        scope: conditions.scope,
+        newestFirst,
+        after,
+        atFrom: conditions.at.from,
+        atTo: conditions.at.to,
+        matches: conditions.matches,
+        want: page.limit + 1,
+        budget: ARCHIVE_SCAN_BUDGET,
+      },
+    );
+    const inOrder = (a: HistoryRow, b: HistoryRow) => (newestFirst ? -1 : 1) * compareKeys(keyOfRow(a), keyOfRow(b));
+    rows = [...recent, ...scan.entries.map(historyRowOf)].sort(inOrder);
+    stoppedAt = scan.stoppedAt;
+    // Past where the archive's scan stopped, archived records may be missing: the page ends there.
+    if (stoppedAt !== null) rows = rows.filter((row) => (newestFirst ? -1 : 1) * compareKeys(keyOfRow(row), stoppedAt!) <= 0);
+  }
+  if (rows.length > page.limit) {
+    const items = rows.slice(0, page.limit);
+    return { items, nextToken: await page.tokenAfter(keyOfRow(items[items.length - 1])) };
+  }
+  return { items: rows, nextToken: stoppedAt === null ? null : await page.tokenAfter(stoppedAt) };
+}
+
+/** Whether the tenant has an Operation of this id now, or had one (its history stays when it is deleted, in the shard or archived). */
 export async function operationHasHistory(db: Db, tenantId: string, operationId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: changeSets.id })
-    .from(changeSets)
-    .where(and(eq(changeSets.tenantId, tenantId), eq(changeSets.operationId, operationId)))
-    .limit(1);
-  return row !== undefined;
+  const [recent, archived] = await db.batch([
+    db
+      .select({ id: changeSets.id })
+      .from(changeSets)
+      .where(and(eq(changeSets.tenantId, tenantId), eq(changeSets.operationId, operationId)))
+      .limit(1),
+    anyArchivedQuery(db, tenantId, { operationId }),
+  ]);
+  return recent.length > 0 || archived.length > 0;
 }

@@ -85,7 +85,7 @@ const sharedFilters = {
 export const asOfQuery = queryInteger(1, Number.MAX_SAFE_INTEGER)
   .optional()
   .describe(
-    "A version of the Operation: its lines (or accounts) as they were then, with the same filters, sort and pages (OPERATOR keys). A version its history does not cover: 404 version_not_found.",
+    "A version of the Operation: its lines (or accounts) as they were then, with the same filters, sort and pages (OPERATOR keys) (past 90 days: from the archive, slower). A version its history does not cover: 404 version_not_found.",
   );
 
 export const historyQuery = z.strictObject({

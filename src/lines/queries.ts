@@ -78,8 +78,8 @@ export async function findStoredLines(db: Db, operationId: string, keys: string[
  * and pages of the current list. Their updatedAt is when that version was made.
  */
 export async function listLinesAsOf(ctx: ListContext, operationId: string, version: number, query: ListLinesQuery) {
-  const { db, principal } = ctx;
-  const then = await operationVersion(db, principal.tenantId, operationId, version);
+  const { principal } = ctx;
+  const then = await operationVersion(ctx, principal.tenantId, operationId, version);
   const asOfPage = {
     definition: lineList,
     secret: ctx.secret,

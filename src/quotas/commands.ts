@@ -1,6 +1,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { afterCommit } from "../platform/core/after-commit";
 import { bookmarkOf } from "../platform/data/database";
+import { latestArchivedRecordOf } from "../history/archive/reads";
 import { changeOf, changeStatements, latestRecordOf, recordedFields, recordsOf, type ChangeRecord, type Writer } from "../platform/data/changes";
 import { inJsonChunks, insertFromJson, runBatch, type Statement, writeGuard } from "../platform/data/sql";
 import { isWriteGuardFailure, violatesUnique, violatesUniqueIndex } from "../platform/data/constraint-errors";
@@ -111,9 +112,14 @@ export async function createRule(writer: Writer, body: RuleBody): Promise<RuleRo
  * Restores a deleted rule under its id with the values its deletion recorded (201). A rule of that id
  * that exists: 409 rule_exists; its scope taken since: 409 duplicate_scope; never a rule: 404.
  */
-export async function restoreRule(writer: Writer, ruleId: string): Promise<RuleRow> {
+export async function restoreRule(writer: Writer, ruleId: string, archive: R2Bucket): Promise<RuleRow> {
   const { db, principal } = writer;
-  const [current, deletion] = await Promise.all([findRule(db, principal.tenantId, ruleId), latestRecordOf(db, principal.tenantId, "rule", ruleId, "deleted")]);
+  const [current, recentDeletion] = await Promise.all([
+    findRule(db, principal.tenantId, ruleId),
+    latestRecordOf(db, principal.tenantId, "rule", ruleId, "deleted"),
+  ]);
+  // A rule deleted long ago: its deletion may have moved to the history's archive.
+  const deletion = recentDeletion ?? (current ? undefined : await latestArchivedRecordOf({ db, archive }, principal.tenantId, "rule", ruleId, "deleted"));
   if (current) throw new ApiError("rule_exists", `Quotas Rule ${ruleId} exists; only a deleted rule can be restored.`);
   if (!deletion) throw new ApiError("not_found", `Quotas Rule ${ruleId} not found (it was never deleted, or is not this tenant's).`);
   const now = nowIso();

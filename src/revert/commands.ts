@@ -50,7 +50,7 @@ export const revertOperation = defineCommand(
     const row = await loadOperation(ctx);
     checkIfMatch(row, input.ifMatch);
     requireDraft(row, "Reverting");
-    const [then, now] = await operationVersions(ctx.db, ctx.principal.tenantId, row.id, [input.toVersion, row.version]);
+    const [then, now] = await operationVersions(ctx, ctx.principal.tenantId, row.id, [input.toVersion, row.version]);
     const [linesThen, linesNow, attachedThen, attachedNow] = await Promise.all([then.lines(), now.lines(), then.attachments(), now.attachments()]);
 
     const fields = Object.fromEntries(REVERTED_FIELDS.map((field) => [field, then.row[field]])) as Partial<OperationRow>;

@@ -7,6 +7,7 @@ import { carts, operationAccounts, operationApprovals, operationLines, operation
 import { changeRecords, changeSets, events, idempotencyKeys, tenantDirectory, tenantFences, tenants } from "../platform/data/tables";
 import { quotaOrderFacts, quotaRules } from "../quotas/tables";
 import { webhookDeliveries, webhooks } from "../webhooks/tables";
+import { historyArchive } from "../history/archive/tables";
 import { shardNames, type ShardName } from "../platform/core/shards";
 import { forgetPlacement, PLACEMENT_CACHE_TTL_MS } from "../platform/data/tenancy";
 import { nowIso } from "../platform/core/time";
@@ -41,6 +42,8 @@ export const MOVED_TABLES: readonly MovedTable[] = [
   { table: webhookDeliveries, scope: "tenant" },
   { table: changeSets, scope: "tenant" },
   { table: changeRecords, scope: "change-set" },
+  // The archive's index moves; the objects it names stay in the bucket, keyed by tenant, not shard.
+  { table: historyArchive, scope: "tenant" },
 ];
 
 /** Rows read per statement: far below D1's limits (1.5 MB of JSON per bound value is checked too). */

@@ -115,6 +115,7 @@ describe("the activation's guard in SQL", () => {
     const principal = await testPrincipal(op.tenantId);
     const ctx: CommandContext = {
       db: racing(env[principal.shard], sneakIn),
+      archive: env.HISTORY_ARCHIVE,
       principal,
       operationId,
       author: { actor: "key:k", requestId: null, reason: null },

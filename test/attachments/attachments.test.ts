@@ -346,7 +346,11 @@ describe("attachment list", () => {
     ];
     for (const [query, expected] of cases) {
       const { db, statements } = recordingDb(principal.shard);
-      await listAttachments({ db, secret: env.PAGINATION_SECRET, principal }, operation.id, listAttachmentsQuery.parse({ limit: "5", ...query }));
+      await listAttachments(
+        { db, archive: env.HISTORY_ARCHIVE, secret: env.PAGINATION_SECRET, principal },
+        operation.id,
+        listAttachmentsQuery.parse({ limit: "5", ...query }),
+      );
       const pageQuery = statements.find((s) => s.sql.includes('from "operation_accounts"'))!;
       const plan = (await queryPlan(pageQuery)).map((row) => row.detail).join("\n");
       for (const pattern of expected) expect(plan, JSON.stringify(query)).toMatch(pattern);

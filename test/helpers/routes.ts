@@ -21,6 +21,8 @@ import listHistory from "../../src/history/routes/list";
 import listOperationHistory from "../../src/history/routes/operation-history";
 import getOperationVersion from "../../src/history/routes/version";
 import diffOperationVersions from "../../src/history/routes/diff";
+import getHistorySettings from "../../src/history/archive/routes/get-settings";
+import putHistorySettings from "../../src/history/archive/routes/put-settings";
 import revertOperation from "../../src/revert/routes/revert";
 import createKey from "../../src/keys/routes/create";
 import getKey from "../../src/keys/routes/get";
@@ -101,6 +103,8 @@ export const routes = {
   getOperationVersion,
   diffOperationVersions,
   revertOperation,
+  getHistorySettings,
+  putHistorySettings,
   getApprovalSettings,
   getDisplaySettings,
   setDisplaySettings,

@@ -161,6 +161,7 @@ export const WRITES: Record<string, (op: Caller) => Promise<Race>> = {
     status: 200,
     event: "quota_default.updated",
   }),
+  "PUT /v1/settings/history": async () => ({ path: "/v1/settings/history", body: { retentionYears: 5 }, status: 200, event: null }),
   "POST /v1/carts": async (op) => {
     const open = await setUpOperation(op, { type: "PUBLIC" });
     return { path: "/v1/carts", body: cartBody(open.id, await directoryAccount(op), [line("SKU-A", 2), line("SKU-B", 2)]), status: 201, event: "cart.created" };

@@ -73,8 +73,9 @@ describe("line list query plans", () => {
   async function plans(query: Record<string, string>) {
     const { db, statements } = recordingDb(principal.shard);
     const parsed = listLinesQuery.parse({ limit: "20", ...query });
-    const first = await listLines({ db, secret: env.PAGINATION_SECRET, principal }, operationId, parsed);
-    if (first.nextToken) await listLines({ db, secret: env.PAGINATION_SECRET, principal }, operationId, { ...parsed, nextToken: first.nextToken });
+    const first = await listLines({ db, archive: env.HISTORY_ARCHIVE, secret: env.PAGINATION_SECRET, principal }, operationId, parsed);
+    if (first.nextToken)
+      await listLines({ db, archive: env.HISTORY_ARCHIVE, secret: env.PAGINATION_SECRET, principal }, operationId, { ...parsed, nextToken: first.nextToken });
     const pageQueries = statements.filter((s) => s.sql.includes('from "operation_lines"'));
     expect(pageQueries.length).toBe(first.nextToken ? 2 : 1);
     return Promise.all(pageQueries.map(async (statement) => (await queryPlan(statement)).map((row) => row.detail).join("\n")));

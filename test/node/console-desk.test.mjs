@@ -230,7 +230,11 @@ if (chromiumPresent("console desk test")) {
         endDate: "2098-12-31T00:00:00Z",
       });
       assert.equal(other.status, 201);
-      await table.locator("tbody tr").first().getByRole("link", { name: `${code}-LIVE` }).waitFor({ timeout: 15_000 });
+      await table
+        .locator("tbody tr")
+        .first()
+        .getByRole("link", { name: `${code}-LIVE` })
+        .waitFor({ timeout: 15_000 });
       assert.equal(await table.locator("tbody tr").count(), before + 1);
       assert.deepEqual(reloads, [], "no reload");
       await status(`${before + 1} events shown, newest first.`).waitFor();

@@ -1,6 +1,7 @@
 // What only the real local server shows (run by `npm test` after the Worker suite, with node:test):
 // it survives clients that hang up mid-body, `npm run key` issues, lists and revokes keys in the
-// databases it serves, and `npm run tenant:move` moves a tenant between shards while it serves.
+// databases it serves, `npm run tenant:move` moves a tenant between shards while it serves, and its
+// history archive is a local bucket (no account) that `npm run tenant:delete` empties of the tenant.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { answers, startDevServer } from "../../scripts/lib/dev-server.mjs";
+import { fireScheduled } from "../../scripts/lib/local-crons.mjs";
 import { DROPPED_UPLOADS, dropMidBody } from "../../scripts/lib/drop-client.mjs";
 import { applyMigrations, executeSql, repoRoot } from "../../scripts/lib/wrangler.mjs";
 
@@ -236,5 +238,51 @@ describe("shards: placement and moves against the served databases", () => {
     const refused = await command("tenant-move.mjs", "--tenant", "node-move", "--to", "SHARD_2", "--drain-seconds", "0");
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /already on SHARD_2/);
+  });
+});
+
+describe("the history archive on the local server", () => {
+  it("is a local bucket with no account: the hourly cron moves 90-day-old history there, reads find it, npm run tenant:delete deletes it", async () => {
+    const key = await issue("node-archive", "--shard", "SHARD_1");
+    const json = (method, body) => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const created = await api(
+      key,
+      "OPERATOR",
+      "/v1/operations",
+      json("POST", { code: "ARCH-1", name: { en: "Archived" }, type: "PUBLIC", startDate: "2027-01-01T00:00:00Z", endDate: "2027-02-01T00:00:00Z" }),
+    );
+    assert.equal(created.status, 201);
+    const lines = [1, 2, 3].map((i) => ({ variantExternalId: `SKU-${i}`, minQuantity: 0, maxQuantity: i }));
+    assert.equal((await api(key, "OPERATOR", `/v1/operations/${created.body.id}/lines`, json("PUT", lines))).status, 200);
+    const history = `/v1/operations/${created.body.id}/history`;
+    const before = await api(key, "OPERATOR", history);
+    assert.equal(before.body.items.length, 4);
+    const count = async (query) => (await executeSql(query, { persistTo: state }, "SHARD_1"))[0][0].n;
+    const inShard = "select count(*) as n from change_sets where tenant_id = 'node-archive'";
+    const indexed = "select count(*) as n from history_archive where tenant_id = 'node-archive'";
+
+    // The hourly cron as if it ran 91 days from now: everything written so far is past the hot window.
+    assert.equal(await fireScheduled(server.baseUrl, "17 * * * *", Date.now() + 91 * 86_400_000), 200);
+    const deadline = Date.now() + 30_000;
+    while ((await count(inShard)) > 0) {
+      assert.ok(Date.now() < deadline, "the archive job never emptied the shard of the tenant's history");
+      await sleep(300);
+    }
+    const objects = await count(indexed);
+    assert.ok(objects >= 1);
+    assert.deepEqual(await api(key, "OPERATOR", history), before);
+
+    const deleted = await command("tenant-delete.mjs", "--tenant", "node-archive");
+    assert.equal(deleted.code, 0, deleted.stderr);
+    const report = JSON.parse(deleted.stdout);
+    assert.equal(report.shard, "SHARD_1");
+    assert.equal(report.objects, objects);
+    assert.ok(report.rows > 0);
+    assert.equal(await count(indexed), 0);
+    assert.equal(await shardOf("node-archive"), undefined);
+
+    const again = await command("tenant-delete.mjs", "--tenant", "node-archive");
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /not found/);
   });
 });

@@ -38,7 +38,10 @@ describe("D1 limits guard", () => {
     const principal = await testPrincipal(op.tenantId);
     const { db, statements } = recordingDb(principal.shard);
     for (const idType of ["id", "code", "externalId"]) {
-      await listOperations({ db, secret: "s", principal }, listOperationsQuery.parse({ ids: ids.join(","), idType, ownerIds: ids.join(",") }));
+      await listOperations(
+        { db, archive: env.HISTORY_ARCHIVE, secret: "s", principal },
+        listOperationsQuery.parse({ ids: ids.join(","), idType, ownerIds: ids.join(",") }),
+      );
     }
     for (const statement of statements) expect(statement.params.length).toBeLessThanOrEqual(10);
     expect(statements.length).toBe(3);

@@ -176,6 +176,7 @@ const BODIES: Record<string, { body: unknown; ids: (string | number)[][] }[]> = 
   "POST /v1/operations/:operationId/approvals": [{ body: { decision: "APPROVE", version: 1, comment: "Checked" }, ids: [["comment"]] }],
   "PUT /v1/settings/approvals": [{ body: { activation: { required: 0 } }, ids: [] }],
   "PUT /v1/settings/display": [{ body: { currency: "EUR" }, ids: [] }],
+  "PUT /v1/settings/history": [{ body: { retentionYears: 5 }, ids: [] }],
   "POST /v1/buying-policies/quotas/impact": [
     {
       body: {

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Principal } from "../../src/platform/core/principal";
 import { listOperations } from "../../src/operations/queries";
@@ -17,9 +18,9 @@ function fullScans(plan: PlanRow[]): string[] {
 async function planOf(principal: Principal, rawQuery: Record<string, string>) {
   const { db, statements } = recordingDb(principal.shard);
   const query = listOperationsQuery.parse(rawQuery);
-  const first = await listOperations({ db, secret: SECRET, principal }, query);
+  const first = await listOperations({ db, archive: env.HISTORY_ARCHIVE, secret: SECRET, principal }, query);
   // Run the second page too: the keyset condition must keep using the index.
-  if (first.nextToken) await listOperations({ db, secret: SECRET, principal }, { ...query, nextToken: first.nextToken });
+  if (first.nextToken) await listOperations({ db, archive: env.HISTORY_ARCHIVE, secret: SECRET, principal }, { ...query, nextToken: first.nextToken });
   const selects = statements.filter((s) => /^\s*select/i.test(s.sql) && /"operations"/.test(s.sql));
   expect(selects.length).toBeGreaterThan(0);
   return Promise.all(selects.map(async (s) => ({ sql: s.sql, plan: await queryPlan(s) })));

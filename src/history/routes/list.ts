@@ -15,7 +15,7 @@ export default defineRoute(
     description: [
       "Every committed change to the tenant's resources, newest first: one record per resource changed, with only the fields that changed, each from its previous to its next value, who changed it (actor), in which request, why (svc-change-reason) and when.",
       'Written in the same transaction as the change: a dry run, a refused write and a write that changes nothing leave none. Secrets (key hashes, webhook signing secrets) show as "[redacted]".',
-      "Records are kept for at least 3 years; deleting an Operation keeps its history. Accept: text/csv answers the whole filtered list as CSV, one row per changed field.",
+      "Records are kept for at least 3 years (PUT /v1/settings/history); deleting an Operation keeps its history. A page reaching past 90 days reads the archive: slower. Accept: text/csv answers the whole filtered list as CSV, one row per changed field.",
     ].join(" "),
     tag: "History",
     roles: ["OPERATOR"],

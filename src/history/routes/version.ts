@@ -23,7 +23,7 @@ export default defineRoute(
     errors: ["not_found", "version_not_found"],
   },
   async function handleGetOperationVersion(c, { params }) {
-    const then = await operationVersion(c.var.db, c.var.principal.tenantId, params.operationId, params.version);
+    const then = await operationVersion({ db: c.var.db, archive: c.env.HISTORY_ARCHIVE }, c.var.principal.tenantId, params.operationId, params.version);
     return c.json(toOperationRepresentation(then.row));
   },
 );

@@ -130,6 +130,7 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
     trace.shard = placement.shard;
     return {
       db: openDb(this.env, placement.shard, "first-primary", trace),
+      archive: this.env.HISTORY_ARCHIVE,
       principal,
       operationId: owner.operationId,
       author: { actor: "schedule", requestId: trace.requestId, reason: null },
@@ -184,6 +185,7 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
     const trace = newTrace();
     const ctx: CommandContext = {
       db: openDb(this.env, principal.shard, "first-primary", trace),
+      archive: this.env.HISTORY_ARCHIVE,
       principal,
       operationId,
       author: { actor: actorOf(principal), ...request },

@@ -6,6 +6,8 @@ import type { Problem } from "../../platform/core/errors";
 /** Who runs a command, on which Operation: what every command receives. */
 export interface CommandContext {
   db: Db;
+  /** Change history past its hot window (src/history/archive/): what a revert to an old version reads. */
+  archive: R2Bucket;
   principal: Principal;
   operationId: string;
   /** Who the events and change records name (the principal's key or user, or "schedule"), the request and its reason. */

@@ -8,6 +8,8 @@ export interface Env {
   /** One Durable Object per Operation (its class and commands: src/app.ts). */
   OPERATION_COORDINATOR: DurableObjectNamespace;
   ASSETS: Fetcher;
+  /** Change history past its hot window: one object per tenant, day and Operation (src/history/archive/). */
+  HISTORY_ARCHIVE: R2Bucket;
   /** A secret (never a committed var): the HMAC key of pagination tokens; serve() refuses to run without it. */
   PAGINATION_SECRET: string;
   /** A secret (never a committed var): the HMAC key that signs API keys (src/platform/core/key-format.mjs); serve() refuses to run without it. */

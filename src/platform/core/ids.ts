@@ -41,6 +41,19 @@ export function newId(prefix: string): string {
   return `${prefix}_${time}${random.map((n) => CROCKFORD[n]).join("")}`;
 }
 
+/** The smallest id `newId(prefix)` makes at `ms` or later, and greater than any it made before: ids start with their time. */
+export function idAtTime(prefix: string, ms: number): string {
+  return `${prefix}_${encodeTime(ms)}`;
+}
+
+/** When `newId` made this id (epoch ms), read from its leading time. */
+export function timeOfId(id: string): number {
+  const time = id.slice(id.indexOf("_") + 1, id.indexOf("_") + 11);
+  let ms = 0;
+  for (const char of time) ms = ms * 32 + CROCKFORD.indexOf(char);
+  return ms;
+}
+
 export const idPrefixes = {
   operation: "op",
   rule: "qr",

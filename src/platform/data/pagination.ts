@@ -147,6 +147,8 @@ export async function listPage<Row extends Record<string, unknown>>(options: {
 /** What every list reads with: the request's database, the token secret and the caller. */
 export interface ListContext {
   db: Db;
+  /** Change history past its hot window (src/history/archive/): read by the history lists and past versions. */
+  archive: R2Bucket;
   secret: string;
   principal: Principal;
 }

@@ -10,7 +10,7 @@ import { tenants } from "./tables";
 /** The columns of the tenants row a setting is kept in, with their values (as `update … set` takes them). */
 export type TenantColumns = Partial<Omit<typeof tenants.$inferInsert, "id">>;
 
-/** One of the tenant's settings, kept in columns of its tenants row (approvals, display). */
+/** One of the tenant's settings, kept in columns of its tenants row (approvals, display, history retention). */
 export interface TenantSetting<T> {
   /** Its id in history: its records are of resource `settings` with this id. */
   id: string;

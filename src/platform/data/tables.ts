@@ -51,6 +51,8 @@ export const tenants = sqliteTable("tenants", {
   quotaDefaultEnforcement: text("quota_default_enforcement").$type<QuotaEnforcement>().notNull().default("BLOCK"),
   rulesVersion: integer("rules_version").notNull(),
   createdAt: text("created_at").notNull(),
+  /** How long change records are kept, in years (at least 3); null: until the tenant is deleted. */
+  historyRetentionYears: integer("history_retention_years"),
   /** Valid approvals a change into ACTIVE needs (0: approvals are off), and whether the version's author may be one. */
   approvalsRequired: integer("approvals_required").notNull().default(0),
   approvalsAllowSelf: integer("approvals_allow_self", { mode: "boolean" }).notNull().default(false),

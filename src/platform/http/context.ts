@@ -51,5 +51,5 @@ export function writerOf(c: Context<AppBindings>, db: Db = c.var.db): Writer {
 
 /** What a list reads with, from the request: its database, the token secret and the caller. */
 export function listContextOf(c: Context<AppBindings>): ListContext {
-  return { db: c.var.db, secret: c.env.PAGINATION_SECRET, principal: c.var.principal };
+  return { db: c.var.db, archive: c.env.HISTORY_ARCHIVE, secret: c.env.PAGINATION_SECRET, principal: c.var.principal };
 }

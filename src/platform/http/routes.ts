@@ -33,7 +33,7 @@ export const API_TAGS = {
   Front: "What a storefront shows: the Operations open now and their lines, each localized text in one language.",
   Events: "The change log: every change in commit order, to poll.",
   History:
-    "Who changed what from what to what: change records with previous and next values for every resource, an Operation as it was at any version, the difference between two versions, and a way back.",
+    "Who changed what from what to what: change records with previous and next values for every resource, an Operation as it was at any version, the difference between two versions, and a way back. Records past 90 days move to an archive: every read answers them the same, only slower; the retention setting (≥ 3 years) says when they go.",
   Approvals: "Four eyes before an Operation goes ACTIVE: the tenant's setting, and decisions bound to a version.",
   Settings: "How the tenant's data is shown: the currency its amounts are in.",
   Keys: "The tenant's API keys: issue, list, read, revoke.",

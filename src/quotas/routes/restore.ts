@@ -19,7 +19,7 @@ export default defineRoute(
     errors: ["not_found", "rule_exists", "duplicate_scope", "idempotency_key_reused"],
   },
   async function handleRestoreQuotaRule(c, { params }) {
-    const row = await restoreRule(writerOf(c, tenantPrimaryDb(c)), params.ruleId);
+    const row = await restoreRule(writerOf(c, tenantPrimaryDb(c)), params.ruleId, c.env.HISTORY_ARCHIVE);
     c.header("Location", `/v1/buying-policies/quotas/rules/${row.id}`);
     return c.json(toRuleRepresentation(row), 201);
   },
