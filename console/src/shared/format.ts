@@ -28,11 +28,14 @@ export const isEmptyValue = (value: unknown) => formatValue(value) === "empty";
 export const meaningfulChanges = (changes: FieldChange[]) =>
   changes.filter((change) => ("previous" in change && "next" in change) || !isEmptyValue(change.next ?? change.previous));
 
-/** One field's change in words: "maxQuantity 37 → 40", "maxQuantity 40" (created), "maxQuantity was 37" (deleted). */
-export function formatChange(change: FieldChange): string {
+/**
+ * One field's change in words: "maxQuantity 37 → 40", "maxQuantity 40" (created), "maxQuantity was
+ * 37" (deleted). `value` writes a value (an amount in the tenant's currency); formatValue by default.
+ */
+export function formatChange(change: FieldChange, value: (value: unknown) => string = formatValue): string {
   const had = "previous" in change;
   const has = "next" in change;
-  if (had && has) return `${change.field} ${formatValue(change.previous)} → ${formatValue(change.next)}`;
-  if (has) return `${change.field} ${formatValue(change.next)}`;
-  return `${change.field} was ${formatValue(change.previous)}`;
+  if (had && has) return `${change.field} ${value(change.previous)} → ${value(change.next)}`;
+  if (has) return `${change.field} ${value(change.next)}`;
+  return `${change.field} was ${value(change.previous)}`;
 }
