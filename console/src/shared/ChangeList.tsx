@@ -9,7 +9,8 @@ const AMOUNTS = new Set(["minimum"]);
 export function ChangeList({ changes }: { changes: FieldChange[] }) {
   const worth = meaningfulChanges(changes);
   const currency = useCurrency();
-  const writeValue = (field: string) => (value: unknown) => (AMOUNTS.has(field) && typeof value === "number" ? formatMoney(value, currency) : formatValue(value));
+  const writeValue = (field: string) => (value: unknown) =>
+    AMOUNTS.has(field) && typeof value === "number" ? formatMoney(value, currency) : formatValue(value);
   return (
     <ul className="changes">
       {worth.slice(0, SHOWN).map((change) => (
