@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
+import { readApiLimits } from "./api-limits.ts";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -10,6 +11,7 @@ export default defineConfig({
   base: "/console/",
   plugins: [react()],
   resolve: { alias: { "@campaign-policy/client": here("../client/src/index.ts") } },
+  define: { __API_LIMITS__: JSON.stringify(readApiLimits(here("../client/openapi.json"))) },
   build: { outDir: here("../public/console"), emptyOutDir: true, target: "es2022" },
   server: { proxy: { "/v1": "http://127.0.0.1:8787" } },
 });

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 const root = join(fileURLToPath(import.meta.url), "..", "..");
 const out = join(root, "public", "console");
 const stamp = join(out, ".sources");
-const SOURCES = ["console", "client/src", "package-lock.json"];
+const SOURCES = ["console", "client/src", "client/openapi.json", "package-lock.json"];
 
 function* files(path) {
   if (!existsSync(path)) return;

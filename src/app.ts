@@ -1,5 +1,6 @@
 import { approvalCommands } from "./approvals/commands";
 import { approvalRoutes } from "./approvals/routes";
+import { displayRoutes } from "./display/routes";
 import { attachmentCommands } from "./attachments/commands";
 import { attachmentRoutes } from "./attachments/routes";
 import { checkoutCommands } from "./checkout/commands";
@@ -63,6 +64,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...historyRoutes,
   ...revertRoutes,
   ...approvalRoutes,
+  ...displayRoutes,
   ...keyRoutes,
   ...webhookRoutes,
 ];

@@ -1,38 +1,83 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState, type FormEvent, type ReactNode } from "react";
-import { AccountsPage } from "./AccountsPage";
-import { EventsPage } from "./EventsPage";
-import { KeysPage } from "./KeysPage";
-import { OrderCheckPage } from "./OrderCheckPage";
-import { WebhooksPage } from "./WebhooksPage";
-import { OperationPage } from "./OperationPage";
-import { OperationsPage } from "./OperationsPage";
-import { RuleFormPage } from "./RuleForm";
-import { RulesPage } from "./RulesPage";
-import { Simulator } from "./Simulator";
-import { useLocation, useRoute } from "wouter";
-import { answer, clientFor, loadSession, saveSession, toRefusal, type Refusal, type Role, type Session } from "./session";
-import { Link, ProblemView } from "./ui";
-import { SessionContext } from "./context";
-import { LeaveGuard, useConfirmLeave } from "./leaving";
+import { Route, Switch, useLocation } from "wouter";
+import { AccountsPage } from "./desk/AccountsPage";
+import { ChangesPage } from "./desk/ChangesPage";
+import { EventsPage } from "./desk/EventsPage";
+import { KeysPage } from "./desk/KeysPage";
+import { OrderCheckPage } from "./desk/OrderCheckPage";
+import { SettingsPage } from "./desk/SettingsPage";
+import { WebhooksPage } from "./desk/WebhooksPage";
+import { HistoryPage } from "./operations/HistoryPage";
+import { OperationPage } from "./operations/OperationPage";
+import { OperationsPage } from "./operations/OperationsPage";
+import { RuleFormPage } from "./rules/RuleForm";
+import { RulesPage } from "./rules/RulesPage";
+import { Simulator } from "./rules/Simulator";
+import { SessionContext } from "./shared/context";
+import { LeaveGuard, useConfirmLeave } from "./shared/leaving";
+import { answer, clientFor, loadSession, saveSession, toRefusal, type Refusal, type Role, type Session } from "./shared/session";
+import { Link, ProblemView } from "./shared/ui";
 
+/** The console's sections, as the menu lists them. */
 interface Section {
   path: string;
   label: string;
-  page: () => ReactNode;
   /** Hidden from an ACCOUNT key, which the API refuses there. */
   operatorOnly?: boolean;
 }
 
-const SECTIONS: Section[] = [
-  { path: "/console/operations", label: "Operations", page: OperationsPage },
-  { path: "/console/quota-rules", label: "Quota rules", page: RulesPage, operatorOnly: true },
-  { path: "/console/order-check", label: "Order check", page: OrderCheckPage },
-  { path: "/console/accounts", label: "Accounts", page: AccountsPage },
-  { path: "/console/events", label: "Events", page: EventsPage, operatorOnly: true },
-  { path: "/console/webhooks", label: "Webhooks", page: WebhooksPage, operatorOnly: true },
-  { path: "/console/keys", label: "Keys", page: KeysPage, operatorOnly: true },
+const SECTIONS = {
+  operations: { path: "/console/operations", label: "Operations" },
+  rules: { path: "/console/quota-rules", label: "Quota rules", operatorOnly: true },
+  orderCheck: { path: "/console/order-check", label: "Order check" },
+  accounts: { path: "/console/accounts", label: "Accounts" },
+  events: { path: "/console/events", label: "Events", operatorOnly: true },
+  webhooks: { path: "/console/webhooks", label: "Webhooks", operatorOnly: true },
+  keys: { path: "/console/keys", label: "Keys", operatorOnly: true },
+  changes: { path: "/console/changes", label: "Changes", operatorOnly: true },
+  settings: { path: "/console/settings", label: "Settings", operatorOnly: true },
+} satisfies Record<string, Section>;
+const MENU: Section[] = Object.values(SECTIONS);
+
+/**
+ * Every page of the console, in one place: its path (the most specific first: wouter's <Switch>
+ * takes the first that matches), its section, and what it shows with the path's parameters.
+ */
+const ROUTES: { path: string; section: Section; page: (params: Record<string, string>) => ReactNode }[] = [
+  {
+    path: "/console/operations/:operationId/history",
+    section: SECTIONS.operations,
+    page: ({ operationId }) => <HistoryPage key={operationId} operationId={operationId} />,
+  },
+  {
+    path: "/console/operations/:operationId",
+    section: SECTIONS.operations,
+    page: ({ operationId }) => <OperationPage key={operationId} operationId={operationId} />,
+  },
+  { path: "/console/operations", section: SECTIONS.operations, page: () => <OperationsPage /> },
+  { path: "/console/quota-rules/simulator", section: SECTIONS.rules, page: () => <Simulator /> },
+  { path: "/console/quota-rules/new", section: SECTIONS.rules, page: () => <RuleFormPage key="new" ruleId={null} /> },
+  { path: "/console/quota-rules/:ruleId", section: SECTIONS.rules, page: ({ ruleId }) => <RuleFormPage key={ruleId} ruleId={ruleId} /> },
+  { path: "/console/quota-rules", section: SECTIONS.rules, page: () => <RulesPage /> },
+  { path: "/console/order-check", section: SECTIONS.orderCheck, page: () => <OrderCheckPage /> },
+  { path: "/console/accounts", section: SECTIONS.accounts, page: () => <AccountsPage /> },
+  { path: "/console/events", section: SECTIONS.events, page: () => <EventsPage /> },
+  { path: "/console/webhooks/:webhookId?", section: SECTIONS.webhooks, page: ({ webhookId }) => <WebhooksPage webhookId={webhookId} /> },
+  { path: "/console/keys", section: SECTIONS.keys, page: () => <KeysPage /> },
+  { path: "/console/changes", section: SECTIONS.changes, page: () => <ChangesPage /> },
+  { path: "/console/settings", section: SECTIONS.settings, page: () => <SettingsPage /> },
 ];
+
+/** The page of a section an ACCOUNT key may not use: said, rather than a refusal from the API. */
+function OperatorOnly({ section }: { section: Section }) {
+  return (
+    <section>
+      <h1>{section.label}</h1>
+      <p className="muted">This page is for OPERATOR keys: an ACCOUNT key cannot use it.</p>
+    </section>
+  );
+}
 
 export function App() {
   const [session, setSession] = useState<Session | null>(loadSession);
@@ -107,19 +152,16 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
   const [path] = useLocation();
   const confirmLeave = useConfirmLeave();
   const api = useMemo(() => clientFor(session), [session]);
-  const [onOperation, operation] = useRoute<{ operationId: string }>("/console/operations/:operationId");
-  const sections = SECTIONS.filter((s) => session.role === "OPERATOR" || !s.operatorOnly);
-  const [onRule, rule] = useRoute<{ ruleId: string }>("/console/quota-rules/:ruleId");
-  const section = SECTIONS.find((s) => path.startsWith(s.path)) ?? SECTIONS[0];
-  const Page = section.page;
+  const allowed = (section: Section) => session.role === "OPERATOR" || !section.operatorOnly;
+  const current = MENU.find((section) => path.startsWith(section.path)) ?? SECTIONS.operations;
   return (
     <SessionContext.Provider value={{ session, api }}>
       <header className="top">
         <span className="brand">Campaign console</span>
         <nav aria-label="Sections">
-          {sections.map((s) => (
-            <Link key={s.path} to={s.path} current={s === section}>
-              {s.label}
+          {MENU.filter(allowed).map((section) => (
+            <Link key={section.path} to={section.path} current={section === current}>
+              {section.label}
             </Link>
           ))}
         </nav>
@@ -131,20 +173,16 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
         </span>
       </header>
       <main className="content">
-        {onOperation ? (
-          <OperationPage key={operation.operationId} operationId={operation.operationId} />
-        ) : !sections.includes(section) ? (
-          <section>
-            <h1>{section.label}</h1>
-            <p className="muted">This page is for OPERATOR keys: an ACCOUNT key cannot use it.</p>
-          </section>
-        ) : onRule && rule.ruleId === "simulator" ? (
-          <Simulator />
-        ) : onRule ? (
-          <RuleFormPage key={rule.ruleId} ruleId={rule.ruleId === "new" ? null : rule.ruleId} />
-        ) : (
-          <Page />
-        )}
+        <Switch>
+          {ROUTES.map(({ path, section, page }) => (
+            <Route key={path} path={path}>
+              {(params) => (allowed(section) ? page(params as Record<string, string>) : <OperatorOnly section={section} />)}
+            </Route>
+          ))}
+          <Route>
+            <OperationsPage />
+          </Route>
+        </Switch>
       </main>
     </SessionContext.Provider>
   );

@@ -1,12 +1,10 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { ApiError } from "../platform/core/errors";
 import { idPrefixes, newId } from "../platform/core/ids";
 import { nowIso } from "../platform/core/time";
 import { changeOf, changeStatements, recordedFields, recordsOf, type Writer } from "../platform/data/changes";
-import { isWriteGuardFailure } from "../platform/data/constraint-errors";
 import type { Db } from "../platform/data/database";
-import { runBatch, writeGuard } from "../platform/data/sql";
-import { tenants } from "../platform/data/tables";
+import { setTenantSetting, type TenantSetting } from "../platform/data/settings";
 import { commit, loadOperationWith, operationEvent, unchangedSince } from "../operations/aggregate";
 import { defineCommand, type CommandContext } from "../operations/coordinator/protocol";
 import { operationApprovals } from "../operations/tables";
@@ -16,44 +14,20 @@ import type { ApprovalSettings, DecisionBody, DecisionRepresentation } from "./s
 // ---- the tenant's setting ---------------------------------------------------------------
 
 type ActivationSettings = ApprovalSettings["activation"];
+
 /** The setting as history records it: resource settings, id "approvals". */
-const SETTINGS_FIELDS = recordedFields<ActivationSettings>(["required", "allowSelfApproval"]);
+const APPROVAL_SETTING: TenantSetting<ActivationSettings> = {
+  id: "approvals",
+  what: "the approval setting",
+  fields: recordedFields<ActivationSettings>(["required", "allowSelfApproval"]),
+  read: async (db, tenantId) => (await getApprovalSettings(db, tenantId)).activation,
+  columns: (value) => ({ approvalsRequired: value.required, approvalsAllowSelf: value.allowSelfApproval }),
+};
 
-/** A setting write that lost to another, read again this many times before 409 version_mismatch. */
-const SETTINGS_ATTEMPTS = 5;
-
-/**
- * Sets the tenant's approval setting: one batch that re-checks the setting it was computed from (so
- * its change record says what it really was), changes it, and records the change. Setting what is
- * already there writes nothing. Answers the setting as stored.
- */
+/** Sets the tenant's approval setting (recorded as any setting is); answers it as stored. */
 export async function setApprovalSettings(writer: Writer, settings: ApprovalSettings): Promise<ApprovalSettings> {
-  const { db, principal, author } = writer;
-  const { tenantId } = principal;
-  const next = settings.activation;
-  for (let attempt = 1; ; attempt++) {
-    const previous = (await getApprovalSettings(db, tenantId)).activation;
-    const record = changeOf("settings", "approvals", previous, next, SETTINGS_FIELDS);
-    if (!record) return settings;
-    try {
-      await runBatch(db, [
-        settingStillIs(tenantId, previous),
-        db.update(tenants).set({ approvalsRequired: next.required, approvalsAllowSelf: next.allowSelfApproval }).where(eq(tenants.id, tenantId)),
-        ...changeStatements(db, { tenantId, author, records: recordsOf([record]) }),
-      ]);
-      return settings;
-    } catch (error) {
-      if (!isWriteGuardFailure(error)) throw error;
-      if (attempt >= SETTINGS_ATTEMPTS) throw new ApiError("version_mismatch", "The approval setting kept changing while this request ran; retry.");
-    }
-  }
-}
-
-function settingStillIs(tenantId: string, setting: ActivationSettings) {
-  return writeGuard(
-    sql`exists (select 1 from ${tenants} where ${tenants.id} = ${tenantId}
-      and ${tenants.approvalsRequired} = ${setting.required} and ${tenants.approvalsAllowSelf} = ${setting.allowSelfApproval ? 1 : 0})`,
-  );
+  await setTenantSetting(writer, APPROVAL_SETTING, settings.activation);
+  return settings;
 }
 
 // ---- decisions --------------------------------------------------------------------------

@@ -1,14 +1,18 @@
-import { and, count, eq, sql } from "drizzle-orm";
+import { and, count, eq, ne, sql } from "drizzle-orm";
 import { runBatch, writeGuard } from "../platform/data/sql";
 import { changeOf, changeStatements, recordedFields, recordsOf, type ChangeRecord, type Writer } from "../platform/data/changes";
 import { isWriteGuardFailure } from "../platform/data/constraint-errors";
 import { randomSecret } from "../platform/core/crypto";
 import { ApiError } from "../platform/core/errors";
 import { idPrefixes, newId } from "../platform/core/ids";
+import type { ShardName } from "../platform/core/shards";
+import { afterCommit } from "../platform/core/after-commit";
+import type { Db } from "../platform/data/database";
+import type { WebhookMessage } from "./messages";
 import { webhookDeliveries, webhooks } from "./tables";
 import { nowIso } from "../platform/core/time";
 import { validationError } from "../platform/schema/validation";
-import { getWebhook, type WebhookRow } from "./queries";
+import { getWebhook, type DeliveryRow, type WebhookRow } from "./queries";
 import { MAX_WEBHOOKS_PER_TENANT, type CreateWebhookBody, type UpdateWebhookBody } from "./schemas";
 import { webhookUrlProblem } from "./urls";
 
@@ -100,4 +104,33 @@ export async function deleteWebhook(writer: Writer, webhookId: string): Promise<
     if (!isWriteGuardFailure(error)) throw error;
     throw new ApiError("not_found", `Webhook ${webhookId} not found.`);
   }
+}
+
+/**
+ * Sends a delivered or failed delivery again: it becomes pending with a new round of attempts
+ * (attempts from 0, the retry delays from the first), and its first attempt is asked for at once. A
+ * pending one is already being attempted: 409 delivery_pending (a second round beside the first would
+ * double its attempts). The message is sent after the commit; if it is lost, the webhook sweep sends
+ * the delivery once it is overdue. It changes no subscription, so it writes no change record.
+ */
+export async function redeliver(
+  { db, tenantId, shard, queue, requestId }: { db: Db; tenantId: string; shard: ShardName; queue: Queue; requestId: string },
+  webhookId: string,
+  deliveryId: string,
+): Promise<DeliveryRow> {
+  const where = and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.id, deliveryId));
+  const [row] = await db
+    .update(webhookDeliveries)
+    .set({ status: "pending", attempts: 0, nextAttemptAt: nowIso() })
+    .where(and(where, ne(webhookDeliveries.status, "pending")))
+    .returning();
+  if (!row) {
+    const [found] = await db.select({ status: webhookDeliveries.status }).from(webhookDeliveries).where(where).limit(1);
+    if (!found) throw new ApiError("not_found", `Delivery ${deliveryId} of webhook ${webhookId} not found.`);
+    throw new ApiError("delivery_pending", `Delivery ${deliveryId} is pending: its next attempt is already scheduled.`);
+  }
+  await afterCommit(requestId, "asking for a redelivery's first attempt (the webhook sweep sends it once overdue)", () =>
+    queue.send({ kind: "deliver", shard, deliveryId } satisfies WebhookMessage),
+  );
+  return row;
 }

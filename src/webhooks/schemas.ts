@@ -70,6 +70,7 @@ export const updateWebhookBody = z
 export type UpdateWebhookBody = z.output<typeof updateWebhookBody>;
 
 export const webhookIdParam = z.strictObject({ webhookId: pathId("The subscription's id (wh_…).") });
+export const deliveryIdParam = z.strictObject({ webhookId: webhookIdParam.shape.webhookId, deliveryId: pathId("The delivery's id (dlv_…).") });
 
 export const listWebhooksQuery = z.strictObject(pageQueryShape(webhookList));
 export type ListWebhooksQuery = z.output<typeof listWebhooksQuery>;

@@ -101,3 +101,32 @@ export async function activeOperation(caller: Caller, overrides: Record<string, 
   await addLineDirectly(caller.tenantId, created.id);
   return expectStatus(await setStatus(caller, created.id, "ACTIVE"), 200);
 }
+
+/**
+ * A finished delivery (`failed` after its 8 attempts, or `delivered`) of the tenant's newest event to
+ * `webhookId`, as the hand-on and its attempts would leave it: a delivery to redeliver without waiting
+ * through the retries. Its id.
+ */
+export async function finishedDeliveryDirectly(tenantId: string, webhookId: string, status: "failed" | "delivered" = "failed"): Promise<string> {
+  const db = await tenantDb(tenantId);
+  const event = await db
+    .prepare("select id, type from events where tenant_id = ? order by id desc limit 1")
+    .bind(tenantId)
+    .first<{ id: string; type: string }>();
+  if (!event) throw new Error(`tenant ${tenantId} has no event to have delivered`);
+  const id = uniqueId("dlv");
+  const now = new Date().toISOString();
+  const failed = status === "failed";
+  // The hand-on may have made this delivery already (the subscription matching the event): it is finished all the same.
+  const row = await db
+    .prepare(
+      `insert into webhook_deliveries (id, tenant_id, webhook_id, event_id, event_type, status, attempts, response_status, last_error, last_attempt_at, next_attempt_at, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?)
+       on conflict (webhook_id, event_id) do update set status = excluded.status, attempts = excluded.attempts, response_status = excluded.response_status,
+         last_error = excluded.last_error, last_attempt_at = excluded.last_attempt_at, next_attempt_at = null
+       returning id`,
+    )
+    .bind(id, tenantId, webhookId, event.id, event.type, status, failed ? 8 : 1, failed ? 503 : 200, failed ? "answered 503" : null, now, now)
+    .first<{ id: string }>();
+  return row!.id;
+}

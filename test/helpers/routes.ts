@@ -1,4 +1,6 @@
 // Every route of the API by a name a test can read, for callRoute (typed params and answers).
+import getDisplaySettings from "../../src/display/routes/get";
+import setDisplaySettings from "../../src/display/routes/put";
 import decideOnOperation from "../../src/approvals/routes/decide";
 import getApprovalSettings from "../../src/approvals/routes/get-settings";
 import listApprovalDecisions from "../../src/approvals/routes/list";
@@ -55,6 +57,7 @@ import deleteWebhook from "../../src/webhooks/routes/delete";
 import listDeliveries from "../../src/webhooks/routes/deliveries";
 import getWebhook from "../../src/webhooks/routes/get";
 import listWebhooks from "../../src/webhooks/routes/list";
+import redeliverDelivery from "../../src/webhooks/routes/redeliver";
 import updateWebhook from "../../src/webhooks/routes/update";
 
 export const routes = {
@@ -103,6 +106,8 @@ export const routes = {
   getHistorySettings,
   putHistorySettings,
   getApprovalSettings,
+  getDisplaySettings,
+  setDisplaySettings,
   setApprovalSettings,
   listApprovalDecisions,
   decideOnOperation,
@@ -116,4 +121,5 @@ export const routes = {
   updateWebhook,
   deleteWebhook,
   listDeliveries,
+  redeliverDelivery,
 };

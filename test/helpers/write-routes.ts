@@ -2,6 +2,8 @@
 // the request, its status and the event it records. Table tests drive every write route with it
 // (idempotency races, change history), so a write route added later is covered the day it is
 // registered (each such test fails for a route missing here).
+import { env } from "cloudflare:test";
+import { finishedDeliveryDirectly } from "./direct";
 import { callRoute, createOperation, operationBody, uniqueId, type Caller } from "./client";
 import { routes } from "./routes";
 import { cartBody, line, putAccounts, setUpOperation } from "./setup";
@@ -98,6 +100,7 @@ export const WRITES: Record<string, (op: Caller) => Promise<Race>> = {
       event: "operation.reverted",
     };
   },
+  "PUT /v1/settings/display": async () => ({ path: "/v1/settings/display", body: { currency: "EUR" }, status: 200, event: null }),
   "PUT /v1/settings/approvals": async () => ({
     path: "/v1/settings/approvals",
     body: { activation: { required: 2 } },
@@ -190,6 +193,14 @@ export const WRITES: Record<string, (op: Caller) => Promise<Race>> = {
     status: 200,
     event: null,
   }),
+  "POST /v1/webhooks/:webhookId/deliveries/:deliveryId/redeliver": async (op) => {
+    const hook = (
+      await callRoute(op, routes.createWebhook, { body: { url: `${env.TEST_RECEIVER_URL}/hooks/ok/${uniqueId("race")}`, eventTypes: ["order.*"] } })
+    ).body;
+    await createOperation(op);
+    const deliveryId = await finishedDeliveryDirectly(op.tenantId, hook.id);
+    return { path: `/v1/webhooks/${hook.id}/deliveries/${deliveryId}/redeliver`, status: 200, event: null };
+  },
   "DELETE /v1/webhooks/:webhookId": async (op) => ({
     path: `/v1/webhooks/${(await callRoute(op, routes.createWebhook, { body: { url: "https://hooks.example.com/race", eventTypes: ["order.*"] } })).body.id}`,
     status: 204,

@@ -205,13 +205,13 @@ if (chromiumPresent("console desk test")) {
       assert.equal(feedReads.length, 1, feedReads.map(String).join(" | "));
       assert.equal(feedReads[0].get("sort"), "-id");
       assert.equal(feedReads[0].get("limit"), "200");
-      await page.getByLabel("Operation id").fill(operationId);
+      await page.getByLabel("Operation code").fill(code);
       await page.waitForFunction(
         () =>
           [...document.querySelectorAll('table[aria-label="Events"] tbody tr td:nth-child(2)')].map((td) => td.textContent).join() ===
           "lines.upserted,operation.created",
       );
-      await page.getByLabel("Operation id").fill("");
+      await page.getByLabel("Operation code").fill("");
       await page.getByLabel("Type").selectOption("operation.created");
       await page.waitForFunction(() => {
         const types = [...document.querySelectorAll('table[aria-label="Events"] tbody tr td:nth-child(2)')].map((td) => td.textContent);
@@ -230,7 +230,11 @@ if (chromiumPresent("console desk test")) {
         endDate: "2098-12-31T00:00:00Z",
       });
       assert.equal(other.status, 201);
-      await table.locator("tbody tr").first().getByRole("link", { name: other.body.id }).waitFor({ timeout: 15_000 });
+      await table
+        .locator("tbody tr")
+        .first()
+        .getByRole("link", { name: `${code}-LIVE` })
+        .waitFor({ timeout: 15_000 });
       assert.equal(await table.locator("tbody tr").count(), before + 1);
       assert.deepEqual(reloads, [], "no reload");
       await status(`${before + 1} events shown, newest first.`).waitFor();
@@ -252,7 +256,7 @@ if (chromiumPresent("console desk test")) {
         first.every((type) => type === "quota_default.updated"),
         "the newest 200 are the latest defaults",
       );
-      assert.match(await table.locator("tbody tr").first().innerText(), /"minimum":210/);
+      assert.match(await table.locator("tbody tr").first().innerText(), /minimum: 210/);
       const older = page.getByRole("button", { name: "Show older" });
       await older.focus();
       await page.keyboard.press("Enter");

@@ -311,7 +311,7 @@ if (chromiumPresent("console editing test")) {
       await page.getByRole("heading", { level: 1, name: "Accounts" }).waitFor();
 
       await page.goto(`${baseUrl}/console/quota-rules/new`);
-      await page.getByLabel("Minimum (minor units)").fill("5");
+      await page.getByLabel("Minimum").fill("5");
       await nav("Keys").click();
       await leaveDialog().waitFor();
       await leaveDialog().getByRole("button", { name: "Leave and discard them" }).click();

@@ -105,9 +105,10 @@ if (chromiumPresent("console rules test")) {
       await page.keyboard.type("4200");
       await page.keyboard.press("Tab");
       await page.keyboard.press("ArrowDown"); // WARN
+      await page.keyboard.press("Tab"); // Check impact
       await page.keyboard.press("Tab");
       await page.keyboard.press("Enter"); // Create
-      await page.getByRole("heading", { name: /^Rule qr_/ }).waitFor();
+      await page.getByRole("heading", { name: "Rule: account FORM-A · supplier FORM-S · every store" }).waitFor();
       const ruleId = new URL(page.url()).pathname.split("/").pop();
       const stored = await api("GET", `${RULES}/${ruleId}`);
       assert.deepEqual(
@@ -131,13 +132,15 @@ if (chromiumPresent("console rules test")) {
       await alert.waitFor();
       assert.match(await alert.innerText(), /409 duplicate_scope/);
       assert.equal(await duplicate.getByLabel("Account id").getAttribute("aria-invalid"), "true");
-      assert.match(await page.locator("#accountId-error").innerText(), /already exists/);
+      assert.match(await page.locator("#rule-accountId-error").innerText(), /already exists/);
       await shoot(page, "rule-duplicate");
       await checkPage(page, "rule form with a 409");
 
       await page.goto(`${baseUrl}/console/quota-rules/${ruleId}`);
       await page.getByRole("button", { name: "Delete" }).click();
-      const confirmation = page.getByRole("dialog", { name: `Delete rule ${ruleId}?` });
+      const confirmation = page.getByRole("dialog", { name: "Delete the rule of account FORM-A · supplier FORM-S · every store?" });
+      // The dialog checks what the deletion would do to the orders of the last 90 days (none here).
+      await confirmation.getByText("Over the last 90 days: no order newly blocked, none newly allowed.").waitFor();
       await confirmation.getByRole("button", { name: "Cancel" }).waitFor();
       await page.keyboard.press("Escape");
       await confirmation.waitFor({ state: "detached" });
@@ -352,17 +355,18 @@ if (chromiumPresent("console rules test")) {
         "Account",
         "Supplier",
         "Tenant default",
-        "selected",
-        "store_mismatch",
-        "shadowed_by_higher_level",
+        "Decides",
+        "Other store",
+        "Overruled",
       ])
         assert.ok(text.includes(expected), `${expected} in\n${text}`);
       assert.equal(await answer.locator("tr.outcome-selected").count(), 1);
       await shoot(page, "simulator");
       await checkPage(page, "simulator");
-      await answer.getByRole("link", { name: `Edit rule ${ofAccount.body.id}` }).click();
-      await page.getByRole("heading", { name: `Rule ${ofAccount.body.id}` }).waitFor();
+      await answer.getByRole("link", { name: "account SIM-A · any supplier · every store" }).click();
+      await page.getByRole("heading", { name: "Rule: account SIM-A · any supplier · every store" }).waitFor();
       assert.equal(await page.getByRole("form", { name: "Edit rule" }).getByLabel("Minimum").inputValue(), "8000");
+      assert.equal(new URL(page.url()).pathname, `/console/quota-rules/${ofAccount.body.id}`);
       assert.ok(exact.body.id);
     });
 

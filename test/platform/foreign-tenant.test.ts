@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "../../src/app";
 import { call, collectPages, eventsOf, expectProblem, expectStatus, issueKey, newTenant, uniqueId, type Caller, callRoute } from "../helpers/client";
 import { routes } from "../helpers/routes";
-import { accountKeyAttachedTo, snapshotWholeTenant } from "../helpers/direct";
+import { accountKeyAttachedTo, finishedDeliveryDirectly, snapshotWholeTenant } from "../helpers/direct";
 import { cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
 
 /*
@@ -70,6 +70,7 @@ beforeAll(async () => {
   const order = expectStatus(await callRoute(a, routes.createOrder, { body: { cartId: cart.id } }), 201);
   // An order of acc1 for SUP-1 below 100 is blocked in A (the evaluate case below relies on it).
   const rule = expectStatus(await callRoute(a, routes.createRule, { body: { accountId: acc1, supplierId: "SUP-1", minimum: 100 } }), 201);
+  const webhookId = expectStatus(await callRoute(a, routes.createWebhook, { body: { url: `${env.TEST_RECEIVER_URL}/hooks/ok/${uniqueId("a")}` } }), 201).id;
   const etags: Record<string, string> = {};
   for (const id of [active.id, draft.id]) etags[id] = (await callRoute(a, routes.getOperation, { params: { operationId: id } })).headers.get("etag")!;
   const ids: Record<string, string[]> = {
@@ -80,9 +81,9 @@ beforeAll(async () => {
     // For /v1/keys/:keyId: created once a route takes the parameter (POST /v1/keys then answers 201 with the key's id).
     keyId: hasParam("keyId") ? [expectStatus(await callRoute(a, routes.createKey, { body: { role: "OPERATOR" } }), 201).id] : [],
     version: ["1"],
-    webhookId: hasParam("webhookId")
-      ? [expectStatus(await callRoute(a, routes.createWebhook, { body: { url: `${env.TEST_RECEIVER_URL}/hooks/ok/${uniqueId("a")}` } }), 201).id]
-      : [],
+    webhookId: [webhookId],
+    // A failed delivery of A's: redelivering it would succeed for A.
+    deliveryId: hasParam("deliveryId") ? [await finishedDeliveryDirectly(a.tenantId, webhookId)] : [],
   };
   const b = await newTenant();
   // Written directly: B must record no event at all, and PUT /v1/accounts would record one.

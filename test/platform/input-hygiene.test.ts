@@ -82,6 +82,8 @@ const OTHER_QUERY_PARAMETERS = new Set([
 /** Body fields (by their own name) that hold text other than an id; any other string field of a body is an id. */
 const OTHER_BODY_FIELDS = new Set([
   "name",
+  // An ISO 4217 code: three capitals and nothing else pass.
+  "currency",
   "description",
   "variantName",
   "url",
@@ -173,6 +175,7 @@ const BODIES: Record<string, { body: unknown; ids: (string | number)[][] }[]> = 
   // A decision's comment is text shown as it is, held to the rule of ids (and of svc-change-reason): no control or format characters.
   "POST /v1/operations/:operationId/approvals": [{ body: { decision: "APPROVE", version: 1, comment: "Checked" }, ids: [["comment"]] }],
   "PUT /v1/settings/approvals": [{ body: { activation: { required: 0 } }, ids: [] }],
+  "PUT /v1/settings/display": [{ body: { currency: "EUR" }, ids: [] }],
   "PUT /v1/settings/history": [{ body: { retentionYears: 5 }, ids: [] }],
   "POST /v1/buying-policies/quotas/impact": [
     {

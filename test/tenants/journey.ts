@@ -102,6 +102,8 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   // Four eyes before it goes live (its author's own approval counts here: the journey has one operator).
   await step(operator, "PUT", "/v1/settings/approvals", 200, { body: { activation: { required: 1, allowSelfApproval: true } } });
   await step(operator, "GET", "/v1/settings/approvals", 200);
+  await step(operator, "PUT", "/v1/settings/display", 200, { body: { currency: "EUR" } });
+  await step(operator, "GET", "/v1/settings/display", 200);
   const { version } = (await step<{ version: number }>(operator, "GET", `/v1/operations/${operationId}`, 200)).body;
   await step(operator, "POST", `/v1/operations/${operationId}/approvals`, 201, { body: { decision: "APPROVE", version, comment: "Checked" } });
   await step(operator, "GET", `/v1/operations/${operationId}/approvals`, 200);
@@ -185,6 +187,16 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
     },
     { timeout: 30_000, interval: 100 },
   );
+  // Sent again (the receiver lost it): delivered once more.
+  const [{ id: deliveryId }] = (await step<{ items: { id: string }[] }>(operator, "GET", `/v1/webhooks/${hook.body.id}/deliveries`, 200)).body.items;
+  await step(operator, "POST", `/v1/webhooks/${hook.body.id}/deliveries/${deliveryId}/redeliver`, 200);
+  await vi.waitFor(
+    async () => {
+      const [delivery] = (await step<{ items: { status: string }[] }>(operator, "GET", `/v1/webhooks/${hook.body.id}/deliveries`, 200)).body.items;
+      expect(delivery.status).toBe("delivered");
+    },
+    { timeout: 30_000, interval: 100 },
+  );
 
   return { operator, account, operationId, accountIds: [acc1, acc2], ruleId, cartId, orderId, routesCalled };
 }
@@ -205,6 +217,7 @@ export async function apiView(journey: Journey) {
     rule: await get(operator, `/v1/buying-policies/quotas/rules/${ruleId}`),
     quotaDefault: await get(operator, "/v1/buying-policies/quotas/default"),
     approvalSettings: await get(operator, "/v1/settings/approvals"),
+    displaySettings: await get(operator, "/v1/settings/display"),
     approvals: await get(operator, `/v1/operations/${operationId}/approvals`),
     cart: await get(account, `/v1/carts/${cartId}`),
     order: await get(account, `/v1/orders/${orderId}`),

@@ -11,6 +11,7 @@ import { callRoute, collectPages, createOperation, eventsOf, expectProblem, expe
 import { routes } from "../helpers/routes";
 import { cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
 import { failingQueue, recordingD1, recordingQueue } from "../helpers/recording-bindings";
+import { finishedDeliveryDirectly } from "../helpers/direct";
 import { shardOf, tenantDb } from "../helpers/shards";
 
 interface Received {
@@ -293,6 +294,57 @@ describe("webhook deliveries", () => {
     // Newest first.
     expect(deliveries[0].createdAt >= deliveries[1].createdAt).toBe(true);
     expect(deliveries.map((delivery) => delivery.eventType).sort()).toEqual(["operation.created", "operation.updated"]);
+  });
+
+  it("redelivers a failed or delivered delivery: pending again with a new round of attempts, sent at once with the same event id", async () => {
+    const operator = await newTenant();
+    const { url, token } = receiver("ok");
+    const hook = await subscribe(operator, { url, eventTypes: ["operation.created"] });
+    await createOperation(operator);
+    const [delivered] = await settled(operator, hook.id);
+    expect(await received(token)).toHaveLength(1);
+    const redeliver = (deliveryId: string, webhookId = hook.id) => callRoute(operator, routes.redeliverDelivery, { params: { webhookId, deliveryId } });
+
+    // Delivered, and sent again (the receiver lost it): the same event, once more.
+    expect(expectStatus(await redeliver(delivered.id), 200)).toMatchObject({ id: delivered.id, status: "pending", attempts: 0, lastError: null });
+    const again = await eventually(
+      () => received(token),
+      (r) => expect(r).toHaveLength(2),
+    );
+    expect(again.map((record) => record.headers["svc-event-id"])).toEqual([delivered.eventId, delivered.eventId]);
+    expect((await settled(operator, hook.id))[0]).toMatchObject({ id: delivered.id, status: "delivered", attempts: 1, responseStatus: 200 });
+
+    // Failed after its last attempt: a new round, from attempt 1.
+    const failedId = await finishedDeliveryDirectly(operator.tenantId, hook.id, "failed");
+    expect(failedId).toBe(delivered.id);
+    expect((await deliveriesOf(operator, hook.id, { status: "failed" })).map((d) => d.attempts)).toEqual([8]);
+    expect(expectStatus(await redeliver(failedId), 200)).toMatchObject({ status: "pending", attempts: 0 });
+    await eventually(
+      () => received(token),
+      (r) => expect(r).toHaveLength(3),
+    );
+    expect((await settled(operator, hook.id))[0]).toMatchObject({ status: "delivered", attempts: 1, lastError: null });
+  });
+
+  it("refuses to redeliver a pending delivery (409 delivery_pending) and answers 404 for a delivery not of that subscription; nothing changes", async () => {
+    const operator = await newTenant();
+    const hook = await subscribe(operator, { url: receiver("ok").url, eventTypes: ["key.created"] });
+    const other = await subscribe(operator, { url: receiver("ok").url, eventTypes: ["key.created"] });
+    await createOperation(operator);
+    const deliveryId = await finishedDeliveryDirectly(operator.tenantId, hook.id, "failed");
+    const db = await tenantDb(operator.tenantId);
+    await db.prepare("update webhook_deliveries set status = 'pending', attempts = 3 where id = ?").bind(deliveryId).run();
+    const before = await deliveriesOf(operator, hook.id);
+
+    const pending = await callRoute(operator, routes.redeliverDelivery, { params: { webhookId: hook.id, deliveryId } });
+    expectProblem(pending, 409, "delivery_pending");
+    for (const params of [
+      { webhookId: other.id, deliveryId },
+      { webhookId: hook.id, deliveryId: "dlv_unknown" },
+    ]) {
+      expectProblem(await callRoute(operator, routes.redeliverDelivery, { params }), 404, "not_found");
+    }
+    expect(await deliveriesOf(operator, hook.id)).toEqual(before);
   });
 
   it("hands a blocked order's event on at once, though the order answers 422 (no sweep needed)", async () => {

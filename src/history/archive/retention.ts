@@ -1,10 +1,8 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import * as z from "zod";
-import { ApiError } from "../../platform/core/errors";
-import { changeOf, changeStatements, recordedFields, recordsOf, type Writer } from "../../platform/data/changes";
-import { isWriteGuardFailure } from "../../platform/data/constraint-errors";
+import { recordedFields, type Writer } from "../../platform/data/changes";
 import type { Db } from "../../platform/data/database";
-import { runBatch, writeGuard } from "../../platform/data/sql";
+import { setTenantSetting, type TenantSetting } from "../../platform/data/settings";
 import { tenants } from "../../platform/data/tables";
 import { HOT_WINDOW_DAYS, MIN_RETENTION_YEARS } from "./job";
 
@@ -43,33 +41,15 @@ export async function getHistorySettings(db: Db, tenantId: string): Promise<z.ou
 }
 
 /** The setting as history records it: resource settings, id "history". */
-const SETTINGS_FIELDS = recordedFields<HistorySettings>(["retentionYears"]);
+const RETENTION_SETTING: TenantSetting<HistorySettings> = {
+  id: "history",
+  what: "the history setting",
+  fields: recordedFields<HistorySettings>(["retentionYears"]),
+  read: async (db, tenantId) => ({ retentionYears: (await getHistorySettings(db, tenantId)).retentionYears }),
+  columns: (value) => ({ historyRetentionYears: value.retentionYears }),
+};
 
-/** A setting write that lost to another, read again this many times before 412 version_mismatch. */
-const SETTINGS_ATTEMPTS = 5;
-
-/**
- * Sets the tenant's retention: one batch that re-checks the value it was computed from (so its change
- * record says what it really was), changes it and records the change. Setting what is already
- * there writes nothing.
- */
+/** Sets the tenant's retention (recorded as any setting is). */
 export async function setHistorySettings(writer: Writer, settings: HistorySettings): Promise<void> {
-  const { db, principal, author } = writer;
-  const { tenantId } = principal;
-  for (let attempt = 1; ; attempt++) {
-    const previous = { retentionYears: (await getHistorySettings(db, tenantId)).retentionYears };
-    const record = changeOf("settings", "history", previous, settings, SETTINGS_FIELDS);
-    if (!record) return;
-    try {
-      await runBatch(db, [
-        writeGuard(sql`exists (select 1 from ${tenants} where ${tenants.id} = ${tenantId} and ${tenants.historyRetentionYears} is ${previous.retentionYears})`),
-        db.update(tenants).set({ historyRetentionYears: settings.retentionYears }).where(eq(tenants.id, tenantId)),
-        ...changeStatements(db, { tenantId, author, records: recordsOf([record]) }),
-      ]);
-      return;
-    } catch (error) {
-      if (!isWriteGuardFailure(error)) throw error;
-      if (attempt >= SETTINGS_ATTEMPTS) throw new ApiError("version_mismatch", "The history setting kept changing while this request ran; retry.");
-    }
-  }
+  await setTenantSetting(writer, RETENTION_SETTING, settings);
 }

@@ -31,6 +31,7 @@ export const ERROR_CATALOGUE = {
   quota_min_not_met: { status: 422, title: "Order below the effective minimum" },
   idempotency_key_reused: { status: 422, title: "Idempotency-Key reused with a different request" },
   too_many_webhooks: { status: 422, title: "The tenant has as many webhooks as allowed" },
+  delivery_pending: { status: 409, title: "The delivery is still being attempted" },
   rate_limited: { status: 429, title: "Too many requests for this key" },
   internal: { status: 500, title: "Internal error" },
   tenant_moving: { status: 503, title: "The tenant is being moved; writes resume shortly" },

@@ -56,6 +56,8 @@ export const tenants = sqliteTable("tenants", {
   /** Valid approvals a change into ACTIVE needs (0: approvals are off), and whether the version's author may be one. */
   approvalsRequired: integer("approvals_required").notNull().default(0),
   approvalsAllowSelf: integer("approvals_allow_self", { mode: "boolean" }).notNull().default(false),
+  /** The ISO 4217 currency the tenant's amounts are minor units of (null: not said). */
+  displayCurrency: text("display_currency"),
 });
 
 /** What a minimum does to an order below it: refuse it (BLOCK) or place it with a warning (WARN). */

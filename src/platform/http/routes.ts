@@ -35,6 +35,7 @@ export const API_TAGS = {
   History:
     "Who changed what from what to what: change records with previous and next values for every resource, an Operation as it was at any version, the difference between two versions, and a way back. Records past 90 days move to an archive: every read answers them the same, only slower; the retention setting (≥ 3 years) says when they go.",
   Approvals: "Four eyes before an Operation goes ACTIVE: the tenant's setting, and decisions bound to a version.",
+  Settings: "How the tenant's data is shown: the currency its amounts are in.",
   Keys: "The tenant's API keys: issue, list, read, revoke.",
   Webhooks: "Subscriptions that push each event to a URL (signed, retried, recorded per delivery), instead of polling the change log.",
   Service: "The instance itself: health.",

@@ -63,10 +63,10 @@ export async function startConsole({ tenant = "console", vars } = {}) {
     },
 
     /** A direct API call (what another person does meanwhile), as the OPERATOR key unless told. */
-    async api(method, path, body, { key = operatorKey, role = "OPERATOR" } = {}) {
+    async api(method, path, body, { key = operatorKey, role = "OPERATOR", headers = {} } = {}) {
       const response = await fetch(`${baseUrl}${path}`, {
         method,
-        headers: { "svc-client": role, "svc-api-key": key, "content-type": "application/json" },
+        headers: { "svc-client": role, "svc-api-key": key, "content-type": "application/json", ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await response.text();

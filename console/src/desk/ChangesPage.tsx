@@ -1,0 +1,189 @@
+import { useState } from "react";
+import { useOperationByCode, useOperationCodes } from "../operations/api";
+import { ChangeList } from "../shared/ChangeList";
+import { useSession } from "../shared/context";
+import { download } from "../shared/csv";
+import { when } from "../shared/format";
+import { ActorName, keyLabel, OperationName, RuleName } from "../shared/names";
+import { PagedList, type Column } from "../shared/PagedList";
+import { toRefusal, type Refusal } from "../shared/session";
+import { ChoiceFilter, ProblemView, SearchFilter } from "../shared/ui";
+import { useViewParams } from "../shared/viewParams";
+import { exportHistoryCsv, useHistoryList, useKeysById, useRestoreRule, type ChangeFilters, type ChangeRecord } from "./api";
+
+const KINDS = [
+  ["operation", "Operations"],
+  ["line", "Lines"],
+  ["attachment", "Attached accounts"],
+  ["rule", "Quota rules"],
+  ["quota_default", "Tenant default"],
+  ["account", "Directory accounts"],
+  ["key", "Keys"],
+  ["webhook", "Webhooks"],
+] as const;
+const SORTS = [
+  ["-at", "Newest first"],
+  ["at", "Oldest first"],
+] as const;
+const ACTIONS = { created: "Created", updated: "Changed", deleted: "Deleted" } as const;
+const DEFAULTS = { kind: "", resource: "", operation: "", field: "", actor: "", from: "", to: "", sort: "-at" };
+
+/** A record's values as they were (a deleted rule's scope), from its changes. */
+const valuesOf = (record: ChangeRecord) =>
+  Object.fromEntries(record.changes.map((change) => [change.field, change.next ?? change.previous])) as Record<string, string | null>;
+
+/** What a record is about, named as people know it. */
+function Subject({ record, codes }: { record: ChangeRecord; codes: Map<string, string | null> | undefined }) {
+  const keys = useKeysById();
+  const { resourceType: type, resourceId: id } = record;
+  // Named by the codes the page read for its rows (one request per hundred), once they are in.
+  const operation = (operationId: string) => (codes ? <OperationName id={operationId} code={codes.get(operationId) ?? null} /> : operationId);
+  if (type === "operation") return operation(id);
+  if (type === "line" || type === "attachment")
+    return (
+      <>
+        {type === "line" ? "line" : "account"} {id} of {record.operationId ? operation(record.operationId) : "an Operation"}
+      </>
+    );
+  if (type === "rule") return <RuleName id={id} known={record.action === "updated" ? undefined : valuesOf(record)} />;
+  if (type === "quota_default") return <>the tenant default</>;
+  if (type === "key") {
+    const key = keys.data?.get(id);
+    return <>key {key ? keyLabel(key) : id}</>;
+  }
+  if (type === "account") return <>directory account {id}</>;
+  if (type === "webhook") return <>webhook {id}</>;
+  return (
+    <>
+      {type} {id}
+    </>
+  );
+}
+
+/** /console/changes: every change of the tenant, filterable, exported as CSV; a deleted rule restored from its record. */
+export function ChangesPage() {
+  const { api } = useSession();
+  const [view, setView] = useViewParams(DEFAULTS);
+  const keys = useKeysById();
+  const byCode = useOperationByCode(view.operation.trim());
+  const unknownCode = view.operation.trim() !== "" && byCode.data === null;
+  const filters: ChangeFilters = {
+    kind: view.kind,
+    resource: view.resource,
+    operationId: view.operation.trim() ? (byCode.data?.id ?? "") : "",
+    field: view.field,
+    actorKeyId: view.actor,
+    from: view.from,
+    to: view.to,
+    sort: view.sort,
+  };
+  // Filtering by an Operation's code waits for its id.
+  const list = useHistoryList(filters, !view.operation.trim() || Boolean(byCode.data));
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const restore = useRestoreRule(() => setNote("Rule restored: it is back with its id and last values."));
+  const typing = { typing: true };
+  const codes = useOperationCodes(
+    (list.data?.pages ?? [])
+      .flatMap((page) => page.items.flatMap((record) => [record.operationId, record.resourceType === "operation" ? record.resourceId : null]))
+      .filter((id): id is string => Boolean(id)),
+  );
+  const columns: Column<ChangeRecord>[] = [
+    { header: "When", cell: (record) => <time dateTime={record.at}>{when(record.at)}</time> },
+    { header: "Who", cell: (record) => <ActorName actor={record.actor} /> },
+    {
+      header: "What",
+      wrap: true,
+      cell: (record) => (
+        <>
+          {ACTIONS[record.action]} <Subject record={record} codes={codes} />
+        </>
+      ),
+    },
+    {
+      header: "Changes",
+      wrap: true,
+      cell: (record) => <ChangeList changes={record.changes} />,
+    },
+    { header: "Reason", wrap: true, cell: (record) => record.reason ?? <span className="muted">—</span> },
+    {
+      header: <span className="sr-only">Actions</span>,
+      cell: (record) =>
+        record.resourceType === "rule" && record.action === "deleted" ? (
+          <button
+            type="button"
+            aria-label={`Restore the rule of ${Object.entries(valuesOf(record))
+              .filter(([field]) => ["accountId", "supplierId", "storeId"].includes(field))
+              .map(([, value]) => value ?? "any")
+              .join(" / ")}`}
+            disabled={restore.isPending}
+            onClick={() => {
+              setNote(null);
+              restore.mutate(record.resourceId);
+            }}
+          >
+            Restore
+          </button>
+        ) : null,
+    },
+  ];
+  const exportCsv = async () => {
+    setRefusal(null);
+    try {
+      download("changes.csv", await exportHistoryCsv(api, filters));
+    } catch (error) {
+      setRefusal(toRefusal(error));
+    }
+  };
+  return (
+    <section>
+      <div className="title-row">
+        <h1>Changes</h1>
+        <button type="button" onClick={() => void exportCsv()}>
+          Export CSV
+        </button>
+      </div>
+      <p className="muted">Every change of the tenant, newest first: what changed from what to what, who made it, when and why.</p>
+      {note && (
+        <p role="status" className="note">
+          {note}
+        </p>
+      )}
+      <ProblemView refusal={refusal ?? (restore.error ? toRefusal(restore.error) : null)} />
+      {unknownCode && (
+        <p role="status" className="error-text">
+          No Operation has the code {view.operation.trim()}.
+        </p>
+      )}
+      <PagedList
+        label="Changes"
+        list={list}
+        columns={columns}
+        rowKey={(record) => record.id}
+        empty="No change matches."
+        sorts={SORTS}
+        sort={view.sort}
+        onSort={(sort) => setView({ sort })}
+      >
+        <ChoiceFilter label="Kind" value={view.kind} choices={KINDS} onChange={(kind) => setView({ kind })} />
+        <SearchFilter label="Operation code" value={view.operation} onChange={(operation) => setView({ operation }, typing)} />
+        <SearchFilter label="Resource id" value={view.resource} onChange={(resource) => setView({ resource }, typing)} />
+        <SearchFilter label="Field" value={view.field} onChange={(field) => setView({ field }, typing)} />
+        <ChoiceFilter
+          label="Key"
+          value={view.actor}
+          choices={[...(keys.data?.values() ?? [])].map((key) => [key.id, keyLabel(key)] as const)}
+          onChange={(actor) => setView({ actor })}
+        />
+        <label>
+          From
+          <input type="date" value={view.from} onChange={(e) => setView({ from: e.target.value })} />
+        </label>
+        <label>
+          To
+          <input type="date" value={view.to} onChange={(e) => setView({ to: e.target.value })} />
+        </label>
+      </PagedList>
+    </section>
+  );
+}

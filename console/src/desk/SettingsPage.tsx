@@ -1,0 +1,142 @@
+import { useEffect, useMemo, useState, type FormEvent } from "react";
+import { useUnsavedEdits } from "../shared/leaving";
+import { formatMoney } from "../shared/money";
+import { toRefusal } from "../shared/session";
+import { ProblemView } from "../shared/ui";
+import { useApprovalSettings, useDisplaySettings, useSaveApprovalSettings, useSaveDisplaySettings } from "./api";
+
+/**
+ * /console/settings: how amounts are shown (the tenant's currency) and the approvals an activation
+ * needs. Each field waits for the stored setting (disabled until read), so a choice made meanwhile is
+ * never overwritten by it.
+ */
+export function SettingsPage() {
+  return (
+    <section>
+      <h1>Settings</h1>
+      <DisplayForm />
+      <ApprovalsForm />
+    </section>
+  );
+}
+
+/** Every ISO 4217 currency the browser knows, by its name ("EUR · Euro"). */
+function useCurrencies() {
+  return useMemo(() => {
+    const names = new Intl.DisplayNames(["en"], { type: "currency" });
+    return Intl.supportedValuesOf("currency").map((code) => [code, `${code} · ${names.of(code) ?? code}`] as const);
+  }, []);
+}
+
+function DisplayForm() {
+  const current = useDisplaySettings();
+  const currencies = useCurrencies();
+  const [currency, setCurrency] = useState("");
+  const [saved, setSaved] = useState(false);
+  const stored = current.data?.currency ?? "";
+  useEffect(() => setCurrency(stored), [stored]);
+  useUnsavedEdits(Boolean(current.data) && currency !== stored);
+  const save = useSaveDisplaySettings(() => setSaved(true));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    save.mutate({ currency: currency || null });
+  };
+  return (
+    <form className="card entity-form settings-form" aria-labelledby="display-heading" onSubmit={submit}>
+      <h2 id="display-heading">Amounts</h2>
+      <div className="fields">
+        <label>
+          Currency
+          <select
+            value={currency}
+            onChange={(e) => {
+              setCurrency(e.target.value);
+              setSaved(false);
+            }}
+            aria-describedby="currency-help"
+            disabled={!current.data}
+          >
+            <option value="">None: amounts as held (minor units)</option>
+            {currencies.map(([code, label]) => (
+              <option key={code} value={code}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <p id="currency-help" className="muted help">
+        Minimums and order amounts are held in minor units (cents): 18000 is shown as {formatMoney(18000, currency || null)}.
+      </p>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={save.isPending || !current.data}>
+          Save currency
+        </button>
+      </div>
+      {saved && (
+        <p role="status" className="note">
+          Currency saved.
+        </p>
+      )}
+      <ProblemView refusal={save.error ? toRefusal(save.error) : current.error ? toRefusal(current.error) : null} />
+    </form>
+  );
+}
+
+function ApprovalsForm() {
+  const current = useApprovalSettings();
+  const [required, setRequired] = useState("0");
+  const [allowSelf, setAllowSelf] = useState(false);
+  const [saved, setSaved] = useState(false);
+  // Set from the stored setting when it changes, not on every read of it (a refetch keeps what is chosen).
+  const storedRequired = current.data?.activation.required;
+  const storedAllowSelf = current.data?.activation.allowSelfApproval;
+  useEffect(() => {
+    if (storedRequired === undefined || storedAllowSelf === undefined) return;
+    setRequired(String(storedRequired));
+    setAllowSelf(storedAllowSelf);
+  }, [storedRequired, storedAllowSelf]);
+  useUnsavedEdits(storedRequired !== undefined && (required !== String(storedRequired) || allowSelf !== storedAllowSelf));
+  const save = useSaveApprovalSettings(() => setSaved(true));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    save.mutate({ activation: { required: Number(required), allowSelfApproval: allowSelf } });
+  };
+  return (
+    <form className="card entity-form settings-form" aria-labelledby="approvals-heading" onSubmit={submit}>
+      <h2 id="approvals-heading">Approvals before activation</h2>
+      <div className="fields">
+        <label>
+          Approvals needed
+          <select value={required} onChange={(e) => setRequired(e.target.value)} aria-describedby="approvals-help" disabled={!current.data}>
+            {[0, 1, 2, 3, 4, 5].map((n) => (
+              <option key={n} value={n}>
+                {n === 0 ? "None (approvals off)" : n}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={allowSelf} onChange={(e) => setAllowSelf(e.target.checked)} disabled={!current.data} />
+          The version's author may approve it
+        </label>
+      </div>
+      <p id="approvals-help" className="muted help">
+        An Operation goes ACTIVE only with this many valid approvals from distinct people and no valid rejection; any change voids them.
+      </p>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={save.isPending || !current.data}>
+          Save approvals
+        </button>
+      </div>
+      {saved && (
+        <p role="status" className="note">
+          Approvals saved.
+        </p>
+      )}
+      <ProblemView refusal={save.error ? toRefusal(save.error) : current.error ? toRefusal(current.error) : null} />
+    </form>
+  );
+}

@@ -1,0 +1,261 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { useMemo, useRef, useState } from "react";
+import { mergeLines, type StoredLine } from "../../../src/lines/bounds";
+import { useSession } from "../shared/context";
+import { download } from "../shared/csv";
+import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
+import { useGridDraft, type Cells, type GridRow } from "../shared/grid/draft";
+import { useBatchSave } from "../shared/grid/useBatchSave";
+import { useUnsavedEdits } from "../shared/leaving";
+import { API_LIMITS } from "../shared/limits";
+import { queryKeys } from "../shared/queryKeys";
+import { toRefusal, type Refusal } from "../shared/session";
+import { ProblemView, SortChoice, useDebounced } from "../shared/ui";
+import { exportLinesCsv, fetchLinesOf, putLines, useAllLines, type Line, type LineCounts, type Operation } from "./api";
+
+const COLUMNS = [
+  { key: "variantExternalId", label: "Variant" },
+  { key: "variantName", label: "Name" },
+  { key: "minQuantity", label: "Min", numeric: true },
+  { key: "maxQuantity", label: "Max", numeric: true },
+  { key: "recommendedQuantity", label: "Recommended", short: "Rec.", numeric: true },
+  { key: "quantityIncrement", label: "Pack", numeric: true },
+] as const;
+type Field = (typeof COLUMNS)[number]["key"];
+const FIELDS = COLUMNS.map((column) => column.key);
+const QUANTITIES = ["minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"] as const satisfies readonly Field[];
+/** Each column ascending and descending (the API's sort fields are the columns'), labelled as its column with an arrow. */
+const SORT_CHOICES = COLUMNS.flatMap(
+  ({ key, label }) =>
+    [
+      [key, `${label} ↑`],
+      [`-${key}`, `${label} ↓`],
+    ] as const,
+);
+const NAME_LOCALE = "en";
+
+type LineRow = GridRow<StoredLine>;
+type LineCells = Record<Field, string>;
+
+const nameIn = (name: Record<string, string>) => name[NAME_LOCALE] ?? Object.values(name)[0] ?? "";
+const cellsOf = (line: StoredLine): Cells =>
+  ({
+    variantExternalId: line.variantExternalId,
+    variantName: nameIn(line.variantName),
+    minQuantity: String(line.minQuantity),
+    maxQuantity: String(line.maxQuantity),
+    recommendedQuantity: line.recommendedQuantity === null ? "" : String(line.recommendedQuantity),
+    quantityIncrement: String(line.quantityIncrement),
+  }) satisfies LineCells;
+const idOf = (line: StoredLine) => line.variantExternalId;
+const storedLineOf = (line: Line): StoredLine => ({
+  variantExternalId: line.variantExternalId,
+  variantId: line.variantId,
+  variantName: line.variantName,
+  minQuantity: line.minQuantity,
+  maxQuantity: line.maxQuantity,
+  recommendedQuantity: line.recommendedQuantity,
+  quantityIncrement: line.quantityIncrement,
+});
+const WHOLE = /^\d+$/;
+const variantOf = (row: LineRow) => row.cells.variantExternalId.trim();
+
+/** What a row sends to PUT: every field of a new line, the changed fields of a stored one. */
+function inputOf(row: LineRow) {
+  const cells = row.cells as LineCells;
+  const original = row.stored ? (cellsOf(row.stored) as LineCells) : undefined;
+  const changed = (field: Field) => !original || original[field] !== cells[field];
+  const quantity = (field: Field) => changed(field) && cells[field].trim() !== "" && { [field]: Number(cells[field]) };
+  return {
+    variantExternalId: variantOf(row),
+    ...(changed("variantName") && cells.variantName.trim() && { variantName: { ...row.stored?.variantName, [NAME_LOCALE]: cells.variantName.trim() } }),
+    ...quantity("minQuantity"),
+    ...quantity("maxQuantity"),
+    ...(changed("recommendedQuantity") && { recommendedQuantity: cells.recommendedQuantity.trim() === "" ? null : Number(cells.recommendedQuantity) }),
+    ...quantity("quantityIncrement"),
+  };
+}
+
+/** The row's errors by column, by the server's own rules (src/lines/bounds.ts) plus whole-number cells. */
+function errorsOf(row: LineRow): Map<string, string> {
+  const errors = new Map<string, string>();
+  const cells = row.cells as LineCells;
+  if (!variantOf(row)) errors.set("variantExternalId", "a line needs a variantExternalId");
+  for (const field of QUANTITIES) if (cells[field].trim() !== "" && !WHOLE.test(cells[field].trim())) errors.set(field, "a whole number ≥ 0");
+  if (/^0+$/.test(cells.quantityIncrement.trim())) errors.set("quantityIncrement", "a pack size is at least 1");
+  if (errors.size) return errors;
+  const input = inputOf(row);
+  const { errors: found } = mergeLines([input], new Map(row.stored ? [[input.variantExternalId, row.stored]] : []));
+  for (const error of found) {
+    const message = String(error.message);
+    if (error.code === "min_gt_max") {
+      errors.set("minQuantity", message);
+      errors.set("maxQuantity", message);
+    } else if (error.code === "recommended_out_of_bounds") errors.set("recommendedQuantity", message);
+    else errors.set(FIELDS.includes(String(error.field) as Field) ? String(error.field) : "minQuantity", message);
+  }
+  return errors;
+}
+
+export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: Operation; readOnlyReason: string | null; onSaved: () => void }) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  const [sort, setSort] = useState("variantExternalId");
+  const [search, setSearch] = useState("");
+  const filter = useDebounced(search.trim(), 300);
+  const lines = useAllLines(operation.id, sort, filter);
+  const stored = useMemo(() => {
+    // A line found by its code and by its name is one row.
+    const seen = new Set<string>();
+    return (lines.data?.pages ?? []).flatMap((page) =>
+      page.items.filter((line) => !seen.has(line.variantExternalId) && seen.add(line.variantExternalId)).map(storedLineOf),
+    );
+  }, [lines.data]);
+  const draft = useGridDraft(stored, idOf, cellsOf, FIELDS, { keyField: "variantExternalId" });
+  const { rows } = draft;
+  const dirtyCount = draft.dirtyRows.length;
+  useUnsavedEdits(dirtyCount > 0);
+
+  const readOnly = readOnlyReason !== null;
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const grid = useRef<DataGridHandle>(null);
+
+  /**
+   * New rows the server already holds (a variant outside the filter, or added since the page loaded)
+   * become edits of those lines, keeping only their filled cells: saving them as typed would overwrite
+   * the stored line. Says so, or null when there were none.
+   */
+  const adoptStoredLines = async (counts: LineCounts, dirty: LineRow[]) => {
+    const added = dirty.filter((row) => !row.stored);
+    if (counts.created >= added.length) return null;
+    const byCode = new Map((await fetchLinesOf(api, operation.id, added.map(variantOf))).map((line) => [line.variantExternalId, storedLineOf(line)]));
+    let adopted = 0;
+    for (const row of added) {
+      const line = byCode.get(variantOf(row));
+      if (line) {
+        draft.adopt(row, line);
+        adopted++;
+      }
+    }
+    if (!adopted) return null;
+    return (
+      `Not saved yet: ${adopted} new row${adopted === 1 ? " names a variant" : "s name variants"} the Operation already holds (outside the filter, or added since the page loaded). ` +
+      "Each now edits that line with only the cells you filled; check them (at the end of the grid), then Save again."
+    );
+  };
+
+  const saving = useBatchSave({
+    draft,
+    grid,
+    size: API_LIMITS.linesPerPut,
+    put: (chunk, dryRun) => putLines(api, operation.id, chunk.map(inputOf), dryRun),
+    errorsOf,
+    what: "lines",
+    labelOf: variantOf,
+    describe: (counts) => `${counts.created} created, ${counts.updated} updated`,
+    confirm: "immediate",
+    afterDryRun: adoptStoredLines,
+    reload: () => queryClient.invalidateQueries({ queryKey: queryKeys.lines.of(operation.id) }),
+    onSaved,
+  });
+
+  const exportCsv = async () => {
+    setRefusal(null);
+    try {
+      download(`lines-${operation.code}.csv`, await exportLinesCsv(api, operation.id));
+    } catch (error) {
+      setRefusal(toRefusal(error));
+    }
+  };
+
+  const loaded = rows.length - draft.addedCount;
+  const unsavedNote = dirtyCount > 0 ? "Sort and search wait until the edits are saved or discarded." : undefined;
+
+  return (
+    <div className="lines">
+      <div className="grid-bar">
+        <h2>Lines</h2>
+        <SortChoice value={sort} choices={SORT_CHOICES} onChange={setSort} disabled={dirtyCount > 0} />
+        <label>
+          Search variant or name
+          <input
+            type="search"
+            maxLength={200}
+            disabled={dirtyCount > 0}
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            aria-describedby="lines-search-hint"
+          />
+        </label>
+        <span className="muted" aria-live="polite">
+          {lines.isPending || lines.hasNextPage
+            ? `Loading… ${loaded}${filter ? "" : ` of ${operation.lineCount}`}`
+            : `${loaded} ${filter ? "matching " : ""}lines`}
+          {dirtyCount > 0 && ` · ${dirtyCount} unsaved`}
+        </span>
+        <span className="grid-actions">
+          <button type="button" onClick={() => void exportCsv()}>
+            Export CSV
+          </button>
+          {!readOnly && (
+            <button type="button" onClick={() => grid.current?.addRow()}>
+              Add line
+            </button>
+          )}
+          {/* Edits kept when the Operation left DRAFT meanwhile (a save refused midway) can still be dropped. */}
+          {(!readOnly || dirtyCount > 0) && (
+            <button
+              type="button"
+              onClick={() => {
+                draft.discard();
+                saving.reset();
+              }}
+              disabled={dirtyCount === 0}
+            >
+              Discard
+            </button>
+          )}
+          {!readOnly && (
+            <button type="button" className="primary" onClick={saving.save} disabled={saving.busy || dirtyCount === 0}>
+              Save
+            </button>
+          )}
+        </span>
+      </div>
+      <p id="lines-search-hint" className="muted help">
+        {unsavedNote ?? "Filters as you type: a variant's code (or several, comma-separated) or a part of its name."}
+      </p>
+      {readOnlyReason && (
+        <p className="readonly-note" id="grid-readonly">
+          {readOnlyReason}
+        </p>
+      )}
+      {saving.note && (
+        <p role="status" className="note">
+          {saving.note}
+        </p>
+      )}
+      <ProblemView refusal={saving.refusal ?? refusal} />
+      <ProblemView refusal={lines.error ? toRefusal(lines.error) : null} />
+      <DataGrid
+        ref={grid}
+        label={`Lines of ${operation.code}`}
+        columns={COLUMNS}
+        draft={draft}
+        readOnly={readOnly}
+        readOnlyNoteId={readOnlyReason ? "grid-readonly" : undefined}
+        errorsOf={errorsOf}
+        initialField="minQuantity"
+        help="Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a variant already in the grid edits its row · new rows past the end become new lines."
+        onNote={saving.setNote}
+        empty={
+          filter
+            ? "No line matches the search."
+            : readOnly
+              ? "This Operation has no lines."
+              : "No lines yet: Add line, paste cells from a spreadsheet, or import a CSV."
+        }
+      />
+    </div>
+  );
+}

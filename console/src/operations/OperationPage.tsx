@@ -1,0 +1,204 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { navigate } from "wouter/use-browser-location";
+import { useSession } from "../shared/context";
+import { CsvImport } from "../shared/CsvImport";
+import { ConfirmDialog } from "../shared/dialogs";
+import { queryKeys } from "../shared/queryKeys";
+import { toRefusal, type Refusal } from "../shared/session";
+import { Link, ProblemView } from "../shared/ui";
+import { AccountsPanel } from "./AccountsPanel";
+import { ApprovalsPanel, approvalRefusalText } from "./ApprovalsPanel";
+import { fetchOperation, importLinesCsv, nameOf, useChangeStatus, useDeleteOperation, useOperation, useOperationRefresh, type Operation } from "./api";
+import { LinesGrid } from "./LinesGrid";
+import { OperationForm } from "./OperationForm";
+
+const STATUS_BUTTONS = [
+  { label: "Activate", status: "ACTIVE" },
+  { label: "Deactivate", status: "INACTIVE" },
+  { label: "Back to draft", status: "DRAFT" },
+] as const;
+
+/** The fields that differ between what the page showed and what the server now holds. */
+/** An Operation's crumbs, code, status and facts, and its views (lines, history) as links. */
+export function OperationHeader({ operation, view }: { operation: Operation; view: "lines" | "history" }) {
+  const { session } = useSession();
+  const base = `/console/operations/${operation.id}`;
+  return (
+    <>
+      <p className="crumbs">
+        <Link to="/console/operations">Operations</Link> /
+      </p>
+      <div className="title-row">
+        <h1>{operation.code}</h1>
+        <span className={`badge ${operation.status.toLowerCase()}`}>{operation.status}</span>
+        <span className="muted">
+          {nameOf(operation)} · {operation.type} · {operation.startDate.slice(0, 10)} → {operation.endDate.slice(0, 10)} · {operation.lineCount} lines · version{" "}
+          {operation.version}
+        </span>
+      </div>
+      {/* History is for OPERATOR keys (the API refuses it to an ACCOUNT key). */}
+      {session.role === "OPERATOR" && (
+        <nav className="views" aria-label="Operation views">
+          <Link to={base} current={view === "lines"}>
+            Lines
+          </Link>
+          <Link to={`${base}/history`} current={view === "history"}>
+            History
+          </Link>
+        </nav>
+      )}
+    </>
+  );
+}
+
+function changedFields(before: Operation, after: Operation) {
+  return (Object.keys(after) as (keyof Operation)[]).filter((field) => field !== "updatedAt" && JSON.stringify(before[field]) !== JSON.stringify(after[field]));
+}
+
+export function OperationPage({ operationId }: { operationId: string }) {
+  const { api, session } = useSession();
+  const operator = session.role === "OPERATOR";
+  const [editing, setEditing] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const [deactivating, setDeactivating] = useState(false);
+  const [conflict, setConflict] = useState<{ refusal: Refusal; changed: string[]; latest: Operation } | null>(null);
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const [linked, setLinked] = useState<Refusal | null>(null);
+  const query = useOperation(operationId);
+  const operation = query.data;
+  const queryClient = useQueryClient();
+  const show = (fresh: Operation) => queryClient.setQueryData(queryKeys.operation(operationId), fresh);
+  const refreshHeader = useOperationRefresh(operationId);
+  /** A 412 fetches the server's version, says which fields changed, and offers to reload. */
+  const onRefused = async (error: unknown) => {
+    const refused = toRefusal(error);
+    if (refused.status === 412 && operation) {
+      const latest = await fetchOperation(api, operationId);
+      setConflict({ refusal: refused, changed: changedFields(operation, latest), latest });
+    } else setRefusal(refused);
+  };
+  const clearRefusals = () => {
+    setRefusal(null);
+    setConflict(null);
+    setLinked(null);
+  };
+  const changeStatus = useChangeStatus(operation, { onMutate: clearRefusals, onError: onRefused });
+  const remove = useDeleteOperation(operation, {
+    onMutate: clearRefusals,
+    onSuccess: () => navigate("/console/operations"),
+    onError: (error) => {
+      const refused = toRefusal(error);
+      if (refused.problem.code === "operation_has_links") setLinked(refused);
+      else void onRefused(error);
+    },
+  });
+
+  if (query.error) return <ProblemView refusal={toRefusal(query.error)} />;
+  if (!operation) return <p className="muted">Loading…</p>;
+  const readOnlyReason = !operator
+    ? "Read-only: an ACCOUNT key reads lines; only OPERATOR keys change them."
+    : operation.status !== "DRAFT"
+      ? `Read-only: this Operation is ${operation.status}; lines change only while it is DRAFT (Back to draft to edit).`
+      : null;
+  return (
+    <section>
+      <OperationHeader operation={operation} view="lines" />
+      {operator && (
+        <div className="toolbar" role="toolbar" aria-label="Operation">
+          {STATUS_BUTTONS.map((button) => (
+            <button
+              key={button.status}
+              type="button"
+              disabled={operation.status === button.status || changeStatus.isPending}
+              onClick={() => (button.status === "INACTIVE" ? setDeactivating(true) : changeStatus.mutate(button.status))}
+            >
+              {button.label}
+            </button>
+          ))}
+          <button type="button" onClick={() => setEditing((open) => !open)} aria-expanded={editing}>
+            Edit details
+          </button>
+          <button type="button" className="danger" onClick={() => setDeleting(true)}>
+            Delete
+          </button>
+        </div>
+      )}
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete ${operation.code}?`}
+          confirm="Delete"
+          onConfirm={() => {
+            setDeleting(false);
+            remove.mutate();
+          }}
+          onClose={() => setDeleting(false)}
+        >
+          <p>This cannot be undone.</p>
+        </ConfirmDialog>
+      )}
+      {deactivating && (
+        <ConfirmDialog
+          title={`Deactivate ${operation.code}?`}
+          confirm="Deactivate"
+          onConfirm={() => {
+            setDeactivating(false);
+            changeStatus.mutate("INACTIVE");
+          }}
+          onClose={() => setDeactivating(false)}
+        >
+          <p>
+            {operation.status === "DRAFT"
+              ? "It is still a draft and has never been active: it becomes INACTIVE, and its lines can no longer be edited until it is back to draft."
+              : "Accounts can no longer order from it until it is activated again."}
+          </p>
+        </ConfirmDialog>
+      )}
+      {editing && <OperationForm operation={operation} onDone={() => setEditing(false)} />}
+      {conflict && (
+        <ProblemView refusal={conflict.refusal}>
+          <p>Changed since you loaded it: {conflict.changed.join(", ") || "nothing visible (only its version)"}.</p>
+          <button
+            type="button"
+            onClick={() => {
+              show(conflict.latest);
+              setConflict(null);
+            }}
+          >
+            Reload
+          </button>
+        </ProblemView>
+      )}
+      {linked && (
+        <ProblemView refusal={linked}>
+          <p>It cannot be deleted while things refer to it; deactivating it keeps them and stops its use.</p>
+          <button type="button" onClick={() => changeStatus.mutate("INACTIVE")}>
+            Set INACTIVE instead
+          </button>
+        </ProblemView>
+      )}
+      <ProblemView refusal={refusal}>{approvalRefusalText(refusal) && <p>{approvalRefusalText(refusal)}</p>}</ProblemView>
+      {operator && <ApprovalsPanel operation={operation} />}
+      {operator && operation.status === "DRAFT" && <LinesImport operationId={operationId} />}
+      <LinesGrid operation={operation} readOnlyReason={readOnlyReason} onSaved={refreshHeader} />
+      {operation.type === "PRIVATE" && <AccountsPanel operation={operation} />}
+    </section>
+  );
+}
+
+function LinesImport({ operationId }: { operationId: string }) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  const refreshHeader = useOperationRefresh(operationId);
+  return (
+    <CsvImport
+      columns="variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity, quantityIncrement"
+      send={(text, dryRun) => importLinesCsv(api, operationId, text, dryRun)}
+      describe={(result) => `${result.created} created, ${result.updated} updated, ${result.lineCount} lines after import`}
+      onApplied={() => {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.lines.of(operationId) });
+        void refreshHeader();
+      }}
+    />
+  );
+}

@@ -1,0 +1,415 @@
+import type { ApiClient, Schemas } from "@campaign-policy/client";
+import { useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
+import { useSession } from "../shared/context";
+import { API_LIMITS } from "../shared/limits";
+import { usePagedQuery } from "../shared/PagedList";
+import { queryKeys } from "../shared/queryKeys";
+import { answer, csvAnswer, csvBody, type QueryOf, type SortOf } from "../shared/session";
+
+/** The Operations, their lines and their accounts as the console reads and writes them: every call of the API about them. */
+
+export type Operation = Schemas["Operation"];
+export type Line = Schemas["Line"];
+export type LineQuery = QueryOf<"/v1/operations/{operationId}/lines">;
+export type LineSort = SortOf<"/v1/operations/{operationId}/lines">;
+export type OperationSort = SortOf<"/v1/operations">;
+export type Attachment = Schemas["AttachmentPage"]["items"][number];
+export type AttachmentStatus = NonNullable<QueryOf<"/v1/operations/{operationId}/accounts">["operationStatus"]>[number];
+export type LineCounts = { created: number; updated: number };
+
+/** The name shown for an Operation: its English name, else its first, else its code. */
+export const nameOf = (operation: Pick<Operation, "name" | "code">) => operation.name.en ?? Object.values(operation.name)[0] ?? operation.code;
+
+export interface OperationFilters {
+  status: string;
+  type: string;
+  name: string;
+  sort: string;
+}
+
+export function useOperationList(filters: OperationFilters) {
+  const { api } = useSession();
+  const { status, type, name, sort } = filters;
+  return usePagedQuery(queryKeys.operations.list(filters), async (nextToken) => {
+    const query = {
+      limit: 50,
+      sort: [sort as OperationSort],
+      ...(nextToken && { nextToken }),
+      ...(status && { status: [status as Operation["status"]] }),
+      ...(type && { type: type as Operation["type"] }),
+      ...(name && { name }),
+    };
+    return (await answer(api.GET("/v1/operations", { params: { query } }))).data;
+  });
+}
+
+/** Operations to choose from (newest first), by a part of their name. */
+export function useOperationPicker(search: string) {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: queryKeys.operations.picker(search),
+    queryFn: async () =>
+      (await answer(api.GET("/v1/operations", { params: { query: { limit: 50, sort: ["-createdAt"], ...(search && { name: search }) } } }))).data,
+  });
+}
+
+/** The Operation whose code is `code` (null: none), to filter by code where the API takes an id. */
+export function useOperationByCode(code: string) {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: queryKeys.operations.byCode(code),
+    enabled: code.length > 0,
+    staleTime: 60_000,
+    queryFn: async () => (await answer(api.GET("/v1/operations", { params: { query: { ids: [code], idType: "code", limit: 1 } } }))).data.items[0] ?? null,
+  });
+}
+
+/** Ids asked per request when naming many Operations at once (a page of a list asks one request, not one per row). */
+const CODES_PER_REQUEST = 100;
+
+/**
+ * The codes of the Operations `ids` name, read a hundred at a time (a feed of 200 events naming 200
+ * Operations is two requests, not 200): id → code, or null for an id that names none (deleted).
+ * Undefined until every chunk is read.
+ */
+export function useOperationCodes(ids: readonly string[]): Map<string, string | null> | undefined {
+  const { api } = useSession();
+  const wanted = [...new Set(ids)].sort();
+  const chunks: string[][] = [];
+  for (let i = 0; i < wanted.length; i += CODES_PER_REQUEST) chunks.push(wanted.slice(i, i + CODES_PER_REQUEST));
+  const answers = useQueries({
+    queries: chunks.map((chunk) => ({
+      queryKey: queryKeys.operations.codes(chunk),
+      staleTime: 60_000,
+      queryFn: async () => {
+        const { items } = (await answer(api.GET("/v1/operations", { params: { query: { ids: chunk, idType: "id", limit: CODES_PER_REQUEST } } }))).data;
+        const codes = new Map<string, string | null>(chunk.map((id) => [id, null]));
+        for (const operation of items) codes.set(operation.id, operation.code);
+        return codes;
+      },
+    })),
+  });
+  if (answers.some((read) => !read.data)) return undefined;
+  return new Map(answers.flatMap((read) => [...(read.data ?? [])]));
+}
+
+export const fetchOperation = async (api: ApiClient, operationId: string) =>
+  (await answer(api.GET("/v1/operations/{operationId}", { params: { path: { operationId } } }))).data;
+
+export function useOperation(operationId: string, { enabled = true } = {}) {
+  const { api } = useSession();
+  return useQuery({ queryKey: queryKeys.operation(operationId), enabled, queryFn: () => fetchOperation(api, operationId) });
+}
+
+/** After a write that answered the Operation: the page shows it, and the lists read again. */
+function useOperationStored() {
+  const queryClient = useQueryClient();
+  return (operation: Operation) => {
+    queryClient.setQueryData(queryKeys.operation(operation.id), operation);
+    void queryClient.invalidateQueries({ queryKey: queryKeys.operations.all });
+  };
+}
+
+/** Refreshes an Operation's header (its line count, version) after its lines or accounts changed. */
+export function useOperationRefresh(operationId: string) {
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: queryKeys.operation(operationId) });
+}
+
+const ifMatch = (operation: Operation) => ({ "If-Match": `"${operation.version}"` });
+
+export function useChangeStatus(operation: Operation | undefined, handlers: { onMutate: () => void; onError: (error: unknown) => void }) {
+  const { api } = useSession();
+  const stored = useOperationStored();
+  return useMutation({
+    mutationFn: async (status: Operation["status"]) =>
+      (
+        await answer(
+          api.POST("/v1/operations/{operationId}/status", { params: { path: { operationId: operation!.id }, header: ifMatch(operation!) }, body: { status } }),
+        )
+      ).data,
+    onSuccess: stored,
+    ...handlers,
+  });
+}
+
+export function useDeleteOperation(
+  operation: Operation | undefined,
+  handlers: { onMutate: () => void; onSuccess: () => void; onError: (error: unknown) => void },
+) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async () =>
+      answer(api.DELETE("/v1/operations/{operationId}", { params: { path: { operationId: operation!.id }, header: ifMatch(operation!) } })),
+    ...handlers,
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.operations.all });
+      handlers.onSuccess();
+    },
+  });
+}
+
+export type OperationFields = Pick<Operation, "code" | "type" | "startDate" | "endDate"> & { name: Record<string, string | null> };
+
+/** Creates an Operation (none given) or changes one (a JSON Merge Patch with If-Match). */
+export function useSaveOperation(operation: Operation | undefined, onSaved: (saved: Operation) => void) {
+  const { api } = useSession();
+  const stored = useOperationStored();
+  return useMutation({
+    mutationFn: async (fields: OperationFields) => {
+      if (!operation) return (await answer(api.POST("/v1/operations", { body: { ...fields, name: fields.name as Record<string, string> } }))).data;
+      return (
+        await answer(
+          api.PATCH("/v1/operations/{operationId}", { params: { path: { operationId: operation.id }, header: ifMatch(operation) as never }, body: fields }),
+        )
+      ).data;
+    },
+    onSuccess: (saved) => {
+      stored(saved);
+      onSaved(saved);
+    },
+  });
+}
+
+export const fetchLines = async (api: ApiClient, operationId: string, query: LineQuery) =>
+  (await answer(api.GET("/v1/operations/{operationId}/lines", { params: { path: { operationId }, query } }))).data as Schemas["LinePage"];
+
+/**
+ * Every line of an Operation in `sort` order, a page after another (the first rows show as soon as
+ * the first page is in). `filter` finds a variant by its code (exactly, or a comma list of codes) or
+ * by a part of its name: the API has a filter for each, so the first page puts the code's line
+ * before the name's matches.
+ */
+export function useAllLines(operationId: string, sort: string, filter: string) {
+  const { api } = useSession();
+  const lines = useInfiniteQuery({
+    queryKey: queryKeys.lines.view(operationId, { sort, filter }),
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) => {
+      const page = { limit: API_LIMITS.linesPerPage, sort: [sort as LineSort] };
+      const byName = fetchLines(api, operationId, { ...page, ...(filter && { variantName: filter }), ...(pageParam && { nextToken: pageParam }) });
+      const codes = filter
+        .split(",")
+        .map((code) => code.trim())
+        .filter(Boolean);
+      if (pageParam || !codes.length) return byName;
+      const [byCode, first] = await Promise.all([fetchLines(api, operationId, { ...page, variantIds: codes.slice(0, API_LIMITS.variantIdsPerQuery) }), byName]);
+      return { ...first, items: [...byCode.items, ...first.items] };
+    },
+    getNextPageParam: (page) => page.nextToken ?? undefined,
+    staleTime: Infinity,
+  });
+  useEffect(() => {
+    if (lines.hasNextPage && !lines.isFetchingNextPage && !lines.error) void lines.fetchNextPage();
+  }, [lines.hasNextPage, lines.isFetchingNextPage, lines.error, lines.fetchNextPage]);
+  return lines;
+}
+
+/** The stored lines of these variants (at most API_LIMITS.variantIdsPerQuery a call). */
+export async function fetchLinesOf(api: ApiClient, operationId: string, variants: string[]): Promise<Line[]> {
+  const found: Line[] = [];
+  for (let offset = 0; offset < variants.length; offset += API_LIMITS.variantIdsPerQuery) {
+    const chunk = variants.slice(offset, offset + API_LIMITS.variantIdsPerQuery);
+    found.push(...(await fetchLines(api, operationId, { variantIds: chunk, limit: chunk.length })).items);
+  }
+  return found;
+}
+
+export const putLines = async (api: ApiClient, operationId: string, lines: Schemas["LinesUpsert"], dryRun: boolean): Promise<LineCounts> => {
+  const { data } = await answer(api.PUT("/v1/operations/{operationId}/lines", { params: { path: { operationId }, query: { dryRun } }, body: lines }));
+  return { created: data.created, updated: data.updated };
+};
+
+export const importLinesCsv = async (api: ApiClient, operationId: string, text: string, dryRun: boolean) =>
+  (await answer(api.PUT("/v1/operations/{operationId}/lines", { params: { path: { operationId }, query: { dryRun } }, ...csvBody(text) }))).data as {
+    created: number;
+    updated: number;
+    lineCount: number;
+  };
+
+export const exportLinesCsv = async (api: ApiClient, operationId: string) =>
+  (await answer(api.GET("/v1/operations/{operationId}/lines", { params: { path: { operationId } }, ...csvAnswer }))).data as unknown as string;
+
+export interface AttachmentFilters {
+  accountName: string;
+  status: string;
+}
+
+export function useAttachmentList(operationId: string, filters: AttachmentFilters) {
+  const { api } = useSession();
+  const { accountName, status } = filters;
+  return usePagedQuery(
+    queryKeys.attachments.list(operationId, filters),
+    async (nextToken) =>
+      (
+        await answer(
+          api.GET("/v1/operations/{operationId}/accounts", {
+            params: {
+              path: { operationId },
+              query: {
+                limit: 100,
+                ...(accountName && { accountName }),
+                ...(status && { operationStatus: [status as AttachmentStatus] }),
+                ...(nextToken && { nextToken }),
+              },
+            },
+          }),
+        )
+      ).data as Schemas["AttachmentPage"],
+  );
+}
+
+/** Attaches or detaches accounts (ids, or a CSV of ids), as a dry run or for real: the answer's counts in words. */
+export async function changeAttachments(
+  api: ApiClient,
+  operationId: string,
+  action: "attach" | "detach",
+  dryRun: boolean,
+  accounts: { ids?: string[]; csv?: string },
+): Promise<string> {
+  const init = { params: { path: { operationId }, query: { dryRun } }, ...(accounts.csv !== undefined ? csvBody(accounts.csv) : { body: accounts.ids! }) };
+  if (action === "attach") {
+    const { data } = await answer(api.PUT("/v1/operations/{operationId}/accounts", init));
+    return `${data.attached} to attach, ${data.alreadyAttached} already attached, ${data.accountCount} accounts after`;
+  }
+  const { data } = await answer(api.DELETE("/v1/operations/{operationId}/accounts", init));
+  return `${data.detached} to detach${data.notAttached.length ? `, ${data.notAttached.length} not attached` : ""}, ${data.accountCount} accounts after`;
+}
+
+export type ChangeRecord = Schemas["ChangeRecord"];
+export type OperationDiff = Schemas["OperationDiff"];
+export type DiffItem = OperationDiff["items"][number];
+export type RevertCounts = Schemas["RevertCounts"];
+
+export interface OperationHistoryFilters {
+  variant: string;
+  kind: string;
+}
+
+/** An Operation's change records, newest first: its own, its lines' (one variant's), its attachments'. */
+export function useOperationHistory(operationId: string, filters: OperationHistoryFilters) {
+  const { api } = useSession();
+  const { variant, kind } = filters;
+  return usePagedQuery<ChangeRecord>(
+    queryKeys.history.ofOperation(operationId, filters),
+    async (nextToken) =>
+      (
+        await answer(
+          api.GET("/v1/operations/{operationId}/history", {
+            params: {
+              path: { operationId },
+              query: {
+                limit: 100,
+                ...(variant && { variantExternalId: variant }),
+                ...(kind && { resourceType: kind as "operation" | "line" | "attachment" }),
+                ...(nextToken && { nextToken }),
+              },
+            },
+          }),
+        )
+      ).data as Schemas["ChangeRecordPage"],
+  );
+}
+
+/**
+ * The difference between version `from` and the current one, a page after another (the first
+ * rows show as soon as the first page is in): the Operation's fields and accounts on the first
+ * page, the lines on every page.
+ */
+export function useDiffWithCurrent(operationId: string, from: number | null) {
+  const { api } = useSession();
+  const diff = useInfiniteQuery({
+    queryKey: queryKeys.history.diff(operationId, from ?? 0),
+    enabled: from !== null,
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) =>
+      (
+        await answer(
+          api.GET("/v1/operations/{operationId}/diff", {
+            params: { path: { operationId }, query: { from: from!, limit: API_LIMITS.diffPerPage, ...(pageParam && { nextToken: pageParam }) } },
+          }),
+        )
+      ).data,
+    getNextPageParam: (page) => page.nextToken ?? undefined,
+    staleTime: Infinity,
+  });
+  useEffect(() => {
+    if (diff.hasNextPage && !diff.isFetchingNextPage && !diff.error) void diff.fetchNextPage();
+  }, [diff.hasNextPage, diff.isFetchingNextPage, diff.error, diff.fetchNextPage]);
+  return diff;
+}
+
+/** Reverts an Operation to a version (If-Match: the version shown), or says what it would change (dry run). */
+export async function revertOperation(api: ApiClient, operation: Operation, toVersion: number, dryRun: boolean) {
+  return (
+    await answer(
+      api.POST("/v1/operations/{operationId}/revert", {
+        params: { path: { operationId: operation.id }, query: { dryRun }, header: ifMatch(operation) as never },
+        body: { toVersion },
+      }),
+    )
+  ).data as Operation & { reverted: RevertCounts };
+}
+
+/** After a revert: the Operation, its lines, accounts and history read again. */
+export function useOperationReverted(operationId: string) {
+  const queryClient = useQueryClient();
+  return () =>
+    Promise.all(
+      [
+        queryKeys.operation(operationId),
+        queryKeys.lines.of(operationId),
+        queryKeys.attachments.of(operationId),
+        queryKeys.history.all,
+        queryKeys.operations.all,
+      ].map((queryKey) => queryClient.invalidateQueries({ queryKey })),
+    );
+}
+
+export type ApprovalDecision = Schemas["ApprovalDecision"];
+
+/**
+ * Where the Operation's approval stands: the tenant's setting, every decision (newest first, each
+ * valid or not), and who made its current version (whose approval does not count unless allowed).
+ */
+export function useApprovals(operation: Operation) {
+  const { api } = useSession();
+  const { id: operationId, version } = operation;
+  return useQuery({
+    // By version: a change that bumps it voids every decision before it.
+    queryKey: [...queryKeys.approvals(operationId), version],
+    queryFn: async () => {
+      const [settings, decisions, history] = await Promise.all([
+        answer(api.GET("/v1/settings/approvals")),
+        answer(api.GET("/v1/operations/{operationId}/approvals", { params: { path: { operationId }, query: { limit: 500 } } })),
+        answer(api.GET("/v1/operations/{operationId}/history", { params: { path: { operationId }, query: { limit: 20 } } })),
+      ]);
+      const made = (history.data as Schemas["ChangeRecordPage"]).items.find((record) => record.version === version && record.resourceType !== "approval");
+      return { settings: settings.data.activation, decisions: decisions.data.items, author: made?.actor ?? null };
+    },
+  });
+}
+
+/** Approves or rejects the Operation as it is now (its current version), with an optional comment. */
+export function useDecide(operation: Operation, handlers: { onSuccess: () => void }) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ decision, comment }: { decision: ApprovalDecision["decision"]; comment: string }) =>
+      (
+        await answer(
+          api.POST("/v1/operations/{operationId}/approvals", {
+            params: { path: { operationId: operation.id } },
+            body: { decision, version: operation.version, ...(comment.trim() && { comment: comment.trim() }) },
+          }),
+        )
+      ).data,
+    onSuccess: () => {
+      handlers.onSuccess();
+      void queryClient.invalidateQueries({ queryKey: queryKeys.approvals(operation.id) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.history.all });
+    },
+  });
+}

@@ -1,0 +1,166 @@
+import { useEffect, useState } from "react";
+import { useSession } from "../shared/context";
+import { Money } from "../shared/money";
+import { ListTable, type Column } from "../shared/PagedList";
+import { toRefusal, type Refusal } from "../shared/session";
+import { Link, ProblemView } from "../shared/ui";
+import { fetchImpact, type Impact, type ImpactAccount, type ImpactRequest } from "./api";
+
+/**
+ * Impact before saving: what a rule change (a rule's form, the grid's edits, the tenant default)
+ * would have done to the orders of the last 90 days, asked of the API (which replays them and
+ * stores nothing), shown in a region named Impact; the save button then says what it will do.
+ */
+
+export interface ImpactCheck {
+  /** The answer, with every page of accounts read so far. */
+  result: Impact | null;
+  /** Whether the answer is of the change as it stands (not of values edited since). */
+  current: boolean;
+  refusal: Refusal | null;
+  busy: boolean;
+  check: () => Promise<void>;
+  more: () => Promise<void>;
+  reset: () => void;
+}
+
+/** Checks the impact of `request` (null: nothing to check) when asked; `auto` checks it at once (a deletion's dialog). */
+export function useImpactCheck(request: ImpactRequest | null, { auto = false } = {}): ImpactCheck {
+  const { api } = useSession();
+  const [state, setState] = useState<{ signature: string; result: Impact | null; refusal: Refusal | null } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const signature = JSON.stringify(request);
+  const check = async () => {
+    if (!request) return;
+    setBusy(true);
+    try {
+      setState({ signature, result: await fetchImpact(api, request), refusal: null });
+    } catch (error) {
+      setState({ signature, result: null, refusal: toRefusal(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  // biome-ignore lint/correctness/useExhaustiveDependencies(check): checked once, when the dialog asking for it opens.
+  useEffect(() => {
+    if (auto) void check();
+  }, [auto]);
+  const more = async () => {
+    const shown = state;
+    const result = shown?.result;
+    if (!request || !shown || !result?.nextToken) return;
+    setBusy(true);
+    try {
+      const page = await fetchImpact(api, request, result.nextToken);
+      setState({ ...shown, result: { ...result, accounts: [...result.accounts, ...page.accounts], nextToken: page.nextToken } });
+    } catch (error) {
+      setState({ ...shown, refusal: toRefusal(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return {
+    result: state?.result ?? null,
+    current: state !== null && state.signature === signature,
+    refusal: state?.refusal ?? null,
+    busy,
+    check,
+    more,
+    reset: () => setState(null),
+  };
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** What saving will do to past orders, in a few words ("2 orders newly blocked, none newly allowed"). */
+export function impactWords(impact: Impact) {
+  const blocked = impact.newlyBlocked ? `${plural(impact.newlyBlocked, "order")} newly blocked` : "no order newly blocked";
+  const allowed = impact.newlyAllowed ? `${plural(impact.newlyAllowed, "order")} newly allowed` : "none newly allowed";
+  return `${blocked}, ${allowed}`;
+}
+
+/** A save button's text: what it does, and what it does to past orders once their impact is checked. */
+export const saveLabel = (verb: string, impact: ImpactCheck) => (impact.current && impact.result ? `${verb} (${impactWords(impact.result)})` : verb);
+
+const ACCOUNT_COLUMNS: Column<ImpactAccount>[] = [
+  // Each account links to its rules (the list filtered by it, a view the address keeps).
+  { header: "Account", cell: (row) => <Link to={`/console/quota-rules?accountId=${encodeURIComponent(row.accountId)}`}>{row.accountId}</Link> },
+  { header: "Supplier", cell: (row) => row.supplierId ?? "no supplier" },
+  { header: "Store", cell: (row) => row.storeId ?? "no store" },
+  { header: "Orders", numeric: true, cell: (row) => row.orders },
+  { header: "Newly blocked", numeric: true, cell: (row) => row.newlyBlocked },
+  { header: "Newly allowed", numeric: true, cell: (row) => row.newlyAllowed },
+  {
+    header: "Minimum",
+    numeric: true,
+    cell: (row) => (
+      <>
+        <Money amount={row.minimumBefore} /> → <Money amount={row.minimumAfter} />
+      </>
+    ),
+  },
+];
+
+/** The region named Impact: the counts, then the accounts whose minimum or outcome changes, each a link to it. */
+export function ImpactRegion({ impact, what }: { impact: ImpactCheck; what: string }) {
+  const { result, refusal } = impact;
+  if (!result && !refusal) return null;
+  return (
+    <section className="card impact" aria-label="Impact">
+      <h3>Impact of {what} on the orders of the last 90 days</h3>
+      {!impact.current && <p className="error-text">The values changed since this check: Check impact again before saving.</p>}
+      <ProblemView refusal={refusal} />
+      {result && (
+        <>
+          <dl className="stats">
+            <div className={result.newlyBlocked > 0 ? "stat bad" : "stat"}>
+              <dt>Newly blocked</dt>
+              <dd>{result.newlyBlocked}</dd>
+            </div>
+            <div className="stat">
+              <dt>Newly allowed</dt>
+              <dd>{result.newlyAllowed}</dd>
+            </div>
+            <div className="stat">
+              <dt>Orders considered</dt>
+              <dd>{result.ordersConsidered}</dd>
+            </div>
+            <div className="stat">
+              <dt>Blocked: now → after</dt>
+              <dd>
+                {result.before.blocked} → {result.after.blocked}
+              </dd>
+            </div>
+            <div className="stat">
+              <dt>Warned: now → after</dt>
+              <dd>
+                {result.before.warned} → {result.after.warned}
+              </dd>
+            </div>
+          </dl>
+          <ListTable
+            label="Accounts affected"
+            columns={ACCOUNT_COLUMNS}
+            items={result.accounts}
+            rowKey={(row) => `${row.accountId}\u0000${row.supplierId ?? ""}\u0000${row.storeId ?? ""}`}
+            empty="No account's minimum or outcome changes."
+          />
+          {result.nextToken && (
+            <button type="button" onClick={() => void impact.more()} disabled={impact.busy}>
+              More accounts
+            </button>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** The Check impact button. */
+export function CheckImpactButton({ impact, disabled }: { impact: ImpactCheck; disabled?: boolean }) {
+  return (
+    <button type="button" onClick={() => void impact.check()} disabled={disabled || impact.busy} aria-busy={impact.busy || undefined}>
+      Check impact
+    </button>
+  );
+}

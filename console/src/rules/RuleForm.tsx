@@ -1,0 +1,182 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { navigate } from "wouter/use-browser-location";
+import { ConfirmDialog } from "../shared/dialogs";
+import { useUnsavedForm } from "../shared/leaving";
+import { queryKeys } from "../shared/queryKeys";
+import { toRefusal, type Refusal } from "../shared/session";
+import { Field, Link, ProblemView } from "../shared/ui";
+import { useDisplaySettings } from "../desk/api";
+import { moneyInputText, moneyUnit, parseMoney, useCurrency } from "../shared/money";
+import { useDeleteRule, useRule, useSaveRule, type QuotaRule } from "./api";
+import { CheckImpactButton, ImpactRegion, impactWords, saveLabel, useImpactCheck } from "./Impact";
+import { scopeLabel } from "../shared/names";
+
+const FIELDS = [
+  ["accountId", "Account id"],
+  ["supplierId", "Supplier id"],
+  ["storeId", "Store id"],
+] as const;
+type FormField = (typeof FIELDS)[number][0] | "minimum" | "enforcement";
+
+/** The refusal's message per form field: a 400's errors[] by field, a 409 duplicate_scope on the scope. */
+function fieldErrors(refusal: Refusal | null): Map<FormField, string> {
+  const errors = new Map<FormField, string>();
+  if (!refusal) return errors;
+  if (refusal.problem.code === "duplicate_scope") errors.set("accountId", refusal.problem.detail ?? "another rule has this scope");
+  for (const item of (refusal.problem as { errors?: { field?: string; message?: string }[] }).errors ?? []) {
+    const field = item.field?.replace(/^body\./, "") as FormField | undefined;
+    if (field) errors.set(field, item.message ?? refusal.problem.code);
+  }
+  return errors;
+}
+
+/** /console/quota-rules/new and /console/quota-rules/:ruleId: one rule's form, with Delete on a stored one. */
+export function RuleFormPage({ ruleId }: { ruleId: string | null }) {
+  const rule = useRule(ruleId, { forForm: true });
+  // The minimum is typed in the tenant's currency: the form waits for it.
+  const display = useDisplaySettings();
+  return (
+    <section>
+      <p className="crumbs">
+        <Link to="/console/quota-rules">Quota rules</Link> /
+      </p>
+      <h1>{rule.data ? `Rule: ${scopeLabel(rule.data)}` : ruleId ? "Rule" : "New rule"}</h1>
+      {rule.error ? (
+        <ProblemView refusal={toRefusal(rule.error)} />
+      ) : (ruleId && !rule.data) || display.isPending ? (
+        <p className="muted">Loading…</p>
+      ) : (
+        <RuleForm rule={rule.data ?? null} />
+      )}
+    </section>
+  );
+}
+
+function RuleForm({ rule }: { rule: QuotaRule | null }) {
+  const queryClient = useQueryClient();
+  const currency = useCurrency();
+  const [values, setValues] = useState({
+    accountId: rule?.accountId ?? "",
+    supplierId: rule?.supplierId ?? "",
+    storeId: rule?.storeId ?? "",
+    minimum: rule ? moneyInputText(rule.minimum, currency) : "",
+    enforcement: rule?.enforcement ?? ("BLOCK" as QuotaRule["enforcement"]),
+  });
+  const markSaved = useUnsavedForm(values);
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const [saved, setSaved] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const errors = fieldErrors(refusal);
+  const set = (field: FormField) => (value: string) => {
+    setValues((current) => ({ ...current, [field]: value }));
+    setSaved(false);
+  };
+  const body = () => ({
+    accountId: values.accountId.trim() || null,
+    supplierId: values.supplierId.trim() || null,
+    storeId: values.storeId.trim() || null,
+    minimum: parseMoney(values.minimum, currency),
+    enforcement: values.enforcement,
+  });
+  const impact = useImpactCheck({ changes: [rule ? { op: "replace", ruleId: rule.id, rule: body() } : { op: "create", rule: body() }] });
+  const save = useSaveRule(rule, {
+    onMutate: () => {
+      setRefusal(null);
+      setSaved(false);
+    },
+    onSuccess: (stored) => {
+      queryClient.setQueryData(queryKeys.rule.one(stored.id), stored);
+      markSaved();
+      if (rule) setSaved(true);
+      else navigate(`/console/quota-rules/${stored.id}`);
+    },
+    onError: (error) => setRefusal(toRefusal(error)),
+  });
+  const remove = useDeleteRule(rule, {
+    onMutate: () => setRefusal(null),
+    onSuccess: () => {
+      queryClient.removeQueries({ queryKey: queryKeys.rule.one(rule!.id) });
+      navigate("/console/quota-rules");
+    },
+    onError: (error) => setRefusal(toRefusal(error)),
+  });
+  return (
+    <form
+      className="card rule-form"
+      aria-label={rule ? "Edit rule" : "New rule"}
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        save.mutate(body());
+      }}
+    >
+      <fieldset className="fields">
+        <legend>Scope (at least an account or a supplier; an empty store means every store)</legend>
+        {FIELDS.map(([field, label]) => (
+          <Field key={field} id={`rule-${field}`} label={label} error={errors.get(field)}>
+            {(control) => <input {...control} value={values[field]} onChange={(e) => set(field)(e.target.value)} />}
+          </Field>
+        ))}
+      </fieldset>
+      <div className="fields">
+        <Field id="rule-minimum" label="Minimum" hint={`In ${moneyUnit(currency)}`} error={errors.get("minimum")}>
+          {(control) => <input {...control} inputMode="decimal" required value={values.minimum} onChange={(e) => set("minimum")(e.target.value)} />}
+        </Field>
+        <label>
+          Enforcement
+          <select value={values.enforcement} onChange={(e) => set("enforcement")(e.target.value)}>
+            <option value="BLOCK">BLOCK (refuse the order)</option>
+            <option value="WARN">WARN (place it with a warning)</option>
+          </select>
+        </label>
+      </div>
+      <div className="actions">
+        <CheckImpactButton impact={impact} />
+        <button type="submit" className="primary" disabled={save.isPending}>
+          {saveLabel(rule ? "Save" : "Create", impact)}
+        </button>
+        {rule && (
+          <button type="button" className="danger" disabled={remove.isPending} onClick={() => setDeleting(true)}>
+            Delete
+          </button>
+        )}
+        {rule && (
+          <Link
+            to={`/console/quota-rules/simulator?accountId=${encodeURIComponent(rule.accountId ?? "")}&supplierId=${encodeURIComponent(rule.supplierId ?? "")}&storeId=${encodeURIComponent(rule.storeId ?? "")}`}
+          >
+            Simulate an order of this scope
+          </Link>
+        )}
+      </div>
+      {rule && deleting && (
+        <DeleteRuleDialog
+          rule={rule}
+          onConfirm={() => {
+            setDeleting(false);
+            remove.mutate();
+          }}
+          onClose={() => setDeleting(false)}
+        />
+      )}
+      {saved && (
+        <p role="status" className="note">
+          Saved.
+        </p>
+      )}
+      <ProblemView refusal={refusal} />
+      <ImpactRegion impact={impact} what={rule ? "this change" : "this rule"} />
+    </form>
+  );
+}
+
+/** Asks before deleting a rule, with what the deletion would do to past orders (checked as the dialog opens). */
+function DeleteRuleDialog({ rule, onConfirm, onClose }: { rule: QuotaRule; onConfirm: () => void; onClose: () => void }) {
+  const impact = useImpactCheck({ changes: [{ op: "delete", ruleId: rule.id }] }, { auto: true });
+  return (
+    <ConfirmDialog title={`Delete the rule of ${scopeLabel(rule)}?`} confirm={saveLabel("Delete", impact)} onConfirm={onConfirm} onClose={onClose}>
+      <p>Orders of this scope fall back to the next level's rule. Changes can restore it.</p>
+      <p role="status">{impact.result ? `Over the last 90 days: ${impactWords(impact.result)}.` : impact.busy ? "Checking its impact…" : ""}</p>
+      <ProblemView refusal={impact.refusal} />
+    </ConfirmDialog>
+  );
+}

@@ -1,0 +1,180 @@
+import { useEffect, useState, type ReactNode } from "react";
+import { Link as RouterLink } from "wouter";
+import { toRefusal, type Refusal } from "./session";
+
+export function Link({ to, children, current }: { to: string; children: ReactNode; current?: boolean }) {
+  return (
+    <RouterLink href={to} aria-current={current ? "page" : undefined}>
+      {children}
+    </RouterLink>
+  );
+}
+
+/** Every refusal the API answers, with its problem detail and the items it names. */
+export function ProblemView({ refusal, children }: { refusal: Refusal | null | undefined; children?: ReactNode }) {
+  if (!refusal) return null;
+  const { problem, status } = refusal;
+  const items = (problem as { errors?: { field?: string; message?: string; row?: number; index?: number; code?: string }[] }).errors ?? [];
+  return (
+    <div role="alert" className="problem">
+      <strong>{problem.title ?? problem.code}</strong>{" "}
+      {status ? (
+        <span className="muted">
+          ({status} {problem.code})
+        </span>
+      ) : null}
+      {problem.detail && <p>{problem.detail}</p>}
+      {items.length > 0 && (
+        <ul>
+          {items.slice(0, 20).map((item, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: one answer's items, never reordered, and two may read the same.
+            <li key={i}>
+              {item.row !== undefined ? `Row ${item.row}: ` : ""}
+              {item.field ? `${item.field}: ` : ""}
+              {item.message ?? item.code}
+            </li>
+          ))}
+          {items.length > 20 && <li>… and {items.length - 20} more</li>}
+        </ul>
+      )}
+      {children}
+    </div>
+  );
+}
+
+/** A list filter: a text the API matches by "contains". */
+export function SearchFilter({ label, value, onChange }: { label: string; value: string; onChange: (value: string) => void }) {
+  return (
+    <label>
+      {label}
+      <input type="search" value={value} onChange={(e) => onChange(e.target.value)} />
+    </label>
+  );
+}
+
+/** A list filter on one of a few values (each a value, or a [value, label] pair), or any ("" sends no filter). */
+export function ChoiceFilter({
+  label,
+  value,
+  choices,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  choices: readonly (string | readonly [string, string])[];
+  onChange: (value: string) => void;
+}) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">Any</option>
+        {choices.map((choice) => {
+          const [option, text] = typeof choice === "string" ? [choice, choice] : choice;
+          return (
+            <option key={option} value={option}>
+              {text}
+            </option>
+          );
+        })}
+      </select>
+    </label>
+  );
+}
+
+/** A list's order: one of `choices`, each [the API's sort value, its label]. */
+export function SortChoice({
+  value,
+  choices,
+  onChange,
+  disabled,
+}: {
+  value: string;
+  choices: readonly (readonly [string, string])[];
+  onChange: (value: string) => void;
+  disabled?: boolean;
+}) {
+  return (
+    <label>
+      Sort
+      <select value={value} onChange={(e) => onChange(e.target.value)} disabled={disabled}>
+        {choices.map(([choice, text]) => (
+          <option key={choice} value={choice}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** A form's submit and Cancel buttons, then the refusal of its last submit (`error`: what the mutation threw). */
+export function FormActions({ submit, busy, onCancel, error }: { submit: string; busy: boolean; onCancel: () => void; error: unknown }) {
+  return (
+    <>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {submit}
+        </button>
+        <button type="button" onClick={() => onCancel()}>
+          Cancel
+        </button>
+      </div>
+      <ProblemView refusal={error ? toRefusal(error) : null} />
+    </>
+  );
+}
+
+/** `value` once it has stayed the same for `delay` ms (a filter typed into, sent when the typing pauses). */
+export function useDebounced<T>(value: T, delay: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), delay);
+    return () => clearTimeout(timer);
+  }, [value, delay]);
+  return settled;
+}
+
+/** What a field's control takes to be named by its label and described by its hint and error. */
+export interface FieldControl {
+  id: string;
+  "aria-describedby"?: string;
+  "aria-invalid"?: true;
+}
+
+/**
+ * A form field whose label holds its name only: the hint and the error (the server's, after a
+ * refusal) are outside the label and describe the control (`aria-describedby`), so a screen reader
+ * says "Minimum, edit text, In EUR" rather than one run-on name.
+ */
+export function Field({
+  id,
+  label,
+  hint,
+  error,
+  children,
+}: {
+  id: string;
+  label: string;
+  hint?: ReactNode;
+  error?: string;
+  children: (control: FieldControl) => ReactNode;
+}) {
+  const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ");
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children({ id, ...(described && { "aria-describedby": described }), ...(error && { "aria-invalid": true as const }) })}
+      {hint && (
+        <span id={`${id}-hint`} className="muted hint">
+          {hint}
+        </span>
+      )}
+      {error && (
+        <span id={`${id}-error`} className="error-text">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,4 @@
+import get from "./get";
+import put from "./put";
+
+export const displayRoutes = [get, put];
