@@ -471,6 +471,7 @@ export function DataGrid<Stored>({
             columns={replaceable}
             initialKey={activeKey}
             writable={writable}
+            labelOf={(row) => row.cells[keys[0]]}
             onApply={replace}
             onClose={() => {
               setFinding(false);

@@ -22,6 +22,7 @@ export function FindReplace({
   columns,
   initialKey,
   writable,
+  labelOf,
   onApply,
   onClose,
 }: {
@@ -31,6 +32,8 @@ export function FindReplace({
   columns: readonly GridColumn[];
   initialKey: string;
   writable: Writable;
+  /** How a row is named in the preview (its key). */
+  labelOf: (row: GridRow<unknown>) => string;
   onApply: (replacements: Replacement[], column: GridColumn) => void;
   onClose: () => void;
 }) {
@@ -39,7 +42,7 @@ export function FindReplace({
   const set = (patch: Partial<FindOptions>) => setOptions((now) => ({ ...now, ...patch }));
   const column = columns.find((c) => c.key === key) ?? columns[0];
   const found = useMemo(() => planReplace(rows, key, options, writable), [rows, key, options, writable]);
-  const label = (row: number) => rows[row]?.cells[columns[0].key] || `row ${row + 1}`;
+  const label = (row: number) => (rows[row] && labelOf(rows[row])) || `row ${row + 1}`;
   const nothing = !options.find && !options.wholeCell;
 
   return (
@@ -96,17 +99,20 @@ export function FindReplace({
             : `No cell of ${column.label} would change.`}
       </p>
       {found.length > 0 && (
-        <ListTable
-          label={`Cells a replace will change in ${column.label}`}
-          columns={[
-            { header: "Row", cell: (r: Replacement) => `${r.row + 1} · ${label(r.row)}` },
-            { header: "From", cell: (r: Replacement) => shown(r.from), wrap: true },
-            { header: "To", cell: (r: Replacement) => shown(r.to), wrap: true },
-          ]}
-          items={found.slice(0, PREVIEW_ROWS)}
-          rowKey={(r) => r.id}
-          empty=""
-        />
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: the preview scrolls; the keyboard must reach it to scroll it.
+        <div className="find-preview" tabIndex={0} role="region" aria-label="Preview">
+          <ListTable
+            label={`Cells a replace will change in ${column.label}`}
+            columns={[
+              { header: "Row", cell: (r: Replacement) => `${r.row + 1} · ${label(r.row)}` },
+              { header: "From", cell: (r: Replacement) => shown(r.from), wrap: true },
+              { header: "To", cell: (r: Replacement) => shown(r.to), wrap: true },
+            ]}
+            items={found.slice(0, PREVIEW_ROWS)}
+            rowKey={(r) => r.id}
+            empty=""
+          />
+        </div>
       )}
     </section>
   );
@@ -148,7 +154,8 @@ export function ReviewChanges({
         {added ? ` (${added} new)` : ""}
         {hiddenCount ? `; ${plural(hiddenCount, "row")} the current view does not show (its search or filters)` : ""}. Nothing is saved until you save.
       </p>
-      <div className="review-list">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the list scrolls; the keyboard must reach it to scroll it. */}
+      <div className="review-list" tabIndex={0} role="region" aria-label="Pending changes, scrollable">
         <ListTable
           label="Pending changes"
           columns={[
