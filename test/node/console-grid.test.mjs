@@ -298,17 +298,17 @@ if (chromiumPresent("console grid test")) {
     });
   });
 
-  /** axe in both color schemes at 1440 and 390 px, with screenshots (CONSOLE_SCREENSHOTS). */
+  /** axe in both color schemes at 1440 and 390 px, with screenshots of each (CONSOLE_SCREENSHOTS). */
   async function checkEverywhere(name) {
-    for (const width of [1440, 390]) {
-      await page.setViewportSize({ width, height: width > 500 ? 900 : 844 });
-      for (const colorScheme of ["light", "dark"]) {
-        await page.emulateMedia({ colorScheme });
+    for (const colorScheme of ["light", "dark"]) {
+      await page.emulateMedia({ colorScheme });
+      for (const width of [1440, 390]) {
+        await page.setViewportSize({ width, height: width > 500 ? 900 : 844 });
         await assertAccessible(page, `${name} (${colorScheme}, ${width} px)`);
       }
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await screenshot(page, `${name}-${colorScheme}`);
     }
     await page.emulateMedia({ colorScheme: "light" });
-    await page.setViewportSize({ width: 1440, height: 900 });
-    await screenshot(page, name);
   }
 }

@@ -370,7 +370,8 @@ export function DataGrid<Stored>({
       commit(null);
     }
     event.preventDefault();
-    gridRef.current?.focus();
+    // Not scrolled: a page that scrolled under the pointer would carry the press on to other cells.
+    gridRef.current?.focus({ preventScroll: true });
     dragging.current = "select";
     if (event.shiftKey) moveToPlace(place.row, place.col, true);
     else {
