@@ -348,8 +348,10 @@ export function DataGrid<Stored>({
       if (key) pasted.set(key, row);
     }
     change.commit(`Paste (${plural(block.length, "row")})`);
-    // The pasted block becomes the selection (as far as the grid shows it: keyed rows may stand elsewhere).
-    select(start, { row: start.row + block.length - 1, col: start.col + Math.max(0, width - 1) });
+    // The pasted block becomes the selection (as far as the grid shows it: keyed rows may stand
+    // elsewhere), the active cell staying at its first cell, as spreadsheets do.
+    setAnchor({ row: start.row + block.length - 1, col: start.col + Math.max(0, width - 1) });
+    setActive(start);
     say(`${plural(block.length, "row")} pasted.`);
     onNote?.(
       `Pasted ${plural(block.length, "row")}` +
