@@ -150,7 +150,7 @@ if (chromiumPresent("console grid test")) {
       assert.equal(await selectedCount(), 6);
     });
 
-    it("clears with Delete or Space, while typing still edits", TIMEOUT, async () => {
+    it("clears with Delete or Space and cuts with Ctrl+X, while typing still edits; Ctrl+A selects every cell", TIMEOUT, async () => {
       await goTo(40, REC);
       await press("Shift+ArrowDown", 2);
       await press("Delete");
@@ -165,6 +165,16 @@ if (chromiumPresent("console grid test")) {
       assert.equal(await page.getByRole("textbox", { name: "recommendedQuantity, row 45" }).inputValue(), "7");
       await press("Enter");
       assert.equal(await cellText(44, REC), "7");
+
+      // Cut copies, then clears; Ctrl+A selects every cell.
+      await goTo(45, REC);
+      await press("Shift+ArrowDown");
+      await press("Control+x");
+      await said("2 cells cleared.");
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), "5\n5");
+      assert.deepEqual([await cellText(45, REC), await cellText(46, REC)], ["", ""]);
+      await press("Control+a");
+      await page.getByText(`${LINES * 6} cells selected`).waitFor();
     });
 
     it("finds and replaces within a column after previewing the cells it will change", TIMEOUT, async () => {
@@ -231,11 +241,11 @@ if (chromiumPresent("console grid test")) {
     });
 
     it("counts the unsaved cells and reviews each change from → to before Save", TIMEOUT, async () => {
-      // Min of rows 0–2 and 10–12 (6), Max of 13–16 (4), 20–34 (15), Rec of 40–44 (5), Name (111).
-      await page.getByText("141 unsaved cells").waitFor();
+      // Min of rows 0–2 and 10–12 (6), Max of 13–16 (4), 20–34 (15), Rec of 40–46 (7), Name (111).
+      await page.getByText("143 unsaved cells").waitFor();
       await page.getByRole("button", { name: "Review changes" }).click();
       const dialog = page.getByRole("dialog", { name: "Review changes" });
-      await dialog.getByText("141 changed cells in").waitFor();
+      await dialog.getByText("143 changed cells in").waitFor();
       const table = dialog.getByRole("table", { name: "Pending changes" });
       const row = table.getByRole("row").filter({ hasText: sku(20) });
       assert.deepEqual(await row.getByRole("cell").allInnerTexts(), [sku(20), "Max", "10", "12"]);
