@@ -2,7 +2,10 @@
 // (5000 lines) and the quota rules grid (5000 rules), with the same goals: time from navigation to
 // the first grid rows and to every row; pasting 5000 rows and saving until the server confirms (the
 // rules grid sends a dry run first, then Apply); scrolling the whole grid (the most row elements in
-// the DOM at once). And the console's JS and CSS, gzipped.
+// the DOM at once). And the console's JS and CSS, gzipped. Issue 38: the spreadsheet editing of the
+// lines grid over 5000 lines, timed inside the page (from the key or the typed text to the frame after
+// the grid says it is done): undo of a 5000-row paste, fill down a column of 5000 rows, and the
+// preview of a find and replace over the 5000 names.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -56,6 +59,14 @@ export default async function consoleSuite(ctx) {
       polling: 10,
     });
 
+  /** A paste of `text` into the grid, as a spreadsheet's clipboard gives it. */
+  const paste = (page, text) =>
+    page.getByRole("grid").evaluate((element, value) => {
+      const data = new DataTransfer();
+      data.setData("text/plain", value);
+      element.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+    }, text);
+
   /** Fresh tabs opening `url` until the first rows and all `rows` show; the last one scrolls the whole grid. */
   const measureLoad = async (url, rows) => {
     const firstRows = [];
@@ -100,14 +111,61 @@ export default async function consoleSuite(ctx) {
       await rowCount(page, rows + 1);
       await page.getByRole("grid").focus();
       const started = Date.now();
-      await page.getByRole("grid").evaluate((element, value) => {
-        const data = new DataTransfer();
-        data.setData("text/plain", value);
-        element.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
-      }, text(round));
+      await paste(page, text(round));
       for (const name of buttons) await page.getByRole("button", { name, exact: true }).click({ timeout: 60_000 });
       await page.getByRole("status").filter({ hasText: saved }).waitFor({ timeout: 60_000 });
       samples.push(Date.now() - started);
+      await context.close();
+    }
+    return samples;
+  };
+
+  /** Inside the page: fires `fire` (a key on the grid, or text typed into a field) and waits until a status says `done`, then a frame. */
+  const timed = (page, fire, done) =>
+    page.evaluate(
+      async ({ fire, done }) => {
+        const started = performance.now();
+        if (fire.key) {
+          const { key, ctrlKey = false, shiftKey = false } = fire;
+          document.querySelector('[role="grid"]').dispatchEvent(new KeyboardEvent("keydown", { key, ctrlKey, shiftKey, bubbles: true, cancelable: true }));
+        } else {
+          const input = document.querySelector(fire.selector);
+          Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(input, fire.text);
+          input.dispatchEvent(new Event("input", { bubbles: true }));
+        }
+        const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+        while (![...document.querySelectorAll('[role="status"]')].some((status) => status.textContent.includes(done))) await frame();
+        await frame();
+        return Math.round(performance.now() - started);
+      },
+      { fire, done },
+    );
+  const key = (page, key, modifiers = {}) => timed(page, { key, ...modifiers }, "");
+  /** Fresh tabs on the 5000 lines: paste 5000 rows then undo it; fill down a column of 5000 rows; preview a replace in every name. */
+  const measureEditing = async (url) => {
+    const samples = { undo: [], fill: [], preview: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      const { context, page } = await openPage();
+      await page.goto(url);
+      await rowCount(page, LINES + 1);
+      await page.getByRole("grid").focus();
+      // The active cell starts in Min: the block is each line's Min and Max.
+      await paste(page, Array.from({ length: LINES }, (_, i) => `${2 + (i % 3)}\t${20 + round}`).join("\n"));
+      await page
+        .getByRole("status")
+        .filter({ hasText: `${LINES} rows pasted.` })
+        .waitFor();
+      samples.undo.push(await timed(page, { key: "z", ctrlKey: true }, `Undone: Paste (${LINES} rows)`));
+      await key(page, "Home", { ctrlKey: true });
+      await page.keyboard.type("7");
+      await page.keyboard.press("Enter");
+      await key(page, "ArrowUp");
+      await key(page, "End", { ctrlKey: true, shiftKey: true });
+      samples.fill.push(await timed(page, { key: "d", ctrlKey: true }, `${LINES - 1} cells filled.`));
+      await page.getByRole("button", { name: "Find and replace" }).click();
+      await page.getByLabel("Column").selectOption({ label: "Name" });
+      await page.getByLabel("Replace with").fill("Article");
+      samples.preview.push(await timed(page, { selector: ".find-replace input[type=search]", text: "Item" }, `${LINES} cells of Name will change`));
       await context.close();
     }
     return samples;
@@ -118,6 +176,7 @@ export default async function consoleSuite(ctx) {
 
   try {
     const lineGrid = await measureLoad(`${ctx.baseUrl}/console/operations/${full}`, LINES);
+    const editing = await measureEditing(`${ctx.baseUrl}/console/operations/${full}`);
     const linePasteSave = await measurePasteSave({
       url: async () => `${ctx.baseUrl}/console/operations/${await newOperation()}`,
       rows: 0,
@@ -155,6 +214,9 @@ export default async function consoleSuite(ctx) {
           goal: "≤ 200",
           samples: `${lineGrid.scrollMs} ms to scroll`,
         },
+        { figure: `undo of a ${LINES}-row paste (ms)`, value: median(editing.undo), goal: "≤ 100", samples: editing.undo.join(" ") },
+        { figure: `fill down a column of ${LINES} rows, Ctrl+D (ms)`, value: median(editing.fill), goal: "≤ 200", samples: editing.fill.join(" ") },
+        { figure: `find and replace: preview over ${LINES} names (ms)`, value: median(editing.preview), goal: "≤ 200", samples: editing.preview.join(" ") },
         { figure: "rules grid: navigation → first rows (ms)", value: median(ruleGrid.firstRows), goal: "≤ 1000", samples: ruleGrid.firstRows.join(" ") },
         {
           figure: `rules grid: navigation → all ${RULES} rules loaded (ms)`,

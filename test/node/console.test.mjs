@@ -165,7 +165,7 @@ if (chromiumPresent("console test")) {
           .map((id) => document.getElementById(id).textContent),
       );
       assert.match(reason, /Read-only: this Operation is ACTIVE/);
-      assert.equal(help, "Arrow keys, Page Up/Down and Ctrl+Home/End move from cell to cell.");
+      assert.equal(help, "Arrow keys, Page Up/Down and Ctrl+Home/End move from cell to cell · Shift with them selects · Ctrl+C copies.");
       // Its lines still export, as the API streams them.
       const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
       const exported = (await readFile(await download.path(), "utf8")).trimEnd().split("\r\n");

@@ -169,23 +169,15 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
   };
 
   const loaded = rows.length - draft.addedCount;
-  const unsavedNote = dirtyCount > 0 ? "Sort and search wait until the edits are saved or discarded." : undefined;
 
   return (
     <div className="lines">
       <div className="grid-bar">
         <h2>Lines</h2>
-        <SortChoice value={sort} choices={SORT_CHOICES} onChange={setSort} disabled={dirtyCount > 0} />
+        <SortChoice value={sort} choices={SORT_CHOICES} onChange={setSort} />
         <label>
           Search variant or name
-          <input
-            type="search"
-            maxLength={200}
-            disabled={dirtyCount > 0}
-            value={search}
-            onChange={(e) => setSearch(e.target.value)}
-            aria-describedby="lines-search-hint"
-          />
+          <input type="search" maxLength={200} value={search} onChange={(e) => setSearch(e.target.value)} aria-describedby="lines-search-hint" />
         </label>
         <span className="muted" aria-live="polite">
           {lines.isPending || lines.hasNextPage
@@ -223,7 +215,7 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
         </span>
       </div>
       <p id="lines-search-hint" className="muted help">
-        {unsavedNote ?? "Filters as you type: a variant's code (or several, comma-separated) or a part of its name."}
+        Filters as you type: a variant's code (or several, comma-separated) or a part of its name. Unsaved edits stay (and undo) whatever the search and sort.
       </p>
       {readOnlyReason && (
         <p className="readonly-note" id="grid-readonly">

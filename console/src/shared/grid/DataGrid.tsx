@@ -1,6 +1,34 @@
 import { defaultRangeExtractor, useVirtualizer } from "@tanstack/react-virtual";
-import { useImperativeHandle, useLayoutEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent, type Ref } from "react";
+import {
+  useEffect,
+  useImperativeHandle,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ClipboardEvent,
+  type KeyboardEvent,
+  type MouseEvent,
+  type Ref,
+} from "react";
 import type { DraftChange, GridDraft, GridRow } from "./draft";
+import "./grid.css";
+import { FindReplace, ReviewChanges } from "./GridTools";
+import {
+  blockOf,
+  blockText,
+  cellsIn,
+  holds,
+  parseBlock,
+  pendingCells,
+  planFill,
+  planFillDown,
+  planSet,
+  type Place,
+  type Plan,
+  type Replacement,
+  type Writable,
+} from "./selection";
 
 /**
  * The spreadsheet-like grid of the console (WAI-ARIA grid pattern, virtualized rows) over a draft of
@@ -25,7 +53,10 @@ export interface DataGridHandle {
 }
 
 const ROW_HEIGHT = 34;
-const READ_ONLY_HELP = "Arrow keys, Page Up/Down and Ctrl+Home/End move from cell to cell.";
+const READ_ONLY_HELP = "Arrow keys, Page Up/Down and Ctrl+Home/End move from cell to cell · Shift with them selects · Ctrl+C copies.";
+/** The spreadsheet keys every editable grid has, said under it after the page's own help. */
+const EDIT_HELP =
+  "Shift+arrows (or a drag) select · Ctrl+C copies, Ctrl+V pastes into the selection · Ctrl+D fills down (or drag the selection's corner) · Delete or Space clears · Ctrl+Z undoes, Ctrl+Shift+Z or Ctrl+Y redoes.";
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 
 export function DataGrid<Stored>({
@@ -68,14 +99,25 @@ export function DataGrid<Stored>({
   cellIdPrefix?: string;
 }) {
   const { rows, keyField } = draft;
+  const keys = useMemo(() => columns.map((column) => column.key), [columns]);
   const indexOfKey = (key: string) =>
     Math.max(
       0,
       columns.findIndex((column) => column.key === key),
     );
-  // The active cell is a place in the view (row and column as shown); what it edits is found by key.
-  const [active, setActive] = useState(() => ({ row: 0, col: indexOfKey(initialField) }));
+  // The active cell and the selection's other corner are places in the view (row and column as
+  // shown): they move with the keys; what a change writes is found by row id and column key.
+  const [active, setActive] = useState<Place>(() => ({ row: 0, col: indexOfKey(initialField) }));
+  const [anchor, setAnchor] = useState<Place>(active);
   const [editing, setEditing] = useState<{ value: string } | null>(null);
+  const [finding, setFinding] = useState(false);
+  const [reviewing, setReviewing] = useState(false);
+  // What the last action did, for the live region ("5000 cells filled."); `n` makes a repeat a new announcement.
+  const [said, setSaid] = useState<{ text: string; n: number } | null>(null);
+  const say = (text: string) => setSaid((last) => ({ text, n: (last?.n ?? 0) + 1 }));
+  // The fill handle's drag: the row the pointer is over (the selection grows to it when released).
+  const [fillTo, setFillTo] = useState<number | null>(null);
+  const dragging = useRef<"select" | "fill" | null>(null);
   // The grid itself scrolls (under its sticky header row): the element the keyboard focuses is the
   // one that scrolls, and the rows start below the header.
   const gridRef = useRef<HTMLDivElement>(null);
@@ -85,6 +127,13 @@ export function DataGrid<Stored>({
     const height = headRef.current?.offsetHeight;
     if (height && height !== headHeight) setHeadHeight(height);
   });
+  // Rows gone (an undo took added rows away, a search shows fewer): the selection stays inside the grid.
+  const last = Math.max(0, rows.length - 1);
+  if (active.row > last || anchor.row > last) {
+    setActive({ ...active, row: Math.min(active.row, last) });
+    setAnchor({ ...anchor, row: Math.min(anchor.row, last) });
+  }
+  const selection = blockOf(anchor, active);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => gridRef.current,
@@ -101,12 +150,20 @@ export function DataGrid<Stored>({
   });
   const activeKey = columns[active.col].key;
   const editable = (row: GridRow<Stored> | undefined, key: string) => !readOnly && row !== undefined && (!row.stored || !lockedWhenStored.includes(key));
+  // What a fill, a replace or one value pasted over many cells may write: never a row's key, since
+  // one value copied into several rows would give them all the same key.
+  const writable: Writable = (row, key) => key !== keyField && editable(row as GridRow<Stored>, key);
   const keyOf = (row: GridRow<Stored>) => (keyField === undefined ? "" : (row.cells[keyField] ?? "").trim());
 
-  const moveToPlace = (row: number, col: number) => {
+  const moveToPlace = (row: number, col: number, extend = false) => {
     const next = { row: Math.max(0, Math.min(rows.length - 1, row)), col: Math.max(0, Math.min(columns.length - 1, col)) };
     setActive(next);
+    if (!extend) setAnchor(next);
     virtualizer.scrollToIndex(next.row, { align: "auto" });
+  };
+  const select = (from: Place, to: Place) => {
+    setAnchor(from);
+    moveToPlace(to.row, to.col, true);
   };
   useImperativeHandle(ref, () => ({
     moveTo: (row, key) => moveToPlace(row, indexOfKey(key)),
@@ -114,7 +171,9 @@ export function DataGrid<Stored>({
       const change = draft.change("Add a row");
       change.append();
       change.commit();
-      setActive({ row: rows.length, col: 0 });
+      const added = { row: rows.length, col: 0 };
+      setActive(added);
+      setAnchor(added);
       setTimeout(() => virtualizer.scrollToIndex(rows.length), 0);
       setEditing({ value: "" });
     },
@@ -125,6 +184,34 @@ export function DataGrid<Stored>({
     const cells = { ...now.cells };
     for (const [key, value] of given) if (editable(now, key) && (value !== "" || !onlyFilled)) cells[key] = value;
     change.set(now, cells);
+  };
+  /** Writes a plan (selection.ts) as one undo step named `what` and says how many cells it changed (`done`: "filled"). */
+  const write = (plan: Plan, what: string, done: string) => {
+    if (!plan.cells) return say(`No cell changed: ${what.toLowerCase()} left every cell as it was.`);
+    const change = draft.change(what);
+    for (const { row, cells } of plan.writes) fill(change, rows[row], cells, false);
+    change.commit(`${what} (${plural(plan.cells, "cell")})`);
+    say(`${plural(plan.cells, "cell")} ${done}.`);
+  };
+  const clear = () =>
+    write(
+      planSet(rows, keys, selection, "", (row, key) => editable(row as GridRow<Stored>, key)),
+      "Clear",
+      "cleared",
+    );
+  const fillDown = () => write(planFillDown(rows, keys, selection, writable), "Fill down", "filled");
+  const replace = (replacements: Replacement[], column: GridColumn) => {
+    const plan: Plan = { writes: replacements.map(({ row, to }) => ({ row, cells: new Map([[column.key, to]]) })), cells: replacements.length };
+    write(plan, `Replace in ${column.label}`, "replaced");
+  };
+  const step = (which: "undo" | "redo") => {
+    const name = which === "undo" ? draft.undoLabel : draft.redoLabel;
+    const touched = draft[which]();
+    if (!touched) return say(which === "undo" ? "Nothing to undo." : "Nothing to redo.");
+    say(`${which === "undo" ? "Undone" : "Redone"}: ${name}.`);
+    // The first row it touched, wherever the sort or the search now shows it (if it does).
+    const at = rows.findIndex((row) => row.id === touched[0]);
+    if (at >= 0) moveToPlace(at, active.col);
   };
   const commit = (move: [number, number] | null) => {
     const row = rows[active.row];
@@ -152,46 +239,84 @@ export function DataGrid<Stored>({
   };
   const startEditing = (initial?: string) => {
     if (!editable(rows[active.row], activeKey)) return;
+    setAnchor(active);
     setEditing({ value: initial ?? rows[active.row].cells[activeKey] });
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (editing) return;
-    const keys: Record<string, [number, number]> = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-    if (keys[event.key]) {
+    const ctrl = event.ctrlKey || event.metaKey;
+    const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    const command: Record<string, (() => void) | undefined> = ctrl
+      ? {
+          z: readOnly ? undefined : () => step(event.shiftKey ? "redo" : "undo"),
+          y: readOnly ? undefined : () => step("redo"),
+          d: readOnly ? undefined : fillDown,
+          a: () => select({ row: 0, col: 0 }, { row: rows.length - 1, col: columns.length - 1 }),
+        }
+      : {};
+    if (command[key]) {
       event.preventDefault();
-      moveToPlace(active.row + keys[event.key][0], active.col + keys[event.key][1]);
-    } else if (event.key === "PageDown" || event.key === "PageUp") {
+      return command[key]();
+    }
+    const page = 15;
+    const moves: Record<string, Place> = {
+      ArrowUp: { row: active.row - 1, col: active.col },
+      ArrowDown: { row: active.row + 1, col: active.col },
+      ArrowLeft: { row: active.row, col: active.col - 1 },
+      ArrowRight: { row: active.row, col: active.col + 1 },
+      PageUp: { row: active.row - page, col: active.col },
+      PageDown: { row: active.row + page, col: active.col },
+      Home: ctrl ? { row: 0, col: active.col } : { row: active.row, col: 0 },
+      End: ctrl ? { row: rows.length - 1, col: active.col } : { row: active.row, col: columns.length - 1 },
+    };
+    const target = moves[event.key];
+    if (target) {
       event.preventDefault();
-      moveToPlace(active.row + (event.key === "PageDown" ? 15 : -15), active.col);
-    } else if (event.key === "Home" && event.ctrlKey) moveToPlace(0, active.col);
-    else if (event.key === "End" && event.ctrlKey) moveToPlace(rows.length - 1, active.col);
-    else if (event.key === "Enter" || event.key === "F2") {
+      return moveToPlace(target.row, target.col, event.shiftKey);
+    }
+    if (readOnly) return;
+    if (event.key === "Delete" || event.key === "Backspace" || (event.key === " " && !ctrl && !event.altKey)) {
+      event.preventDefault();
+      clear();
+    } else if (event.key === "Enter" || event.key === "F2") {
       event.preventDefault();
       startEditing();
-    } else if (event.key.length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey) {
+    } else if (event.key.length === 1 && !ctrl && !event.altKey) {
       event.preventDefault();
       startEditing(event.key);
     }
   };
 
+  const onCopy = (event: ClipboardEvent<HTMLDivElement>) => {
+    if (editing || !rows.length) return;
+    event.preventDefault();
+    event.clipboardData.setData("text/plain", blockText(rows, keys, selection));
+    say(`${plural(cellsIn(selection), "cell")} copied.`);
+  };
+  const onCut = (event: ClipboardEvent<HTMLDivElement>) => {
+    if (editing || readOnly || !rows.length) return;
+    onCopy(event);
+    clear();
+  };
+
   /**
-   * A block of cells from a spreadsheet (tab-separated), from the active cell across rows and columns;
-   * rows past the end are new rows. When the block holds the key column, each of its rows goes to the
-   * row of its key: a key already in the grid edits that row (its filled cells only: an empty cell
-   * keeps the value), a new key is a new row (it never overwrites a stored row of another key).
+   * A block of cells from a spreadsheet (tab-separated), from the selection's first cell across rows
+   * and columns; rows past the end are new rows. One value pasted over a selection of several cells
+   * fills them all. When the block holds the key column, each of its rows goes to the row of its key:
+   * a key already in the grid edits that row (its filled cells only: an empty cell keeps the value), a
+   * new key is a new row (it never overwrites a stored row of another key).
    */
   const onPaste = (event: ClipboardEvent<HTMLDivElement>) => {
     if (readOnly || editing) return;
     const text = event.clipboardData.getData("text/plain");
     if (!text) return;
     event.preventDefault();
-    const block = text
-      .replace(/\r\n?/g, "\n")
-      .replace(/\n$/, "")
-      .split("\n")
-      .map((line) => line.split("\t"));
-    const start = rows.length ? active : { row: 0, col: 0 };
+    const block = parseBlock(text);
+    if (block.length === 1 && block[0].length === 1 && cellsIn(selection) > 1) {
+      return write(planSet(rows, keys, selection, block[0][0].trim(), writable), "Paste", "pasted");
+    }
+    const start = rows.length ? { row: selection.top, col: selection.left } : { row: 0, col: 0 };
     const keyAt = keyField === undefined ? -1 : indexOfKey(keyField) - start.col;
     const change = draft.change("Paste");
     // Rows keyed by this paste, found before the next render indexes them.
@@ -202,8 +327,10 @@ export function DataGrid<Stored>({
     };
     let added = 0;
     let found = 0;
+    let width = 0;
     for (const [i, values] of block.entries()) {
       const given = new Map(values.flatMap((value, j) => (start.col + j < columns.length ? [[columns[start.col + j].key, value.trim()] as const] : [])));
+      width = Math.max(width, given.size);
       const key = keyAt >= 0 ? (values[keyAt] ?? "").trim() : "";
       let row: GridRow<Stored> | undefined = rows[start.row + i];
       const holder = key ? rowOfKey(key) : undefined;
@@ -220,7 +347,12 @@ export function DataGrid<Stored>({
       fill(change, row, given, false);
       if (key) pasted.set(key, row);
     }
-    change.commit();
+    change.commit(`Paste (${plural(block.length, "row")})`);
+    // The pasted block becomes the selection (as far as the grid shows it: keyed rows may stand
+    // elsewhere), the active cell staying at its first cell, as spreadsheets do.
+    setAnchor({ row: start.row + block.length - 1, col: start.col + Math.max(0, width - 1) });
+    setActive(start);
+    say(`${plural(block.length, "row")} pasted.`);
     onNote?.(
       `Pasted ${plural(block.length, "row")}` +
         (added ? `, ${added} of them new` : "") +
@@ -230,6 +362,60 @@ export function DataGrid<Stored>({
         ".",
     );
   };
+
+  // The pointer: a press selects a cell (Shift extends), a drag selects a block, and the fill handle
+  // (the selection's corner) dragged up or down fills the rows it passes with the selection's rows.
+  const onCellMouseDown = (event: MouseEvent, place: Place) => {
+    if (event.button !== 0) return;
+    if (editing) {
+      if (place.row === active.row && place.col === active.col) return;
+      commit(null);
+    }
+    event.preventDefault();
+    // Not scrolled: a page that scrolled under the pointer would carry the press on to other cells.
+    gridRef.current?.focus({ preventScroll: true });
+    dragging.current = "select";
+    if (event.shiftKey) moveToPlace(place.row, place.col, true);
+    else {
+      setActive(place);
+      setAnchor(place);
+    }
+  };
+  const onCellMouseEnter = (place: Place) => {
+    if (dragging.current === "select") setActive(place);
+    else if (dragging.current === "fill") setFillTo(place.row);
+  };
+  const startFillDrag = (event: MouseEvent) => {
+    event.preventDefault();
+    event.stopPropagation();
+    dragging.current = "fill";
+    setFillTo(selection.bottom);
+  };
+  const fillTarget =
+    fillTo === null
+      ? null
+      : fillTo > selection.bottom
+        ? { top: selection.bottom + 1, bottom: fillTo }
+        : fillTo < selection.top
+          ? { top: fillTo, bottom: selection.top - 1 }
+          : null;
+  const release = useRef<() => void>(() => {});
+  release.current = () => {
+    if (dragging.current === "fill" && fillTarget) {
+      write(planFill(rows, keys, selection, fillTarget, writable), "Fill", "filled");
+      const top = Math.min(selection.top, fillTarget.top);
+      const bottom = Math.max(selection.bottom, fillTarget.bottom);
+      setAnchor({ row: top, col: selection.left });
+      setActive({ row: bottom, col: selection.right });
+    }
+    dragging.current = null;
+    setFillTo(null);
+  };
+  useEffect(() => {
+    const onUp = () => release.current();
+    window.addEventListener("mouseup", onUp);
+    return () => window.removeEventListener("mouseup", onUp);
+  }, []);
 
   const activeRow = rows[active.row];
   const activeErrors = activeRow
@@ -246,9 +432,66 @@ export function DataGrid<Stored>({
   // Below the cell, but above it on the last rows (the body is at least three rows high, so it fits either way).
   const tipAbove = active.row > 0 && active.row >= rows.length - 2;
   const tipRightAligned = active.col >= columns.length / 2;
+  const storedCellsOf = draft.storedCellsOf as (row: GridRow<unknown>) => Record<string, string> | undefined;
+  const unsavedCells = useMemo(() => pendingCells(draft.dirtyRows, keys, storedCellsOf).length, [draft.dirtyRows, keys, storedCellsOf]);
+  const replaceable = columns.filter((column) => column.key !== keyField);
+  const selected = cellsIn(selection);
 
   return (
     <>
+      {!readOnly && (
+        <div className="grid-tools">
+          <button type="button" onClick={() => step("undo")} disabled={!draft.undoLabel} title={draft.undoLabel && `Undo ${draft.undoLabel} (Ctrl+Z)`}>
+            Undo
+          </button>
+          <button type="button" onClick={() => step("redo")} disabled={!draft.redoLabel} title={draft.redoLabel && `Redo ${draft.redoLabel} (Ctrl+Shift+Z)`}>
+            Redo
+          </button>
+          <button type="button" onClick={fillDown} disabled={selection.bottom === 0}>
+            Fill down
+          </button>
+          <button type="button" aria-expanded={finding} aria-controls={finding ? `${idBase}-find` : undefined} onClick={() => setFinding(!finding)}>
+            Find and replace
+          </button>
+          <button type="button" onClick={() => setReviewing(true)} disabled={unsavedCells === 0}>
+            Review changes
+          </button>
+          <span className="muted">
+            {plural(unsavedCells, "unsaved cell")}
+            {draft.hiddenDirtyCount > 0 && ` (${plural(draft.hiddenDirtyCount, "edited row")} outside this view)`}
+            {selected > 1 && ` · ${plural(selected, "cell")} selected`}
+          </span>
+          <span role="status" className="grid-said">
+            {said && <span key={said.n}>{said.text}</span>}
+          </span>
+        </div>
+      )}
+      {finding && !readOnly && replaceable.length > 0 && (
+        <div id={`${idBase}-find`}>
+          <FindReplace
+            id={`${idBase}-find`}
+            rows={rows}
+            columns={replaceable}
+            initialKey={activeKey}
+            writable={writable}
+            labelOf={(row) => row.cells[keys[0]]}
+            onApply={replace}
+            onClose={() => {
+              setFinding(false);
+              gridRef.current?.focus();
+            }}
+          />
+        </div>
+      )}
+      {reviewing && (
+        <ReviewChanges
+          rows={draft.dirtyRows}
+          columns={columns}
+          storedCellsOf={storedCellsOf}
+          hiddenCount={draft.hiddenDirtyCount}
+          onClose={() => setReviewing(false)}
+        />
+      )}
       <div
         ref={gridRef}
         role="grid"
@@ -256,12 +499,15 @@ export function DataGrid<Stored>({
         aria-label={label}
         aria-rowcount={rows.length + 1}
         aria-colcount={columns.length}
+        aria-multiselectable
         aria-readonly={readOnly || undefined}
         aria-describedby={readOnlyNoteId ? `${readOnlyNoteId} ${helpId}` : helpId}
         aria-activedescendant={!editing && activeRow ? `${cellIdPrefix}-${active.row}-${active.col}` : undefined}
         className={`grid${readOnly ? " readonly" : ""} ${className}`}
         onKeyDown={onKeyDown}
         onPaste={onPaste}
+        onCopy={onCopy}
+        onCut={onCut}
       >
         <div role="rowgroup" className="grid-head" ref={headRef}>
           <div role="row" aria-rowindex={1} className="grid-row">
@@ -288,6 +534,7 @@ export function DataGrid<Stored>({
               const errors = errorsOf(row);
               const serverError = draft.serverErrorOf(row);
               const dirty = draft.isDirty(row);
+              const inFill = fillTarget !== null && item.index >= fillTarget.top && item.index <= fillTarget.bottom;
               return (
                 <div
                   key={row.id}
@@ -298,23 +545,39 @@ export function DataGrid<Stored>({
                 >
                   {columns.map((column, col) => {
                     const isActive = active.row === item.index && active.col === col;
+                    const isSelected = holds(selection, item.index, col);
                     const error = errors.get(column.key) ?? (col === 0 ? serverError : undefined);
+                    const place = { row: item.index, col };
+                    const edges = isSelected
+                      ? [
+                          item.index === selection.top && "sel-top",
+                          item.index === selection.bottom && "sel-bottom",
+                          col === selection.left && "sel-left",
+                          col === selection.right && "sel-right",
+                        ]
+                      : [];
+                    const classes = [
+                      column.numeric && "num",
+                      isActive && "active",
+                      isSelected && "selected",
+                      ...edges,
+                      inFill && col >= selection.left && col <= selection.right && "fill-target",
+                      error && "invalid",
+                    ];
                     return (
                       <div
                         key={column.key}
                         id={`${cellIdPrefix}-${item.index}-${col}`}
                         role="gridcell"
                         aria-colindex={col + 1}
-                        aria-selected={isActive}
+                        aria-selected={isSelected}
                         aria-invalid={error ? true : undefined}
                         aria-readonly={!editable(row, column.key) || undefined}
                         aria-describedby={isActive && activeMessages.length ? tipId : undefined}
                         title={error}
-                        className={`${column.numeric ? "num" : ""}${isActive ? " active" : ""}${error ? " invalid" : ""}`}
-                        onMouseDown={() => {
-                          if (editing) commit(null);
-                          setActive({ row: item.index, col });
-                        }}
+                        className={classes.filter(Boolean).join(" ")}
+                        onMouseDown={(event) => onCellMouseDown(event, place)}
+                        onMouseEnter={() => onCellMouseEnter(place)}
                         onDoubleClick={() => startEditing()}
                       >
                         {isActive && editing ? (
@@ -347,6 +610,10 @@ export function DataGrid<Stored>({
                             {col === 0 && dirty && <span className="sr-only"> (unsaved)</span>}
                           </>
                         )}
+                        {!readOnly && !editing && item.index === selection.bottom && col === selection.right && (
+                          // The pointer's way to fill; the keyboard's is Ctrl+D (the help says so).
+                          <span className="fill-handle" aria-hidden="true" onMouseDown={startFillDrag} />
+                        )}
                       </div>
                     );
                   })}
@@ -376,9 +643,10 @@ export function DataGrid<Stored>({
       </div>
       {rows.length === 0 && <p className="muted grid-empty">{empty}</p>}
       <p id={helpId} className="muted help">
-        {readOnly ? READ_ONLY_HELP : help}
+        {readOnly ? READ_ONLY_HELP : `${help} ${EDIT_HELP}`}
       </p>
       <div role="status" aria-live="polite" className="sr-only">
+        {readOnly && said && <p key={said.n}>{said.text}</p>}
         {[...activeErrors.entries()].map(([key, message]) => (
           <p key={key}>
             Row {active.row + 1}, {columns[indexOfKey(key)].label}: {message}

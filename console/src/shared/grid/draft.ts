@@ -41,8 +41,8 @@ export interface DraftChange<Stored> {
   remove: (row: GridRow<Stored>) => void;
   /** The row as this change left it so far (a paste writing one row twice sees its first write). */
   current: (row: GridRow<Stored>) => GridRow<Stored>;
-  /** Records the change (one undo step named `label`) and shows it; answers how many rows it touched. */
-  commit: () => number;
+  /** Records the change (one undo step named `label`, or `as` when the count is known only now) and shows it; answers how many rows it touched. */
+  commit: (as?: string) => number;
 }
 
 export interface GridDraft<Stored> {
@@ -174,10 +174,10 @@ export function useGridDraft<Stored>(
           },
           remove: (row) => write(row.id, undefined),
           current,
-          commit: () => {
+          commit: (as = label) => {
             const changes = [...touched].map(([id, { before }]) => ({ id, before, after: pending.get(id) })).filter(({ before, after }) => before !== after);
             if (changes.length) {
-              state.undo.push({ label, changes });
+              state.undo.push({ label: as, changes });
               state.redo.length = 0;
             }
             refresh();

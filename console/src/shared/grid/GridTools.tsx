@@ -1,0 +1,184 @@
+import { useMemo, useState } from "react";
+import { Dialog } from "../dialogs";
+import { ListTable } from "../PagedList";
+import type { GridColumn } from "./DataGrid";
+import type { GridRow } from "./draft";
+import { pendingCells, planReplace, type FindOptions, type PendingCell, type Replacement, type Writable } from "./selection";
+
+/** The find-and-replace panel and the review of pending changes, beside the grid (DataGrid renders them). */
+
+const PREVIEW_ROWS = 100;
+const REVIEW_PAGE = 200;
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+const shown = (value: string) => (value === "" ? <span className="muted">(empty)</span> : value);
+
+/**
+ * Find text in one column of the rows shown and replace it: the cells it would change are previewed
+ * (from → to) as you type, and `Replace` writes them as one undo step.
+ */
+export function FindReplace({
+  id,
+  rows,
+  columns,
+  initialKey,
+  writable,
+  labelOf,
+  onApply,
+  onClose,
+}: {
+  id: string;
+  rows: readonly GridRow<unknown>[];
+  /** The columns a replace may write. */
+  columns: readonly GridColumn[];
+  initialKey: string;
+  writable: Writable;
+  /** How a row is named in the preview (its key). */
+  labelOf: (row: GridRow<unknown>) => string;
+  onApply: (replacements: Replacement[], column: GridColumn) => void;
+  onClose: () => void;
+}) {
+  const [key, setKey] = useState(columns.some((column) => column.key === initialKey) ? initialKey : columns[0].key);
+  const [options, setOptions] = useState<FindOptions>({ find: "", replace: "", matchCase: false, wholeCell: false });
+  const set = (patch: Partial<FindOptions>) => setOptions((now) => ({ ...now, ...patch }));
+  const column = columns.find((c) => c.key === key) ?? columns[0];
+  const found = useMemo(() => planReplace(rows, key, options, writable), [rows, key, options, writable]);
+  const label = (row: number) => (rows[row] && labelOf(rows[row])) || `row ${row + 1}`;
+  const nothing = !options.find && !options.wholeCell;
+
+  return (
+    <section className="find-replace" aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>Find and replace</h3>
+      <form
+        className="find-replace-fields"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (found.length) onApply(found, column);
+        }}
+      >
+        <label>
+          Column
+          <select value={key} onChange={(e) => setKey(e.target.value)}>
+            {columns.map((c) => (
+              <option key={c.key} value={c.key}>
+                {c.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Find
+          {/* biome-ignore lint/a11y/noAutofocus: the panel opens on the person's request, to type what to find. */}
+          <input type="search" autoFocus value={options.find} onChange={(e) => set({ find: e.target.value })} />
+        </label>
+        <label>
+          Replace with
+          <input type="text" value={options.replace} onChange={(e) => set({ replace: e.target.value })} />
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={options.matchCase} onChange={(e) => set({ matchCase: e.target.checked })} />
+          Match case
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={options.wholeCell} onChange={(e) => set({ wholeCell: e.target.checked })} />
+          Whole cell
+        </label>
+        <span className="find-replace-actions">
+          <button type="submit" className="primary" disabled={!found.length}>
+            Replace {plural(found.length, "cell")}
+          </button>
+          <button type="button" onClick={onClose}>
+            Close
+          </button>
+        </span>
+      </form>
+      <p role="status" className="muted">
+        {nothing
+          ? `Type what to find in ${column.label} (the rows shown).`
+          : found.length
+            ? `${plural(found.length, "cell")} of ${column.label} will change${found.length > PREVIEW_ROWS ? ` (the first ${PREVIEW_ROWS} shown)` : ""}.`
+            : `No cell of ${column.label} would change.`}
+      </p>
+      {found.length > 0 && (
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: the preview scrolls; the keyboard must reach it to scroll it.
+        <div className="find-preview" tabIndex={0} role="region" aria-label="Preview">
+          <ListTable
+            label={`Cells a replace will change in ${column.label}`}
+            columns={[
+              { header: "Row", cell: (r: Replacement) => `${r.row + 1} · ${label(r.row)}` },
+              { header: "From", cell: (r: Replacement) => shown(r.from), wrap: true },
+              { header: "To", cell: (r: Replacement) => shown(r.to), wrap: true },
+            ]}
+            items={found.slice(0, PREVIEW_ROWS)}
+            rowKey={(r) => r.id}
+            empty=""
+          />
+        </div>
+      )}
+    </section>
+  );
+}
+
+/**
+ * Every pending change before Save, each cell from → to, the rows the view does not show included
+ * (a sort or a search does not drop an edit).
+ */
+export function ReviewChanges({
+  rows,
+  columns,
+  storedCellsOf,
+  hiddenCount,
+  onClose,
+}: {
+  rows: readonly GridRow<unknown>[];
+  columns: readonly GridColumn[];
+  storedCellsOf: (row: GridRow<unknown>) => Record<string, string> | undefined;
+  hiddenCount: number;
+  onClose: () => void;
+}) {
+  const changes = useMemo(
+    () =>
+      pendingCells(
+        rows,
+        columns.map((column) => column.key),
+        storedCellsOf,
+      ),
+    [rows, columns, storedCellsOf],
+  );
+  const [limit, setLimit] = useState(REVIEW_PAGE);
+  const labelOf = new Map(columns.map((column) => [column.key, column.label]));
+  const added = new Set(changes.filter((change) => change.added).map((change) => change.id)).size;
+  return (
+    <Dialog title="Review changes" onClose={onClose}>
+      <p>
+        {plural(changes.length, "changed cell")} in {plural(rows.length, "row")}
+        {added ? ` (${added} new)` : ""}
+        {hiddenCount ? `; ${plural(hiddenCount, "row")} the current view does not show (its search or filters)` : ""}. Nothing is saved until you save.
+      </p>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the list scrolls; the keyboard must reach it to scroll it. */}
+      <div className="review-list" tabIndex={0} role="region" aria-label="Pending changes, scrollable">
+        <ListTable
+          label="Pending changes"
+          columns={[
+            { header: "Row", cell: (c: PendingCell) => (c.added ? `${c.label || "(no key)"} (new)` : c.label) },
+            { header: "Column", cell: (c: PendingCell) => labelOf.get(c.key) },
+            { header: "From", cell: (c: PendingCell) => (c.added ? <span className="muted">(new row)</span> : shown(c.from)), wrap: true },
+            { header: "To", cell: (c: PendingCell) => shown(c.to), wrap: true },
+          ]}
+          items={changes.slice(0, limit)}
+          rowKey={(c) => `${c.id}\u0000${c.key}`}
+          empty="No unsaved change."
+        />
+      </div>
+      <div className="actions">
+        {changes.length > limit && (
+          <button type="button" onClick={() => setLimit((n) => n + REVIEW_PAGE * 5)}>
+            Show more ({changes.length - limit} not shown)
+          </button>
+        )}
+        <button type="button" className="primary" onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </Dialog>
+  );
+}
