@@ -29,6 +29,7 @@ import { revertCommands } from "./revert/commands";
 import { revertRoutes } from "./revert/routes";
 import { handOnAppendedEvents } from "./webhooks/outbox";
 import { webhookRoutes } from "./webhooks/routes";
+import { tenantRoutes } from "./tenants/routes";
 import { name as serviceName } from "../package.json";
 import { buildVersion } from "./platform/core/version";
 
@@ -39,6 +40,9 @@ export const operationObjectCommands = commandRegistry([...operationCommands, ..
 export class OperationCoordinator extends OperationObject {
   protected readonly commands = operationObjectCommands;
 }
+
+/** The tenant's move object (wrangler.toml binds it as TENANT_MOVER). */
+export { TenantMover } from "./tenants/mover";
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
 export const apiRoutes: RouteDefinition[] = [
@@ -55,6 +59,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...revertRoutes,
   ...keyRoutes,
   ...webhookRoutes,
+  ...tenantRoutes,
 ];
 
 /**

@@ -50,6 +50,11 @@ import listDeliveries from "../../src/webhooks/routes/deliveries";
 import getWebhook from "../../src/webhooks/routes/get";
 import listWebhooks from "../../src/webhooks/routes/list";
 import updateWebhook from "../../src/webhooks/routes/update";
+import abortTenantMove from "../../src/tenants/routes/abort";
+import getTenantMove from "../../src/tenants/routes/get";
+import listTenantMoves from "../../src/tenants/routes/list";
+import reverseTenantMove from "../../src/tenants/routes/reverse";
+import startTenantMove from "../../src/tenants/routes/start";
 
 export const routes = {
   listOperations,
@@ -104,4 +109,9 @@ export const routes = {
   updateWebhook,
   deleteWebhook,
   listDeliveries,
+  listTenantMoves,
+  startTenantMove,
+  getTenantMove,
+  abortTenantMove,
+  reverseTenantMove,
 };

@@ -7,6 +7,8 @@ export interface Env {
   [shard: ShardName]: D1Database;
   /** One Durable Object per Operation (its class and commands: src/app.ts). */
   OPERATION_COORDINATOR: DurableObjectNamespace;
+  /** One Durable Object per tenant: its moves to another shard (src/tenants/mover.ts). */
+  TENANT_MOVER: DurableObjectNamespace;
   ASSETS: Fetcher;
   /** A secret (never a committed var): the HMAC key of pagination tokens; serve() refuses to run without it. */
   PAGINATION_SECRET: string;

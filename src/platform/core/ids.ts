@@ -51,6 +51,7 @@ export const idPrefixes = {
   webhook: "wh",
   delivery: "dlv",
   change: "chg",
+  move: "mov",
 } as const;
 
 /** Whether `value` is an id `newId(prefix)` could have made: a cheap check before any lookup. */
