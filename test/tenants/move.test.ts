@@ -3,8 +3,8 @@ import { describe, expect, it, vi } from "vitest";
 import type { ShardName } from "../../src/platform/core/shards";
 import { countTenantRows } from "../../src/tenants/move";
 import { MOVE_PACE, type TenantMove } from "../../src/tenants/mover";
-import { expectProblem, expectStatus, newTenant, type ApiResponse, type Caller, callRoute, uniqueId } from "../helpers/client";
-import { dropOldCopy, holdMover, moveReaches, moveTenant, patchStoredMove, readMove, startMove, stepMover, storedMove } from "../helpers/moves";
+import { eventsOf, expectProblem, expectStatus, newTenant, type ApiResponse, type Caller, callRoute, uniqueId } from "../helpers/client";
+import { dropOldCopy, holdMover, moveReaches, moveTenant, otherShard, patchStoredMove, readMove, startMove, stepMover, storedMove } from "../helpers/moves";
 import { routes } from "../helpers/routes";
 import { shardOf } from "../helpers/shards";
 import { apiView, runJourney, type Journey } from "./journey";
@@ -294,6 +294,38 @@ describe("a move's steps, one at a time (its alarm held)", () => {
     );
   });
 
+  it("a keyed write claimed before the switch and refused after it releases its key on the new shard: the client's retry runs, once", async () => {
+    const op = await newTenant({ shard: "SHARD_1" });
+    await readyToSwitch(op);
+    const request = { body: { minimum: 77 }, headers: { "Idempotency-Key": uniqueId("switch") } };
+    // The request claims its key on SHARD_1; the switch happens before its write, which the old shard's fence then refuses.
+    const refused = await callRoute(op, routes.putQuotaDefault, { ...request, env: { SHARD_1: switchingAround(env.SHARD_1, op.tenantId, "before") } });
+    expectProblem(refused, 503, "tenant_moving");
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(await shardOf(op.tenantId)).toBe("SHARD_2");
+
+    const retried = await callRoute(op, routes.putQuotaDefault, request);
+    expect(expectStatus(retried, 200)).toMatchObject({ minimum: 77 });
+    expect(retried.headers.get("idempotent-replayed")).toBeNull();
+    const replayed = await callRoute(op, routes.putQuotaDefault, request);
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect((await eventsOf(op)).filter((event) => event.type === "quota_default.updated")).toHaveLength(1);
+  });
+
+  it("a keyed write committed just before the switch records its answer on the new shard: a replay answers it, and does not run again", async () => {
+    const op = await newTenant({ shard: "SHARD_1" });
+    await readyToSwitch(op);
+    const request = { body: { minimum: 88 }, headers: { "Idempotency-Key": uniqueId("switch") } };
+    // The write commits on SHARD_1 and is copied by the cutover; the answer is then recorded after the switch.
+    const answered = await callRoute(op, routes.putQuotaDefault, { ...request, env: { SHARD_1: switchingAround(env.SHARD_1, op.tenantId, "after") } });
+    expect(expectStatus(answered, 200)).toMatchObject({ minimum: 88 });
+    expect(await shardOf(op.tenantId)).toBe("SHARD_2");
+    const replayed = await callRoute(op, routes.putQuotaDefault, request);
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect(replayed.body).toEqual(answered.body);
+    expect((await eventsOf(op)).filter((event) => event.type === "quota_default.updated")).toHaveLength(1);
+  });
+
   it("a catch-up that does not converge within its bound fails the move and leaves the tenant whole, unfenced", async () => {
     const mover = await seeded("SHARD_2", 30);
     const rowsBefore = await countTenantRows(env, "SHARD_2", mover.operator.tenantId);
@@ -318,3 +350,47 @@ describe("a move's steps, one at a time (its alarm held)", () => {
     expectStatus(await writesOf(mover)[0](), 200);
   });
 });
+
+/** Starts a move and runs it (its alarm held) until its next step is the cutover. */
+async function readyToSwitch(op: Caller) {
+  const started = await startMove(op, otherShard("SHARD_1"));
+  await holdMover(op.tenantId);
+  let move = await readMove(op, started.id);
+  while (move.status !== "CATCHING_UP" || (await storedMove(op.tenantId))!.verifiedSeq === null) move = await stepMover(op.tenantId);
+}
+
+/**
+ * A shard binding for one request whose first batch (the request's write) meets the move's cutover: run
+ * just before it (the write then reaches the old shard after the switch) or just after it commits.
+ */
+function switchingAround(binding: D1Database, tenantId: string, when: "before" | "after"): D1Database {
+  let switched = false;
+  const cutover = async () => {
+    if (switched) return;
+    switched = true;
+    const move = await stepMover(tenantId);
+    expect(move.status).toBe("SWITCHED");
+  };
+  const session = (inner: D1DatabaseSession) =>
+    new Proxy(inner, {
+      get(target, prop) {
+        if (prop === "batch") {
+          return async (statements: D1PreparedStatement[]) => {
+            if (when === "before") await cutover();
+            const results = await target.batch(statements);
+            if (when === "after") await cutover();
+            return results;
+          };
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  return new Proxy(binding, {
+    get(target, prop) {
+      if (prop === "withSession") return (...args: Parameters<D1Database["withSession"]>) => session(target.withSession(...args));
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}

@@ -103,20 +103,20 @@ export const idempotency = (shownOnce?: ShownOnce) =>
     }
 
     // The claim's release or answer goes where the claim is now: a move may have taken it to another shard meanwhile.
-    const onClaim = (write: (db: Db) => Promise<unknown>) => onTenantShard(c, write);
+    const onClaim = (write: (db: Db) => Promise<unknown>, fenced = false) => onTenantShard(c, write, fenced);
+    const release = (fenced: boolean) => onClaim((db) => db.delete(idempotencyKeys).where(where), fenced);
     try {
       await next();
     } catch (error) {
-      await onClaim((db) => db.delete(idempotencyKeys).where(where));
+      await release(isTenantMovingFailure(error) || (error instanceof ApiError && error.problem.code === "tenant_moving"));
       throw error;
     }
     const response = c.res;
     // What follows runs after the request's own write, if it made one: a failure to record is logged and the answer stands.
     if (response.status >= 500) {
       // Nothing was promised: let the client retry with the same key (a claim left behind is taken over after 60 s).
-      await afterCommit(c.var.requestId, "releasing the Idempotency-Key of a failed request (taken over after 60 s)", () =>
-        onClaim((db) => db.delete(idempotencyKeys).where(where)),
-      );
+      // 503 is only ever a move's fence (tenant_moving).
+      await afterCommit(c.var.requestId, "releasing the Idempotency-Key of a failed request (taken over after 60 s)", () => release(response.status === 503));
       return;
     }
     // Unrecorded, the claim stays PENDING: a replay answers 409 idempotency_in_progress, and after 60 s runs as a new request.
@@ -144,17 +144,21 @@ const FOLLOW_POLL_MS = 200;
  * shard the directory names (the new one, or the old one again if the cutover was called off). So a
  * client retrying with its Idempotency-Key gets exactly one effect, not a claim left PENDING for 60 s.
  */
-async function onTenantShard(c: Context<AppBindings>, write: (db: Db) => Promise<unknown>): Promise<void> {
-  try {
-    await write(c.var.db);
-    return;
-  } catch (error) {
-    if (!isTenantMovingFailure(error)) throw error;
+async function onTenantShard(c: Context<AppBindings>, write: (db: Db) => Promise<unknown>, fenced: boolean): Promise<void> {
+  // A request a fence refused goes by the directory from the start: the shard it ran on may be the old
+  // copy, fenced LEFT, which takes deletes (a release there would leave the claim's copy PENDING).
+  if (!fenced) {
+    try {
+      await write(c.var.db);
+      return;
+    } catch (error) {
+      if (!isTenantMovingFailure(error)) throw error;
+    }
   }
   const { tenantId } = c.var.principal;
   const deadline = Date.now() + CLAIM_FOLLOWS_MOVE_MS;
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 0 || !fenced) await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
     const placement = await readPlacement({ nearest: primaryDb(c.env, "CONTROL") }, tenantId);
     if (!placement) return;
     try {
