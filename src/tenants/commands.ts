@@ -3,7 +3,7 @@ import type { AppBindings } from "../platform/http/context";
 import { ApiError } from "../platform/core/errors";
 import { idPrefixes, isWellFormedId } from "../platform/core/ids";
 import type { ShardName } from "../platform/core/shards";
-import type { MoveOutcome, TenantMove, TenantMover } from "./mover";
+import { LATEST_MOVE, type MoveOutcome, type TenantMove, type TenantMover } from "./mover";
 
 /** The tenant's move object: one per tenant, named by it. */
 function moverOf(c: Context<AppBindings>) {
@@ -18,7 +18,7 @@ function settled(outcome: MoveOutcome): TenantMove {
 
 /** A move id no move can have is answered here: no object is asked. */
 function checkedMoveId(moveId: string): string {
-  if (!isWellFormedId(idPrefixes.move, moveId)) throw new ApiError("not_found", `Move ${moveId} not found.`);
+  if (moveId !== LATEST_MOVE && !isWellFormedId(idPrefixes.move, moveId)) throw new ApiError("not_found", `Move ${moveId} not found.`);
   return moveId;
 }
 
@@ -31,10 +31,6 @@ export async function findTenantMove(c: Context<AppBindings>, moveId: string): P
   const move = await moverOf(c).get(checkedMoveId(moveId));
   if (!move) throw new ApiError("not_found", `Move ${moveId} not found.`);
   return move;
-}
-
-export async function listTenantMoves(c: Context<AppBindings>): Promise<TenantMove[]> {
-  return moverOf(c).list();
 }
 
 export async function abortTenantMove(c: Context<AppBindings>, moveId: string): Promise<TenantMove> {

@@ -147,6 +147,8 @@ interface MoveRecord extends TenantMove {
 export type MoveOutcome = { ok: true; move: TenantMove } | { ok: false; problem: Problem };
 
 const CURRENT = "move";
+/** What a path may name instead of a move's id: the tenant's latest move. */
+export const LATEST_MOVE = "latest";
 const REMEMBERED = "remembered";
 
 /** A cutover that took longer than the fence allows: lifted, tried again later. */
@@ -209,6 +211,7 @@ export class TenantMover extends DurableObject<Env> {
   async reverse(moveId: string): Promise<MoveOutcome> {
     return this.ctx.blockConcurrencyWhile(async () => {
       const current = await this.current();
+      moveId = named(moveId, current);
       if (!current || current.id !== moveId) return (await this.find(moveId)) ? notReversible(moveId, "it is no longer the latest") : unknownMove(moveId);
       if (current.status !== "SWITCHED")
         return notReversible(
@@ -228,6 +231,7 @@ export class TenantMover extends DurableObject<Env> {
   async abort(moveId: string): Promise<MoveOutcome> {
     return this.ctx.blockConcurrencyWhile(async () => {
       const current = await this.current();
+      moveId = named(moveId, current);
       if (!current || current.id !== moveId)
         return (await this.find(moveId)) ? refused("invalid_transition", `Move ${moveId} has ended.`) : unknownMove(moveId);
       if (current.status === "ABORTING") return { ok: true, move: representation(current) };
@@ -249,15 +253,6 @@ export class TenantMover extends DurableObject<Env> {
 
   async get(moveId: string): Promise<TenantMove | null> {
     return this.ctx.blockConcurrencyWhile(async () => this.find(moveId));
-  }
-
-  /** The latest move first, then the ones before it the object remembers. */
-  async list(): Promise<TenantMove[]> {
-    return this.ctx.blockConcurrencyWhile(async () => {
-      const current = await this.current();
-      const remembered = (await this.ctx.storage.get<TenantMove[]>(REMEMBERED)) ?? [];
-      return [...(current ? [representation(current)] : []), ...remembered];
-    });
   }
 
   /**
@@ -318,6 +313,7 @@ export class TenantMover extends DurableObject<Env> {
 
   private async find(moveId: string): Promise<TenantMove | null> {
     const current = await this.current();
+    moveId = named(moveId, current);
     if (current?.id === moveId) return representation(current);
     return ((await this.ctx.storage.get<TenantMove[]>(REMEMBERED)) ?? []).find((move) => move.id === moveId) ?? null;
   }
@@ -362,6 +358,11 @@ function newMove(tenantId: string, from: ShardName, to: ShardName, keepSourceMs:
     fencedAt: null,
     failures: 0,
   };
+}
+
+/** The id a path names: `latest` is the latest move's (none: an id no move has). */
+function named(moveId: string, current: MoveRecord | undefined): string {
+  return moveId === LATEST_MOVE ? (current?.id ?? "") : moveId;
 }
 
 function refused(code: Problem["code"], detail: string, extras?: Problem["extras"]): MoveOutcome {

@@ -52,7 +52,6 @@ import listWebhooks from "../../src/webhooks/routes/list";
 import updateWebhook from "../../src/webhooks/routes/update";
 import abortTenantMove from "../../src/tenants/routes/abort";
 import getTenantMove from "../../src/tenants/routes/get";
-import listTenantMoves from "../../src/tenants/routes/list";
 import reverseTenantMove from "../../src/tenants/routes/reverse";
 import startTenantMove from "../../src/tenants/routes/start";
 
@@ -109,7 +108,6 @@ export const routes = {
   updateWebhook,
   deleteWebhook,
   listDeliveries,
-  listTenantMoves,
   startTenantMove,
   getTenantMove,
   abortTenantMove,

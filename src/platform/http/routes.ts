@@ -36,8 +36,7 @@ export const API_TAGS = {
     "Who changed what from what to what: change records with previous and next values for every resource, an Operation as it was at any version, the difference between two versions, and a way back.",
   Keys: "The tenant's API keys: issue, list, read, revoke.",
   Webhooks: "Subscriptions that push each event to a URL (signed, retried, recorded per delivery), instead of polling the change log.",
-  Tenant:
-    "Where the tenant's data lives, for the platform's operators: moving it to another database while it keeps serving reads and writes (writes wait at most 2 s, at the switch), and back.",
+  Tenant: "Moving the tenant to another database while it keeps serving (for the platform's operators).",
   Service: "The instance itself: health.",
 } as const;
 export type ApiTag = keyof typeof API_TAGS;

@@ -9,7 +9,7 @@ export default defineRoute(
     operationId: "abortTenantMove",
     summary: "Abort a move of the tenant",
     description:
-      "Stops a move that has not switched yet: the copy is deleted and the tenant stays whole, and writable, on its old database (the move turns ABORTING, then ABORTED). A move that has switched is taken back with `POST /v1/tenant/moves/{moveId}/reverse` instead (409 `invalid_transition`).",
+      "Stops a move that has not switched: the copy is deleted, the tenant stays whole and writable where it was (ABORTING, then ABORTED). After the switch: 409, reverse it instead.",
     tag: "Tenant",
     roles: ["OPERATOR"],
     params: moveIdParam,

@@ -1,7 +1,6 @@
 import abort from "./abort";
 import get from "./get";
-import list from "./list";
 import reverse from "./reverse";
 import start from "./start";
 
-export const tenantRoutes = [list, start, get, abort, reverse];
+export const tenantRoutes = [start, get, abort, reverse];

@@ -9,7 +9,7 @@ export default defineRoute(
     operationId: "reverseTenantMove",
     summary: "Move the tenant back",
     description:
-      "Takes back a move that has switched (SWITCHED), while its old copy is kept: a new move back to the old database starts (`reverseOf` names this one, which turns REVERSED), copying only the writes made since the switch, with the same ≤ 2 s write fence. Once the old copy is dropped (DROPPING, COMPLETED), move the tenant with a new move instead (409 `invalid_transition`).",
+      "Starts a move back to the old database of a SWITCHED move, whose old copy is kept: only the writes made since the switch are copied (`reverseOf` names the move, which turns REVERSED). Once the copy is dropped: 409.",
     tag: "Tenant",
     roles: ["OPERATOR"],
     params: moveIdParam,
