@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import type { ShardName } from "../../src/platform/core/shards";
-import { countTenantRows } from "../../src/tenants/move";
+import { countTenantRows, MOVE_PLANS } from "../../src/tenants/move";
 import { MOVE_PACE, type TenantMove } from "../../src/tenants/mover";
 import { eventsOf, expectProblem, expectStatus, newTenant, type ApiResponse, type Caller, callRoute, uniqueId } from "../helpers/client";
 import { dropOldCopy, holdMover, moveReaches, moveTenant, otherShard, patchStoredMove, readMove, startMove, stepMover, storedMove } from "../helpers/moves";
@@ -65,6 +65,29 @@ async function corruptingTarget(shard: ShardName, tenantId: string): Promise<() 
     await env[shard].prepare(`drop trigger ${trigger}`).run();
   };
 }
+
+describe("what a move records of a tenant's writes (migrations/tenant/0019_move_capture.sql)", () => {
+  it("every table a move copies records each insert, update and delete of a captured tenant by the key the move reads rows by", async () => {
+    for (const shard of ["SHARD_1", "SHARD_2"] as const) {
+      const { results } = await env[shard]
+        .prepare("select name, sql from sqlite_master where type = 'trigger' and name like '%_capture_%'")
+        .all<{ name: string; sql: string }>();
+      const triggers = new Map(results.map((trigger) => [trigger.name, trigger.sql]));
+      for (const plan of MOVE_PLANS) {
+        for (const [event, row] of [
+          ["insert", "NEW"],
+          ["update", "NEW"],
+          ["delete", "OLD"],
+        ]) {
+          const sql = triggers.get(`${plan.name}_capture_${event}`);
+          expect(sql, `${shard}: ${plan.name}_capture_${event}`).toContain(`AFTER ${event.toUpperCase()} ON ${plan.name}`);
+          expect(sql).toContain(`'${plan.name}', json_array(${plan.key.map((column) => `${row}.${column}`).join(", ")})`);
+        }
+      }
+      expect(triggers.size).toBe(MOVE_PLANS.length * 3);
+    }
+  });
+});
 
 describe("moving a tenant (POST /v1/tenant/moves)", () => {
   it("moves a tenant whole: same answers on every read, its rows only on the new shard, neighbours untouched", async () => {
