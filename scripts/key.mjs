@@ -52,7 +52,7 @@ async function issue() {
   const issued = await issueKey({ tenant: options.tenant, role, user: options.user, locale: options.locale, shard: options.shard, ...target });
   console.error(
     `${issued.tenantCreated ? "Created tenant" : "Tenant"} ${options.tenant} (on ${issued.shard}, default locale ${issued.tenantDefaultLocale}); ` +
-      `issued ${issued.keyId}, an ${role} key${role === "ACCOUNT" ? ` for user ${options.user}` : ""}, in the ${where}. ` +
+      `issued ${issued.keyId}, an ${role} key${options.user ? ` for user ${options.user}` : ""}, in the ${where}. ` +
       "It is shown once: store it now.",
   );
   if (!issued.tenantCreated && options.shard && options.shard !== issued.shard) {

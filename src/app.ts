@@ -1,3 +1,5 @@
+import { approvalCommands } from "./approvals/commands";
+import { approvalRoutes } from "./approvals/routes";
 import { attachmentCommands } from "./attachments/commands";
 import { attachmentRoutes } from "./attachments/routes";
 import { checkoutCommands } from "./checkout/commands";
@@ -34,7 +36,14 @@ import { name as serviceName } from "../package.json";
 import { buildVersion } from "./platform/core/version";
 
 /** Every command an Operation's Durable Object runs, by the name the Worker sends it by. */
-export const operationObjectCommands = commandRegistry([...operationCommands, ...lineCommands, ...attachmentCommands, ...checkoutCommands, ...revertCommands]);
+export const operationObjectCommands = commandRegistry([
+  ...operationCommands,
+  ...lineCommands,
+  ...attachmentCommands,
+  ...checkoutCommands,
+  ...revertCommands,
+  ...approvalCommands,
+]);
 
 /** The Operation's Durable Object, running the app's commands (wrangler.toml binds it as OPERATION_COORDINATOR). */
 export class OperationCoordinator extends OperationObject {
@@ -57,6 +66,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...eventRoutes,
   ...historyRoutes,
   ...revertRoutes,
+  ...approvalRoutes,
   ...keyRoutes,
   ...webhookRoutes,
   ...tenantRoutes,

@@ -96,6 +96,16 @@ CREATE TRIGGER operation_accounts_capture_update AFTER UPDATE ON operation_accou
 CREATE TRIGGER operation_accounts_capture_delete AFTER DELETE ON operation_accounts
   WHEN EXISTS (SELECT 1 FROM move_captures WHERE tenant_id = OLD.tenant_id)
   BEGIN INSERT INTO move_changes (tenant_id, table_name, row_key) VALUES (OLD.tenant_id, 'operation_accounts', json_array(OLD.operation_id, OLD.account_id)); END;
+CREATE TRIGGER operation_approvals_capture_insert AFTER INSERT ON operation_approvals
+  WHEN EXISTS (SELECT 1 FROM move_captures WHERE tenant_id = NEW.tenant_id)
+  BEGIN INSERT INTO move_changes (tenant_id, table_name, row_key) VALUES (NEW.tenant_id, 'operation_approvals', json_array(NEW.operation_id, NEW.version, NEW.approver)); END;
+CREATE TRIGGER operation_approvals_capture_update AFTER UPDATE ON operation_approvals
+  WHEN EXISTS (SELECT 1 FROM move_captures WHERE tenant_id = NEW.tenant_id)
+  BEGIN INSERT INTO move_changes (tenant_id, table_name, row_key) VALUES (NEW.tenant_id, 'operation_approvals', json_array(NEW.operation_id, NEW.version, NEW.approver));
+    INSERT INTO move_changes (tenant_id, table_name, row_key) SELECT NEW.tenant_id, 'operation_approvals', json_array(OLD.operation_id, OLD.version, OLD.approver) WHERE json_array(OLD.operation_id, OLD.version, OLD.approver) <> json_array(NEW.operation_id, NEW.version, NEW.approver); END;
+CREATE TRIGGER operation_approvals_capture_delete AFTER DELETE ON operation_approvals
+  WHEN EXISTS (SELECT 1 FROM move_captures WHERE tenant_id = OLD.tenant_id)
+  BEGIN INSERT INTO move_changes (tenant_id, table_name, row_key) VALUES (OLD.tenant_id, 'operation_approvals', json_array(OLD.operation_id, OLD.version, OLD.approver)); END;
 CREATE TRIGGER quota_rules_capture_insert AFTER INSERT ON quota_rules
   WHEN EXISTS (SELECT 1 FROM move_captures WHERE tenant_id = NEW.tenant_id)
   BEGIN INSERT INTO move_changes (tenant_id, table_name, row_key) VALUES (NEW.tenant_id, 'quota_rules', json_array(NEW.id)); END;

@@ -31,7 +31,6 @@ export function validateKeyRequest({ tenant, role, user, locale, shard }) {
   }
   if (!ROLES.includes(role)) throw new Error("--role must be OPERATOR or ACCOUNT.");
   if (role === "ACCOUNT" && !user) throw new Error("--user <userId> is required for an ACCOUNT key (the customer user it acts for).");
-  if (role === "OPERATOR" && user) throw new Error("--user only applies to ACCOUNT keys.");
   if (user !== undefined && (user.length === 0 || user.length > 200)) throw new Error("--user must be 1-200 characters.");
   // The rule every user id of the API follows (the key is matched against the directory's users).
   const userProblem = user === undefined ? undefined : identifierProblem(user);
@@ -44,7 +43,8 @@ export function validateKeyRequest({ tenant, role, user, locale, shard }) {
     }
     if (!/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/.test(locale)) throw new Error(`--locale ${locale} is not a BCP 47 language tag (e.g. en, fr-FR).`);
   }
-  return { userId: role === "ACCOUNT" ? canonicalIdentifier(user) : null };
+  // An OPERATOR key's user is the person it belongs to (events and approvals name them); an ACCOUNT key's, the customer it acts for.
+  return { userId: user === undefined ? null : canonicalIdentifier(user) };
 }
 
 /**

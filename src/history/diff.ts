@@ -1,12 +1,10 @@
 import { sql } from "drizzle-orm";
-import { OPERATION_FIELDS, LINE_FIELD_NAMES } from "../operations/aggregate";
-import { changeOf, recordedFields } from "../platform/data/changes";
-import { pageInMemory, type ListContext, type ListDefinition } from "../platform/data/pagination";
+import { OPERATION_FIELDS } from "../operations/aggregate";
+import { changeOf } from "../platform/data/changes";
+import { bindPage, type ListContext, type ListDefinition } from "../platform/data/pagination";
 import { fieldChangesOf } from "./queries";
-import { operationVersions, type LineAtVersion } from "./versions";
+import { LINE_FIELDS, operationVersions } from "./versions";
 import type { DiffQuery } from "./schemas";
-
-const LINE_FIELDS = recordedFields<LineAtVersion>(LINE_FIELD_NAMES);
 
 /** The lines of a difference, by variantExternalId: the one order they page in. */
 export const diffLineList: ListDefinition = {
@@ -26,22 +24,21 @@ export const diffLineList: ListDefinition = {
 export async function diffVersions(ctx: ListContext, operationId: string, from: number, to: number, query: DiffQuery) {
   const { db, principal } = ctx;
   const [before, after] = await operationVersions(db, principal.tenantId, operationId, [from, to]);
-  const [linesBefore, linesAfter] = await Promise.all([before.lines(), after.lines()]);
-  const items = [...new Set([...linesBefore.keys(), ...linesAfter.keys()])].flatMap((variantExternalId) => {
-    const record = changeOf("line", variantExternalId, linesBefore.get(variantExternalId) ?? null, linesAfter.get(variantExternalId) ?? null, LINE_FIELDS);
-    if (!record) return [];
-    const change = record.action === "created" ? "added" : record.action === "deleted" ? "removed" : "changed";
-    return [{ variantExternalId, change, changes: fieldChangesOf(record.action[0], record.changes) } as const];
-  });
-  const page = await pageInMemory({
+  const { cursor, limit, tokenAfter } = await bindPage({
     definition: diffLineList,
     secret: ctx.secret,
     scope: { tenant: principal.tenantId, operationId, from, to },
     query: { limit: query.limit, nextToken: query.nextToken },
-    items,
-    valueOf: (item) => item.variantExternalId,
-    idOf: (item) => item.variantExternalId,
   });
+  const { changes, more } = await before.lineChangesTo(to, { after: (cursor?.[0] as string | undefined) ?? null, limit });
+  const items = changes.flatMap(({ variantExternalId, before: then, after: now }) => {
+    const record = changeOf("line", variantExternalId, then, now, LINE_FIELDS);
+    if (!record) return [];
+    const change = record.action === "created" ? "added" : record.action === "deleted" ? "removed" : "changed";
+    return [{ variantExternalId, change, changes: fieldChangesOf(record.action[0], record.changes) } as const];
+  });
+  const last = changes.at(-1)?.variantExternalId;
+  const page = { items, nextToken: more && last !== undefined ? await tokenAfter([last, last]) : null };
   const first = query.nextToken === undefined;
   const operation = first ? fieldChangesOf("u", changeOf("operation", operationId, before.row, after.row, OPERATION_FIELDS)?.changes ?? {}) : [];
   let accounts: { accountId: string; change: "attached" | "detached" }[] = [];

@@ -98,7 +98,10 @@ export type HistoryQuery = z.output<typeof historyQuery>;
 
 export const operationHistoryQuery = z.strictObject({
   ...sharedFilters,
-  resourceType: z.enum(["operation", "line", "attachment"]).optional().describe("Only records of the Operation itself, of its lines, or of its attachments."),
+  resourceType: z
+    .enum(["operation", "line", "attachment", "approval"])
+    .optional()
+    .describe("Only records of the Operation itself, of its lines, of its attachments, or of its approvals."),
   variantExternalId: identifierText(128).optional().describe("Only the records of this line."),
 });
 export type OperationHistoryQuery = z.output<typeof operationHistoryQuery>;

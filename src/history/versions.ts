@@ -1,8 +1,8 @@
-import { and, asc, desc, eq, gt, inArray, lt, sql, type SQL } from "drizzle-orm";
-import type { OperationRow } from "../operations/aggregate";
-import { operationAccounts, operationLines, operations } from "../operations/tables";
+import { and, asc, desc, eq, gt, inArray, isNotNull, lt, lte, sql, type SQL } from "drizzle-orm";
+import { LINE_FIELD_NAMES, type OperationRow } from "../operations/aggregate";
+import { operationAccounts, operationLines, operations, storedLineColumns } from "../operations/tables";
 import { ApiError } from "../platform/core/errors";
-import { typeCode, type StoredChanges } from "../platform/data/changes";
+import { changeOf, recordedFields, typeCode, type StoredChanges } from "../platform/data/changes";
 import type { Db } from "../platform/data/database";
 import { compareText } from "../platform/data/pagination";
 import { inJsonList } from "../platform/data/sql";
@@ -119,7 +119,8 @@ async function readHistory(db: Db, tenantId: string, operationId: string, since:
         created: sql<number>`exists (select 1 from ${changeRecords} where ${changeRecords.setId} = ${changeSets.id} and ${changeRecords.resourceType} = 'o' and ${changeRecords.action} = 'c')`,
       })
       .from(changeSets)
-      .where(and(eq(changeSets.tenantId, tenantId), eq(changeSets.operationId, operationId)))
+      // The sets that made a version: a decision on the Operation (an approval) makes none.
+      .where(and(eq(changeSets.tenantId, tenantId), eq(changeSets.operationId, operationId), isNotNull(changeSets.version)))
       .orderBy(changeSets.version),
     laterRecordsQuery(db, tenantId, operationId, since, { types: ["operation"] }),
     db
@@ -169,6 +170,8 @@ export interface OperationAtVersion {
   lines(): Promise<Map<string, LineAtVersion>>;
   /** One page of its lines in variantExternalId order, reading only what that page needs (linePageAt). */
   linePage(window: LineWindow): Promise<{ lines: LineAtVersion[]; more: boolean }>;
+  /** The lines that differ between this version and `other`, a page at a time (lineChangesBetween). */
+  lineChangesTo(other: number, window: { after: string | null; limit: number }): Promise<{ changes: LineChange[]; more: boolean }>;
   attachments(): Promise<Set<string>>;
 }
 
@@ -189,7 +192,9 @@ export async function operationVersions(db: Db, tenantId: string, operationId: s
     l: once(() => recordsAfter(db, tenantId, operationId, oldest, { types: ["line"] })),
     a: once(() => recordsAfter(db, tenantId, operationId, oldest, { types: ["attachment"] })),
   };
-  const currentLines = once(async () => (history.deleted ? [] : db.select(lineFields).from(operationLines).where(eq(operationLines.operationId, operationId))));
+  const currentLines = once(async () =>
+    history.deleted ? [] : db.select(storedLineColumns).from(operationLines).where(eq(operationLines.operationId, operationId)),
+  );
   const currentAttachments = once(async () =>
     history.deleted ? [] : db.select({ accountId: operationAccounts.accountId }).from(operationAccounts).where(eq(operationAccounts.operationId, operationId)),
   );
@@ -218,6 +223,7 @@ export async function operationVersions(db: Db, tenantId: string, operationId: s
         return linesAfterUndoing(current, after(later));
       },
       linePage: (window) => linePageAt(db, { tenantId, operationId, version, deleted: history.deleted, createdSince: changed("l", "c") }, window),
+      lineChangesTo: (other, window) => lineChangesBetween(db, { tenantId, operationId, deleted: history.deleted }, version, other, window),
       async attachments() {
         const [current, later] = await Promise.all([currentAttachments(), laterOf.a()]);
         return new Set(undoRecords(new Map(current.map(({ accountId }) => [accountId, { accountId } as Fields])), after(later)).keys());
@@ -225,17 +231,6 @@ export async function operationVersions(db: Db, tenantId: string, operationId: s
     };
   });
 }
-
-/** A line's fields as history records them (every stored field but the derived ones and updatedAt). */
-const lineFields = {
-  variantExternalId: operationLines.variantExternalId,
-  variantId: operationLines.variantId,
-  variantName: operationLines.variantName,
-  minQuantity: operationLines.minQuantity,
-  maxQuantity: operationLines.maxQuantity,
-  recommendedQuantity: operationLines.recommendedQuantity,
-  quantityIncrement: operationLines.quantityIncrement,
-};
 
 /** Lines as they were before `records` (newest first), from the lines after them, by variantExternalId. */
 function linesAfterUndoing(current: readonly LineAtVersion[], records: readonly LaterRecord[]): Map<string, LineAtVersion> {
@@ -278,7 +273,7 @@ async function linePageAt(
     window.variantIds && inJsonList(operationLines.variantExternalId, window.variantIds),
     beyond(operationLines.variantExternalId),
   );
-  const currentLines = db.select(lineFields).from(operationLines).where(currentWhere).orderBy(order(operationLines.variantExternalId)).limit(reach);
+  const currentLines = db.select(storedLineColumns).from(operationLines).where(currentWhere).orderBy(order(operationLines.variantExternalId)).limit(reach);
   const currentIds = db
     .select({ id: operationLines.variantExternalId })
     .from(operationLines)
@@ -308,6 +303,80 @@ async function linePageAt(
   );
   return { lines: then.slice(0, window.limit), more: then.length > window.limit };
 }
+
+/** A line as it was at two versions (null where it did not exist). */
+export interface LineChange {
+  variantExternalId: string;
+  before: LineAtVersion | null;
+  after: LineAtVersion | null;
+}
+
+/**
+ * The lines that differ from version `from` to `to`, in variantExternalId order after `after`: only
+ * lines recorded between the two can differ, so each round reads a window of those ids (in SQL), the
+ * lines now of the window and its records since the older version (one batch), and undoes them to
+ * both versions. A line changed and changed back differs in nothing and is left out; rounds go on
+ * until the page is full or the window runs out.
+ */
+async function lineChangesBetween(
+  db: Db,
+  at: { tenantId: string; operationId: string; deleted: boolean },
+  from: number,
+  to: number,
+  window: { after: string | null; limit: number },
+): Promise<{ changes: LineChange[]; more: boolean }> {
+  const { tenantId, operationId } = at;
+  const [older, newer] = from < to ? [from, to] : [to, from];
+  const changes: LineChange[] = [];
+  let after = window.after;
+  for (;;) {
+    const reach = window.limit + 1 - changes.length;
+    const touched = db
+      .selectDistinct({ id: changeRecords.resourceId })
+      .from(changeSets)
+      .innerJoin(changeRecords, eq(changeRecords.setId, changeSets.id))
+      .where(
+        and(
+          laterRecordsWhere(tenantId, operationId, older, { types: ["line"] }),
+          lte(changeSets.version, newer),
+          after === null ? undefined : gt(changeRecords.resourceId, after),
+        ),
+      )
+      .orderBy(asc(changeRecords.resourceId))
+      .limit(reach);
+    const inTouched = sql`(select * from (${touched}))`;
+    const [ids, current, records] = await db.batch([
+      touched,
+      db
+        .select(storedLineColumns)
+        .from(operationLines)
+        .where(and(eq(operationLines.operationId, operationId), at.deleted ? sql`false` : undefined, sql`${operationLines.variantExternalId} in ${inTouched}`)),
+      laterRecordsQuery(db, tenantId, operationId, older, { types: ["line"], resourceIds: inTouched }),
+    ]);
+    const later = laterRecordsOf(records);
+    const atNewer = linesAfterUndoing(
+      current,
+      later.filter((record) => record.version > newer),
+    );
+    const atOlder = linesAfterUndoing(
+      [...atNewer.values()],
+      later.filter((record) => record.version <= newer),
+    );
+    const [atFrom, atTo] = from < to ? [atOlder, atNewer] : [atNewer, atOlder];
+    for (const { id } of ids) {
+      const change = { variantExternalId: id, before: atFrom.get(id) ?? null, after: atTo.get(id) ?? null };
+      if (!sameLine(change.before, change.after)) changes.push(change);
+      if (changes.length > window.limit) return { changes: changes.slice(0, window.limit), more: true };
+    }
+    if (ids.length < reach) return { changes, more: false };
+    after = ids[ids.length - 1].id;
+  }
+}
+
+/** A line's recorded fields, compared and shown as history records them. */
+export const LINE_FIELDS = recordedFields<LineAtVersion>(LINE_FIELD_NAMES);
+
+const sameLine = (a: LineAtVersion | null, b: LineAtVersion | null) => !changeOf("line", (a ?? b)?.variantExternalId ?? "", a, b, LINE_FIELDS);
 
 /** The Operation at `version` (operationVersions of one). */
 export async function operationVersion(db: Db, tenantId: string, operationId: string, version: number): Promise<OperationAtVersion> {

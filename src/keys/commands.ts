@@ -67,7 +67,7 @@ export async function createKey(
     id: newId(idPrefixes.key),
     tenantId: principal.tenantId,
     role: body.role,
-    userId: body.role === "ACCOUNT" ? (body.userId ?? null) : null,
+    userId: body.userId ?? null,
     name: body.name ?? null,
     expiresAt: body.expiresAt ?? null,
     revokedAt: null,

@@ -17,7 +17,11 @@ const role = z.enum(["OPERATOR", "ACCOUNT"]);
 export const createKeyBody = z
   .strictObject({
     role: role.describe("OPERATOR: the platform's staff, everything. ACCOUNT: a customer user (userId), their own accounts only."),
-    userId: externalKey.optional().describe("Required for ACCOUNT keys: the directory user the key acts for. Not allowed on OPERATOR keys."),
+    userId: externalKey
+      .optional()
+      .describe(
+        "Required for ACCOUNT keys: the directory user the key acts for. Optional for OPERATOR keys: the person the key belongs to, whom events, change records and approvals then name (user:<userId>), so one person's keys are one approver.",
+      ),
     name: z
       .string()
       .trim()
@@ -31,9 +35,6 @@ export const createKeyBody = z
   .superRefine((body, ctx) => {
     if (body.role === "ACCOUNT" && body.userId === undefined) {
       ctx.addIssue({ code: "custom", path: ["userId"], message: "an ACCOUNT key needs the userId it acts for" });
-    }
-    if (body.role === "OPERATOR" && body.userId !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["userId"], message: "userId only applies to ACCOUNT keys" });
     }
     if (body.expiresAt !== undefined && body.expiresAt <= new Date().toISOString()) {
       ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "must be in the future" });

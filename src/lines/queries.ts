@@ -4,7 +4,7 @@ import { inJsonList, selectInChunks } from "../platform/data/sql";
 import { bindPage, containsText, pageInMemory, type ListContext } from "../platform/data/pagination";
 import { searchText, sortText } from "../platform/core/locale";
 import { operationVersion, type LineAtVersion } from "../history/versions";
-import { operationLines } from "../operations/tables";
+import { operationLines, storedLineColumns } from "../operations/tables";
 import { listOperationRows } from "../operations/queries";
 import type { StoredLine } from "./bounds";
 import { lineList, type LineRepresentation, type ListLinesQuery } from "./schemas";
@@ -14,17 +14,6 @@ import { lineList, type LineRepresentation, type ListLinesQuery } from "./schema
  * Operation's lines by primary key than seek the quantity's index; unlikely() changes only that estimate.
  */
 const exactly = (column: SQLWrapper, value: number) => sql`unlikely(${column} = ${value})`;
-
-/** The fields a PUT may change (a StoredLine). */
-const storedLineColumns = {
-  variantExternalId: operationLines.variantExternalId,
-  variantId: operationLines.variantId,
-  variantName: operationLines.variantName,
-  minQuantity: operationLines.minQuantity,
-  maxQuantity: operationLines.maxQuantity,
-  recommendedQuantity: operationLines.recommendedQuantity,
-  quantityIncrement: operationLines.quantityIncrement,
-};
 
 const lineColumns = { ...storedLineColumns, updatedAt: operationLines.updatedAt };
 

@@ -9,13 +9,15 @@ import { idPrefixes, newId } from "../platform/core/ids";
 import { foldedText, mergeLocalized, searchText, sortText } from "../platform/core/locale";
 import type { Principal } from "../platform/core/principal";
 import { changeStatements, recordsOf, type ChangeAuthor } from "../platform/data/changes";
-import { operationAccounts, operationLines, operationOwners, operations } from "./tables";
+import { operationAccounts, operationApprovals, operationLines, operationOwners, operations } from "./tables";
+import { activationFailure, approvalRefusal, approvalsStillAllow, readApprovalTally, type ApprovalTally } from "./approval-gate";
 import {
   bumpWithValues,
   checkIfMatch,
   commit,
   findOperation,
   loadOperation,
+  loadOperationWith,
   operationChange,
   operationChanges,
   operationEvent,
@@ -210,26 +212,35 @@ function transitionRefusal(row: Pick<OperationRow, "status" | "lineCount" | "car
 export const changeStatus = defineCommand(
   "operation.status",
   async function changeStatus(ctx: CommandContext, input: { status: OperationStatus; ifMatch?: string | null }) {
-    const row = await loadOperation(ctx);
+    const activates = input.status === "ACTIVE";
+    const [row, tally] = await loadOperationWith(ctx, async () => (activates ? readApprovalTally(ctx.db, ctx.principal.tenantId, ctx.operationId) : null));
     checkIfMatch(row, input.ifMatch);
     const refusal = transitionRefusal(row, input.status);
     if (refusal) throw new ApiError("invalid_transition", refusal, { from: row.status, to: input.status });
+    const unapproved = tally && approvalRefusal(tally, row.version);
+    if (unapproved) throw unapproved;
     const bump = bumpWithValues(ctx, row, { status: input.status });
-    await commit(ctx, [
-      // Re-checks in SQL what the transition depends on: same version means same status and lines.
-      unchangedSince(row),
-      // Placements (carts, orders) do not bump the version (checkout/commands.ts): →DRAFT re-checks them itself.
-      ...(input.status === "DRAFT"
-        ? [
-            writeGuard(
-              sql`exists (select 1 from ${operations} where ${operations.id} = ${row.id} and ${operations.cartCount} = 0 and ${operations.orderCount} = 0)`,
-            ),
-          ]
-        : []),
-      bump.statement,
-      operationEvent(ctx, "operation.status_changed", { from: row.status, to: input.status }),
-      ...operationChanges(ctx, row, [operationChange(row, bump.after)]),
-    ]);
+    try {
+      await commit(ctx, [
+        // Re-checks in SQL what the transition depends on: same version means same status and lines.
+        unchangedSince(row),
+        // Decisions do not bump the version, and the setting is the tenant's: →ACTIVE re-checks the approvals itself.
+        ...(activates ? [approvalsStillAllow(ctx, row)] : []),
+        // Placements (carts, orders) do not bump the version (checkout/commands.ts): →DRAFT re-checks them itself.
+        ...(input.status === "DRAFT"
+          ? [
+              writeGuard(
+                sql`exists (select 1 from ${operations} where ${operations.id} = ${row.id} and ${operations.cartCount} = 0 and ${operations.orderCount} = 0)`,
+              ),
+            ]
+          : []),
+        bump.statement,
+        operationEvent(ctx, "operation.status_changed", { from: row.status, to: input.status }),
+        ...operationChanges(ctx, row, [operationChange(row, bump.after)]),
+      ]);
+    } catch (error) {
+      throw activates ? await activationFailure(ctx, row, error) : error;
+    }
     return toOperationRepresentation(bump.after);
   },
 );
@@ -266,20 +277,32 @@ export async function runScheduledChanges(ctx: CommandContext, now = toIsoSecond
     if (!row) return undefined;
     const due = dueChange(row, now);
     if (!due) return row;
-    const refusal =
-      row.status === due.to
-        ? null
-        : due.to === "INACTIVE" && row.status !== "ACTIVE"
-          ? `${row.status} → INACTIVE is scheduled only for an ACTIVE Operation.`
-          : transitionRefusal(row, due.to);
+    const moves = row.status !== due.to;
+    const activates = moves && due.to === "ACTIVE";
+    const refusal = !moves
+      ? null
+      : due.to === "INACTIVE" && row.status !== "ACTIVE"
+        ? `${row.status} → INACTIVE is scheduled only for an ACTIVE Operation.`
+        : transitionRefusal(row, due.to);
     if (refusal !== null) {
-      await abandonScheduledChange(ctx, row, due, refusal);
+      await abandonScheduledChange(ctx, row, due, { reason: refusal });
       continue;
     }
-    const moves = row.status !== due.to;
+    const tally = activates ? await readApprovalTally(ctx.db, ctx.principal.tenantId, row.id, row.version) : null;
+    // Approvals missing at the time are not waited for: the time is cleared, as for any refusal.
+    if (tally && approvalRefusal(tally, row.version)) {
+      await abandonScheduledChange(ctx, row, due, { reason: "approval_required", approvals: tally });
+      continue;
+    }
     const bump = bumpWithValues(ctx, row, { [due.field]: null, ...(moves && { status: due.to }) });
     const event = moves ? [operationEvent(ctx, "operation.status_changed", { from: row.status, to: due.to, scheduledAt: due.scheduledAt })] : [];
-    await commit(ctx, [unchangedSince(row), bump.statement, ...event, ...operationChanges(ctx, row, [operationChange(row, bump.after)])]);
+    await commit(ctx, [
+      unchangedSince(row),
+      ...(activates ? [approvalsStillAllow(ctx, row)] : []),
+      bump.statement,
+      ...event,
+      ...operationChanges(ctx, row, [operationChange(row, bump.after)]),
+    ]);
   }
 }
 
@@ -291,20 +314,26 @@ export async function giveUpScheduledChange(ctx: CommandContext, reason: string,
   const row = await findOperation(ctx.db, ctx.principal.tenantId, ctx.operationId);
   const due = row && dueChange(row, now);
   if (!row || !due) return row;
-  return abandonScheduledChange(ctx, row, due, reason);
+  return abandonScheduledChange(ctx, row, due, { reason });
+}
+
+/** Why a scheduled change was given up: the reason, and what its event adds (the approvals a refused activation had). */
+interface ScheduleFailure {
+  reason: string;
+  approvals?: ApprovalTally;
 }
 
 async function abandonScheduledChange(
   ctx: CommandContext,
   row: OperationRow,
   due: NonNullable<ReturnType<typeof dueChange>>,
-  reason: string,
+  failure: ScheduleFailure,
 ): Promise<OperationRow> {
   const bump = bumpWithValues(ctx, row, { [due.field]: null });
   await commit(ctx, [
     unchangedSince(row),
     bump.statement,
-    operationEvent(ctx, "operation.schedule_failed", { from: row.status, to: due.to, scheduledAt: due.scheduledAt, reason }),
+    operationEvent(ctx, "operation.schedule_failed", { from: row.status, to: due.to, scheduledAt: due.scheduledAt, ...failure }),
     ...operationChanges(ctx, row, [operationChange(row, bump.after)]),
   ]);
   return bump.after;
@@ -333,6 +362,8 @@ export const deleteOperation = defineCommand("operation.delete", async function 
     ctx.db.delete(operationLines).where(eq(operationLines.operationId, row.id)),
     ctx.db.delete(operationAccounts).where(eq(operationAccounts.operationId, row.id)),
     ctx.db.delete(operationOwners).where(eq(operationOwners.operationId, row.id)),
+    // Its decisions go with it; their history stays, as its own does.
+    ctx.db.delete(operationApprovals).where(eq(operationApprovals.operationId, row.id)),
     ctx.db.delete(operations).where(eq(operations.id, row.id)),
     operationEvent(ctx, "operation.deleted", { code: row.code }),
   ]);

@@ -69,6 +69,17 @@ export const operationLines = sqliteTable(
   (t) => [primaryKey({ columns: [t.operationId, t.variantExternalId] })],
 );
 
+/** A line's own fields as a PUT writes them and history records them (no derived column, no updatedAt). */
+export const storedLineColumns = {
+  variantExternalId: operationLines.variantExternalId,
+  variantId: operationLines.variantId,
+  variantName: operationLines.variantName,
+  minQuantity: operationLines.minQuantity,
+  maxQuantity: operationLines.maxQuantity,
+  recommendedQuantity: operationLines.recommendedQuantity,
+  quantityIncrement: operationLines.quantityIncrement,
+};
+
 export const operationAccounts = sqliteTable(
   "operation_accounts",
   {
@@ -80,6 +91,27 @@ export const operationAccounts = sqliteTable(
     attachedBy: text("attached_by").notNull(),
   },
   (t) => [primaryKey({ columns: [t.operationId, t.accountId] })],
+);
+
+/**
+ * Decisions on the Operation before it goes ACTIVE, each bound to the version it was made on: one per
+ * approver and version (deciding again replaces the decision, under its id). A decision counts only
+ * while its version is the Operation's (operations/approval-gate.ts).
+ */
+export const operationApprovals = sqliteTable(
+  "operation_approvals",
+  {
+    operationId: text("operation_id").notNull(),
+    version: integer("version").notNull(),
+    /** As actors are named: user:<userId> (the key's user) or key:<keyId>. */
+    approver: text("approver").notNull(),
+    tenantId: text("tenant_id").notNull(),
+    id: text("id").notNull(),
+    decision: text("decision", { enum: ["APPROVE", "REJECT"] }).notNull(),
+    comment: text("comment"),
+    decidedAt: text("decided_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.operationId, t.version, t.approver] })],
 );
 
 export interface StoredOrderLine {

@@ -41,7 +41,7 @@ const keyColumns = sql`${f.accountId}, ${f.supplierId}, ${f.storeId}, ${f.record
 /**
  * The next page of the window's facts in the table's own order, after the cursor ?2–?5, at most ?8
  * of them, folded per key (amounts as one JSON array; `last` is the key's last record on the page,
- * which is where the next page starts). A keyset range on the primary key: no sort, no OFFSET; the
+ * which is where the next page starts). A keyset range on the primary key: no sort, no rows skipped; the
  * window is checked on the rows the range walks. test/quotas/impact-reads-plan.test.ts holds its plan.
  */
 export const FACT_PAGE_SQL = sqlText(

@@ -8,7 +8,7 @@ import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { d1, type DatabaseBindings } from "../platform/data/database";
 import { jsonTextChunks } from "../platform/data/sql";
 import { accounts, accountUsers } from "../directory/tables";
-import { carts, operationAccounts, operationLines, operationOwners, operations, orders } from "../operations/tables";
+import { carts, operationAccounts, operationApprovals, operationLines, operationOwners, operations, orders } from "../operations/tables";
 import { changeRecords, changeSets, events, idempotencyKeys, tenants } from "../platform/data/tables";
 import { quotaOrderFacts, quotaRules } from "../quotas/tables";
 import { webhookDeliveries, webhooks } from "../webhooks/tables";
@@ -35,6 +35,7 @@ export const MOVED_TABLES: readonly MovedTable[] = [
   { table: accounts, scope: "tenant" },
   { table: accountUsers, scope: "tenant" },
   { table: operationAccounts, scope: "operation" },
+  { table: operationApprovals, scope: "operation" },
   { table: quotaRules, scope: "tenant" },
   { table: carts, scope: "operation" },
   { table: orders, scope: "operation" },

@@ -52,7 +52,7 @@ export async function linkDirectly(operationId: string, links: { carts?: number;
 /** Everything of a tenant the Operation, cart and order routes may change: compared before/after a refused request. */
 export async function snapshotTenant(tenantId: string) {
   const db = await tenantDb(tenantId);
-  const [operations, owners, lines, attachments, carts, orders, events] = await db.batch<Record<string, unknown>>([
+  const [operations, owners, lines, attachments, carts, orders, events, approvals] = await db.batch<Record<string, unknown>>([
     db.prepare("select * from operations where tenant_id = ? order by id").bind(tenantId),
     db.prepare("select * from operation_owners where tenant_id = ? order by operation_id, user_id").bind(tenantId),
     db.prepare("select * from operation_lines where tenant_id = ? order by operation_id, variant_external_id").bind(tenantId),
@@ -61,6 +61,7 @@ export async function snapshotTenant(tenantId: string) {
     db.prepare("select * from orders where tenant_id = ? order by id").bind(tenantId),
     // Every column but handed_on_at: webhook bookkeeping the queue consumer sets after the request.
     db.prepare("select id, tenant_id, type, operation_id, rule_id, actor, at, data from events where tenant_id = ? order by id").bind(tenantId),
+    db.prepare("select * from operation_approvals where tenant_id = ? order by operation_id, version, approver").bind(tenantId),
   ]);
   return {
     operations: operations.results,
@@ -70,6 +71,7 @@ export async function snapshotTenant(tenantId: string) {
     carts: carts.results,
     orders: orders.results,
     events: events.results,
+    approvals: approvals.results,
   };
 }
 

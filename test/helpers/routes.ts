@@ -1,4 +1,8 @@
 // Every route of the API by a name a test can read, for callRoute (typed params and answers).
+import decideOnOperation from "../../src/approvals/routes/decide";
+import getApprovalSettings from "../../src/approvals/routes/get-settings";
+import listApprovalDecisions from "../../src/approvals/routes/list";
+import setApprovalSettings from "../../src/approvals/routes/put-settings";
 import { attachPost, attachPut } from "../../src/attachments/routes/attach";
 import detachAccounts from "../../src/attachments/routes/detach";
 import listAttachments from "../../src/attachments/routes/list";
@@ -98,6 +102,10 @@ export const routes = {
   getOperationVersion,
   diffOperationVersions,
   revertOperation,
+  getApprovalSettings,
+  setApprovalSettings,
+  listApprovalDecisions,
+  decideOnOperation,
   listKeys,
   createKey,
   getKey,

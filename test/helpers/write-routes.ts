@@ -107,6 +107,17 @@ export const WRITES: Record<string, (op: Caller) => Promise<Race>> = {
       event: "operation.reverted",
     };
   },
+  "PUT /v1/settings/approvals": async () => ({
+    path: "/v1/settings/approvals",
+    body: { activation: { required: 2 } },
+    status: 200,
+    event: null,
+  }),
+  "POST /v1/operations/:operationId/approvals": async (op) => {
+    const draft = await draftWithLines(op);
+    const { version } = (await callRoute(op, routes.getOperation, { params: { operationId: draft.id } })).body;
+    return { path: `/v1/operations/${draft.id}/approvals`, body: { decision: "APPROVE", version }, status: 201, event: "operation.approved" };
+  },
   "PUT /v1/accounts": async () => ({
     path: "/v1/accounts",
     body: [{ accountId: uniqueId("acc"), name: "Racer", users: [] }],

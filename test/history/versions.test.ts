@@ -71,6 +71,45 @@ async function stateOf(op: Caller, operationId: string) {
   return { operation, lines, accounts };
 }
 
+type LineSeen = Awaited<ReturnType<typeof stateOf>>["lines"][number];
+
+/** What a diff from lines `a` to lines `b` shows: each line added, removed or changed (with the fields that differ), by variantExternalId. */
+function expectedDiff(a: LineSeen[], b: LineSeen[]) {
+  const skus = [...new Set([...a, ...b].map((line) => line.variantExternalId))].sort();
+  return skus.flatMap((sku) => {
+    const before = a.find((line) => line.variantExternalId === sku);
+    const after = b.find((line) => line.variantExternalId === sku);
+    if (!before) return [[sku, "added"]];
+    if (!after) return [[sku, "removed"]];
+    const fields = (["variantId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"] as const).filter(
+      (field) => JSON.stringify(before[field] ?? null) !== JSON.stringify(after[field] ?? null),
+    );
+    return fields.length ? [[sku, "changed", fields]] : [];
+  });
+}
+
+async function collectDiff(op: Caller, operationId: string, from: number, to: number) {
+  const items: unknown[] = [];
+  let nextToken: string | undefined;
+  do {
+    const page = expectStatus(
+      await callRoute(op, routes.diffOperationVersions, {
+        params: { operationId },
+        query: { from: String(from), to: String(to), limit: "1", ...(nextToken && { nextToken }) },
+      }),
+      200,
+    );
+    for (const item of page.items)
+      items.push(
+        item.change === "changed"
+          ? [item.variantExternalId, item.change, item.changes.map((change) => change.field).sort()]
+          : [item.variantExternalId, item.change],
+      );
+    nextToken = page.nextToken ?? undefined;
+  } while (nextToken);
+  return items;
+}
+
 describe("an Operation at any version", () => {
   it("on random edit sequences, every version's Operation, lines?asOf and accounts?asOf equal what it was then", async () => {
     await fc.assert(
@@ -109,6 +148,12 @@ describe("an Operation at any version", () => {
             await collectPages(op, routes.listAttachments, { params: { operationId: operation.id }, query: { asOf: String(version) } })
           ).items.map((account) => account.accountId);
           expect(accounts).toEqual(then.accounts);
+        }
+        // The difference between two versions, either way round, a line at a time: what differs between the states seen then.
+        const pairs = seen.flatMap((a, i) => [[a, seen[seen.length - 1 - i]] as const, [seen[0], a] as const]);
+        for (const [a, b] of pairs) {
+          const diff = await collectDiff(op, operation.id, a.operation.version, b.operation.version);
+          expect(diff).toEqual(expectedDiff(a.lines, b.lines));
         }
       }),
       { numRuns: 8 },

@@ -46,6 +46,18 @@ describe("API keys: issue", () => {
     expect(JSON.stringify(await eventsOf(op))).not.toContain(key);
   });
 
+  it("issues an OPERATOR key with the user it belongs to, whom its events and change records name", async () => {
+    const op = await newTenant();
+    const { created, caller } = await issue(op, { role: "OPERATOR", userId: "u-olga", name: "Olga's laptop" });
+    expect(created).toMatchObject({ role: "OPERATOR", userId: "u-olga" });
+    expect((await collectPages(op, routes.listKeys, { query: { userId: "u-olga" } })).items.map((key) => key.id)).toEqual([created.id]);
+    // Everything of an OPERATOR's, with its changes named by its user.
+    const rule = expectStatus(await callRoute(caller, routes.createRule, { body: { accountId: "ACC-1", minimum: 10 } }), 201);
+    expect((await eventsOf(op, { types: "rule.created" })).map((event) => event.actor)).toEqual(["user:u-olga"]);
+    const records = (await collectPages(op, routes.listHistory, { query: { actorUserId: "u-olga" } })).items;
+    expect(records.map((record) => record.resourceId)).toEqual([rule.id]);
+  });
+
   it("never stores the secret: an Idempotency-Key replay answers the same key without it, with a Warning", async () => {
     const op = await newTenant();
     const request = { body: { role: "OPERATOR", name: "retried" }, headers: { "Idempotency-Key": "issue-once" } };
@@ -86,7 +98,7 @@ describe("API keys: issue", () => {
       {},
       { role: "ADMIN" },
       { role: "ACCOUNT" },
-      { role: "OPERATOR", userId: "u1" },
+      { role: "OPERATOR", userId: "u\u0000" },
       { role: "OPERATOR", expiresAt: "2020-01-01T00:00:00Z" },
       { role: "OPERATOR", expiresAt: "tomorrow" },
       { role: "OPERATOR", name: "" },

@@ -20,4 +20,9 @@ describe("npm run key --user", () => {
     for (const user of ["Jose\u0301", "Jos\u00e9"]) assert.equal(validateKeyRequest(request(user)).userId, "Jos\u00e9");
     assert.equal(validateKeyRequest({ tenant: "t-1", role: "OPERATOR" }).userId, null);
   });
+
+  it("takes a user for an OPERATOR key too: the person the key belongs to", () => {
+    assert.equal(validateKeyRequest({ tenant: "t-1", role: "OPERATOR", user: "Jose\u0301" }).userId, "Jos\u00e9");
+    assert.throws(() => validateKeyRequest({ tenant: "t-1", role: "OPERATOR", user: "u\u0000" }), /^Error: --user contains U\+0000/);
+  });
 });

@@ -45,6 +45,7 @@ const BODIES: Record<string, (w: World) => unknown> = {
   "PATCH /v1/operations/:operationId": () => ({ name: { en: "Taken over" } }),
   "POST /v1/operations/:operationId/status": () => ({ status: "INACTIVE" }),
   "POST /v1/operations/:operationId/revert": () => ({ toVersion: 1 }),
+  "POST /v1/operations/:operationId/approvals": () => ({ decision: "APPROVE", version: 1 }),
   "PUT /v1/operations/:operationId/lines": () => [{ variantExternalId: "SKU-A", minQuantity: 0, maxQuantity: 20 }],
   "DELETE /v1/operations/:operationId/lines": () => ["SKU-A"],
   "PUT /v1/operations/:operationId/accounts": (w) => [w.acc2],

@@ -108,6 +108,12 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
     headers: { "If-Match": read.headers.get("etag")! },
   });
   expect(patched.body.name.en).toBe("Spring sale");
+  // Four eyes before it goes live (its author's own approval counts here: the journey has one operator).
+  await step(operator, "PUT", "/v1/settings/approvals", 200, { body: { activation: { required: 1, allowSelfApproval: true } } });
+  await step(operator, "GET", "/v1/settings/approvals", 200);
+  const { version } = (await step<{ version: number }>(operator, "GET", `/v1/operations/${operationId}`, 200)).body;
+  await step(operator, "POST", `/v1/operations/${operationId}/approvals`, 201, { body: { decision: "APPROVE", version, comment: "Checked" } });
+  await step(operator, "GET", `/v1/operations/${operationId}/approvals`, 200);
   await step(operator, "POST", `/v1/operations/${operationId}/status`, 200, { body: { status: "ACTIVE" } });
   await step(operator, "GET", "/v1/operations", 200);
 
@@ -214,6 +220,8 @@ export async function apiView(journey: Journey) {
     rules: await get(operator, "/v1/buying-policies/quotas/rules"),
     rule: await get(operator, `/v1/buying-policies/quotas/rules/${ruleId}`),
     quotaDefault: await get(operator, "/v1/buying-policies/quotas/default"),
+    approvalSettings: await get(operator, "/v1/settings/approvals"),
+    approvals: await get(operator, `/v1/operations/${operationId}/approvals`),
     cart: await get(account, `/v1/carts/${cartId}`),
     order: await get(account, `/v1/orders/${orderId}`),
     orders: await get(operator, `/v1/operations/${operationId}/orders`),

@@ -21,7 +21,7 @@ export default defineRoute(
     operationId: "listOperationHistory",
     summary: "Read an Operation's change history",
     description:
-      "The change records of one Operation, its lines and its attachments, newest first (as GET /v1/history with operationId). An Operation deleted since keeps its history here. Each record names the version the change made. variantExternalId narrows to one line's records.",
+      "The change records of one Operation, its lines, its attachments and its approvals, newest first (as GET /v1/history with operationId). An Operation deleted since keeps its history here. Each record names the version the change made (an approval makes none). variantExternalId narrows to one line's records.",
     tag: "History",
     roles: ["OPERATOR"],
     params: operationIdParam,

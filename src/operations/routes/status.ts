@@ -19,7 +19,7 @@ export default defineRoute(
     body: statusChangeBody,
     headers: ["If-Match"],
     responses: { 200: { description: "The Operation in its new status.", schema: operationRepresentation, headers: { ETag: "Its new version" } } },
-    errors: ["not_found", "invalid_transition", "version_mismatch", "idempotency_key_reused"],
+    errors: ["not_found", "invalid_transition", "approval_required", "version_mismatch", "idempotency_key_reused"],
   },
   async function handleChangeOperationStatus(c, { params, body }) {
     const operation = await operationCoordinator(c).run(params.operationId, changeStatus, {

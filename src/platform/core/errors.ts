@@ -19,9 +19,10 @@ export const ERROR_CATALOGUE = {
   duplicate_code: { status: 409, title: "Operation code already used in this tenant" },
   operation_not_open: { status: 409, title: "Operation is not open for carts and orders" },
   cart_already_ordered: { status: 409, title: "This cart has already been ordered" },
+  approval_required: { status: 409, title: "Approvals missing for activation" },
   idempotency_in_progress: { status: 409, title: "A request with this Idempotency-Key is still running" },
   move_in_progress: { status: 409, title: "Another move of this tenant is unfinished" },
-  version_mismatch: { status: 412, title: "If-Match does not match the current version" },
+  version_mismatch: { status: 412, title: "Not the current version" },
   batch_too_large: { status: 413, title: "Batch larger than its limit" },
   payload_too_large: { status: 413, title: "Request body larger than 8 MiB" },
   unsupported_media_type: { status: 415, title: "Body must be application/json" },
@@ -58,6 +59,13 @@ export interface Problem {
   detail: string;
   extras?: ProblemExtras;
   headers?: Record<string, string>;
+  /** The status when not the catalogue's: set by a route that answers this code otherwise (RouteSpec.errorStatuses). */
+  status?: number;
+}
+
+/** The status `problem` answers: its own when a route set one, else its code's. */
+export function statusOf(problem: Problem): number {
+  return problem.status ?? ERROR_CATALOGUE[problem.code].status;
 }
 
 export class ApiError extends Error {
@@ -67,10 +75,12 @@ export class ApiError extends Error {
     this.problem = { code, detail, extras, headers };
   }
   static from(problem: Problem): ApiError {
-    return new ApiError(problem.code, problem.detail, problem.extras, problem.headers);
+    const error = new ApiError(problem.code, problem.detail, problem.extras, problem.headers);
+    if (problem.status !== undefined) error.problem.status = problem.status;
+    return error;
   }
   get status(): number {
-    return ERROR_CATALOGUE[this.problem.code].status;
+    return statusOf(this.problem);
   }
 }
 
@@ -85,7 +95,7 @@ export function problemBody(problem: Problem, requestId: string): Record<string,
   return {
     type: PROBLEM_TYPE_BASE + problem.code,
     title: entry.title,
-    status: entry.status,
+    status: statusOf(problem),
     code: problem.code,
     detail: problem.detail,
     requestId,
@@ -95,7 +105,7 @@ export function problemBody(problem: Problem, requestId: string): Record<string,
 
 /** The problem+json answer of `problem` (a request's: problemResponse in platform/http/problem-response.ts). */
 export function problemResponseFor(problem: Problem, requestId: string): Response {
-  const status = ERROR_CATALOGUE[problem.code].status;
+  const status = statusOf(problem);
   const headers: Record<string, string> = {
     "content-type": "application/problem+json",
     "x-request-id": requestId,

@@ -8,6 +8,8 @@ export const EVENT_TYPES = [
   "operation.deleted",
   "operation.schedule_failed",
   "operation.reverted",
+  "operation.approved",
+  "operation.rejected",
   "lines.upserted",
   "lines.removed",
   "accounts.attached",

@@ -52,6 +52,7 @@ export const idPrefixes = {
   delivery: "dlv",
   change: "chg",
   move: "mov",
+  approval: "apr",
 } as const;
 
 /** Whether `value` is an id `newId(prefix)` could have made: a cheap check before any lookup. */

@@ -5,7 +5,7 @@ export type Role = "OPERATOR" | "ACCOUNT";
 export interface Principal {
   tenantId: string;
   role: Role;
-  /** Set for ACCOUNT keys: the customer user the key acts for. */
+  /** The user the key acts for: always set for ACCOUNT keys (a customer user), set for OPERATOR keys issued with one. */
   userId: string | null;
   keyId: string;
   tenantDefaultLocale: string;
@@ -19,7 +19,11 @@ export interface RequestScope {
   storeView: string | null;
 }
 
-/** The actor recorded on events and attachments. */
+/**
+ * Who the principal is, as events, change records and approvals name it: its key's user when the key
+ * has one (every ACCOUNT key; an OPERATOR key issued with a user), else its key. So one person's
+ * keys are one actor, and the author of a version is never taken for another approver.
+ */
 export function actorOf(principal: Principal): string {
-  return principal.role === "ACCOUNT" ? `user:${principal.userId}` : `key:${principal.keyId}`;
+  return principal.userId !== null ? `user:${principal.userId}` : `key:${principal.keyId}`;
 }

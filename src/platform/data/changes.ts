@@ -13,7 +13,7 @@ import { nowIso } from "../core/time";
  * any write path records through here; unlike events, a record says what each field was and became.
  */
 
-export const RESOURCE_TYPES = ["operation", "line", "attachment", "rule", "quota_default", "account", "key", "webhook"] as const;
+export const RESOURCE_TYPES = ["operation", "line", "attachment", "rule", "quota_default", "account", "key", "webhook", "settings", "approval"] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 export type ChangeAction = "created" | "updated" | "deleted";
 
@@ -27,6 +27,8 @@ const TYPE_CODES: Record<ResourceType, string> = {
   account: "c",
   key: "k",
   webhook: "w",
+  settings: "s",
+  approval: "p",
 };
 const ACTION_CODES: Record<ChangeAction, string> = { created: "c", updated: "u", deleted: "d" };
 export const typeCode = (type: ResourceType) => TYPE_CODES[type];

@@ -51,6 +51,9 @@ export const tenants = sqliteTable("tenants", {
   quotaDefaultEnforcement: text("quota_default_enforcement").$type<QuotaEnforcement>().notNull().default("BLOCK"),
   rulesVersion: integer("rules_version").notNull(),
   createdAt: text("created_at").notNull(),
+  /** Valid approvals a change into ACTIVE needs (0: approvals are off), and whether the version's author may be one. */
+  approvalsRequired: integer("approvals_required").notNull().default(0),
+  approvalsAllowSelf: integer("approvals_allow_self", { mode: "boolean" }).notNull().default(false),
 });
 
 /** What a minimum does to an order below it: refuse it (BLOCK) or place it with a warning (WARN). */

@@ -34,6 +34,7 @@ export const API_TAGS = {
   Events: "The change log: every change in commit order, to poll.",
   History:
     "Who changed what from what to what: change records with previous and next values for every resource, an Operation as it was at any version, the difference between two versions, and a way back.",
+  Approvals: "Four eyes before an Operation goes ACTIVE: the tenant's setting, and decisions bound to a version.",
   Keys: "The tenant's API keys: issue, list, read, revoke.",
   Webhooks: "Subscriptions that push each event to a URL (signed, retried, recorded per delivery), instead of polling the change log.",
   Tenant: "Moving the tenant to another database while it keeps serving (for the platform's operators).",
@@ -84,6 +85,12 @@ export interface RouteSpec<
   responses: R;
   /** Problem codes this route can answer beyond the ones every route can. */
   errors: ErrorCode[];
+  /**
+   * Codes this route answers with another status than the catalogue's, for a reason of its own: a
+   * version named in a body that is no longer the current one is a conflict (409), where a stale
+   * If-Match is a failed precondition (412). Applied to what its handler throws, and documented so.
+   */
+  errorStatuses?: Partial<Record<ErrorCode, number>>;
   /**
    * A batch body: an array (or the array at `field` of an object body) longer than `maxItems`
    * answers 413 batch_too_large before any per-item validation runs.
@@ -358,11 +365,17 @@ function validateInput(spec: RouteDefinition["spec"]): MiddlewareHandler<AppBind
 /** The route's handler, given its validated inputs. An answer that streams on purpose says so on the trace (serve lets it through unbuffered). */
 function invokeHandler({ spec, handler }: RouteDefinition): MiddlewareHandler<AppBindings> {
   return async function invokeRouteHandler(c) {
-    const response = await handler(c, {
-      params: spec.params ? c.req.valid("param" as never) : undefined,
-      query: spec.query ? c.req.valid("query" as never) : undefined,
-      body: spec.body ? c.req.valid("json" as never) : undefined,
-    });
+    let response: Response;
+    try {
+      response = await handler(c, {
+        params: spec.params ? c.req.valid("param" as never) : undefined,
+        query: spec.query ? c.req.valid("query" as never) : undefined,
+        body: spec.body ? c.req.valid("json" as never) : undefined,
+      });
+    } catch (error) {
+      const status = error instanceof ApiError ? spec.errorStatuses?.[error.problem.code] : undefined;
+      throw status === undefined ? error : ApiError.from({ ...(error as ApiError).problem, status });
+    }
     if (streamsOnPurpose(response)) c.var.trace.answerStreams = true;
     return response;
   };

@@ -105,14 +105,14 @@ function dateTimeProblem(text: string): string | undefined {
   const parts = DATE_TIME.exec(text);
   if (!parts) {
     if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return `must be a date-time, not a date alone: add the time and its time zone, e.g. ${text}T00:00:00Z`;
-    if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)) return `must carry a time zone: Z or an offset such as +01:00, e.g. ${text}Z`;
+    if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)) return `must carry a time zone: Z or ±hh:mm such as +01:00, e.g. ${text}Z`;
     return "must be an ISO-8601 date-time with a time zone, e.g. 2026-03-01T00:00:00Z";
   }
   const [year, month, day, hour, minute] = parts.slice(1, 6).map(Number);
   const [second, offsetHours, offsetMinutes] = parts.slice(6).map((part) => Number(part ?? 0));
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return `${text.slice(0, 10)} is not a date on the calendar`;
   if (hour > 23 || minute > 59 || second > 59) return `${text.slice(11, 19).replace(/[^\d:]+$/, "")} is not a time of day`;
-  if (offsetHours > 23 || offsetMinutes > 59) return "the time zone offset is not one (at most ±23:59)";
+  if (offsetHours > 23 || offsetMinutes > 59) return `${text.slice(-6)} is not a time zone (at most ±23:59)`;
   const instant = Date.parse(text);
   if (!(instant >= EARLIEST && instant <= LATEST)) return "must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z";
   return undefined;
@@ -133,7 +133,7 @@ export const dateTime = z
   .transform((v) => toIsoSeconds(v))
   .meta({
     id: "DateTime",
-    description: "An ISO-8601 date-time with a time zone (Z or an offset), on a date that exists; kept to the second, in UTC.",
+    description: "An ISO-8601 date-time with a time zone (Z or ±hh:mm), on a date that exists; kept to the second, in UTC.",
     examples: ["2026-03-01T00:00:00Z"],
   });
 
