@@ -10,9 +10,11 @@ import * as entry from "../../src/index";
  * 210 → 220 KiB when scheduled-change recovery, streamed exports and exact webhook hand-on came in
  * (+2 KiB gzipped of our own code, unminified, comments included); 220 → 240 KiB when change history
  * (records on every write, versions, diffs, revert), impact replays, one rule for ids and
- * date-times, and security headers came in (226 KiB then).
+ * date-times, and security headers came in (226 KiB then); 240 → 250 KiB when approvals and the
+ * history archive (its job, object format, index, reads across the boundary, retention) came in
+ * (241.5 KiB then).
  */
-const BUDGET_GZIP_BYTES = 240 * 1024;
+const BUDGET_GZIP_BYTES = 250 * 1024;
 
 async function gzipSize(text: string): Promise<number> {
   const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));

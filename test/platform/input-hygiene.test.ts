@@ -173,6 +173,7 @@ const BODIES: Record<string, { body: unknown; ids: (string | number)[][] }[]> = 
   // A decision's comment is text shown as it is, held to the rule of ids (and of svc-change-reason): no control or format characters.
   "POST /v1/operations/:operationId/approvals": [{ body: { decision: "APPROVE", version: 1, comment: "Checked" }, ids: [["comment"]] }],
   "PUT /v1/settings/approvals": [{ body: { activation: { required: 0 } }, ids: [] }],
+  "POST /v1/tenant/moves": [{ body: { to: "SHARD_2", keepSourceMinutes: 5 }, ids: [] }],
   "POST /v1/buying-policies/quotas/impact": [
     {
       body: {
