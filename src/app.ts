@@ -32,6 +32,7 @@ import { revertCommands } from "./revert/commands";
 import { revertRoutes } from "./revert/routes";
 import { handOnAppendedEvents } from "./webhooks/outbox";
 import { webhookRoutes } from "./webhooks/routes";
+import { tenantRoutes } from "./tenants/routes";
 import { name as serviceName } from "../package.json";
 import { buildVersion } from "./platform/core/version";
 
@@ -50,6 +51,9 @@ export class OperationCoordinator extends OperationObject {
   protected readonly commands = operationObjectCommands;
 }
 
+/** The tenant's move object (wrangler.toml binds it as TENANT_MOVER). */
+export { TenantMover } from "./tenants/mover";
+
 /** Every route of the API, in the order the OpenAPI document lists them. */
 export const apiRoutes: RouteDefinition[] = [
   ...operationRoutes,
@@ -67,6 +71,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...displayRoutes,
   ...keyRoutes,
   ...webhookRoutes,
+  ...tenantRoutes,
 ];
 
 /**

@@ -9,7 +9,7 @@ import { consumeWebhookMessages } from "./webhooks/consumer";
 import type { WebhookMessage } from "./webhooks/messages";
 import { sweepWebhooks, WEBHOOK_SWEEP_CRON } from "./webhooks/outbox";
 
-export { OperationCoordinator } from "./app";
+export { OperationCoordinator, TenantMover } from "./app";
 
 export const app = buildApp();
 

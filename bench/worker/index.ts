@@ -1,6 +1,6 @@
 // The bench's own Worker entry: the API's app plus the baselines `npm run bench` measures against.
 // Never deployed: src/index.ts (the production entry) does not import anything under bench/.
-import { buildApp, OperationCoordinator as ProductionCoordinator } from "../../src/app";
+import { buildApp, OperationCoordinator as ProductionCoordinator, TenantMover as ProductionMover } from "../../src/app";
 import worker from "../../src/index";
 import type { Env } from "../../src/platform/core/env";
 import { serve } from "../../src/platform/http/serve";
@@ -25,6 +25,13 @@ export class OperationCoordinator extends ProductionCoordinator {
   /** A no-op: the cost of the Durable Object hop alone. */
   benchPing(): number {
     return 1;
+  }
+}
+
+/** The tenant's move object as production runs it, on the same simulated distance to D1. */
+export class TenantMover extends ProductionMover {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, withD1Delay(env));
   }
 }
 

@@ -33,10 +33,11 @@ export async function answers(baseUrl) {
 
 /**
  * Starts the server (migrate `persistTo` first) and resolves once it answers; `stop()` ends it. `vars`
- * adds Worker variables; `crons` runs wrangler.toml's cron triggers on their schedule, as `npm start` does.
+ * adds Worker variables; `crons` runs wrangler.toml's cron triggers on their schedule, as `npm start` does;
+ * `port` serves on that port (a restart of an earlier server), else on a free one.
  */
-export async function startDevServer({ persistTo, vars = {}, crons = false, readyTimeoutMs = 120_000 }) {
-  const port = await freePort();
+export async function startDevServer({ persistTo, vars = {}, crons = false, readyTimeoutMs = 120_000, port: wantedPort }) {
+  const port = wantedPort ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo];
   // Keys issued by `npm run key` are signed with .dev.vars's KEY_SIGNING_SECRET: the server verifies with the same.

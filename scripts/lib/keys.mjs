@@ -87,8 +87,9 @@ async function placeTenants(requests, target) {
   );
   const placed = new Map(entries.map((entry) => [entry.tenantId, { ...entry, created: false }]));
   const tenantsOn = new Map(load.map((row) => [row.shard, row.tenants]));
-  for (const { tenant, locale, shard } of requests) {
+  for (const { tenant, locale, shard, existingOnly } of requests) {
     if (placed.has(tenant)) continue;
+    if (existingOnly) throw new Error(`No tenant ${tenant} in the ${target.remote ? "remote" : "local"} D1.`);
     if (shard !== undefined && !shards.includes(shard)) throw new Error(`--shard ${shard} is not a shard of wrangler.toml (${shards.join(", ")}).`);
     const chosen = shard ?? shards.reduce((best, name) => ((tenantsOn.get(name) ?? 0) < (tenantsOn.get(best) ?? 0) ? name : best));
     tenantsOn.set(chosen, (tenantsOn.get(chosen) ?? 0) + 1);
@@ -128,7 +129,8 @@ const createdKeyChanges = (row) => ({
 /**
  * Issues several keys with few wrangler calls (each wrangler start costs seconds): new tenants'
  * rows go to their shard first, then their directory entries and the keys to the control database,
- * then each key.created event to the tenant's shard (as the Worker orders them).
+ * then each key.created event to the tenant's shard (as the Worker orders them). A request may give the
+ * key a `name` and an `expiresAt`, and with `existingOnly` refuses a tenant that does not exist.
  */
 export async function issueKeys(requests, target = {}) {
   const userIds = requests.map((request) => validateKeyRequest(request).userId);
@@ -161,7 +163,7 @@ export async function issueKeys(requests, target = {}) {
     const minted = await Promise.all(pending.map((index) => mintKeyRow(signingSecret, { ...requests[index], userId: userIds[index] }, now)));
     const inserts = minted.map(
       ({ row, keyHash }) =>
-        `insert into api_keys (id, tenant_id, role, user_id, key_hash, prefix, created_at) values (${sqlString(row.id)}, ${sqlString(row.tenant)}, ${sqlString(row.role)}, ${sqlString(row.userId)}, ${sqlString(keyHash)}, ${sqlString(row.prefix)}, ${sqlString(now)}) on conflict do nothing returning id`,
+        `insert into api_keys (id, tenant_id, role, user_id, key_hash, prefix, name, expires_at, created_at) values (${sqlString(row.id)}, ${sqlString(row.tenant)}, ${sqlString(row.role)}, ${sqlString(row.userId)}, ${sqlString(keyHash)}, ${sqlString(row.prefix)}, ${sqlString(row.name)}, ${sqlString(row.expiresAt)}, ${sqlString(now)}) on conflict do nothing returning id`,
     );
     const results = await executeSql([...controlStatements.splice(0), ...inserts].join(";\n"), target, CONTROL);
     const inserted = results.slice(-inserts.length).map((rows) => rows.length > 0);
@@ -183,10 +185,10 @@ export async function issueKeys(requests, target = {}) {
 }
 
 /** A fresh key for one request, and the row that stores it (its SHA-256 and its prefix, never the key). */
-async function mintKeyRow(signingSecret, { tenant, role, userId }, now) {
+async function mintKeyRow(signingSecret, { tenant, role, userId, name = null, expiresAt = null }, now) {
   const key = await mintSignedKey(signingSecret);
   const keyHash = createHash("sha256").update(key).digest("hex");
-  return { key, keyHash, row: { id: timeOrderedId("key"), tenant, role, userId, prefix: keyPrefix(key), createdAt: now } };
+  return { key, keyHash, row: { id: timeOrderedId("key"), tenant, role, userId, name, expiresAt, prefix: keyPrefix(key), createdAt: now } };
 }
 
 const KEY_COLUMNS =

@@ -78,35 +78,44 @@ export async function shardBindings(configPath) {
 export async function applyMigrations(target = {}, { echo = false, configPath, cwd } = {}) {
   const config = configPath ? ["--config", configPath] : [];
   for (const binding of await d1Bindings(configPath)) {
-    await runWrangler(["d1", "migrations", "apply", binding, ...d1Target(target), ...config], { echo, cwd });
+    await runLocalD1(["d1", "migrations", "apply", binding, ...d1Target(target), ...config], target, binding, { echo, cwd });
+  }
+}
+
+/**
+ * A local database another process is writing (`npm start` serving) answers SQLITE_BUSY for a
+ * moment: the command waits and runs again (a D1 command's statements, and each migration, are
+ * refused whole when the lock is not had), this many times over about 12 s, then says what to do.
+ */
+export const BUSY_ATTEMPTS = 6;
+const BUSY = /SQLITE_BUSY|database is locked/;
+
+/**
+ * Runs a wrangler D1 command on `database`, waiting out a local database another process holds
+ * (saying so once, on stderr) rather than failing at random. `busyWaitMs(attempt)` is the wait after a
+ * refused attempt. Remote databases have no such lock: their errors are thrown as they are.
+ */
+export async function runLocalD1(args, target, database, options = {}, busyWaitMs = (attempt) => 400 * 2 ** (attempt - 1)) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runWrangler(args, options);
+    } catch (error) {
+      if (target.remote || !BUSY.test(String(error))) throw error;
+      if (attempt >= BUSY_ATTEMPTS) {
+        throw new Error(
+          `The local database ${database} stayed busy through ${BUSY_ATTEMPTS} attempts: another process (\`npm start\` serving, a test server) kept writing it. Nothing was changed by this command; run it again, or stop the other process first.\n${error.message}`,
+        );
+      }
+      if (attempt === 1) console.error(`The local database ${database} is busy (another process is writing it, e.g. \`npm start\`): waiting and trying again…`);
+      await new Promise((resolve) => setTimeout(resolve, busyWaitMs(attempt)));
+    }
   }
 }
 
 /** Runs SQL on one D1 database (the control database unless named) and returns the rows of each statement. */
-/**
- * A local database another process is writing (`npm start` serving) answers SQLITE_BUSY for a
- * moment: the command waits and runs again (its statements are refused whole when the lock is not
- * had), this many times, then says what to do.
- */
-const BUSY_ATTEMPTS = 6;
-
 export async function executeSql(sqlText, target = {}, database = CONTROL) {
   const args = ["d1", "execute", database, ...d1Target(target), "--json", "--command", sqlText];
-  let stdout;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      ({ stdout } = await runWrangler(args));
-      break;
-    } catch (error) {
-      if (target.remote || !/SQLITE_BUSY|database is locked/.test(String(error))) throw error;
-      if (attempt >= BUSY_ATTEMPTS) {
-        throw new Error(
-          `${database} stayed busy (another process kept writing the local database through ${BUSY_ATTEMPTS} attempts); run the command again.\n${error.message}`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
-    }
-  }
+  const { stdout } = await runLocalD1(args, target, database);
   const start = stdout.indexOf("[");
   if (start < 0) throw new Error(`wrangler d1 execute printed no JSON:\n${stdout}`);
   const parsed = JSON.parse(stdout.slice(start));

@@ -1,16 +1,19 @@
-import { and, eq } from "drizzle-orm";
+/*
+ * What a tenant move does to the databases, one bounded piece at a time: the tables it moves and how
+ * their rows are read and written, the change log it catches up from, the checks that prove the copy
+ * equal to the source, and the fences. The tenant's move object (mover.ts) decides which piece runs
+ * when and keeps where it stands; nothing here keeps state between calls.
+ */
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
-import { d1, primaryDb, type DatabaseBindings } from "../platform/data/database";
+import { d1, type DatabaseBindings } from "../platform/data/database";
 import { jsonTextChunks } from "../platform/data/sql";
 import { accounts, accountUsers } from "../directory/tables";
 import { carts, operationAccounts, operationApprovals, operationLines, operationOwners, operations, orders } from "../operations/tables";
-import { changeRecords, changeSets, events, idempotencyKeys, tenantDirectory, tenantFences, tenants } from "../platform/data/tables";
+import { changeRecords, changeSets, events, idempotencyKeys, tenants } from "../platform/data/tables";
 import { quotaOrderFacts, quotaRules } from "../quotas/tables";
 import { webhookDeliveries, webhooks } from "../webhooks/tables";
 import { historyArchive } from "../history/archive/tables";
-import { shardNames, type ShardName } from "../platform/core/shards";
-import { forgetPlacement, PLACEMENT_CACHE_TTL_MS } from "../platform/data/tenancy";
-import { nowIso } from "../platform/core/time";
+import type { ShardName } from "../platform/core/shards";
 
 /**
  * How a table's rows of one tenant are found: by a tenant column its indexes lead with, or (for
@@ -20,6 +23,8 @@ interface MovedTable {
   table: SQLiteTable;
   /** How its rows are found: by tenant, one Operation at a time, or (a change set's records) by their set's tenant. */
   scope: "tenant" | "operation" | "change-set";
+  /** Its rows are read back in commit order (rowid): the copy keeps that order (events: the change log's order). */
+  commitOrder?: true;
 }
 
 /** Every table of a shard that holds tenant rows, parents first (test/tenants holds it to the schema). */
@@ -35,7 +40,7 @@ export const MOVED_TABLES: readonly MovedTable[] = [
   { table: quotaRules, scope: "tenant" },
   { table: carts, scope: "operation" },
   { table: orders, scope: "operation" },
-  { table: events, scope: "tenant" },
+  { table: events, scope: "tenant", commitOrder: true },
   { table: quotaOrderFacts, scope: "tenant" },
   { table: idempotencyKeys, scope: "tenant" },
   { table: webhooks, scope: "tenant" },
@@ -46,31 +51,36 @@ export const MOVED_TABLES: readonly MovedTable[] = [
   { table: historyArchive, scope: "tenant" },
 ];
 
-/** Rows read per statement: far below D1's limits (1.5 MB of JSON per bound value is checked too). */
-const CHUNK_ROWS = 1000;
+/** Rows read per statement: far below D1's limits (the JSON of a chunk is split under the bound-value limit on write). */
+export const CHUNK_ROWS = 1000;
+/** Change log entries read per catch-up statement. */
+const CHANGES_PER_READ = 2000;
 
 /** An identifier of the schema objects, quoted (rowid is SQLite's own name and stays bare). */
 const quote = (name: string) => (name === "rowid" ? name : `"${name.replace(/"/g, '""')}"`);
 const utf8 = new TextEncoder();
 
-/** What the move needs to know of one table: names from the schema objects, order from the database. */
-interface TablePlan {
+/** What the move needs to know of one table: names from the schema objects. */
+export interface TablePlan {
   name: string;
   scope: MovedTable["scope"];
   /** The condition that finds one scope's rows, with one parameter: the tenant (tenants: id), the Operation, or the change sets' tenant. */
   scopeFilter: string;
+  /** The condition that finds all the tenant's rows at once, with one parameter: the tenant (counts). */
+  tenantFilter: string;
   /** Columns copied (generated ones are computed again by the target). */
   columns: string[];
-  /** Copy order, which is also the keyset cursor: rowid (keeps commit order, e.g. of events) or the primary key. */
+  /** The primary key: what the change log names a row by, the same on every shard. */
+  key: string[];
+  /** Copy and verification order, which is also the keyset cursor: the key, or rowid for a table kept in commit order. */
   order: string[];
+  commitOrder: boolean;
 }
 
-async function planOf(database: D1Database, moved: MovedTable): Promise<TablePlan> {
+function planOf(moved: MovedTable): TablePlan {
   const config = getTableConfig(moved.table);
   const tenantColumn = moved.table === tenants ? "id" : "tenant_id";
-  const { results } = await database.prepare("select wr from pragma_table_list where name = ?").bind(config.name).all<{ wr: number }>();
-  const withoutRowid = results[0]?.wr === 1;
-  const primary = config.primaryKeys[0]?.columns.map((column) => column.name) ?? config.columns.filter((column) => column.primary).map((column) => column.name);
+  const key = config.primaryKeys[0]?.columns.map((column) => column.name) ?? config.columns.filter((column) => column.primary).map((column) => column.name);
   return {
     name: config.name,
     scope: moved.scope,
@@ -80,245 +90,408 @@ async function planOf(database: D1Database, moved: MovedTable): Promise<TablePla
         : moved.scope === "change-set"
           ? `${quote("set_id")} in (select id from ${quote(getTableConfig(changeSets).name)} where tenant_id = ?)`
           : `${quote(tenantColumn)} = ?`,
+    tenantFilter:
+      moved.scope === "operation"
+        ? `${quote("operation_id")} in (select id from ${quote(getTableConfig(operations).name)} where tenant_id = ?)`
+        : moved.scope === "change-set"
+          ? `${quote("set_id")} in (select id from ${quote(getTableConfig(changeSets).name)} where tenant_id = ?)`
+          : `${quote(tenantColumn)} = ?`,
     columns: config.columns.filter((column) => !column.generated).map((column) => column.name),
-    order: withoutRowid ? primary : ["rowid"],
+    key,
+    order: moved.commitOrder ? ["rowid"] : key,
+    commitOrder: moved.commitOrder === true,
   };
 }
 
-/** The values a scope filter binds: the tenant, or each of its Operations in turn. */
-async function scopesOf(database: D1Database, plan: TablePlan, tenantId: string): Promise<string[]> {
-  if (plan.scope !== "operation") return [tenantId];
+/** The plan of every moved table, in MOVED_TABLES order. */
+export const MOVE_PLANS: readonly TablePlan[] = MOVED_TABLES.map(planOf);
+const planNamed = new Map(MOVE_PLANS.map((plan) => [plan.name, plan]));
+
+/** One row as read for a move: its values (a JSON array of `columns`), its key and its cursor (JSON arrays). */
+export interface MovedRow {
+  row: string;
+  key: string;
+  cursor: string;
+}
+
+const columnsOf = (names: string[]) => names.map(quote).join(", ");
+const selectRows = (plan: TablePlan) =>
+  `select json_array(${columnsOf(plan.columns)}) as row, json_array(${columnsOf(plan.key)}) as key, json_array(${columnsOf(plan.order)}) as cursor from ${quote(plan.name)}`;
+const tuple = (names: string[]) => `(${columnsOf(names)})`;
+const placeholders = (count: number) => `(${Array.from({ length: count }, () => "?").join(", ")})`;
+/** `(key columns) in` the keys of one JSON parameter (an array of the change log's JSON key arrays). */
+const keyIn = (plan: TablePlan) => `${tuple(plan.key)} in (select ${plan.key.map((_, i) => `value ->> ${i}`).join(", ")} from json_each(?))`;
+
+/** A scope's rows after `after` (and up to `upTo`, both in copy order), `limit` of them at most. */
+export async function readRows(
+  database: D1Database,
+  plan: TablePlan,
+  scope: string,
+  range: { after: unknown[] | null; upTo?: unknown[] | null; limit?: number },
+): Promise<MovedRow[]> {
+  const order = tuple(plan.order);
+  const conditions = [plan.scopeFilter];
+  const values: unknown[] = [scope];
+  if (range.after) {
+    conditions.push(`${order} > ${placeholders(plan.order.length)}`);
+    values.push(...range.after);
+  }
+  if (range.upTo) {
+    conditions.push(`${order} <= ${placeholders(plan.order.length)}`);
+    values.push(...range.upTo);
+  }
+  const limit = range.limit === undefined ? "" : ` limit ${range.limit}`;
   const { results } = await database
-    .prepare(`select id from ${quote(getTableConfig(operations).name)} where tenant_id = ? order by id`)
-    .bind(tenantId)
-    .all<{ id: string }>();
-  return results.map((row) => row.id);
+    .prepare(`${selectRows(plan)} where ${conditions.join(" and ")} order by ${columnsOf(plan.order)}${limit}`)
+    .bind(...values)
+    .all<MovedRow>();
+  return results;
 }
 
-interface Chunk {
-  /** Each row as a JSON array of `columns`. */
-  rows: string[];
-  /** The last row's `order` values: the next chunk starts after them. */
-  last: unknown[] | null;
+/** The rows of `keys` (the change log's JSON key arrays) that exist, in copy order. */
+export async function readRowsByKey(database: D1Database, plan: TablePlan, keys: readonly string[]): Promise<MovedRow[]> {
+  const chunks = jsonTextChunks(keys);
+  const read = await Promise.all(
+    chunks.map(
+      async (chunk) =>
+        (
+          await database
+            .prepare(`${selectRows(plan)} where ${keyIn(plan)} order by ${columnsOf(plan.order)}`)
+            .bind(chunk)
+            .all<MovedRow>()
+        ).results,
+    ),
+  );
+  return read.flat();
 }
 
-async function readChunk(database: D1Database, plan: TablePlan, scope: string, after: unknown[] | null): Promise<Chunk> {
-  const order = plan.order.map(quote);
-  const keyset = after ? ` and (${order.join(", ")}) > (${order.map(() => "?").join(", ")})` : "";
-  const statement = database
-    .prepare(
-      `select json_array(${plan.columns.map(quote).join(", ")}) as row, json_array(${order.join(", ")}) as cursor from ${quote(plan.name)} ` +
-        `where ${plan.scopeFilter}${keyset} order by ${order.join(", ")} limit ${CHUNK_ROWS}`,
-    )
-    .bind(scope, ...(after ?? []));
-  const { results } = await statement.all<{ row: string; cursor: string }>();
-  return { rows: results.map((r) => r.row), last: results.length ? (JSON.parse(results[results.length - 1].cursor) as unknown[]) : null };
+/** The next scope of an Operation-scoped table after `after` (Operations in id order); null when there is none. */
+export async function nextScope(database: D1Database, plan: TablePlan, tenantId: string, after: string | null): Promise<string | null> {
+  if (plan.scope !== "operation") return after === null ? tenantId : null;
+  const row = await database
+    .prepare(`select id from ${quote(getTableConfig(operations).name)} where tenant_id = ? and id > ? order by id limit 1`)
+    .bind(tenantId, after ?? "")
+    .first<{ id: string }>();
+  return row?.id ?? null;
 }
 
-/** Every chunk of a table's rows in one scope, in copy order. */
-async function* chunksOf(database: D1Database, plan: TablePlan, scope: string): AsyncGenerator<string[]> {
-  let after: unknown[] | null = null;
-  for (;;) {
-    const chunk = await readChunk(database, plan, scope, after);
-    if (chunk.rows.length) yield chunk.rows;
-    if (chunk.rows.length < CHUNK_ROWS) return;
-    after = chunk.last;
-  }
-}
-
-async function copyTable(source: D1Database, target: D1Database, plan: TablePlan, tenantId: string, afterChunk: AfterChunk): Promise<number> {
-  const columns = plan.columns.map(quote).join(", ");
-  const values = plan.columns.map((_, i) => `value ->> ${i}`).join(", ");
-  const insert = `insert into ${quote(plan.name)} (${columns}) select ${values} from json_each(?)`;
-  let copied = 0;
-  for (const scope of await scopesOf(source, plan, tenantId)) {
-    for await (const rows of chunksOf(source, plan, scope)) {
-      for (const batch of jsonTextChunks(rows)) await target.prepare(insert).bind(batch).run();
-      copied += rows.length;
-      await afterChunk(plan.name, copied);
-    }
-  }
-  return copied;
-}
-
-/** A table's rows of one tenant: how many, and a SHA-256 over all of them in copy order. */
-export interface TableDigest {
-  rows: number;
-  sha256: string;
-}
-
-async function digestTable(database: D1Database, plan: TablePlan, tenantId: string): Promise<TableDigest> {
-  let rows = 0;
-  let digest = new Uint8Array(0);
-  for (const scope of await scopesOf(database, plan, tenantId)) {
-    for await (const chunk of chunksOf(database, plan, scope)) {
-      rows += chunk.length;
-      // Chained per chunk (WebCrypto has no streaming digest): equal rows in equal order give equal digests.
-      const text = utf8.encode(chunk.join("\n"));
-      const input = new Uint8Array(digest.length + text.length);
-      input.set(digest);
-      input.set(text, digest.length);
-      digest = new Uint8Array(await crypto.subtle.digest("SHA-256", input));
-    }
-  }
-  return { rows, sha256: Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("") };
-}
-
-/** Deletes a tenant's rows of one table, a chunk per statement (each stays short). */
-async function deleteTable(database: D1Database, plan: TablePlan, tenantId: string): Promise<number> {
-  const key = plan.order.map(quote).join(", ");
-  let deleted = 0;
-  for (const scope of await scopesOf(database, plan, tenantId)) {
-    for (;;) {
-      const result = await database
-        .prepare(`delete from ${quote(plan.name)} where (${key}) in (select ${key} from ${quote(plan.name)} where ${plan.scopeFilter} limit ${CHUNK_ROWS})`)
-        .bind(scope)
-        .run();
-      deleted += result.meta.changes ?? 0;
-      if (!result.meta.changes) break;
-    }
-  }
-  return deleted;
-}
-
-/** Deletes every row of the tenant from a shard, children first (Operation-scoped tables find their Operations). */
-async function deleteTenantRows(database: D1Database, plans: TablePlan[], tenantId: string): Promise<number> {
-  let deleted = 0;
-  for (const plan of [...plans].reverse()) deleted += await deleteTable(database, plan, tenantId);
-  return deleted;
-}
-
-export type AfterChunk = (table: string, rowsCopied: number) => void | Promise<void>;
-
-export interface MoveOptions {
-  /** Called after each copied chunk (progress; a test throws here to fail a move half-way). */
-  afterChunk?: AfterChunk;
-  /**
-   * How long to wait between switching the directory and deleting the old rows: every Worker
-   * instance reads the new placement within its cache lifetime, until then reads still find the old rows.
-   */
-  drainMs?: number;
-  log?: (line: string) => void;
-}
-
-export interface MoveReport {
-  tenantId: string;
-  from: ShardName;
-  to: ShardName;
-  tables: { table: string; rows: number; sha256: string }[];
-  deletedFromSource: number;
-  durationMs: number;
-}
-
-export class MoveRefused extends Error {}
+/** How a batch of rows is written to the target. */
+type WriteMode = "copy" | "resync";
 
 /**
- * Moves a tenant's rows to another shard. From the start its writes are refused (503
- * tenant_moving: the Worker reads MOVING from the directory, and the old shard's fence aborts any
- * write that still reaches it) while reads keep being served from the old shard. The rows are copied
- * in chunks, counted and checksummed on both sides, the directory is switched, and only then are the
- * old rows deleted. A failure before the switch leaves the tenant on its old shard, whole and
- * writable; running the move again starts it over.
+ * The statement that writes rows (JSON arrays of `columns`, one JSON parameter) to the target. A copy
+ * skips a row already there (a chunk written again after a restart, or a row a later write changed:
+ * the catch-up writes it again). A catch-up writes the source's row over the target's: a table kept in
+ * commit order is updated in place (its row keeps its place), any other is replaced, which also drops a
+ * stale row whose unique value (an Operation's code, a rule's scope) the source has since given to another
+ * row: that row's own change is in the log and is written after.
  */
-export async function moveTenant(env: DatabaseBindings, tenantId: string, to: ShardName, options: MoveOptions = {}): Promise<MoveReport> {
-  const startedAt = Date.now();
-  const log = options.log ?? (() => {});
-  const control = primaryDb(env, "CONTROL");
-  const [entry] = await control.select().from(tenantDirectory).where(eq(tenantDirectory.tenantId, tenantId)).limit(1);
-  if (!entry) throw new MoveRefused(`No tenant ${tenantId}.`);
-  const from = entry.shard as ShardName;
-  if (!shardNames(env).includes(to)) throw new MoveRefused(`${to} is not a shard (bound: ${shardNames(env).join(", ")}).`);
-  if (from === to) throw new MoveRefused(`Tenant ${tenantId} is already on ${to}.`);
-  if (entry.state === "MOVING" && entry.movingTo !== to) {
-    throw new MoveRefused(`Tenant ${tenantId} is being moved to ${entry.movingTo}; run that move again (or to that shard) to finish it.`);
+function writeRowsSql(plan: TablePlan, mode: WriteMode): string {
+  const columns = columnsOf(plan.columns);
+  const values = plan.columns.map((_, i) => `value ->> ${i}`).join(", ");
+  const rows = `select ${values} from json_each(?) where true`;
+  if (mode === "copy") return `insert into ${quote(plan.name)} (${columns}) ${rows} on conflict do nothing`;
+  if (!plan.commitOrder) return `insert or replace into ${quote(plan.name)} (${columns}) ${rows}`;
+  const updated = plan.columns.filter((column) => !plan.key.includes(column));
+  return `insert into ${quote(plan.name)} (${columns}) ${rows} on conflict ${tuple(plan.key)} do update set ${updated.map((column) => `${quote(column)} = excluded.${quote(column)}`).join(", ")}`;
+}
+
+/** A fence on a shard: what a tenant's rows there refuse (0010_shards.sql). */
+export type FenceState = "MOVING" | "LEFT";
+
+const setFenceSql = "insert into tenant_fences (tenant_id, state, since) values (?, ?, ?) on conflict (tenant_id) do update set state = excluded.state";
+
+/** Fences the tenant on a shard (MOVING: no write at all; LEFT: deletes only, so the move can clean up). */
+export async function setFence(database: D1Database, tenantId: string, state: FenceState, since: string): Promise<void> {
+  await database.prepare(setFenceSql).bind(tenantId, state, since).run();
+}
+
+export async function liftFence(database: D1Database, tenantId: string): Promise<void> {
+  await database.prepare("delete from tenant_fences where tenant_id = ?").bind(tenantId).run();
+}
+
+export async function fenceOf(database: D1Database, tenantId: string): Promise<{ state: FenceState; since: string } | null> {
+  return database.prepare("select state, since from tenant_fences where tenant_id = ?").bind(tenantId).first<{ state: FenceState; since: string }>();
+}
+
+/**
+ * Runs `statements` on a shard that fences the tenant (the target keeps a LEFT fence all through a
+ * move, so a write routed there by a stale placement, or a sweep, never touches the copy): one batch,
+ * one transaction, that lifts the fence, writes and sets it again. No other write sees it lifted.
+ */
+async function writeThroughFence(database: D1Database, tenantId: string, fence: { state: FenceState; since: string }, statements: D1PreparedStatement[]) {
+  if (!statements.length) return;
+  await database.batch([
+    database.prepare("delete from tenant_fences where tenant_id = ?").bind(tenantId),
+    ...statements,
+    database.prepare(setFenceSql).bind(tenantId, fence.state, fence.since),
+  ]);
+}
+
+/** Where a move writes: the target shard, and the fence it keeps there. */
+export interface Target {
+  database: D1Database;
+  tenantId: string;
+  fence: { state: FenceState; since: string };
+}
+
+/** Copies rows read from the source (a chunk) to the target; rows already there are left for the catch-up. */
+export async function copyRows(target: Target, plan: TablePlan, rows: MovedRow[]): Promise<void> {
+  const sql = writeRowsSql(plan, "copy");
+  await writeThroughFence(
+    target.database,
+    target.tenantId,
+    target.fence,
+    jsonTextChunks(rows.map((row) => row.row)).map((chunk) => target.database.prepare(sql).bind(chunk)),
+  );
+}
+
+// ---- the change log (0019_move_capture.sql) ---------------------------------------------------
+
+/** Starts recording the tenant's writes on a shard, from an empty log. */
+export async function startCapture(database: D1Database, tenantId: string, since: string): Promise<void> {
+  await database.batch([
+    database.prepare("delete from move_changes where tenant_id = ?").bind(tenantId),
+    database.prepare("insert into move_captures (tenant_id, since) values (?, ?) on conflict (tenant_id) do nothing").bind(tenantId, since),
+  ]);
+}
+
+/** Stops recording and forgets the log: one statement per chunk of entries, so each stays short. */
+export async function stopCapture(database: D1Database, tenantId: string): Promise<void> {
+  await database.prepare("delete from move_captures where tenant_id = ?").bind(tenantId).run();
+  for (;;) {
+    const deleted = await database
+      .prepare(`delete from move_changes where seq in (select seq from move_changes where tenant_id = ? limit ${CHANGES_PER_READ * 5})`)
+      .bind(tenantId)
+      .run();
+    if (!deleted.meta.changes) return;
   }
-  const source = d1(env, from);
-  const target = d1(env, to);
-  const plans = await Promise.all(MOVED_TABLES.map((moved) => planOf(source, moved)));
+}
 
-  // 1. Writes stop: the directory says MOVING (Worker instances refuse writes once they read it) and
-  //    the source shard's fence aborts every write that still reaches it.
-  await control.update(tenantDirectory).set({ state: "MOVING", movingTo: to }).where(eq(tenantDirectory.tenantId, tenantId));
-  await primaryDb(env, from)
-    .insert(tenantFences)
-    .values({ tenantId, state: "MOVING", since: nowIso() })
-    .onConflictDoUpdate({
-      target: tenantFences.tenantId,
-      set: { state: "MOVING" },
-    });
-  forgetPlacement(tenantId);
-  log(`${tenantId}: writes fenced on ${from}; copying to ${to}`);
+/** Drops log entries up to `seq` (applied, and checked or covered by a check to come). */
+export async function purgeChanges(database: D1Database, tenantId: string, upTo: number): Promise<void> {
+  await database.prepare("delete from move_changes where tenant_id = ? and seq <= ?").bind(tenantId, upTo).run();
+}
 
-  const tables: MoveReport["tables"] = [];
-  try {
-    // 2. The target starts clean: an earlier move of this tenant away from it (or a failed attempt) may have left a fence or rows.
-    await primaryDb(env, to).delete(tenantFences).where(eq(tenantFences.tenantId, tenantId));
-    await deleteTenantRows(target, plans, tenantId);
-    // 3. Copy, then 4. verify: the same count and checksum on both sides, table by table.
-    for (const plan of plans) await copyTable(source, target, plan, tenantId, options.afterChunk ?? (() => {}));
-    for (const plan of plans) {
-      const [expected, actual] = await Promise.all([digestTable(source, plan, tenantId), digestTable(target, plan, tenantId)]);
-      if (expected.rows !== actual.rows || expected.sha256 !== actual.sha256) {
-        throw new Error(
-          `${plan.name}: ${expected.rows} rows (${expected.sha256.slice(0, 12)}) on ${from}, ${actual.rows} (${actual.sha256.slice(0, 12)}) on ${to}`,
-        );
-      }
-      tables.push({ table: plan.name, ...expected });
-      log(`${tenantId}: ${plan.name} ${expected.rows} rows verified`);
+/** How many entries of the tenant's log come after `afterSeq` (sequence numbers are the shard's, shared by every tenant it logs). */
+export async function pendingChanges(database: D1Database, tenantId: string, afterSeq: number): Promise<number> {
+  const row = await database.prepare("select count(*) as n from move_changes where tenant_id = ? and seq > ?").bind(tenantId, afterSeq).first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+/** The rows the log names after `afterSeq` (and up to `upTo`), by table: distinct keys. */
+export async function changedKeys(database: D1Database, tenantId: string, afterSeq: number, upTo?: number): Promise<Map<string, Set<string>>> {
+  const { results } = await database
+    .prepare(
+      `select distinct table_name as tableName, row_key as rowKey from move_changes where tenant_id = ? and seq > ?${upTo === undefined ? "" : " and seq <= ?"}`,
+    )
+    .bind(...(upTo === undefined ? [tenantId, afterSeq] : [tenantId, afterSeq, upTo]))
+    .all<{ tableName: string; rowKey: string }>();
+  const byTable = new Map<string, Set<string>>();
+  for (const { tableName, rowKey } of results) {
+    const keys = byTable.get(tableName) ?? new Set<string>();
+    keys.add(rowKey);
+    byTable.set(tableName, keys);
+  }
+  return byTable;
+}
+
+export interface Applied {
+  /** Log entries read (each names one row write). */
+  entries: number;
+  /** The last entry applied (unchanged when there was none). */
+  lastSeq: number;
+  /** Rows written to the target (the source's row), and deleted from it (gone from the source). */
+  written: number;
+  deleted: number;
+}
+
+/**
+ * Catches the target up on the log, from entry `afterSeq` on, `maxEntries` at most: each row an entry
+ * names is read from the source as it is now, and written over the target's (or deleted from it when
+ * the source has it no more), all in one target transaction. Reading the row as it is now (not as the
+ * entry saw it) makes the order of entries irrelevant: a row changed again meanwhile has a later entry,
+ * which a later call applies, and writes the same row again.
+ */
+export async function applyChanges(source: D1Database, target: Target, afterSeq: number, maxEntries: number): Promise<Applied> {
+  const { results } = await source
+    .prepare("select seq, table_name as tableName, row_key as rowKey from move_changes where tenant_id = ? and seq > ? order by seq limit ?")
+    .bind(target.tenantId, afterSeq, Math.min(maxEntries, CHANGES_PER_READ))
+    .all<{ seq: number; tableName: string; rowKey: string }>();
+  if (!results.length) return { entries: 0, lastSeq: afterSeq, written: 0, deleted: 0 };
+  const byTable = new Map<string, Set<string>>();
+  for (const entry of results) {
+    const keys = byTable.get(entry.tableName) ?? new Set<string>();
+    keys.add(entry.rowKey);
+    byTable.set(entry.tableName, keys);
+  }
+  const statements: D1PreparedStatement[] = [];
+  let written = 0;
+  let deleted = 0;
+  for (const plan of MOVE_PLANS) {
+    const keys = byTable.get(plan.name);
+    if (!keys) continue;
+    const rows = await readRowsByKey(source, plan, [...keys]);
+    const present = new Set(rows.map((row) => row.key));
+    const gone = [...keys].filter((key) => !present.has(key));
+    for (const chunk of gone.length ? jsonTextChunks(gone) : []) {
+      statements.push(target.database.prepare(`delete from ${quote(plan.name)} where ${keyIn(plan)}`).bind(chunk));
     }
-    // 5. Switch: only a directory entry still MOVING from this shard is switched.
-    const switched = await control
-      .update(tenantDirectory)
-      .set({ shard: to, state: "ACTIVE", movingTo: null, movedAt: nowIso() })
-      .where(and(eq(tenantDirectory.tenantId, tenantId), eq(tenantDirectory.shard, from), eq(tenantDirectory.state, "MOVING")));
-    if (!switched.meta.changes) throw new Error("the directory entry changed during the move");
-  } catch (error) {
-    log(`${tenantId}: move failed (${error instanceof Error ? error.message : String(error)}); staying on ${from}`);
-    await abandonMove(env, tenantId, from, to, plans);
-    throw error;
+    const sql = writeRowsSql(plan, "resync");
+    for (const chunk of rows.length ? jsonTextChunks(rows.map((row) => row.row)) : []) statements.push(target.database.prepare(sql).bind(chunk));
+    written += rows.length;
+    deleted += gone.length;
   }
-  forgetPlacement(tenantId);
-  log(`${tenantId}: directory switched to ${to}`);
-
-  // 6. The old rows stay readable until every instance has read the new placement, then go. The
-  //    fence stays (LEFT): a write routed by a stale placement still answers tenant_moving.
-  await primaryDb(env, from).update(tenantFences).set({ state: "LEFT" }).where(eq(tenantFences.tenantId, tenantId));
-  const drainMs = options.drainMs ?? PLACEMENT_CACHE_TTL_MS + 1_000;
-  if (drainMs > 0) {
-    log(`${tenantId}: waiting ${drainMs} ms for every instance to read the new placement`);
-    await new Promise((resolve) => setTimeout(resolve, drainMs));
-  }
-  const deletedFromSource = await deleteTenantRows(source, plans, tenantId);
-  log(`${tenantId}: ${deletedFromSource} rows deleted from ${from}`);
-  return { tenantId, from, to, tables, deletedFromSource, durationMs: Date.now() - startedAt };
+  const unknown = [...byTable.keys()].filter((name) => !planNamed.has(name));
+  if (unknown.length) throw new Error(`the change log names tables no move knows: ${unknown.join(", ")}`);
+  await writeThroughFence(target.database, target.tenantId, target.fence, statements);
+  return { entries: results.length, lastSeq: results[results.length - 1].seq, written, deleted };
 }
 
-/** Undoes a move that did not switch: the copy goes, the tenant stays where it was and writes again. */
-async function abandonMove(env: DatabaseBindings, tenantId: string, from: ShardName, to: ShardName, plans: TablePlan[]): Promise<void> {
-  await deleteTenantRows(d1(env, to), plans, tenantId);
-  await primaryDb(env, from).delete(tenantFences).where(eq(tenantFences.tenantId, tenantId));
-  await primaryDb(env, "CONTROL")
-    .update(tenantDirectory)
-    .set({ state: "ACTIVE", movingTo: null })
-    .where(and(eq(tenantDirectory.tenantId, tenantId), eq(tenantDirectory.shard, from)));
-  forgetPlacement(tenantId);
+// ---- checks ---------------------------------------------------------------------------------
+
+/** Why a copy differs from its source (a move that finds one stops, and leaves the tenant on its source). */
+export class CopyDiffers extends Error {}
+
+const describeKey = (plan: TablePlan, key: string) => `${plan.name} ${key}`;
+
+/**
+ * Compares the rows of `keys` on both shards (those `pending` names excepted: changed since the last
+ * catch-up, checked later); throws CopyDiffers at the first that differs.
+ */
+export async function compareKeys(source: D1Database, target: D1Database, plan: TablePlan, keys: readonly string[], pending?: () => Promise<Set<string>>) {
+  if (!keys.length) return;
+  const sourceRows = await readRowsByKey(source, plan, keys);
+  const skip = pending ? await pending() : new Set<string>();
+  const targetRows = await readRowsByKey(target, plan, keys);
+  const there = new Map(targetRows.map((row) => [row.key, row.row]));
+  const here = new Map(sourceRows.map((row) => [row.key, row.row]));
+  for (const key of keys) {
+    if (skip.has(key)) continue;
+    if (here.get(key) !== there.get(key)) {
+      throw new CopyDiffers(
+        `${describeKey(plan, key)} is ${here.has(key) ? "different" : "absent"} on the source and ${there.has(key) ? "present" : "absent"} on the copy`,
+      );
+    }
+  }
 }
 
-/** How many rows of each table a shard holds for a tenant (isolation checks, move reports). */
+/** Where a verification pass stands in one table's scope. */
+export interface PassCursor {
+  /** Source cursor (copy order). */
+  after: unknown[] | null;
+  /** Target cursor, for a table in commit order (rowids differ between shards); else the source cursor serves both. */
+  targetAfter: unknown[] | null;
+}
+
+export interface PassChunk {
+  /** Rows compared (those changed since the last catch-up are left to the fence's check). */
+  compared: MovedRow[];
+  /** Source rows read: fewer than CHUNK_ROWS means the scope is done. */
+  read: number;
+  cursor: PassCursor;
+}
+
+/**
+ * Compares the next chunk of a scope on both shards, row by row and in order: the rows the source has
+ * (after the cursor), against the target's rows over the same stretch. Rows the log names after the
+ * last catch-up (`pending`, read after the source's rows, so it covers every change they may miss) are
+ * left out on both sides: the fence checks them. Everything else must be equal, and in the same order
+ * (events: commit order). Throws CopyDiffers.
+ */
+export async function compareChunk(
+  source: D1Database,
+  target: D1Database,
+  plan: TablePlan,
+  scope: string,
+  cursor: PassCursor,
+  pending: () => Promise<Set<string>>,
+): Promise<PassChunk> {
+  const read = await readRows(source, plan, scope, { after: cursor.after, limit: CHUNK_ROWS });
+  const changed = await pending();
+  const compared = read.filter((row) => !changed.has(row.key));
+  const last = read.length === CHUNK_ROWS;
+  const after = read.length ? (JSON.parse(read[read.length - 1].cursor) as unknown[]) : cursor.after;
+  let targetAfter = cursor.after;
+  let upTo: unknown[] | null = last ? after : null;
+  if (plan.commitOrder) {
+    // The target numbers its rows its own way: the stretch ends at the target's place of the last row compared.
+    targetAfter = cursor.targetAfter;
+    if (last) {
+      if (!compared.length) return { compared, read: read.length, cursor: { after, targetAfter } };
+      const [place] = await readRowsByKey(target, plan, [compared[compared.length - 1].key]);
+      if (!place) throw new CopyDiffers(`${describeKey(plan, compared[compared.length - 1].key)} is missing from the copy`);
+      upTo = JSON.parse(place.cursor) as unknown[];
+    }
+  }
+  const theirs = (await readRows(target, plan, scope, { after: targetAfter, upTo })).filter((row) => !changed.has(row.key));
+  for (let i = 0; i < Math.max(compared.length, theirs.length); i++) {
+    const mine = compared[i];
+    const copy = theirs[i];
+    if (mine?.row !== copy?.row) {
+      const key = mine?.key ?? copy!.key;
+      throw new CopyDiffers(
+        `${describeKey(plan, key)}: ${mine && copy && mine.key === copy.key ? "different values" : "rows out of step"} on the copy (row ${i + 1} of the stretch after ${JSON.stringify(targetAfter)})`,
+      );
+    }
+  }
+  return { compared, read: read.length, cursor: { after, targetAfter: plan.commitOrder ? (upTo ?? targetAfter) : after } };
+}
+
+/** A running SHA-256 over a table's rows, chained per chunk (WebCrypto has no streaming digest): equal rows in equal order give equal digests. */
+export async function chainDigest(previousHex: string, rows: readonly MovedRow[]): Promise<string> {
+  const previous = utf8.encode(previousHex);
+  const text = utf8.encode(rows.map((row) => row.row).join("\n"));
+  const input = new Uint8Array(previous.length + text.length);
+  input.set(previous);
+  input.set(text, previous.length);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", input));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// ---- cleaning up --------------------------------------------------------------------------------
+
+/**
+ * Deletes up to `maxStatements` chunks of a tenant's rows from a shard, children first; answers how
+ * many rows went (0: none are left). A shard that fences the tenant MOVING refuses it; LEFT allows it.
+ */
+export async function deleteTenantRows(database: D1Database, tenantId: string, maxStatements: number): Promise<number> {
+  let deleted = 0;
+  let statements = 0;
+  for (const plan of [...MOVE_PLANS].reverse()) {
+    const key = columnsOf(plan.key);
+    for (let scope = await nextScope(database, plan, tenantId, null); scope !== null; ) {
+      const result = await database
+        .prepare(
+          `delete from ${quote(plan.name)} where ${tuple(plan.key)} in (select ${key} from ${quote(plan.name)} where ${plan.scopeFilter} limit ${CHUNK_ROWS})`,
+        )
+        .bind(scope)
+        .run();
+      statements++;
+      deleted += result.meta.changes ?? 0;
+      if (statements >= maxStatements) return deleted;
+      if (!result.meta.changes) scope = await nextScope(database, plan, tenantId, scope);
+    }
+  }
+  return deleted;
+}
+
+/** How many rows of each table a shard holds for a tenant (isolation checks, move reports): one count per table. */
 export async function countTenantRows(env: DatabaseBindings, shard: ShardName, tenantId: string): Promise<Record<string, number>> {
   const database = d1(env, shard);
-  const counts: Record<string, number> = {};
-  for (const moved of MOVED_TABLES) {
-    const plan = await planOf(database, moved);
-    let rows = 0;
-    for (const scope of await scopesOf(database, plan, tenantId)) {
+  const counts = await Promise.all(
+    MOVE_PLANS.map(async (plan) => {
       const row = await database
-        .prepare(`select count(*) as n from ${quote(plan.name)} where ${plan.scopeFilter}`)
-        .bind(scope)
+        .prepare(`select count(*) as n from ${quote(plan.name)} where ${plan.tenantFilter}`)
+        .bind(tenantId)
         .first<{ n: number }>();
-      rows += row?.n ?? 0;
-    }
-    counts[plan.name] = rows;
-  }
-  return counts;
+      return [plan.name, row?.n ?? 0] as const;
+    }),
+  );
+  return Object.fromEntries(counts);
+}
+
+/** The tenant's rows on a shard, all tables (the copy's size, read once when it starts). */
+export async function totalTenantRows(env: DatabaseBindings, shard: ShardName, tenantId: string): Promise<number> {
+  return Object.values(await countTenantRows(env, shard, tenantId)).reduce((sum, rows) => sum + rows, 0);
 }

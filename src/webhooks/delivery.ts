@@ -3,8 +3,9 @@ import { toEventRepresentation } from "../events/schemas";
 import { hmacSha256Hex } from "../platform/core/crypto";
 import { primaryDb } from "../platform/data/database";
 import type { Env } from "../platform/core/env";
-import type { ShardName } from "../platform/core/shards";
-import { events } from "../platform/data/tables";
+import { shardNames, type ShardName } from "../platform/core/shards";
+import { events, tenantFences } from "../platform/data/tables";
+import { readPlacement } from "../platform/data/tenancy";
 import { webhookDeliveries, webhooks } from "./tables";
 import { nowIso } from "../platform/core/time";
 import { API_VERSION } from "../platform/core/version";
@@ -60,15 +61,48 @@ export interface DueAttempt {
   event: typeof events.$inferSelect;
 }
 
-/** An attempt of the delivery, if it is still pending (a message may arrive after it finished or went). */
-export async function attemptDelivery(env: Env, shard: ShardName, deliveryId: string): Promise<void> {
+/** A delivery as an attempt reads it, and whether a move fences its tenant on that shard. */
+async function readDelivery(env: Env, shard: ShardName, deliveryId: string) {
   const [found] = await primaryDb(env, shard)
-    .select({ delivery: webhookDeliveries, webhook: webhooks, event: events })
+    .select({ delivery: webhookDeliveries, webhook: webhooks, event: events, fence: tenantFences.state })
     .from(webhookDeliveries)
     .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
     .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .leftJoin(tenantFences, eq(tenantFences.tenantId, webhookDeliveries.tenantId))
     .where(eq(webhookDeliveries.id, deliveryId))
     .limit(1);
+  return found;
+}
+
+/** The tenant's cutover is under way (≤ 2 s): the consumer sends the message again a moment later. */
+export class DeliveryAwaitsCutover extends Error {
+  constructor(tenantId: string) {
+    super(`tenant_moving: ${tenantId} is switching shards; the delivery is attempted once it has`);
+  }
+}
+
+/**
+ * An attempt of the delivery, if it is still pending (a message may arrive after it finished or went).
+ * The message names the shard of its tenant when it was sent; a move may have taken the tenant away
+ * since. The delivery is attempted where the directory places the tenant now: never on a move's copy
+ * (fenced: its record would be refused after the receiver got the event), nor lost with a dropped one.
+ */
+export async function attemptDelivery(env: Env, shard: ShardName, deliveryId: string): Promise<void> {
+  let found = await readDelivery(env, shard, deliveryId);
+  for (const other of shardNames(env)) {
+    // Not here: gone (finished, unsubscribed), or its tenant moved off this shard and the old copy was dropped.
+    if (found || other === shard) continue;
+    found = await readDelivery(env, other, deliveryId);
+    if (found) shard = other;
+  }
+  if (found?.fence) {
+    const placement = await readPlacement({ nearest: primaryDb(env, "CONTROL") }, found.delivery.tenantId);
+    if (!placement) return;
+    if (placement.shard === shard) throw new DeliveryAwaitsCutover(found.delivery.tenantId);
+    shard = placement.shard;
+    found = await readDelivery(env, shard, deliveryId);
+    if (found?.fence) throw new DeliveryAwaitsCutover(found.delivery.tenantId);
+  }
   if (found?.delivery.status !== "pending") return;
   const { delivery, webhook, event } = found;
   await attempt(env, shard, { deliveryId: delivery.id, tenantId: delivery.tenantId, attempts: delivery.attempts, webhook, event });

@@ -59,6 +59,10 @@ import getWebhook from "../../src/webhooks/routes/get";
 import listWebhooks from "../../src/webhooks/routes/list";
 import redeliverDelivery from "../../src/webhooks/routes/redeliver";
 import updateWebhook from "../../src/webhooks/routes/update";
+import abortTenantMove from "../../src/tenants/routes/abort";
+import getTenantMove from "../../src/tenants/routes/get";
+import reverseTenantMove from "../../src/tenants/routes/reverse";
+import startTenantMove from "../../src/tenants/routes/start";
 
 export const routes = {
   listOperations,
@@ -122,4 +126,8 @@ export const routes = {
   deleteWebhook,
   listDeliveries,
   redeliverDelivery,
+  startTenantMove,
+  getTenantMove,
+  abortTenantMove,
+  reverseTenantMove,
 };

@@ -7,6 +7,8 @@ import { finishedDeliveryDirectly } from "./direct";
 import { callRoute, createOperation, operationBody, uniqueId, type Caller } from "./client";
 import { routes } from "./routes";
 import { cartBody, line, putAccounts, setUpOperation } from "./setup";
+import { holdMover, moveReaches, otherShard, startMove } from "./moves";
+import { shardOf } from "./shards";
 
 /** A write to make: where, with what, what it answers and records. */
 export interface Race {
@@ -28,6 +30,13 @@ async function directoryAccount(op: Caller) {
 }
 async function rule(op: Caller) {
   return (await callRoute(op, routes.createRule, { body: { accountId: "ACC-1", minimum: 100 } })).body;
+}
+
+/** A move of the tenant to its other shard, held where it stands (its alarm cleared) so it stays abortable. */
+async function heldMove(op: Caller) {
+  const started = await startMove(op, otherShard(await shardOf(op.tenantId)));
+  await holdMover(op.tenantId);
+  return started;
 }
 
 /** `${METHOD} ${path}` → sets up what the route needs in a fresh tenant and names the request to race. */
@@ -206,4 +215,16 @@ export const WRITES: Record<string, (op: Caller) => Promise<Race>> = {
     status: 204,
     event: null,
   }),
+  "POST /v1/tenant/moves": async (op) => ({
+    path: "/v1/tenant/moves",
+    body: { to: otherShard(await shardOf(op.tenantId)) },
+    status: 202,
+    event: null,
+  }),
+  "POST /v1/tenant/moves/:moveId/abort": async (op) => ({ path: `/v1/tenant/moves/${(await heldMove(op)).id}/abort`, status: 202, event: null }),
+  "POST /v1/tenant/moves/:moveId/reverse": async (op) => {
+    const started = await startMove(op, otherShard(await shardOf(op.tenantId)));
+    await moveReaches(op, started.id, ["SWITCHED"]);
+    return { path: `/v1/tenant/moves/${started.id}/reverse`, status: 202, event: null };
+  },
 };

@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { archiveHistory, objectKey, type ArchiveOptions } from "../../src/history/archive/job";
 import { idAtTime } from "../../src/platform/core/ids";
 import worker from "../../src/index";
-import { moveTenant } from "../../src/tenants/move";
 import type { ShardName } from "../../src/platform/core/shards";
 import {
   call,
@@ -17,6 +16,7 @@ import {
   withoutRequestId,
   type Caller,
 } from "../helpers/client";
+import { moveTenant } from "../helpers/moves";
 import { routes } from "../helpers/routes";
 import { putAccounts } from "../helpers/setup";
 import { shardOf, tenantDb } from "../helpers/shards";
@@ -261,7 +261,7 @@ describe("the history archive", () => {
 
     const from = await shardOf(op.tenantId);
     const to = (from === "SHARD_1" ? "SHARD_2" : "SHARD_1") as ShardName;
-    await moveTenant(env, op.tenantId, to);
+    await moveTenant(op, to);
     expect(await stored(op)).toMatchObject({ indexed: 1, objects: archived.objects });
     expect(await historyAnswers(op, [{ id: operation.id, versions: [1, 2] }])).toEqual(before);
   });

@@ -9,10 +9,18 @@ import { WRITES } from "../helpers/write-routes";
  * Every registered route that writes records its change in the history, driven by apiRoutes: a write
  * route added later is held to it the day it is registered (its request is in WRITES, or the
  * idempotency races fail first). A placement (a cart, an order) links to an Operation and changes
- * none of its recorded fields, and a redelivery sends an event again and changes no subscription: they
- * are the writes with no record, on purpose.
+ * none of its recorded fields, and a redelivery sends an event again and changes no subscription:
+ * they are writes with no record, on purpose. A tenant move is another: it changes where the tenant's
+ * rows live, none of them (the move keeps its own record, GET /v1/tenant/moves).
  */
-const NO_RECORD = new Set(["POST /v1/carts", "POST /v1/orders", "POST /v1/webhooks/:webhookId/deliveries/:deliveryId/redeliver"]);
+const NO_RECORD = new Set([
+  "POST /v1/carts",
+  "POST /v1/orders",
+  "POST /v1/webhooks/:webhookId/deliveries/:deliveryId/redeliver",
+  "POST /v1/tenant/moves",
+  "POST /v1/tenant/moves/:moveId/abort",
+  "POST /v1/tenant/moves/:moveId/reverse",
+]);
 
 const keyOf = (spec: { method: string; path: string }) => `${spec.method.toUpperCase()} ${spec.path}`;
 
@@ -35,7 +43,7 @@ describe("change records, on every registered route that writes", () => {
 
   for (const { spec } of writes) {
     const key = keyOf(spec);
-    it(`${key}: ${NO_RECORD.has(key) ? "records nothing (a placement or a redelivery)" : "records its change in the same batch"}`, async () => {
+    it(`${key}: ${NO_RECORD.has(key) ? "records nothing (a placement, a redelivery, a move)" : "records its change in the same batch"}`, async () => {
       const op = await newTenant();
       const write = await WRITES[key](op);
       const before = await recordCount(op);

@@ -84,6 +84,7 @@ function expectedDiff(a: LineSeen[], b: LineSeen[]) {
     const fields = (["variantId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"] as const).filter(
       (field) => JSON.stringify(before[field] ?? null) !== JSON.stringify(after[field] ?? null),
     );
+    // Sorted, as the answer's fields are read (collectDiff): the order of a change's fields is not what is compared.
     return fields.length ? [[sku, "changed", [...fields].sort()]] : [];
   });
 }

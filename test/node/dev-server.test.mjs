@@ -216,16 +216,18 @@ describe("shards: placement and moves against the served databases", () => {
     assert.equal(put.status, 200);
     const before = await api(key, "OPERATOR", `/v1/operations/${created.body.id}`);
 
-    // The default drain: the old rows stay until every instance has read the new placement (10 s).
-    const moved = await command("tenant-move.mjs", "--tenant", "node-move", "--to", "SHARD_2");
+    // The move runs in the server; the command exits once it has switched. The old copy is kept (fenced) for a reverse.
+    const moved = await command("tenant-move.mjs", "--tenant", "node-move", "--to", "SHARD_2", "--url", server.baseUrl);
     assert.equal(moved.code, 0, moved.stderr);
     const report = JSON.parse(moved.stdout);
     assert.equal(report.from, "SHARD_1");
+    assert.equal(report.status, "SWITCHED");
+    assert.ok(report.keepSourceUntil);
     assert.equal(report.tables.find((table) => table.table === "operation_lines").rows, 1500);
     assert.equal(await shardOf("node-move"), "SHARD_2");
-    const [[left]] = await executeSql("select count(*) as n from operation_lines where tenant_id = 'node-move'", { persistTo: state }, "SHARD_1");
+    const [[kept]] = await executeSql("select count(*) as n from operation_lines where tenant_id = 'node-move'", { persistTo: state }, "SHARD_1");
     const [[arrived]] = await executeSql("select count(*) as n from operation_lines where tenant_id = 'node-move'", { persistTo: state }, "SHARD_2");
-    assert.deepEqual([left.n, arrived.n], [0, 1500]);
+    assert.deepEqual([kept.n, arrived.n], [1500, 1500]);
 
     assert.deepEqual(await api(key, "OPERATOR", `/v1/operations/${created.body.id}`), before);
     const renamed = await api(key, "OPERATOR", `/v1/operations/${created.body.id}`, {
@@ -235,9 +237,10 @@ describe("shards: placement and moves against the served databases", () => {
     });
     assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
 
-    const refused = await command("tenant-move.mjs", "--tenant", "node-move", "--to", "SHARD_2", "--drain-seconds", "0");
+    const refused = await command("tenant-move.mjs", "--tenant", "node-move", "--to", "SHARD_1", "--url", server.baseUrl);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /already on SHARD_2/);
+    // A second move waits for the first's old copy to go (or reverses it): refused, with the reason.
+    assert.match(refused.stderr, /keeps the tenant's old copy on SHARD_1 until .*: reverse it.*\(409 move_in_progress\)/);
   });
 });
 

@@ -301,11 +301,12 @@ describe("the OpenAPI document, for client generation", () => {
     expect(parameter("/v1/operations/{operationId}/lines", "get", "minQuantity")?.schema.type).toBe("integer");
   });
 
-  it("says what routes share once (parameters, error answers, examples), so the whole document stays under 210 KB", async () => {
+  it("says what routes share once (parameters, error answers, examples), so the whole document stays under 220 KB", async () => {
     const response = await call(null, "GET", "/v1/openapi.json");
     // A tripwire for inlining (327 KB before routes shared their parts): raised from 200 KB by the
-    // history settings routes, then to 210 KB by the display settings and redelivery routes (208 KB).
-    expect(response.text.length).toBeLessThanOrEqual(210_000);
+    // history settings routes, then to 210 KB by the display settings and redelivery routes (208 KB), then to 220 KB by the
+    // tenant move routes (217 KB).
+    expect(response.text.length).toBeLessThanOrEqual(220_000);
     const document = await servedDocumentAsIs();
     const inline = new Map<string, number>();
     for (const [path, item] of Object.entries(document.paths)) {

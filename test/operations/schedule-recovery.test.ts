@@ -1,16 +1,15 @@
 import { createExecutionContext, createScheduledController, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { SCHEDULE_MAX_ATTEMPTS, scheduleRetryDelayMs } from "../../src/operations/coordinator/durable-object";
+import { SCHEDULE_FENCE_RETRY_MS, SCHEDULE_MAX_ATTEMPTS, scheduleRetryDelayMs } from "../../src/operations/coordinator/durable-object";
 import { SCHEDULE_OVERDUE_AFTER_MS, sweepSchedules } from "../../src/operations/coordinator/schedule-sweep";
 import worker from "../../src/index";
-import type { ShardName } from "../../src/platform/core/shards";
-import { moveTenant } from "../../src/tenants/move";
 import { WEBHOOK_SWEEP_CRON } from "../../src/webhooks/outbox";
 import { callRoute, expectStatus, newTenant, readOperation, type Caller } from "../helpers/client";
 import { routes } from "../helpers/routes";
 import { alarmOf, inSeconds, operationEvents, runScheduleAt, storedOf, stubOf } from "../helpers/schedule";
 import { setUpOperation } from "../helpers/setup";
 import { shardOf, tenantDb } from "../helpers/shards";
+import { moveTenant, otherShard } from "../helpers/moves";
 
 const waitUntil = async (time: string) => {
   const wait = Date.parse(time) - Date.now() + 50;
@@ -181,14 +180,12 @@ describe("the schedule sweep (every minute) heals an object that lost its alarm"
 });
 
 describe("a pending schedule and a move of the tenant to another shard", () => {
-  const otherShard = (shard: ShardName): ShardName => (shard === "SHARD_1" ? "SHARD_2" : "SHARD_1");
-
   it("a time after the move runs on the shard the tenant moved to", async () => {
     const op = await newTenant();
     const activateAt = inSeconds(3);
     const operation = await scheduledOperation(op, { activateAt });
     const from = await shardOf(op.tenantId);
-    await moveTenant(env, op.tenantId, otherShard(from), { drainMs: 0 });
+    await moveTenant(op, otherShard(from));
     expect(await shardOf(op.tenantId)).toBe(otherShard(from));
     expect(await alarmOf(operation.id)).toBe(Date.parse(activateAt));
 
@@ -197,31 +194,24 @@ describe("a pending schedule and a move of the tenant to another shard", () => {
     expect(await alarmOf(operation.id)).toBeNull();
   });
 
-  it("a time that comes during the move waits for it (no failure recorded), and the sweep after the move runs it", async () => {
+  it("a time that comes while a move's cutover fences the tenant's writes runs 2 s later (no failure recorded), then on the shard the directory names", async () => {
     const op = await newTenant();
     const activateAt = inSeconds(2);
     const operation = await scheduledOperation(op, { activateAt });
-    const from = await shardOf(op.tenantId);
-    let rangDuringMove = false;
-    await moveTenant(env, op.tenantId, otherShard(from), {
-      drainMs: 0,
-      afterChunk: async () => {
-        if (rangDuringMove) return;
-        rangDuringMove = true;
-        await waitUntil(activateAt);
-        // It rings now (if it has not rung on its own already).
-        await runDurableObjectAlarm(stubOf(operation.id));
-        // Writes are fenced: the object lets the alarm go instead of counting failures.
-        expect(await alarmOf(operation.id)).toBeNull();
-      },
-    });
-    expect(rangDuringMove).toBe(true);
-    const waited = await readOperation(op, operation.id);
-    expect(waited).toMatchObject({ status: "DRAFT", version: operation.version, schedule: { activateAt } });
+    const shard = await shardOf(op.tenantId);
+    // What a cutover does to the shard for at most 2 s: every write of the tenant refused.
+    await env[shard].prepare("insert into tenant_fences (tenant_id, state, since) values (?, 'MOVING', ?)").bind(op.tenantId, new Date().toISOString()).run();
+    try {
+      const rang = Date.parse(activateAt) + 50;
+      await runScheduleAt(operation.id, activateAt);
+      expect(await alarmOf(operation.id)).toBe(rang + SCHEDULE_FENCE_RETRY_MS);
+      expect(await readOperation(op, operation.id)).toMatchObject({ status: "DRAFT", version: operation.version, schedule: { activateAt } });
+    } finally {
+      await env[shard].prepare("delete from tenant_fences where tenant_id = ?").bind(op.tenantId).run();
+    }
     expect((await operationEvents(op, operation.id)).filter((event) => event.type === "operation.schedule_failed")).toEqual([]);
-
-    await sweepSchedules(env, Date.now() + SCHEDULE_OVERDUE_AFTER_MS + 1_000);
-    await runDurableObjectAlarm(stubOf(operation.id));
-    await eventually(() => readOperation(op, operation.id), { status: "ACTIVE", version: operation.version + 1, schedule: null });
+    await runScheduleAt(operation.id, new Date((await alarmOf(operation.id))!).toISOString());
+    expect(await readOperation(op, operation.id)).toMatchObject({ status: "ACTIVE", version: operation.version + 1, schedule: null });
+    expect(await alarmOf(operation.id)).toBeNull();
   });
 });

@@ -5,6 +5,8 @@ import { call, collectPages, eventsOf, expectProblem, expectStatus, issueKey, ne
 import { routes } from "../helpers/routes";
 import { accountKeyAttachedTo, finishedDeliveryDirectly, snapshotWholeTenant } from "../helpers/direct";
 import { cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
+import { moveReaches, otherShard, startMove } from "../helpers/moves";
+import { shardOf } from "../helpers/shards";
 
 /*
  * Another tenant's ids, on every registered route. Driven by apiRoutes, so a route added later is
@@ -84,12 +86,20 @@ beforeAll(async () => {
     webhookId: [webhookId],
     // A failed delivery of A's: redelivering it would succeed for A.
     deliveryId: hasParam("deliveryId") ? [await finishedDeliveryDirectly(a.tenantId, webhookId)] : [],
+    // A move of A's that ended (aborted): A's rows stay where they are for the snapshots below.
+    moveId: hasParam("moveId") ? [await abortedMove(a)] : [],
   };
   const b = await newTenant();
   // Written directly: B must record no event at all, and PUT /v1/accounts would record one.
   const bAccount = (await accountKeyAttachedTo(b.tenantId, [])).caller;
   w = { a, b, bAccount, ids, etags, acc1, acc2, userOfAcc1, orderId: order.id, cartId: cart.id, activeId: active.id };
 });
+
+async function abortedMove(a: Caller): Promise<string> {
+  const started = await startMove(a, otherShard(await shardOf(a.tenantId)));
+  expectStatus(await callRoute(a, routes.abortTenantMove, { params: { moveId: started.id } }), 202);
+  return (await moveReaches(a, started.id, ["ABORTED"])).id;
+}
 
 describe("another tenant's ids, on every registered route", () => {
   it("has a fixture of tenant A for every path parameter of apiRoutes", () => {

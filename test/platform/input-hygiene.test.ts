@@ -177,6 +177,7 @@ const BODIES: Record<string, { body: unknown; ids: (string | number)[][] }[]> = 
   "PUT /v1/settings/approvals": [{ body: { activation: { required: 0 } }, ids: [] }],
   "PUT /v1/settings/display": [{ body: { currency: "EUR" }, ids: [] }],
   "PUT /v1/settings/history": [{ body: { retentionYears: 5 }, ids: [] }],
+  "POST /v1/tenant/moves": [{ body: { to: "SHARD_2", keepSourceMinutes: 5 }, ids: [] }],
   "POST /v1/buying-policies/quotas/impact": [
     {
       body: {

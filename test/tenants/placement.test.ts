@@ -72,7 +72,7 @@ describe("placing tenants on shards", () => {
     vi.spyOn(Date, "now").mockReturnValue(changedAt + PLACEMENT_CACHE_TTL_MS + 1);
     const answer = await write();
     expectProblem(answer, 503, "tenant_moving");
-    expect(answer.headers.get("retry-after")).toBe("5");
+    expect(answer.headers.get("retry-after")).toBe("1");
     // Reads keep working while MOVING.
     expectStatus(await callRoute(op, routes.getQuotaDefault), 200);
   });

@@ -33,7 +33,10 @@ export function scheduleRetryDelayMs(failures: number): number {
   return Math.min(5_000 * 2 ** (failures - 1), 5 * 60_000);
 }
 
-/** The tenant's shard was being moved when the alarm ran: the change waits for the sweep after the move. */
+/** How long a due change waits when a move's write fence refused it (a fence lasts at most 2 s). */
+export const SCHEDULE_FENCE_RETRY_MS = 2_000;
+
+/** The tenant was being moved by an earlier version of the move command (the directory says MOVING): the change waits. */
 class TenantMoving extends Error {}
 
 /**
@@ -140,8 +143,9 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
   /** `context`: the one the attempt ran with, reused to record a give-up (none: building it is what failed). */
   private async failedAttempt(owner: ScheduleOwner, error: unknown, trace: RequestTrace, context?: CommandContext): Promise<void> {
     if (error instanceof TenantMoving || isTenantMovingFailure(error)) {
-      // The move fences every write until it ends; the sweep of the shard it lands on arms the object again.
-      await this.ctx.storage.deleteAlarm();
+      // A move's fence holds the tenant's writes for at most 2 s: the change runs right after, on the
+      // shard the directory then names (no failure counted). Should the fence outlast it, it rings again.
+      await this.ctx.storage.setAlarm(Date.now() + SCHEDULE_FENCE_RETRY_MS);
       return;
     }
     const failures = ((await this.ctx.storage.get<number>(FAILED_ATTEMPTS)) ?? 0) + 1;

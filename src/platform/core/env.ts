@@ -7,6 +7,8 @@ export interface Env {
   [shard: ShardName]: D1Database;
   /** One Durable Object per Operation (its class and commands: src/app.ts). */
   OPERATION_COORDINATOR: DurableObjectNamespace;
+  /** One Durable Object per tenant: its moves to another shard (src/tenants/mover.ts). */
+  TENANT_MOVER: DurableObjectNamespace;
   ASSETS: Fetcher;
   /** Change history past its hot window: one object per tenant, day and Operation (src/history/archive/). */
   HISTORY_ARCHIVE: R2Bucket;

@@ -64,6 +64,7 @@ export const idPrefixes = {
   webhook: "wh",
   delivery: "dlv",
   change: "chg",
+  move: "mov",
   approval: "apr",
 } as const;
 

@@ -77,13 +77,13 @@ export function forgetPlacement(tenantId: string): void {
   placements.forget(tenantId);
 }
 
-/** Seconds a client should wait before retrying a write refused by a move. */
-export const TENANT_MOVING_RETRY_SECONDS = 5;
+/** Seconds a client should wait before retrying a write refused by a move: its fence lasts at most 2 s (src/tenants/mover.ts). */
+export const TENANT_MOVING_RETRY_SECONDS = 1;
 
 export function tenantMovingError(): ApiError {
   return new ApiError(
     "tenant_moving",
-    `This tenant's data is being moved to another database; reads keep working, writes resume when the move ends. Retry in ${TENANT_MOVING_RETRY_SECONDS} s.`,
+    `This tenant's data is switching to another database; reads keep working, writes resume within 2 s. Retry in ${TENANT_MOVING_RETRY_SECONDS} s.`,
     { retryAfter: TENANT_MOVING_RETRY_SECONDS },
     { "retry-after": String(TENANT_MOVING_RETRY_SECONDS) },
   );

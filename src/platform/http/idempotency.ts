@@ -1,13 +1,15 @@
-import { and, eq, lt, notInArray, sql } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppBindings } from "./context";
 import type { Env } from "../core/env";
 import { sha256Hex } from "../core/crypto";
-import { primaryDb } from "../data/database";
+import { primaryDb, type Db } from "../data/database";
 import { shardNames } from "../core/shards";
 import { afterCommit } from "../core/after-commit";
 import { ApiError } from "../core/errors";
-import { idempotencyKeys, tenantFences } from "../data/tables";
+import { idempotencyKeys } from "../data/tables";
+import { isTenantMovingFailure, notFenced, readPlacement } from "../data/tenancy";
 import { nowIso } from "../core/time";
 
 export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
@@ -100,19 +102,21 @@ export const idempotency = (shownOnce?: ShownOnce) =>
       });
     }
 
+    // The claim's release or answer goes where the claim is now: a move may have taken it to another shard meanwhile.
+    const onClaim = (write: (db: Db) => Promise<unknown>, fenced = false) => onTenantShard(c, write, fenced);
+    const release = (fenced: boolean) => onClaim((db) => db.delete(idempotencyKeys).where(where), fenced);
     try {
       await next();
     } catch (error) {
-      await db.delete(idempotencyKeys).where(where);
+      await release(isTenantMovingFailure(error) || (error instanceof ApiError && error.problem.code === "tenant_moving"));
       throw error;
     }
     const response = c.res;
     // What follows runs after the request's own write, if it made one: a failure to record is logged and the answer stands.
     if (response.status >= 500) {
       // Nothing was promised: let the client retry with the same key (a claim left behind is taken over after 60 s).
-      await afterCommit(c.var.requestId, "releasing the Idempotency-Key of a failed request (taken over after 60 s)", () =>
-        db.delete(idempotencyKeys).where(where),
-      );
+      // 503 is only ever a move's fence (tenant_moving).
+      await afterCommit(c.var.requestId, "releasing the Idempotency-Key of a failed request (taken over after 60 s)", () => release(response.status === 503));
       return;
     }
     // Unrecorded, the claim stays PENDING: a replay answers 409 idempotency_in_progress, and after 60 s runs as a new request.
@@ -123,9 +127,48 @@ export const idempotency = (shownOnce?: ShownOnce) =>
         if (value !== null) answered[name] = value;
       }
       const { body, headers } = storableAnswer(response.status === 204 ? null : await response.clone().text(), answered, shownOnce);
-      await db.update(idempotencyKeys).set({ state: "DONE", responseStatus: response.status, responseHeaders: headers, responseBody: body }).where(where);
+      await onClaim((db) =>
+        db.update(idempotencyKeys).set({ state: "DONE", responseStatus: response.status, responseHeaders: headers, responseBody: body }).where(where),
+      );
     });
   });
+
+/** How long a claim's release or answer waits for a move's fence to lift: a fence lasts at most 2 s. */
+export const CLAIM_FOLLOWS_MOVE_MS = 5_000;
+const FOLLOW_POLL_MS = 200;
+
+/**
+ * Writes a request's claim on its tenant's shard. A claim made just before a move fenced the tenant
+ * (its write then refused: 503 tenant_moving) is on the old shard, fenced, and about to be copied to
+ * the new one with the move's last changes: the write waits for the fence to lift, then goes to the
+ * shard the directory names (the new one, or the old one again if the cutover was called off). So a
+ * client retrying with its Idempotency-Key gets exactly one effect, not a claim left PENDING for 60 s.
+ */
+async function onTenantShard(c: Context<AppBindings>, write: (db: Db) => Promise<unknown>, fenced: boolean): Promise<void> {
+  // A request a fence refused goes by the directory from the start: the shard it ran on may be the old
+  // copy, fenced LEFT, which takes deletes (a release there would leave the claim's copy PENDING).
+  if (!fenced) {
+    try {
+      await write(c.var.db);
+      return;
+    } catch (error) {
+      if (!isTenantMovingFailure(error)) throw error;
+    }
+  }
+  const { tenantId } = c.var.principal;
+  const deadline = Date.now() + CLAIM_FOLLOWS_MOVE_MS;
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 0 || !fenced) await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+    const placement = await readPlacement({ nearest: primaryDb(c.env, "CONTROL") }, tenantId);
+    if (!placement) return;
+    try {
+      await write(primaryDb(c.env, placement.shard));
+      return;
+    } catch (error) {
+      if (!isTenantMovingFailure(error) || Date.now() > deadline) throw error;
+    }
+  }
+}
 
 /**
  * Drops stored answers past their retention (run by the cron trigger). Expired keys are also
@@ -135,11 +178,9 @@ export async function purgeExpiredIdempotencyKeys(env: Env, now = Date.now()): P
   const expiredBefore = new Date(now - IDEMPOTENCY_RETENTION_MS).toISOString();
   const purged = await Promise.all(
     shardNames(env).map(async (shard) => {
-      // A tenant being moved keeps its rows until the move deletes them (its fence refuses any delete meanwhile).
-      const moving = primaryDb(env, shard).select({ tenantId: tenantFences.tenantId }).from(tenantFences).where(eq(tenantFences.state, "MOVING"));
-      const result = await primaryDb(env, shard)
-        .delete(idempotencyKeys)
-        .where(and(lt(idempotencyKeys.createdAt, expiredBefore), notInArray(idempotencyKeys.tenantId, moving)));
+      // A fenced tenant's rows here are a move's: the old copy it keeps (to go back to, equal to the new one) or the copy it is making.
+      const db = primaryDb(env, shard);
+      const result = await db.delete(idempotencyKeys).where(and(lt(idempotencyKeys.createdAt, expiredBefore), notFenced(db, idempotencyKeys.tenantId)));
       return result.meta.changes ?? 0;
     }),
   );

@@ -38,6 +38,7 @@ export const API_TAGS = {
   Settings: "How the tenant's data is shown: the currency its amounts are in.",
   Keys: "The tenant's API keys: issue, list, read, revoke.",
   Webhooks: "Subscriptions that push each event to a URL (signed, retried, recorded per delivery), instead of polling the change log.",
+  Tenant: "Moving the tenant to another database while it keeps serving (for the platform's operators).",
   Service: "The instance itself: health.",
 } as const;
 export type ApiTag = keyof typeof API_TAGS;

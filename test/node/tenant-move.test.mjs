@@ -1,0 +1,163 @@
+// `npm run tenant:move` as an operator runs it, against a real local server under traffic: the move
+// runs inside that server (never beside it against its files), the server is killed in the middle of
+// the copy and started again, and the move resumes there; the command follows it through the restart,
+// prints its progress and exits 0 once switched; nothing acknowledged is lost, nothing but the fence's
+// 503 and the restart's dropped connections is answered; `--reverse` takes the tenant back in one command.
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { promisify } from "node:util";
+import { startDevServer } from "../../scripts/lib/dev-server.mjs";
+import { applyMigrations, repoRoot } from "../../scripts/lib/wrangler.mjs";
+
+const state = mkdtempSync(join(tmpdir(), "tenant-move-test-"));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const TENANT = "t_move_cli";
+let server;
+
+after(async () => {
+  await server?.stop();
+  rmSync(state, { recursive: true, force: true });
+});
+
+function api(key) {
+  return async (method, path, body, headers = {}) => {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers: { "svc-client": "OPERATOR", "svc-api-key": key, ...headers, ...(body !== undefined && { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
+}
+
+/** The tenant's shard, as the move reports it (the latest move's `to` once switched). */
+async function latestMove(call) {
+  const answer = await call("GET", "/v1/tenant/moves/latest");
+  return answer.status === 200 ? answer.body : null;
+}
+
+/** A client that keeps creating rules, each with its own Idempotency-Key, retried until answered (a fence's 503, a server that went away). */
+function ruleWriter(call) {
+  const acknowledged = [];
+  const unexpected = [];
+  let stopped = false;
+  const running = (async () => {
+    for (let i = 0; !stopped; i++) {
+      const key = `rule-${i}`;
+      for (;;) {
+        let answer;
+        try {
+          answer = await call("POST", "/v1/buying-policies/quotas/rules", { accountId: `ACC-${i}`, minimum: i }, { "Idempotency-Key": key });
+        } catch {
+          await sleep(200); // the server is down (restarting): the same request again
+          continue;
+        }
+        if (answer.status === 201) {
+          acknowledged.push(answer.body.id);
+          break;
+        }
+        if (answer.status === 503 && answer.body.code === "tenant_moving") {
+          await sleep(100);
+          continue;
+        }
+        unexpected.push(`${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+        break;
+      }
+      await sleep(50);
+    }
+  })();
+  return {
+    acknowledged,
+    unexpected,
+    stop: async () => {
+      stopped = true;
+      await running;
+    },
+  };
+}
+
+function runMoveCommand(args) {
+  const child = spawn(process.execPath, [join(repoRoot, "scripts", "tenant-move.mjs"), ...args], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const exited = new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+  return { exited, stderr: () => stderr };
+}
+
+describe("npm run tenant:move against a running local server, killed and started again mid-copy", () => {
+  it("resumes the move in the restarted server, exits 0 once switched, loses nothing; --reverse takes the tenant back", { timeout: 600_000 }, async () => {
+    await applyMigrations({ persistTo: state });
+    server = await startDevServer({ persistTo: state });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(repoRoot, "scripts", "key.mjs"), "--tenant", TENANT, "--role", "OPERATOR", "--shard", "SHARD_1", "--persist-to", state],
+      { cwd: repoRoot },
+    );
+    const key = stdout.trim().split("\n").at(-1);
+    const call = api(key);
+    // About 40,000 rows (20,000 lines, their change records), so the copy takes several steps.
+    const created = await call("POST", "/v1/operations", {
+      code: "MOVING",
+      name: { en: "Moving" },
+      type: "PUBLIC",
+      startDate: "2026-01-01T00:00:00Z",
+      endDate: "2027-01-01T00:00:00Z",
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    for (let from = 0; from < 20_000; from += 5_000) {
+      const lines = Array.from({ length: 5_000 }, (_, i) => ({ variantExternalId: `SKU-${from + i}`, minQuantity: 0, maxQuantity: 10 }));
+      const put = await call("PUT", `/v1/operations/${created.body.id}/lines`, lines);
+      assert.equal(put.status, 200, JSON.stringify(put.body));
+    }
+
+    const writer = ruleWriter(call);
+    const command = runMoveCommand(["--tenant", TENANT, "--to", "SHARD_2", "--url", server.baseUrl, "--key", key]);
+    // Killed as soon as the copy is under way, then started again on the same port and state.
+    let copying;
+    for (let polls = 0; polls < 600; polls++) {
+      copying = await latestMove(call);
+      if (copying?.status === "COPYING") break;
+      await sleep(20);
+    }
+    assert.equal(copying?.status, "COPYING");
+    const { port } = server;
+    await server.stop();
+    await sleep(1_000);
+    server = await startDevServer({ persistTo: state, port });
+
+    const { code, stdout: report, stderr } = await command.exited;
+    await writer.stop();
+    assert.equal(code, 0, stderr);
+    const move = JSON.parse(report);
+    assert.equal(move.status, "SWITCHED", stderr);
+    assert.match(stderr, /The server does not answer/);
+    assert.match(stderr, /COPYING, [\d,]+\/[\d,]+ rows copied/);
+    assert.match(stderr, /is on SHARD_2; writes were refused for \d+ ms at the switch/);
+    assert.ok(move.fence.longestMs <= 2_000, JSON.stringify(move.fence));
+    assert.ok(move.progress.rowsCopied >= move.progress.rowsEstimated);
+    assert.deepEqual(writer.unexpected, []);
+    assert.ok(writer.acknowledged.length > 5);
+    const rules = await call("GET", "/v1/buying-policies/quotas/rules?limit=500");
+    const stored = new Set(rules.body.items.map((rule) => rule.id));
+    for (const id of writer.acknowledged) assert.ok(stored.has(id), `rule ${id} acknowledged, then lost`);
+    assert.equal(rules.body.items.length, writer.acknowledged.length);
+
+    const back = await runMoveCommand(["--tenant", TENANT, "--reverse", "--url", server.baseUrl, "--key", key]).exited;
+    assert.equal(back.code, 0, back.stderr);
+    assert.deepEqual((({ from, to, reverseOf, status }) => ({ from, to, reverseOf, status }))(JSON.parse(back.stdout)), {
+      from: "SHARD_2",
+      to: "SHARD_1",
+      reverseOf: move.id,
+      status: "SWITCHED",
+    });
+    assert.equal((await call("GET", "/v1/buying-policies/quotas/rules?limit=500")).body.items.length, writer.acknowledged.length);
+  });
+});
