@@ -36,7 +36,22 @@ export async function answers(baseUrl) {
  * adds Worker variables; `crons` runs wrangler.toml's cron triggers on their schedule, as `npm start` does;
  * `port` serves on that port (a restart of an earlier server), else on a free one.
  */
-export async function startDevServer({ persistTo, vars = {}, crons = false, readyTimeoutMs = 120_000, port: wantedPort }) {
+export async function startDevServer(options) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDevServerOnce(options);
+    } catch (error) {
+      // A free port found here can be taken by another process before workerd binds it (servers of
+      // test files start side by side): on a port of its own choosing, the server tries another.
+      const taken = error instanceof PortTaken;
+      if (!taken || options.port !== undefined || attempt >= 3) throw taken ? error.cause : error;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startDevServerOnce({ persistTo, vars = {}, crons = false, readyTimeoutMs = 120_000, port: wantedPort }) {
   const port = wantedPort ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo];
@@ -65,7 +80,8 @@ export async function startDevServer({ persistTo, vars = {}, crons = false, read
   while (!(await answers(baseUrl))) {
     if (!running() || Date.now() > deadline) {
       await stop();
-      throw new Error(`wrangler dev did not start on ${baseUrl}:\n${output.slice(-3000)}`);
+      const failure = new Error(`wrangler dev did not start on ${baseUrl}:\n${output.slice(-3000)}`);
+      throw /Address already in use/.test(output) ? new PortTaken("port taken", { cause: failure }) : failure;
     }
     await sleep(300);
   }
