@@ -7,6 +7,7 @@ import {
   useRef,
   useState,
   type ClipboardEvent,
+  type CSSProperties,
   type KeyboardEvent,
   type MouseEvent,
   type Ref,
@@ -43,6 +44,8 @@ export interface GridColumn {
   /** The header on a phone's width, where the label does not fit (the label stays its accessible name). */
   short?: string;
   numeric?: boolean;
+  /** A value as the column holds it once written (typed, pasted, filled, replaced): "180" → "180.00"; text it cannot read stays as typed. */
+  normalize?: (text: string) => string;
 }
 
 export interface DataGridHandle {
@@ -58,6 +61,38 @@ const READ_ONLY_HELP = "Arrow keys, Page Up/Down and Ctrl+Home/End move from cel
 const EDIT_HELP =
   "Shift+arrows (or a drag) select · Ctrl+C copies, Ctrl+V pastes into the selection · Ctrl+D fills down (or drag the selection's corner) · Delete or Space clears · Ctrl+Z undoes, Ctrl+Shift+Z or Ctrl+Y redoes.";
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+/** A cell's padding and borders on a phone (0.3rem each side, a border) plus room for the caret. */
+const NARROW_CELL_EXTRA = 16;
+const NARROW_MIN_COLUMN = 48;
+
+/**
+ * The columns' widths on a phone (`--narrow-columns`, used under 640 px): each column as wide as its
+ * widest value or header, measured in the grid's font, so no code is cut ("SKU-B…"); the grid then
+ * scrolls sideways under its first column, which stays (sticky). Only the longest values of each
+ * column are measured (a few hundred at most), so 5000 rows cost a scan of their lengths.
+ */
+function narrowColumns(element: HTMLElement | null, columns: readonly GridColumn[], rows: readonly GridRow<unknown>[]): string | undefined {
+  const context = element && document.createElement("canvas").getContext("2d");
+  if (!element || !context) return undefined;
+  const style = getComputedStyle(element);
+  const widths = columns.map((column) => {
+    let longest = 0;
+    for (const row of rows) longest = Math.max(longest, (row.cells[column.key] ?? "").length);
+    const candidates = new Set<string>();
+    for (const row of rows) {
+      const value = row.cells[column.key] ?? "";
+      if (value.length >= longest * 0.75 && candidates.size < 200) candidates.add(value);
+    }
+    context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    let width = 0;
+    for (const value of candidates) width = Math.max(width, context.measureText(value).width);
+    context.font = `700 ${Number.parseFloat(style.fontSize) * 0.8}px ${style.fontFamily}`;
+    width = Math.max(width, context.measureText(column.short ?? column.label).width);
+    return Math.max(NARROW_MIN_COLUMN, Math.ceil(width + NARROW_CELL_EXTRA));
+  });
+  // The last column takes what is left when they all fit (one flexible track keeps every row's tracks equal).
+  return widths.map((width, i) => (i === widths.length - 1 ? `minmax(${width}px, 1fr)` : `${width}px`)).join(" ");
+}
 
 export function DataGrid<Stored>({
   ref,
@@ -134,6 +169,21 @@ export function DataGrid<Stored>({
     setAnchor({ ...anchor, row: Math.min(anchor.row, last) });
   }
   const selection = blockOf(anchor, active);
+  const [font, setFont] = useState(false);
+  useLayoutEffect(() => setFont(true), []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies(font): measured once the grid is in the page (its font known).
+  const narrowTracks = useMemo(() => narrowColumns(gridRef.current, columns, rows), [columns, rows, font]);
+  // On a phone the grid scrolls sideways: the active cell is brought into view beside the sticky first column.
+  useEffect(() => {
+    const grid = gridRef.current;
+    const cell = document.getElementById(`${cellIdPrefix}-${active.row}-${active.col}`);
+    if (!grid || !cell || grid.scrollWidth <= grid.clientWidth) return;
+    const sticky = active.col === 0 ? 0 : (grid.querySelector<HTMLElement>('[role="columnheader"]')?.offsetWidth ?? 0);
+    const left = cell.offsetLeft - sticky;
+    const right = cell.offsetLeft + cell.offsetWidth;
+    if (left < grid.scrollLeft) grid.scrollLeft = left;
+    else if (right > grid.scrollLeft + grid.clientWidth) grid.scrollLeft = right - grid.clientWidth;
+  }, [active.row, active.col, cellIdPrefix]);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => gridRef.current,
@@ -153,6 +203,8 @@ export function DataGrid<Stored>({
   // What a fill, a replace or one value pasted over many cells may write: never a row's key, since
   // one value copied into several rows would give them all the same key.
   const writable: Writable = (row, key) => key !== keyField && editable(row as GridRow<Stored>, key);
+  const normalizers = useMemo(() => new Map(columns.flatMap((column) => (column.normalize ? [[column.key, column.normalize] as const] : []))), [columns]);
+  const written = (key: string, value: string) => normalizers.get(key)?.(value) ?? value;
   const keyOf = (row: GridRow<Stored>) => (keyField === undefined ? "" : (row.cells[keyField] ?? "").trim());
 
   const moveToPlace = (row: number, col: number, extend = false) => {
@@ -182,7 +234,7 @@ export function DataGrid<Stored>({
   const fill = (change: DraftChange<Stored>, row: GridRow<Stored>, given: Map<string, string>, onlyFilled: boolean) => {
     const now = change.current(row);
     const cells = { ...now.cells };
-    for (const [key, value] of given) if (editable(now, key) && (value !== "" || !onlyFilled)) cells[key] = value;
+    for (const [key, value] of given) if (editable(now, key) && (value !== "" || !onlyFilled)) cells[key] = written(key, value);
     change.set(now, cells);
   };
   /** Writes a plan (selection.ts) as one undo step named `what` and says how many cells it changed (`done`: "filled"). */
@@ -218,7 +270,7 @@ export function DataGrid<Stored>({
     setEditing(null);
     gridRef.current?.focus();
     if (!editing || !row) return void (move && moveToPlace(active.row + move[0], active.col + move[1]));
-    const cells = { ...row.cells, [activeKey]: editing.value };
+    const cells = { ...row.cells, [activeKey]: written(activeKey, editing.value) };
     const key = activeKey === keyField ? editing.value.trim() : "";
     const holder = key ? draft.rowOfKey(key) : undefined;
     const change = draft.change(`Edit ${columns[active.col].label}`);
@@ -504,6 +556,7 @@ export function DataGrid<Stored>({
         aria-describedby={readOnlyNoteId ? `${readOnlyNoteId} ${helpId}` : helpId}
         aria-activedescendant={!editing && activeRow ? `${cellIdPrefix}-${active.row}-${active.col}` : undefined}
         className={`grid${readOnly ? " readonly" : ""} ${className}`}
+        style={narrowTracks ? ({ "--narrow-columns": narrowTracks } as CSSProperties) : undefined}
         onKeyDown={onKeyDown}
         onPaste={onPaste}
         onCopy={onCopy}
