@@ -83,9 +83,7 @@ function rulesTable(currency: string | null) {
   const impactRequestOf = (rows: RuleRow[]): ImpactRequest | null => {
     if (rows.length === 0 || rows.length > API_LIMITS.impactChanges) return null;
     return {
-      changes: rows.map((row) =>
-        row.stored ? { op: "replace", ruleId: row.stored.id, rule: ruleInputOf(row) } : { op: "create", rule: ruleInputOf(row) },
-      ),
+      changes: rows.map((row) => (row.stored ? { op: "replace", ruleId: row.stored.id, rule: ruleInputOf(row) } : { op: "create", rule: ruleInputOf(row) })),
     };
   };
 

@@ -67,29 +67,40 @@ const NARROW_MIN_COLUMN = 48;
 
 /**
  * The columns' widths on a phone (`--narrow-columns`, used under 640 px): each column as wide as its
- * widest value or header, measured in the grid's font, so no code is cut ("SKU-B…"); the grid then
- * scrolls sideways under its first column, which stays (sticky). Only the longest values of each
- * column are measured (a few hundred at most), so 5000 rows cost a scan of their lengths.
+ * widest value or header, measured in the grid itself (its font, tabular figures for numbers), so no
+ * code is cut ("SKU-B…"); the grid then scrolls sideways under its first column, which stays (sticky).
+ * Only the longest values of each column are measured (50 at most), so 5000 rows cost a scan of their
+ * lengths and one layout.
  */
 function narrowColumns(element: HTMLElement | null, columns: readonly GridColumn[], rows: readonly GridRow<unknown>[]): string | undefined {
-  const context = element && document.createElement("canvas").getContext("2d");
-  if (!element || !context) return undefined;
-  const style = getComputedStyle(element);
-  const widths = columns.map((column) => {
+  if (!element) return undefined;
+  const ruler = document.createElement("div");
+  ruler.className = "grid-ruler";
+  const spans = columns.map((column) => {
     let longest = 0;
     for (const row of rows) longest = Math.max(longest, (row.cells[column.key] ?? "").length);
     const candidates = new Set<string>();
     for (const row of rows) {
       const value = row.cells[column.key] ?? "";
-      if (value.length >= longest * 0.75 && candidates.size < 200) candidates.add(value);
+      if (value.length >= longest * 0.75 && candidates.size < 50) candidates.add(value);
     }
-    context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-    let width = 0;
-    for (const value of candidates) width = Math.max(width, context.measureText(value).width);
-    context.font = `700 ${Number.parseFloat(style.fontSize) * 0.8}px ${style.fontFamily}`;
-    width = Math.max(width, context.measureText(column.short ?? column.label).width);
-    return Math.max(NARROW_MIN_COLUMN, Math.ceil(width + NARROW_CELL_EXTRA));
+    const header = document.createElement("span");
+    header.className = "grid-ruler-head";
+    header.textContent = column.short ?? column.label;
+    const values = [...candidates].map((value) => {
+      const span = document.createElement("span");
+      if (column.numeric) span.className = "num";
+      span.textContent = value;
+      return span;
+    });
+    for (const span of [header, ...values]) ruler.appendChild(span);
+    return [header, ...values];
   });
+  element.appendChild(ruler);
+  const widths = spans.map((measured) =>
+    Math.max(NARROW_MIN_COLUMN, Math.ceil(Math.max(...measured.map((span) => span.getBoundingClientRect().width)) + NARROW_CELL_EXTRA)),
+  );
+  ruler.remove();
   // The last column takes what is left when they all fit (one flexible track keeps every row's tracks equal).
   return widths.map((width, i) => (i === widths.length - 1 ? `minmax(${width}px, 1fr)` : `${width}px`)).join(" ");
 }
