@@ -174,7 +174,7 @@ if (chromiumPresent("console units test")) {
     });
   });
 
-  describe("on a phone (390 px)", () => {
+  describe("codes read whole, on a phone (390 px) too", () => {
     /** The cells of `grid` whose text is cut (wider than the cell shows), among the columns `columns` (places). */
     const cutCells = (grid, columns) =>
       grid.evaluate(
@@ -186,10 +186,11 @@ if (chromiumPresent("console units test")) {
       );
 
     it("shows a line's whole variant code, and keeps it in view while the grid scrolls sideways", TIMEOUT, async () => {
-      await page.setViewportSize({ width: 390, height: 844 });
       await page.goto(`${baseUrl}/console/operations/${operationId}`);
       const grid = page.getByRole("grid", { name: /^Lines of / });
       await grid.getByRole("gridcell", { name: LONG_VARIANT }).waitFor();
+      assert.deepEqual(await cutCells(grid, [0, 1]), [], "1440 px wide: no variant code nor name is cut");
+      await page.setViewportSize({ width: 390, height: 844 });
       assert.deepEqual(await cutCells(grid, [0, 1]), [], "no variant code nor name is cut");
       await grid.evaluate((element) => {
         element.scrollLeft = element.scrollWidth;
@@ -201,9 +202,11 @@ if (chromiumPresent("console units test")) {
     });
 
     it("shows a rule's whole scope", TIMEOUT, async () => {
-      await page.setViewportSize({ width: 390, height: 844 });
+      await page.setViewportSize({ width: 1440, height: 900 });
       await page.goto(`${baseUrl}/console/quota-rules?view=grid&sort=accountId`);
       await rulesGrid().getByRole("gridcell", { name: LONG_ACCOUNT }).waitFor();
+      assert.deepEqual(await cutCells(rulesGrid(), [0, 1, 2, 3]), [], "1440 px wide: no scope nor minimum is cut");
+      await page.setViewportSize({ width: 390, height: 844 });
       assert.deepEqual(await cutCells(rulesGrid(), [0, 1, 2, 3]), [], "no scope nor minimum is cut");
       // From the keyboard: End goes to the last column, scrolled into view beside the account.
       await goTo(await rowOf(LONG_ACCOUNT), 0);

@@ -31,20 +31,21 @@ const key = (value: string) => value.trim() || null;
 function rulesTable(currency: string | null) {
   const unit = moneyUnit(currency);
   const columns = [
-    { key: "accountId", label: "Account" },
-    { key: "supplierId", label: "Supplier" },
-    { key: "storeId", label: "Store (empty: every store)", short: "Store" },
+    { key: "accountId", label: "Account", grow: 1.2 },
+    { key: "supplierId", label: "Supplier", grow: 1.2 },
+    { key: "storeId", label: "Store (empty: every store)", short: "Store", grow: 1.2 },
     {
       key: "minimum",
       label: `Minimum (${unit})`,
       short: currency ? `Min. ${currency}` : "Min.",
       numeric: true,
+      grow: 0.8,
       normalize: (text: string) => {
         const minor = parseMoney(text, currency);
         return Number.isNaN(minor) ? text : moneyInputText(minor, currency);
       },
     },
-    { key: "enforcement", label: "Enforcement", short: "Enforce" },
+    { key: "enforcement", label: "Enforcement", short: "Enforce", grow: 0.8 },
   ] satisfies (GridColumn & { key: Field })[];
 
   const cellsOf = (rule: QuotaRule): Cells =>

@@ -46,6 +46,8 @@ export interface GridColumn {
   numeric?: boolean;
   /** A value as the column holds it once written (typed, pasted, filled, replaced): "180" → "180.00"; text it cannot read stays as typed. */
   normalize?: (text: string) => string;
+  /** Its share of the room on a wide screen (CSS `fr`), 1 unless told. */
+  grow?: number;
 }
 
 export interface DataGridHandle {
@@ -61,21 +63,32 @@ const READ_ONLY_HELP = "Arrow keys, Page Up/Down and Ctrl+Home/End move from cel
 const EDIT_HELP =
   "Shift+arrows (or a drag) select · Ctrl+C copies, Ctrl+V pastes into the selection · Ctrl+D fills down (or drag the selection's corner) · Delete or Space clears · Ctrl+Z undoes, Ctrl+Shift+Z or Ctrl+Y redoes.";
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
-/** A cell's padding and borders on a phone (0.3rem each side, a border) plus room for the caret. */
+/** A cell's padding and border, and room for the caret: on a phone (0.3rem a side), and wider (0.6rem). */
 const NARROW_CELL_EXTRA = 16;
-const NARROW_MIN_COLUMN = 48;
+const WIDE_CELL_EXTRA = 22;
+const MIN_COLUMN = 48;
+/** On a wide screen no column but the first is made wider than this for its values (a long name may be cut there, never the first column's code). */
+const WIDE_VALUE_CAP = 320;
 
 /**
- * The columns' widths on a phone (`--narrow-columns`, used under 640 px): each column as wide as its
- * widest value or header, measured in the grid itself (its font, tabular figures for numbers), so no
- * code is cut ("SKU-B…"); the grid then scrolls sideways under its first column, which stays (sticky).
- * Only the longest values of each column are measured (50 at most), so 5000 rows cost a scan of their
- * lengths and one layout.
+ * The columns' tracks, from the width of each column's widest value and header, measured in the grid
+ * itself (its font, tabular figures for numbers): on a phone (`--narrow-columns`, under 640 px) each
+ * column is exactly that wide, none is cut ("SKU-B…"), and the grid scrolls sideways under its first
+ * column (sticky); wider (`--wide-columns`) each column takes its share (`grow`) of the room but never
+ * less than its values. Only the longest values of each column are measured (50 at most): 5000 rows
+ * cost a scan of their lengths and one layout.
  */
-function narrowColumns(element: HTMLElement | null, columns: readonly GridColumn[], rows: readonly GridRow<unknown>[]): string | undefined {
+function columnTracks(element: HTMLElement | null, columns: readonly GridColumn[], rows: readonly GridRow<unknown>[]): CSSProperties | undefined {
   if (!element) return undefined;
   const ruler = document.createElement("div");
   ruler.className = "grid-ruler";
+  const measure = (text: string, className: string) => {
+    const span = document.createElement("span");
+    span.className = className;
+    span.textContent = text;
+    ruler.appendChild(span);
+    return span;
+  };
   const spans = columns.map((column) => {
     let longest = 0;
     for (const row of rows) longest = Math.max(longest, (row.cells[column.key] ?? "").length);
@@ -84,25 +97,27 @@ function narrowColumns(element: HTMLElement | null, columns: readonly GridColumn
       const value = row.cells[column.key] ?? "";
       if (value.length >= longest * 0.75 && candidates.size < 50) candidates.add(value);
     }
-    const header = document.createElement("span");
-    header.className = "grid-ruler-head";
-    header.textContent = column.short ?? column.label;
-    const values = [...candidates].map((value) => {
-      const span = document.createElement("span");
-      if (column.numeric) span.className = "num";
-      span.textContent = value;
-      return span;
-    });
-    for (const span of [header, ...values]) ruler.appendChild(span);
-    return [header, ...values];
+    return {
+      values: [...candidates].map((value) => measure(value, column.numeric ? "num" : "")),
+      short: measure(column.short ?? column.label, "grid-ruler-head"),
+      full: measure(column.label, "grid-ruler-head"),
+    };
   });
   element.appendChild(ruler);
-  const widths = spans.map((measured) =>
-    Math.max(NARROW_MIN_COLUMN, Math.ceil(Math.max(...measured.map((span) => span.getBoundingClientRect().width)) + NARROW_CELL_EXTRA)),
-  );
+  const widthOf = (measured: HTMLElement[]) => Math.max(0, ...measured.map((span) => span.getBoundingClientRect().width));
+  const widths = spans.map(({ values, short, full }) => ({ values: widthOf(values), short: widthOf([short]), full: widthOf([full]) }));
   ruler.remove();
-  // The last column takes what is left when they all fit (one flexible track keeps every row's tracks equal).
-  return widths.map((width, i) => (i === widths.length - 1 ? `minmax(${width}px, 1fr)` : `${width}px`)).join(" ");
+  const last = columns.length - 1;
+  const narrow = widths.map(({ values, short }, i) => {
+    const width = Math.max(MIN_COLUMN, Math.ceil(Math.max(values, short) + NARROW_CELL_EXTRA));
+    // The last column takes what is left when they all fit (one flexible track keeps every row's tracks equal).
+    return i === last ? `minmax(${width}px, 1fr)` : `${width}px`;
+  });
+  const wide = widths.map(({ values, full }, i) => {
+    const width = Math.max(MIN_COLUMN, Math.ceil(Math.max(i === 0 ? values : Math.min(values, WIDE_VALUE_CAP), full) + WIDE_CELL_EXTRA));
+    return `minmax(${width}px, ${columns[i].grow ?? 1}fr)`;
+  });
+  return { "--narrow-columns": narrow.join(" "), "--wide-columns": wide.join(" ") } as CSSProperties;
 }
 
 export function DataGrid<Stored>({
@@ -180,10 +195,10 @@ export function DataGrid<Stored>({
     setAnchor({ ...anchor, row: Math.min(anchor.row, last) });
   }
   const selection = blockOf(anchor, active);
-  const [font, setFont] = useState(false);
-  useLayoutEffect(() => setFont(true), []);
-  // biome-ignore lint/correctness/useExhaustiveDependencies(font): measured once the grid is in the page (its font known).
-  const narrowTracks = useMemo(() => narrowColumns(gridRef.current, columns, rows), [columns, rows, font]);
+  const [mounted, setMounted] = useState(false);
+  useLayoutEffect(() => setMounted(true), []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies(mounted): measured once the grid is in the page (its font known).
+  const tracks = useMemo(() => columnTracks(gridRef.current, columns, rows), [columns, rows, mounted]);
   // On a phone the grid scrolls sideways: the active cell is brought into view beside the sticky first column.
   useEffect(() => {
     const grid = gridRef.current;
@@ -567,7 +582,7 @@ export function DataGrid<Stored>({
         aria-describedby={readOnlyNoteId ? `${readOnlyNoteId} ${helpId}` : helpId}
         aria-activedescendant={!editing && activeRow ? `${cellIdPrefix}-${active.row}-${active.col}` : undefined}
         className={`grid${readOnly ? " readonly" : ""} ${className}`}
-        style={narrowTracks ? ({ "--narrow-columns": narrowTracks } as CSSProperties) : undefined}
+        style={tracks}
         onKeyDown={onKeyDown}
         onPaste={onPaste}
         onCopy={onCopy}
