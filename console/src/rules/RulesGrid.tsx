@@ -97,19 +97,20 @@ const scopeOf = (row: RuleRow) => SCOPE_FIELDS.map((field) => row.cells[field].t
 /** Every rule of the filters in one grid, once the tenant's currency is known (the minimum is typed in it). */
 export function RulesGrid({ filters }: { filters: RuleFilters }) {
   const display = useDisplaySettings();
+  // Asked here, beside the currency, not after it: the rules load meanwhile.
+  const rules = useAllRules(filters);
   if (display.isPending) return <p className="muted">Loading…</p>;
-  return <RulesGridIn filters={filters} currency={display.data?.currency ?? null} />;
+  return <RulesGridIn rules={rules} currency={display.data?.currency ?? null} />;
 }
 
 /** The grid in one currency: edits go in one bulk PUT per API_LIMITS.rulesPerPut rules, a dry run first, then Apply. */
-function RulesGridIn({ filters, currency: current }: { filters: RuleFilters; currency: string | null }) {
+function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof useAllRules>; currency: string | null }) {
   const { api } = useSession();
   // The unit of the cells is the one they were typed in: a currency set meanwhile (elsewhere) would
   // turn "180.00" typed in minor units into other amounts, so the grid keeps the one it opened with.
   const [currency] = useState(current);
   const { columns, cellsOf, ruleInputOf, errorsOf, impactRequestOf } = useMemo(() => rulesTable(currency), [currency]);
   const rulesChanged = useRulesChanged();
-  const rules = useAllRules(filters);
   const stored = useMemo(() => (rules.data?.pages ?? []).flatMap((page) => page.items), [rules.data]);
   const draft = useGridDraft(stored, idOf, cellsOf, FIELDS);
   const dirtyCount = draft.dirtyRows.length;
