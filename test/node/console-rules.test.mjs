@@ -182,7 +182,7 @@ if (chromiumPresent("console rules test")) {
       await page.keyboard.press("Enter");
       assert.equal(await page.locator("#cell-1-3").getAttribute("aria-invalid"), "true");
       await page.keyboard.press("ArrowUp");
-      await page.getByText("Row 2, Minimum: a whole number ≥ 0").waitFor();
+      await page.getByText("Row 2, Minimum (minor units): a whole number of minor units ≥ 0, such as 18000").waitFor();
       await page.keyboard.press("Enter");
       await page.keyboard.press("Control+a");
       await page.keyboard.type("2500");

@@ -14,12 +14,12 @@ import { ProblemView, SortChoice, useDebounced } from "../shared/ui";
 import { exportLinesCsv, fetchLinesOf, putLines, useAllLines, type Line, type LineCounts, type Operation } from "./api";
 
 const COLUMNS = [
-  { key: "variantExternalId", label: "Variant" },
-  { key: "variantName", label: "Name" },
-  { key: "minQuantity", label: "Min", numeric: true },
-  { key: "maxQuantity", label: "Max", numeric: true },
-  { key: "recommendedQuantity", label: "Recommended", short: "Rec.", numeric: true },
-  { key: "quantityIncrement", label: "Pack", numeric: true },
+  { key: "variantExternalId", label: "Variant", grow: 1.3 },
+  { key: "variantName", label: "Name", grow: 2 },
+  { key: "minQuantity", label: "Min", numeric: true, grow: 0.8 },
+  { key: "maxQuantity", label: "Max", numeric: true, grow: 0.8 },
+  { key: "recommendedQuantity", label: "Recommended", short: "Rec.", numeric: true, grow: 0.8 },
+  { key: "quantityIncrement", label: "Pack", numeric: true, grow: 0.8 },
 ] as const;
 type Field = (typeof COLUMNS)[number]["key"];
 const FIELDS = COLUMNS.map((column) => column.key);

@@ -1,80 +1,116 @@
-import { useMemo, useRef } from "react";
+import { useMemo, useRef, useState } from "react";
 import { useSession } from "../shared/context";
-import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
+import { useDisplaySettings } from "../desk/api";
+import { DataGrid, type DataGridHandle, type GridColumn } from "../shared/grid/DataGrid";
 import { useGridDraft, type Cells, type GridRow } from "../shared/grid/draft";
 import { useBatchSave } from "../shared/grid/useBatchSave";
 import { useUnsavedEdits } from "../shared/leaving";
 import { API_LIMITS } from "../shared/limits";
 import { toRefusal } from "../shared/session";
+import { moneyInputText, moneyProblem, moneyUnit, parseMoney } from "../shared/money";
 import { ProblemView } from "../shared/ui";
 import { describeUpsert, putRules, useAllRules, useRulesChanged, type ImpactRequest, type QuotaRule, type RuleFilters } from "./api";
 import { CheckImpactButton, ImpactRegion, saveLabel, useImpactCheck } from "./Impact";
 
-const COLUMNS = [
-  { key: "accountId", label: "Account" },
-  { key: "supplierId", label: "Supplier" },
-  { key: "storeId", label: "Store (empty: every store)", short: "Store" },
-  { key: "minimum", label: "Minimum", short: "Min.", numeric: true },
-  { key: "enforcement", label: "Enforcement", short: "Enforce" },
-] as const;
-type Field = (typeof COLUMNS)[number]["key"];
+type Field = "accountId" | "supplierId" | "storeId" | "minimum" | "enforcement";
 type RuleCells = Record<Field, string>;
-const FIELDS = COLUMNS.map((column) => column.key);
+const FIELDS: Field[] = ["accountId", "supplierId", "storeId", "minimum", "enforcement"];
 /** A stored rule's scope is its key in a bulk PUT: changing it is another rule (the rule's own form moves it). */
 const SCOPE_FIELDS: Field[] = ["accountId", "supplierId", "storeId"];
-const WHOLE = /^\d+$/;
 
 type RuleRow = GridRow<QuotaRule>;
 
-const cellsOf = (rule: QuotaRule): Cells =>
-  ({
-    accountId: rule.accountId ?? "",
-    supplierId: rule.supplierId ?? "",
-    storeId: rule.storeId ?? "",
-    minimum: String(rule.minimum),
-    enforcement: rule.enforcement,
-  }) satisfies RuleCells;
 const idOf = (rule: QuotaRule) => rule.id;
 const key = (value: string) => value.trim() || null;
 
-/** What a row sends to the bulk PUT, which upserts by scope. */
-export function ruleInputOf(row: RuleRow) {
-  const cells = row.cells as RuleCells;
-  return {
-    accountId: key(cells.accountId),
-    supplierId: key(cells.supplierId),
-    storeId: key(cells.storeId),
-    minimum: Number(cells.minimum.trim()),
-    enforcement: (cells.enforcement.trim().toUpperCase() || "BLOCK") as QuotaRule["enforcement"],
-  };
-}
+/**
+ * The grid's columns and conversions in one currency: the minimum is shown, typed, pasted, filled and
+ * replaced in its major units ("180.00" in EUR; its header says the unit), and converted exactly to the
+ * API's minor units (18000) only when sent. Without a currency it is the minor units as the API holds them.
+ */
+function rulesTable(currency: string | null) {
+  const unit = moneyUnit(currency);
+  const columns = [
+    { key: "accountId", label: "Account", grow: 1.2 },
+    { key: "supplierId", label: "Supplier", grow: 1.2 },
+    { key: "storeId", label: "Store (empty: every store)", short: "Store", grow: 1.2 },
+    {
+      key: "minimum",
+      label: `Minimum (${unit})`,
+      short: currency ? `Min. ${currency}` : "Min.",
+      numeric: true,
+      grow: 0.8,
+      normalize: (text: string) => {
+        const minor = parseMoney(text, currency);
+        return Number.isNaN(minor) ? text : moneyInputText(minor, currency);
+      },
+    },
+    { key: "enforcement", label: "Enforcement", short: "Enforce", grow: 0.8 },
+  ] satisfies (GridColumn & { key: Field })[];
 
-/** The checks the API makes of one rule, as the cells are typed. */
-function errorsOf(row: RuleRow): Map<string, string> {
-  const errors = new Map<string, string>();
-  const { accountId, supplierId, minimum, enforcement } = row.cells as RuleCells;
-  if (!accountId.trim() && !supplierId.trim()) errors.set("accountId", "at least one of accountId and supplierId must be set");
-  if (!WHOLE.test(minimum.trim()) || !Number.isSafeInteger(Number(minimum.trim()))) errors.set("minimum", "a whole number ≥ 0");
-  if (enforcement.trim() && !["BLOCK", "WARN"].includes(enforcement.trim().toUpperCase())) errors.set("enforcement", "BLOCK or WARN");
-  return errors;
-}
+  const cellsOf = (rule: QuotaRule): Cells =>
+    ({
+      accountId: rule.accountId ?? "",
+      supplierId: rule.supplierId ?? "",
+      storeId: rule.storeId ?? "",
+      minimum: moneyInputText(rule.minimum, currency),
+      enforcement: rule.enforcement,
+    }) satisfies RuleCells;
 
-/** The grid's unsaved rows as an impact request (a stored rule replaced, a new one created); null past the API's limit of changes. */
-function impactRequestOf(rows: RuleRow[]): ImpactRequest | null {
-  if (rows.length === 0 || rows.length > API_LIMITS.impactChanges) return null;
-  return {
-    changes: rows.map((row) => (row.stored ? { op: "replace", ruleId: row.stored.id, rule: ruleInputOf(row) } : { op: "create", rule: ruleInputOf(row) })),
+  /** What a row sends to the bulk PUT, which upserts by scope. */
+  const ruleInputOf = (row: RuleRow) => {
+    const cells = row.cells as RuleCells;
+    return {
+      accountId: key(cells.accountId),
+      supplierId: key(cells.supplierId),
+      storeId: key(cells.storeId),
+      minimum: parseMoney(cells.minimum, currency),
+      enforcement: (cells.enforcement.trim().toUpperCase() || "BLOCK") as QuotaRule["enforcement"],
+    };
   };
+
+  /** The checks the API makes of one rule, as the cells are typed (the minimum's in the grid's unit). */
+  const errorsOf = (row: RuleRow): Map<string, string> => {
+    const errors = new Map<string, string>();
+    const { accountId, supplierId, minimum, enforcement } = row.cells as RuleCells;
+    if (!accountId.trim() && !supplierId.trim()) errors.set("accountId", "at least one of accountId and supplierId must be set");
+    const problem = moneyProblem(minimum, currency);
+    if (problem) errors.set("minimum", problem);
+    if (enforcement.trim() && !["BLOCK", "WARN"].includes(enforcement.trim().toUpperCase())) errors.set("enforcement", "BLOCK or WARN");
+    return errors;
+  };
+
+  /** The grid's unsaved rows as an impact request (a stored rule replaced, a new one created); null past the API's limit of changes. */
+  const impactRequestOf = (rows: RuleRow[]): ImpactRequest | null => {
+    if (rows.length === 0 || rows.length > API_LIMITS.impactChanges) return null;
+    return {
+      changes: rows.map((row) => (row.stored ? { op: "replace", ruleId: row.stored.id, rule: ruleInputOf(row) } : { op: "create", rule: ruleInputOf(row) })),
+    };
+  };
+
+  return { columns, cellsOf, ruleInputOf, errorsOf, impactRequestOf };
 }
 
 /** A rule's scope in a sentence: "ACC / SUP / any". */
 const scopeOf = (row: RuleRow) => SCOPE_FIELDS.map((field) => row.cells[field].trim() || "any").join(" / ");
 
-/** Every rule of the filters in one grid; edits go in one bulk PUT per API_LIMITS.rulesPerPut rules, a dry run first, then Apply. */
+/** Every rule of the filters in one grid, once the tenant's currency is known (the minimum is typed in it). */
 export function RulesGrid({ filters }: { filters: RuleFilters }) {
-  const { api } = useSession();
-  const rulesChanged = useRulesChanged();
+  const display = useDisplaySettings();
+  // Asked here, beside the currency, not after it: the rules load meanwhile.
   const rules = useAllRules(filters);
+  if (display.isPending) return <p className="muted">Loading…</p>;
+  return <RulesGridIn rules={rules} currency={display.data?.currency ?? null} />;
+}
+
+/** The grid in one currency: edits go in one bulk PUT per API_LIMITS.rulesPerPut rules, a dry run first, then Apply. */
+function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof useAllRules>; currency: string | null }) {
+  const { api } = useSession();
+  // The unit of the cells is the one they were typed in: a currency set meanwhile (elsewhere) would
+  // turn "180.00" typed in minor units into other amounts, so the grid keeps the one it opened with.
+  const [currency] = useState(current);
+  const { columns, cellsOf, ruleInputOf, errorsOf, impactRequestOf } = useMemo(() => rulesTable(currency), [currency]);
+  const rulesChanged = useRulesChanged();
   const stored = useMemo(() => (rules.data?.pages ?? []).flatMap((page) => page.items), [rules.data]);
   const draft = useGridDraft(stored, idOf, cellsOf, FIELDS);
   const dirtyCount = draft.dirtyRows.length;
@@ -147,7 +183,7 @@ export function RulesGrid({ filters }: { filters: RuleFilters }) {
       <DataGrid
         ref={grid}
         label="Quota rules"
-        columns={COLUMNS}
+        columns={columns}
         draft={draft}
         readOnly={false}
         errorsOf={errorsOf}

@@ -27,6 +27,15 @@ import { RulesGrid } from "./RulesGrid";
 import "./rules.css";
 import { scopeText } from "./scope";
 
+/**
+ * The unit of a CSV file's minimum: the API's own, minor units, whatever the grid shows, so that an
+ * export imports back unchanged and files made for the API work here too.
+ */
+const csvMinimumNote = (currency: string | null) =>
+  currency
+    ? `The file's minimum is in minor units of ${currency}, as the API holds it: 18000 is ${formatMoney(18000, currency)}.`
+    : "The file's minimum is in minor units, as the API holds it.";
+
 export function RulesPage() {
   const { api } = useSession();
   const rulesChanged = useRulesChanged();
@@ -42,6 +51,7 @@ export function RulesPage() {
   const [view, setView] = useState<"list" | "grid">(params.view === "grid" ? "grid" : "list");
   const filter = (key: keyof RuleFilters) => (value: string) => setParams({ [key]: value }, { typing: key !== "sort" });
   const confirmLeave = useConfirmLeave();
+  const currency = useCurrency();
   return (
     <section>
       <div className="title-row">
@@ -51,7 +61,7 @@ export function RulesPage() {
       </div>
       <DefaultMinimum />
       <CsvImport
-        columns="accountId, supplierId, storeId, minimum, enforcement (id is ignored: an export imports back)"
+        columns={`accountId, supplierId, storeId, minimum, enforcement (id is ignored: an export imports back). ${csvMinimumNote(currency)}`}
         send={(text, dryRun) => importRulesCsv(api, text, dryRun)}
         describe={describeUpsert}
         onApplied={() => void rulesChanged()}

@@ -14,12 +14,23 @@ export function useCurrency(): string | null {
 /** How many minor units make a major one, as a power of ten (EUR 2, JPY 0, BHD 3). */
 export const minorDigits = (currency: string) => new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
 
+/**
+ * Minor units as the decimal text of major units, exactly (digits moved, no division: a float
+ * would turn some large amounts into their neighbours): 18000 → "180.00", 5 → "0.05" (EUR).
+ */
+export function majorText(amount: number, digits: number): string {
+  const sign = amount < 0 ? "-" : "";
+  const text = String(Math.abs(amount)).padStart(digits + 1, "0");
+  return digits === 0 ? `${sign}${text}` : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
+}
+
 /** An amount in words: "€180.00" in the tenant's currency, else the minor units as held ("18000"). */
 export function formatMoney(amount: number, currency: string | null): string {
   if (!currency) return String(amount);
   const digits = minorDigits(currency);
+  // Intl formats a decimal string exactly as written.
   return new Intl.NumberFormat("en", { style: "currency", currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(
-    amount / 10 ** digits,
+    majorText(amount, digits) as Intl.StringNumericLiteral,
   );
 }
 
@@ -33,15 +44,34 @@ export function Money({ amount }: { amount: number }) {
 export const moneyUnit = (currency: string | null) => currency ?? "minor units";
 
 /** An amount as an input shows it: "180.00" in major units, or the minor units as held. */
-export const moneyInputText = (amount: number, currency: string | null) =>
-  currency ? (amount / 10 ** minorDigits(currency)).toFixed(minorDigits(currency)) : String(amount);
+export const moneyInputText = (amount: number, currency: string | null) => (currency ? majorText(amount, minorDigits(currency)) : String(amount));
+
+/**
+ * What is wrong with a typed amount, in words, or undefined when it is one: the API takes integers
+ * of minor units from 0 to 2^53 − 1, so "1.234" in EUR (a tenth of a cent) is refused, not rounded.
+ */
+export function moneyProblem(text: string, currency: string | null): string | undefined {
+  const trimmed = text.trim();
+  const digits = currency ? minorDigits(currency) : 0;
+  const unit = currency ? `an amount in ${currency}` : "a whole number of minor units";
+  if (!/^\d+(\.\d*)?$|^\.\d+$/.test(trimmed)) return `${unit} ≥ 0, such as ${moneyInputText(18000, currency)}`;
+  const decimals = trimmed.split(".")[1] ?? "";
+  if (decimals.length > digits) {
+    const allowed = digits === 0 ? `${currency ?? "minor units"} have no decimals` : `${currency} has ${digits} decimals at most`;
+    return `${allowed}: ${trimmed} has ${decimals.length}`;
+  }
+  if (!Number.isSafeInteger(minorOf(trimmed, digits))) return `at most ${moneyInputText(Number.MAX_SAFE_INTEGER, currency)}`;
+  return undefined;
+}
+
+/** "180.5" with 2 digits → 18050: the digits joined as text, then read once (exact within 2^53). */
+const minorOf = (text: string, digits: number) => {
+  const [whole, fraction = ""] = text.split(".");
+  return Number(`${whole || "0"}${fraction.padEnd(digits, "0")}`);
+};
 
 /** What was typed, as minor units (NaN when it is not an amount of the currency: "1.234" in EUR, "-5", "abc"). */
 export function parseMoney(text: string, currency: string | null): number {
-  const trimmed = text.trim();
-  const digits = currency ? minorDigits(currency) : 0;
-  const pattern = digits > 0 ? new RegExp(`^\\d+(\\.\\d{0,${digits}})?$`) : /^\d+$/;
-  if (!pattern.test(trimmed)) return Number.NaN;
-  const [whole, fraction = ""] = trimmed.split(".");
-  return Number(whole) * 10 ** digits + Number(fraction.padEnd(digits, "0") || 0);
+  if (moneyProblem(text, currency)) return Number.NaN;
+  return minorOf(text.trim(), currency ? minorDigits(currency) : 0);
 }

@@ -7,6 +7,7 @@ import {
   useRef,
   useState,
   type ClipboardEvent,
+  type CSSProperties,
   type KeyboardEvent,
   type MouseEvent,
   type Ref,
@@ -43,6 +44,10 @@ export interface GridColumn {
   /** The header on a phone's width, where the label does not fit (the label stays its accessible name). */
   short?: string;
   numeric?: boolean;
+  /** A value as the column holds it once written (typed, pasted, filled, replaced): "180" → "180.00"; text it cannot read stays as typed. */
+  normalize?: (text: string) => string;
+  /** Its share of the room on a wide screen (CSS `fr`), 1 unless told. */
+  grow?: number;
 }
 
 export interface DataGridHandle {
@@ -58,6 +63,62 @@ const READ_ONLY_HELP = "Arrow keys, Page Up/Down and Ctrl+Home/End move from cel
 const EDIT_HELP =
   "Shift+arrows (or a drag) select · Ctrl+C copies, Ctrl+V pastes into the selection · Ctrl+D fills down (or drag the selection's corner) · Delete or Space clears · Ctrl+Z undoes, Ctrl+Shift+Z or Ctrl+Y redoes.";
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+/** A cell's padding and border, and room for the caret: on a phone (0.3rem a side), and wider (0.6rem). */
+const NARROW_CELL_EXTRA = 16;
+const WIDE_CELL_EXTRA = 22;
+const MIN_COLUMN = 48;
+/** On a wide screen no column but the first is made wider than this for its values (a long name may be cut there, never the first column's code). */
+const WIDE_VALUE_CAP = 320;
+
+/**
+ * The columns' tracks, from the width of each column's widest value and header, measured in the grid
+ * itself (its font, tabular figures for numbers): on a phone (`--narrow-columns`, under 640 px) each
+ * column is exactly that wide, none is cut ("SKU-B…"), and the grid scrolls sideways under its first
+ * column (sticky); wider (`--wide-columns`) each column takes its share (`grow`) of the room but never
+ * less than its values. Only the longest values of each column are measured (50 at most): 5000 rows
+ * cost a scan of their lengths and one layout.
+ */
+function columnTracks(element: HTMLElement | null, columns: readonly GridColumn[], rows: readonly GridRow<unknown>[]): CSSProperties | undefined {
+  if (!element) return undefined;
+  const ruler = document.createElement("div");
+  ruler.className = "grid-ruler";
+  const measure = (text: string, className: string) => {
+    const span = document.createElement("span");
+    span.className = className;
+    span.textContent = text;
+    ruler.appendChild(span);
+    return span;
+  };
+  const spans = columns.map((column) => {
+    let longest = 0;
+    for (const row of rows) longest = Math.max(longest, (row.cells[column.key] ?? "").length);
+    const candidates = new Set<string>();
+    for (const row of rows) {
+      const value = row.cells[column.key] ?? "";
+      if (value.length >= longest * 0.75 && candidates.size < 50) candidates.add(value);
+    }
+    return {
+      values: [...candidates].map((value) => measure(value, column.numeric ? "num" : "")),
+      short: measure(column.short ?? column.label, "grid-ruler-head"),
+      full: measure(column.label, "grid-ruler-head"),
+    };
+  });
+  element.appendChild(ruler);
+  const widthOf = (measured: HTMLElement[]) => Math.max(0, ...measured.map((span) => span.getBoundingClientRect().width));
+  const widths = spans.map(({ values, short, full }) => ({ values: widthOf(values), short: widthOf([short]), full: widthOf([full]) }));
+  ruler.remove();
+  const last = columns.length - 1;
+  const narrow = widths.map(({ values, short }, i) => {
+    const width = Math.max(MIN_COLUMN, Math.ceil(Math.max(values, short) + NARROW_CELL_EXTRA));
+    // The last column takes what is left when they all fit (one flexible track keeps every row's tracks equal).
+    return i === last ? `minmax(${width}px, 1fr)` : `${width}px`;
+  });
+  const wide = widths.map(({ values, full }, i) => {
+    const width = Math.max(MIN_COLUMN, Math.ceil(Math.max(i === 0 ? values : Math.min(values, WIDE_VALUE_CAP), full) + WIDE_CELL_EXTRA));
+    return `minmax(${width}px, ${columns[i].grow ?? 1}fr)`;
+  });
+  return { "--narrow-columns": narrow.join(" "), "--wide-columns": wide.join(" ") } as CSSProperties;
+}
 
 export function DataGrid<Stored>({
   ref,
@@ -134,6 +195,21 @@ export function DataGrid<Stored>({
     setAnchor({ ...anchor, row: Math.min(anchor.row, last) });
   }
   const selection = blockOf(anchor, active);
+  const [mounted, setMounted] = useState(false);
+  useLayoutEffect(() => setMounted(true), []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies(mounted): measured once the grid is in the page (its font known).
+  const tracks = useMemo(() => columnTracks(gridRef.current, columns, rows), [columns, rows, mounted]);
+  // On a phone the grid scrolls sideways: the active cell is brought into view beside the sticky first column.
+  useEffect(() => {
+    const grid = gridRef.current;
+    const cell = document.getElementById(`${cellIdPrefix}-${active.row}-${active.col}`);
+    if (!grid || !cell || grid.scrollWidth <= grid.clientWidth) return;
+    const sticky = active.col === 0 ? 0 : (grid.querySelector<HTMLElement>('[role="columnheader"]')?.offsetWidth ?? 0);
+    const left = cell.offsetLeft - sticky;
+    const right = cell.offsetLeft + cell.offsetWidth;
+    if (left < grid.scrollLeft) grid.scrollLeft = left;
+    else if (right > grid.scrollLeft + grid.clientWidth) grid.scrollLeft = right - grid.clientWidth;
+  }, [active.row, active.col, cellIdPrefix]);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => gridRef.current,
@@ -153,6 +229,8 @@ export function DataGrid<Stored>({
   // What a fill, a replace or one value pasted over many cells may write: never a row's key, since
   // one value copied into several rows would give them all the same key.
   const writable: Writable = (row, key) => key !== keyField && editable(row as GridRow<Stored>, key);
+  const normalizers = useMemo(() => new Map(columns.flatMap((column) => (column.normalize ? [[column.key, column.normalize] as const] : []))), [columns]);
+  const written = (key: string, value: string) => normalizers.get(key)?.(value) ?? value;
   const keyOf = (row: GridRow<Stored>) => (keyField === undefined ? "" : (row.cells[keyField] ?? "").trim());
 
   const moveToPlace = (row: number, col: number, extend = false) => {
@@ -182,7 +260,7 @@ export function DataGrid<Stored>({
   const fill = (change: DraftChange<Stored>, row: GridRow<Stored>, given: Map<string, string>, onlyFilled: boolean) => {
     const now = change.current(row);
     const cells = { ...now.cells };
-    for (const [key, value] of given) if (editable(now, key) && (value !== "" || !onlyFilled)) cells[key] = value;
+    for (const [key, value] of given) if (editable(now, key) && (value !== "" || !onlyFilled)) cells[key] = written(key, value);
     change.set(now, cells);
   };
   /** Writes a plan (selection.ts) as one undo step named `what` and says how many cells it changed (`done`: "filled"). */
@@ -218,7 +296,7 @@ export function DataGrid<Stored>({
     setEditing(null);
     gridRef.current?.focus();
     if (!editing || !row) return void (move && moveToPlace(active.row + move[0], active.col + move[1]));
-    const cells = { ...row.cells, [activeKey]: editing.value };
+    const cells = { ...row.cells, [activeKey]: written(activeKey, editing.value) };
     const key = activeKey === keyField ? editing.value.trim() : "";
     const holder = key ? draft.rowOfKey(key) : undefined;
     const change = draft.change(`Edit ${columns[active.col].label}`);
@@ -504,6 +582,7 @@ export function DataGrid<Stored>({
         aria-describedby={readOnlyNoteId ? `${readOnlyNoteId} ${helpId}` : helpId}
         aria-activedescendant={!editing && activeRow ? `${cellIdPrefix}-${active.row}-${active.col}` : undefined}
         className={`grid${readOnly ? " readonly" : ""} ${className}`}
+        style={tracks}
         onKeyDown={onKeyDown}
         onPaste={onPaste}
         onCopy={onCopy}

@@ -41,7 +41,7 @@ export function FindReplace({
   const [options, setOptions] = useState<FindOptions>({ find: "", replace: "", matchCase: false, wholeCell: false });
   const set = (patch: Partial<FindOptions>) => setOptions((now) => ({ ...now, ...patch }));
   const column = columns.find((c) => c.key === key) ?? columns[0];
-  const found = useMemo(() => planReplace(rows, key, options, writable), [rows, key, options, writable]);
+  const found = useMemo(() => planReplace(rows, key, options, writable, column.normalize), [rows, key, options, writable, column]);
   const label = (row: number) => (rows[row] && labelOf(rows[row])) || `row ${row + 1}`;
   const nothing = !options.find && !options.wholeCell;
 

@@ -150,8 +150,14 @@ export interface Replacement {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** The cells of column `key` (the rows shown) that replacing would change, in the grid's order. */
-export function planReplace(rows: readonly GridRow<unknown>[], key: string, options: FindOptions, writable: Writable): Replacement[] {
+/** The cells of column `key` (the rows shown) that replacing would change, in the grid's order (`to` as the column holds it: `normalize`). */
+export function planReplace(
+  rows: readonly GridRow<unknown>[],
+  key: string,
+  options: FindOptions,
+  writable: Writable,
+  normalize: (text: string) => string = (text) => text,
+): Replacement[] {
   const { find, replace, matchCase, wholeCell } = options;
   if (!find && !wholeCell) return [];
   const pattern = new RegExp(wholeCell ? `^${escapeRegExp(find)}$` : escapeRegExp(find), matchCase ? "g" : "gi");
@@ -162,7 +168,7 @@ export function planReplace(rows: readonly GridRow<unknown>[], key: string, opti
     pattern.lastIndex = 0;
     if (!pattern.test(from)) continue;
     // A function replacer: `$&` or `$1` typed in the replacement are text, not patterns.
-    const to = from.replace(pattern, () => replace);
+    const to = normalize(from.replace(pattern, () => replace));
     if (to !== from && writable(row, key)) found.push({ row: r, id: row.id, from, to });
   }
   return found;
