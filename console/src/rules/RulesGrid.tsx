@@ -1,7 +1,8 @@
 import { useMemo, useRef, useState } from "react";
 import { useSession } from "../shared/context";
 import { useDisplaySettings } from "../desk/api";
-import { DataGrid, type DataGridHandle, type GridColumn } from "../shared/grid/DataGrid";
+import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
+import type { GridColumn } from "../shared/grid/columns";
 import { useGridDraft, type Cells, type GridRow } from "../shared/grid/draft";
 import { useBatchSave } from "../shared/grid/useBatchSave";
 import { useUnsavedEdits } from "../shared/leaving";

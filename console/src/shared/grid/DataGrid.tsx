@@ -14,6 +14,7 @@ import {
 } from "react";
 import type { DraftChange, GridDraft, GridRow } from "./draft";
 import "./grid.css";
+import type { GridColumn } from "./columns";
 import { FindReplace, ReviewChanges } from "./GridTools";
 import {
   blockOf,
@@ -36,19 +37,6 @@ import {
  * unsaved edits (draft.ts): the lines of an Operation and the quota rules both use it, each with its
  * own columns, checks and save. Cells are addressed by their column's key, never by their place.
  */
-
-export interface GridColumn {
-  /** The field the column edits (its cells' key, and the API's field name). */
-  key: string;
-  label: string;
-  /** The header on a phone's width, where the label does not fit (the label stays its accessible name). */
-  short?: string;
-  numeric?: boolean;
-  /** A value as the column holds it once written (typed, pasted, filled, replaced): "180" → "180.00"; text it cannot read stays as typed. */
-  normalize?: (text: string) => string;
-  /** Its share of the room on a wide screen (CSS `fr`), 1 unless told. */
-  grow?: number;
-}
 
 export interface DataGridHandle {
   /** Makes the cell of row `row` (its place in the grid) and column `key` the active one, scrolled into view. */

@@ -1,7 +1,7 @@
 import { useMemo, useState } from "react";
 import { Dialog } from "../dialogs";
 import { ListTable } from "../PagedList";
-import type { GridColumn } from "./DataGrid";
+import type { GridColumn } from "./columns";
 import type { GridRow } from "./draft";
 import { pendingCells, planReplace, type FindOptions, type PendingCell, type Replacement, type Writable } from "./selection";
 
