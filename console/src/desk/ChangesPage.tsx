@@ -1,15 +1,15 @@
 import { useState } from "react";
-import { useOperationByCode, useOperationCodes } from "../operations/api";
-import { ChangeList } from "../shared/ChangeList";
+import { useOperationByCode, useOperationCodes } from "../api/operations";
+import { ChangeList } from "../labels/ChangeList";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
 import { when } from "../shared/format";
-import { ActorName, keyLabel, OperationName, RuleName } from "../shared/names";
+import { ActorName, keyLabel, OperationName, RuleName } from "../labels/names";
 import { PagedList, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
 import { ChoiceFilter, ProblemView, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
-import { exportHistoryCsv, useHistoryList, useKeysById, useRestoreRule, type ChangeFilters, type ChangeRecord } from "./api";
+import { exportHistoryCsv, useHistoryList, useKeysById, useRestoreRule, type ChangeFilters, type ChangeRecord } from "../api/desk";
 
 const KINDS = [
   ["operation", "Operations"],

@@ -4,11 +4,11 @@ import { useSession } from "../shared/context";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
 import { formatValue, when } from "../shared/format";
-import { ActorName, OperationName } from "../shared/names";
+import { ActorName, OperationName } from "../labels/names";
 import { ChoiceFilter, ProblemView, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
-import { useOperationByCode, useOperationCodes } from "../operations/api";
-import { fetchEvents, type Event } from "./api";
+import { useOperationByCode, useOperationCodes } from "../api/operations";
+import { fetchEvents, type Event } from "../api/desk";
 
 /** How often the feed asks for what is new, while following it live. */
 export const POLL_MS = 2000;

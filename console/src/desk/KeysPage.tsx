@@ -3,10 +3,10 @@ import { ConfirmDialog, SecretOnce } from "../shared/dialogs";
 import { useUnsavedForm } from "../shared/leaving";
 import { PagedList, type Column } from "../shared/PagedList";
 import { toRefusal } from "../shared/session";
-import { keyLabel, useSignedInKeyId } from "../shared/names";
+import { keyLabel, useSignedInKeyId } from "../labels/names";
 import { ChoiceFilter, FormActions, ProblemView, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
-import { useIssueKey, useKeyList, useRevokeKey, type Key } from "./api";
+import { useIssueKey, useKeyList, useRevokeKey, type Key } from "../api/desk";
 
 type Role = Key["role"];
 const ROLES = ["OPERATOR", "ACCOUNT"] as const satisfies readonly Role[];

@@ -1,10 +1,10 @@
 import { useState, type ChangeEvent, type DragEvent, type FormEvent } from "react";
-import { nameOf, useOperationPicker } from "../operations/api";
+import { nameOf, useOperationPicker } from "../api/operations";
 import { download, hasHeader, parseTable, toCsv } from "../shared/csv";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal } from "../shared/session";
 import { ChoiceFilter, Link, ProblemView, SearchFilter } from "../shared/ui";
-import { useCompare, type Comparison } from "./api";
+import { useCompare, type Comparison } from "../api/desk";
 
 type Issue = Comparison["issues"][number];
 type OrderLine = { variantExternalId: string; quantity: number };

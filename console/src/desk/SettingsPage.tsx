@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useState, type FormEvent } from "react";
 import { useUnsavedEdits } from "../shared/leaving";
-import { formatMoney } from "../shared/money";
+import { formatMoney } from "../labels/money";
 import { toRefusal } from "../shared/session";
 import { ProblemView } from "../shared/ui";
-import { useApprovalSettings, useDisplaySettings, useSaveApprovalSettings, useSaveDisplaySettings } from "./api";
+import { useApprovalSettings, useDisplaySettings, useSaveApprovalSettings, useSaveDisplaySettings } from "../api/desk";
 
 /**
  * /console/settings: how amounts are shown (the tenant's currency) and the approvals an activation

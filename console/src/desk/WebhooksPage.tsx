@@ -16,7 +16,7 @@ import {
   type Delivery,
   type DeliveryStatus,
   type Webhook,
-} from "./api";
+} from "../api/desk";
 
 const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const satisfies readonly DeliveryStatus[];
 const SORTS = [

@@ -1,13 +1,13 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState, type ChangeEvent } from "react";
-import { useDirectorySearch } from "../desk/api";
+import { useDirectorySearch } from "../api/desk";
 import { useSession } from "../shared/context";
 import { useViewParams } from "../shared/viewParams";
 import { PagedList } from "../shared/PagedList";
 import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
 import { ChoiceFilter, ProblemView, SearchFilter } from "../shared/ui";
-import { changeAttachments, useAttachmentList, useOperationRefresh, type Attachment, type AttachmentStatus, type Operation } from "./api";
+import { changeAttachments, useAttachmentList, useOperationRefresh, type Attachment, type AttachmentStatus, type Operation } from "../api/operations";
 
 const STATUSES: AttachmentStatus[] = ["NOT_STARTED", "CART_CREATED", "ORDERED"];
 

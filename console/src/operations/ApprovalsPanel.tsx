@@ -1,10 +1,10 @@
 import { useState } from "react";
 import { when } from "../shared/format";
-import { ActorName } from "../shared/names";
+import { ActorName } from "../labels/names";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
 import { Field, ProblemView } from "../shared/ui";
-import { useApprovals, useDecide, type ApprovalDecision, type Operation } from "./api";
+import { useApprovals, useDecide, type ApprovalDecision, type Operation } from "../api/operations";
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 

@@ -1,11 +1,11 @@
 import { useMemo, useState } from "react";
-import { ChangeList } from "../shared/ChangeList";
+import { ChangeList } from "../labels/ChangeList";
 import { useSession } from "../shared/context";
 import { Dialog } from "../shared/dialogs";
 import { formatChange, formatValue, when, type FieldChange } from "../shared/format";
 import { DataGrid } from "../shared/grid/DataGrid";
 import { useGridDraft, type Cells } from "../shared/grid/draft";
-import { ActorName } from "../shared/names";
+import { ActorName } from "../labels/names";
 import { PagedList, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
 import { ChoiceFilter, ProblemView, SearchFilter } from "../shared/ui";
@@ -20,7 +20,7 @@ import {
   type DiffItem,
   type Operation,
   type RevertCounts,
-} from "./api";
+} from "../api/operations";
 import { OperationHeader } from "./OperationPage";
 
 const KINDS = [

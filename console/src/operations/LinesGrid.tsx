@@ -11,7 +11,7 @@ import { API_LIMITS } from "../shared/limits";
 import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
 import { ProblemView, SortChoice, useDebounced } from "../shared/ui";
-import { exportLinesCsv, fetchLinesOf, putLines, useAllLines, type Line, type LineCounts, type Operation } from "./api";
+import { exportLinesCsv, fetchLinesOf, putLines, useAllLines, type Line, type LineCounts, type Operation } from "../api/operations";
 
 const COLUMNS = [
   { key: "variantExternalId", label: "Variant", grow: 1.3 },

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { useUnsavedForm } from "../shared/leaving";
 import { FormActions } from "../shared/ui";
-import { useSaveOperation, type Operation } from "./api";
+import { useSaveOperation, type Operation } from "../api/operations";
 
 export const LOCALES = ["en", "fr", "de"] as const;
 

@@ -9,7 +9,16 @@ import { toRefusal, type Refusal } from "../shared/session";
 import { Link, ProblemView } from "../shared/ui";
 import { AccountsPanel } from "./AccountsPanel";
 import { ApprovalsPanel, approvalRefusalText } from "./ApprovalsPanel";
-import { fetchOperation, importLinesCsv, nameOf, useChangeStatus, useDeleteOperation, useOperation, useOperationRefresh, type Operation } from "./api";
+import {
+  fetchOperation,
+  importLinesCsv,
+  nameOf,
+  useChangeStatus,
+  useDeleteOperation,
+  useOperation,
+  useOperationRefresh,
+  type Operation,
+} from "../api/operations";
 import { LinesGrid } from "./LinesGrid";
 import { OperationForm } from "./OperationForm";
 

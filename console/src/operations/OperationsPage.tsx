@@ -4,7 +4,7 @@ import { useSession } from "../shared/context";
 import { PagedList, type Column } from "../shared/PagedList";
 import { ChoiceFilter, Link, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
-import { nameOf, useOperationList, type Operation } from "./api";
+import { nameOf, useOperationList, type Operation } from "../api/operations";
 import { OperationForm } from "./OperationForm";
 
 const STATUSES = ["DRAFT", "ACTIVE", "INACTIVE"] as const;

@@ -1,10 +1,10 @@
 import { useEffect, useState } from "react";
 import { useSession } from "../shared/context";
-import { Money } from "../shared/money";
+import { Money } from "../labels/money";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
 import { Link, ProblemView } from "../shared/ui";
-import { fetchImpact, type Impact, type ImpactAccount, type ImpactRequest } from "./api";
+import { fetchImpact, type Impact, type ImpactAccount, type ImpactRequest } from "../api/rules";
 
 /**
  * Impact before saving: what a rule change (a rule's form, the grid's edits, the tenant default)

@@ -6,11 +6,11 @@ import { useUnsavedForm } from "../shared/leaving";
 import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
 import { Field, Link, ProblemView } from "../shared/ui";
-import { useDisplaySettings } from "../desk/api";
-import { moneyInputText, moneyUnit, parseMoney, useCurrency } from "../shared/money";
-import { useDeleteRule, useRule, useSaveRule, type QuotaRule } from "./api";
+import { useDisplaySettings } from "../api/desk";
+import { moneyInputText, moneyUnit, parseMoney, useCurrency } from "../labels/money";
+import { useDeleteRule, useRule, useSaveRule, type QuotaRule } from "../api/rules";
 import { CheckImpactButton, ImpactRegion, impactWords, saveLabel, useImpactCheck } from "./Impact";
-import { scopeLabel } from "../shared/names";
+import { scopeLabel } from "../labels/names";
 
 const FIELDS = [
   ["accountId", "Account id"],

@@ -1,6 +1,6 @@
 import { useMemo, useRef, useState } from "react";
 import { useSession } from "../shared/context";
-import { useDisplaySettings } from "../desk/api";
+import { useDisplaySettings } from "../api/desk";
 import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
 import type { GridColumn } from "../shared/grid/columns";
 import { useGridDraft, type Cells, type GridRow } from "../shared/grid/draft";
@@ -8,9 +8,9 @@ import { useBatchSave } from "../shared/grid/useBatchSave";
 import { useUnsavedEdits } from "../shared/leaving";
 import { API_LIMITS } from "../shared/limits";
 import { toRefusal } from "../shared/session";
-import { moneyInputText, moneyProblem, moneyUnit, parseMoney } from "../shared/money";
+import { moneyInputText, moneyProblem, moneyUnit, parseMoney } from "../labels/money";
 import { ProblemView } from "../shared/ui";
-import { describeUpsert, putRules, useAllRules, useRulesChanged, type ImpactRequest, type QuotaRule, type RuleFilters } from "./api";
+import { describeUpsert, putRules, useAllRules, useRulesChanged, type ImpactRequest, type QuotaRule, type RuleFilters } from "../api/rules";
 import { CheckImpactButton, ImpactRegion, saveLabel, useImpactCheck } from "./Impact";
 
 type Field = "accountId" | "supplierId" | "storeId" | "minimum" | "enforcement";

@@ -7,9 +7,9 @@ import { PagedList, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
 import { useViewParams } from "../shared/viewParams";
 import { Field, Link, ProblemView, SearchFilter, SortChoice } from "../shared/ui";
-import { useDisplaySettings } from "../desk/api";
-import { formatMoney, Money, moneyInputText, moneyUnit, parseMoney, useCurrency } from "../shared/money";
-import { scopeLabel } from "../shared/names";
+import { useDisplaySettings } from "../api/desk";
+import { formatMoney, Money, moneyInputText, moneyUnit, parseMoney, useCurrency } from "../labels/money";
+import { scopeLabel } from "../labels/names";
 import {
   describeUpsert,
   exportRulesCsv,
@@ -21,7 +21,7 @@ import {
   useSaveQuotaDefault,
   type QuotaRule,
   type RuleFilters,
-} from "./api";
+} from "../api/rules";
 import { CheckImpactButton, ImpactRegion, saveLabel, useImpactCheck } from "./Impact";
 import { RulesGrid } from "./RulesGrid";
 import "./rules.css";

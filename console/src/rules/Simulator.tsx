@@ -5,12 +5,12 @@ import { useSearch } from "wouter";
 // The server's own resolution (pure, no I/O): the browser simulates with the code the API runs, not a copy.
 import { buildRuleIndex, evaluateExplained, indexedRuleOf, type ExplainedQuotaResult, type QuotaOrder } from "../../../src/quotas/rule-index";
 import { useSession } from "../shared/context";
-import { Money, moneyInputText, moneyUnit, parseMoney, useCurrency } from "../shared/money";
-import { RuleName } from "../shared/names";
+import { Money, moneyInputText, moneyUnit, parseMoney, useCurrency } from "../labels/money";
+import { RuleName } from "../labels/names";
 import { useUnsavedEdits } from "../shared/leaving";
 import { toRefusal, type Refusal } from "../shared/session";
 import { Link, ProblemView } from "../shared/ui";
-import { saveMinimums, useEvaluation, useQuotaDefault, useRulesChanged, useRulesOfOrder, type QuotaRule } from "./api";
+import { saveMinimums, useEvaluation, useQuotaDefault, useRulesChanged, useRulesOfOrder, type QuotaRule } from "../api/rules";
 import "./rules.css";
 
 type Evaluation = Schemas["EvaluationResult"];

@@ -1,4 +1,4 @@
-import { useDisplaySettings } from "../desk/api";
+import { useDisplaySettings } from "../api/desk";
 
 /**
  * Amounts as people read them. The API holds every amount as an integer of minor units (cents);

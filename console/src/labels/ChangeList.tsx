@@ -1,4 +1,4 @@
-import { formatChange, formatValue, meaningfulChanges, type FieldChange } from "./format";
+import { formatChange, formatValue, meaningfulChanges, type FieldChange } from "../shared/format";
 import { formatMoney, useCurrency } from "./money";
 
 const SHOWN = 8;

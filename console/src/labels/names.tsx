@@ -1,8 +1,8 @@
-import { useKeysById, type Key } from "../desk/api";
-import { useOperation } from "../operations/api";
-import { useRule } from "../rules/api";
-import { useSession } from "./context";
-import { Link } from "./ui";
+import { useKeysById, type Key } from "../api/desk";
+import { useOperation } from "../api/operations";
+import { useRule } from "../api/rules";
+import { useSession } from "../shared/context";
+import { Link } from "../shared/ui";
 
 /**
  * Resources as people know them, wherever the API answers an id: an Operation by its code, a rule by
