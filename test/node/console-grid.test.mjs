@@ -7,7 +7,7 @@
 // Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core, which never downloads one).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { assertAccessible, chromiumPresent, screenshot, startConsole } from "./support/browser.mjs";
+import { checkGridPage, chromiumPresent, startConsole } from "./support/browser.mjs";
 
 const TIMEOUT = { timeout: 180_000 };
 const LINES = 200;
@@ -249,7 +249,7 @@ if (chromiumPresent("console grid test")) {
       const table = dialog.getByRole("table", { name: "Pending changes" });
       const row = table.getByRole("row").filter({ hasText: sku(20) });
       assert.deepEqual(await row.getByRole("cell").allInnerTexts(), [sku(20), "Max", "10", "12"]);
-      await checkEverywhere("grid-review");
+      await checkGridPage(page, "grid-review");
       await press("Escape");
       await dialog.waitFor({ state: "detached" });
       await page.getByRole("button", { name: "Save", exact: true }).click();
@@ -286,7 +286,7 @@ if (chromiumPresent("console grid test")) {
       await panel.getByLabel("Find").fill("BLOCK");
       await panel.getByLabel("Replace with").fill("WARN");
       await said("5 cells of Enforcement will change.");
-      await checkEverywhere("rules-grid-find");
+      await checkGridPage(page, "rules-grid-find");
       await panel.getByLabel("Replace with").press("Enter");
       await said("5 cells replaced.");
       await page.getByRole("button", { name: "Review changes" }).click();
@@ -304,21 +304,7 @@ if (chromiumPresent("console grid test")) {
       await press("Shift+ArrowRight");
       await page.getByRole("button", { name: "Find and replace" }).click();
       await page.getByRole("region", { name: "Find and replace" }).getByLabel("Find").fill("Item 3");
-      await checkEverywhere("grid-find");
+      await checkGridPage(page, "grid-find");
     });
   });
-
-  /** axe in both color schemes at 1440 and 390 px, with screenshots of each (CONSOLE_SCREENSHOTS). */
-  async function checkEverywhere(name) {
-    for (const colorScheme of ["light", "dark"]) {
-      await page.emulateMedia({ colorScheme });
-      for (const width of [1440, 390]) {
-        await page.setViewportSize({ width, height: width > 500 ? 900 : 844 });
-        await assertAccessible(page, `${name} (${colorScheme}, ${width} px)`);
-      }
-      await page.setViewportSize({ width: 1440, height: 900 });
-      await screenshot(page, `${name}-${colorScheme}`);
-    }
-    await page.emulateMedia({ colorScheme: "light" });
-  }
 }

@@ -6,7 +6,7 @@
 // and dark at 1440 and 390 px. Needs Debian's chromium at /usr/bin/chromium.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { assertAccessible, chromiumPresent, screenshot, startConsole } from "./support/browser.mjs";
+import { checkGridPage, chromiumPresent, screenshot, startConsole } from "./support/browser.mjs";
 
 const TIMEOUT = { timeout: 180_000 };
 const RULES = "/v1/buying-policies/quotas/rules";
@@ -198,7 +198,7 @@ if (chromiumPresent("console units test")) {
       const gridBox = await grid.boundingBox();
       const variantBox = await grid.getByRole("gridcell", { name: LONG_VARIANT }).boundingBox();
       assert.ok(variantBox.x >= gridBox.x - 1, `the variant column stays in view (${variantBox.x} vs ${gridBox.x})`);
-      await checkEverywhere("units-lines-grid");
+      await checkGridPage(page, "units-lines-grid");
     });
 
     it("shows a rule's whole scope", TIMEOUT, async () => {
@@ -214,21 +214,7 @@ if (chromiumPresent("console units test")) {
       const gridBox = await rulesGrid().boundingBox();
       const enforcement = await cell(await rowOf(LONG_ACCOUNT), 4).boundingBox();
       assert.ok(enforcement.x + enforcement.width <= gridBox.x + gridBox.width + 1, "the active cell is scrolled into view");
-      await checkEverywhere("units-rules-grid-phone");
+      await checkGridPage(page, "units-rules-grid-phone");
     });
   });
-
-  /** axe in both color schemes at 1440 and 390 px, with screenshots of each (CONSOLE_SCREENSHOTS). */
-  async function checkEverywhere(name) {
-    for (const colorScheme of ["light", "dark"]) {
-      await page.emulateMedia({ colorScheme });
-      for (const width of [1440, 390]) {
-        await page.setViewportSize({ width, height: width > 500 ? 900 : 844 });
-        await assertAccessible(page, `${name} (${colorScheme}, ${width} px)`);
-      }
-      await page.setViewportSize({ width: 1440, height: 900 });
-      await screenshot(page, `${name}-${colorScheme}`);
-    }
-    await page.emulateMedia({ colorScheme: "light" });
-  }
 }

@@ -139,3 +139,20 @@ export async function checkPage(page, label) {
     if (viewport) await page.setViewportSize(viewport);
   }
 }
+
+/**
+ * axe-core in both color schemes at 1440 and 390 px, with screenshots of each (CONSOLE_SCREENSHOTS):
+ * for a page holding a grid, which scrolls sideways on a phone (its first column stays) where lists stack.
+ */
+export async function checkGridPage(page, name) {
+  for (const colorScheme of ["light", "dark"]) {
+    await page.emulateMedia({ colorScheme });
+    for (const width of [1440, 390]) {
+      await page.setViewportSize({ width, height: width > 500 ? 900 : 844 });
+      await assertAccessible(page, `${name} (${colorScheme}, ${width} px)`);
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await screenshot(page, `${name}-${colorScheme}`);
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+}
