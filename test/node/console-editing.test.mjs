@@ -9,11 +9,11 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
-import { checkPage, chromiumPresent, screenshot, startConsole } from "./support/browser.mjs";
+import { checkPage, chromiumPresent, createOperationWithLines, itemLines, itemSku, screenshot, startConsole } from "./support/browser.mjs";
 
 const TIMEOUT = { timeout: 180_000 };
 const LINES = 5000;
-const sku = (i) => `SKU-${String(i).padStart(5, "0")}`;
+const sku = itemSku;
 
 if (chromiumPresent("console editing test")) {
   let editing, page, api, baseUrl, operationId;
@@ -47,23 +47,7 @@ if (chromiumPresent("console editing test")) {
     async () => {
       editing = await startConsole({ tenant: "editing" });
       ({ api, baseUrl } = editing);
-      const created = await api("POST", "/v1/operations", {
-        code,
-        name: { en: "Editing spring" },
-        type: "PUBLIC",
-        startDate: "2098-01-01T00:00:00Z",
-        endDate: "2098-12-31T00:00:00Z",
-      });
-      assert.equal(created.status, 201, JSON.stringify(created.body));
-      operationId = created.body.id;
-      const lines = Array.from({ length: LINES }, (_, i) => ({
-        variantExternalId: sku(i),
-        variantName: { en: `Item ${i}` },
-        minQuantity: 1,
-        maxQuantity: 10,
-        recommendedQuantity: 5,
-      }));
-      assert.equal((await api("PUT", `/v1/operations/${operationId}/lines`, lines)).status, 200);
+      operationId = await createOperationWithLines(api, { code: code, name: "Editing spring", lines: itemLines(LINES) });
       page = await editing.browser.newPage();
       await editing.signIn(page, editing.operatorKey, "OPERATOR");
       await openOperation(operationId, LINES);

@@ -7,11 +7,11 @@
 // Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core, which never downloads one).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { checkGridPage, chromiumPresent, startConsole } from "./support/browser.mjs";
+import { checkGridPage, chromiumPresent, createOperationWithLines, itemLines, itemSku, startConsole } from "./support/browser.mjs";
 
 const TIMEOUT = { timeout: 180_000 };
 const LINES = 200;
-const sku = (i) => `SKU-${String(i).padStart(5, "0")}`;
+const sku = itemSku;
 // The lines grid's columns, by place: Variant, Name, Min, Max, Recommended, Pack.
 const NAME = 1;
 const MIN = 2;
@@ -50,23 +50,7 @@ if (chromiumPresent("console grid test")) {
     async () => {
       console_ = await startConsole({ tenant: "grid" });
       ({ api, baseUrl } = console_);
-      const created = await api("POST", "/v1/operations", {
-        code: `GRID-${Date.now()}`,
-        name: { en: "Grid editing" },
-        type: "PUBLIC",
-        startDate: "2098-01-01T00:00:00Z",
-        endDate: "2098-12-31T00:00:00Z",
-      });
-      assert.equal(created.status, 201, JSON.stringify(created.body));
-      operationId = created.body.id;
-      const lines = Array.from({ length: LINES }, (_, i) => ({
-        variantExternalId: sku(i),
-        variantName: { en: `Item ${i}` },
-        minQuantity: 1,
-        maxQuantity: 10,
-        recommendedQuantity: 5,
-      }));
-      assert.equal((await api("PUT", `/v1/operations/${operationId}/lines`, lines)).status, 200);
+      operationId = await createOperationWithLines(api, { code: `GRID-${Date.now()}`, name: "Grid editing", lines: itemLines(LINES) });
       const rules = Array.from({ length: 5 }, (_, i) => ({ accountId: `GRID-A${i}`, supplierId: "GRID-S", minimum: 100 + i, enforcement: "BLOCK" }));
       assert.equal((await api("PUT", "/v1/buying-policies/quotas/rules", rules)).status, 200);
       await console_.browser.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseUrl });

@@ -156,3 +156,32 @@ export async function checkGridPage(page, name) {
   }
   await page.emulateMedia({ colorScheme: "light" });
 }
+
+/** The code of line i of `itemLines` (SKU-00000, SKU-00001…): sorts as the lines were made. */
+export const itemSku = (i) => `SKU-${String(i).padStart(5, "0")}`;
+
+/** `count` lines "Item i" of minimum 1, maximum 10, recommended 5: what the grid tests edit. */
+export const itemLines = (count) =>
+  Array.from({ length: count }, (_, i) => ({
+    variantExternalId: itemSku(i),
+    variantName: { en: `Item ${i}` },
+    minQuantity: 1,
+    maxQuantity: 10,
+    recommendedQuantity: 5,
+  }));
+
+/** A PUBLIC Operation in 2098 (DRAFT), with `lines`, through the API of `startConsole`: its id. */
+export async function createOperationWithLines(api, { code, name, lines }) {
+  const created = await api("POST", "/v1/operations", {
+    code,
+    name: { en: name },
+    type: "PUBLIC",
+    startDate: "2098-01-01T00:00:00Z",
+    endDate: "2098-12-31T00:00:00Z",
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const operationId = created.body.id;
+  const put = await api("PUT", `/v1/operations/${operationId}/lines`, lines);
+  assert.equal(put.status, 200, JSON.stringify(put.body));
+  return operationId;
+}
