@@ -69,17 +69,7 @@ function DisplayForm() {
       <p id="currency-help" className="muted help">
         Minimums and order amounts are held in minor units (cents): 18000 is shown as {formatMoney(18000, currency || null)}.
       </p>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={save.isPending || !current.data}>
-          Save currency
-        </button>
-      </div>
-      {saved && (
-        <p role="status" className="note">
-          Currency saved.
-        </p>
-      )}
-      <ProblemView refusal={save.error ? toRefusal(save.error) : current.error ? toRefusal(current.error) : null} />
+      <SettingFooter what="currency" saved={saved} save={save} current={current} />
     </form>
   );
 }
@@ -126,17 +116,36 @@ function ApprovalsForm() {
       <p id="approvals-help" className="muted help">
         An Operation goes ACTIVE only with this many valid approvals from distinct people and no valid rejection; any change voids them.
       </p>
+      <SettingFooter what="approvals" saved={saved} save={save} current={current} />
+    </form>
+  );
+}
+
+/** A setting form's end: its Save button (while the stored setting is read, and not while saving), "saved", or what refused it. */
+function SettingFooter({
+  what,
+  saved,
+  save,
+  current,
+}: {
+  what: string;
+  saved: boolean;
+  save: { isPending: boolean; error: unknown };
+  current: { data?: unknown; error: unknown };
+}) {
+  return (
+    <>
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending || !current.data}>
-          Save approvals
+          Save {what}
         </button>
       </div>
       {saved && (
         <p role="status" className="note">
-          Approvals saved.
+          {what[0].toUpperCase() + what.slice(1)} saved.
         </p>
       )}
       <ProblemView refusal={save.error ? toRefusal(save.error) : current.error ? toRefusal(current.error) : null} />
-    </form>
+    </>
   );
 }
