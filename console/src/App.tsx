@@ -8,6 +8,7 @@ import { KeysPage } from "./desk/KeysPage";
 import { OrderCheckPage } from "./desk/OrderCheckPage";
 import { SettingsPage } from "./desk/SettingsPage";
 import { WebhooksPage } from "./desk/WebhooksPage";
+import { AmountsReady } from "./labels/money";
 import { HistoryPage } from "./operations/HistoryPage";
 import { OperationPage } from "./operations/OperationPage";
 import { OperationsPage } from "./operations/OperationsPage";
@@ -173,16 +174,18 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
         </span>
       </header>
       <main className="content">
-        <Switch>
-          {ROUTES.map(({ path, section, page }) => (
-            <Route key={path} path={path}>
-              {(params) => (allowed(section) ? page(params as Record<string, string>) : <OperatorOnly section={section} />)}
+        <AmountsReady>
+          <Switch>
+            {ROUTES.map(({ path, section, page }) => (
+              <Route key={path} path={path}>
+                {(params) => (allowed(section) ? page(params as Record<string, string>) : <OperatorOnly section={section} />)}
+              </Route>
+            ))}
+            <Route>
+              <OperationsPage />
             </Route>
-          ))}
-          <Route>
-            <OperationsPage />
-          </Route>
-        </Switch>
+          </Switch>
+        </AmountsReady>
       </main>
     </SessionContext.Provider>
   );

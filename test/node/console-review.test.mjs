@@ -161,6 +161,7 @@ if (chromiumPresent("console review test")) {
     it("the simulator's fields are named by their labels only, hints describe them; outcomes in words", TIMEOUT, async () => {
       await page.goto(`${baseUrl}/console/quota-rules/simulator`);
       const form = page.getByRole("form", { name: "Order to evaluate" });
+      await form.waitFor();
       const supplier = form.getByRole("textbox", { name: "Supplier", exact: true });
       assert.equal(await supplier.count(), 1, "the supplier field's name is Supplier, not Supplierempty: no supplier");
       assert.equal(
@@ -186,6 +187,38 @@ if (chromiumPresent("console review test")) {
       assert.doesNotMatch(await page.locator(".what-if-note").innerText(), /\.ts\b|src\//, "no source file named to the user");
       await page.getByLabel("What if: try other minimums before saving").uncheck();
       await checkPage(page, "simulator-names");
+    });
+
+    it("takes no amount before the currency is known: a slow settings answer cannot turn €100 into 100 cents", TIMEOUT, async () => {
+      // The display settings answer late (a slow network); a person types at once.
+      let release;
+      const held = new Promise((resolve) => {
+        release = resolve;
+      });
+      await page.route("**/v1/settings/display", async (route) => {
+        await held;
+        await route.continue();
+      });
+      const evaluated = [];
+      page.on("request", (request) => {
+        if (request.url().includes("/quotas/evaluate")) evaluated.push(request.postDataJSON());
+      });
+      try {
+        await page.goto(`${baseUrl}/console/quota-rules/simulator`);
+        await page.getByRole("status").filter({ hasText: "Loading…" }).waitFor();
+        assert.equal(await page.getByRole("textbox", { name: "Amount", exact: true }).count(), 0, "no amount field while the unit is unknown");
+        release();
+        const form = page.getByRole("form", { name: "Order to evaluate" });
+        await form.getByLabel("Account").fill("ACC-R1");
+        await form.getByRole("textbox", { name: "Supplier", exact: true }).fill("SUP-R");
+        await form.getByRole("textbox", { name: "Amount", exact: true }).fill("100");
+        await form.getByRole("textbox", { name: "Amount", exact: true }).press("Enter");
+        await page.getByRole("region", { name: "API answer" }).getByText("€20.50").waitFor();
+        assert.equal(evaluated.at(-1)?.orders?.[0]?.amount, 10000, "€100 sent as 10000 cents");
+      } finally {
+        release();
+        await page.unroute("**/v1/settings/display");
+      }
     });
 
     it("Events: filtered by an Operation's code (in the address), named by codes and key names, their data opened and wrapped", TIMEOUT, async () => {

@@ -1,4 +1,7 @@
+import type { ReactNode } from "react";
 import { useDisplaySettings } from "../api/desk";
+import { toRefusal } from "../shared/session";
+import { ProblemView } from "../shared/ui";
 
 /**
  * Amounts as people read them. The API holds every amount as an integer of minor units (cents);
@@ -9,6 +12,28 @@ import { useDisplaySettings } from "../api/desk";
 /** The tenant's currency, or null while it is unknown or unset. */
 export function useCurrency(): string | null {
   return useDisplaySettings().data?.currency ?? null;
+}
+
+/**
+ * Shows its pages once the tenant's currency is known. Until then "100" in an amount field could
+ * mean €100.00 or 100 cents, and a page typed into that early would send the wrong one.
+ */
+export function AmountsReady({ children }: { children: ReactNode }) {
+  const display = useDisplaySettings();
+  if (display.isSuccess) return children;
+  if (display.isError)
+    return (
+      <ProblemView refusal={toRefusal(display.error)}>
+        <button type="button" onClick={() => void display.refetch()}>
+          Try again
+        </button>
+      </ProblemView>
+    );
+  return (
+    <p role="status" className="muted">
+      Loading…
+    </p>
+  );
 }
 
 /** How many minor units make a major one, as a power of ten (EUR 2, JPY 0, BHD 3). */
