@@ -159,6 +159,7 @@ function conclude(move, wanted) {
         `${options.tenant} is on ${move.to}; writes were refused for ${move.fence.longestMs} ms at the switch. Its old copy stays on ${move.from} until ${move.keepSourceUntil}: until then \`npm run tenant:move -- --tenant ${options.tenant} --reverse\` moves it back.`,
       );
     }
+    if (move.status === "ABORTED") console.error(`${options.tenant}: the move was aborted; the tenant is whole on ${move.from}.`);
     return 0;
   }
   console.error(`${options.tenant}: the move ended ${move.status}${move.error ? ` (${move.error})` : ""}; the tenant is whole on ${move.from}.`);

@@ -92,31 +92,91 @@ function runMoveCommand(args) {
   return { exited, stderr: () => stderr };
 }
 
+/** A tenant on SHARD_1 with about 40,000 rows (20,000 lines, their change records), so the copy takes several steps. */
+async function seededTenant(tenantId) {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [join(repoRoot, "scripts", "key.mjs"), "--tenant", tenantId, "--role", "OPERATOR", "--shard", "SHARD_1", "--persist-to", state],
+    { cwd: repoRoot },
+  );
+  const key = stdout.trim().split("\n").at(-1);
+  const call = api(key);
+  const created = await call("POST", "/v1/operations", {
+    code: "MOVING",
+    name: { en: "Moving" },
+    type: "PUBLIC",
+    startDate: "2026-01-01T00:00:00Z",
+    endDate: "2027-01-01T00:00:00Z",
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  for (let from = 0; from < 20_000; from += 5_000) {
+    const lines = Array.from({ length: 5_000 }, (_, i) => ({ variantExternalId: `SKU-${from + i}`, minQuantity: 0, maxQuantity: 10 }));
+    const put = await call("PUT", `/v1/operations/${created.body.id}/lines`, lines);
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+  }
+  return { key, call };
+}
+
+/** Polls the tenant's latest move until it is in `status` (every 20 ms, at most 12 s). */
+async function waitForStatus(call, status) {
+  let move;
+  for (let polls = 0; polls < 600; polls++) {
+    move = await latestMove(call);
+    if (move?.status === status) return move;
+    await sleep(20);
+  }
+  assert.fail(`the move never was ${status}: ${JSON.stringify(move)}`);
+}
+
+async function ensureServer() {
+  if (server) return;
+  await applyMigrations({ persistTo: state });
+  server = await startDevServer({ persistTo: state });
+}
+
+describe("npm run tenant:move --status and --abort, from another terminal", () => {
+  it("--status follows a running move; --abort stops it mid-copy: both exit 0, the move's own command exits 1, the tenant is whole on its shard", {
+    timeout: 600_000,
+  }, async () => {
+    await ensureServer();
+    const { key, call } = await seededTenant("t_move_abort");
+    const writer = ruleWriter(call);
+    const moving = runMoveCommand(["--tenant", "t_move_abort", "--to", "SHARD_2", "--url", server.baseUrl, "--key", key]);
+    const copying = await waitForStatus(call, "COPYING");
+    const status = runMoveCommand(["--tenant", "t_move_abort", "--status", "--url", server.baseUrl, "--key", key]);
+    // --status prints where the move stands before it ends.
+    for (let polls = 0; polls < 600 && !/COPYING|CATCHING_UP|VERIFYING/.test(status.stderr()); polls++) await sleep(20);
+    assert.match(status.stderr(), new RegExp(`${copying.id} SHARD_1 → SHARD_2: (COPYING|CATCHING_UP|VERIFYING), [\\d,]+/[\\d,]+ rows copied`));
+
+    const aborted = await runMoveCommand(["--tenant", "t_move_abort", "--abort", "--url", server.baseUrl, "--key", key]).exited;
+    await writer.stop();
+    assert.equal(aborted.code, 0, aborted.stderr);
+    assert.equal(JSON.parse(aborted.stdout).status, "ABORTED");
+    assert.match(aborted.stderr, /t_move_abort: the move was aborted; the tenant is whole on SHARD_1\./);
+
+    const followed = await status.exited;
+    assert.equal(followed.code, 0, followed.stderr);
+    assert.equal(JSON.parse(followed.stdout).status, "ABORTED");
+    const own = await moving.exited;
+    assert.equal(own.code, 1, "the command that started the move says it did not switch");
+    assert.match(own.stderr, /t_move_abort: the move ended ABORTED; the tenant is whole on SHARD_1\./);
+
+    // Whole on SHARD_1: every acknowledged write is there, writes go on, and a move may start again.
+    assert.deepEqual(writer.unexpected, []);
+    const rules = await call("GET", "/v1/buying-policies/quotas/rules?limit=500");
+    assert.deepEqual(new Set(rules.body.items.map((rule) => rule.id)), new Set(writer.acknowledged));
+    assert.equal((await call("GET", "/v1/operations?limit=1")).body.items[0].lineCount, 20_000);
+    assert.equal((await call("POST", "/v1/buying-policies/quotas/rules", { accountId: "ACC-AFTER", minimum: 1 })).status, 201);
+    const again = await call("POST", "/v1/tenant/moves", { to: "SHARD_2" });
+    assert.equal(again.status, 202, JSON.stringify(again.body));
+    assert.equal((await runMoveCommand(["--tenant", "t_move_abort", "--abort", "--url", server.baseUrl, "--key", key]).exited).code, 0);
+  });
+});
+
 describe("npm run tenant:move against a running local server, killed and started again mid-copy", () => {
   it("resumes the move in the restarted server, exits 0 once switched, loses nothing; --reverse takes the tenant back", { timeout: 600_000 }, async () => {
-    await applyMigrations({ persistTo: state });
-    server = await startDevServer({ persistTo: state });
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [join(repoRoot, "scripts", "key.mjs"), "--tenant", TENANT, "--role", "OPERATOR", "--shard", "SHARD_1", "--persist-to", state],
-      { cwd: repoRoot },
-    );
-    const key = stdout.trim().split("\n").at(-1);
-    const call = api(key);
-    // About 40,000 rows (20,000 lines, their change records), so the copy takes several steps.
-    const created = await call("POST", "/v1/operations", {
-      code: "MOVING",
-      name: { en: "Moving" },
-      type: "PUBLIC",
-      startDate: "2026-01-01T00:00:00Z",
-      endDate: "2027-01-01T00:00:00Z",
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    for (let from = 0; from < 20_000; from += 5_000) {
-      const lines = Array.from({ length: 5_000 }, (_, i) => ({ variantExternalId: `SKU-${from + i}`, minQuantity: 0, maxQuantity: 10 }));
-      const put = await call("PUT", `/v1/operations/${created.body.id}/lines`, lines);
-      assert.equal(put.status, 200, JSON.stringify(put.body));
-    }
+    await ensureServer();
+    const { key, call } = await seededTenant(TENANT);
 
     const writer = ruleWriter(call);
     const command = runMoveCommand(["--tenant", TENANT, "--to", "SHARD_2", "--url", server.baseUrl, "--key", key]);
