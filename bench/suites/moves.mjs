@@ -87,6 +87,16 @@ export default async function movesSuite(ctx) {
     tenant: `${thousands(result.lines)} line rows`,
     ...Object.fromEntries(result.timeline.map(({ status, atMs }) => [status, r(atMs / 1000)])),
   }));
+  const phaseRows = results.flatMap((result) =>
+    Object.entries(result.byStatus).map(([status, stats]) => ({
+      tenant: `${thousands(result.lines)} line rows`,
+      status,
+      requests: stats.samples,
+      p50: r(stats.p50),
+      p99: r(stats.p99),
+      max: r(stats.max),
+    })),
+  );
   const notes = [
     `each tenant: Operations of ${LINES_PER_OPERATION} lines (2 locales) seeded through the API on SHARD_1, then moved to SHARD_2 with keepSourceMinutes 0; rowsMoved counts every row the move copied and checked (lines, their change records, events, …)`,
     `traffic: 2 writers (POST a rule; PATCH an Operation's name), each with its own Idempotency-Key, retried after a 503 tenant_moving; 2 readers (GET 100 lines of an Operation; GET an Operation); each one request at a time with ${PAUSE_MS} ms between; "before" is ${BEFORE_MS / 1000} s of the same traffic just before the move; "during" every request started from the move's start to its switch`,
@@ -102,6 +112,7 @@ export default async function movesSuite(ctx) {
       { title: "Moves under steady reads and writes", rows: summaryRows },
       { title: "Goals", rows: goalRows },
       { title: "When each status was first seen (s after the start)", rows: timelineRows },
+      { title: "Reads and writes while moving, by the move's status when they started", rows: phaseRows },
     ],
     notes,
   };
@@ -125,6 +136,8 @@ async function moveUnderTraffic(ctx, lineCount) {
   let status = null;
   let stopped = false;
   const samples = { read: { before: [], during: [], after: [] }, write: { before: [], during: [], after: [] } };
+  /** Every successful request while the move runs, by the move's status when it started (where the p99 comes from). */
+  const byStatus = {};
   const errors = [];
   const acknowledgedRules = [];
   let lastRename = null;
@@ -143,7 +156,10 @@ async function moveUnderTraffic(ctx, lineCount) {
       return null;
     }
     requests++;
-    if (answer.status < 300) samples[kind][phase].push(answer.ms);
+    if (answer.status < 300) {
+      samples[kind][phase].push(answer.ms);
+      if (phase === "during") (byStatus[status] ??= []).push(answer.ms);
+    }
     return answer;
   }
 
@@ -272,5 +288,6 @@ async function moveUnderTraffic(ctx, lineCount) {
     errors,
     lost,
     timeline,
+    byStatus: Object.fromEntries(Object.entries(byStatus).map(([name, ms]) => [name, ctx.summarize(ms)])),
   };
 }

@@ -51,7 +51,17 @@ export function stepMover(tenantId: string): Promise<TenantMove> {
 }
 
 /** Stops the move where it stands (its alarm cleared): the test runs its steps (stepMover). */
-export const holdMover = (tenantId: string) => runInDurableObject(moverStub(tenantId), (_instance, state) => state.storage.deleteAlarm());
+export async function holdMover(tenantId: string): Promise<void> {
+  const stub = moverStub(tenantId) as unknown as DurableObjectStub & { get(moveId: string): Promise<unknown> };
+  // A step its alarm began may still be running (it rests between chunks) and arms the next alarm when it ends: a call
+  // through the object waits for it (every call and step runs in blockConcurrencyWhile); held once no alarm is left after one.
+  for (;;) {
+    await stub.get("latest");
+    await runInDurableObject(stub, (_instance, state) => state.storage.deleteAlarm());
+    await stub.get("latest");
+    if ((await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())) === null) return;
+  }
+}
 
 /** Drops the old copy of a SWITCHED move now, as its alarm would once `keepSourceUntil` has come (the clock is moved there, not waited for). */
 export async function dropOldCopy(op: Caller, moveId: string): Promise<TenantMove> {

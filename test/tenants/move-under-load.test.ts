@@ -54,9 +54,19 @@ interface Traffic {
   /** Whether a 500 is retried (the runtime is being reset) rather than counted unexpected. */
   resetting: boolean;
   reads: number;
+  /** Writes answered 429 (the key's budget) and sent again. */
+  rateLimited: number;
 }
 
-const newTraffic = (resetting = false): Traffic => ({ acknowledged: new Map(), fenced: [], unexpected: [], retriedAfterReset: [], resetting, reads: 0 });
+const newTraffic = (resetting = false): Traffic => ({
+  acknowledged: new Map(),
+  fenced: [],
+  unexpected: [],
+  retriedAfterReset: [],
+  resetting,
+  reads: 0,
+  rateLimited: 0,
+});
 
 /** Keeps writing (one request at a time, each with its own Idempotency-Key, retried on the fence's 503) until `stop`. */
 async function keepWriting(name: string, traffic: Traffic, stop: () => boolean, status: () => MoveStatus | null, make: (i: number) => Write) {
@@ -73,6 +83,12 @@ async function keepWriting(name: string, traffic: Traffic, stop: () => boolean, 
       if (answer.status === 503 && problemCodeOf(answer) === "tenant_moving" && answer.headers.get("retry-after") === "1") {
         traffic.fenced.push({ writer: name, at: Date.now() });
         await sleep(50);
+        continue;
+      }
+      if (answer.status === 429) {
+        // The key's write budget (600 a minute) spent by a long move's traffic: a client waits as told, then sends the same request.
+        traffic.rateLimited++;
+        await sleep(Math.min(Number(answer.headers.get("retry-after") ?? 1), 5) * 1_000);
         continue;
       }
       if (answer.status === 500 && traffic.resetting) {
@@ -95,7 +111,8 @@ async function keepReading(traffic: Traffic, stop: () => boolean, reads: (() => 
       if (answer.status !== 200 && !(answer.status === 500 && traffic.resetting))
         traffic.unexpected.push(`read: ${answer.status} ${answer.text.slice(0, 300)}`);
     }
-    await sleep(10);
+    // Under the read budget (1200 a minute per key) however long the move takes: it rests as long as it works.
+    await sleep(40);
   }
 }
 
@@ -230,7 +247,7 @@ describe("a move under concurrent writers and readers, through the Worker", { ti
         const move = await readMove(operator, started.id);
         status = move.status;
         if (["SWITCHED", "FAILED", "ABORTED"].includes(move.status)) return move;
-        await sleep(25);
+        await sleep(50);
       }
     })();
     const traffic = await underTraffic(load, () => status, switched);
@@ -288,7 +305,7 @@ describe("a move under concurrent writers and readers, through the Worker", { ti
         const move = await readMove(operator, started.id);
         status = move.status;
         if (["SWITCHED", "FAILED", "ABORTED"].includes(move.status)) return move;
-        await sleep(25);
+        await sleep(50);
       }
     })();
     const traffic = await underTraffic(load, () => status, done, true);
