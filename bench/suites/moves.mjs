@@ -158,7 +158,10 @@ async function moveUnderTraffic(ctx, lineCount) {
     requests++;
     if (answer.status < 300) {
       samples[kind][phase].push(answer.ms);
-      if (phase === "during") (byStatus[status] ??= []).push(answer.ms);
+      if (phase === "during") {
+        byStatus[status] ??= [];
+        byStatus[status].push(answer.ms);
+      }
     }
     return answer;
   }
