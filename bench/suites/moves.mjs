@@ -13,7 +13,7 @@ const AFTER_SWITCH_MS = 3_000;
 const PAUSE_MS = 50;
 const POLL_MS = 250;
 /** A move that has not switched by then fails the suite (its state is in the error). */
-const MOVE_TIMEOUT_MS = 40 * 60_000;
+const MOVE_TIMEOUT_MS = 120 * 60_000;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const r = (ms) => Math.round(ms * 10) / 10;

@@ -52,14 +52,17 @@ export function stepMover(tenantId: string): Promise<TenantMove> {
 
 /** Stops the move where it stands (its alarm cleared): the test runs its steps (stepMover). */
 export async function holdMover(tenantId: string): Promise<void> {
-  const stub = moverStub(tenantId) as unknown as DurableObjectStub & { get(moveId: string): Promise<unknown> };
-  // A step its alarm began may still be running (it rests between chunks) and arms the next alarm when it ends: a call
-  // through the object waits for it (every call and step runs in blockConcurrencyWhile); held once no alarm is left after one.
-  for (;;) {
-    await stub.get("latest");
+  const stub = moverStub(tenantId);
+  // An alarm already handed to the object (or a step it began, resting between chunks) still runs and
+  // arms the next: held once, for three looks 200 ms apart, no alarm is set and the stored move stands still.
+  let last = "";
+  for (let quiet = 0; quiet < 3; ) {
     await runInDurableObject(stub, (_instance, state) => state.storage.deleteAlarm());
-    await stub.get("latest");
-    if ((await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())) === null) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const [alarm, move] = await runInDurableObject(stub, async (_instance, state) => [await state.storage.getAlarm(), await state.storage.get("move")]);
+    const seen = JSON.stringify(move);
+    quiet = alarm === null && seen === last ? quiet + 1 : 0;
+    last = seen;
   }
 }
 
