@@ -56,10 +56,10 @@ if (chromiumPresent("console history test")) {
       await page.goto(`${baseUrl}/console/operations/${operationId}`);
       await page.getByRole("navigation", { name: "Operation views" }).getByRole("link", { name: "History" }).click();
       await page.getByRole("heading", { name: "History", level: 2 }).waitFor();
-      await changes().getByText("maxQuantity 50 → 5").waitFor();
+      await changes().getByText("Max 50 → 5").waitFor();
       const rows = await rowsText();
       assert.match(rows[0], /Changed: Line SKU-2/);
-      assert.match(rows[0], /maxQuantity 50 → 5/);
+      assert.match(rows[0], /Max 50 → 5/);
       assert.match(rows[0], /Supplier allocation cut/);
       assert.match(rows[0], /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/, "when");
       assert.doesNotMatch(rows[0], /key:key_/, "who, by the key's name or first characters, not its internal id");
@@ -107,7 +107,7 @@ if (chromiumPresent("console history test")) {
       await status(`Reverted to version ${versionBefore}: it is now version`).waitFor();
       const [line] = (await api("GET", `/v1/operations/${operationId}/lines?variantIds=SKU-2`)).body.items;
       assert.equal(line.maxQuantity, 50);
-      await changes().locator("tbody tr").first().getByText("maxQuantity 5 → 50").waitFor();
+      await changes().locator("tbody tr").first().getByText("Max 5 → 50").waitFor();
 
       // Back closes the comparison (the view before it), the filter stays.
       await page.getByRole("button", { name: "Close" }).click();
@@ -168,7 +168,7 @@ if (chromiumPresent("console history test")) {
       // Filtered by an Operation's code, not its id.
       await page.getByLabel("Kind").selectOption("");
       await page.getByLabel("Operation code").fill(code);
-      await changes().getByText("maxQuantity 5 → 50").waitFor();
+      await changes().getByText("Max 5 → 50").waitFor();
       // Every record is of that Operation, each named by its code (once the codes are read).
       await page.waitForFunction((code) => {
         const rows = [...document.querySelectorAll('table[aria-label="Changes"] tbody tr')];

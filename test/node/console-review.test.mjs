@@ -155,7 +155,7 @@ if (chromiumPresent("console review test")) {
       assert.equal(rule.minimum, 12050);
       // Its change reads in euros too.
       await page.goto(`${baseUrl}/console/changes?kind=rule`);
-      await page.getByRole("table", { name: "Changes" }).getByText("minimum €100.00 → €120.50").waitFor();
+      await page.getByRole("table", { name: "Changes" }).getByText("Minimum €100.00 → €120.50").waitFor();
     });
 
     it("the simulator's fields are named by their labels only, hints describe them; outcomes in words", TIMEOUT, async () => {

@@ -174,6 +174,37 @@ if (chromiumPresent("console units test")) {
     });
   });
 
+  describe("amounts as spreadsheets and price tags write them", () => {
+    it("reads €1,234.50 pasted, 1 234,5 € and EUR 1.234.567 typed; refuses 12.34,5 on the cell; saves exact cents", TIMEOUT, async () => {
+      await page.goto(`${baseUrl}/console/quota-rules?view=grid&sort=accountId`);
+      await rulesGrid().waitFor();
+      const u1 = await rowOf("U-1");
+      await goTo(u1, MINIMUM);
+      await paste("€1,234.50\tBLOCK");
+      await said("1 row pasted.");
+      assert.equal(await cellText(u1, MINIMUM), "1234.50");
+      const u2 = await rowOf("U-2");
+      await goTo(u2, MINIMUM);
+      await page.keyboard.type("1 234,5 €");
+      await press("Enter");
+      assert.equal(await cellText(u2, MINIMUM), "1234.50");
+      const u3 = await rowOf("U-3");
+      await goTo(u3, MINIMUM);
+      await page.keyboard.type("12.34,5");
+      await press("Enter");
+      assert.equal(await cell(u3, MINIMUM).getAttribute("aria-invalid"), "true", "thousands come in groups of three");
+      await goTo(u3, MINIMUM);
+      await page.keyboard.type("EUR 1.234.567");
+      await press("Enter");
+      assert.equal(await cellText(u3, MINIMUM), "1234567.00");
+      assert.equal(await cell(u3, MINIMUM).getAttribute("aria-invalid"), null);
+      await page.getByRole("button", { name: "Check changes" }).click();
+      await page.getByRole("button", { name: "Apply" }).click();
+      await said("Saved: 0 created, 3 updated");
+      assert.deepEqual([await minimumOf("U-1"), await minimumOf("U-2"), await minimumOf("U-3")], [123450, 123450, 123456700]);
+    });
+  });
+
   describe("codes read whole, on a phone (390 px) too", () => {
     /** The cells of `grid` whose text is cut (wider than the cell shows), among the columns `columns` (places). */
     const cutCells = (grid, columns) =>

@@ -72,20 +72,45 @@ export const moneyUnit = (currency: string | null) => currency ?? "minor units";
 export const moneyInputText = (amount: number, currency: string | null) => (currency ? majorText(amount, minorDigits(currency)) : String(amount));
 
 /**
+ * A typed or pasted amount as plain decimal text, the way a spreadsheet or a price tag writes it:
+ * "€1,234.50", "1 234,50 €", "EUR 1.234,50" and "1234.5" all read 1234.50 in euros. A currency sign
+ * or code is taken only once a currency is set (minor units have none). Of "," and "." the last is the
+ * decimal point when both appear; alone, a comma is a thousands separator only in groups of three
+ * ("1,234"), else the decimal point ("12,5"); several dots in groups of three are thousands ("1.234.567").
+ */
+export function plainAmount(text: string, currency: string | null): string {
+  let plain = text.trim().replace(/[\s\u00a0\u202f']/g, "");
+  if (currency) plain = plain.replace(/\p{Sc}/gu, "").replace(new RegExp(`^${currency}|${currency}$`, "i"), "");
+  const comma = plain.lastIndexOf(",");
+  const dot = plain.lastIndexOf(".");
+  if (comma >= 0 && dot >= 0) {
+    const [thousands, point] = comma > dot ? [".", ","] : [",", "."];
+    const [whole, fraction] = [plain.slice(0, Math.max(comma, dot)), plain.slice(Math.max(comma, dot) + 1)];
+    // Thousands in groups of three only: "12.34,5" is not an amount.
+    if (!new RegExp(`^\\d{1,3}(\\${thousands}\\d{3})*$`).test(whole) || point === thousands) return plain;
+    return `${whole.replaceAll(thousands, "")}.${fraction}`;
+  }
+  if (comma >= 0) return /^\d{1,3}(,\d{3})+$/.test(plain) ? plain.replaceAll(",", "") : plain.replace(",", ".");
+  if (/^\d{1,3}(\.\d{3}){2,}$/.test(plain)) return plain.replaceAll(".", "");
+  return plain;
+}
+
+/**
  * What is wrong with a typed amount, in words, or undefined when it is one: the API takes integers
  * of minor units from 0 to 2^53 − 1, so "1.234" in EUR (a tenth of a cent) is refused, not rounded.
  */
 export function moneyProblem(text: string, currency: string | null): string | undefined {
   const trimmed = text.trim();
+  const plain = plainAmount(text, currency);
   const digits = currency ? minorDigits(currency) : 0;
   const unit = currency ? `an amount in ${currency}` : "a whole number of minor units";
-  if (!/^\d+(\.\d*)?$|^\.\d+$/.test(trimmed)) return `${unit} ≥ 0, such as ${moneyInputText(18000, currency)}`;
-  const decimals = trimmed.split(".")[1] ?? "";
+  if (!/^\d+(\.\d*)?$|^\.\d+$/.test(plain)) return `${unit} ≥ 0, such as ${moneyInputText(18000, currency)}`;
+  const decimals = plain.split(".")[1] ?? "";
   if (decimals.length > digits) {
     const allowed = digits === 0 ? `${currency ?? "minor units"} have no decimals` : `${currency} has ${digits} decimals at most`;
     return `${allowed}: ${trimmed} has ${decimals.length}`;
   }
-  if (!Number.isSafeInteger(minorOf(trimmed, digits))) return `at most ${moneyInputText(Number.MAX_SAFE_INTEGER, currency)}`;
+  if (!Number.isSafeInteger(minorOf(plain, digits))) return `at most ${moneyInputText(Number.MAX_SAFE_INTEGER, currency)}`;
   return undefined;
 }
 
@@ -95,8 +120,8 @@ const minorOf = (text: string, digits: number) => {
   return Number(`${whole || "0"}${fraction.padEnd(digits, "0")}`);
 };
 
-/** What was typed, as minor units (NaN when it is not an amount of the currency: "1.234" in EUR, "-5", "abc"). */
+/** What was typed, as minor units (NaN when it is not an amount of the currency: "1.234" in EUR, "-5", "abc"); "€1,234.50" is 123450. */
 export function parseMoney(text: string, currency: string | null): number {
   if (moneyProblem(text, currency)) return Number.NaN;
-  return minorOf(text.trim(), currency ? minorDigits(currency) : 0);
+  return minorOf(plainAmount(text, currency), currency ? minorDigits(currency) : 0);
 }

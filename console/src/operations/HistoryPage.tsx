@@ -1,8 +1,9 @@
 import { useMemo, useState } from "react";
 import { ChangeList } from "../labels/ChangeList";
+import { FIELD_LABELS } from "../labels/fields";
 import { useSession } from "../shared/context";
 import { Dialog } from "../shared/dialogs";
-import { formatChange, formatValue, when, type FieldChange } from "../shared/format";
+import { formatValue, when, type FieldChange } from "../shared/format";
 import { DataGrid } from "../shared/grid/DataGrid";
 import { useGridDraft, type Cells } from "../shared/grid/draft";
 import { ActorName } from "../labels/names";
@@ -97,13 +98,13 @@ export function HistoryPage({ operationId }: { operationId: string }) {
 }
 
 const DIFF_COLUMNS = [
-  { key: "variantExternalId", label: "Variant" },
+  { key: "variantExternalId", label: FIELD_LABELS.variantExternalId },
   { key: "change", label: "Change" },
-  { key: "variantName", label: "Name" },
-  { key: "minQuantity", label: "Min", numeric: true },
-  { key: "maxQuantity", label: "Max", numeric: true },
-  { key: "recommendedQuantity", label: "Recommended", short: "Rec.", numeric: true },
-  { key: "quantityIncrement", label: "Pack", numeric: true },
+  { key: "variantName", label: FIELD_LABELS.variantName },
+  { key: "minQuantity", label: FIELD_LABELS.minQuantity, numeric: true },
+  { key: "maxQuantity", label: FIELD_LABELS.maxQuantity, numeric: true },
+  { key: "recommendedQuantity", label: FIELD_LABELS.recommendedQuantity, short: "Rec.", numeric: true },
+  { key: "quantityIncrement", label: FIELD_LABELS.quantityIncrement, numeric: true },
 ] as const;
 const DIFF_FIELDS = DIFF_COLUMNS.map((column) => column.key);
 const LINE_CHANGES = { added: "added since", removed: "removed since", changed: "changed since" } as const;
@@ -208,15 +209,7 @@ function Comparison({ operation, from, onClose }: { operation: Operation; from: 
       {first && (
         <div className="diff-summary">
           <h4>The Operation</h4>
-          {first.operation.length ? (
-            <ul className="changes">
-              {first.operation.map((change) => (
-                <li key={change.field}>{formatChange(change)}</li>
-              ))}
-            </ul>
-          ) : (
-            <p className="muted">Its fields are the same.</p>
-          )}
+          {first.operation.length ? <ChangeList changes={first.operation} /> : <p className="muted">Its fields are the same.</p>}
           {first.accounts.length > 0 && (
             <>
               <h4>Accounts</h4>

@@ -1,6 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
 import { mergeLines, type StoredLine } from "../../../src/lines/bounds";
+import { FIELD_LABELS } from "../labels/fields";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
 import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
@@ -14,12 +15,12 @@ import { ProblemView, SortChoice, useDebounced } from "../shared/ui";
 import { exportLinesCsv, fetchLinesOf, putLines, useAllLines, type Line, type LineCounts, type Operation } from "../api/operations";
 
 const COLUMNS = [
-  { key: "variantExternalId", label: "Variant", grow: 1.3 },
-  { key: "variantName", label: "Name", grow: 2 },
-  { key: "minQuantity", label: "Min", numeric: true, grow: 0.8 },
-  { key: "maxQuantity", label: "Max", numeric: true, grow: 0.8 },
-  { key: "recommendedQuantity", label: "Recommended", short: "Rec.", numeric: true, grow: 0.8 },
-  { key: "quantityIncrement", label: "Pack", numeric: true, grow: 0.8 },
+  { key: "variantExternalId", label: FIELD_LABELS.variantExternalId, grow: 1.3 },
+  { key: "variantName", label: FIELD_LABELS.variantName, grow: 2 },
+  { key: "minQuantity", label: FIELD_LABELS.minQuantity, numeric: true, grow: 0.8 },
+  { key: "maxQuantity", label: FIELD_LABELS.maxQuantity, numeric: true, grow: 0.8 },
+  { key: "recommendedQuantity", label: FIELD_LABELS.recommendedQuantity, short: "Rec.", numeric: true, grow: 0.8 },
+  { key: "quantityIncrement", label: FIELD_LABELS.quantityIncrement, numeric: true, grow: 0.8 },
 ] as const;
 type Field = (typeof COLUMNS)[number]["key"];
 const FIELDS = COLUMNS.map((column) => column.key);

@@ -29,13 +29,14 @@ export const meaningfulChanges = (changes: FieldChange[]) =>
   changes.filter((change) => ("previous" in change && "next" in change) || !isEmptyValue(change.next ?? change.previous));
 
 /**
- * One field's change in words: "maxQuantity 37 → 40", "maxQuantity 40" (created), "maxQuantity was
- * 37" (deleted). `value` writes a value (an amount in the tenant's currency); formatValue by default.
+ * One field's change in words: "Max 37 → 40", "Max 40" (created), "Max was 37" (deleted). `value`
+ * writes a value (an amount in the tenant's currency; formatValue by default), `name` the field (as
+ * the API spells it by default).
  */
-export function formatChange(change: FieldChange, value: (value: unknown) => string = formatValue): string {
+export function formatChange(change: FieldChange, value: (value: unknown) => string = formatValue, name: string = change.field): string {
   const had = "previous" in change;
   const has = "next" in change;
-  if (had && has) return `${change.field} ${value(change.previous)} → ${value(change.next)}`;
-  if (has) return `${change.field} ${value(change.next)}`;
-  return `${change.field} was ${value(change.previous)}`;
+  if (had && has) return `${name} ${value(change.previous)} → ${value(change.next)}`;
+  if (has) return `${name} ${value(change.next)}`;
+  return `${name} was ${value(change.previous)}`;
 }

@@ -1,0 +1,56 @@
+/**
+ * Fields as the console's headers and forms name them, for the places that list a resource's fields
+ * by the API's names (a change record's `maxQuantity 50 → 5` reads "Max 50 → 5", as the grid's column
+ * says). A field without a name here is shown as the API spells it.
+ */
+export const FIELD_LABELS: Readonly<Record<string, string>> = {
+  // A line (the grid's columns)
+  variantId: "Variant",
+  variantExternalId: "Variant",
+  variantName: "Name",
+  minQuantity: "Min",
+  maxQuantity: "Max",
+  recommendedQuantity: "Recommended",
+  quantityIncrement: "Pack",
+  // An Operation (its form)
+  code: "Code",
+  externalId: "External id",
+  name: "Name",
+  description: "Description",
+  type: "Type",
+  status: "Status",
+  startDate: "Start date",
+  endDate: "End date",
+  activateAt: "Activates at",
+  deactivateAt: "Deactivates at",
+  ownerIds: "Owners",
+  createdAt: "Created",
+  // A rule, the tenant default
+  accountId: "Account",
+  supplierId: "Supplier",
+  storeId: "Store",
+  minimum: "Minimum",
+  enforcement: "Enforcement",
+  // An approval
+  version: "Version",
+  decision: "Decision",
+  comment: "Comment",
+  approver: "By",
+  decidedAt: "Decided at",
+  // Settings, accounts, webhooks, keys
+  currency: "Currency",
+  required: "Approvals required",
+  allowSelfApproval: "Self-approval allowed",
+  retentionYears: "Kept for (years)",
+  users: "Users",
+  url: "URL",
+  eventTypes: "Events",
+  role: "Role",
+  userId: "User",
+  prefix: "Prefix",
+  expiresAt: "Expires at",
+  revokedAt: "Revoked at",
+};
+
+/** A field's name for people: "Max" for `maxQuantity`. */
+export const fieldLabel = (field: string) => FIELD_LABELS[field] ?? field;
