@@ -3,7 +3,8 @@ import { OPERATION_FIELDS } from "../operations/aggregate";
 import { changeOf } from "../platform/data/changes";
 import { bindPage, type ListContext, type ListDefinition } from "../platform/data/pagination";
 import { fieldChangesOf } from "./queries";
-import { LINE_FIELDS, operationVersions } from "./versions";
+import { LINE_FIELDS } from "./line-windows";
+import { operationVersions } from "./versions";
 import type { DiffQuery } from "./schemas";
 
 /** The lines of a difference, by variantExternalId: the one order they page in. */

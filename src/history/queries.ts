@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import { actionOfCode, typeCode, typeOfCode, type ResourceType, type StoredChanges } from "../platform/data/changes";
 import type { Db } from "../platform/data/database";
 import { bindPage, type ListContext, type Page } from "../platform/data/pagination";
-import { changeRecords, changeSets } from "../platform/data/tables";
+import { changeRecords, changeSetFields, changeSets } from "../platform/data/tables";
 import type { ArchivedEntry } from "./archive/objects";
 import { anyArchivedQuery, compareKeys, OPERATION_RESOURCE_TYPES, scanArchive, type ArchiveScope, type HistoryKey } from "./archive/reads";
 import { historyList, type ChangeRecordRepresentation } from "./schemas";
@@ -30,12 +30,7 @@ const historyColumns = {
   action: changeRecords.action,
   resourceId: changeRecords.resourceId,
   changes: changeRecords.changes,
-  operationId: changeSets.operationId,
-  version: changeSets.version,
-  actor: changeSets.actor,
-  requestId: changeSets.requestId,
-  reason: changeSets.reason,
-  at: changeSets.at,
+  ...changeSetFields,
 };
 
 /** A stored record's changes, field by field: [previous, next] for an update, the value for a create or a delete. */

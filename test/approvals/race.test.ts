@@ -111,6 +111,22 @@ describe("the activation's guard in SQL", () => {
     return drizzle(client) as Db;
   }
 
+  /** A tenant that needs one approval, and a draft of it that a reviewer approved. */
+  async function approvedDraft() {
+    const op = await newTenant();
+    await requireApprovals(op, 1);
+    const operation = await draftOperation(op);
+    await approve(await reviewer(op), operation.id, operation.version);
+    return { op, operation };
+  }
+
+  /** A decision on the draft's version written straight to the shard, as a racing request's batch would. */
+  const decisionSneakingIn = (op: Caller, operation: { id: string; version: number }, approver: string, decision: "APPROVE" | "REJECT") => (d1: D1Database) =>
+    d1
+      .prepare("insert into operation_approvals (operation_id, version, approver, tenant_id, id, decision, decided_at) values (?, ?, ?, ?, ?, ?, ?)")
+      .bind(operation.id, operation.version, approver, op.tenantId, uniqueId("apr"), decision, new Date().toISOString())
+      .run();
+
   async function activateWhile(op: Caller, operationId: string, sneakIn: (d1: D1Database) => Promise<unknown>) {
     const principal = await testPrincipal(op.tenantId);
     const ctx: CommandContext = {
@@ -127,46 +143,23 @@ describe("the activation's guard in SQL", () => {
   }
 
   it("refuses an activation when a rejection commits between its check and its batch: 409 approval_required, nothing changes", async () => {
-    const op = await newTenant();
-    await requireApprovals(op, 1);
-    const operation = await draftOperation(op);
-    await approve(await reviewer(op), operation.id, operation.version);
-    const refused = await activateWhile(op, operation.id, (d1) =>
-      d1
-        .prepare(
-          "insert into operation_approvals (operation_id, version, approver, tenant_id, id, decision, decided_at) values (?, ?, 'user:racer', ?, ?, 'REJECT', ?)",
-        )
-        .bind(operation.id, operation.version, op.tenantId, uniqueId("apr"), new Date().toISOString())
-        .run(),
-    );
+    const { op, operation } = await approvedDraft();
+    const refused = await activateWhile(op, operation.id, decisionSneakingIn(op, operation, "user:racer", "REJECT"));
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).problem).toMatchObject({ code: "approval_required", extras: { approvals: { required: 1, valid: 1, rejected: 1 } } });
     expect(await readOperation(op, operation.id)).toMatchObject({ status: "DRAFT", version: operation.version });
   });
 
   it("refuses it when the setting is raised in between", async () => {
-    const op = await newTenant();
-    await requireApprovals(op, 1);
-    const operation = await draftOperation(op);
-    await approve(await reviewer(op), operation.id, operation.version);
+    const { op, operation } = await approvedDraft();
     const refused = await activateWhile(op, operation.id, (d1) => d1.prepare("update tenants set approvals_required = 2 where id = ?").bind(op.tenantId).run());
     expect((refused as ApiError).problem).toMatchObject({ code: "approval_required", extras: { approvals: { required: 2, valid: 1, rejected: 0 } } });
     expect((await readOperation(op, operation.id)).status).toBe("DRAFT");
   });
 
   it("lets it through when what commits in between changes nothing it depends on", async () => {
-    const op = await newTenant();
-    await requireApprovals(op, 1);
-    const operation = await draftOperation(op);
-    await approve(await reviewer(op), operation.id, operation.version);
-    const refused = await activateWhile(op, operation.id, (d1) =>
-      d1
-        .prepare(
-          "insert into operation_approvals (operation_id, version, approver, tenant_id, id, decision, decided_at) values (?, ?, 'user:late', ?, ?, 'APPROVE', ?)",
-        )
-        .bind(operation.id, operation.version, op.tenantId, uniqueId("apr"), new Date().toISOString())
-        .run(),
-    );
+    const { op, operation } = await approvedDraft();
+    const refused = await activateWhile(op, operation.id, decisionSneakingIn(op, operation, "user:late", "APPROVE"));
     expect(refused).toBeNull();
     expect((await readOperation(op, operation.id)).status).toBe("ACTIVE");
   });

@@ -6,7 +6,7 @@ import { shardNames } from "../../platform/core/shards";
 import { nowIso } from "../../platform/core/time";
 import { primaryDb, type Db } from "../../platform/data/database";
 import { inJsonList, runBatch, writeGuard } from "../../platform/data/sql";
-import { changeRecords, changeSets, tenants } from "../../platform/data/tables";
+import { changeRecords, changeSetFields, changeSets, tenants } from "../../platform/data/tables";
 import { notFenced } from "../../platform/data/tenancy";
 import { ARCHIVE_CONTENT_TYPE, compressLines, countEntries, headerLine, recordLine, sha256Hex, type ArchivedSet, type StoredRecord } from "./objects";
 import { historyArchive } from "./tables";
@@ -189,12 +189,7 @@ async function archiveTenant(run: Run, db: Db, tenantId: string): Promise<void> 
         const sets = await db
           .select({
             id: changeSets.id,
-            operationId: changeSets.operationId,
-            version: changeSets.version,
-            actor: changeSets.actor,
-            requestId: changeSets.requestId,
-            reason: changeSets.reason,
-            at: changeSets.at,
+            ...changeSetFields,
             records: sql<number>`(select count(*) from ${changeRecords} where ${changeRecords.setId} = ${changeSets.id})`,
           })
           .from(changeSets)

@@ -88,6 +88,16 @@ export const changeSets = sqliteTable("change_sets", {
   at: text("at").notNull(),
 });
 
+/** What a change set says of its write (all but its id and tenant), as reads and the archive select it. */
+export const changeSetFields = {
+  operationId: changeSets.operationId,
+  version: changeSets.version,
+  actor: changeSets.actor,
+  requestId: changeSets.requestId,
+  reason: changeSets.reason,
+  at: changeSets.at,
+};
+
 /** One per resource a change set changed: its type and action as one letter each, and only the fields that changed. */
 export const changeRecords = sqliteTable(
   "change_records",
