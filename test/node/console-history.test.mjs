@@ -174,6 +174,13 @@ if (chromiumPresent("console history test")) {
         const rows = [...document.querySelectorAll('table[aria-label="Changes"] tbody tr')];
         return rows.length > 4 && rows.every((row) => row.textContent.includes(code));
       }, code);
+      // A field chosen by the name the list shows (Max), kept in the address by the API's name.
+      await page.getByLabel("Field").selectOption({ label: "Max (maxQuantity)" });
+      await page.waitForFunction(() => {
+        const rows = [...document.querySelectorAll('table[aria-label="Changes"] tbody tr')];
+        return rows.length > 0 && rows.every((row) => /Max \d/.test(row.textContent));
+      });
+      assert.match(new URL(page.url()).search, /field=maxQuantity/);
     });
   });
 }

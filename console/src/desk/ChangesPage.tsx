@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { useOperationByCode, useOperationCodes } from "../api/operations";
 import { ChangeList } from "../labels/ChangeList";
+import { FIELD_CHOICES } from "../labels/fields";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
 import { when } from "../shared/format";
@@ -168,7 +169,12 @@ export function ChangesPage() {
         <ChoiceFilter label="Kind" value={view.kind} choices={KINDS} onChange={(kind) => setView({ kind })} />
         <SearchFilter label="Operation code" value={view.operation} onChange={(operation) => setView({ operation }, typing)} />
         <SearchFilter label="Resource id" value={view.resource} onChange={(resource) => setView({ resource }, typing)} />
-        <SearchFilter label="Field" value={view.field} onChange={(field) => setView({ field }, typing)} />
+        <ChoiceFilter
+          label="Field"
+          value={view.field}
+          choices={FIELD_CHOICES.some(([field]) => field === view.field) || !view.field ? FIELD_CHOICES : [...FIELD_CHOICES, [view.field, view.field] as const]}
+          onChange={(field) => setView({ field })}
+        />
         <ChoiceFilter
           label="Key"
           value={view.actor}

@@ -54,3 +54,9 @@ export const FIELD_LABELS: Readonly<Record<string, string>> = {
 
 /** A field's name for people: "Max" for `maxQuantity`. */
 export const fieldLabel = (field: string) => FIELD_LABELS[field] ?? field;
+
+/** Every recorded field as a filter offers it: "Max (maxQuantity)", by its name for people. */
+export const FIELD_CHOICES: readonly (readonly [string, string])[] = Object.entries(FIELD_LABELS)
+  .filter(([field]) => field !== "variantExternalId") // a line's key, not one of its recorded fields
+  .map(([field, label]) => [field, `${label} (${field})`] as const)
+  .sort((a, b) => a[1].localeCompare(b[1]));
