@@ -134,6 +134,50 @@ if (chromiumPresent("console grid test")) {
       assert.equal(await selectedCount(), 6);
     });
 
+    it("a drag held past the grid's edge scrolls it, and the selection (or the fill) goes on to the rows it brings in", TIMEOUT, async () => {
+      const scrolledPast = (rows) => page.waitForFunction((top) => document.querySelector('[role="grid"]').scrollTop > top, rows * 34, { timeout: 30_000 });
+      const selectedText = async () => Number((await page.getByText(/cells selected$/).textContent()).match(/(\d+) cells selected$/)[1]);
+      await goTo(0, NAME);
+      // The page scrolled so that there is room below the grid for the pointer.
+      await grid().evaluate((element) => element.scrollIntoView({ block: "center" }));
+      const box = await grid().boundingBox();
+      assert.ok(box.y + box.height + 40 < page.viewportSize().height, "room below the grid");
+      const start = await cell(0, NAME).boundingBox();
+      await page.mouse.move(start.x + 5, start.y + 5);
+      await page.mouse.down();
+      await page.mouse.move(start.x + 5, box.y + box.height + 40, { steps: 5 });
+      await scrolledPast(60);
+      await page.mouse.up();
+      const selected = await selectedText();
+      assert.ok(selected > 60, `the selection followed the scroll: ${selected} rows`);
+      // Released, the grid stays: no more scrolling, the selection as it was let go.
+      const top = await grid().evaluate((element) => element.scrollTop);
+      await page.waitForTimeout(300);
+      assert.equal(await grid().evaluate((element) => element.scrollTop), top);
+      assert.equal(await selectedText(), selected);
+
+      // The fill handle, dragged below the edge from row 150: the rows brought in are filled, then undone.
+      await goTo(150, MAX);
+      await page.keyboard.type("9");
+      await press("Enter");
+      await goTo(150, MAX);
+      await grid().evaluate((element) => element.scrollIntoView({ block: "center" }));
+      const handle = await page.locator(".fill-handle").boundingBox();
+      await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(handle.x + handle.width / 2, box.y + box.height + 40, { steps: 5 });
+      await page.waitForFunction(() => {
+        const element = document.querySelector('[role="grid"]');
+        return element.scrollTop + element.clientHeight >= element.scrollHeight - 1;
+      });
+      await page.mouse.up();
+      await said(`${LINES - 151} cells filled.`);
+      assert.equal(await cellText(LINES - 1, MAX), "9");
+      await press("Control+z");
+      await press("Control+z");
+      assert.equal(await cellText(150, MAX), "10");
+    });
+
     it("clears with Delete or Space and cuts with Ctrl+X, while typing still edits; Ctrl+A selects every cell", TIMEOUT, async () => {
       await goTo(40, REC);
       await press("Shift+ArrowDown", 2);

@@ -17,6 +17,17 @@ if (chromiumPresent("console review test")) {
   let server, page, api, baseUrl, activeId, receiver, receiverUrl;
   const code = `REV-${Date.now()}`;
   const status = (text) => page.getByRole("status").filter({ hasText: text });
+  /**
+   * What a test starts from, set through the API whatever ran before it, so any one test runs alone:
+   * ACC-R1's rule for SUP-R at `minimum`, the tenant's display currency.
+   */
+  const given = async ({ minimum, currency }) => {
+    if (minimum !== undefined) {
+      const upserted = await api("PUT", RULES, [{ accountId: "ACC-R1", supplierId: "SUP-R", storeId: null, minimum }]);
+      assert.equal(upserted.status, 200, JSON.stringify(upserted.body));
+    }
+    if (currency !== undefined) assert.equal((await api("PUT", "/v1/settings/display", { currency })).status, 200);
+  };
   const go = async (label) => {
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: label, exact: true }).click();
     await page.getByRole("heading", { level: 1, name: label }).waitFor();
@@ -81,6 +92,7 @@ if (chromiumPresent("console review test")) {
 
   describe("impact before saving", () => {
     it("a rule's form: Check impact (from the keyboard) shows the Impact region, and the save button says what it will do", TIMEOUT, async () => {
+      await given({ currency: null });
       await page.goto(`${baseUrl}/console/quota-rules/new`);
       const form = page.getByRole("form", { name: "New rule" });
       await form.getByLabel("Account id").fill("ACC-R1");
@@ -108,6 +120,7 @@ if (chromiumPresent("console review test")) {
     });
 
     it("the tenant default and the rules grid check their impact too", TIMEOUT, async () => {
+      await given({ minimum: 10000, currency: null });
       await page.goto(`${baseUrl}/console/quota-rules`);
       const defaults = page.getByRole("form", { name: "Tenant default" });
       await defaults.getByLabel("Default minimum").fill("10000");
@@ -133,6 +146,7 @@ if (chromiumPresent("console review test")) {
 
   describe("human names and shared views", () => {
     it("shows amounts in major units once the tenant's currency is set (Settings), and takes them so", TIMEOUT, async () => {
+      await given({ minimum: 10000, currency: null });
       await go("Settings");
       await page.getByLabel("Currency").selectOption("EUR");
       await page.getByText("18000 is shown as €180.00").waitFor();
@@ -159,6 +173,7 @@ if (chromiumPresent("console review test")) {
     });
 
     it("the simulator's fields are named by their labels only, hints describe them; outcomes in words", TIMEOUT, async () => {
+      await given({ minimum: 12050, currency: "EUR" });
       await page.goto(`${baseUrl}/console/quota-rules/simulator`);
       const form = page.getByRole("form", { name: "Order to evaluate" });
       await form.waitFor();
@@ -190,6 +205,7 @@ if (chromiumPresent("console review test")) {
     });
 
     it("takes no amount before the currency is known: a slow settings answer cannot turn €100 into 100 cents", TIMEOUT, async () => {
+      await given({ minimum: 12050, currency: "EUR" });
       // The display settings answer late (a slow network); a person types at once.
       let release;
       const held = new Promise((resolve) => {

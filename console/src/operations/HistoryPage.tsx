@@ -97,14 +97,15 @@ export function HistoryPage({ operationId }: { operationId: string }) {
   );
 }
 
+// Measured like the lines grid's (each column never narrower than its widest value "50 → 5"), the names taking the room left.
 const DIFF_COLUMNS = [
-  { key: "variantExternalId", label: FIELD_LABELS.variantExternalId },
-  { key: "change", label: "Change" },
-  { key: "variantName", label: FIELD_LABELS.variantName },
-  { key: "minQuantity", label: FIELD_LABELS.minQuantity, numeric: true },
-  { key: "maxQuantity", label: FIELD_LABELS.maxQuantity, numeric: true },
-  { key: "recommendedQuantity", label: FIELD_LABELS.recommendedQuantity, short: "Rec.", numeric: true },
-  { key: "quantityIncrement", label: FIELD_LABELS.quantityIncrement, numeric: true },
+  { key: "variantExternalId", label: FIELD_LABELS.variantExternalId, grow: 1.3 },
+  { key: "change", label: "Change", grow: 1 },
+  { key: "variantName", label: FIELD_LABELS.variantName, grow: 1.6 },
+  { key: "minQuantity", label: FIELD_LABELS.minQuantity, numeric: true, grow: 0.8 },
+  { key: "maxQuantity", label: FIELD_LABELS.maxQuantity, numeric: true, grow: 0.8 },
+  { key: "recommendedQuantity", label: FIELD_LABELS.recommendedQuantity, short: "Rec.", numeric: true, grow: 0.8 },
+  { key: "quantityIncrement", label: FIELD_LABELS.quantityIncrement, numeric: true, grow: 0.8 },
 ] as const;
 const DIFF_FIELDS = DIFF_COLUMNS.map((column) => column.key);
 const LINE_CHANGES = { added: "added since", removed: "removed since", changed: "changed since" } as const;

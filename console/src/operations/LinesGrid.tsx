@@ -5,6 +5,7 @@ import { FIELD_LABELS } from "../labels/fields";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
 import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
+import { DiscardButton } from "../shared/grid/GridTools";
 import { useGridDraft, type Cells, type GridRow } from "../shared/grid/draft";
 import { useBatchSave } from "../shared/grid/useBatchSave";
 import { useUnsavedEdits } from "../shared/leaving";
@@ -196,18 +197,7 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
             </button>
           )}
           {/* Edits kept when the Operation left DRAFT meanwhile (a save refused midway) can still be dropped. */}
-          {(!readOnly || dirtyCount > 0) && (
-            <button
-              type="button"
-              onClick={() => {
-                draft.discard();
-                saving.reset();
-              }}
-              disabled={dirtyCount === 0}
-            >
-              Discard
-            </button>
-          )}
+          {(!readOnly || dirtyCount > 0) && <DiscardButton draft={draft} saving={saving} dirtyCount={dirtyCount} />}
           {!readOnly && (
             <button type="button" className="primary" onClick={saving.save} disabled={saving.busy || dirtyCount === 0}>
               Save

@@ -2,6 +2,7 @@ import { useMemo, useRef, useState } from "react";
 import { useSession } from "../shared/context";
 import { useDisplaySettings } from "../api/desk";
 import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
+import { DiscardButton } from "../shared/grid/GridTools";
 import type { GridColumn } from "../shared/grid/columns";
 import { useGridDraft, type Cells, type GridRow } from "../shared/grid/draft";
 import { useBatchSave } from "../shared/grid/useBatchSave";
@@ -152,16 +153,7 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
           >
             Add rule
           </button>
-          <button
-            type="button"
-            onClick={() => {
-              draft.discard();
-              saving.reset();
-            }}
-            disabled={dirtyCount === 0}
-          >
-            Discard
-          </button>
+          <DiscardButton draft={draft} saving={saving} dirtyCount={dirtyCount} />
           <CheckImpactButton impact={impact} disabled={dirtyCount === 0 || dirtyCount > API_LIMITS.impactChanges} />
           <button type="button" className="primary" onClick={saving.save} disabled={saving.busy || dirtyCount === 0}>
             Check changes

@@ -441,6 +441,7 @@ export function DataGrid<Stored>({
     // Not scrolled: a page that scrolled under the pointer would carry the press on to other cells.
     gridRef.current?.focus({ preventScroll: true });
     dragging.current = "select";
+    startEdgeScroll(event.clientY);
     if (event.shiftKey) moveToPlace(place.row, place.col, true);
     else {
       setActive(place);
@@ -456,6 +457,36 @@ export function DataGrid<Stored>({
     event.stopPropagation();
     dragging.current = "fill";
     setFillTo(selection.bottom);
+    startEdgeScroll(event.clientY);
+  };
+  // A drag held past the grid's top or bottom edge scrolls it (faster the further out), and the
+  // selection (or the fill) follows to the row at that edge: a block longer than the grid shows can
+  // be dragged over. The pointer leaves the cells, so no cell's mouseenter says where it is.
+  const pointerY = useRef(0);
+  const edgeFrame = useRef(0);
+  const edgeScroll = useRef<() => void>(() => {});
+  edgeScroll.current = () => {
+    const grid = gridRef.current;
+    if (!dragging.current || !grid) {
+      edgeFrame.current = 0;
+      return;
+    }
+    edgeFrame.current = requestAnimationFrame(() => edgeScroll.current());
+    const box = grid.getBoundingClientRect();
+    const top = box.top + grid.clientTop + headHeight;
+    const bottom = box.top + grid.clientTop + grid.clientHeight;
+    const y = pointerY.current;
+    const beyond = y < top ? y - top : y > bottom ? y - bottom : 0;
+    if (beyond === 0) return;
+    grid.scrollTop += Math.sign(beyond) * Math.min(Math.abs(beyond) / 2, ROW_HEIGHT);
+    const atEdge = beyond < 0 ? top : bottom - 1;
+    const row = Math.max(0, Math.min(rows.length - 1, Math.floor((grid.scrollTop + atEdge - box.top - grid.clientTop - headHeight) / ROW_HEIGHT)));
+    if (dragging.current === "select") setActive((place) => (place.row === row ? place : { ...place, row }));
+    else setFillTo(row);
+  };
+  const startEdgeScroll = (clientY: number) => {
+    pointerY.current = clientY;
+    if (!edgeFrame.current) edgeFrame.current = requestAnimationFrame(() => edgeScroll.current());
   };
   const fillTarget =
     fillTo === null
@@ -479,8 +510,16 @@ export function DataGrid<Stored>({
   };
   useEffect(() => {
     const onUp = () => release.current();
+    const onMove = (event: globalThis.MouseEvent) => {
+      pointerY.current = event.clientY;
+    };
     window.addEventListener("mouseup", onUp);
-    return () => window.removeEventListener("mouseup", onUp);
+    window.addEventListener("mousemove", onMove);
+    return () => {
+      window.removeEventListener("mouseup", onUp);
+      window.removeEventListener("mousemove", onMove);
+      cancelAnimationFrame(edgeFrame.current);
+    };
   }, []);
 
   const activeRow = rows[active.row];

@@ -182,3 +182,19 @@ export function ReviewChanges({
     </Dialog>
   );
 }
+
+/** Drops every unsaved edit of a grid (and the last check of them), shown or not. */
+export function DiscardButton({ draft, saving, dirtyCount }: { draft: { discard: () => void }; saving: { reset: () => void }; dirtyCount: number }) {
+  return (
+    <button
+      type="button"
+      onClick={() => {
+        draft.discard();
+        saving.reset();
+      }}
+      disabled={dirtyCount === 0}
+    >
+      Discard
+    </button>
+  );
+}
