@@ -39,6 +39,9 @@ function linesBody(operation) {
   );
 }
 
+/** The runner's budget for the suite: each size's move, and its seeding and traffic around it. */
+export const timeoutMs = () => sizes().length * (MOVE_TIMEOUT_MS + 15 * 60_000);
+
 let operationNumber = 0;
 const operationBody = () => ({
   code: `MOVES-${Date.now().toString(36)}-${++operationNumber}`,
