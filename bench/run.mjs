@@ -14,7 +14,7 @@ import { startBenchServer, tail } from "./server.mjs";
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const suitesDir = join(benchDir, "suites");
 const resultsDir = join(benchDir, "results");
-/** A suite's time unless it says its own (`export function timeoutMs()`: the moves suite's grows with the tenants it moves). */
+/** A suite's time unless it says its own (`export const timeoutMs = () => ms`: the moves suite's grows with the tenants it moves). */
 const SUITE_TIMEOUT_MS = 45 * 60_000;
 const suiteTimeoutMs = (module) => Number(process.env.BENCH_SUITE_TIMEOUT_MS ?? module.timeoutMs?.() ?? SUITE_TIMEOUT_MS);
 
