@@ -25,26 +25,32 @@ interface MovedTable {
   scope: "tenant" | "operation" | "change-set";
   /** Its rows are read back in commit order (rowid): the copy keeps that order (events: the change log's order). */
   commitOrder?: true;
+  /**
+   * Copy order, when the key alone would sort the tenant's rows on every read: the columns after the
+   * tenant in one of the table's indexes, ending with the key. A chunk is then one index range, not a
+   * sort of every row of the tenant (a rule written every second of a long move adds up).
+   */
+  order?: readonly string[];
 }
 
 /** Every table of a shard that holds tenant rows, parents first (test/tenants holds it to the schema). */
 export const MOVED_TABLES: readonly MovedTable[] = [
   { table: tenants, scope: "tenant" },
-  { table: operations, scope: "tenant" },
+  { table: operations, scope: "tenant", order: ["created_at", "id"] },
   { table: operationOwners, scope: "tenant" },
   { table: operationLines, scope: "operation" },
   { table: accounts, scope: "tenant" },
   { table: accountUsers, scope: "tenant" },
   { table: operationAccounts, scope: "operation" },
   { table: operationApprovals, scope: "operation" },
-  { table: quotaRules, scope: "tenant" },
-  { table: carts, scope: "operation" },
-  { table: orders, scope: "operation" },
+  { table: quotaRules, scope: "tenant", order: ["created_at", "id"] },
+  { table: carts, scope: "operation", order: ["created_at", "id"] },
+  { table: orders, scope: "operation", order: ["created_at", "id"] },
   { table: events, scope: "tenant", commitOrder: true },
   { table: quotaOrderFacts, scope: "tenant" },
   { table: idempotencyKeys, scope: "tenant" },
-  { table: webhooks, scope: "tenant" },
-  { table: webhookDeliveries, scope: "tenant" },
+  { table: webhooks, scope: "tenant", order: ["created_at", "id"] },
+  { table: webhookDeliveries, scope: "tenant", order: ["webhook_id", "created_at", "id"] },
   { table: changeSets, scope: "tenant" },
   { table: changeRecords, scope: "change-set" },
   // The archive's index moves; the objects it names stay in the bucket, keyed by tenant, not shard.
@@ -64,7 +70,7 @@ const utf8 = new TextEncoder();
 export interface TablePlan {
   name: string;
   scope: MovedTable["scope"];
-  /** The condition that finds one scope's rows, with one parameter: the tenant (tenants: id), the Operation, or the change sets' tenant. */
+  /** The condition that finds one scope's rows, with the parameters `scopeValues` gives: the tenant (tenants: id), the Operation, or a stretch of the tenant's change sets. */
   scopeFilter: string;
   /** The condition that finds all the tenant's rows at once, with one parameter: the tenant (counts). */
   tenantFilter: string;
@@ -81,6 +87,9 @@ function planOf(moved: MovedTable): TablePlan {
   const config = getTableConfig(moved.table);
   const tenantColumn = moved.table === tenants ? "id" : "tenant_id";
   const key = config.primaryKeys[0]?.columns.map((column) => column.name) ?? config.columns.filter((column) => column.primary).map((column) => column.name);
+  // A null in the cursor's columns would hide its row from every range: from the copy and from its check alike.
+  const nullable = moved.order?.filter((name) => !config.columns.find((column) => column.name === name)?.notNull);
+  if (nullable?.length) throw new Error(`${config.name}: a move orders rows by not-null columns only, not ${nullable.join(", ")}`);
   return {
     name: config.name,
     scope: moved.scope,
@@ -88,7 +97,7 @@ function planOf(moved: MovedTable): TablePlan {
       moved.scope === "operation"
         ? `${quote("operation_id")} = ?`
         : moved.scope === "change-set"
-          ? `${quote("set_id")} in (select id from ${quote(getTableConfig(changeSets).name)} where tenant_id = ?)`
+          ? `${quote("set_id")} in (select id from ${quote(getTableConfig(changeSets).name)} where tenant_id = ? and id >= ? and id <= ?)`
           : `${quote(tenantColumn)} = ?`,
     tenantFilter:
       moved.scope === "operation"
@@ -98,7 +107,7 @@ function planOf(moved: MovedTable): TablePlan {
           : `${quote(tenantColumn)} = ?`,
     columns: config.columns.filter((column) => !column.generated).map((column) => column.name),
     key,
-    order: moved.commitOrder ? ["rowid"] : key,
+    order: moved.commitOrder ? ["rowid"] : [...(moved.order ?? key)],
     commitOrder: moved.commitOrder === true,
   };
 }
@@ -122,16 +131,28 @@ const placeholders = (count: number) => `(${Array.from({ length: count }, () => 
 /** `(key columns) in` the keys of one JSON parameter (an array of the change log's JSON key arrays). */
 const keyIn = (plan: TablePlan) => `${tuple(plan.key)} in (select ${plan.key.map((_, i) => `value ->> ${i}`).join(", ")} from json_each(?))`;
 
-/** A scope's rows after `after` (and up to `upTo`, both in copy order), `limit` of them at most. */
-export async function readRows(
-  database: D1Database,
-  plan: TablePlan,
-  scope: string,
-  range: { after: unknown[] | null; upTo?: unknown[] | null; limit?: number },
-): Promise<MovedRow[]> {
+/** Which of a scope's rows a read takes: those after `after` and up to `upTo` (both in copy order), `limit` of them at most. */
+export interface RowRange {
+  after: unknown[] | null;
+  upTo?: unknown[] | null;
+  limit?: number;
+}
+
+/** A scope's rows in `range`. */
+export async function readRows(database: D1Database, plan: TablePlan, scope: string, range: RowRange): Promise<MovedRow[]> {
+  const { sql, values } = readRowsStatement(plan, scope, range);
+  const { results } = await database
+    .prepare(sql)
+    .bind(...values)
+    .all<MovedRow>();
+  return results;
+}
+
+/** The statement `readRows` runs: one index range in copy order (a test holds every table's to its query plan). */
+export function readRowsStatement(plan: TablePlan, scope: string, range: RowRange): { sql: string; values: unknown[] } {
   const order = tuple(plan.order);
   const conditions = [plan.scopeFilter];
-  const values: unknown[] = [scope];
+  const values: unknown[] = scopeValues(plan, scope);
   if (range.after) {
     conditions.push(`${order} > ${placeholders(plan.order.length)}`);
     values.push(...range.after);
@@ -141,11 +162,7 @@ export async function readRows(
     values.push(...range.upTo);
   }
   const limit = range.limit === undefined ? "" : ` limit ${range.limit}`;
-  const { results } = await database
-    .prepare(`${selectRows(plan)} where ${conditions.join(" and ")} order by ${columnsOf(plan.order)}${limit}`)
-    .bind(...values)
-    .all<MovedRow>();
-  return results;
+  return { sql: `${selectRows(plan)} where ${conditions.join(" and ")} order by ${columnsOf(plan.order)}${limit}`, values };
 }
 
 /** The rows of `keys` (the change log's JSON key arrays) that exist, in copy order. */
@@ -165,8 +182,36 @@ export async function readRowsByKey(database: D1Database, plan: TablePlan, keys:
   return read.flat();
 }
 
-/** The next scope of an Operation-scoped table after `after` (Operations in id order); null when there is none. */
+/**
+ * Change sets per scope of the change records: the records are found through their sets, and a list
+ * of every set of a tenant that writes all day would be built again for every chunk.
+ */
+const SETS_PER_SCOPE = 250;
+
+/** A stretch of a tenant's change sets, in id order: `[tenant, first set, last set]` as JSON. */
+type SetStretch = [tenantId: string, first: string, last: string];
+
+/** The values of a scope's filter: the scope itself, or a stretch of change sets (a plain tenant id is every set of the tenant). */
+export function scopeValues(plan: TablePlan, scope: string): unknown[] {
+  if (plan.scope !== "change-set") return [scope];
+  return scope.startsWith("[") ? (JSON.parse(scope) as SetStretch) : [scope, "", "\uffff"];
+}
+
+/**
+ * The scope after `after` (null: the first): the tenant, once; the next Operation (in id order); or the
+ * next SETS_PER_SCOPE change sets of the tenant. Null when there is none.
+ */
 export async function nextScope(database: D1Database, plan: TablePlan, tenantId: string, after: string | null): Promise<string | null> {
+  if (plan.scope === "change-set") {
+    const from = after === null ? "" : (scopeValues(plan, after) as SetStretch)[2];
+    const stretch = await database
+      .prepare(
+        `select min(id) as first, max(id) as last from (select id from ${quote(getTableConfig(changeSets).name)} where tenant_id = ? and id > ? order by id limit ${SETS_PER_SCOPE})`,
+      )
+      .bind(tenantId, from)
+      .first<{ first: string | null; last: string | null }>();
+    return stretch?.first && stretch.last ? JSON.stringify([tenantId, stretch.first, stretch.last] satisfies SetStretch) : null;
+  }
   if (plan.scope !== "operation") return after === null ? tenantId : null;
   const row = await database
     .prepare(`select id from ${quote(getTableConfig(operations).name)} where tenant_id = ? and id > ? order by id limit 1`)
@@ -387,14 +432,14 @@ export interface PassCursor {
 export interface PassChunk {
   /** Rows compared (those changed since the last catch-up are left to the fence's check). */
   compared: MovedRow[];
-  /** Source rows read: fewer than CHUNK_ROWS means the scope is done. */
-  read: number;
+  /** Whether the source has no more rows in the scope. */
+  done: boolean;
   cursor: PassCursor;
 }
 
 /**
- * Compares the next chunk of a scope on both shards, row by row and in order: the rows the source has
- * (after the cursor), against the target's rows over the same stretch. Rows the log names after the
+ * Compares the next chunk of a scope on both shards, row by row and in order: the next `limit` rows the
+ * source has (after the cursor), against the target's rows over the same stretch. Rows the log names after the
  * last catch-up (`pending`, read after the source's rows, so it covers every change they may miss) are
  * left out on both sides: the fence checks them. Everything else must be equal, and in the same order
  * (events: commit order). Throws CopyDiffers.
@@ -405,12 +450,22 @@ export async function compareChunk(
   plan: TablePlan,
   scope: string,
   cursor: PassCursor,
+  limit: number,
   pending: () => Promise<Set<string>>,
 ): Promise<PassChunk> {
-  const read = await readRows(source, plan, scope, { after: cursor.after, limit: CHUNK_ROWS });
-  const changed = await pending();
-  const compared = read.filter((row) => !changed.has(row.key));
-  const last = read.length === CHUNK_ROWS;
+  const read: MovedRow[] = [];
+  let changed: Set<string>;
+  let compared: MovedRow[];
+  let last: boolean;
+  do {
+    // In commit order a stretch ends at a row compared: a chunk of rows all changed since the last
+    // catch-up reads on (left out here, the next catch-up would bring them back into the target's stretch).
+    const more = await readRows(source, plan, scope, { after: read.length ? (JSON.parse(read[read.length - 1].cursor) as unknown[]) : cursor.after, limit });
+    read.push(...more);
+    last = more.length === limit;
+    changed = await pending();
+    compared = read.filter((row) => !changed.has(row.key));
+  } while (plan.commitOrder && last && !compared.length);
   const after = read.length ? (JSON.parse(read[read.length - 1].cursor) as unknown[]) : cursor.after;
   let targetAfter = cursor.after;
   let upTo: unknown[] | null = last ? after : null;
@@ -418,7 +473,6 @@ export async function compareChunk(
     // The target numbers its rows its own way: the stretch ends at the target's place of the last row compared.
     targetAfter = cursor.targetAfter;
     if (last) {
-      if (!compared.length) return { compared, read: read.length, cursor: { after, targetAfter } };
       const [place] = await readRowsByKey(target, plan, [compared[compared.length - 1].key]);
       if (!place) throw new CopyDiffers(`${describeKey(plan, compared[compared.length - 1].key)} is missing from the copy`);
       upTo = JSON.parse(place.cursor) as unknown[];
@@ -435,7 +489,7 @@ export async function compareChunk(
       );
     }
   }
-  return { compared, read: read.length, cursor: { after, targetAfter: plan.commitOrder ? (upTo ?? targetAfter) : after } };
+  return { compared, done: !last, cursor: { after, targetAfter: plan.commitOrder ? (upTo ?? targetAfter) : after } };
 }
 
 /** A running SHA-256 over a table's rows, chained per chunk (WebCrypto has no streaming digest): equal rows in equal order give equal digests. */
@@ -465,7 +519,7 @@ export async function deleteTenantRows(database: D1Database, tenantId: string, m
         .prepare(
           `delete from ${quote(plan.name)} where ${tuple(plan.key)} in (select ${key} from ${quote(plan.name)} where ${plan.scopeFilter} limit ${CHUNK_ROWS})`,
         )
-        .bind(scope)
+        .bind(...scopeValues(plan, scope))
         .run();
       statements++;
       deleted += result.meta.changes ?? 0;

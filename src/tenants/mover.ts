@@ -72,6 +72,12 @@ export const MOVE_PACE = {
   stepMs: 100,
   pauseMs: 50,
   restPerWork: 1.5,
+  /**
+   * The work of one chunk this long or longer halves the next chunk's rows (down to MIN_CHUNK_ROWS);
+   * under half of it, they double back (up to CHUNK_ROWS): a statement stays short however big the
+   * tenant's tables and however loaded the database.
+   */
+  chunkMs: 20,
   /** A cutover that has not switched the directory this long after fencing lifts the fence and tries again later. */
   fenceBudgetMs: 1_500,
   /** Cutovers tried before the move gives up (and aborts). */
@@ -149,6 +155,8 @@ interface MoveRecord extends TenantMove {
   fencedAt: number | null;
   /** Steps failed in a row. */
   failures: number;
+  /** Rows the next chunk reads (MOVE_PACE.chunkMs); absent from moves stored before it was kept: CHUNK_ROWS. */
+  chunkRows?: number;
 }
 
 /** What the object answers the Worker: a move, or a problem the API answers as it is. */
@@ -396,6 +404,16 @@ const restAfter = async (began: number) => {
   if (rest >= 1) await new Promise((resolve) => setTimeout(resolve, rest));
 };
 
+/** The fewest rows a chunk reads, however slow: a move must still get through a big tenant. */
+export const MIN_CHUNK_ROWS = 25;
+
+/** The rows of the chunk after one of `rows` rows whose work took `tookMs`. */
+export function nextChunkRows(rows: number, tookMs: number): number {
+  if (tookMs >= MOVE_PACE.chunkMs) return Math.max(MIN_CHUNK_ROWS, Math.floor(rows / 2));
+  if (tookMs < MOVE_PACE.chunkMs / 2) return Math.min(CHUNK_ROWS, rows * 2);
+  return rows;
+}
+
 /** Whether a step switched the directory (a function: a status a step changes is read again). */
 const switched = (move: MoveRecord) => move.status === "SWITCHED";
 
@@ -498,11 +516,14 @@ class MoveStep {
         return;
       }
       const plan = MOVE_PLANS[move.copy.table];
+      const limit = move.chunkRows ?? CHUNK_ROWS;
       const began = Date.now();
-      const rows = await readRows(this.source, plan, scope, { after: move.copy.after, limit: CHUNK_ROWS });
+      const work = performance.now();
+      const rows = await readRows(this.source, plan, scope, { after: move.copy.after, limit });
       await copyRows(target, plan, rows);
+      move.chunkRows = nextChunkRows(limit, performance.now() - work);
       move.progress.rowsCopied += rows.length;
-      this.advance(move.copy, rows.length === CHUNK_ROWS ? (JSON.parse(rows[rows.length - 1].cursor) as unknown[]) : null);
+      this.advance(move.copy, rows.length === limit ? (JSON.parse(rows[rows.length - 1].cursor) as unknown[]) : null);
       await restAfter(began);
     }
   }
@@ -612,13 +633,19 @@ class MoveStep {
         return;
       }
       const plan = MOVE_PLANS[cursor.table];
+      const limit = move.chunkRows ?? CHUNK_ROWS;
       let began = Date.now();
+      let work = performance.now();
+      let longest = 0;
       // Between reading the source's rows and the target's, a rest too: a chunk's check is three statements.
-      const chunk = await compareChunk(this.source, this.target, plan, scope, { after: cursor.after, targetAfter: cursor.targetAfter }, async () => {
+      const chunk = await compareChunk(this.source, this.target, plan, scope, { after: cursor.after, targetAfter: cursor.targetAfter }, limit, async () => {
+        longest = Math.max(longest, performance.now() - work);
         await restAfter(began);
         began = Date.now();
+        work = performance.now();
         return this.changedSinceApplied(plan.name);
       });
+      move.chunkRows = nextChunkRows(limit, Math.max(longest, performance.now() - work));
       let report = move.tables.find((table) => table.table === plan.name);
       if (!report) {
         report = { table: plan.name, rows: 0, sha256: "" };
@@ -627,7 +654,7 @@ class MoveStep {
       report.rows += chunk.compared.length;
       if (chunk.compared.length) report.sha256 = await chainDigest(report.sha256, chunk.compared);
       move.progress.rowsVerified += chunk.compared.length;
-      this.advance(cursor, chunk.read === CHUNK_ROWS ? chunk.cursor.after : null, chunk.cursor.targetAfter);
+      this.advance(cursor, chunk.done ? null : chunk.cursor.after, chunk.cursor.targetAfter);
       await restAfter(began);
     }
   }

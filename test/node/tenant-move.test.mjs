@@ -66,6 +66,11 @@ function ruleWriter(call) {
           await sleep(100);
           continue;
         }
+        if (answer.status === 409 && answer.body.code === "idempotency_in_progress") {
+          // The first request with this key was cut off by the restart: sent again after Retry-After, as a client does.
+          await sleep(1_000);
+          continue;
+        }
         unexpected.push(`${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
         break;
       }

@@ -1,0 +1,118 @@
+// A move reads the tenant chunk by chunk while the tenant is served: each chunk must be one index
+// range in copy order (a chunk that sorts every row of the tenant, or builds the list of all its change
+// sets, gets slower as the tenant writes on during a long move, and every request behind it waits);
+// its size follows its time; and the check of a table kept in commit order holds whatever rows of a
+// chunk were changed meanwhile.
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { CHUNK_ROWS, compareChunk, MOVE_PLANS, nextScope, readRowsStatement, type PassCursor, type RowRange, type TablePlan } from "../../src/tenants/move";
+import { callRoute, expectStatus, newTenant } from "../helpers/client";
+import { moveReaches, otherShard, startMove } from "../helpers/moves";
+import { routes } from "../helpers/routes";
+import { shardOf } from "../helpers/shards";
+import { MIN_CHUNK_ROWS, MOVE_PACE, nextChunkRows } from "../../src/tenants/mover";
+import { queryPlan, type PlanRow } from "../helpers/recording-db";
+
+/** A scope of each kind, as nextScope gives them. */
+function scopeOf(plan: TablePlan): string {
+  if (plan.scope === "operation") return "op_plan";
+  if (plan.scope === "change-set") return JSON.stringify(["t_plan", "chg_a", "chg_z"]);
+  return "t_plan";
+}
+
+const cursor = (plan: TablePlan) => plan.order.map((column) => (column === "rowid" ? 1 : "x"));
+
+const ranges = (plan: TablePlan): [string, RowRange][] => [
+  ["first chunk", { after: null, limit: 250 }],
+  ["next chunk", { after: cursor(plan), limit: 250 }],
+  ["a check's stretch", { after: cursor(plan), upTo: cursor(plan) }],
+];
+
+/** What makes a chunk's cost grow with the tenant's size rather than the chunk's: a sort, a full scan, a list built by a subquery. */
+const GROWS = /TEMP B-TREE|^SCAN |LIST SUBQUERY/;
+
+async function planDetails(sql: string, values: unknown[]): Promise<string[]> {
+  return (await queryPlan({ sql, params: values })).map((row: PlanRow) => row.detail.trim());
+}
+
+describe("EXPLAIN QUERY PLAN of a move's reads", () => {
+  it("sees a sort and the list of every change set of a tenant", async () => {
+    const sorted = await planDetails("select id from quota_rules where tenant_id = ? and id > ? order by id limit 250", ["t", "x"]);
+    expect(sorted.filter((detail) => GROWS.test(detail))).toContainEqual(expect.stringMatching(/TEMP B-TREE/));
+    const everySet = await planDetails(
+      "select set_id from change_records where set_id in (select id from change_sets where tenant_id = ?) order by set_id, resource_type, action, resource_id limit 250",
+      ["t"],
+    );
+    expect(everySet.join(" | ")).toMatch(/LIST SUBQUERY/);
+    expect(everySet.join(" | ")).not.toMatch(/id>\? AND id<\?/);
+  });
+
+  it("reads every moved table one index range at a time: no sort, no scan, no list of all the tenant's change sets", async () => {
+    const found: Record<string, string[]> = {};
+    for (const plan of MOVE_PLANS) {
+      for (const [name, range] of ranges(plan)) {
+        const { sql, values } = readRowsStatement(plan, scopeOf(plan), range);
+        const details = await planDetails(sql, values);
+        const bad = details.filter((detail) => GROWS.test(detail) && !/LIST SUBQUERY/.test(detail));
+        // The change records' stretch of sets is a short list (at most 250 sets), found by one range of the tenant's index.
+        if (plan.scope === "change-set") {
+          expect(details.join(" | ")).toMatch(/SEARCH change_sets USING COVERING INDEX change_sets_tenant \(tenant_id=\? AND id>\? AND id<\?\)/);
+        } else {
+          bad.push(...details.filter((detail) => /LIST SUBQUERY/.test(detail)));
+        }
+        if (bad.length) found[`${plan.name} (${name})`] = bad;
+      }
+    }
+    expect(found).toEqual({});
+  });
+});
+
+describe("a move's chunks sized by their time", () => {
+  it("halves a chunk whose work took the pace's chunk time or longer, down to the fewest rows, and doubles it back under half of it, up to CHUNK_ROWS", () => {
+    const slow = MOVE_PACE.chunkMs;
+    const sizes = [CHUNK_ROWS];
+    for (let i = 0; i < 6; i++) sizes.push(nextChunkRows(sizes.at(-1)!, slow * 3));
+    expect(sizes).toEqual([250, 125, 62, 31, MIN_CHUNK_ROWS, MIN_CHUNK_ROWS, MIN_CHUNK_ROWS]);
+    // Between half the chunk time and the chunk time: it stays.
+    expect(nextChunkRows(62, slow * 0.75)).toBe(62);
+    const back = [MIN_CHUNK_ROWS];
+    for (let i = 0; i < 5; i++) back.push(nextChunkRows(back.at(-1)!, 1));
+    expect(back).toEqual([25, 50, 100, 200, 250, 250]);
+  });
+});
+
+describe("the check of a table kept in commit order (events)", () => {
+  it("holds when every row of a chunk was changed since the last catch-up, and the next catch-up brings them back", async () => {
+    const op = await newTenant();
+    for (let i = 0; i < 60; i++) expectStatus(await callRoute(op, routes.createRule, { body: { accountId: `ACC-${i}`, minimum: i } }), 201);
+    const from = await shardOf(op.tenantId);
+    const move = await startMove(op, otherShard(from));
+    // Switched, the old copy kept: two shards with the same events in the same order.
+    await moveReaches(op, move.id, ["SWITCHED"]);
+    const plan = MOVE_PLANS.find((table) => table.name === "events")!;
+    const scope = (await nextScope(env[from], plan, op.tenantId, null))!;
+    const limit = 25;
+    const firstChunk = (
+      await env[from]
+        .prepare("select json_array(id) as key from events where tenant_id = ? order by rowid limit ?")
+        .bind(op.tenantId, limit)
+        .all<{ key: string }>()
+    ).results;
+    expect(firstChunk).toHaveLength(limit);
+    // The first chunk's rows all changed after the last catch-up; by the next chunk a catch-up has applied them.
+    let looks = 0;
+    const pending = async () => (looks++ === 0 ? new Set(firstChunk.map((row) => row.key)) : new Set<string>());
+    let cursor: PassCursor = { after: null, targetAfter: null };
+    let compared = 0;
+    for (let chunks = 0; chunks < 100; chunks++) {
+      const chunk = await compareChunk(env[from], env[move.to], plan, scope, cursor, limit, pending);
+      compared += chunk.compared.length;
+      cursor = chunk.cursor;
+      if (chunk.done) break;
+    }
+    const total = await env[from].prepare("select count(*) as n from events where tenant_id = ?").bind(op.tenantId).first<{ n: number }>();
+    expect(total!.n).toBeGreaterThan(2 * limit);
+    // Every row checked: the first chunk's with the next, once the catch-up had brought them back.
+    expect(compared).toBe(total!.n);
+  });
+});
