@@ -243,4 +243,58 @@ describe("Idempotency-Key", () => {
     expect(expectStatus(replay, 201).id).toBe(created.id);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
   });
+
+  it("marks the claim in the write's own batch: the change set a write records names the claim's request", async () => {
+    const op = await newTenant();
+    const key = uniqueId("idem");
+    const created = await callRoute(op, routes.createRule, { body: { accountId: "ACC-IDEM", minimum: 5 }, headers: withKey(key) });
+    expectStatus(created, 201);
+    const requestId = created.headers.get("x-request-id");
+    const db = await tenantDb(op.tenantId);
+    const claim = await db
+      .prepare("select request_id as requestId, committed_set as committedSet, state from idempotency_keys where tenant_id = ? and idempotency_key = ?")
+      .bind(op.tenantId, key)
+      .first<{ requestId: string; committedSet: string | null; state: string }>();
+    const set = await db.prepare("select id from change_sets where tenant_id = ? and request_id = ?").bind(op.tenantId, requestId).first<{ id: string }>();
+    expect(claim).toEqual({ requestId, committedSet: set!.id, state: "DONE" });
+  });
+
+  it("never runs again a request cut off after its write committed and before it stored its answer: 409 idempotency_answer_lost with its change set", async () => {
+    const op = await newTenant();
+    const body = { accountId: "ACC-LOST", minimum: 7 };
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`POST /v1/buying-policies/quotas/rules\n${JSON.stringify(body)}`));
+    const fingerprint = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+    const db = await tenantDb(op.tenantId);
+    // What a request cut off after its commit leaves: its claim, PENDING, and the change set its write's batch
+    // recorded (the trigger marks the claim as the set goes in).
+    const leftBehind = async (key: string, ageMs: number) => {
+      const requestId = crypto.randomUUID();
+      const at = new Date(Date.now() - ageMs).toISOString();
+      await db
+        .prepare(
+          "insert into idempotency_keys (tenant_id, caller, idempotency_key, fingerprint, state, created_at, request_id) values (?, 'OPERATOR:', ?, ?, 'PENDING', ?, ?)",
+        )
+        .bind(op.tenantId, key, fingerprint, at, requestId)
+        .run();
+      const setId = uniqueId("chg");
+      await db
+        .prepare("insert into change_sets (id, tenant_id, actor, request_id, at) values (?, ?, 'key:k', ?, ?)")
+        .bind(setId, op.tenantId, requestId, at)
+        .run();
+      return setId;
+    };
+    const recent = uniqueId("idem");
+    await leftBehind(recent, 10_000);
+    expectProblem(await callRoute(op, routes.createRule, { body, headers: withKey(recent) }), 409, "idempotency_in_progress");
+    const lost = uniqueId("idem");
+    const setId = await leftBehind(lost, 61_000);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const problem = expectProblem(await callRoute(op, routes.createRule, { body, headers: withKey(lost) }), 409, "idempotency_answer_lost");
+      expect(problem.changeSetId).toBe(setId);
+      expect(problem.detail).toContain(setId);
+    }
+    // Not run again: no rule was created by either replay.
+    const rules = expectStatus(await callRoute(op, routes.listRules, { query: { limit: 50 } }), 200) as { items: unknown[] };
+    expect(rules.items).toEqual([]);
+  });
 });

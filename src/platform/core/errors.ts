@@ -21,6 +21,7 @@ export const ERROR_CATALOGUE = {
   cart_already_ordered: { status: 409, title: "This cart has already been ordered" },
   approval_required: { status: 409, title: "Approvals missing for activation" },
   idempotency_in_progress: { status: 409, title: "A request with this Idempotency-Key is still running" },
+  idempotency_answer_lost: { status: 409, title: "The request with this Idempotency-Key was carried out, but its answer was lost" },
   move_in_progress: { status: 409, title: "Another move of this tenant is unfinished" },
   version_mismatch: { status: 412, title: "Not the current version" },
   batch_too_large: { status: 413, title: "Batch larger than its limit" },

@@ -125,6 +125,10 @@ export const idempotencyKeys = sqliteTable(
     responseHeaders: text("response_headers", { mode: "json" }).$type<Record<string, string>>(),
     responseBody: text("response_body"),
     createdAt: text("created_at").notNull(),
+    /** The request that holds the claim (its x-request-id). */
+    requestId: text("request_id"),
+    /** The change set of the claim's write, once committed (set in the write's batch by a trigger, 0023): the request is never run again. */
+    committedSet: text("committed_set"),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.caller, t.idempotencyKey] })],
 );

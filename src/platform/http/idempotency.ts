@@ -1,4 +1,4 @@
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppBindings } from "./context";
@@ -75,13 +75,22 @@ export const idempotency = (shownOnce?: ShownOnce) =>
 
     const claimed = await db
       .insert(idempotencyKeys)
-      .values({ tenantId, caller, idempotencyKey: key, fingerprint, state: "PENDING", createdAt: now })
+      .values({ tenantId, caller, idempotencyKey: key, fingerprint, state: "PENDING", createdAt: now, requestId: c.var.requestId })
       .onConflictDoUpdate({
         target: [idempotencyKeys.tenantId, idempotencyKeys.caller, idempotencyKeys.idempotencyKey],
-        set: { fingerprint, state: "PENDING", responseStatus: null, responseHeaders: null, responseBody: null, createdAt: now },
-        // Expired answers, and claims whose request died without answering, are taken over.
+        set: {
+          fingerprint,
+          state: "PENDING",
+          responseStatus: null,
+          responseHeaders: null,
+          responseBody: null,
+          createdAt: now,
+          requestId: c.var.requestId,
+          committedSet: null,
+        },
+        // Expired answers, and claims whose request died without answering and without writing, are taken over.
         setWhere: sql`${idempotencyKeys.createdAt} < ${expiredBefore}
-        or (${idempotencyKeys.state} = 'PENDING' and ${idempotencyKeys.createdAt} < ${abandonedBefore})`,
+        or (${idempotencyKeys.state} = 'PENDING' and ${idempotencyKeys.createdAt} < ${abandonedBefore} and ${idempotencyKeys.committedSet} is null)`,
       })
       .returning({ key: idempotencyKeys.idempotencyKey });
 
@@ -90,6 +99,14 @@ export const idempotency = (shownOnce?: ShownOnce) =>
       const [stored] = await db.select().from(idempotencyKeys).where(where);
       if (!stored || stored.fingerprint !== fingerprint) {
         throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request.");
+      }
+      if (stored.state === "PENDING" && stored.committedSet !== null && stored.createdAt < abandonedBefore) {
+        // Its write committed, then the request was cut off before it stored its answer: it is not run again.
+        throw new ApiError(
+          "idempotency_answer_lost",
+          `The request with this Idempotency-Key was carried out (change set ${stored.committedSet}), but the server stopped before it could answer. It is not run again: what it changed is in GET /v1/history, in the records whose ids begin with ${stored.committedSet}.`,
+          { changeSetId: stored.committedSet },
+        );
       }
       if (stored.state === "PENDING") {
         throw new ApiError("idempotency_in_progress", "The first request with this Idempotency-Key has not finished.", undefined, {
@@ -104,7 +121,8 @@ export const idempotency = (shownOnce?: ShownOnce) =>
 
     // The claim's release or answer goes where the claim is now: a move may have taken it to another shard meanwhile.
     const onClaim = (write: (db: Db) => Promise<unknown>, fenced = false) => onTenantShard(c, write, fenced);
-    const release = (fenced: boolean) => onClaim((db) => db.delete(idempotencyKeys).where(where), fenced);
+    // A claim whose write committed stays: the request is never run again.
+    const release = (fenced: boolean) => onClaim((db) => db.delete(idempotencyKeys).where(and(where, isNull(idempotencyKeys.committedSet))), fenced);
     try {
       await next();
     } catch (error) {
@@ -119,7 +137,8 @@ export const idempotency = (shownOnce?: ShownOnce) =>
       await afterCommit(c.var.requestId, "releasing the Idempotency-Key of a failed request (taken over after 60 s)", () => release(response.status === 503));
       return;
     }
-    // Unrecorded, the claim stays PENDING: a replay answers 409 idempotency_in_progress, and after 60 s runs as a new request.
+    // Unrecorded, the claim stays PENDING: a replay answers 409 idempotency_in_progress; after 60 s, it runs
+    // as a new request if its write did not commit, and answers 409 idempotency_answer_lost if it did.
     await afterCommit(c.var.requestId, "recording the answer of an Idempotency-Key (the claim is taken over after 60 s)", async () => {
       const answered: Record<string, string> = {};
       for (const name of REPLAYED_HEADERS) {

@@ -48,7 +48,7 @@ const PROBLEM_HEADERS: Partial<Record<number, Record<string, string>>> = {
   503: { "Retry-After": "Seconds to wait before retrying: the tenant's data is being moved to another database." },
 };
 /** What the Idempotency-Key middleware can answer, on every route that writes. */
-const IDEMPOTENCY_ERRORS: ErrorCode[] = ["validation_failed", "idempotency_key_reused", "idempotency_in_progress"];
+const IDEMPOTENCY_ERRORS: ErrorCode[] = ["validation_failed", "idempotency_key_reused", "idempotency_in_progress", "idempotency_answer_lost"];
 
 /** Exactly the problems a route can answer: each middleware's own, and the route's. */
 function errorsOf(spec: RouteDefinition["spec"]): ErrorCode[] {
@@ -72,7 +72,7 @@ const HEADER_PARAMETERS = {
   "Idempotency-Key": {
     component: "IdempotencyKeyHeader",
     description:
-      "Replays with the same key, method, path and body return the first answer (kept 48 h). Other requests with the key: 422 idempotency_key_reused.",
+      "Replays with the same key, method, path and body return the first answer (kept 48 h). Other requests with the key: 422 idempotency_key_reused. While the first runs: 409 idempotency_in_progress. A first request cut off mid-way: run again after 60 s if it wrote nothing, else 409 idempotency_answer_lost (never run twice).",
     schema: IDEMPOTENCY_KEY_SCHEMA,
   },
   // On a read sent by POST: taken and ignored.
