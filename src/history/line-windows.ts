@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, lt, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, lt, lte, type SQL, sql } from "drizzle-orm";
 import { LINE_FIELD_NAMES } from "../operations/aggregate";
 import { operationLines, storedLineColumns } from "../operations/tables";
 import { changeOf, recordedFields } from "../platform/data/changes";
@@ -58,6 +58,17 @@ export interface LineWindow {
   variantIds?: readonly string[];
 }
 
+/** The ids of the lines that records matching `where` name (each once), in id order (or reversed: `descending`), `reach` of them at most. */
+function recordedLineIds(db: Db, where: SQL | undefined, descending: boolean, reach: number) {
+  return db
+    .selectDistinct({ id: changeRecords.resourceId })
+    .from(changeSets)
+    .innerJoin(changeRecords, eq(changeRecords.setId, changeSets.id))
+    .where(where)
+    .orderBy(descending ? desc(changeRecords.resourceId) : asc(changeRecords.resourceId))
+    .limit(reach);
+}
+
 /**
  * One page of the Operation's lines at `version` in variantExternalId order (the lines list's
  * default sort), after `after`, without undoing every line: a line then either is one now or was
@@ -90,19 +101,16 @@ export async function linePageAt(
     .where(currentWhere)
     .orderBy(order(operationLines.variantExternalId))
     .limit(reach);
-  const deletedWindow = db
-    .selectDistinct({ id: changeRecords.resourceId })
-    .from(changeSets)
-    .innerJoin(changeRecords, eq(changeRecords.setId, changeSets.id))
-    .where(
-      and(
-        laterRecordsWhere(tenantId, operationId, version, { types: ["line"], resourceIds: window.variantIds }),
-        eq(changeRecords.action, "d"),
-        beyond(changeRecords.resourceId),
-      ),
-    )
-    .orderBy(order(changeRecords.resourceId))
-    .limit(reach);
+  const deletedWindow = recordedLineIds(
+    db,
+    and(
+      laterRecordsWhere(tenantId, operationId, version, { types: ["line"], resourceIds: window.variantIds }),
+      eq(changeRecords.action, "d"),
+      beyond(changeRecords.resourceId),
+    ),
+    window.desc,
+    reach,
+  );
   const inEitherWindow = sql`(select * from (${currentIds}) union select * from (${deletedWindow}))`;
   const [current, records] = await db.batch([
     currentLines,
@@ -141,19 +149,16 @@ export async function lineChangesBetween(
   let after = window.after;
   for (;;) {
     const reach = window.limit + 1 - changes.length;
-    const touched = db
-      .selectDistinct({ id: changeRecords.resourceId })
-      .from(changeSets)
-      .innerJoin(changeRecords, eq(changeRecords.setId, changeSets.id))
-      .where(
-        and(
-          laterRecordsWhere(tenantId, operationId, older, { types: ["line"] }),
-          lte(changeSets.version, newer),
-          after === null ? undefined : gt(changeRecords.resourceId, after),
-        ),
-      )
-      .orderBy(asc(changeRecords.resourceId))
-      .limit(reach);
+    const touched = recordedLineIds(
+      db,
+      and(
+        laterRecordsWhere(tenantId, operationId, older, { types: ["line"] }),
+        lte(changeSets.version, newer),
+        after === null ? undefined : gt(changeRecords.resourceId, after),
+      ),
+      false,
+      reach,
+    );
     const inTouched = sql`(select * from (${touched}))`;
     const [ids, current, records] = await db.batch([
       touched,
