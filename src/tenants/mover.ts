@@ -624,7 +624,9 @@ class MoveStep {
     const cursor = move.verify ?? firstCursor();
     move.verify = cursor;
     await this.applyLog(Date.now() + MOVE_PACE.stepMs / 5);
-    while (Date.now() < deadline) {
+    // At least one chunk a step, even when catching up took the whole step: under steady writes a
+    // step that only catches up would leave the check crawling (200 rows a second at 1.5 M lines).
+    do {
       const scope = await this.scopeOf(cursor);
       if (scope === null) {
         move.verifiedSeq = move.passStartSeq;
@@ -658,7 +660,7 @@ class MoveStep {
       move.progress.rowsVerified += chunk.compared.length;
       this.advance(cursor, chunk.done ? null : chunk.cursor.after, chunk.cursor.targetAfter);
       await restAfter(began);
-    }
+    } while (Date.now() < deadline);
   }
 
   /**

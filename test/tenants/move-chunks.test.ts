@@ -4,7 +4,7 @@
 // its size follows its time; and the check of a table kept in commit order holds whatever rows of a
 // chunk were changed meanwhile.
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   CHUNK_ROWS,
   compareChunk,
@@ -18,7 +18,7 @@ import {
   type TablePlan,
 } from "../../src/tenants/move";
 import { callRoute, createOperation, expectStatus, newTenant } from "../helpers/client";
-import { moveReaches, otherShard, startMove } from "../helpers/moves";
+import { holdMover, moveReaches, otherShard, startMove, stepMover, storedMove } from "../helpers/moves";
 import { routes } from "../helpers/routes";
 import { shardOf } from "../helpers/shards";
 import { MIN_CHUNK_ROWS, MOVE_PACE, nextChunkRows } from "../../src/tenants/mover";
@@ -170,5 +170,32 @@ describe("the change records' read, chunk by chunk", () => {
       }
       expect(read.map((row) => row.key)).toEqual(all);
     }
+  });
+});
+
+describe("a step of the check while the tenant writes", () => {
+  it("checks at least one chunk even when catching up took the whole step", async () => {
+    const op = await newTenant();
+    for (let i = 0; i < 30; i++) expectStatus(await callRoute(op, routes.createRule, { body: { accountId: `ACC-${i}`, minimum: i } }), 201);
+    const from = await shardOf(op.tenantId);
+    await startMove(op, otherShard(from));
+    await holdMover(op.tenantId);
+    for (let steps = 0; (await storedMove(op.tenantId))!.status !== "VERIFYING"; steps++) {
+      expect(steps).toBeLessThan(200);
+      await stepMover(op.tenantId);
+    }
+    const before = (await storedMove(op.tenantId))!.progress as { rowsVerified: number };
+    // A write since the last catch-up, and a clock that runs 80 ms at each reading: catching up fills the step.
+    expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "ACC-LATE", minimum: 1 } }), 201);
+    let now = Date.now();
+    const clock = vi.spyOn(Date, "now").mockImplementation(() => (now += MOVE_PACE.stepMs * 0.8));
+    try {
+      await stepMover(op.tenantId);
+    } finally {
+      clock.mockRestore();
+    }
+    const after = (await storedMove(op.tenantId))!.progress as { rowsVerified: number; changesApplied: number };
+    expect(after.changesApplied).toBeGreaterThan(0);
+    expect(after.rowsVerified).toBeGreaterThan(before.rowsVerified);
   });
 });
