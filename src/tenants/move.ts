@@ -219,10 +219,12 @@ type SetStretch = [tenantId: string, first: string, last: string, full?: boolean
 /** The values of a scope's filter: the scope itself, or a stretch of change sets (a plain tenant id is every set of the tenant). */
 export function scopeValues(plan: TablePlan, scope: string): unknown[] {
   if (plan.scope !== "change-set") return [scope];
-  if (!scope.startsWith("[")) return [scope, "", "\uffff"];
-  const [tenantId, first, last] = JSON.parse(scope) as SetStretch;
+  const [tenantId, first, last] = stretchOf(scope);
   return [tenantId, first, last];
 }
+
+/** A stretch as saved; a plain tenant id (a move saved before stretches) is every set of the tenant, and the last. */
+const stretchOf = (scope: string): SetStretch => (scope.startsWith("[") ? (JSON.parse(scope) as SetStretch) : [scope, "", "\uffff", false]);
 
 /**
  * The scope after `after` (null: the first): the tenant, once; the next Operation (in id order); or the
@@ -233,7 +235,7 @@ export function scopeValues(plan: TablePlan, scope: string): unknown[] {
  */
 export async function nextScope(database: D1Database, plan: TablePlan, tenantId: string, after: string | null): Promise<string | null> {
   if (plan.scope === "change-set") {
-    const previous = after === null ? null : after.startsWith("[") ? (JSON.parse(after) as SetStretch) : ([after, "", "\uffff", false] satisfies SetStretch);
+    const previous = after === null ? null : stretchOf(after);
     if (previous?.[3] === false) return null;
     const from = previous?.[2] ?? "";
     const stretch = await database
