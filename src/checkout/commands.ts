@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { OPERATION_ACCOUNT_STATUSES } from "../attachments/schemas";
 import { defineCommand, type CommandContext } from "../operations/coordinator/protocol";
 import { runBatch, type Statement, writeGuard } from "../platform/data/sql";
+import { markClaimCommitted } from "../platform/data/claims";
 import { isWriteGuardFailure, violatesUnique } from "../platform/data/constraint-errors";
 import { ApiError } from "../platform/core/errors";
 import { idPrefixes, newId } from "../platform/core/ids";
@@ -82,6 +83,12 @@ function placementUpdates(ctx: CommandContext, count: "cartCount" | "orderCount"
   ];
 }
 
+/** The request's Idempotency-Key claim, marked with the cart or order in the same batch (none without a request). */
+function claimOf(ctx: CommandContext, placementId: string): Statement[] {
+  const { requestId } = ctx.author;
+  return requestId === null ? [] : [markClaimCommitted(ctx.db, ctx.principal.tenantId, requestId, placementId)];
+}
+
 /** The fields a cart and an order share, for a new one. */
 function newPlacementRow(ctx: CommandContext, request: Placement, idPrefix: string) {
   return {
@@ -109,6 +116,7 @@ export const createCart = defineCommand("checkout.cart", async function createCa
     ctx.db.insert(carts).values(row),
     ...placementUpdates(ctx, "cartCount", row.accountId, "CART_CREATED"),
     operationEvent(ctx, "cart.created", { cartId: row.id, ...placementEventData(row, cart.total) }),
+    ...claimOf(ctx, row.id),
   ]);
   return cart;
 });
@@ -136,6 +144,7 @@ export const createOrder = defineCommand("checkout.order", async function create
     ...quotaOrderFactRows(ctx.principal.tenantId, { id: row.id, at: row.createdAt }, quotaOrders),
     ...placementUpdates(ctx, "orderCount", row.accountId, "ORDERED"),
     operationEvent(ctx, "order.created", { orderId: row.id, cartId: row.cartId, ...placementEventData(row, row.total), warnings }),
+    ...claimOf(ctx, row.id),
   ]);
   return toOrderRepresentation(row);
 });

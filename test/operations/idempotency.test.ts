@@ -297,4 +297,37 @@ describe("Idempotency-Key", () => {
     const rules = expectStatus(await callRoute(op, routes.listRules, { query: { limit: 50 } }), 200) as { items: unknown[] };
     expect(rules.items).toEqual([]);
   });
+  it.each([
+    ["cart", routes.createCart, "carts", "cartId"],
+    ["order", routes.createOrder, "orders", "orderId"],
+  ] as const)(
+    "never creates a %s twice for a request cut off after its commit: its batch marks the claim with the new id (no change set to do it)",
+    async (_, route, table, detail) => {
+      const op = await newTenant();
+      const operation = await setUpOperation(op, { type: "PUBLIC" });
+      const buyer = await accountWithKey(op);
+      const body = cartBody(operation.id, buyer.accountId, [line("SKU-A", 1)]);
+      const key = uniqueId("idem");
+      const created = expectStatus(await callRoute(op, route, { body, headers: withKey(key) }), 201);
+      const db = await tenantDb(op.tenantId);
+      const claim = () =>
+        db
+          .prepare("select committed_set as committedSet, state from idempotency_keys where tenant_id = ? and idempotency_key = ?")
+          .bind(op.tenantId, key)
+          .first<{ committedSet: string | null; state: string }>();
+      expect(await claim()).toEqual({ committedSet: created.id, state: "DONE" });
+      // What the request leaves when it is cut off between its commit and storing its answer, 61 s ago.
+      await db
+        .prepare(
+          "update idempotency_keys set state = 'PENDING', response_status = null, response_headers = null, response_body = null, created_at = ? where tenant_id = ? and idempotency_key = ?",
+        )
+        .bind(new Date(Date.now() - 61_000).toISOString(), op.tenantId, key)
+        .run();
+      const problem = expectProblem(await callRoute(op, route, { body, headers: withKey(key) }), 409, "idempotency_answer_lost");
+      expect(problem[detail]).toBe(created.id);
+      expect(problem.detail).toContain(created.id);
+      const count = await db.prepare(`select count(*) as n from ${table} where tenant_id = ?`).bind(op.tenantId).first<{ n: number }>();
+      expect(count?.n).toBe(1);
+    },
+  );
 });

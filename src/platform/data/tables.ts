@@ -127,7 +127,10 @@ export const idempotencyKeys = sqliteTable(
     createdAt: text("created_at").notNull(),
     /** The request that holds the claim (its x-request-id). */
     requestId: text("request_id"),
-    /** The change set of the claim's write, once committed (set in the write's batch by a trigger, 0023): the request is never run again. */
+    /**
+     * What the claim's write committed, set in the write's own batch: its change set (by a trigger, 0023),
+     * or the cart or order it created (which record no change set). The request is never run again.
+     */
     committedSet: text("committed_set"),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.caller, t.idempotencyKey] })],

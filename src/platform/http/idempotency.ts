@@ -11,6 +11,7 @@ import { ApiError } from "../core/errors";
 import { idempotencyKeys } from "../data/tables";
 import { isTenantMovingFailure, notFenced, readPlacement } from "../data/tenancy";
 import { nowIso } from "../core/time";
+import { idPrefixes, isWellFormedId } from "../core/ids";
 
 export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
 const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -102,11 +103,7 @@ export const idempotency = (shownOnce?: ShownOnce) =>
       }
       if (stored.state === "PENDING" && stored.committedSet !== null && stored.createdAt < abandonedBefore) {
         // Its write committed, then the request was cut off before it stored its answer: it is not run again.
-        throw new ApiError(
-          "idempotency_answer_lost",
-          `The request with this Idempotency-Key was carried out (change set ${stored.committedSet}), but the server stopped before it could answer. It is not run again: what it changed is in GET /v1/history, in the records whose ids begin with ${stored.committedSet}.`,
-          { changeSetId: stored.committedSet },
-        );
+        throw answerLost(stored.committedSet);
       }
       if (stored.state === "PENDING") {
         throw new ApiError("idempotency_in_progress", "The first request with this Idempotency-Key has not finished.", undefined, {
@@ -151,6 +148,22 @@ export const idempotency = (shownOnce?: ShownOnce) =>
       );
     });
   });
+
+/** The 409 for a claim whose write committed (a change set, or the cart or order it created) and whose answer was lost. */
+function answerLost(committedId: string): ApiError {
+  const carriedOut = "The request with this Idempotency-Key was carried out, but the server stopped before it could answer. It is not run again:";
+  if (isWellFormedId(idPrefixes.cart, committedId)) {
+    return new ApiError("idempotency_answer_lost", `${carriedOut} it created cart ${committedId} (GET /v1/carts/${committedId}).`, { cartId: committedId });
+  }
+  if (isWellFormedId(idPrefixes.order, committedId)) {
+    return new ApiError("idempotency_answer_lost", `${carriedOut} it created order ${committedId} (GET /v1/orders/${committedId}).`, { orderId: committedId });
+  }
+  return new ApiError(
+    "idempotency_answer_lost",
+    `${carriedOut} what it changed is in GET /v1/history, in the records whose ids begin with ${committedId} (its change set).`,
+    { changeSetId: committedId },
+  );
+}
 
 /** How long a claim's release or answer waits for a move's fence to lift: a fence lasts at most 2 s. */
 export const CLAIM_FOLLOWS_MOVE_MS = 5_000;
