@@ -8,7 +8,10 @@
 // success or the fence's 503, and (after the move) every acknowledged write read back.
 
 const LINES_PER_OPERATION = 5000;
-const BEFORE_MS = 20_000;
+/** Traffic runs this long before "before" is measured: the seeding's writes settle (WAL, caches, JIT) first. */
+const WARMUP_MS = 10_000;
+/** Long enough that the p99 of "before" is steady (~2500 reads and writes): at 20 s it ranged 41–80 ms run to run. */
+const BEFORE_MS = 60_000;
 const AFTER_SWITCH_MS = 3_000;
 const PAUSE_MS = 50;
 const POLL_MS = 250;
@@ -53,7 +56,7 @@ const operationBody = () => ({
 
 /** Which part of the move a request started in: before it, while it copies and catches up (served as usual), or after the switch. */
 const RUNNING = new Set(["PREPARING", "COPYING", "CATCHING_UP", "VERIFYING", "SWITCHING"]);
-const phaseOf = (status) => (status === null ? "before" : RUNNING.has(status) ? "during" : "after");
+const phaseOf = (status) => (status === "WARMUP" ? "warmup" : status === null ? "before" : RUNNING.has(status) ? "during" : "after");
 
 export default async function movesSuite(ctx) {
   const results = [];
@@ -102,7 +105,7 @@ export default async function movesSuite(ctx) {
   );
   const notes = [
     `each tenant: Operations of ${LINES_PER_OPERATION} lines (2 locales) seeded through the API on SHARD_1, then moved to SHARD_2 with keepSourceMinutes 0; rowsMoved counts every row the move copied and checked (lines, their change records, events, …)`,
-    `traffic: 2 writers (POST a rule; PATCH an Operation's name), each with its own Idempotency-Key, retried after a 503 tenant_moving; 2 readers (GET 100 lines of an Operation; GET an Operation); each one request at a time with ${PAUSE_MS} ms between; "before" is ${BEFORE_MS / 1000} s of the same traffic just before the move; "during" every request started from the move's start to its switch`,
+    `traffic: 2 writers (POST a rule; PATCH an Operation's name), each with its own Idempotency-Key, retried after a 503 tenant_moving; 2 readers (GET 100 lines of an Operation; GET an Operation); each one request at a time with ${PAUSE_MS} ms between; "before" is ${BEFORE_MS / 1000} s of the same traffic just before the move (after ${WARMUP_MS / 1000} s of it not counted); "during" every request started from the move's start to its switch`,
     "fenceMs is the move's own figure (fence set → directory switched, the longest of its cutovers); writersRefusedMs is the longest a writer saw writes refused (first 503 → its retry acknowledged)",
     "lost: every acknowledged rule read back from the list after the move, and the Operation's name equal to the last acknowledged rename",
     "timeline: seconds from the move's start at which the suite's poll (every 250 ms) first saw each status",
@@ -136,9 +139,12 @@ async function moveUnderTraffic(ctx, lineCount) {
     { label: `seeding ${thousands(lineCount)} lines (${operations} Operations)` },
   );
 
-  let status = null;
+  let status = "WARMUP";
   let stopped = false;
-  const samples = { read: { before: [], during: [], after: [] }, write: { before: [], during: [], after: [] } };
+  const samples = {
+    read: { warmup: [], before: [], during: [], after: [] },
+    write: { warmup: [], before: [], during: [], after: [] },
+  };
   /** Every successful request while the move runs, by the move's status when it started (where the p99 comes from). */
   const byStatus = {};
   const errors = [];
@@ -227,6 +233,8 @@ async function moveUnderTraffic(ctx, lineCount) {
   let move;
   const timeline = [];
   try {
+    await sleep(WARMUP_MS);
+    status = null;
     await sleep(BEFORE_MS);
     const started = performance.now();
     move = (await ctx.expect(operator, "POST", "/v1/tenant/moves", { to: "SHARD_2", keepSourceMinutes: 0 }, 202)).body;
