@@ -4,6 +4,10 @@ import { call, callRoute, createOperation, eventsOf, expectProblem, expectStatus
 import { addLineDirectly, snapshotTenant } from "../helpers/direct";
 import { routes } from "../helpers/routes";
 import { tenantDb } from "../helpers/shards";
+import { env } from "cloudflare:test";
+import { drizzle } from "drizzle-orm/d1";
+import { queryPlan } from "../helpers/recording-db";
+import { markClaimCommitted } from "../../src/platform/data/claims";
 import { accountWithKey, cartBody, line, setUpOperation } from "../helpers/setup";
 
 const withKey = (key: string, extra: Record<string, string> = {}) => ({ "Idempotency-Key": key, ...extra });
@@ -330,4 +334,14 @@ describe("Idempotency-Key", () => {
       expect(count?.n).toBe(1);
     },
   );
+  it("finds the claim to mark by its request, never by walking the tenant's keys (the mark runs inside every write)", async () => {
+    const uses = async (sql: string, params: unknown[]) => (await queryPlan({ sql, params })).map((row) => row.detail).join(" | ");
+    // The mark a cart or order batch writes.
+    const mark = markClaimCommitted(drizzle(env.SHARD_1), "t", "req", "cart_x").toSQL();
+    expect(await uses(mark.sql, mark.params)).toMatch(/USING INDEX idempotency_keys_running \(request_id=\?\)/);
+    // The mark the change set's trigger writes (its UPDATE, with NEW's values as parameters).
+    const trigger = await env.SHARD_1.prepare("select sql from sqlite_master where type = 'trigger' and name = 'change_sets_commit_claim'").first<{ sql: string }>();
+    const update = /UPDATE[\s\S]*?;/.exec(trigger!.sql)![0].replace(/;$/, "").replace(/NEW\.\w+/g, "?");
+    expect(await uses(update, ["chg_x", "req", "t"])).toMatch(/USING INDEX idempotency_keys_running \(request_id=\?\)/);
+  });
 });

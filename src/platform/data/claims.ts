@@ -1,4 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "./database";
 import { idempotencyKeys } from "./tables";
 
@@ -15,8 +15,9 @@ export function markClaimCommitted(db: Db, tenantId: string, requestId: string, 
     .where(
       and(
         eq(idempotencyKeys.state, "PENDING"),
-        eq(idempotencyKeys.tenantId, tenantId),
         eq(idempotencyKeys.requestId, requestId),
+        // The unary + keeps the primary key's tenant prefix out of the plan: the claim is found by its request (0024).
+        sql`+${idempotencyKeys.tenantId} = ${tenantId}`,
         isNull(idempotencyKeys.committedSet),
       ),
     );
