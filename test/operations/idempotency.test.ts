@@ -340,8 +340,13 @@ describe("Idempotency-Key", () => {
     const mark = markClaimCommitted(drizzle(env.SHARD_1), "t", "req", "cart_x").toSQL();
     expect(await uses(mark.sql, mark.params)).toMatch(/USING INDEX idempotency_keys_running \(request_id=\?\)/);
     // The mark the change set's trigger writes (its UPDATE, with NEW's values as parameters).
-    const trigger = await env.SHARD_1.prepare("select sql from sqlite_master where type = 'trigger' and name = 'change_sets_commit_claim'").first<{ sql: string }>();
-    const update = /UPDATE[\s\S]*?;/.exec(trigger!.sql)![0].replace(/;$/, "").replace(/NEW\.\w+/g, "?");
+    const trigger = await env.SHARD_1.prepare("select sql from sqlite_master where type = 'trigger' and name = 'change_sets_commit_claim'").first<{
+      sql: string;
+    }>();
+    const update = /UPDATE[\s\S]*?;/
+      .exec(trigger!.sql)![0]
+      .replace(/;$/, "")
+      .replace(/NEW\.\w+/g, "?");
     expect(await uses(update, ["chg_x", "req", "t"])).toMatch(/USING INDEX idempotency_keys_running \(request_id=\?\)/);
   });
 });
