@@ -169,19 +169,27 @@ export function readRowsStatement(plan: TablePlan, scope: string, range: RowRang
 
 /** The rows of `keys` (the change log's JSON key arrays) that exist, in copy order. */
 export async function readRowsByKey(database: D1Database, plan: TablePlan, keys: readonly string[]): Promise<MovedRow[]> {
-  const chunks = jsonTextChunks(keys);
-  const read = await Promise.all(
-    chunks.map(
-      async (chunk) =>
-        (
-          await database
-            .prepare(`${selectRows(plan)} where ${keyIn(plan)} order by ${columnsOf(plan.order)}`)
-            .bind(chunk)
-            .all<MovedRow>()
-        ).results,
-    ),
+  const [rows] = await readRowsOfKeys(database, [{ plan, keys }]);
+  return rows;
+}
+
+/**
+ * The rows of each table's `keys` that exist, in copy order, read in one call (one transaction): a
+ * catch-up names rows of several tables, and one call each, one after another, held the move's step
+ * (and the shard) several times as long.
+ */
+export async function readRowsOfKeys(database: D1Database, wanted: ReadonlyArray<{ plan: TablePlan; keys: readonly string[] }>): Promise<MovedRow[][]> {
+  const reads = wanted.flatMap(({ plan, keys }, index) =>
+    jsonTextChunks(keys).map((chunk) => ({
+      index,
+      statement: database.prepare(`${selectRows(plan)} where ${keyIn(plan)} order by ${columnsOf(plan.order)}`).bind(chunk),
+    })),
   );
-  return read.flat();
+  const rows = wanted.map((): MovedRow[] => []);
+  if (!reads.length) return rows;
+  const results = await database.batch<MovedRow>(reads.map((read) => read.statement));
+  for (const [i, result] of results.entries()) rows[reads[i].index].push(...result.results);
+  return rows;
 }
 
 /**
@@ -405,15 +413,17 @@ export async function applyChanges(source: D1Database, target: Target, afterSeq:
     keys.add(entry.rowKey);
     byTable.set(entry.tableName, keys);
   }
+  const unknown = [...byTable.keys()].filter((name) => !planNamed.has(name));
+  if (unknown.length) throw new Error(`the change log names tables no move knows: ${unknown.join(", ")}`);
+  const wanted = MOVE_PLANS.filter((plan) => byTable.has(plan.name)).map((plan) => ({ plan, keys: [...(byTable.get(plan.name) ?? [])] }));
+  const read = await readRowsOfKeys(source, wanted);
   const statements: D1PreparedStatement[] = [];
   let written = 0;
   let deleted = 0;
-  for (const plan of MOVE_PLANS) {
-    const keys = byTable.get(plan.name);
-    if (!keys) continue;
-    const rows = await readRowsByKey(source, plan, [...keys]);
+  for (const [index, { plan, keys }] of wanted.entries()) {
+    const rows = read[index];
     const present = new Set(rows.map((row) => row.key));
-    const gone = [...keys].filter((key) => !present.has(key));
+    const gone = keys.filter((key) => !present.has(key));
     for (const chunk of gone.length ? jsonTextChunks(gone) : []) {
       statements.push(target.database.prepare(`delete from ${quote(plan.name)} where ${keyIn(plan)}`).bind(chunk));
     }
@@ -422,8 +432,6 @@ export async function applyChanges(source: D1Database, target: Target, afterSeq:
     written += rows.length;
     deleted += gone.length;
   }
-  const unknown = [...byTable.keys()].filter((name) => !planNamed.has(name));
-  if (unknown.length) throw new Error(`the change log names tables no move knows: ${unknown.join(", ")}`);
   await writeThroughFence(target.database, target.tenantId, target.fence, statements);
   return { entries: results.length, lastSeq: results[results.length - 1].seq, written, deleted };
 }
