@@ -5,6 +5,7 @@ import { D1_MAX_JSON_PARAMETER_BYTES } from "../platform/data/database";
 import { ApiError } from "../platform/core/errors";
 import { appendEvent } from "../platform/data/events";
 import { idPrefixes, newId } from "../platform/core/ids";
+import { markClaimCommitted } from "../platform/data/claims";
 import { runBatch } from "../platform/data/sql";
 import { nowIso } from "../platform/core/time";
 import { actorOf, type RequestScope } from "../platform/core/principal";
@@ -94,7 +95,8 @@ async function evaluateQuotas(c: RequestContext, placement: Placement): Promise<
 
 /**
  * An order below its minimum creates nothing but is recorded: the order.blocked event and, in the
- * same batch, its quota orders as facts (what an impact replay reads). Outside the Operation's
+ * same batch, its quota orders as facts (what an impact replay reads) and the request's Idempotency-Key
+ * claim marked with the event (a retry after a cut-off is not recorded twice). Outside the Operation's
  * Durable Object: it changes no Operation state, so it need not wait behind the Operation's writes.
  */
 async function blockOrder(c: RequestContext, placement: Placement, quotas: QuotaVerdict): Promise<never> {
@@ -108,7 +110,9 @@ async function blockOrder(c: RequestContext, placement: Placement, quotas: Quota
     operationId: placement.operationId,
     data: { accountId: placement.accountId, cartId: placement.cartId, storeId: placement.storeId, orders: quotas.orders, results: quotas.results },
   });
-  await runBatch(c.var.db, [event, ...quotaOrderFactRows(principal.tenantId, record, quotas.orders)]);
+  // The claim is marked with the event: a retry after a cut-off answers 409 naming it, never a second refusal on record.
+  const claim = markClaimCommitted(c.var.db, principal.tenantId, c.var.requestId, record.id);
+  await runBatch(c.var.db, [event, ...quotaOrderFactRows(principal.tenantId, record, quotas.orders), claim]);
   const which = quotas.orders
     .filter((_, i) => !quotas.results[i].allowed)
     .map((order) => (order.supplierId === null ? "the lines without a supplier" : `supplier ${order.supplierId}`));

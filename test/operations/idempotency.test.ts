@@ -334,6 +334,33 @@ describe("Idempotency-Key", () => {
       expect(count?.n).toBe(1);
     },
   );
+  it("never records a second refusal for an order refused below its minimum and cut off after its commit: 409 naming its order.blocked event", async () => {
+    const op = await newTenant();
+    const operation = await setUpOperation(op, { type: "PUBLIC" });
+    const buyer = await accountWithKey(op);
+    expectStatus(await callRoute(op, routes.putQuotaDefault, { body: { minimum: 1_000 } }), 200);
+    const body = cartBody(operation.id, buyer.accountId, [line("SKU-A", 1, 10)]);
+    const key = uniqueId("idem");
+    expectProblem(await callRoute(op, routes.createOrder, { body, headers: withKey(key) }), 422, "quota_min_not_met");
+    const db = await tenantDb(op.tenantId);
+    const refusals = async () => (await eventsOf(op)).filter((event) => event.type === "order.blocked");
+    const [refusal] = await refusals();
+    const claim = await db
+      .prepare("select committed_set as committedSet from idempotency_keys where tenant_id = ? and idempotency_key = ?")
+      .bind(op.tenantId, key)
+      .first<{ committedSet: string | null }>();
+    expect(claim?.committedSet).toBe(refusal.id);
+    await db
+      .prepare(
+        "update idempotency_keys set state = 'PENDING', response_status = null, response_headers = null, response_body = null, created_at = ? where tenant_id = ? and idempotency_key = ?",
+      )
+      .bind(new Date(Date.now() - 61_000).toISOString(), op.tenantId, key)
+      .run();
+    const problem = expectProblem(await callRoute(op, routes.createOrder, { body, headers: withKey(key) }), 409, "idempotency_answer_lost");
+    expect(problem.eventId).toBe(refusal.id);
+    expect(problem.detail).toContain(refusal.id);
+    expect(await refusals()).toHaveLength(1);
+  });
   it("finds the claim to mark by its request, never by walking the tenant's keys (the mark runs inside every write)", async () => {
     const uses = async (sql: string, params: unknown[]) => (await queryPlan({ sql, params })).map((row) => row.detail).join(" | ");
     // The mark a cart or order batch writes.

@@ -149,7 +149,7 @@ export const idempotency = (shownOnce?: ShownOnce) =>
     });
   });
 
-/** The 409 for a claim whose write committed (a change set, or the cart or order it created) and whose answer was lost. */
+/** The 409 for a claim whose write committed (a change set, the cart or order it created, or the order.blocked event of a refusal) and whose answer was lost. */
 function answerLost(committedId: string): ApiError {
   const carriedOut = "The request with this Idempotency-Key was carried out, but the server stopped before it could answer. It is not run again:";
   if (isWellFormedId(idPrefixes.cart, committedId)) {
@@ -157,6 +157,13 @@ function answerLost(committedId: string): ApiError {
   }
   if (isWellFormedId(idPrefixes.order, committedId)) {
     return new ApiError("idempotency_answer_lost", `${carriedOut} it created order ${committedId} (GET /v1/orders/${committedId}).`, { orderId: committedId });
+  }
+  if (isWellFormedId(idPrefixes.event, committedId)) {
+    return new ApiError(
+      "idempotency_answer_lost",
+      `${carriedOut} it refused the order below its minimum (422 quota_min_not_met) and recorded event ${committedId} (order.blocked, in GET /v1/events). Send the order again with a new Idempotency-Key to have it evaluated again.`,
+      { eventId: committedId },
+    );
   }
   return new ApiError(
     "idempotency_answer_lost",
