@@ -565,7 +565,7 @@ class MoveStep {
     } while (Date.now() < deadline);
   }
 
-  /** Log entries kept until here may go: applied, and checked or covered by a check still to come. */
+  /** Log entries kept until here may go (applied, and checked or covered by a check still to come): one short statement's worth a step. */
   private async purgeLog(): Promise<void> {
     const move = this.move;
     const checkedUpTo = move.passStartSeq ?? move.verifiedSeq ?? move.appliedSeq;
@@ -586,7 +586,7 @@ class MoveStep {
     }
     await this.applyLog(deadline);
     await this.purgeLog();
-    const waiting = await pendingChanges(this.source, move.tenantId, move.appliedSeq);
+    const waiting = await pendingChanges(this.source, move.tenantId, move.appliedSeq, MOVE_PACE.cutoverBelow);
     if (waiting >= MOVE_PACE.cutoverBelow) return;
     if (move.verifiedSeq === null) {
       move.passStartSeq = move.appliedSeq;

@@ -8,10 +8,14 @@ import { describe, expect, it, vi } from "vitest";
 import {
   CHUNK_ROWS,
   compareChunk,
+  LOG_ENTRIES_PER_DELETE,
   MOVE_PLANS,
   nextScope,
+  pendingChanges,
+  purgeChanges,
   readRows,
   readRowsStatement,
+  stopCapture,
   type MovedRow,
   type PassCursor,
   type RowRange,
@@ -203,5 +207,40 @@ describe("a step of the check while the tenant writes", () => {
     const after = (await storedMove(op.tenantId))!.progress as { rowsVerified: number; changesApplied: number };
     expect(after.changesApplied).toBeGreaterThan(0);
     expect(after.rowsVerified).toBeGreaterThan(before.rowsVerified);
+  });
+});
+
+describe("the change log of a move", () => {
+  /** Logs `count` entries for a tenant, as the capture triggers would; answers the first entry's seq. */
+  async function logEntries(tenantId: string, count: number): Promise<number> {
+    await env.SHARD_1.prepare(
+      "with recursive n(i) as (select 1 union all select i + 1 from n where i < ?) insert into move_changes (tenant_id, table_name, row_key) select ?, 'rules', json_array(?, 'r' || i) from n",
+    )
+      .bind(count, tenantId, tenantId)
+      .run();
+    const first = await env.SHARD_1.prepare("select min(seq) as seq from move_changes where tenant_id = ?").bind(tenantId).first<{ seq: number }>();
+    return first!.seq;
+  }
+  const left = async (tenantId: string) =>
+    (await env.SHARD_1.prepare("select count(*) as n, min(seq) as first from move_changes where tenant_id = ?")
+      .bind(tenantId)
+      .first<{ n: number; first: number }>())!;
+
+  it("is purged a short statement at a time, oldest first, never past what may go", async () => {
+    const tenantId = `t_purge_${crypto.randomUUID()}`;
+    const first = await logEntries(tenantId, 5_000);
+    const upTo = first + 3_999;
+    expect(await purgeChanges(env.SHARD_1, tenantId, upTo)).toBe(LOG_ENTRIES_PER_DELETE);
+    expect(await left(tenantId)).toEqual({ n: 5_000 - LOG_ENTRIES_PER_DELETE, first: first + LOG_ENTRIES_PER_DELETE });
+    expect(await purgeChanges(env.SHARD_1, tenantId, upTo)).toBe(4_000 - LOG_ENTRIES_PER_DELETE);
+    expect(await purgeChanges(env.SHARD_1, tenantId, upTo)).toBe(0);
+    expect(await left(tenantId)).toEqual({ n: 1_000, first: first + 4_000 });
+    // Whether few enough wait is all the catch-up asks: the count stops there.
+    expect(await pendingChanges(env.SHARD_1, tenantId, first, 300)).toBe(300);
+    expect(await pendingChanges(env.SHARD_1, tenantId, first + 4_899, 300)).toBe(100);
+    // Stopping the capture forgets the whole log, however long, in the same short statements.
+    await logEntries(tenantId, 3 * LOG_ENTRIES_PER_DELETE);
+    await stopCapture(env.SHARD_1, tenantId);
+    expect((await left(tenantId)).n).toBe(0);
   });
 });
