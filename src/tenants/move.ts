@@ -59,8 +59,8 @@ export const MOVED_TABLES: readonly MovedTable[] = [
 
 /** Rows read per statement: a few ms of work each, so a request queues behind little (and far below D1's limits). */
 export const CHUNK_ROWS = 250;
-/** Change log entries read per catch-up statement. */
-const CHANGES_PER_READ = 2000;
+/** Change log entries read per catch-up statement, and per slice of a recheck at most. */
+export const CHANGES_PER_READ = 2000;
 
 /** An identifier of the schema objects, quoted (rowid is SQLite's own name and stays bare). */
 const quote = (name: string) => (name === "rowid" ? name : `"${name.replace(/"/g, '""')}"`);
@@ -234,6 +234,9 @@ export function scopeValues(plan: TablePlan, scope: string): unknown[] {
 /** A stretch as saved; a plain tenant id (a move saved before stretches) is every set of the tenant, and the last. */
 const stretchOf = (scope: string): SetStretch => (scope.startsWith("[") ? (JSON.parse(scope) as SetStretch) : [scope, "", "\uffff", false]);
 
+/** The tenant's next Operation in id order (parameters: the tenant, the last id taken or ""): one range of operations_tenant (0025). */
+export const NEXT_OPERATION_SQL = `select id from ${quote(getTableConfig(operations).name)} where tenant_id = ? and id > ? order by id limit 1`;
+
 /**
  * The scope after `after` (null: the first): the tenant, once; the next Operation (in id order); or the
  * next SETS_PER_SCOPE change sets of the tenant. Null when there is none, and after a stretch of fewer
@@ -257,7 +260,7 @@ export async function nextScope(database: D1Database, plan: TablePlan, tenantId:
   }
   if (plan.scope !== "operation") return after === null ? tenantId : null;
   const row = await database
-    .prepare(`select id from ${quote(getTableConfig(operations).name)} where tenant_id = ? and id > ? order by id limit 1`)
+    .prepare(NEXT_OPERATION_SQL)
     .bind(tenantId, after ?? "")
     .first<{ id: string }>();
   return row?.id ?? null;
@@ -373,33 +376,64 @@ export async function purgeChanges(database: D1Database, tenantId: string, upTo:
 }
 
 /**
- * How many entries of the tenant's log come after `afterSeq`, counted up to `atMost` (all the catch-up
+ * How many entries of the tenant's log come after `afterSeq` (and up to `upTo`), counted up to `atMost` (all the catch-up
  * asks is whether fewer than that wait; a count of all would read the whole backlog). Sequence
  * numbers are the shard's, shared by every tenant it logs.
  */
-export async function pendingChanges(database: D1Database, tenantId: string, afterSeq: number, atMost: number): Promise<number> {
+export async function pendingChanges(
+  database: D1Database,
+  tenantId: string,
+  afterSeq: number,
+  atMost: number,
+  upTo = Number.MAX_SAFE_INTEGER,
+): Promise<number> {
   const row = await database
-    .prepare("select count(*) as n from (select 1 from move_changes where tenant_id = ? and seq > ? limit ?)")
-    .bind(tenantId, afterSeq, atMost)
+    .prepare("select count(*) as n from (select 1 from move_changes where tenant_id = ? and seq > ? and seq <= ? limit ?)")
+    .bind(tenantId, afterSeq, upTo, atMost)
     .first<{ n: number }>();
   return row?.n ?? 0;
 }
 
-/** The rows the log names after `afterSeq` (and up to `upTo`), by table: distinct keys. */
-export async function changedKeys(database: D1Database, tenantId: string, afterSeq: number, upTo?: number): Promise<Map<string, Set<string>>> {
+/** The rows the log names after `afterSeq`, by table: distinct keys. */
+export async function changedKeys(database: D1Database, tenantId: string, afterSeq: number): Promise<Map<string, Set<string>>> {
   const { results } = await database
-    .prepare(
-      `select distinct table_name as tableName, row_key as rowKey from move_changes where tenant_id = ? and seq > ?${upTo === undefined ? "" : " and seq <= ?"}`,
-    )
-    .bind(...(upTo === undefined ? [tenantId, afterSeq] : [tenantId, afterSeq, upTo]))
-    .all<{ tableName: string; rowKey: string }>();
+    .prepare("select distinct table_name as tableName, row_key as rowKey from move_changes where tenant_id = ? and seq > ?")
+    .bind(tenantId, afterSeq)
+    .all<LogEntry>();
+  return keysByTable(results);
+}
+
+interface LogEntry {
+  tableName: string;
+  rowKey: string;
+}
+
+function keysByTable(entries: readonly LogEntry[]): Map<string, Set<string>> {
   const byTable = new Map<string, Set<string>>();
-  for (const { tableName, rowKey } of results) {
+  for (const { tableName, rowKey } of entries) {
     const keys = byTable.get(tableName) ?? new Set<string>();
     keys.add(rowKey);
     byTable.set(tableName, keys);
   }
   return byTable;
+}
+
+/** A stretch of the log: the rows it names by table (distinct keys), how many entries it held, the last one's seq. */
+export interface LogSlice {
+  byTable: Map<string, Set<string>>;
+  entries: number;
+  lastSeq: number;
+}
+
+/** The next `limit` entries of the tenant's log after `afterSeq` (and up to `upTo`), oldest first. */
+export async function readLog(database: D1Database, tenantId: string, afterSeq: number, limit: number, upTo?: number): Promise<LogSlice> {
+  const { results } = await database
+    .prepare(
+      `select seq, table_name as tableName, row_key as rowKey from move_changes where tenant_id = ? and seq > ?${upTo === undefined ? "" : " and seq <= ?"} order by seq limit ?`,
+    )
+    .bind(...(upTo === undefined ? [tenantId, afterSeq, limit] : [tenantId, afterSeq, upTo, limit]))
+    .all<LogEntry & { seq: number }>();
+  return { byTable: keysByTable(results), entries: results.length, lastSeq: results.at(-1)?.seq ?? afterSeq };
 }
 
 export interface Applied {
@@ -420,17 +454,9 @@ export interface Applied {
  * which a later call applies, and writes the same row again.
  */
 export async function applyChanges(source: D1Database, target: Target, afterSeq: number, maxEntries: number): Promise<Applied> {
-  const { results } = await source
-    .prepare("select seq, table_name as tableName, row_key as rowKey from move_changes where tenant_id = ? and seq > ? order by seq limit ?")
-    .bind(target.tenantId, afterSeq, Math.min(maxEntries, CHANGES_PER_READ))
-    .all<{ seq: number; tableName: string; rowKey: string }>();
-  if (!results.length) return { entries: 0, lastSeq: afterSeq, written: 0, deleted: 0 };
-  const byTable = new Map<string, Set<string>>();
-  for (const entry of results) {
-    const keys = byTable.get(entry.tableName) ?? new Set<string>();
-    keys.add(entry.rowKey);
-    byTable.set(entry.tableName, keys);
-  }
+  const log = await readLog(source, target.tenantId, afterSeq, Math.min(maxEntries, CHANGES_PER_READ));
+  if (!log.entries) return { entries: 0, lastSeq: afterSeq, written: 0, deleted: 0 };
+  const { byTable } = log;
   const unknown = [...byTable.keys()].filter((name) => !planNamed.has(name));
   if (unknown.length) throw new Error(`the change log names tables no move knows: ${unknown.join(", ")}`);
   const wanted = MOVE_PLANS.filter((plan) => byTable.has(plan.name)).map((plan) => ({ plan, keys: [...(byTable.get(plan.name) ?? [])] }));
@@ -451,7 +477,7 @@ export async function applyChanges(source: D1Database, target: Target, afterSeq:
     deleted += gone.length;
   }
   await writeThroughFence(target.database, target.tenantId, target.fence, statements);
-  return { entries: results.length, lastSeq: results[results.length - 1].seq, written, deleted };
+  return { entries: log.entries, lastSeq: log.lastSeq, written, deleted };
 }
 
 // ---- checks ---------------------------------------------------------------------------------

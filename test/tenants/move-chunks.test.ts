@@ -10,6 +10,7 @@ import {
   compareChunk,
   LOG_ENTRIES_PER_DELETE,
   MOVE_PLANS,
+  NEXT_OPERATION_SQL,
   nextScope,
   pendingChanges,
   purgeChanges,
@@ -60,6 +61,12 @@ describe("EXPLAIN QUERY PLAN of a move's reads", () => {
     );
     expect(everySet.join(" | ")).toMatch(/LIST SUBQUERY/);
     expect(everySet.join(" | ")).not.toMatch(/id>\? AND id<\?/);
+  });
+
+  it("finds the next Operation to take by one index range, however many Operations the tenant keeps", async () => {
+    const details = await planDetails(NEXT_OPERATION_SQL, ["t", "op_x"]);
+    expect(details.filter((detail) => GROWS.test(detail))).toEqual([]);
+    expect(details.join(" | ")).toMatch(/USING COVERING INDEX operations_tenant \(tenant_id=\? AND id>\?\)/);
   });
 
   it("reads every moved table one index range at a time: no sort, no scan, no list of all the tenant's change sets, no set read again from its start", async () => {
@@ -207,6 +214,48 @@ describe("a step of the check while the tenant writes", () => {
     const after = (await storedMove(op.tenantId))!.progress as { rowsVerified: number; changesApplied: number };
     expect(after.changesApplied).toBeGreaterThan(0);
     expect(after.rowsVerified).toBeGreaterThan(before.rowsVerified);
+  });
+});
+
+describe("the recheck of the rows changed during the check", () => {
+  it("goes a slice of the log a step (never all of them at once), then lets the fence in", async () => {
+    const op = await newTenant();
+    for (let i = 0; i < 10; i++) expectStatus(await callRoute(op, routes.createRule, { body: { accountId: `ACC-${i}`, minimum: i } }), 201);
+    const from = await shardOf(op.tenantId);
+    await startMove(op, otherShard(from));
+    await holdMover(op.tenantId);
+    const stored = async () => (await storedMove(op.tenantId)) as { status: string; verifiedSeq: number | null; recheckUpTo?: number | null };
+    for (let steps = 0; (await stored()).status !== "VERIFYING"; steps++) {
+      expect(steps).toBeLessThan(200);
+      await stepMover(op.tenantId);
+    }
+    // Written while the check runs: more changed rows than the fence may check.
+    const body = Array.from({ length: 1_500 }, (_, i) => ({ accountId: `ACC-LATE-${i}`, minimum: i }));
+    expectStatus(await callRoute(op, routes.upsertRules, { body }), 200);
+    for (let steps = 0; (await stored()).status === "VERIFYING"; steps++) {
+      expect(steps).toBeLessThan(400);
+      await stepMover(op.tenantId);
+    }
+    const passEnded = await stored();
+    // A clock that runs a whole step at each reading: the step does the least it may.
+    let now = Date.now();
+    const clock = vi.spyOn(Date, "now").mockImplementation(() => (now += MOVE_PACE.stepMs));
+    try {
+      await stepMover(op.tenantId);
+    } finally {
+      clock.mockRestore();
+    }
+    const oneStep = await stored();
+    expect(oneStep.status).toBe("CATCHING_UP");
+    expect(oneStep.recheckUpTo).toBeGreaterThan(passEnded.verifiedSeq!);
+    expect(oneStep.verifiedSeq).toBeGreaterThan(passEnded.verifiedSeq!);
+    expect(oneStep.verifiedSeq).toBeLessThan(oneStep.recheckUpTo!);
+    for (let steps = 0; (await stored()).status !== "SWITCHED"; steps++) {
+      expect(steps).toBeLessThan(400);
+      await stepMover(op.tenantId);
+    }
+    const rules = await env[otherShard(from)].prepare("select count(*) as n from quota_rules where tenant_id = ?").bind(op.tenantId).first<{ n: number }>();
+    expect(rules?.n).toBe(1_510);
   });
 });
 

@@ -257,17 +257,6 @@ describe("a move under concurrent writers and readers, through the Worker", { ti
     const traffic = await underTraffic(load, () => status, switched);
     const move = await switched;
 
-    console.log(
-      "DIAG1",
-      JSON.stringify({
-        acks: [...traffic.acknowledged].map(([k, v]) => [k, v.length, [...new Set(v.map((w) => w.during))]]),
-        fenced: traffic.fenced.length,
-        reads: traffic.reads,
-        fence: move.fence,
-        progress: move.progress,
-        refusal: longestRefusal(traffic),
-      }),
-    );
     expect(traffic.unexpected).toEqual([]);
     expect(move.status, move.error ?? "").toBe("SWITCHED");
     expect(await shardOf(operator.tenantId)).toBe("SHARD_2");
