@@ -234,9 +234,6 @@ export function scopeValues(plan: TablePlan, scope: string): unknown[] {
 /** A stretch as saved; a plain tenant id (a move saved before stretches) is every set of the tenant, and the last. */
 const stretchOf = (scope: string): SetStretch => (scope.startsWith("[") ? (JSON.parse(scope) as SetStretch) : [scope, "", "\uffff", false]);
 
-/** The tenant's next Operation in id order (parameters: the tenant, the last id taken or ""): one range of operations_tenant (0025). */
-export const NEXT_OPERATION_SQL = `select id from ${quote(getTableConfig(operations).name)} where tenant_id = ? and id > ? order by id limit 1`;
-
 /**
  * The scope after `after` (null: the first): the tenant, once; the next Operation (in id order); or the
  * next SETS_PER_SCOPE change sets of the tenant. Null when there is none, and after a stretch of fewer
@@ -260,7 +257,7 @@ export async function nextScope(database: D1Database, plan: TablePlan, tenantId:
   }
   if (plan.scope !== "operation") return after === null ? tenantId : null;
   const row = await database
-    .prepare(NEXT_OPERATION_SQL)
+    .prepare(`select id from ${quote(getTableConfig(operations).name)} where tenant_id = ? and id > ? order by id limit 1`)
     .bind(tenantId, after ?? "")
     .first<{ id: string }>();
   return row?.id ?? null;

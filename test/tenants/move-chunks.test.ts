@@ -10,7 +10,6 @@ import {
   compareChunk,
   LOG_ENTRIES_PER_DELETE,
   MOVE_PLANS,
-  NEXT_OPERATION_SQL,
   nextScope,
   pendingChanges,
   purgeChanges,
@@ -61,12 +60,6 @@ describe("EXPLAIN QUERY PLAN of a move's reads", () => {
     );
     expect(everySet.join(" | ")).toMatch(/LIST SUBQUERY/);
     expect(everySet.join(" | ")).not.toMatch(/id>\? AND id<\?/);
-  });
-
-  it("finds the next Operation to take by one index range, however many Operations the tenant keeps", async () => {
-    const details = await planDetails(NEXT_OPERATION_SQL, ["t", "op_x"]);
-    expect(details.filter((detail) => GROWS.test(detail))).toEqual([]);
-    expect(details.join(" | ")).toMatch(/USING COVERING INDEX operations_tenant \(tenant_id=\? AND id>\?\)/);
   });
 
   it("reads every moved table one index range at a time: no sort, no scan, no list of all the tenant's change sets, no set read again from its start", async () => {

@@ -72,7 +72,7 @@ const HEADER_PARAMETERS = {
   "Idempotency-Key": {
     component: "IdempotencyKeyHeader",
     description:
-      "Replays with the same key, method, path and body return the first answer (kept 48 h). Other requests with the key: 422 idempotency_key_reused. While the first runs: 409 idempotency_in_progress. A first request cut off mid-way: run again after 60 s if it wrote nothing, else 409 idempotency_answer_lost with what it did (changeSetId, the cartId/orderId it created, or the eventId of an order it refused below its minimum): never run twice.",
+      "Replays with the same key, method, path and body return the first answer (kept 48 h). Other requests with the key: 422 idempotency_key_reused. While the first runs: 409 idempotency_in_progress. A first request cut off mid-way: run again after 60 s if it wrote nothing, else 409 idempotency_answer_lost naming what it did (changeSetId, cartId, orderId, or eventId of a refused order): never run twice.",
     schema: IDEMPOTENCY_KEY_SCHEMA,
   },
   // On a read sent by POST: taken and ignored.
