@@ -167,7 +167,7 @@ interface MoveRecord extends TenantMove {
   recheckUpTo?: number | null;
   /** Recheck rounds run so far (MOVE_PACE.recheckRounds at most). */
   recheckRounds?: number;
-  /** The catch-up must have let the fence in by then (epoch ms); not enforced while a recheck round runs (each round is a bounded stretch of the log). */
+  /** The catch-up must have let the fence in by then (epoch ms); pushed back by every step of a recheck round that gets on. */
   convergeBy: number | null;
   /** When the running cutover fenced the source (epoch ms). */
   fencedAt: number | null;
@@ -597,7 +597,7 @@ class MoveStep {
    */
   private async catchUp(deadline: number): Promise<void> {
     const move = this.move;
-    if ((move.recheckUpTo ?? null) === null && move.convergeBy !== null && Date.now() > move.convergeBy) {
+    if (move.convergeBy !== null && Date.now() > move.convergeBy) {
       throw new MoveFailed(
         `the catch-up did not converge within ${MOVE_PACE.convergeMs / 1000} s: the tenant's writes kept more than ${MOVE_PACE.cutoverBelow} changes waiting`,
       );
@@ -651,10 +651,11 @@ class MoveStep {
       move.verifiedSeq = from;
       await restAfter(began);
     } while (from < upTo && Date.now() < deadline);
-    if (from >= upTo) {
-      move.recheckUpTo = null;
-      move.convergeBy = Date.now() + MOVE_PACE.convergeMs;
-    }
+    if (from >= upTo) move.recheckUpTo = null;
+    // A round that gets on is no failure to converge (each is a bounded stretch of the log, and there
+    // are MOVE_PACE.recheckRounds at most); one held up behind a catch-up that does not get below
+    // cutoverBelow is, and fails the move when convergeBy passes.
+    move.convergeBy = Date.now() + MOVE_PACE.convergeMs;
   }
 
   /** The rows of one table the log names after the last entry applied (a check leaves them to later). */

@@ -22,7 +22,7 @@ import {
   type TablePlan,
 } from "../../src/tenants/move";
 import { callRoute, createOperation, expectStatus, newTenant } from "../helpers/client";
-import { holdMover, moveReaches, otherShard, startMove, stepMover, storedMove } from "../helpers/moves";
+import { holdMover, moveReaches, otherShard, patchStoredMove, startMove, stepMover, storedMove } from "../helpers/moves";
 import { routes } from "../helpers/routes";
 import { shardOf } from "../helpers/shards";
 import { MIN_CHUNK_ROWS, MOVE_PACE, nextChunkRows } from "../../src/tenants/mover";
@@ -211,13 +211,14 @@ describe("a step of the check while the tenant writes", () => {
 });
 
 describe("the recheck of the rows changed during the check", () => {
-  it("goes a slice of the log a step (never all of them at once), then lets the fence in", async () => {
+  /** A move held at the end of its check, with more rows changed during it than the fence may check. */
+  async function atTheEndOfTheCheck() {
     const op = await newTenant();
     for (let i = 0; i < 10; i++) expectStatus(await callRoute(op, routes.createRule, { body: { accountId: `ACC-${i}`, minimum: i } }), 201);
     const from = await shardOf(op.tenantId);
     await startMove(op, otherShard(from));
     await holdMover(op.tenantId);
-    const stored = async () => (await storedMove(op.tenantId)) as { status: string; verifiedSeq: number | null; recheckUpTo?: number | null };
+    const stored = async () => (await storedMove(op.tenantId)) as { status: string; verifiedSeq: number | null; recheckUpTo?: number | null; error?: string };
     for (let steps = 0; (await stored()).status !== "VERIFYING"; steps++) {
       expect(steps).toBeLessThan(200);
       await stepMover(op.tenantId);
@@ -229,6 +230,11 @@ describe("the recheck of the rows changed during the check", () => {
       expect(steps).toBeLessThan(400);
       await stepMover(op.tenantId);
     }
+    return { op, from, stored };
+  }
+
+  it("goes a slice of the log a step (never all of them at once), then lets the fence in", async () => {
+    const { op, from, stored } = await atTheEndOfTheCheck();
     const passEnded = await stored();
     // A clock that runs a whole step at each reading: the step does the least it may.
     let now = Date.now();
@@ -249,6 +255,17 @@ describe("the recheck of the rows changed during the check", () => {
     }
     const rules = await env[otherShard(from)].prepare("select count(*) as n from quota_rules where tenant_id = ?").bind(op.tenantId).first<{ n: number }>();
     expect(rules?.n).toBe(1_510);
+  });
+  it("fails the move, the tenant whole on its source, when the writes outpace it round after round", async () => {
+    const { op, from, stored } = await atTheEndOfTheCheck();
+    await patchStoredMove(op.tenantId, { recheckRounds: MOVE_PACE.recheckRounds });
+    for (let steps = 0; !["FAILED", "ABORTED"].includes((await stored()).status); steps++) {
+      expect(steps).toBeLessThan(50);
+      await stepMover(op.tenantId);
+    }
+    expect(await stored()).toMatchObject({ status: "FAILED", error: expect.stringContaining("outpaced the check") });
+    expect(await shardOf(op.tenantId)).toBe(from);
+    expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "ACC-AFTER", minimum: 1 } }), 201);
   });
 });
 
