@@ -198,8 +198,9 @@ export async function commitRowChange(
     dryRun: boolean;
   },
 ): Promise<number> {
-  // A dry run stops here: every check has run, and the count is what the batch would leave.
-  if (change.dryRun) return change.countAfter;
+  // A dry run stops here: every check has run, and the count is what the batch would leave. A write
+  // that changes nothing makes no version: a version always has the change set naming its author.
+  if (change.dryRun || !change.records.length) return change.countAfter;
   const { count } = change.rows;
   const recount = recountOf(row, change.rows);
   const results = await commit(ctx, [

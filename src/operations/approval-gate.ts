@@ -29,9 +29,11 @@ export interface ApprovalTally {
 function tallyOf(tenantId: string, operationId: string, version: SQL | number) {
   const onVersion = sql`${operationApprovals.operationId} = ${operationId} and ${operationApprovals.version} = ${version}`;
   // Who made the version: the actor of the change set that made it (an approval's set makes no version).
+  // A version without a set of its own (made by a write that changed nothing, before such writes made
+  // none) is its content's: the author of the latest set up to it.
   const author = sql`(select ${changeSets.actor} from ${changeSets}
-    where ${changeSets.tenantId} = ${tenantId} and ${changeSets.operationId} = ${operationId} and ${changeSets.version} = ${version}
-    order by ${changeSets.id} desc limit 1)`;
+    where ${changeSets.operationId} = ${operationId} and ${changeSets.version} <= ${version} and ${changeSets.tenantId} = ${tenantId}
+    order by ${changeSets.version} desc, ${changeSets.id} desc limit 1)`;
   return {
     required: sql<number>`${tenants.approvalsRequired}`,
     // One decision per approver and version (the table's key): a count of decisions is one of distinct approvers.

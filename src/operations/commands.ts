@@ -160,9 +160,12 @@ export const patchOperation = defineCommand(
       nameSort: sortText(name, tenantLocale),
       nameFolded: foldedText(name),
     });
+    // Fields that differ only in form (a name's locales in another order) change nothing either.
+    const record = operationChange(row, bump.after);
+    if (!record) return { operation: toOperationRepresentation(row), datesChangedWhileActive: false };
     const statements: Statement[] = [unchangedSince(row), bump.statement];
     if (changed.includes("ownerIds")) statements.push(...ownerStatements(ctx.db, ctx.principal.tenantId, row.id, ownerIds, true));
-    statements.push(operationEvent(ctx, "operation.updated", { changed }), ...operationChanges(ctx, row, [operationChange(row, bump.after)]));
+    statements.push(operationEvent(ctx, "operation.updated", { changed }), ...operationChanges(ctx, row, [record]));
     await commit(ctx, statements);
     return {
       operation: toOperationRepresentation(bump.after),

@@ -1,6 +1,9 @@
+import { and, eq, ne } from "drizzle-orm";
+import { ApiError } from "../platform/core/errors";
+import { operations } from "../operations/tables";
 import { actorOf } from "../platform/core/principal";
 import { nowIso } from "../platform/core/time";
-import { changeOf, recordsOf, type ChangeRecord } from "../platform/data/changes";
+import { changeOf, recordsOf } from "../platform/data/changes";
 import type { Statement } from "../platform/data/sql";
 import { ATTACHMENT_ROWS, attachmentChange, attachStatements } from "../attachments/commands";
 import { operationVersions } from "../history/versions";
@@ -72,14 +75,20 @@ export const revertOperation = defineCommand(
       accountsAttached: attach.length,
       accountsDetached: detach.length,
     };
-    if (input.dryRun) return { operation: { ...after, lineCount: then.row.lineCount, accountCount: then.row.accountCount }, counts };
-
-    const records: (ChangeRecord | undefined)[] = [
+    const records = recordsOf([
       operationRecord,
       ...lineRecords,
       ...attach.map((accountId) => attachmentChange(accountId, true)),
       ...detach.map((accountId) => attachmentChange(accountId, false)),
-    ];
+    ]);
+    // Back to what it already is: no version (a version always has the change set naming its author).
+    if (!records.length) return { operation: row, counts };
+    // The batch would meet the (tenant, code) key: a dry run answers as the write would.
+    if (fields.code !== row.code && (await codeTaken(ctx, fields.code!))) {
+      throw new ApiError("duplicate_code", `Operation code ${fields.code} is used by another Operation of this tenant since version ${input.toVersion}.`);
+    }
+    if (input.dryRun) return { operation: { ...after, lineCount: then.row.lineCount, accountCount: then.row.accountCount }, counts };
+
     const locale = ctx.principal.tenantDefaultLocale;
     const updatedAt = nowIso();
     const statements: Statement[] = [
@@ -110,6 +119,16 @@ export const revertOperation = defineCommand(
     return { operation: { ...after, lineCount: then.row.lineCount, accountCount: then.row.accountCount, version: row.version + 1, updatedAt }, counts };
   },
 );
+
+/** Whether another Operation of the tenant has `code`. */
+async function codeTaken(ctx: CommandContext, code: string): Promise<boolean> {
+  const [taken] = await ctx.db
+    .select({ id: operations.id })
+    .from(operations)
+    .where(and(eq(operations.tenantId, ctx.principal.tenantId), eq(operations.code, code), ne(operations.id, ctx.operationId)))
+    .limit(1);
+  return taken !== undefined;
+}
 
 /** The commands of this folder, for the Operation's Durable Object. */
 export const revertCommands = [revertOperation];

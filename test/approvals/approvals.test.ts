@@ -326,6 +326,49 @@ describe("activation with approvals on", () => {
     expect(expectStatus(await setStatus(op, operation.id, "ACTIVE"), 200).status).toBe("ACTIVE");
   });
 
+  it("one person cannot pass alone: writes that change nothing make no version, so the author's own approval never counts", async () => {
+    const op = await newTenant();
+    await requireApprovals(op, 1);
+    const operation = await draftOperation(op);
+    const alice = await reviewer(op, "u-alice");
+    const params = { operationId: operation.id };
+    const lines = [{ variantExternalId: "SKU-ALICE", minQuantity: 0, maxQuantity: 4 }];
+    expectStatus(await callRoute(alice, routes.putLines, { params, body: lines }), 200);
+    const authored = await readOperation(op, operation.id);
+    // The same lines again, a revert to where it is, a name in another order: nothing changes, no version is made.
+    expect(expectStatus(await callRoute(alice, routes.putLines, { params, body: lines }), 200)).toMatchObject({ created: 0, updated: 1 });
+    expectStatus(await callRoute(alice, routes.revertOperation, { params, body: { toVersion: authored.version } }), 200);
+    const reordered = Object.fromEntries(Object.entries(authored.name).reverse());
+    expectStatus(await callRoute(alice, routes.patchOperation, { params, body: { name: reordered } }), 200);
+    expect(await readOperation(op, operation.id)).toMatchObject({ version: authored.version, updatedAt: authored.updatedAt });
+    await approve(alice, operation.id, authored.version);
+    expect((await refusal(alice, operation.id)).approvals).toEqual({ required: 1, valid: 0, rejected: 0 });
+    // Every version has exactly one change set: its author.
+    const records = (await collectPages(op, routes.listOperationHistory, { params })).items;
+    const setsOf = new Map<number, Set<string>>();
+    for (const record of records.filter((record) => record.version !== undefined))
+      setsOf.set(record.version!, (setsOf.get(record.version!) ?? new Set()).add(record.id.split("-")[0]));
+    expect([...setsOf.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: authored.version }, (_, i) => i + 1));
+    expect([...setsOf.values()].every((sets) => sets.size === 1)).toBe(true);
+  });
+
+  it("a version with no change set of its own (made before no-op writes stopped making versions) is its content's author's", async () => {
+    const op = await newTenant();
+    await requireApprovals(op, 1);
+    const operation = await draftOperation(op);
+    const alice = await reviewer(op, "u-alice");
+    const params = { operationId: operation.id };
+    expectStatus(await callRoute(alice, routes.putLines, { params, body: [{ variantExternalId: "SKU-A", minQuantity: 0, maxQuantity: 4 }] }), 200);
+    // Such a version, as an earlier no-op write left it: a bump with no set.
+    const db = await tenantDb(op.tenantId);
+    await db.prepare("update operations set version = version + 1 where id = ?").bind(operation.id).run();
+    const bare = await readOperation(op, operation.id);
+    await approve(alice, operation.id, bare.version);
+    expect((await refusal(alice, operation.id)).approvals).toEqual({ required: 1, valid: 0, rejected: 0 });
+    await approve(await reviewer(op), operation.id, bare.version);
+    expect(expectStatus(await setStatus(alice, operation.id, "ACTIVE"), 200).status).toBe("ACTIVE");
+  });
+
   it("the author is a person: another key of the user who made the version is the author too", async () => {
     const op = await newTenant();
     await requireApprovals(op, 1);

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { callRoute, collectPages, createOperation, eventsOf, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
+import { callRoute, collectPages, createOperation, eventsOf, expectProblem, expectStatus, newTenant, uniqueId, type Caller } from "../helpers/client";
 import { routes } from "../helpers/routes";
 import { putAccounts } from "../helpers/setup";
 
@@ -22,6 +22,10 @@ async function snapshot(op: Caller, operationId: string) {
   const accounts = (await collectPages(op, routes.listAttachments, { params })).items.map((account) => account.accountId);
   return { operation, lines, accounts };
 }
+
+/** Whether two snapshots hold the same fields a revert takes back, lines and accounts. */
+const sameContent = (a: Awaited<ReturnType<typeof snapshot>>, b: Awaited<ReturnType<typeof snapshot>>) =>
+  JSON.stringify([a.lines, a.accounts, a.operation.externalId]) === JSON.stringify([b.lines, b.accounts, b.operation.externalId]);
 
 describe("the difference between two versions", () => {
   it("lists the Operation's fields, its accounts and its lines (added, removed, changed) from one version to another, lines a page at a time", async () => {
@@ -66,6 +70,13 @@ describe("the difference between two versions", () => {
     );
     expect([first.items[0].variantExternalId, second.items[0].variantExternalId]).toEqual(["A", "B"]);
     expect(second.operation).toEqual([]);
+    // Without `to`, the token keeps the version the first page compared to: a write since moves nothing.
+    expectStatus(await callRoute(op, routes.putLines, { params, body: [line("C", 31), line("0-NEW", 1)] }), 200);
+    const resumed = expectStatus(
+      await callRoute(op, routes.diffOperationVersions, { params, query: { from: String(from), limit: "1", nextToken: second.nextToken! } }),
+      200,
+    );
+    expect(resumed).toMatchObject({ to: first.to, items: [{ variantExternalId: "D", change: "added" }] });
     expectProblem(
       await callRoute(op, routes.diffOperationVersions, { params, query: { from: String(from - 1), limit: "1", nextToken: first.nextToken! } }),
       400,
@@ -116,7 +127,8 @@ describe("reverting an Operation to a version", () => {
             status: before.operation.status,
             lineCount: target.operation.lineCount,
             accountCount: target.operation.accountCount,
-            version: before.operation.version + 1,
+            // A new version only when something changes: back to what it already is makes none.
+            version: before.operation.version + (sameContent(target, before) ? 0 : 1),
           });
           expect(answer).toMatchObject({ version: after.operation.version, lineCount: after.operation.lineCount });
         },
@@ -168,5 +180,34 @@ describe("reverting an Operation to a version", () => {
     expectStatus(await callRoute(op, routes.putLines, { params, body: [line("A", 11)] }), 200);
     expectStatus(await callRoute(op, routes.changeStatus, { params, body: { status: "ACTIVE" } }), 200);
     expectProblem(await callRoute(op, routes.revertOperation, { params, body: { toVersion: v2 } }), 409, "operation_not_draft");
+  });
+
+  it("a dry run answers 409 duplicate_code as the revert would, when the code it would restore is taken since", async () => {
+    const op = await newTenant();
+    const operation = await createOperation(op, { code: uniqueId("OLD") });
+    const params = { operationId: operation.id };
+    expectStatus(await callRoute(op, routes.patchOperation, { params, body: { code: uniqueId("NEW") } }), 200);
+    await createOperation(op, { code: operation.code });
+    const before = await snapshot(op, operation.id);
+    const dry = await callRoute(op, routes.revertOperation, { params, query: { dryRun: "true" }, body: { toVersion: operation.version } });
+    const real = await callRoute(op, routes.revertOperation, { params, body: { toVersion: operation.version } });
+    expect(expectProblem(dry, 409, "duplicate_code").detail).toContain(operation.code);
+    expectProblem(real, 409, "duplicate_code");
+    expect(await snapshot(op, operation.id)).toEqual(before);
+  });
+
+  it("back to the version it is at makes no version, no event and no record: 200 with the Operation as it is", async () => {
+    const op = await newTenant();
+    const operation = await createOperation(op);
+    const params = { operationId: operation.id };
+    expectStatus(await callRoute(op, routes.putLines, { params, body: [line("A", 10)] }), 200);
+    const current = expectStatus(await callRoute(op, routes.getOperation, { params }), 200);
+    const eventCount = (await eventsOf(op)).length;
+    const answer = expectStatus(await callRoute(op, routes.revertOperation, { params, body: { toVersion: current.version } }), 200);
+    expect(answer).toMatchObject({ version: current.version, reverted: { fields: 0, linesUpserted: 0, linesRemoved: 0 } });
+    expect(expectStatus(await callRoute(op, routes.getOperation, { params }), 200).version).toBe(current.version);
+    expect(await eventsOf(op)).toHaveLength(eventCount);
+    const versions = (await collectPages(op, routes.listOperationHistory, { params })).items.map((record) => record.version);
+    expect(Math.max(...(versions as number[]))).toBe(current.version);
   });
 });
