@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { externalKey, identifierText, keyedBatch, listEnvelope } from "../platform/schema/fields";
+import { atMostCharacters, boundedText, externalKey, identifierText, keyedBatch, listEnvelope } from "../platform/schema/fields";
 import { commaList, pageQueryShape } from "../platform/schema/list-query";
 import type { ListDefinition } from "../platform/data/pagination";
 import { accounts } from "./tables";
@@ -28,7 +28,7 @@ export type AccountUser = z.output<typeof accountUser>;
 
 const directoryAccountInput = z.strictObject({
   accountId: externalKey,
-  name: z.string().trim().min(1).max(500),
+  name: z.string().trim().min(1).superRefine(atMostCharacters(500)).meta({ maxLength: 500 }),
   users: keyedBatch(accountUser, { field: "userId", keyOf: (user) => user.userId, min: 0, max: MAX_USERS_PER_ACCOUNT, what: "user" })
     .default([])
     .describe("Replaces the account's users; omitted means none."),
@@ -54,7 +54,7 @@ export const putDirectoryBody = keyedBatch(directoryAccountInput, {
     ],
   });
 
-const text = (description: string) => z.string().min(1).max(200).optional().describe(description);
+const text = (description: string) => boundedText(200).optional().describe(description);
 
 /** A case-insensitive substring filter on account names. */
 export const accountName = text("Case-insensitive substring of the account name.");

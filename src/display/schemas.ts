@@ -1,12 +1,10 @@
 import * as z from "zod";
-
-/** ISO 4217 codes as the runtime's Intl knows them (the console formats amounts with the same Intl). */
-const CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
+import { ISO_4217_CODES } from "./currencies";
 
 const currency = z
   .string()
   .regex(/^[A-Z]{3}$/, "must be an ISO 4217 currency code in capitals, e.g. EUR")
-  .refine((code) => CURRENCIES.has(code), "is not an ISO 4217 currency")
+  .refine((code) => ISO_4217_CODES.has(code), "is not a current ISO 4217 code")
   .nullable()
   .describe("The ISO 4217 currency the tenant's amounts (minimums, order amounts) are minor units of; null: not said (amounts are shown as held).");
 

@@ -6,6 +6,7 @@ export const HISTORY_CSV_COLUMNS = [
   "id",
   "at",
   "actor",
+  "actorKeyId",
   "reason",
   "resourceType",
   "resourceId",
@@ -22,6 +23,17 @@ const cell = (value: unknown): CsvValue =>
   value === undefined || value === null ? null : typeof value === "string" || typeof value === "number" ? value : JSON.stringify(value);
 
 export function historyCsvRows(record: ChangeRecordRepresentation): CsvValue[][] {
-  const head = [record.id, record.at, record.actor, record.reason, record.resourceType, record.resourceId, record.operationId, record.version, record.action];
+  const head = [
+    record.id,
+    record.at,
+    record.actor,
+    record.actorKeyId,
+    record.reason,
+    record.resourceType,
+    record.resourceId,
+    record.operationId,
+    record.version,
+    record.action,
+  ];
   return record.changes.map((change) => [...head, change.field, cell(change.previous), cell(change.next)]);
 }

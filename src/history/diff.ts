@@ -1,20 +1,21 @@
-import { sql } from "drizzle-orm";
 import { OPERATION_FIELDS } from "../operations/aggregate";
 import { changeOf } from "../platform/data/changes";
-import { bindPage, type ListContext, type ListDefinition } from "../platform/data/pagination";
+import { ApiError } from "../platform/core/errors";
+import { computedListToken, openComputedListToken, type ComputedList, type ListContext } from "../platform/data/pagination";
 import { fieldChangesOf } from "./queries";
 import { LINE_FIELDS } from "./line-windows";
 import { operationVersions } from "./versions";
 import type { DiffQuery } from "./schemas";
 
-/** The lines of a difference, by variantExternalId: the one order they page in. */
-export const diffLineList: ListDefinition = {
-  name: "operation-diff",
-  sortable: { variantExternalId: sql.raw("variant_external_id") },
-  id: sql.raw("variant_external_id"),
-  defaultSort: "variantExternalId",
-  maxLimit: 1000,
-};
+/** Where a nextToken resumes: the version compared to, and the last line of the page before. */
+function resumedAt(cursor: (string | number)[] | null): { to: number; after: string } | null {
+  if (cursor === null) return null;
+  const [to, after] = cursor;
+  if (cursor.length !== 2 || !Number.isSafeInteger(to) || typeof after !== "string") {
+    throw new ApiError("invalid_next_token", "nextToken was not issued for this list with these filters.");
+  }
+  return { to: to as number, after };
+}
 
 /**
  * What differs between two versions of an Operation: its fields, its lines (added, removed, changed,
@@ -22,16 +23,20 @@ export const diffLineList: ListDefinition = {
  * (attached, detached), each from its value at `from` to its value at `to`. The Operation's own
  * fields and accounts come with the first page.
  */
-export async function diffVersions(ctx: ListContext, operationId: string, from: number, to: number, query: DiffQuery) {
+export async function diffVersions(ctx: ListContext, operationId: string, query: DiffQuery, currentVersion: () => Promise<number>) {
   const { principal } = ctx;
-  const [before, after] = await operationVersions(ctx, principal.tenantId, operationId, [from, to]);
-  const { cursor, limit, tokenAfter } = await bindPage({
-    definition: diffLineList,
+  const { from, limit } = query;
+  const list: ComputedList = {
+    name: "operation-diff",
     secret: ctx.secret,
-    scope: { tenant: principal.tenantId, operationId, from, to },
-    query: { limit: query.limit, nextToken: query.nextToken },
-  });
-  const { changes, more } = await before.lineChangesTo(to, { after: (cursor?.[0] as string | undefined) ?? null, limit });
+    scope: { tenant: principal.tenantId, operationId },
+    binding: { from, to: query.to ?? null },
+  };
+  const resumed = resumedAt(await openComputedListToken(list, query.nextToken));
+  // Later pages compare to the version the first page resolved: a write since does not move `to` under them.
+  const to = resumed?.to ?? query.to ?? (await currentVersion());
+  const [before, after] = await operationVersions(ctx, principal.tenantId, operationId, [from, to]);
+  const { changes, more } = await before.lineChangesTo(to, { after: resumed?.after ?? null, limit });
   const items = changes.flatMap(({ variantExternalId, before: then, after: now }) => {
     const record = changeOf("line", variantExternalId, then, now, LINE_FIELDS);
     if (!record) return [];
@@ -39,7 +44,7 @@ export async function diffVersions(ctx: ListContext, operationId: string, from: 
     return [{ variantExternalId, change, changes: fieldChangesOf(record.action[0], record.changes) } as const];
   });
   const last = changes.at(-1)?.variantExternalId;
-  const page = { items, nextToken: more && last !== undefined ? await tokenAfter([last, last]) : null };
+  const page = { items, nextToken: more && last !== undefined ? await computedListToken(list, [to, last]) : null };
   const first = query.nextToken === undefined;
   const operation = first ? fieldChangesOf("u", changeOf("operation", operationId, before.row, after.row, OPERATION_FIELDS)?.changes ?? {}) : [];
   let accounts: { accountId: string; change: "attached" | "detached" }[] = [];

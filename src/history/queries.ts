@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lte, or, sql, type SQL } from "drizzle-orm";
 import { actionOfCode, typeCode, typeOfCode, type ResourceType, type StoredChanges } from "../platform/data/changes";
 import type { Db } from "../platform/data/database";
 import { bindPage, type ListContext, type Page } from "../platform/data/pagination";
@@ -18,6 +18,7 @@ export type HistoryRow = {
   operationId: string | null;
   version: number | null;
   actor: string;
+  keyId: string | null;
   requestId: string | null;
   reason: string | null;
   at: string;
@@ -54,6 +55,7 @@ export function toChangeRecordRepresentation(row: HistoryRow): ChangeRecordRepre
     action: actionOfCode(row.action),
     changes: fieldChangesOf(row.action, JSON.parse(row.changes) as StoredChanges),
     actor: row.actor,
+    ...(row.keyId !== null && { actorKeyId: row.keyId }),
     ...(row.requestId !== null && { requestId: row.requestId }),
     ...(row.reason !== null && { reason: row.reason }),
     at: row.at,
@@ -94,7 +96,7 @@ function historyConditions(tenantId: string, query: HistoryFilters) {
     type !== undefined ? eq(changeRecords.resourceType, type) : undefined,
     query.resourceId !== undefined ? eq(changeRecords.resourceId, query.resourceId) : undefined,
     query.field !== undefined ? sql`json_type(${changeRecords.changes}, ${`$."${query.field}"`}) is not null` : undefined,
-    query.actorKeyId !== undefined ? eq(changeSets.actor, `key:${query.actorKeyId}`) : undefined,
+    query.actorKeyId !== undefined ? or(eq(changeSets.actor, `key:${query.actorKeyId}`), eq(changeSets.keyId, query.actorKeyId)) : undefined,
     query.actorUserId !== undefined ? eq(changeSets.actor, `user:${query.actorUserId}`) : undefined,
     at.from !== undefined ? gte(changeSets.at, at.from) : undefined,
     at.to !== undefined ? lte(changeSets.at, at.to) : undefined,
@@ -104,7 +106,7 @@ function historyConditions(tenantId: string, query: HistoryFilters) {
     (type === undefined || record.type === type) &&
     (query.resourceId === undefined || record.resourceId === query.resourceId) &&
     (query.field === undefined || Object.hasOwn(record.changes, query.field)) &&
-    (query.actorKeyId === undefined || set.actor === `key:${query.actorKeyId}`) &&
+    (query.actorKeyId === undefined || set.actor === `key:${query.actorKeyId}` || set.keyId === query.actorKeyId) &&
     (query.actorUserId === undefined || set.actor === `user:${query.actorUserId}`) &&
     (at.from === undefined || set.at >= at.from) &&
     (at.to === undefined || set.at <= at.to);
@@ -130,6 +132,7 @@ const historyRowOf = ({ set, record }: ArchivedEntry): HistoryRow => ({
   operationId: set.operationId,
   version: set.version,
   actor: set.actor,
+  keyId: set.keyId,
   requestId: set.requestId,
   reason: set.reason,
   at: set.at,

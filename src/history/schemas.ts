@@ -37,6 +37,12 @@ export const changeRecordRepresentation = z
         'Only the fields that changed; a created resource has every field with previous absent, a deleted one every field with next absent. Secrets show as "[redacted]".',
       ),
     actor: z.string().describe("As on events: key:<keyId>, user:<userId>, schedule or cli."),
+    actorKeyId: z
+      .string()
+      .optional()
+      .describe(
+        "The key the change was made with, also when actor names the key's user (absent for the schedule, the command line, and changes recorded before keys were kept).",
+      ),
     requestId: z.string().optional(),
     reason: z.string().optional().describe("svc-change-reason, as the request sent it."),
     at: z.string(),
@@ -75,7 +81,7 @@ const sharedFilters = {
     .regex(/^[A-Za-z]+$/, "must be a field name")
     .optional()
     .describe("Only records that change this field (e.g. maxQuantity)."),
-  actorKeyId: identifierText(100).optional().describe("Only changes made with this key (actor key:<keyId>)."),
+  actorKeyId: identifierText(100).optional().describe("Only changes made with this key, whether the actor names the key or its user."),
   actorUserId: identifierText(128).optional().describe("Only changes made by this user (actor user:<userId>)."),
   from: dateTime.optional().describe("Only changes at or after this date-time."),
   to: dateTime.optional().describe("Only changes at or before this date-time."),

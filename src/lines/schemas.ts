@@ -2,7 +2,7 @@ import * as z from "zod";
 import { localizedText } from "../platform/core/locale";
 import { commaList, pageQueryShape } from "../platform/schema/list-query";
 import type { ListDefinition } from "../platform/data/pagination";
-import { externalKey, keyedBatch, listEnvelope, MAX_QUANTITY, quantity, quantityIncrement, queryInteger } from "../platform/schema/fields";
+import { boundedText, externalKey, keyedBatch, listEnvelope, MAX_QUANTITY, quantity, quantityIncrement, queryInteger } from "../platform/schema/fields";
 import { operationLines } from "../operations/tables";
 import { deprecatedAlias } from "../platform/http/deprecation";
 import { asOfQuery } from "../history/schemas";
@@ -81,7 +81,7 @@ export const listLinesQuery = z.strictObject({
   ...pageQueryShape(lineList),
   variantIds: commaList("Comma list of variantExternalIds.", 1000),
   variantExternalId: deprecatedAlias(commaList("Alias of variantIds.", 1000), { since: "2026-11-23", use: "variantIds" }),
-  variantName: z.string().min(1).max(200).optional().describe("Case-insensitive substring of the variant name in any locale."),
+  variantName: boundedText(200).optional().describe("Case-insensitive substring of the variant name in any locale."),
   minQuantity: exactQuantity("Lines whose minQuantity equals this."),
   maxQuantity: exactQuantity("Lines whose maxQuantity equals this."),
   recommendedQuantity: exactQuantity("Lines whose recommendedQuantity equals this."),

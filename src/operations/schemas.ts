@@ -2,7 +2,7 @@ import * as z from "zod";
 import { localeTag, localizedText, localizedTextPatch } from "../platform/core/locale";
 import { commaEnumList, commaList, pageQueryShape } from "../platform/schema/list-query";
 import type { ListDefinition } from "../platform/data/pagination";
-import { dateTime, externalKey, listEnvelope } from "../platform/schema/fields";
+import { boundedText, dateTime, externalKey, listEnvelope } from "../platform/schema/fields";
 import { operations } from "./tables";
 import { deprecatedAlias } from "../platform/http/deprecation";
 
@@ -118,8 +118,8 @@ export const listOperationsQuery = z.strictObject({
   ids: commaList("Comma list of identifiers, of the kind idType names."),
   operationId: deprecatedAlias(commaList("Alias of ids."), { since: "2026-11-23", use: "ids" }),
   idType: z.enum(["id", "code", "externalId"]).default("id").describe("What ids holds."),
-  name: z.string().min(1).max(200).optional().describe("Case-insensitive substring of the name in any locale (or in `locale`)."),
-  operationName: deprecatedAlias(z.string().min(1).max(200).optional().describe("Alias of name."), { since: "2026-11-23", use: "name" }),
+  name: boundedText(200).optional().describe("Case-insensitive substring of the name in any locale (or in `locale`)."),
+  operationName: deprecatedAlias(boundedText(200).optional().describe("Alias of name."), { since: "2026-11-23", use: "name" }),
   type: z.enum(OPERATION_TYPES).optional(),
   startDateFrom: dateTime.optional().describe("startDate ≥ this (inclusive)."),
   startDateTo: dateTime.optional().describe("startDate ≤ this (inclusive)."),

@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { afterCommit } from "../platform/core/after-commit";
-import { bookmarkOf } from "../platform/data/database";
+import { bookmarkOf, type Db } from "../platform/data/database";
 import { latestArchivedRecordOf } from "../history/archive/reads";
 import { changeOf, changeStatements, latestRecordOf, recordedFields, recordsOf, type ChangeRecord, type Writer } from "../platform/data/changes";
 import { inJsonChunks, insertFromJson, runBatch, type Statement, writeGuard } from "../platform/data/sql";
@@ -18,8 +18,10 @@ import { ruleIndexCache, type RuleChange } from "./rule-index-cache";
 import { ruleFieldsOf, scopeKeyOf, type DeleteRulesResult, type RuleBody, type UpsertRulesResult } from "./schemas";
 
 /** A rule's fields as history records them. */
-const RULE_FIELDS = recordedFields<RuleFields>(["accountId", "supplierId", "storeId", "minimum", "enforcement"]);
-type RuleFields = Pick<RuleRow, "id" | "accountId" | "supplierId" | "storeId" | "minimum" | "enforcement">;
+// createdAt never changes, so only a creation and a deletion record it (a bulk delete, reading the
+// rules as the index holds them, has none to record): a restore brings it back.
+const RULE_FIELDS = recordedFields<RuleFields>(["accountId", "supplierId", "storeId", "minimum", "enforcement", "createdAt"]);
+type RuleFields = Pick<RuleRow, "id" | "accountId" | "supplierId" | "storeId" | "minimum" | "enforcement"> & { createdAt?: string };
 const ruleChange = (before: RuleFields | null, after: RuleFields | null) => changeOf("rule", (before ?? after)!.id, before, after, RULE_FIELDS);
 const QUOTA_DEFAULT_FIELDS = recordedFields<{ minimum: number; enforcement: QuotaEnforcement }>(["minimum", "enforcement"]);
 
@@ -123,7 +125,7 @@ export async function restoreRule(writer: Writer, ruleId: string, archive: R2Buc
   if (current) throw new ApiError("rule_exists", `Quotas Rule ${ruleId} exists; only a deleted rule can be restored.`);
   if (!deletion) throw new ApiError("not_found", `Quotas Rule ${ruleId} not found (it was never deleted, or is not this tenant's).`);
   const now = nowIso();
-  const last = deletion.changes as Pick<RuleRow, "accountId" | "supplierId" | "storeId" | "minimum" | "enforcement">;
+  const last = deletion.changes as Pick<RuleRow, "accountId" | "supplierId" | "storeId" | "minimum" | "enforcement"> & { createdAt?: string };
   const row: RuleRow = {
     id: ruleId,
     tenantId: principal.tenantId,
@@ -132,7 +134,7 @@ export async function restoreRule(writer: Writer, ruleId: string, archive: R2Buc
     storeId: last.storeId,
     minimum: last.minimum,
     enforcement: last.enforcement,
-    createdAt: now,
+    createdAt: last.createdAt ?? (await recordedCreationTime(db, principal.tenantId, ruleId)) ?? now,
     updatedAt: now,
   };
   try {
@@ -148,6 +150,12 @@ export async function restoreRule(writer: Writer, ruleId: string, archive: R2Buc
     throw error;
   }
   return row;
+}
+
+/** When a rule whose deletion did not record createdAt was created: as its last creation record says. */
+async function recordedCreationTime(db: Db, tenantId: string, ruleId: string): Promise<string | undefined> {
+  const creation = await latestRecordOf(db, tenantId, "rule", ruleId, "created");
+  return creation && ((creation.changes.createdAt as string | undefined) ?? creation.at);
 }
 
 /** Loads the rule (404 if absent or another tenant's) and retries `write` if the rule changes under it. */
@@ -329,7 +337,10 @@ export function upsertRules(writer: Writer, bodies: RuleBody[], options: { dryRu
       ],
       { target: [quotaRules.id], update: [quotaRules.minimum, quotaRules.enforcement, quotaRules.updatedAt] },
     );
-    const records = () => [...created.map((rule) => ruleChange(null, rule)), ...updated.map((rule, i) => ruleChange(updatedFrom[i], rule))];
+    const records = () => [
+      ...created.map((rule) => ruleChange(null, { ...rule, createdAt: now })),
+      ...updated.map((rule, i) => ruleChange(updatedFrom[i], rule)),
+    ];
     return { answer, writes, event: { type: "rules.upserted", data: answer }, records, change: { upserted: changed } };
   });
 }

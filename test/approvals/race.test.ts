@@ -134,7 +134,7 @@ describe("the activation's guard in SQL", () => {
       archive: env.HISTORY_ARCHIVE,
       principal,
       operationId,
-      author: { actor: "key:k", requestId: null, reason: null },
+      author: { actor: "key:k", keyId: null, requestId: null, reason: null },
     };
     return changeStatus.run(ctx, { status: "ACTIVE" }).then(
       () => null,

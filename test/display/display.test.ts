@@ -14,6 +14,8 @@ describe("GET / PUT /v1/settings/display", () => {
     const account = await issueKey(op.tenantId, "ACCOUNT", "u-display");
     expect(await displayOf(account)).toEqual({ currency: "EUR" });
     expect(await setCurrency(op, "JPY")).toEqual({ currency: "JPY" });
+    // Current codes a runtime's list may lack: new currencies, funds, metals, the "no currency" code.
+    for (const code of ["SLE", "VED", "ZWG", "XCG", "XXX", "XAU", "BOV", "CLF"]) expect(await setCurrency(op, code)).toEqual({ currency: code });
     expect(await setCurrency(op, null)).toEqual({ currency: null });
     expect(await displayOf(op)).toEqual({ currency: null });
   });
@@ -25,6 +27,10 @@ describe("GET / PUT /v1/settings/display", () => {
       [{ currency: "eur" }, "body.currency"],
       [{ currency: "EURO" }, "body.currency"],
       [{ currency: "XYZ" }, "body.currency"],
+      // Withdrawn from ISO 4217, though some runtimes still list them.
+      [{ currency: "HRK" }, "body.currency"],
+      [{ currency: "SLL" }, "body.currency"],
+      [{ currency: "ZWL" }, "body.currency"],
       [{ currency: "€" }, "body.currency"],
       [{ currency: "" }, "body.currency"],
       [{ currency: 978 }, "body.currency"],

@@ -19,6 +19,8 @@ export interface Caller {
   role: Role;
   key: string;
   userId?: string;
+  /** The key's id (key_…), for callers whose key a test stored itself. */
+  keyId?: string;
 }
 
 async function sha256Hex(text: string): Promise<string> {
@@ -60,10 +62,11 @@ export function issueLegacyKey(tenantId: string, role: Role, userId?: string): P
 
 /** Stores a key's row with the prefix it was issued with. */
 async function storeKey(key: string, tenantId: string, role: Role, userId?: string): Promise<Caller> {
+  const keyId = uniqueId("key");
   await env.CONTROL.prepare("insert into api_keys (id, tenant_id, role, user_id, key_hash, prefix, created_at) values (?, ?, ?, ?, ?, ?, ?)")
-    .bind(uniqueId("key"), tenantId, role, userId ?? null, await sha256Hex(key), keyPrefix(key), new Date().toISOString())
+    .bind(keyId, tenantId, role, userId ?? null, await sha256Hex(key), keyPrefix(key), new Date().toISOString())
     .run();
-  return { tenantId, role, key, userId };
+  return { tenantId, role, key, userId, keyId };
 }
 
 export interface CallOptions {

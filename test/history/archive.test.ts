@@ -56,6 +56,7 @@ async function historyAnswers(op: Caller, operations: { id: string; versions: nu
     historyOldestFirst: (await collectPages(op, routes.listHistory, { query: { limit: "4", sort: "at" } })).items,
     lineMaximums: (await collectPages(op, routes.listHistory, { query: { resourceType: "line", field: "maxQuantity", limit: "2" } })).items,
     rules: (await collectPages(op, routes.listHistory, { query: { resourceType: "rule" } })).items,
+    byKey: (await collectPages(op, routes.listHistory, { query: { actorKeyId: op.keyId! } })).items,
     csv: (await call(op, "GET", "/v1/history", { headers: { accept: "text/csv" } })).text,
   };
   for (const { id, versions } of operations) {

@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { call, callRoute, collectPages, createOperation, expectProblem, expectStatus, newTenant, uniqueId, type Caller } from "../helpers/client";
+import {
+  call,
+  callRoute,
+  collectPages,
+  createOperation,
+  expectProblem,
+  expectStatus,
+  issueKey,
+  newTenant,
+  readOperation,
+  uniqueId,
+  type Caller,
+} from "../helpers/client";
 import { routes } from "../helpers/routes";
 import { putAccounts, setUpOperation } from "../helpers/setup";
 import { tenantDb } from "../helpers/shards";
@@ -14,6 +26,7 @@ interface HistoryItem {
   action: string;
   changes: Change[];
   actor: string;
+  actorKeyId?: string;
   requestId?: string;
   reason?: string;
   at: string;
@@ -241,13 +254,27 @@ describe("change records of tenant resources", () => {
       [
         "rule",
         "created",
-        { accountId: { next: "A-1" }, supplierId: { next: null }, storeId: { next: null }, minimum: { next: 100 }, enforcement: { next: "BLOCK" } },
+        {
+          accountId: { next: "A-1" },
+          supplierId: { next: null },
+          storeId: { next: null },
+          minimum: { next: 100 },
+          enforcement: { next: "BLOCK" },
+          createdAt: { next: rule.createdAt },
+        },
       ],
       ["rule", "updated", { minimum: { previous: 100, next: 150 } }],
       [
         "rule",
         "created",
-        { accountId: { next: "A-2" }, supplierId: { next: null }, storeId: { next: null }, minimum: { next: 70 }, enforcement: { next: "WARN" } },
+        {
+          accountId: { next: "A-2" },
+          supplierId: { next: null },
+          storeId: { next: null },
+          minimum: { next: 70 },
+          enforcement: { next: "WARN" },
+          createdAt: { next: expect.any(String) },
+        },
       ],
       [
         "rule",
@@ -258,6 +285,7 @@ describe("change records of tenant resources", () => {
           storeId: { previous: null },
           minimum: { previous: 150 },
           enforcement: { previous: "BLOCK" },
+          createdAt: { previous: rule.createdAt },
         },
       ],
     ]);
@@ -315,8 +343,21 @@ describe("reading history", () => {
     const csv = await call(op, "GET", "/v1/history?resourceType=line&resourceId=A", { headers: { accept: "text/csv" } });
     expect(csv.status).toBe(200);
     const lines = csv.text.trim().split(/\r?\n/);
-    expect(lines[0]).toBe("id,at,actor,reason,resourceType,resourceId,operationId,version,action,field,previous,next");
+    expect(lines[0]).toBe("id,at,actor,actorKeyId,reason,resourceType,resourceId,operationId,version,action,field,previous,next");
     expect(lines.some((row) => row.includes(",A,") && row.endsWith(",maxQuantity,50,7"))).toBe(true);
+  });
+
+  it("keeps the key beside a user actor: a key issued with a user has its changes found by actorKeyId, and another key of that user's are not", async () => {
+    const op = await newTenant();
+    const [carol, carolsOtherKey] = [await issueKey(op.tenantId, "OPERATOR", "u-carol"), await issueKey(op.tenantId, "OPERATOR", "u-carol")];
+    const operation = await createOperation(carol);
+    expectStatus(await callRoute(carolsOtherKey, routes.putLines, { params: { operationId: operation.id }, body: [lineBody("A")] }), 200);
+    const byFirst = await historyOf(op, { actorKeyId: carol.keyId! });
+    expect(byFirst.map((record) => [record.resourceType, record.actor, record.actorKeyId])).toEqual([["operation", "user:u-carol", carol.keyId]]);
+    expect((await historyOf(op, { actorKeyId: carolsOtherKey.keyId! })).map((record) => record.resourceId)).toEqual(["A"]);
+    expect((await historyOf(op, { actorUserId: "u-carol" })).length).toBe(2);
+    const csv = await call(op, "GET", `/v1/history?actorKeyId=${carol.keyId}`, { headers: { accept: "text/csv" } });
+    expect(csv.text).toContain(`,user:u-carol,${carol.keyId},`);
   });
 
   it("svc-change-reason is kept; one longer than 500 characters or with a control character is 400 and nothing is written", async () => {
@@ -340,7 +381,29 @@ describe("reading history", () => {
     expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "A-9", minimum: 1 }, headers: { "svc-change-reason": "Négociation Q3 ✓" } }), 201);
     expect((await historyOf(op))[0].reason).toBe("Négociation Q3 ✓");
   });
+
+  it("counts text one way everywhere: characters of its NFC form (a decomposed é is one, an emoji is one)", async () => {
+    const op = await newTenant();
+    const decomposed = "e\u0301".repeat(500);
+    const emoji = "\u{1F600}".repeat(500);
+    for (const reason of [decomposed, emoji]) {
+      expectStatus(await callRoute(op, routes.createRule, { body: { accountId: uniqueId("A"), minimum: 1 }, headers: { "svc-change-reason": reason } }), 201);
+      expect(characters((await historyOf(op))[0].reason!)).toBe(500);
+    }
+    const tooLong = await callRoute(op, routes.createRule, { body: { accountId: "A-X", minimum: 1 }, headers: { "svc-change-reason": `${emoji}x` } });
+    expect(expectProblem(tooLong, 400, "validation_failed").errors?.[0].message).toContain("500 characters");
+    // An approval comment and a code are counted the same way.
+    const operation = await readOperation(op, (await setUpOperation(op, { status: "DRAFT" })).id);
+    const decide = (comment: string) =>
+      callRoute(op, routes.decideOnOperation, { params: { operationId: operation.id }, body: { decision: "APPROVE", version: operation.version, comment } });
+    expectStatus(await decide(emoji), 201);
+    expectProblem(await decide(`${decomposed}e\u0301`), 400, "validation_failed");
+    const code = "\u{1F600}".repeat(128);
+    expect(expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { code } }), 200).code).toBe(code);
+  });
 });
+
+const characters = (text: string) => [...text].length;
 
 describe("restoring a deleted rule", () => {
   it("brings it back under its id with its last values (201, a created record); 409 rule_exists while it exists, 409 duplicate_scope when its scope was taken, 404 for an id never deleted", async () => {
@@ -357,6 +420,11 @@ describe("restoring a deleted rule", () => {
     expectStatus(await callRoute(op, routes.deleteRule, { params: { ruleId: rule.id } }), 204);
     const restored = expectStatus(await callRoute(op, routes.restoreRule, { params: { ruleId: rule.id } }), 201);
     expect(restored).toMatchObject({ id: rule.id, accountId: "A-1", supplierId: "S-1", storeId: null, minimum: 120, enforcement: "WARN" });
+    // Its last values include when it was made: it keeps its place in the default order.
+    expect(restored.createdAt).toBe(rule.createdAt);
+    // A rule deleted in bulk comes back with its creation time too (from its creation record).
+    expectStatus(await callRoute(op, routes.deleteRules, { body: [rule.id] }), 200);
+    expect(expectStatus(await callRoute(op, routes.restoreRule, { params: { ruleId: rule.id } }), 201).createdAt).toBe(rule.createdAt);
     expect(expectStatus(await callRoute(op, routes.getRule, { params: { ruleId: rule.id } }), 200)).toMatchObject({ minimum: 120 });
     const evaluated = expectStatus(
       await callRoute(op, routes.evaluateQuotas, { body: { orders: [{ accountId: "A-1", supplierId: "S-1", amount: 50 }] } }),

@@ -6,11 +6,11 @@ import type { StoredChanges } from "../../platform/data/changes";
  * version undone from now). Each set is a header line, then one line per record, its records newest
  * first (ordinal descending):
  *
- *   {"id":"chg_…","o":"op_…","v":7,"a":"key:…","q":"<request id>","r":"<reason>","t":"<at>","n":2}
+ *   {"id":"chg_…","o":"op_…","v":7,"a":"user:…","k":"key_…","q":"<request id>","r":"<reason>","t":"<at>","n":2}
  *   ["l","u","SKU-123",1,{"maxQuantity":[50,5]}]
  *   ["l","u","SKU-124",0,{"maxQuantity":[20,8]}]
  *
- * (absent o, v, q, r: null). A record line is a small array a reader can skip without parsing, so
+ * (absent o, v, k, q, r: null; k, the key the change was made with, is absent from sets archived before it was kept). A record line is a small array a reader can skip without parsing, so
  * reaching a page deep in an object costs its decompression, not a parse of every record before it.
  * Records keep the shard's own encoding (one letter for type and action, only the changed fields).
  */
@@ -21,6 +21,7 @@ export interface ArchivedSet {
   operationId: string | null;
   version: number | null;
   actor: string;
+  keyId: string | null;
   requestId: string | null;
   reason: string | null;
   at: string;
@@ -59,6 +60,7 @@ export function headerLine(set: ArchivedSet): string {
   if (set.operationId !== null) header.o = set.operationId;
   if (set.version !== null) header.v = set.version;
   header.a = set.actor;
+  if (set.keyId !== null) header.k = set.keyId;
   if (set.requestId !== null) header.q = set.requestId;
   if (set.reason !== null) header.r = set.reason;
   header.t = set.at;
@@ -71,12 +73,13 @@ export function recordLine(record: StoredRecord): string {
 }
 
 function parseHeader(line: string): ArchivedSet {
-  const header = JSON.parse(line) as { id: string; o?: string; v?: number; a: string; q?: string; r?: string; t: string; n: number };
+  const header = JSON.parse(line) as { id: string; o?: string; v?: number; a: string; k?: string; q?: string; r?: string; t: string; n: number };
   return {
     id: header.id,
     operationId: header.o ?? null,
     version: header.v ?? null,
     actor: header.a,
+    keyId: header.k ?? null,
     requestId: header.q ?? null,
     reason: header.r ?? null,
     at: header.t,

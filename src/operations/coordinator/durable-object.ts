@@ -4,7 +4,8 @@ import { afterCommit } from "../../platform/core/after-commit";
 import { openDb, primaryDb } from "../../platform/data/database";
 import type { Env } from "../../platform/core/env";
 import { ApiError } from "../../platform/core/errors";
-import { actorOf, type Principal } from "../../platform/core/principal";
+import type { Principal } from "../../platform/core/principal";
+import { authorOf } from "../../platform/data/changes";
 import { isTenantMovingFailure, readPlacement, tenantMovingError } from "../../platform/data/tenancy";
 import { newTrace, type RequestTrace } from "../../platform/data/trace";
 import { deleteOperation, giveUpScheduledChange, nextScheduledTime, patchOperation, runScheduledChanges } from "../commands";
@@ -136,7 +137,7 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
       archive: this.env.HISTORY_ARCHIVE,
       principal,
       operationId: owner.operationId,
-      author: { actor: "schedule", requestId: trace.requestId, reason: null },
+      author: { actor: "schedule", keyId: null, requestId: trace.requestId, reason: null },
     };
   }
 
@@ -192,7 +193,7 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
       archive: this.env.HISTORY_ARCHIVE,
       principal,
       operationId,
-      author: { actor: actorOf(principal), ...request },
+      author: authorOf(principal, request),
     };
     // What the request gets back beside the result: its D1 calls, and whether the command's batch appended events.
     const done = () => ({

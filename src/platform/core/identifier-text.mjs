@@ -26,6 +26,16 @@ export function identifierProblem(text) {
   return `contains ${codePoint} (${kind}) at position ${found.index}: control characters, format characters and lone surrogates are not allowed`;
 }
 
+/**
+ * How long text is, the one way every limit of the API counts it: characters (code points, as JSON
+ * Schema's maxLength does) of its NFC form, so "é" is one whichever way it was sent, and so is an emoji.
+ */
+export function characterCount(text) {
+  let count = 0;
+  for (const _ of text.normalize("NFC")) count++;
+  return count;
+}
+
 /** The one spelling `text` is stored and compared in. */
 export function canonicalIdentifier(text) {
   return text.normalize("NFC");

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { characterCount } from "./identifier-text.mjs";
 
 export type LocalizedText = Record<string, string>;
 
@@ -23,7 +24,7 @@ export const localizedText = z
     for (const locale of locales) {
       if (!LOCALE_TAG.test(locale)) {
         ctx.issues.push({ code: "custom", params: { code: "invalid_key" }, input: locale, path: [locale], message: LOCALE_TAG_MESSAGE });
-      } else if (ctx.value[locale].length > MAX_TEXT_LENGTH) {
+      } else if (characterCount(ctx.value[locale]) > MAX_TEXT_LENGTH) {
         ctx.issues.push({
           code: "custom",
           params: { code: "too_big" },
@@ -44,7 +45,14 @@ export const localizedText = z
 
 /** A merge-patch of a localized map: a locale set to null is removed. */
 export const localizedTextPatch = z
-  .record(localeTag, z.string().max(MAX_TEXT_LENGTH).nullable())
+  .record(
+    localeTag,
+    z
+      .string()
+      .refine((text) => characterCount(text) <= MAX_TEXT_LENGTH, `at most ${MAX_TEXT_LENGTH} characters`)
+      .meta({ maxLength: MAX_TEXT_LENGTH })
+      .nullable(),
+  )
   .describe("Merge patch by locale: a value replaces, null removes that locale.");
 
 export function mergeLocalized(current: LocalizedText, patch: Record<string, string | null>): LocalizedText {

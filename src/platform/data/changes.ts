@@ -3,7 +3,7 @@ import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import { insertFromJson, type Statement } from "./sql";
 import { changeRecords, changeSets } from "./tables";
 import { idPrefixes, newId } from "../core/ids";
-import type { Principal } from "../core/principal";
+import { actorOf, type Principal } from "../core/principal";
 import { nowIso } from "../core/time";
 
 /*
@@ -56,6 +56,8 @@ export interface ChangeRecord {
 /** Who made a change and why: the same for every record of one request (as on events: key:…, user:…, schedule, cli). */
 export interface ChangeAuthor {
   actor: string;
+  /** The key it acted with, kept beside an actor that names the key's user. */
+  keyId: string | null;
   requestId: string | null;
   reason: string | null;
 }
@@ -144,6 +146,7 @@ export function changeStatements(db: Db, set: ChangeSet): Statement[] {
     operationId: set.operationId ?? null,
     version: set.version ?? null,
     actor: set.author.actor,
+    keyId: set.author.keyId,
     requestId: set.author.requestId,
     reason: set.author.reason,
     at: nowIso(),
@@ -184,6 +187,11 @@ export function recordDeletedInSql(
   );
   return sql`insert into ${changeRecords} (${sql.identifier(changeRecords.setId.name)}, ${sql.identifier(changeRecords.resourceType.name)}, ${sql.identifier(changeRecords.action.name)}, ${sql.identifier(changeRecords.resourceId.name)}, ${sql.identifier(changeRecords.ordinal.name)}, ${sql.identifier(changeRecords.changes.name)})
     select ${setId}, ${typeCode(type)}, ${actionCode("deleted")}, ${from.resourceId}, ${firstOrdinal - 1} + row_number() over (order by ${from.resourceId}), json_object(${pairs}) ${from.source}`;
+}
+
+/** The author of a request's changes: its key's actor, the key itself, the request and its reason. */
+export function authorOf(principal: Principal, request: { requestId: string | null; reason: string | null }): ChangeAuthor {
+  return { actor: actorOf(principal), keyId: principal.keyId, requestId: request.requestId, reason: request.reason };
 }
 
 /** A write the Worker makes itself (not an Operation's command): where, on whose behalf, and who its records name. */

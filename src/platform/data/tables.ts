@@ -83,6 +83,8 @@ export const changeSets = sqliteTable("change_sets", {
   operationId: text("operation_id"),
   version: integer("version"),
   actor: text("actor").notNull(),
+  /** The key the change was made with (null: the schedule, the command line, or recorded before keys were kept). */
+  keyId: text("key_id"),
   requestId: text("request_id"),
   reason: text("reason"),
   at: text("at").notNull(),
@@ -93,6 +95,7 @@ export const changeSetFields = {
   operationId: changeSets.operationId,
   version: changeSets.version,
   actor: changeSets.actor,
+  keyId: changeSets.keyId,
   requestId: changeSets.requestId,
   reason: changeSets.reason,
   at: changeSets.at,

@@ -2,10 +2,11 @@ import type { Context, Hono } from "hono";
 import { openDb, type Db } from "../data/database";
 import type { Env } from "../core/env";
 import type { ListContext } from "../data/pagination";
-import { actorOf, type Principal, type RequestScope } from "../core/principal";
-import type { ChangeAuthor, Writer } from "../data/changes";
+import type { Principal, RequestScope } from "../core/principal";
+import { authorOf, type ChangeAuthor, type Writer } from "../data/changes";
 import type { TenantPlacement } from "../data/tenancy";
-import type { RequestTrace } from "../data/trace";
+import { newTrace, type RequestTrace } from "../data/trace";
+import type { BackgroundRead } from "../core/refreshing-cache";
 
 /** What a request carries beside its input, set once by the app's middleware. */
 export interface AppVariables {
@@ -39,9 +40,16 @@ export function tenantPrimaryDb(c: Context<AppBindings>): Db {
   return openDb(c.env, c.var.principal.shard, "first-primary", c.var.trace);
 }
 
+/** Runs a read of the tenant's shard after the answer (waitUntil), on a handle of its own: a cache refresh. */
+export function inShardBackground(c: Context<AppBindings>): BackgroundRead<Db> {
+  return (read) => {
+    c.executionCtx.waitUntil(read(openDb(c.env, c.var.principal.shard, "first-unconstrained", newTrace())));
+  };
+}
+
 /** Who the request's change records name, and why: its key's actor, its id and svc-change-reason. */
 export function changeAuthorOf(c: Context<AppBindings>): ChangeAuthor {
-  return { actor: actorOf(c.var.principal), requestId: c.var.requestId, reason: c.var.changeReason ?? null };
+  return authorOf(c.var.principal, { requestId: c.var.requestId, reason: c.var.changeReason ?? null });
 }
 
 /** The request as a writer of its tenant's data: on `db` (its session by default), its change records naming its author. */

@@ -15,7 +15,7 @@ import { isCsvContentType, parseCsv } from "./csv";
 import { idempotency, type ShownOnce } from "./idempotency";
 import { streamsOnPurpose } from "./streaming";
 import { identifierText } from "../schema/fields";
-import { canonicalIdentifier, identifierProblem } from "../core/identifier-text.mjs";
+import { canonicalIdentifier, characterCount, identifierProblem } from "../core/identifier-text.mjs";
 import type { RequestScope } from "../core/principal";
 import { invalidJsonError, throwZodError, validationError, zodProblemItems } from "../schema/validation";
 
@@ -339,7 +339,7 @@ function changeReasonValidator(): MiddlewareHandler<AppBindings> {
   return async function validateChangeReason(c, next) {
     const sent = c.req.header("svc-change-reason")?.trim();
     if (sent) {
-      const problem = identifierProblem(sent) ?? (sent.length > MAX_CHANGE_REASON ? `is longer than ${MAX_CHANGE_REASON} characters` : undefined);
+      const problem = identifierProblem(sent) ?? (characterCount(sent) > MAX_CHANGE_REASON ? `is longer than ${MAX_CHANGE_REASON} characters` : undefined);
       if (problem) throw validationError([{ field: "header.svc-change-reason", code: "invalid_string", message: `svc-change-reason ${problem}` }]);
       c.set("changeReason", canonicalIdentifier(sent));
     }

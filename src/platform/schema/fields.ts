@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { canonicalIdentifier, identifierProblem } from "../core/identifier-text.mjs";
+import { canonicalIdentifier, characterCount, identifierProblem } from "../core/identifier-text.mjs";
 import { toIsoSeconds } from "../core/time";
 
 /** Largest quantity the API stores: a signed 32-bit integer. */
@@ -14,10 +14,10 @@ export const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
  * A refinement that reports `problemOf(value)` as the field's one issue: nothing else is checked on
  * such a value (its length or layout would only restate the point, less clearly).
  */
-function refuseWith(problemOf: (value: string) => string | undefined) {
+function refuseWith(problemOf: (value: string) => string | undefined, code = "invalid_format") {
   return (value: string, ctx: z.RefinementCtx) => {
     const problem = problemOf(value);
-    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem, params: { code: "invalid_format" }, continue: false });
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem, params: { code }, continue: false });
   };
 }
 
@@ -26,6 +26,16 @@ function refuseWith(problemOf: (value: string) => string | undefined) {
  * it runs before any trimming, which would take a leading U+FEFF off unseen.
  */
 export const refuseUnseenCharacters = refuseWith(identifierProblem);
+
+/** A check of text of at most `max` characters, counted as every limit of the API counts them (characterCount). */
+export function atMostCharacters(max: number) {
+  return refuseWith((value) => (characterCount(value) > max ? `must be at most ${max} characters` : undefined), "too_big");
+}
+
+/** Text of 1 to `max` characters (characterCount), documented with that maxLength. */
+export function boundedText(max: number) {
+  return z.string().min(1).superRefine(atMostCharacters(max)).meta({ maxLength: max });
+}
 
 /**
  * Text that names something — a code, an external id, an account, supplier, store or user id, the id
@@ -36,7 +46,7 @@ export const refuseUnseenCharacters = refuseWith(identifierProblem);
  */
 export function identifierText(maxLength: number, { trim = false } = {}) {
   const canonical = z.string().superRefine(refuseUnseenCharacters).overwrite(canonicalIdentifier);
-  return (trim ? canonical.trim() : canonical).min(1).max(maxLength);
+  return (trim ? canonical.trim() : canonical).min(1).superRefine(atMostCharacters(maxLength)).meta({ maxLength });
 }
 
 /**
