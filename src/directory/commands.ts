@@ -4,6 +4,7 @@ import { inJsonChunks, insertFromJson, runBatch, type Statement } from "../platf
 import { appendEvent } from "../platform/data/events";
 import { accounts, accountUsers } from "./tables";
 import { nowIso } from "../platform/core/time";
+import { forgetMemberships } from "./membership-cache";
 import { findDirectoryAccounts, type DirectoryFields } from "./queries";
 import type { DirectoryAccountInput } from "./schemas";
 
@@ -64,6 +65,9 @@ export async function upsertDirectory({ db, principal, author }: Writer, input: 
       ),
     }),
   ];
-  if (!options.dryRun) await runBatch(db, statements);
+  if (!options.dryRun) {
+    await runBatch(db, statements);
+    forgetMemberships(tenantId);
+  }
   return { created, updated };
 }

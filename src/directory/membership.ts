@@ -4,6 +4,8 @@ import type { Principal } from "../platform/core/principal";
 import type { Db } from "../platform/data/database";
 import { inJsonList } from "../platform/data/sql";
 import { ApiError } from "../platform/core/errors";
+import type { BackgroundRead } from "../platform/core/refreshing-cache";
+import { cachedAccountsOfUser } from "./membership-cache";
 import { accountUsers } from "./tables";
 
 /**
@@ -47,7 +49,7 @@ export async function permittedAccounts(db: Db, principal: Principal, accountIds
  * 403 account_not_permitted unless the principal may act for every account (`permitted`, from
  * permittedAccounts), naming the others; `consequence` tells the caller what did not happen.
  */
-export function requirePermitted(principal: Principal, accountIds: readonly string[], permitted: Set<string>, consequence: string): void {
+export function requirePermitted(principal: Principal, accountIds: readonly string[], permitted: ReadonlySet<string>, consequence: string): void {
   const refused = accountIds.filter((id) => !permitted.has(id));
   if (refused.length) {
     throw new ApiError("account_not_permitted", `${refused.length} of these accounts do not list user ${principal.userId} among their users; ${consequence}.`, {
@@ -56,8 +58,19 @@ export function requirePermitted(principal: Principal, accountIds: readonly stri
   }
 }
 
-/** requirePermitted, reading the permissions first (no query for an OPERATOR key). */
-export async function requirePermittedAccounts(db: Db, principal: Principal, accountIds: readonly string[], consequence: string): Promise<void> {
+/**
+ * requirePermitted on a read path: an ACCOUNT key's memberships come from the isolate's cache
+ * (membership-cache.ts; `inBackground` refreshes them after the answer), an OPERATOR key needs none.
+ */
+export async function requirePermittedAccounts(
+  db: Db,
+  principal: Principal,
+  accountIds: readonly string[],
+  consequence: string,
+  inBackground: BackgroundRead<Db>,
+): Promise<void> {
   const unique = [...new Set(accountIds)];
-  requirePermitted(principal, unique, await permittedAccounts(db, principal, unique), consequence);
+  if (principal.role === "OPERATOR") return;
+  const cached = await cachedAccountsOfUser(db, principal.tenantId, principal.userId ?? "", inBackground);
+  requirePermitted(principal, unique, cached ?? (await accountsOfUser(db, principal.tenantId, principal.userId ?? "", unique)), consequence);
 }

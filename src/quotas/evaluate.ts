@@ -1,7 +1,6 @@
 import type { Context } from "hono";
-import { openDb } from "../platform/data/database";
-import { newTrace, noteBookmark, type RequestTrace } from "../platform/data/trace";
-import type { AppBindings } from "../platform/http/context";
+import { noteBookmark, type RequestTrace } from "../platform/data/trace";
+import { inShardBackground, type AppBindings } from "../platform/http/context";
 import { d1RuleSource } from "./queries";
 import { evaluateExplained, evaluateQuota, type ExplainedQuotaResult, type QuotaOrder, type QuotaResult } from "./rule-index";
 import { ruleIndexCache, type BackgroundRunner, type RuleSource } from "./rule-index-cache";
@@ -19,13 +18,11 @@ export interface RuleReading {
 export function ruleReadingOf(c: Context<AppBindings>): RuleReading {
   const { db, trace } = c.var;
   const { shard } = c.var.principal;
+  const inBackground = inShardBackground(c);
   return {
     source: d1RuleSource(db, shard),
     trace,
-    inBackground: (check) => {
-      const background = newTrace();
-      c.executionCtx.waitUntil(check(d1RuleSource(openDb(c.env, shard, "first-unconstrained", background), shard)));
-    },
+    inBackground: (check) => inBackground((own) => check(d1RuleSource(own, shard))),
   };
 }
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { callRoute, createOperation, expectStatus, newTenant, type ApiResponse } from "../helpers/client";
+import { callRoute, createOperation, expectProblem, expectStatus, newTenant, type ApiResponse } from "../helpers/client";
 import { captureLog } from "../helpers/request-log";
 import { routes } from "../helpers/routes";
-import { setUpOperation } from "../helpers/setup";
+import { accountWithKey, putAccounts, setUpOperation } from "../helpers/setup";
 
 /*
  * One structured JSON line per request, and the D1 round trips it counts: the latency budget on
@@ -74,6 +74,31 @@ describe("D1 round trips on the request path (warm key cache)", () => {
       expectStatus(response, 200);
       expect(log.lineOf(response)[0].d1SequentialRoundTrips).toBe(0);
     }
+  });
+
+  it("an ACCOUNT key's warm evaluation waits on none either: its memberships are cached, and a directory change is seen at once", async () => {
+    const op = await newTenant();
+    const { accountId, userId, caller } = await accountWithKey(op);
+    await callRoute(op, routes.createRule, { body: { accountId, minimum: 100 } });
+    const evaluate = (account = accountId) => callRoute(caller, routes.evaluateQuotas, { body: { orders: [{ accountId: account, amount: 50 }] } });
+    await evaluate();
+    const log = captureLog();
+    const now = Date.now();
+    const answers = [await evaluate()];
+    // Every 1.5 s (the rule index's check, after the answer) until past the memberships' refresh age (5 s): read again after the answer too.
+    for (const offset of [1_500, 3_000, 4_500, 6_000, 7_500]) {
+      vi.spyOn(Date, "now").mockReturnValue(now + offset);
+      answers.push(await evaluate());
+    }
+    for (const response of answers as ApiResponse[]) {
+      expect((expectStatus(response, 200) as { results: unknown[] }).results[0]).toMatchObject({ allowed: false, effectiveMinimum: 100 });
+      expect(log.lineOf(response)[0].d1SequentialRoundTrips).toBe(0);
+    }
+    vi.restoreAllMocks();
+    // Another account is still refused from the cache; the user moved off the account is refused at once.
+    expectProblem(await evaluate("A-NOT-MINE"), 403, "account_not_permitted");
+    await putAccounts(op, [{ accountId, users: [{ userId: `${userId}-other`, email: "other@example.test" }] }]);
+    expectProblem(await evaluate(), 403, "account_not_permitted");
   });
 
   it("an Operation write waits on at most 2, inside its Durable Object", async () => {

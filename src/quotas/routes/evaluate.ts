@@ -1,4 +1,5 @@
 import { requirePermittedAccounts } from "../../directory/membership";
+import { inShardBackground } from "../../platform/http/context";
 import { defineRoute } from "../../platform/http/routes";
 import { evaluateOrders, explainOrders, ruleReadingOf, type QuotaOrder } from "../evaluate";
 import { evaluateBody, evaluateQuery, evaluateResponse, MAX_EVALUATE_ORDERS } from "../schemas";
@@ -50,6 +51,7 @@ export default defineRoute(
       principal,
       orders.map((order) => order.accountId),
       "nothing was evaluated",
+      inShardBackground(c),
     );
     const { tenantId } = principal;
     const reading = ruleReadingOf(c);
