@@ -182,7 +182,7 @@ describe("the schedule sweep (every minute) heals an object that lost its alarm"
 describe("a pending schedule and a move of the tenant to another shard", () => {
   it("a time after the move runs on the shard the tenant moved to", async () => {
     const op = await newTenant();
-    const activateAt = inSeconds(3);
+    const activateAt = inSeconds(3600);
     const operation = await scheduledOperation(op, { activateAt });
     const from = await shardOf(op.tenantId);
     await moveTenant(op, otherShard(from));
