@@ -26,11 +26,11 @@ import { shardNames } from "./platform/core/shards";
 import { noteBookmark } from "./platform/data/trace";
 import { buildOpenApiDocument } from "./platform/http/openapi";
 import { answerUnrouted, mountRoutes, type RouteDefinition } from "./platform/http/routes";
-import { commandRegistry } from "./operations/coordinator/protocol";
+import { commandRegistry, type EventsListener } from "./operations/coordinator/protocol";
 import { quotaRoutes } from "./quotas/routes";
 import { revertCommands } from "./revert/commands";
 import { revertRoutes } from "./revert/routes";
-import { handOnAppendedEvents } from "./webhooks/outbox";
+import { handOnAppendedEvents, requestHandOn } from "./webhooks/outbox";
 import { webhookRoutes } from "./webhooks/routes";
 import { tenantRoutes } from "./tenants/routes";
 import { name as serviceName } from "../package.json";
@@ -46,9 +46,13 @@ export const operationObjectCommands = commandRegistry([
   ...approvalCommands,
 ]);
 
-/** The Operation's Durable Object, running the app's commands (wrangler.toml binds it as OPERATION_COORDINATOR). */
+/** Events an Operation's object appended on its own (a scheduled change) go to webhooks now, not at the next sweep. */
+const handOnObjectEvents: EventsListener = (env, appended) => requestHandOn(env, appended.shard, appended.tenantId, appended.source);
+
+/** The Operation's Durable Object, running the app's commands and telling its listeners (wrangler.toml binds it as OPERATION_COORDINATOR). */
 export class OperationCoordinator extends OperationObject {
   protected readonly commands = operationObjectCommands;
+  protected readonly eventsListeners = [handOnObjectEvents];
 }
 
 /** The tenant's move object (wrangler.toml binds it as TENANT_MOVER). */

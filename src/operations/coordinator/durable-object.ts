@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Command, CommandContext, CommandExecutor, CommandOutcome, CommandRequest } from "./protocol";
+import type { Command, CommandContext, CommandExecutor, CommandOutcome, CommandRequest, EventsListener } from "./protocol";
 import { afterCommit } from "../../platform/core/after-commit";
 import { openDb, primaryDb } from "../../platform/data/database";
 import type { Env } from "../../platform/core/env";
@@ -10,7 +10,6 @@ import { isTenantMovingFailure, readPlacement, tenantMovingError } from "../../p
 import { newTrace, type RequestTrace } from "../../platform/data/trace";
 import { deleteOperation, giveUpScheduledChange, nextScheduledTime, patchOperation, runScheduledChanges } from "../commands";
 import { findOperation, type OperationRow } from "../aggregate";
-import { requestHandOn } from "../../webhooks/outbox";
 
 /**
  * Whose Operation the object's alarm runs scheduled changes of: kept only while a time is scheduled.
@@ -51,6 +50,8 @@ class TenantMoving extends Error {}
 export abstract class OperationObject extends DurableObject<Env> implements CommandExecutor {
   /** Every command this object runs, by the name the Worker sends: the app's (src/app.ts). */
   protected abstract readonly commands: ReadonlyMap<string, Command<unknown, unknown>>;
+  /** Who hears of events the object appends on its own (a scheduled change): the app's (src/app.ts). */
+  protected abstract readonly eventsListeners: readonly EventsListener[];
 
   async execute(principal: Principal, operationId: string, name: string, input: unknown, request: CommandRequest): Promise<CommandOutcome<unknown>> {
     // The callback never throws: a throwing callback would reset the object.
@@ -114,8 +115,11 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
       }
       await this.arm(owner, row);
     });
-    // The change (or its operation.schedule_failed) goes to webhooks now, not at the next sweep.
-    if (trace.eventsAppended && trace.shard) await requestHandOn(this.env, trace.shard, owner.tenantId, `schedule:${owner.operationId}`);
+    // The change (or its operation.schedule_failed) is heard now (webhooks), not at the next sweep.
+    if (trace.eventsAppended && trace.shard) {
+      const appended = { shard: trace.shard, tenantId: owner.tenantId, operationId: owner.operationId, source: `schedule:${owner.operationId}` };
+      await Promise.all(this.eventsListeners.map((listener) => listener(this.env, appended)));
+    }
   }
 
   /** What a scheduled change runs with: the tenant's current shard, acting as "schedule". */

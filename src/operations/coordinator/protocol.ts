@@ -1,4 +1,6 @@
+import type { Env } from "../../platform/core/env";
 import type { Principal } from "../../platform/core/principal";
+import type { ShardName } from "../../platform/core/shards";
 import type { ChangeAuthor } from "../../platform/data/changes";
 import type { Db } from "../../platform/data/database";
 import type { Problem } from "../../platform/core/errors";
@@ -54,6 +56,21 @@ export type CommandOutcome<Output> = (
   /** Whether the command committed events (refused or not): the request hands them on to webhooks once it answers. */
   eventsAppended: boolean;
 };
+
+/** Events the object appended on its own, outside any request (a scheduled change): where, and who made them. */
+export interface AppendedEvents {
+  shard: ShardName;
+  tenantId: string;
+  operationId: string;
+  /** What appended them, for logs: `schedule:<operationId>`. */
+  source: string;
+}
+
+/**
+ * Who hears of such events (src/app.ts gives the object its listeners, as it gives it its commands):
+ * the webhooks' hand-on. A listener never throws: what it fails to do, a sweep repairs.
+ */
+export type EventsListener = (env: Env, appended: AppendedEvents) => Promise<void>;
 
 /** The Operation's Durable Object as the Worker calls it. */
 export interface CommandExecutor extends Rpc.DurableObjectBranded {

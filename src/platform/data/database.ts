@@ -125,20 +125,26 @@ export function interceptRoundTrips(target: D1Preparer, around: AroundRoundTrip)
   };
 }
 
-/*
- * Whether a request appended events is seen where they are committed, not guessed from its answer:
- * a call of a request's (or a Durable Object command's) session that commits an insert into the
- * change log marks its trace, whichever code built the insert. The outbox then hands the request's
- * events on to webhooks once it answers, whatever its status (a blocked order's 422 too), and never
- * for a dry run, a refused write or a write that changed nothing: they commit no event.
+/**
+ * What a committed batch says of itself to the handle that ran it (sql.ts runBatch): the facts its
+ * statements announced. Appending an event announces "events" (events.ts): the handle's trace then
+ * says its request or command appended events, whatever its answer (a blocked order's 422 too), and
+ * never for a dry run, a refused write or a write that changed nothing, which commit none.
  */
-/** An insert into the change log, as drizzle and insertFromJson write it. */
-const EVENT_INSERT = /^\s*insert\s+into\s+"?events"?[\s(]/i;
-const insertsEvents = (query: string) => EVENT_INSERT.test(query);
+export type CommitFact = "events";
+
+/** The trace of each handle openDb made: where a handle's committed facts are noted. */
+const traceOfClient = new WeakMap<object, RequestTrace>();
+
+/** A batch of `db` committed, announcing `facts`: noted on the handle's trace (a handle without one, primaryDb's, notes nothing). */
+export function noteCommitted(db: Db, facts: ReadonlySet<CommitFact>): void {
+  const trace = traceOfClient.get(db.$client);
+  if (trace && facts.has("events")) trace.eventsAppended = true;
+}
 
 /**
  * A D1 session (Sessions API) whose every call is counted on `trace` and whose bookmark the trace
- * follows; a call that commits an event insert marks the trace (`eventsAppended`). Reads in a session started unconstrained may be served by a replica; writes always go to
+ * follows. Reads in a session started unconstrained may be served by a replica; writes always go to
  * the primary; a session started from a bookmark sees every write up to it.
  */
 function tracedSession(database: D1Database, start: SessionStart, trace: RequestTrace, followBookmark: boolean): D1Database {
@@ -148,12 +154,9 @@ function tracedSession(database: D1Database, start: SessionStart, trace: Request
   const getBookmark = () => started?.getBookmark() ?? null;
   const traced = interceptRoundTrips(
     { prepare: (query) => session().prepare(query), batch: (statements) => session().batch(statements) },
-    async (queries, call) => {
+    async (_queries, call) => {
       try {
-        const result = await countRoundTrip(trace, call);
-        // Committed (a failed call throws first): the webhook outbox hands this request's events on once it answers.
-        if (queries.some(insertsEvents)) trace.eventsAppended = true;
-        return result;
+        return await countRoundTrip(trace, call);
       } finally {
         if (followBookmark) noteBookmark(trace, getBookmark());
       }
@@ -170,7 +173,9 @@ function tracedSession(database: D1Database, start: SessionStart, trace: Request
  * tenant shard (what x-d1-bookmark carries), never the control database's.
  */
 export function openDb(env: DatabaseBindings, name: DatabaseName, start: SessionStart, trace: RequestTrace): Db {
-  return drizzle(tracedSession(d1(env, name), start, trace, name !== "CONTROL")) as Db;
+  const db = drizzle(tracedSession(d1(env, name), start, trace, name !== "CONTROL")) as Db;
+  traceOfClient.set(db.$client, trace);
+  return db;
 }
 
 /** The bookmark of the latest write or read the handle's session made (null when it made none, or is not a session). */

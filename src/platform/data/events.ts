@@ -1,5 +1,6 @@
 import type { Db } from "./database";
 import { idPrefixes, newId } from "../core/ids";
+import { announcing } from "./sql";
 import { events } from "./tables";
 import type { EventType } from "../core/event-types";
 import { nowIso } from "../core/time";
@@ -16,9 +17,13 @@ export interface NewEvent {
   at?: string;
 }
 
-/** The insert for one event: put it in the same batch as the change it records. Committing it through a request's or a command's handle marks that trace (src/platform/data/database.ts), so the outbox hands it on. */
+/**
+ * The insert for one event: put it in the same batch as the change it records (runBatch). It
+ * announces itself: once its batch commits, its handle's trace says events were appended, which
+ * the request's outbox (and a Durable Object's listeners) act on.
+ */
 export function appendEvent(db: Db, event: NewEvent) {
-  return db.insert(events).values({
+  const insert = db.insert(events).values({
     id: event.id ?? newId(idPrefixes.event),
     tenantId: event.tenantId,
     type: event.type,
@@ -28,4 +33,5 @@ export function appendEvent(db: Db, event: NewEvent) {
     at: event.at ?? nowIso(),
     data: event.data,
   });
+  return announcing(insert, "events");
 }

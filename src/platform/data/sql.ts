@@ -5,7 +5,7 @@
  */
 import { and, is, SQL, sql, type SQLWrapper } from "drizzle-orm";
 import { SQLiteAsyncDialect, type AnySQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
-import { D1_MAX_JSON_PARAMETER_BYTES, type Db } from "./database";
+import { D1_MAX_JSON_PARAMETER_BYTES, noteCommitted, type CommitFact, type Db } from "./database";
 import { writeGuards } from "./tables";
 
 const utf8 = new TextEncoder();
@@ -152,18 +152,29 @@ function compile(statement: Statement): { sql: string; params: unknown[] } {
   return is(statement, SQL) ? dialect.sqlToQuery(statement) : statement.toSQL();
 }
 
+const ANNOUNCES = Symbol("what a statement's commit tells its handle");
+
+/** `statement`, announcing `fact` to its handle once the batch that runs it commits (runBatch). */
+export function announcing<S extends Statement>(statement: S, fact: CommitFact): S {
+  return Object.assign(statement, { [ANNOUNCES]: fact });
+}
+
 /**
  * Runs statements as one D1 batch (one transaction). Used instead of drizzle's batch, which
- * cannot carry raw statements with parameters.
+ * cannot carry raw statements with parameters. Once it commits, the facts its statements announce
+ * are noted on the handle (a batch that fails announces nothing).
  */
 export async function runBatch(db: Db, statements: Statement[]): Promise<D1Result[]> {
   const client = db.$client;
-  return client.batch(
+  const results = await client.batch(
     statements.map((statement) => {
       const query = compile(statement);
       return client.prepare(query.sql).bind(...query.params);
     }),
   );
+  const facts = new Set(statements.flatMap((statement) => (statement as { [ANNOUNCES]?: CommitFact })[ANNOUNCES] ?? []));
+  if (facts.size) noteCommitted(db, facts);
+  return results;
 }
 
 /**
