@@ -1,6 +1,7 @@
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { archiveHistory, objectKey, type ArchiveOptions } from "../../src/history/archive/job";
+import { ARCHIVE_FORMAT, archiveFormatOf, compressLines, sha256Hex } from "../../src/history/archive/objects";
 import { idAtTime } from "../../src/platform/core/ids";
 import worker from "../../src/index";
 import type { ShardName } from "../../src/platform/core/shards";
@@ -202,6 +203,31 @@ describe("the history archive", () => {
     // The rule's deletion is archived: restoring it still finds its last values.
     const restored = expectStatus(await callRoute(op, routes.restoreRule, { params: { ruleId: rule.id } }), 201);
     expect(restored).toMatchObject({ id: rule.id, accountId: "ACC-1", minimum: 100 });
+  });
+
+  it("says its format in each object, and reads objects of every format written so far (1: no format named, no key in headers)", async () => {
+    const { op, operations } = await tenantWithHistory();
+    await archive(op);
+    const before = await historyAnswers(op, operations);
+    const { objects } = await stored(op);
+    expect(objects.length).toBeGreaterThan(0);
+    for (const key of objects) {
+      const object = (await env.HISTORY_ARCHIVE.get(key))!;
+      expect(object.customMetadata?.format).toBe(String(ARCHIVE_FORMAT));
+      // The same object as format 1 wrote it: no format in its metadata, its headers without `k`.
+      const text = await new Response(object.body.pipeThrough(new DecompressionStream("gzip"))).text();
+      const lines = text.split("\n").map((line) => (line.startsWith("{") ? JSON.stringify({ ...JSON.parse(line), k: undefined }) : line));
+      const bytes = await compressLines([lines.join("\n")]);
+      const { format: _format, ...older } = object.customMetadata!;
+      await env.HISTORY_ARCHIVE.put(key, bytes, { sha256: await sha256Hex(bytes), customMetadata: older });
+      await (await tenantDb(op.tenantId))
+        .prepare("update history_archive set sha256 = ? where object_key = ?")
+        .bind(await sha256Hex(bytes), key)
+        .run();
+    }
+    const withoutKeys = JSON.parse(JSON.stringify(before, (name, value) => (name === "actorKeyId" ? undefined : value)).replaceAll(`,${op.keyId}`, ","));
+    expect(await historyAnswers(op, operations)).toEqual(withoutKeys);
+    expect(() => archiveFormatOf({ format: "99" }, "history/x")).toThrow(/format 99/);
   });
 
   it("never loses or repeats a record when a run stops between writing an object and deleting its sets, nor when two runs race", async () => {

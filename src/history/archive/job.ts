@@ -8,7 +8,17 @@ import { primaryDb, type Db } from "../../platform/data/database";
 import { inJsonList, runBatch, writeGuard } from "../../platform/data/sql";
 import { changeRecords, changeSetFields, changeSets, tenants } from "../../platform/data/tables";
 import { notFenced } from "../../platform/data/tenancy";
-import { ARCHIVE_CONTENT_TYPE, compressLines, countEntries, headerLine, recordLine, sha256Hex, type ArchivedSet, type StoredRecord } from "./objects";
+import {
+  ARCHIVE_CONTENT_TYPE,
+  ARCHIVE_FORMAT,
+  compressLines,
+  countEntries,
+  headerLine,
+  recordLine,
+  sha256Hex,
+  type ArchivedSet,
+  type StoredRecord,
+} from "./objects";
 import { historyArchive } from "./tables";
 
 /*
@@ -229,7 +239,7 @@ async function archiveUnit(run: Run, db: Db, tenantId: string, scope: string, se
   await env.HISTORY_ARCHIVE.put(unit.key, bytes, {
     sha256,
     httpMetadata: { contentType: ARCHIVE_CONTENT_TYPE },
-    customMetadata: { tenantId, scope, sets: String(unit.sets), records: String(unit.records) },
+    customMetadata: { format: String(ARCHIVE_FORMAT), tenantId, scope, sets: String(unit.sets), records: String(unit.records) },
   });
   const stored = await env.HISTORY_ARCHIVE.get(unit.key);
   if (!stored) throw new Error(`${unit.key}: not found right after it was written`);

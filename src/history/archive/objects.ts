@@ -13,7 +13,26 @@ import type { StoredChanges } from "../../platform/data/changes";
  * (absent o, v, k, q, r: null; k, the key the change was made with, is absent from sets archived before it was kept). A record line is a small array a reader can skip without parsing, so
  * reaching a page deep in an object costs its decompression, not a parse of every record before it.
  * Records keep the shard's own encoding (one letter for type and action, only the changed fields).
+ *
+ * Objects are kept for years: each says its format in its custom metadata (`format`), and every
+ * format written so far is read. 1 (2026-11-26, no `format` in the metadata): headers without `k`.
+ * 2 (2026-11-28): headers may carry `k`, the key the change was made with.
  */
+
+/** The format objects are written in now (ARCHIVE_FORMATS lists every one still read). */
+export const ARCHIVE_FORMAT = 2;
+const ARCHIVE_FORMATS = new Set([1, 2]);
+
+/** An object's format from its custom metadata: 1 when it says none (written before formats were named). */
+export function archiveFormatOf(customMetadata: Record<string, string> | undefined, objectKey: string): number {
+  const format = customMetadata?.format === undefined ? 1 : Number(customMetadata.format);
+  if (!ARCHIVE_FORMATS.has(format)) {
+    throw new Error(
+      `archived history ${objectKey} is in format ${customMetadata?.format}, which this version cannot read (it reads ${[...ARCHIVE_FORMATS].join(", ")})`,
+    );
+  }
+  return format;
+}
 
 /** What every record of a set shares, as the set's header line holds it. */
 export interface ArchivedSet {

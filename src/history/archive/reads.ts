@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, gte, lt, lte, ne, type SQL } from "drizzle-orm";
 import { actionCode, typeCode, type ChangeAction, type ResourceType, type StoredChanges } from "../../platform/data/changes";
 import type { Db } from "../../platform/data/database";
-import { readEntries, type ArchivedEntry, type ArchivedSet } from "./objects";
+import { archiveFormatOf, readEntries, type ArchivedEntry, type ArchivedSet } from "./objects";
 import { historyArchive, type ArchivedObject } from "./tables";
 
 /*
@@ -48,6 +48,8 @@ export async function* archivedEntries(reads: HistoryReads, object: ArchivedObje
     if (!still) return;
     throw new Error(`archived history ${object.objectKey} is indexed but missing from the bucket`);
   }
+  // Both formats read so far parse alike (format 2 only adds an optional field): the check refuses an unknown one.
+  archiveFormatOf(body.customMetadata, object.objectKey);
   const stored = body.checksums.sha256;
   if (stored && hex(stored) !== object.sha256) {
     await body.body.cancel();
