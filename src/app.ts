@@ -5,6 +5,7 @@ import { attachmentCommands } from "./attachments/commands";
 import { attachmentRoutes } from "./attachments/routes";
 import { checkoutCommands } from "./checkout/commands";
 import { checkoutRoutes } from "./checkout/routes";
+import { totalsRoutes } from "./totals/routes";
 import { compareRoutes } from "./compare/routes";
 import { directoryRoutes } from "./directory/routes";
 import { eventRoutes } from "./events/routes";
@@ -66,6 +67,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...attachmentRoutes,
   ...quotaRoutes,
   ...checkoutRoutes,
+  ...totalsRoutes,
   ...compareRoutes,
   ...frontRoutes,
   ...eventRoutes,

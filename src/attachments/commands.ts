@@ -7,6 +7,7 @@ import { nowIso } from "../platform/core/time";
 import { permittedAccounts, requirePermitted } from "../directory/membership";
 import { commitRowChange, findOwnedKeys, loadOperationWith, removeOwnedRows, requireDraft, type OperationRow, type OwnedRows } from "../operations/aggregate";
 import { changeOf, recordedFields, recordsOf } from "../platform/data/changes";
+import { attachedStatements, detachedStatements } from "../totals/commands";
 import { findAttachmentStates } from "./queries";
 
 export interface AttachResult {
@@ -39,11 +40,23 @@ export const ATTACHMENT_FIELDS = recordedFields<{ accountId: string }>(["account
 export const attachmentChange = (accountId: string, attached: boolean) =>
   changeOf("attachment", accountId, attached ? null : { accountId }, attached ? { accountId } : null, ATTACHMENT_FIELDS);
 
-/** The Operation's attached accounts: counted in accountCount, keyed by accountId. */
-export const ATTACHMENT_ROWS: OwnedRows = { count: "accountCount", operationColumn: operationAccounts.operationId, keyColumn: operationAccounts.accountId };
+/**
+ * The Operation's attached accounts: counted in accountCount, keyed by accountId. A detached account's
+ * totals row goes with it unless it counts something.
+ */
+export const ATTACHMENT_ROWS: OwnedRows = {
+  count: "accountCount",
+  operationColumn: operationAccounts.operationId,
+  keyColumn: operationAccounts.accountId,
+  alsoWhenDeleted: (db, operationId, accountIds) => detachedStatements(db, operationId, accountIds),
+};
 
-/** The inserts attaching `accountIds` to the Operation (none attached yet). */
+/** The inserts attaching `accountIds` to the Operation (none attached yet), each with its totals row. */
 export function attachStatements(row: OperationRow, accountIds: readonly string[], by: { attachedAt: string; attachedBy: string }) {
+  return [...attachmentRows(row, accountIds, by), ...attachedStatements(row.tenantId, row.id, accountIds)];
+}
+
+function attachmentRows(row: OperationRow, accountIds: readonly string[], by: { attachedAt: string; attachedBy: string }) {
   return insertFromJson(
     operationAccounts,
     accountIds,

@@ -23,7 +23,8 @@ export interface PlacementCheck {
   accountPermitted: boolean;
 }
 
-function requireOpen(row: OperationRow): void {
+/** 409 operation_not_open unless the Operation is ACTIVE and now within its dates. */
+export function requireOpen(row: OperationRow): void {
   const now = toIsoSeconds(Date.now());
   if (row.status !== "ACTIVE") {
     throw new ApiError("operation_not_open", `Operation ${row.id} is ${row.status}; carts and orders need it ACTIVE.`, {

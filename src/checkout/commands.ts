@@ -1,19 +1,21 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { OPERATION_ACCOUNT_STATUSES } from "../attachments/schemas";
 import { defineCommand, type CommandContext } from "../operations/coordinator/protocol";
-import { runBatch, type Statement, writeGuard } from "../platform/data/sql";
+import { insertFromJson, runBatch, type Statement, writeGuard } from "../platform/data/sql";
+import { cancelledStatements, placedStatements, type CountedOrder } from "../totals/commands";
+import { changeOf, changeStatements, recordedFields, recordsOf } from "../platform/data/changes";
 import { markClaimCommitted } from "../platform/data/claims";
 import { isWriteGuardFailure, violatesUnique } from "../platform/data/constraint-errors";
 import { ApiError } from "../platform/core/errors";
 import { idPrefixes, newId } from "../platform/core/ids";
 import { actorOf } from "../platform/core/principal";
-import { carts, operationAccounts, operations, orders } from "../operations/tables";
+import { carts, operationAccounts, operations, orderLines, orders } from "../operations/tables";
 import { nowIso, toIsoSeconds } from "../platform/core/time";
-import { operationEvent } from "../operations/aggregate";
+import { loadOperationWith, operationEvent } from "../operations/aggregate";
 import type { QuotaOrder, QuotaResult } from "../quotas/evaluate";
 import { quotaOrderFactRows } from "../quotas/order-facts";
-import { checkPlacement, type Placement } from "./checks";
-import { orderTotal, toCartRepresentation, toOrderRepresentation, type CartRow, type OrderRow } from "./queries";
+import { checkPlacement, requireOpen, type Placement } from "./checks";
+import { findVisibleOrder, orderTotal, toCartRepresentation, toOrderRepresentation, type CartRow, type OrderRow } from "./queries";
 
 /** A checked cart or order, and the Operation version the checks read. */
 export interface CheckedPlacement {
@@ -121,6 +123,29 @@ export const createCart = defineCommand("checkout.cart", async function createCa
   return cart;
 });
 
+/** An order's lines by variant (the orders carrying a variant: one range of order_lines). */
+function orderLineRows(row: OrderRow): Statement[] {
+  return insertFromJson(orderLines, row.lines, [
+    [orderLines.operationId, row.operationId],
+    [orderLines.variantExternalId, (line) => line.variantExternalId],
+    [orderLines.orderId, row.id],
+    [orderLines.tenantId, row.tenantId],
+    [orderLines.quantity, (line) => line.quantity],
+  ]);
+}
+
+/** What an order counts for in its Operation's totals. */
+export function countedOrder(row: OrderRow): CountedOrder {
+  return {
+    tenantId: row.tenantId,
+    operationId: row.operationId,
+    accountId: row.accountId,
+    amount: row.total,
+    placedAt: row.createdAt,
+    lines: row.lines,
+  };
+}
+
 /**
  * An order to place: the quota orders it was evaluated as (one per supplier) travel along, kept as
  * facts with it, and so do the results it falls short of a WARN minimum with, as its warnings.
@@ -137,10 +162,16 @@ export const createOrder = defineCommand("checkout.order", async function create
     cartId: placement.cartId,
     total: orderTotal(placement.lines),
     warnings: warnings as unknown as OrderRow["warnings"],
+    status: "PLACED",
+    cancelledAt: null,
+    cancelReason: null,
+    cancelledBy: null,
   };
   await commitPlacement(ctx, input, (guard) => [
     guard,
     ctx.db.insert(orders).values(row),
+    ...orderLineRows(row),
+    ...placedStatements(countedOrder(row)),
     ...quotaOrderFactRows(ctx.principal.tenantId, { id: row.id, at: row.createdAt }, quotaOrders),
     ...placementUpdates(ctx, "orderCount", row.accountId, "ORDERED"),
     operationEvent(ctx, "order.created", { orderId: row.id, cartId: row.cartId, ...placementEventData(row, row.total), warnings }),
@@ -149,5 +180,48 @@ export const createOrder = defineCommand("checkout.order", async function create
   return toOrderRepresentation(row);
 });
 
+/** An order's fields as history records a cancellation: what changes on it. */
+const ORDER_FIELDS = recordedFields<Pick<OrderRow, "status" | "cancelledAt" | "cancelReason">>(["status", "cancelledAt", "cancelReason"]);
+
+/**
+ * Cancels a PLACED order (a cancelled one is answered as it is): one batch that re-checks the order is
+ * still PLACED, marks it, takes its figures back from the totals, records the change and order.cancelled.
+ * It stays linked (the Operation still cannot be deleted). An ACCOUNT key cancels only while the
+ * Operation is ACTIVE and open; the Worker found the order visible to the caller (else 404).
+ */
+export const cancelOrder = defineCommand(
+  "checkout.cancel",
+  async function cancelOrder(ctx: CommandContext, input: { orderId: string; reason: string | null }): Promise<OrderRow> {
+    const [operation, order] = await loadOperationWith(ctx, () => findVisibleOrder(ctx.db, ctx.principal, input.orderId));
+    if (order.operationId !== operation.id) throw new ApiError("not_found", `Order ${input.orderId} not found.`);
+    if (order.status === "CANCELLED") return order;
+    if (ctx.principal.role === "ACCOUNT") requireOpen(operation);
+    const at = nowIso();
+    const cancelled: OrderRow = { ...order, status: "CANCELLED", cancelledAt: at, cancelReason: input.reason, cancelledBy: actorOf(ctx.principal) };
+    try {
+      await runBatch(ctx.db, [
+        writeGuard(sql`exists (select 1 from ${orders} where ${orders.id} = ${order.id} and ${orders.status} = 'PLACED')`),
+        ctx.db
+          .update(orders)
+          .set({ status: "CANCELLED", cancelledAt: at, cancelReason: input.reason, cancelledBy: cancelled.cancelledBy })
+          .where(eq(orders.id, order.id)),
+        ...cancelledStatements(countedOrder(order), at),
+        operationEvent(ctx, "order.cancelled", { orderId: order.id, accountId: order.accountId, total: order.total, reason: input.reason }),
+        ...changeStatements(ctx.db, {
+          tenantId: ctx.principal.tenantId,
+          author: ctx.author,
+          operationId: operation.id,
+          records: recordsOf([changeOf("order", order.id, order, cancelled, ORDER_FIELDS)]),
+        }),
+      ]);
+    } catch (error) {
+      // Commands on one Operation run one at a time: only a cancellation outside it (none) could have won.
+      if (isWriteGuardFailure(error)) return findVisibleOrder(ctx.db, ctx.principal, order.id);
+      throw error;
+    }
+    return cancelled;
+  },
+);
+
 /** The commands of this resource, for the coordinator's registry. */
-export const checkoutCommands = [createCart, createOrder];
+export const checkoutCommands = [createCart, createOrder, cancelOrder];

@@ -11,6 +11,7 @@ import { nowIso } from "../platform/core/time";
 import { actorOf, type RequestScope } from "../platform/core/principal";
 import { evaluateOrders, ruleReadingOf, type QuotaOrder, type QuotaResult } from "../quotas/evaluate";
 import { quotaOrderFactRows } from "../quotas/order-facts";
+import { refusalStatements } from "../totals/commands";
 import { checkPlacement, requirePermittedAccount, type Placement } from "./checks";
 import { createCart, createOrder } from "./commands";
 import { findVisibleCart } from "./queries";
@@ -112,7 +113,8 @@ async function blockOrder(c: RequestContext, placement: Placement, quotas: Quota
   });
   // The claim is marked with the event: a retry after a cut-off answers 409 naming it, never a second refusal on record.
   const claim = markClaimCommitted(c.var.db, principal.tenantId, c.var.requestId, record.id);
-  await runBatch(c.var.db, [event, ...quotaOrderFactRows(principal.tenantId, record, quotas.orders), claim]);
+  const refusal = { tenantId: principal.tenantId, operationId: placement.operationId, accountId: placement.accountId, at: record.at, reason: "quota" as const };
+  await runBatch(c.var.db, [event, ...quotaOrderFactRows(principal.tenantId, record, quotas.orders), ...refusalStatements(refusal), claim]);
   const which = quotas.orders
     .filter((_, i) => !quotas.results[i].allowed)
     .map((order) => (order.supplierId === null ? "the lines without a supplier" : `supplier ${order.supplierId}`));

@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
 import { ownAccountsOnly } from "../directory/membership";
 import { listOperationRows } from "../operations/queries";
 import type { Principal } from "../platform/core/principal";
@@ -6,7 +6,7 @@ import type { Db } from "../platform/data/database";
 import { inJsonList } from "../platform/data/sql";
 import { ApiError } from "../platform/core/errors";
 import { type ListContext, selectRows } from "../platform/data/pagination";
-import { carts, operationAccounts, orders, type StoredOrderLine } from "../operations/tables";
+import { carts, operationAccounts, orderLines, orders, type StoredOrderLine } from "../operations/tables";
 import type { QuotaResult } from "../quotas/evaluate";
 import { type ListOrdersQuery, orderList } from "./schemas";
 
@@ -43,6 +43,11 @@ export function toOrderRepresentation(row: OrderRow) {
     createdBy: row.createdBy,
     createdAt: row.createdAt,
     warnings: row.warnings as unknown as QuotaResult[],
+    status: row.status,
+    placedAt: row.createdAt,
+    cancelledAt: row.cancelledAt,
+    cancelReason: row.cancelReason,
+    cancelledBy: row.cancelledBy,
   };
 }
 
@@ -115,6 +120,19 @@ export async function listOrders(ctx: ListContext, operationId: string, query: L
       eq(orders.tenantId, ctx.principal.tenantId),
       ownAccountsOnly(ctx.principal, orders.accountId),
       accountIds && inJsonList(orders.accountId, accountIds),
+      query.status && inJsonList(orders.status, query.status),
+      // Placed times keep milliseconds: the bounds are to the second, `to` including its whole second.
+      query.from === undefined ? undefined : gte(orders.createdAt, `${query.from.slice(0, 19)}.000Z`),
+      query.to === undefined ? undefined : lte(orders.createdAt, `${query.to.slice(0, 19)}.999Z`),
+      query.variantExternalId === undefined
+        ? undefined
+        : inArray(
+            orders.id,
+            ctx.db
+              .select({ id: orderLines.orderId })
+              .from(orderLines)
+              .where(and(eq(orderLines.operationId, operationId), eq(orderLines.variantExternalId, query.variantExternalId))),
+          ),
     ],
     run: selectRows(ctx.db, orders),
   });

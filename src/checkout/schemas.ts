@@ -1,18 +1,21 @@
 import * as z from "zod";
-import { commaList, pageQueryShape } from "../platform/schema/list-query";
+import { commaEnumList, commaList, pageQueryShape } from "../platform/schema/list-query";
 import type { ListDefinition } from "../platform/data/pagination";
-import { amount, eitherBody, externalKey, keyedBatch, listEnvelope, pathId, quantity } from "../platform/schema/fields";
-import { orders } from "../operations/tables";
+import { amount, dateTime, eitherBody, externalKey, identifierText, keyedBatch, listEnvelope, pathId, quantity } from "../platform/schema/fields";
+import { ORDER_STATUSES, orders } from "../operations/tables";
 import { deprecatedAlias } from "../platform/http/deprecation";
 import { evaluationResult } from "../quotas/schemas";
 
 export const orderList: ListDefinition = {
   name: "orders",
-  sortable: { createdAt: orders.createdAt },
+  sortable: { placedAt: orders.createdAt, createdAt: orders.createdAt, amount: orders.total, accountId: orders.accountId },
   id: orders.id,
   defaultSort: "-createdAt",
   maxLimit: 500,
 };
+
+/** The columns of an orders CSV export: one row per order, amounts in minor units. */
+export const ORDER_CSV_COLUMNS = ["id", "placedAt", "accountId", "status", "amount", "lineCount", "storeId", "cartId", "cancelledAt", "cancelReason"] as const;
 
 /** Lines per cart or order: the Operation's own batch limit, and what one stored row holds comfortably. */
 export const MAX_ORDER_LINES = 5000;
@@ -78,11 +81,17 @@ export const orderBody = eitherBody("cartId", orderFromCartBody, cartBody)
 export const cartIdParam = z.strictObject({ cartId: pathId("The cart's id.") });
 export const orderIdParam = z.strictObject({ orderId: pathId("The order's id.") });
 
-export const listOrdersQuery = z.strictObject({
-  ...pageQueryShape(orderList),
-  accountIds: commaList("Comma list of account ids."),
-  accountId: deprecatedAlias(commaList("Alias of accountIds."), { since: "2026-11-23", use: "accountIds" }),
-});
+export const listOrdersQuery = z
+  .strictObject({
+    ...pageQueryShape(orderList),
+    accountIds: commaList("Comma list of account ids."),
+    accountId: deprecatedAlias(commaList("Alias of accountIds."), { since: "2026-11-23", use: "accountIds" }),
+    status: commaEnumList(ORDER_STATUSES, "PLACED, CANCELLED or both (comma list)."),
+    from: dateTime.optional().describe("Orders placed at or after this date-time."),
+    to: dateTime.optional().describe("Orders placed at or before this date-time."),
+    variantExternalId: externalKey.optional().describe("Only orders carrying this line."),
+  })
+  .refine((query) => query.from === undefined || query.to === undefined || query.from <= query.to, { message: "from must not be after to", path: ["from"] });
 export type ListOrdersQuery = z.output<typeof listOrdersQuery>;
 
 const storedLine = z
@@ -124,10 +133,35 @@ export const orderRepresentation = cartRepresentation
     warnings: z
       .array(evaluationResult)
       .describe("The quota evaluation results (one per supplier order) the order fell short of a WARN minimum with; empty when none."),
+    status: z.enum(ORDER_STATUSES).describe("PLACED, or CANCELLED: a cancelled order stays linked to its Operation but counts in no total."),
+    placedAt: z.string().describe("When it was placed (its createdAt)."),
+    cancelledAt: z.string().nullable(),
+    cancelReason: z.string().nullable(),
+    cancelledBy: z.string().nullable().describe("Who cancelled it, as actors are named."),
   })
   .meta({
     id: "Order",
-    examples: [{ ...CART_EXAMPLE, id: "ord_01JQ5C8D0E2F4G6H8J0K2M4N6P", cartId: CART_EXAMPLE.id, createdAt: "2026-03-04T10:20:00Z", warnings: [] }],
+    examples: [
+      {
+        ...CART_EXAMPLE,
+        id: "ord_01JQ5C8D0E2F4G6H8J0K2M4N6P",
+        cartId: CART_EXAMPLE.id,
+        createdAt: "2026-03-04T10:20:00Z",
+        warnings: [],
+        status: "PLACED",
+        placedAt: "2026-03-04T10:20:00Z",
+        cancelledAt: null,
+        cancelReason: null,
+        cancelledBy: null,
+      },
+    ],
   });
+
+/** The longest reason a cancellation keeps (as long as a change reason). */
+export const MAX_CANCEL_REASON = 500;
+
+export const cancelOrderBody = z
+  .strictObject({ reason: identifierText(MAX_CANCEL_REASON, { trim: true }).optional().describe("Why; no control characters.") })
+  .meta({ id: "OrderCancel", examples: [{ reason: "Customer asked to cancel by phone" }] });
 
 export const orderPage = listEnvelope(orderRepresentation).meta({ id: "OrderPage" });

@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, eq, gte, lte, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { Db } from "../platform/data/database";
 import { inJsonList, selectInChunks } from "../platform/data/sql";
 import { bindPage, containsText, pageInMemory, type ListContext } from "../platform/data/pagination";
@@ -8,7 +8,7 @@ import { operationVersion } from "../history/versions";
 import { operationLines, storedLineColumns } from "../operations/tables";
 import { listOperationRows } from "../operations/queries";
 import type { StoredLine } from "./bounds";
-import { lineList, type LineRepresentation, type ListLinesQuery } from "./schemas";
+import { lineList, ORDERED_FIELDS, type LineRepresentation, type ListLinesQuery } from "./schemas";
 
 /**
  * An exact-value filter, marked selective: without statistics SQLite would rather scan the
@@ -16,7 +16,12 @@ import { lineList, type LineRepresentation, type ListLinesQuery } from "./schema
  */
 const exactly = (column: SQLWrapper, value: number) => sql`unlikely(${column} = ${value})`;
 
-const lineColumns = { ...storedLineColumns, updatedAt: operationLines.updatedAt };
+const lineColumns = {
+  ...storedLineColumns,
+  orderedQuantity: operationLines.orderedQuantity,
+  orderCount: operationLines.orderCount,
+  updatedAt: operationLines.updatedAt,
+};
 
 export function toLineRepresentation(row: LineRepresentation): LineRepresentation {
   return {
@@ -27,8 +32,24 @@ export function toLineRepresentation(row: LineRepresentation): LineRepresentatio
     maxQuantity: row.maxQuantity,
     recommendedQuantity: row.recommendedQuantity,
     quantityIncrement: row.quantityIncrement,
+    ...(row.orderedQuantity !== undefined && { orderedQuantity: row.orderedQuantity, orderCount: row.orderCount }),
     updatedAt: row.updatedAt,
   };
+}
+
+/** The exact and range filters of a line's order figures. */
+function orderedFigureFilters(query: ListLinesQuery): (SQL | undefined)[] {
+  return ORDERED_FIELDS.flatMap((field) => {
+    const column = operationLines[field];
+    const exact = query[field];
+    const atLeast = query[`${field}[gte]`];
+    const atMost = query[`${field}[lte]`];
+    return [
+      exact === undefined ? undefined : exactly(column, exact),
+      atLeast === undefined ? undefined : gte(column, atLeast),
+      atMost === undefined ? undefined : lte(column, atMost),
+    ];
+  });
 }
 
 function lineFilters(query: ListLinesQuery, operationId: string): (SQL | undefined)[] {
@@ -41,6 +62,7 @@ function lineFilters(query: ListLinesQuery, operationId: string): (SQL | undefin
     query.maxQuantity !== undefined ? exactly(operationLines.maxQuantity, query.maxQuantity) : undefined,
     query.recommendedQuantity !== undefined ? exactly(operationLines.recommendedKey, query.recommendedQuantity) : undefined,
     query.quantityIncrement !== undefined ? exactly(operationLines.quantityIncrement, query.quantityIncrement) : undefined,
+    ...orderedFigureFilters(query),
   ];
 }
 

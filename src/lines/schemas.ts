@@ -16,6 +16,8 @@ export const lineList: ListDefinition = {
     maxQuantity: operationLines.maxQuantity,
     recommendedQuantity: operationLines.recommendedKey,
     quantityIncrement: operationLines.quantityIncrement,
+    orderedQuantity: operationLines.orderedQuantity,
+    orderCount: operationLines.orderCount,
   },
   id: operationLines.variantExternalId,
   defaultSort: "variantExternalId",
@@ -86,8 +88,25 @@ export const listLinesQuery = z.strictObject({
   maxQuantity: exactQuantity("Lines whose maxQuantity equals this."),
   recommendedQuantity: exactQuantity("Lines whose recommendedQuantity equals this."),
   quantityIncrement: queryInteger(1, MAX_QUANTITY).optional().describe("Lines whose quantityIncrement (pack size) equals this."),
+  ...orderedFilters("orderedQuantity", "ordered quantity (over PLACED orders)"),
+  ...orderedFilters("orderCount", "number of PLACED orders carrying it"),
 });
 export type ListLinesQuery = z.output<typeof listLinesQuery>;
+
+/** The figures a line's orders give it, which a version of its past does not have. */
+export const ORDERED_FIELDS = ["orderedQuantity", "orderCount"] as const;
+export type OrderedField = (typeof ORDERED_FIELDS)[number];
+export const ORDERED_FILTERS = ORDERED_FIELDS.flatMap((field) => [field, `${field}[gte]`, `${field}[lte]`] as const);
+
+/** A figure's exact, at-least and at-most filters: `orderedQuantity=0`, `orderedQuantity[gte]=10`. */
+function orderedFilters<F extends OrderedField>(field: F, what: string) {
+  const bound = () => queryInteger(0, Number.MAX_SAFE_INTEGER).optional();
+  return {
+    [field]: bound().describe(`Lines whose ${what} equals this.`),
+    [`${field}[gte]`]: bound().describe(`Lines whose ${what} is at least this.`),
+    [`${field}[lte]`]: bound().describe(`Lines whose ${what} is at most this.`),
+  } as Record<F | `${F}[gte]` | `${F}[lte]`, ReturnType<typeof bound>>;
+}
 
 export const listLinesAsOfQuery = listLinesQuery.extend({ asOf: asOfQuery });
 
@@ -112,9 +131,15 @@ export const lineRepresentation = z
     maxQuantity: z.number().int(),
     recommendedQuantity: z.number().int().nullable(),
     quantityIncrement: z.number().int().min(1).describe("The pack size: quantities are ordered in multiples of it."),
-    updatedAt: z.string(),
+    orderedQuantity: z
+      .number()
+      .int()
+      .optional()
+      .describe("The sum of its quantity over the Operation's PLACED orders, kept as orders are placed and cancelled (absent from asOf lists)."),
+    orderCount: z.number().int().optional().describe("How many PLACED orders carry it (absent from asOf lists)."),
+    updatedAt: z.string().describe("When its own fields last changed (orders do not change it)."),
   })
-  .meta({ id: "Line", examples: [LINE_EXAMPLE] });
+  .meta({ id: "Line", examples: [{ ...LINE_EXAMPLE, orderedQuantity: 36, orderCount: 5 }] });
 export type LineRepresentation = z.infer<typeof lineRepresentation>;
 
 export const linePage = listEnvelope(lineRepresentation).meta({ id: "LinePage" });

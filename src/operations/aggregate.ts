@@ -178,6 +178,8 @@ export interface OwnedRows {
   count: "lineCount" | "accountCount";
   operationColumn: AnySQLiteColumn;
   keyColumn: AnySQLiteColumn;
+  /** What else goes when rows are deleted (an account's empty totals row). */
+  alsoWhenDeleted?: (db: Db, operationId: string, keys: readonly string[]) => Statement[];
 }
 
 /**
@@ -216,7 +218,11 @@ export async function commitRowChange(
 
 /** The deletes of the Operation's rows among `keys` (lines, attachments), a statement per JSON chunk. */
 export function deleteOwnedRows(ctx: CommandContext, row: OperationRow, rows: OwnedRows, keys: readonly string[]): Statement[] {
-  return inJsonChunks(rows.keyColumn, keys).map((keyIsIn) => ctx.db.delete(rows.operationColumn.table).where(and(eq(rows.operationColumn, row.id), keyIsIn)));
+  if (!keys.length) return [];
+  return [
+    ...inJsonChunks(rows.keyColumn, keys).map((keyIsIn) => ctx.db.delete(rows.operationColumn.table).where(and(eq(rows.operationColumn, row.id), keyIsIn))),
+    ...(rows.alsoWhenDeleted?.(ctx.db, row.id, keys) ?? []),
+  ];
 }
 
 /** A count of the Operation's rows (lineCount, accountCount) as SQL, for the bump that follows their change. */

@@ -9,7 +9,16 @@ import { idPrefixes, newId } from "../platform/core/ids";
 import { foldedText, mergeLocalized, searchText, sortText } from "../platform/core/locale";
 import type { Principal } from "../platform/core/principal";
 import { changeStatements, recordsOf, type ChangeAuthor } from "../platform/data/changes";
-import { operationAccounts, operationApprovals, operationLines, operationOwners, operations } from "./tables";
+import {
+  operationAccounts,
+  operationAccountTotals,
+  operationApprovals,
+  operationDailyTotals,
+  operationLines,
+  operationOwners,
+  operations,
+  operationTotals,
+} from "./tables";
 import { activationFailure, approvalRefusal, approvalsStillAllow, readApprovalTally, type ApprovalTally } from "./approval-gate";
 import {
   bumpWithValues,
@@ -367,6 +376,10 @@ export const deleteOperation = defineCommand("operation.delete", async function 
     ctx.db.delete(operationOwners).where(eq(operationOwners.operationId, row.id)),
     // Its decisions go with it; their history stays, as its own does.
     ctx.db.delete(operationApprovals).where(eq(operationApprovals.operationId, row.id)),
+    // Its totals too: without orders, they count refusals and attached accounts only.
+    ctx.db.delete(operationTotals).where(eq(operationTotals.operationId, row.id)),
+    ctx.db.delete(operationAccountTotals).where(eq(operationAccountTotals.operationId, row.id)),
+    ctx.db.delete(operationDailyTotals).where(eq(operationDailyTotals.operationId, row.id)),
     ctx.db.delete(operations).where(eq(operations.id, row.id)),
     operationEvent(ctx, "operation.deleted", { code: row.code }),
   ]);

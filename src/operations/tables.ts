@@ -62,6 +62,10 @@ export const operationLines = sqliteTable(
     recommendedQuantity: integer("recommended_quantity"),
     /** The pack size: every bound and every ordered quantity is a multiple of it (1: sold one by one). */
     quantityIncrement: integer("quantity_increment").notNull().default(1),
+    /** The sum of its quantity over the Operation's PLACED orders, kept in each order's and cancellation's batch. */
+    orderedQuantity: integer("ordered_quantity").notNull().default(0),
+    /** How many PLACED orders carry it, kept alike. */
+    orderCount: integer("order_count").notNull().default(0),
     /** coalesce(recommended_quantity, -1): the key its sort, seek and exact filter use (one plain index). */
     recommendedKey: integer("recommended_key").generatedAlwaysAs(sql`coalesce(recommended_quantity, -1)`, { mode: "virtual" }),
     updatedAt: text("updated_at").notNull(),
@@ -114,6 +118,9 @@ export const operationApprovals = sqliteTable(
   (t) => [primaryKey({ columns: [t.operationId, t.version, t.approver] })],
 );
 
+export const ORDER_STATUSES = ["PLACED", "CANCELLED"] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
 export interface StoredOrderLine {
   variantExternalId: string;
   quantity: number;
@@ -145,4 +152,73 @@ export const orders = sqliteTable("orders", {
   createdAt: text("created_at").notNull(),
   /** The quota evaluation results the order was placed below a WARN minimum with. */
   warnings: text("warnings", { mode: "json" }).$type<Record<string, unknown>[]>().notNull().default([]),
+  status: text("status", { enum: ORDER_STATUSES }).notNull().default("PLACED"),
+  cancelledAt: text("cancelled_at"),
+  cancelReason: text("cancel_reason"),
+  /** Who cancelled it, as actors are named. */
+  cancelledBy: text("cancelled_by"),
 });
+
+/** Each line an order carries, by variant: the orders carrying one variant are one range. */
+export const orderLines = sqliteTable(
+  "order_lines",
+  {
+    operationId: text("operation_id").notNull(),
+    variantExternalId: text("variant_external_id").notNull(),
+    orderId: text("order_id").notNull(),
+    tenantId: text("tenant_id").notNull(),
+    quantity: integer("quantity").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.operationId, t.variantExternalId, t.orderId] })],
+);
+
+/*
+ * The Operation's totals, kept in the batch of every order, cancellation and refused placement
+ * (src/totals/commands.ts): read as they are, never counted from the orders.
+ */
+
+/** The Operation's PLACED orders and their amount, its cancellations, its refusals by reason. */
+export const operationTotals = sqliteTable("operation_totals", {
+  operationId: text("operation_id").primaryKey(),
+  tenantId: text("tenant_id").notNull(),
+  orders: integer("orders").notNull().default(0),
+  amount: integer("amount").notNull().default(0),
+  cancelled: integer("cancelled").notNull().default(0),
+  quotaRefusals: integer("quota_refusals").notNull().default(0),
+  allocationRefusals: integer("allocation_refusals").notNull().default(0),
+  updatedAt: text("updated_at").notNull(),
+});
+
+/** The same per account: those that ordered or were refused, and every attached account (a row from its attachment on). */
+export const operationAccountTotals = sqliteTable(
+  "operation_account_totals",
+  {
+    operationId: text("operation_id").notNull(),
+    accountId: text("account_id").notNull(),
+    tenantId: text("tenant_id").notNull(),
+    orders: integer("orders").notNull().default(0),
+    amount: integer("amount").notNull().default(0),
+    cancelled: integer("cancelled").notNull().default(0),
+    quotaRefusals: integer("quota_refusals").notNull().default(0),
+    allocationRefusals: integer("allocation_refusals").notNull().default(0),
+    lastOrderAt: text("last_order_at"),
+  },
+  (t) => [primaryKey({ columns: [t.operationId, t.accountId] })],
+);
+
+/** The same per UTC day: orders placed that day, cancellations made that day, refusals. */
+export const operationDailyTotals = sqliteTable(
+  "operation_daily_totals",
+  {
+    operationId: text("operation_id").notNull(),
+    day: text("day").notNull(),
+    tenantId: text("tenant_id").notNull(),
+    orders: integer("orders").notNull().default(0),
+    amount: integer("amount").notNull().default(0),
+    cancellations: integer("cancellations").notNull().default(0),
+    cancelledAmount: integer("cancelled_amount").notNull().default(0),
+    quotaRefusals: integer("quota_refusals").notNull().default(0),
+    allocationRefusals: integer("allocation_refusals").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.operationId, t.day] })],
+);

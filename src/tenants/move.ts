@@ -8,7 +8,19 @@ import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { d1, type DatabaseBindings } from "../platform/data/database";
 import { jsonTextChunks } from "../platform/data/sql";
 import { accounts, accountUsers } from "../directory/tables";
-import { carts, operationAccounts, operationApprovals, operationLines, operationOwners, operations, orders } from "../operations/tables";
+import {
+  carts,
+  operationAccounts,
+  operationAccountTotals,
+  operationApprovals,
+  operationDailyTotals,
+  operationLines,
+  operationOwners,
+  operations,
+  operationTotals,
+  orderLines,
+  orders,
+} from "../operations/tables";
 import { changeRecords, changeSets, events, idempotencyKeys, tenants } from "../platform/data/tables";
 import { quotaOrderFacts, quotaRules } from "../quotas/tables";
 import { webhookDeliveries, webhooks } from "../webhooks/tables";
@@ -46,6 +58,10 @@ export const MOVED_TABLES: readonly MovedTable[] = [
   { table: quotaRules, scope: "tenant", order: ["created_at", "id"] },
   { table: carts, scope: "operation", order: ["created_at", "id"] },
   { table: orders, scope: "operation", order: ["created_at", "id"] },
+  { table: orderLines, scope: "operation" },
+  { table: operationTotals, scope: "operation" },
+  { table: operationAccountTotals, scope: "operation" },
+  { table: operationDailyTotals, scope: "operation" },
   { table: events, scope: "tenant", commitOrder: true },
   { table: quotaOrderFacts, scope: "tenant" },
   { table: idempotencyKeys, scope: "tenant" },

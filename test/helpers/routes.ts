@@ -10,6 +10,10 @@ import detachAccounts from "../../src/attachments/routes/detach";
 import listAttachments from "../../src/attachments/routes/list";
 import createCart from "../../src/checkout/routes/create-cart";
 import createOrder from "../../src/checkout/routes/create-order";
+import cancelOrder from "../../src/checkout/routes/cancel-order";
+import getOperationTotals from "../../src/totals/routes/totals";
+import listAccountTotals from "../../src/totals/routes/accounts";
+import getDailyTotals from "../../src/totals/routes/daily";
 import getCart from "../../src/checkout/routes/get-cart";
 import getOrder from "../../src/checkout/routes/get-order";
 import listOrders from "../../src/checkout/routes/list-orders";
@@ -95,6 +99,10 @@ export const routes = {
   createCart,
   getCart,
   createOrder,
+  cancelOrder,
+  getOperationTotals,
+  listAccountTotals,
+  getDailyTotals,
   getOrder,
   listOrders,
   compare,

@@ -179,6 +179,11 @@ export const WRITES: Record<string, (op: Caller) => Promise<Race>> = {
     const open = await setUpOperation(op, { type: "PUBLIC" });
     return { path: "/v1/orders", body: cartBody(open.id, await directoryAccount(op), [line("SKU-B", 3, 250, "SUP-1")]), status: 201, event: "order.created" };
   },
+  "POST /v1/orders/:orderId/cancel": async (op) => {
+    const open = await setUpOperation(op, { type: "PUBLIC" });
+    const order = await callRoute(op, routes.createOrder, { body: cartBody(open.id, await directoryAccount(op), [line("SKU-B", 3, 250, "SUP-1")]) });
+    return { path: `/v1/orders/${order.body.id}/cancel`, body: { reason: "Race" }, status: 200, event: "order.cancelled" };
+  },
   "POST /v1/keys": async () => ({
     path: "/v1/keys",
     body: { role: "ACCOUNT", userId: "u_racer", name: "Racer" },

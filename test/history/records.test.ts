@@ -207,7 +207,9 @@ describe("change records of an Operation", () => {
     expect({ ...then, updatedAt: undefined }).toEqual({ ...current, updatedAt: undefined });
     const pastLines = async (query: Record<string, string>) =>
       (await collectPages(op, routes.listLines, { params, query: { asOf: String(current.version), ...query } })).items;
-    expect(await pastLines({ limit: "1" })).toEqual(lines.map((line) => ({ ...line, updatedAt: then.updatedAt })));
+    expect(await pastLines({ limit: "1" })).toEqual(
+      lines.map(({ orderedQuantity: _ordered, orderCount: _orders, ...line }) => ({ ...line, updatedAt: then.updatedAt })),
+    );
     expect((await pastLines({ sort: "-variantExternalId", limit: "1" })).map((line) => line.variantExternalId)).toEqual(
       lines.map((line) => line.variantExternalId).reverse(),
     );

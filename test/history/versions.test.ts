@@ -60,7 +60,8 @@ async function apply(op: Caller, operationId: string, edit: Edit) {
 }
 
 const withoutTimes = <T extends Record<string, unknown>>(item: T) => {
-  const { updatedAt: _updated, attachedAt: _attached, ...rest } = item;
+  // Order figures are today's, not a version's: asOf lines have none.
+  const { updatedAt: _updated, attachedAt: _attached, orderedQuantity: _ordered, orderCount: _orders, ...rest } = item;
   return rest;
 };
 

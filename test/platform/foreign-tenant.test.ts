@@ -54,6 +54,7 @@ const BODIES: Record<string, (w: World) => unknown> = {
   "POST /v1/operations/:operationId/compare": (w) => ({ orderId: w.orderId }),
   "PUT /v1/buying-policies/quotas/rules/:ruleId": (w) => ({ accountId: w.acc1, supplierId: "SUP-1", minimum: 500 }),
   "PATCH /v1/webhooks/:webhookId": () => ({ description: "Taken over", url: "https://attacker.example.com/in" }),
+  "POST /v1/orders/:orderId/cancel": () => ({ reason: "Taken over" }),
 };
 
 beforeAll(async () => {

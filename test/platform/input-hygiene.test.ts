@@ -78,6 +78,13 @@ const OTHER_QUERY_PARAMETERS = new Set([
   "to",
   "resourceType",
   "asOf",
+  "ordered",
+  "orderedQuantity",
+  "orderedQuantity[gte]",
+  "orderedQuantity[lte]",
+  "orderCount",
+  "orderCount[gte]",
+  "orderCount[lte]",
 ]);
 /** Body fields (by their own name) that hold text other than an id; any other string field of a body is an id. */
 const OTHER_BODY_FIELDS = new Set([
@@ -203,6 +210,8 @@ const BODIES: Record<string, { body: unknown; ids: (string | number)[][] }[]> = 
     { body: { lines: [{ variantExternalId: "SKU-1", quantity: 1 }] }, ids: [["lines", 0, "variantExternalId"]] },
     { body: { orderId: SOME_ID.orderId }, ids: [["orderId"]] },
   ],
+  // A cancellation's reason is text shown as it is, held to the rule of ids (as a comment is).
+  "POST /v1/orders/:orderId/cancel": [{ body: { reason: "Asked by phone" }, ids: [["reason"]] }],
   "POST /v1/keys": [{ body: { role: "ACCOUNT", userId: "u-1" }, ids: [["userId"]] }],
   "POST /v1/webhooks": [{ body: { url: "https://hooks.example.com/in" }, ids: [] }],
   "PATCH /v1/webhooks/:webhookId": [{ body: { description: "d" }, ids: [] }],

@@ -164,6 +164,10 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
     body: IMPACT_OF_A_HIGHER_DEFAULT,
   });
   expect(impact.body).toMatchObject({ ordersConsidered: 1, newlyBlocked: 1 });
+  await step(operator, "GET", `/v1/operations/${operationId}/totals`, 200);
+  await step(operator, "GET", `/v1/operations/${operationId}/totals/accounts`, 200);
+  await step(operator, "GET", `/v1/operations/${operationId}/totals/daily`, 200);
+  await step(account, "POST", `/v1/orders/${orderId}/cancel`, 200, { body: { reason: "Journey" } });
 
   await step(account, "GET", "/v1/front/operations", 200);
   await step(account, "GET", `/v1/front/operations/${operationId}`, 200);

@@ -5,7 +5,22 @@ import { mapPage } from "../../platform/data/pagination";
 import { defineRoute } from "../../platform/http/routes";
 import { operationIdParam } from "../../platform/schema/fields";
 import { listLines, listLinesAsOf, toLineRepresentation } from "../queries";
-import { LINE_CSV_COLUMNS, lineList, linePage, listLinesAsOfQuery, type ListLinesQuery } from "../schemas";
+import { LINE_CSV_COLUMNS, lineList, linePage, listLinesAsOfQuery, ORDERED_FIELDS, ORDERED_FILTERS, type ListLinesQuery } from "../schemas";
+import { validationError } from "../../platform/schema/validation";
+
+/** A past version has no order figures: asOf with their filters or sort is 400, never a guess. */
+function refuseOrderedFiguresAsOf(query: ListLinesQuery): void {
+  const filters = ORDERED_FILTERS.filter((name) => query[name] !== undefined);
+  const sorts = (query.sort ?? "").split(",").filter((key) => (ORDERED_FIELDS as readonly string[]).includes(key.replace(/^-/, "")));
+  if (!filters.length && !sorts.length) return;
+  throw validationError(
+    [...filters.map((name) => `query.${name}`), ...(sorts.length ? ["query.sort"] : [])].map((field) => ({
+      field,
+      code: "not_with_as_of",
+      message: "a past version's lines have no orderedQuantity or orderCount: filter and sort by them without asOf",
+    })),
+  );
+}
 
 export default defineRoute(
   {
@@ -14,7 +29,7 @@ export default defineRoute(
     operationId: "listLines",
     summary: "List an Operation's lines",
     description:
-      "Filters combine with AND. asOf=<version> (OPERATOR keys) lists the lines as they were at that version of the Operation, with the same filters, sort and pages. variantName matches a case-insensitive substring in any locale; minQuantity, maxQuantity, recommendedQuantity and quantityIncrement match exact values. Sort by variantName uses the name in the tenant's default locale (else any), lower-cased; lines without a recommendedQuantity sort before 0. ACCOUNT keys read the lines of the Operations they can see.",
+      "Filters combine with AND. asOf=<version> (OPERATOR keys) lists the lines as they were at that version of the Operation, with the same filters, sort and pages. variantName matches a case-insensitive substring in any locale; minQuantity, maxQuantity, recommendedQuantity and quantityIncrement match exact values; orderedQuantity and orderCount (kept as orders are placed and cancelled) match exact values or, as orderedQuantity[gte] and orderedQuantity[lte], bounds (not with asOf). Sort by variantName uses the name in the tenant's default locale (else any), lower-cased; lines without a recommendedQuantity sort before 0. ACCOUNT keys read the lines of the Operations they can see.",
     tag: "Lines",
     roles: ["OPERATOR", "ACCOUNT"],
     params: operationIdParam,
@@ -25,6 +40,7 @@ export default defineRoute(
     errors: ["not_found", "version_not_found", "invalid_next_token"],
   },
   async function handleListLines(c, { params, query: { asOf, ...query } }) {
+    if (asOf !== undefined) refuseOrderedFiguresAsOf(query);
     const readPage = (page: ListLinesQuery) =>
       asOf === undefined ? listLines(listContextOf(c), params.operationId, page) : listLinesAsOf(listContextOf(c), params.operationId, asOf, page);
     if (acceptsCsv(c.req.header("accept"))) {

@@ -23,6 +23,7 @@ export const EVENT_TYPES = [
   "quota_default.updated",
   "cart.created",
   "order.created",
+  "order.cancelled",
   "order.blocked",
   "key.created",
   "key.revoked",

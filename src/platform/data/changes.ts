@@ -13,7 +13,19 @@ import { nowIso } from "../core/time";
  * any write path records through here; unlike events, a record says what each field was and became.
  */
 
-export const RESOURCE_TYPES = ["operation", "line", "attachment", "rule", "quota_default", "account", "key", "webhook", "settings", "approval"] as const;
+export const RESOURCE_TYPES = [
+  "operation",
+  "line",
+  "attachment",
+  "rule",
+  "quota_default",
+  "account",
+  "key",
+  "webhook",
+  "settings",
+  "approval",
+  "order",
+] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 export type ChangeAction = "created" | "updated" | "deleted";
 
@@ -29,6 +41,7 @@ const TYPE_CODES: Record<ResourceType, string> = {
   webhook: "w",
   settings: "s",
   approval: "p",
+  order: "n",
 };
 const ACTION_CODES: Record<ChangeAction, string> = { created: "c", updated: "u", deleted: "d" };
 export const typeCode = (type: ResourceType) => TYPE_CODES[type];

@@ -147,6 +147,18 @@ export const dateTime = z
     examples: ["2026-03-01T00:00:00Z"],
   });
 
+/** A UTC calendar day, YYYY-MM-DD, that exists on the calendar. */
+export const calendarDay = z
+  .string()
+  .superRefine(
+    refuseWith((text) => {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return "must be a day as YYYY-MM-DD, e.g. 2026-03-01";
+      const [year, month, day] = text.split("-").map(Number);
+      return month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) ? `${text} is not a date on the calendar` : undefined;
+    }),
+  )
+  .meta({ description: "A UTC day, YYYY-MM-DD.", examples: ["2026-03-01"] });
+
 /** The id of one of the API's rows in a path, a query or a body (see identifierText). */
 export const pathId = (description: string) => identifierText(100).regex(DOCUMENTED_ID_PATTERN, "must not contain control characters").describe(description);
 
