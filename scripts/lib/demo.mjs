@@ -3,6 +3,13 @@
 
 export const DEMO_TENANT = "demo";
 export const DEMO_ACCOUNT_USER = "u_alice";
+/** The two keys `npm start` issues for the demo tenant, named as the console and history show them. */
+export const DEMO_KEYS = {
+  operator: { role: "OPERATOR", name: "Demo operator" },
+  account: { role: "ACCOUNT", user: DEMO_ACCOUNT_USER, name: "Alice (Maison Dupont)" },
+};
+/** The currency the demo's amounts are minor units of (15000 shows as 150.00). */
+export const DEMO_CURRENCY = "EUR";
 
 /** `api(method, path, body)` → { status, body } against `baseUrl`, with one key's role and secret. */
 export function httpCaller(baseUrl, role, key) {
@@ -235,6 +242,11 @@ export async function seedDemo(api, { log = console.error } = {}) {
   ) {
     const put = await api("PUT", "/v1/buying-policies/quotas/default", { minimum: data.defaultMinimum });
     if (check(put, "PUT quota default")) log(`  quota default minimum: ${data.defaultMinimum}`);
+  }
+  const display = await api("GET", "/v1/settings/display");
+  if (!absent(display, "the display currency (/v1/settings/display)") && check(display, "GET display settings", [200]) && display.body.currency === null) {
+    const put = await api("PUT", "/v1/settings/display", { currency: DEMO_CURRENCY });
+    if (check(put, "PUT display settings")) log(`  display currency: ${DEMO_CURRENCY}`);
   }
   log(skipped.length ? `Demo tenant seeded, except ${skipped.length} step(s) listed below.` : "Demo tenant ready.");
   return { seeded: true, skipped, operations };
