@@ -13,6 +13,7 @@
 // issues itself a key named "tenant:move" for an hour through that server, and revokes it when done.
 import { commandLine, fail } from "./lib/command-line.mjs";
 import { startDevServer } from "./lib/dev-server.mjs";
+import { requestJson } from "./lib/http.mjs";
 import { databaseKeys, serverKeys } from "./lib/keys.mjs";
 import { onLocalState, servingServer } from "./lib/local-server.mjs";
 import { isShard } from "./lib/wrangler.mjs";
@@ -94,22 +95,7 @@ async function operatorKey() {
 }
 
 function api(baseUrl, key) {
-  return async (method, path, body) => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: { "svc-client": "OPERATOR", "svc-api-key": key, ...(body !== undefined && { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await response.text();
-    let parsed;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = text;
-    }
-    return { status: response.status, body: parsed };
-  };
+  return (method, path, body) => requestJson(`${baseUrl}${path}`, { method, headers: { "svc-client": "OPERATOR", "svc-api-key": key }, body });
 }
 
 const count = (n) => Number(n ?? 0).toLocaleString("en-US");

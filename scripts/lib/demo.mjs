@@ -1,6 +1,8 @@
 // The demo tenant `npm start` fills in over the real HTTP API. Every step is idempotent (it only adds
 // what is missing), and a step whose route answers 404 is skipped with a warning.
 
+import { requestJson } from "./http.mjs";
+
 export const DEMO_TENANT = "demo";
 export const DEMO_ACCOUNT_USER = "u_alice";
 /** The two keys `npm start` issues for the demo tenant, named as the console and history show them. */
@@ -13,22 +15,7 @@ export const DEMO_CURRENCY = "EUR";
 
 /** `api(method, path, body)` → { status, body } against `baseUrl`, with one key's role and secret. */
 export function httpCaller(baseUrl, role, key) {
-  return async (method, path, body) => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: { "svc-client": role, "svc-api-key": key, ...(body !== undefined && { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await response.text();
-    let parsed = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // keep the text
-    }
-    return { status: response.status, body: parsed };
-  };
+  return (method, path, body) => requestJson(`${baseUrl}${path}`, { method, headers: { "svc-client": role, "svc-api-key": key }, body });
 }
 
 /**

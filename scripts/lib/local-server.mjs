@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { OPERATOR_TOKEN_HEADER } from "../../local/worker/operator-token.mjs";
+import { requestJson } from "./http.mjs";
 import { repoRoot } from "./wrangler.mjs";
 
 /** The state `wrangler dev` uses when given none. */
@@ -205,25 +206,12 @@ export const newOperatorToken = () => randomBytes(24).toString("base64url");
 
 /** Calls an operator route of a local server; answers its JSON, or throws with the problem's detail. */
 export async function operatorRequest(server, method, path, body) {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { [OPERATOR_TOKEN_HEADER]: server.token, ...(body !== undefined && { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(60_000),
-  });
-  const text = await response.text();
-  let parsed;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = text;
-  }
-  if (response.ok) return parsed;
+  const answer = await requestJson(`${server.url}${path}`, { method, headers: { [OPERATOR_TOKEN_HEADER]: server.token }, body, timeoutMs: 60_000 });
+  const { status, body: parsed, text } = answer;
+  if (answer.ok) return parsed;
   const errors = (parsed?.errors ?? []).map((item) => `${item.field ? `${item.field.replace(/^body\.(key\.)?/, "")} ` : ""}${item.message}`);
   const detail = parsed?.detail ?? String(text).slice(0, 300);
-  const error = new Error(
-    `${detail}${errors.length ? ` (${errors.join("; ")})` : ""} [${response.status}${parsed?.code ? ` ${parsed.code}` : ""} from ${server.url}]`,
-  );
-  error.status = response.status;
+  const error = new Error(`${detail}${errors.length ? ` (${errors.join("; ")})` : ""} [${status}${parsed?.code ? ` ${parsed.code}` : ""} from ${server.url}]`);
+  error.status = status;
   throw error;
 }
