@@ -33,7 +33,7 @@ import { OPERATOR_TOKEN_HEADER } from "./operator-token.mjs";
 export type LocalEnv = Env & { LOCAL_OPERATOR_TOKEN?: string };
 
 /** The author of a command's changes, as events and history have always named the command line. */
-const CLI_AUTHOR: ChangeAuthor = { actor: "cli", requestId: null, reason: null };
+const CLI_AUTHOR: ChangeAuthor = { actor: "cli", keyId: null, requestId: null, reason: null };
 
 const issueBody = z.strictObject({
   tenant: z.string().regex(/^[A-Za-z0-9._:-]{1,100}$/, "1-100 characters among letters, digits, '.', '_', ':', '-'"),
