@@ -1,9 +1,11 @@
 // npm run deploy | npm run migrate:remote: the two steps that touch the deployed Worker and its D1.
-// Both refuse, with the step to take, while wrangler.toml still names the placeholder database.
+// Both refuse, with the step to take, while wrangler.toml still names the placeholder database; deploy
+// also refuses while the deployed Worker lacks a secret it needs (scripts/lib/deploy-secrets.mjs).
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { applyMigrations, repoRoot, spawnWrangler } from "./lib/wrangler.mjs";
+import { listedSecretNames, missingSecretsAdvice } from "./lib/deploy-secrets.mjs";
+import { applyMigrations, repoRoot, runWrangler, spawnWrangler } from "./lib/wrangler.mjs";
 
 // The committed wrangler.toml names placeholder ids (0000…0000, …0001, …0002): never a real database.
 const PLACEHOLDER_ID = /database_id = "00000000-0000-0000-0000-0000000000\d\d"/;
@@ -32,6 +34,24 @@ if (step === "migrate:remote") {
   // The control schema to CONTROL, the tenant schema to every shard.
   await applyMigrations({ remote: true }, { echo: true });
 } else {
+  const extraArgs = process.argv.slice(3);
+  // A dry run uploads nothing (and needs no account): only a real deploy is checked.
+  if (!extraArgs.includes("--dry-run")) {
+    const listed = await runWrangler(["secret", "list", "--format", "json"]).then(
+      ({ stdout }) => ({ stdout }),
+      (error) => ({ failure: error.message }),
+    );
+    let advice;
+    try {
+      advice = missingSecretsAdvice(listedSecretNames(listed));
+    } catch (error) {
+      advice = error.message;
+    }
+    if (advice) {
+      console.error(advice);
+      process.exit(1);
+    }
+  }
   // Answers name the build (svc-api-version: <version>+<commit>), so an operator can tell which one answered.
   let commit = "";
   try {
@@ -39,6 +59,6 @@ if (step === "migrate:remote") {
   } catch {
     // Not a git checkout: the version alone names the build.
   }
-  const child = spawnWrangler(["deploy", ...(commit ? ["--var", `BUILD_COMMIT:${commit}`] : []), ...process.argv.slice(3)], { stdio: "inherit" });
+  const child = spawnWrangler(["deploy", ...(commit ? ["--var", `BUILD_COMMIT:${commit}`] : []), ...extraArgs], { stdio: "inherit" });
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }

@@ -1,15 +1,24 @@
-// npm start: local D1 migrations, docs assets, demo keys and data, then `wrangler dev` in the foreground.
-// Works offline with no Cloudflare account: everything runs in local workerd with local D1.
+// npm start: local D1 migrations, docs assets, then `wrangler dev` in the foreground, then the demo's
+// keys and data through it. Works offline with no Cloudflare account: everything runs in local
+// workerd with local D1. One server per local state: it records where it listens beside the state
+// (scripts/lib/local-server.mjs), so operator commands find it on any port and go through it, and a
+// second `npm start` over the same state says where the first one serves and exits.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { buildConsole } from "./build-console.mjs";
-import { DEMO_ACCOUNT_USER, DEMO_TENANT, exampleVariables, exportLines, httpCaller, seedDemo } from "./lib/demo.mjs";
-import { issueKeys } from "./lib/keys.mjs";
+import { commandLine } from "./lib/command-line.mjs";
+import { DEMO_KEYS, DEMO_TENANT, exampleVariables, exportLines, httpCaller, seedDemo } from "./lib/demo.mjs";
+import { localServerArgs } from "./lib/dev-server.mjs";
+import { serverKeys } from "./lib/keys.mjs";
 import { startLocalCrons } from "./lib/local-crons.mjs";
+import { claimState, newOperatorToken, StateHeld } from "./lib/local-server.mjs";
 import { pipeFiltered } from "./lib/wrangler-output.mjs";
 import { LOCAL_SECRETS, localSecret } from "./lib/local-secrets.mjs";
 import { applyMigrations, repoRoot, spawnWrangler } from "./lib/wrangler.mjs";
 
+const usage = "usage: [PORT=8787] npm start [-- --persist-to DIR]   (DIR: another local state than .wrangler/state)";
+const options = commandLine({ "persist-to": { type: "string" } }, usage);
+const persistTo = options["persist-to"];
 const HOST = "127.0.0.1";
 const PORT = Number(process.env.PORT ?? 8787);
 const READY_TIMEOUT_MS = 120_000;
@@ -21,6 +30,8 @@ if (!Number.isInteger(PORT) || PORT < 1 || PORT > 65535) {
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The `wrangler dev` this command runs in the foreground, once started. */
+let child;
 
 /** The reference viewer's assets and the list of guides the /docs page shows (docs/*.md may have changed since install). */
 async function prepareDocs() {
@@ -45,16 +56,24 @@ async function waitUntilReady(child) {
   return false;
 }
 
-function banner(operatorKey, accountKey, shard, operations, skipped, crons) {
-  const variables = exportLines(exampleVariables({ baseUrl, operatorKey, accountKey, operations }));
+/** Progress lines: rewritten in place on a terminal; elsewhere (a log) only each database's start and end. */
+function progressPrinter(out = process.stderr) {
+  return (line, { final }) => {
+    if (out.isTTY) out.write(`\r\x1b[2K  ${line}${final ? "\n" : ""}`);
+    else if (final || line.endsWith("to apply…")) out.write(`  ${line}\n`);
+  };
+}
+
+function banner(operator, account, operations, skipped, crons) {
+  const variables = exportLines(exampleVariables({ baseUrl, operatorKey: operator.key, accountKey: account.key, operations }));
   const lines = [
     "",
     "────────────────────────────────────────────────────────────────────────",
     `API on ${baseUrl}   reference: ${baseUrl}/docs   OpenAPI: ${baseUrl}/v1/openapi.json`,
     `Console: ${baseUrl}/console (sign in with a key below)`,
-    `Tenant "${DEMO_TENANT}" (on ${shard}) keys (new on every start; shown once):`,
-    `  OPERATOR               ${operatorKey}`,
-    `  ACCOUNT (${DEMO_ACCOUNT_USER})      ${accountKey}`,
+    `Tenant "${DEMO_TENANT}" (on ${operator.shard}) keys (new on every start; shown once):`,
+    `  OPERATOR "${DEMO_KEYS.operator.name}"          ${operator.key}`,
+    `  ACCOUNT "${DEMO_KEYS.account.name}"  ${account.key}`,
     "",
     "Paste these lines into another shell: every example of README.md and docs/ then works as written.",
     "",
@@ -64,7 +83,7 @@ function banner(operatorKey, accountKey, shard, operations, skipped, crons) {
     `  curl -sS "$API/v1/operations?status=ACTIVE" -H 'svc-client: ACCOUNT' -H "svc-api-key: $ACC_KEY"`,
     "",
     `Cron triggers run here on their deployed schedule (UTC): ${crons.map((cron) => `"${cron}"`).join(", ")} (webhook sweep, housekeeping).`,
-    "More keys: npm run key -- --tenant <tenantId> --role OPERATOR|ACCOUNT [--user <userId>]",
+    'More keys: npm run key -- --tenant <tenantId> --role OPERATOR|ACCOUNT [--user <userId>] [--name "…"] (through this server, on any port)',
   ];
   if (skipped.length) lines.push("", "Demo data not seeded (routes not available yet):", ...skipped.map((s) => `  - ${s}`));
   lines.push("Stop with Ctrl-C.", "────────────────────────────────────────────────────────────────────────", "");
@@ -76,22 +95,33 @@ function ensureLocalSecrets() {
   for (const name of LOCAL_SECRETS) localSecret(name);
 }
 
+/** This process holds the local state from here on, or another one already does: say where it serves, and stop. */
+async function claimLocalState() {
+  try {
+    return await claimState(persistTo, { holder: "npm start", status: "starting" });
+  } catch (error) {
+    if (!(error instanceof StateHeld)) throw error;
+    console.error(
+      `${error.message}. One server per local state: use that one (its banner shows its keys; \`npm run key\` issues more through it), or stop it first.`,
+    );
+    process.exit(1);
+  }
+}
+
 async function main() {
+  const claim = await claimLocalState();
   ensureLocalSecrets();
   await prepareDocs();
   if (await buildConsole({ ifChanged: true })) console.error("Built the console (public/console).");
-  console.error("Applying local D1 migrations (the control database and every shard) …");
-  await applyMigrations({});
-  console.error(`Issuing keys for tenant "${DEMO_TENANT}" …`);
-  const [operator, account] = await issueKeys([
-    { tenant: DEMO_TENANT, role: "OPERATOR" },
-    { tenant: DEMO_TENANT, role: "ACCOUNT", user: DEMO_ACCOUNT_USER },
-  ]);
+  console.error("Applying local D1 migrations (the control database and every shard; the first start applies them all, about a minute or more) …");
+  await applyMigrations({ persistTo }, { progress: progressPrinter() });
 
   // Local receivers (http://127.0.0.1, http://localhost) may subscribe to webhooks here; a deployment refuses them.
-  const child = spawnWrangler(["dev", "--ip", HOST, "--port", String(PORT), "--show-interactive-dev-session=false", "--var", "WEBHOOKS_ALLOW_LOCAL:on"], {
+  const operatorToken = newOperatorToken();
+  child = spawnWrangler(localServerArgs({ port: PORT, persistTo, operatorToken, vars: { WEBHOOKS_ALLOW_LOCAL: "on" } }), {
     stdio: ["ignore", "pipe", "pipe"],
   });
+  claim.update({ serverPid: child.pid });
   pipeFiltered(child.stdout, process.stdout);
   pipeFiltered(child.stderr, process.stderr);
   let stopping = false;
@@ -114,6 +144,12 @@ async function main() {
     }
     return;
   }
+  claim.update({ status: "serving", url: baseUrl, port: PORT, token: operatorToken });
+  console.error(`Issuing keys for tenant "${DEMO_TENANT}" …`);
+  const [operator, account] = await serverKeys({ url: baseUrl, token: operatorToken }).issue([
+    { tenant: DEMO_TENANT, ...DEMO_KEYS.operator },
+    { tenant: DEMO_TENANT, ...DEMO_KEYS.account },
+  ]);
   let skipped = [];
   let operations = {};
   try {
@@ -127,10 +163,12 @@ async function main() {
   const schedules = startLocalCrons(baseUrl, {
     onRun: (cron, status) => status !== 200 && console.error(`cron "${cron}" could not run locally (status ${status}).`),
   });
-  console.log(banner(operator.key, account.key, operator.shard, operations, skipped, schedules.crons));
+  console.log(banner(operator, account, operations, skipped, schedules.crons));
 }
 
 main().catch((error) => {
   console.error(error?.message ?? error);
+  // The server goes with it: a server left running would hold the state with no one to stop it.
+  if (child?.exitCode === null && child?.signalCode === null) child.kill("SIGTERM");
   process.exit(1);
 });

@@ -5,16 +5,18 @@
 // npm run tenant:move -- --tenant <tenantId> --abort | --reverse | --status [--move mov_…]
 //   Aborts the latest move (before its switch), moves the tenant back (while the old copy is kept), or
 //   shows where the move stands.
-// The move runs inside the Worker (src/tenants/mover.ts), never beside it against its files: the local
-// server `npm start` serves (--url, http://127.0.0.1:$PORT by default), or a private one started over the
-// same local state when none answers; --remote needs --url and a key of the deployed service.
+// The move runs inside the Worker (src/tenants/mover.ts), never beside it against its files: --url, else
+// the local server that holds the local state (`npm start` on whatever port: it records where it listens,
+// scripts/lib/local-server.mjs), else, when none does, a private one started over that state for the
+// command (never a second one beside a running server); --remote needs --url and a key of the deployed service.
 // The key: --key or SVC_API_KEY (an OPERATOR key of the tenant); locally, without one, the command
-// issues itself a key named "tenant:move" for an hour, and revokes it when done.
-import { join } from "node:path";
+// issues itself a key named "tenant:move" for an hour through that server, and revokes it when done.
 import { commandLine, fail } from "./lib/command-line.mjs";
-import { answers, startDevServer } from "./lib/dev-server.mjs";
-import { issueKeys, revokeKey } from "./lib/keys.mjs";
-import { isShard, repoRoot } from "./lib/wrangler.mjs";
+import { startDevServer } from "./lib/dev-server.mjs";
+import { requestJson } from "./lib/http.mjs";
+import { databaseKeys, serverKeys } from "./lib/keys.mjs";
+import { onLocalState, servingServer } from "./lib/local-server.mjs";
+import { isShard } from "./lib/wrangler.mjs";
 
 const usage = [
   "usage: npm run tenant:move -- --tenant <tenantId> --to SHARD_… [--keep-source-minutes N] [--url URL] [--key KEY] [--persist-to DIR] [--remote]",
@@ -50,29 +52,42 @@ const moveRef = options.move ?? "latest";
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const FINISHED = new Set(["SWITCHED", "DROPPING", "COMPLETED", "REVERSED", "ABORTED", "FAILED"]);
 
-/** The server to ask: --url, the local `npm start`, or (locally, when none answers) a private one over the same state. */
+const persistTo = options["persist-to"];
+
+/** The server to ask: --url, the local server that holds the local state, or (none does) a private one over it. */
 async function server() {
-  const baseUrl = options.url ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
-  if (options.remote || options.url || (await answers(baseUrl))) return { baseUrl, stop: async () => {} };
-  console.error(`No server answers on ${baseUrl}: starting one over the local databases for the move (it stops when the command ends).`);
-  const started = await startDevServer({ persistTo: options["persist-to"] ?? join(repoRoot, ".wrangler", "state") });
+  if (options.url) return { baseUrl: options.url, stop: async () => {} };
+  const running = await servingServer(persistTo);
+  if (running) {
+    console.error(`Through ${running.holder} on ${running.url}.`);
+    return { baseUrl: running.url, stop: async () => {} };
+  }
+  console.error("No local server holds the local databases: starting one for the move (it stops when the command ends).");
+  const started = await startDevServer({ persistTo });
   return { baseUrl: started.baseUrl, stop: started.stop };
 }
+
+/** The local keys, through the server that holds the state (read again on each use: a restarted server has a new token). */
+const localKeys = (use) =>
+  onLocalState(persistTo, "npm run tenant:move", { viaServer: (running) => use(serverKeys(running)), alone: () => use(databaseKeys({ persistTo })) });
 
 /** An OPERATOR key of the tenant: given, or (locally) issued for this command, for an hour, and revoked after. */
 async function operatorKey() {
   const given = options.key ?? process.env.SVC_API_KEY;
   if (given) return { key: given, done: async () => {} };
   if (options.remote) fail("--remote needs an OPERATOR key of the tenant: --key or SVC_API_KEY.", usage);
-  const target = { persistTo: options["persist-to"] };
-  const [issued] = await issueKeys(
-    [{ tenant: options.tenant, role: "OPERATOR", name: "tenant:move", expiresAt: new Date(Date.now() + 3_600_000).toISOString(), existingOnly: true }],
-    target,
-  );
+  const request = {
+    tenant: options.tenant,
+    role: "OPERATOR",
+    name: "tenant:move",
+    expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    existingOnly: true,
+  };
+  const [issued] = await localKeys((keys) => keys.issue([request]));
   return {
     key: issued.key,
     done: async () => {
-      await revokeKey({ keyId: issued.keyId, ...target }).catch((error) =>
+      await localKeys((keys) => keys.revoke(issued.keyId)).catch((error) =>
         console.error(`Could not revoke the command's key ${issued.keyId} (it expires within the hour): ${error.message}`),
       );
     },
@@ -80,22 +95,7 @@ async function operatorKey() {
 }
 
 function api(baseUrl, key) {
-  return async (method, path, body) => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: { "svc-client": "OPERATOR", "svc-api-key": key, ...(body !== undefined && { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await response.text();
-    let parsed;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = text;
-    }
-    return { status: response.status, body: parsed };
-  };
+  return (method, path, body) => requestJson(`${baseUrl}${path}`, { method, headers: { "svc-client": "OPERATOR", "svc-api-key": key }, body });
 }
 
 const count = (n) => Number(n ?? 0).toLocaleString("en-US");

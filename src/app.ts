@@ -125,6 +125,12 @@ export function buildApp(extend?: (app: App) => void): App {
     return new Response(response.body, response);
   };
   app.get("/docs", (c) => asset(c.env.ASSETS, new Request(new URL("/docs/index.html", c.req.url))));
+  // The guides' Markdown as text every browser shows (text/markdown is saved, not shown, by some), in UTF-8.
+  app.get("/docs/guides/*", async (c) => {
+    const response = await asset(c.env.ASSETS, c.req.raw);
+    if (response.ok) response.headers.set("content-type", "text/plain; charset=utf-8");
+    return response;
+  });
   app.get("/docs/*", (c) => asset(c.env.ASSETS, c.req.raw));
   // The console is a single-page app: its files are assets, and any other /console path is its page.
   const consolePage = (c: { env: { ASSETS: Fetcher }; req: { url: string } }) => asset(c.env.ASSETS, new Request(new URL("/console/index.html", c.req.url)));

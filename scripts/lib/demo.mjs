@@ -1,27 +1,21 @@
 // The demo tenant `npm start` fills in over the real HTTP API. Every step is idempotent (it only adds
 // what is missing), and a step whose route answers 404 is skipped with a warning.
 
+import { requestJson } from "./http.mjs";
+
 export const DEMO_TENANT = "demo";
 export const DEMO_ACCOUNT_USER = "u_alice";
+/** The two keys `npm start` issues for the demo tenant, named as the console and history show them. */
+export const DEMO_KEYS = {
+  operator: { role: "OPERATOR", name: "Demo operator" },
+  account: { role: "ACCOUNT", user: DEMO_ACCOUNT_USER, name: "Alice (Maison Dupont)" },
+};
+/** The currency the demo's amounts are minor units of (15000 shows as 150.00). */
+export const DEMO_CURRENCY = "EUR";
 
 /** `api(method, path, body)` → { status, body } against `baseUrl`, with one key's role and secret. */
 export function httpCaller(baseUrl, role, key) {
-  return async (method, path, body) => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: { "svc-client": role, "svc-api-key": key, ...(body !== undefined && { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await response.text();
-    let parsed = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // keep the text
-    }
-    return { status: response.status, body: parsed };
-  };
+  return (method, path, body) => requestJson(`${baseUrl}${path}`, { method, headers: { "svc-client": role, "svc-api-key": key }, body });
 }
 
 /**
@@ -235,6 +229,11 @@ export async function seedDemo(api, { log = console.error } = {}) {
   ) {
     const put = await api("PUT", "/v1/buying-policies/quotas/default", { minimum: data.defaultMinimum });
     if (check(put, "PUT quota default")) log(`  quota default minimum: ${data.defaultMinimum}`);
+  }
+  const display = await api("GET", "/v1/settings/display");
+  if (!absent(display, "the display currency (/v1/settings/display)") && check(display, "GET display settings", [200]) && display.body.currency === null) {
+    const put = await api("PUT", "/v1/settings/display", { currency: DEMO_CURRENCY });
+    if (check(put, "PUT display settings")) log(`  display currency: ${DEMO_CURRENCY}`);
   }
   log(skipped.length ? `Demo tenant seeded, except ${skipped.length} step(s) listed below.` : "Demo tenant ready.");
   return { seeded: true, skipped, operations };

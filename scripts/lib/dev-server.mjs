@@ -1,10 +1,28 @@
 // A private `wrangler dev` of the API on a free port, over a local D1 in `persistTo`: for checks
-// that need the real server (a raw socket, the key command against the served database).
+// that need the real server (a raw socket, the key command against the served database). It records
+// itself beside its state as `npm start` does (scripts/lib/local-server.mjs), so operator commands
+// given the same --persist-to go through it, and no second server opens that state.
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { startLocalCrons } from "./local-crons.mjs";
 import { localSecret } from "./local-secrets.mjs";
-import { spawnWrangler } from "./wrangler.mjs";
+import { claimState, newOperatorToken } from "./local-server.mjs";
+import { repoRoot, spawnWrangler } from "./wrangler.mjs";
+
+/** The local servers' Worker: the API plus the operator commands' routes (never deployed). */
+export const LOCAL_ENTRY = join(repoRoot, "local", "worker", "index.ts");
+
+/**
+ * The `wrangler dev` arguments of a local server of the API on 127.0.0.1:`port` (over `persistTo`,
+ * else .wrangler/state), its operator routes answering `operatorToken`; `vars` adds Worker variables.
+ */
+export function localServerArgs({ port, persistTo, operatorToken, vars = {} }) {
+  const args = ["dev", LOCAL_ENTRY, "--ip", "127.0.0.1", "--port", String(port), ...(persistTo ? ["--persist-to", persistTo] : [])];
+  args.push("--show-interactive-dev-session=false", "--var", `LOCAL_OPERATOR_TOKEN:${operatorToken}`);
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  return args;
+}
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -34,38 +52,44 @@ export async function answers(baseUrl) {
 /**
  * Starts the server (migrate `persistTo` first) and resolves once it answers; `stop()` ends it. `vars`
  * adds Worker variables; `crons` runs wrangler.toml's cron triggers on their schedule, as `npm start` does;
- * `port` serves on that port (a restart of an earlier server), else on a free one.
+ * `port` serves on that port (a restart of an earlier server), else on a free one. Refuses (StateHeld)
+ * while another live process holds `persistTo`.
  */
 export async function startDevServer(options) {
+  const claim = await claimState(options.persistTo, { holder: "a private wrangler dev", status: "starting" });
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startDevServerOnce(options);
+      return await startDevServerOnce({ ...options, claim });
     } catch (error) {
       // A free port found here can be taken by another process before workerd binds it (servers of
       // test files start side by side): on a port of its own choosing, the server tries another.
       const taken = error instanceof PortTaken;
-      if (!taken || options.port !== undefined || attempt >= 3) throw taken ? error.cause : error;
+      if (!taken || options.port !== undefined || attempt >= 3) {
+        claim.release();
+        throw taken ? error.cause : error;
+      }
     }
   }
 }
 
 class PortTaken extends Error {}
 
-async function startDevServerOnce({ persistTo, vars = {}, crons = false, readyTimeoutMs = 120_000, port: wantedPort }) {
+async function startDevServerOnce({ persistTo, vars = {}, crons = false, readyTimeoutMs = 120_000, port: wantedPort, claim }) {
   const port = wantedPort ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo];
-  // Keys issued by `npm run key` are signed with .dev.vars's KEY_SIGNING_SECRET: the server verifies with the same.
-  args.push("--var", `PAGINATION_SECRET:${randomBytes(16).toString("hex")}`, "--var", `KEY_SIGNING_SECRET:${localSecret("KEY_SIGNING_SECRET")}`);
-  args.push("--show-interactive-dev-session=false", "--log-level", "warn");
-  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  const operatorToken = newOperatorToken();
+  // Keys issued by `npm run key` alone (no server) are signed with .dev.vars's KEY_SIGNING_SECRET: the server verifies with the same.
+  const secrets = { PAGINATION_SECRET: randomBytes(16).toString("hex"), KEY_SIGNING_SECRET: localSecret("KEY_SIGNING_SECRET") };
+  const args = [...localServerArgs({ port, persistTo, operatorToken, vars: { ...secrets, ...vars } }), "--log-level", "warn"];
   let output = "";
   const child = spawnWrangler(args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
+  // The state is held by the server from now on (it outlives this process if this one dies first).
+  claim.update({ serverPid: child.pid });
   child.stdout.on("data", (chunk) => (output += chunk));
   child.stderr.on("data", (chunk) => (output += chunk));
   const running = () => child.exitCode === null && child.signalCode === null;
   let schedules;
-  const stop = async () => {
+  const halt = async () => {
     schedules?.stop();
     if (!running()) return;
     try {
@@ -76,15 +100,21 @@ async function startDevServerOnce({ persistTo, vars = {}, crons = false, readyTi
     }
     for (let i = 0; i < 50 && running(); i++) await sleep(100);
   };
+  const stop = async () => {
+    await halt();
+    if (!running()) claim.release();
+  };
   const deadline = Date.now() + readyTimeoutMs;
   while (!(await answers(baseUrl))) {
     if (!running() || Date.now() > deadline) {
-      await stop();
+      await halt();
       const failure = new Error(`wrangler dev did not start on ${baseUrl}:\n${output.slice(-3000)}`);
       throw /Address already in use/.test(output) ? new PortTaken("port taken", { cause: failure }) : failure;
     }
     await sleep(300);
   }
+  claim.update({ status: "serving", url: baseUrl, port, token: operatorToken });
   if (crons) schedules = startLocalCrons(baseUrl);
-  return { baseUrl, port, child, running, stop, output: () => output };
+  const server = { url: baseUrl, token: operatorToken };
+  return { baseUrl, port, child, running, stop, output: () => output, operator: server };
 }

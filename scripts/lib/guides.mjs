@@ -1,9 +1,12 @@
 // The guides under docs/: what the README links to, what the /docs page lists, what the docs test runs.
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** Where the /docs page serves a guide's text (public/docs/guides/, copied there by writeGuideList). */
+export const guideUrl = (path) => `/docs/guides/${path.replace(/^docs\//, "")}`;
 
 /** Every docs/*.md, in name order, with its title (its first `# ` heading, else its file name). */
 export function listGuides(root = repoRoot) {
@@ -22,7 +25,15 @@ export function listGuides(root = repoRoot) {
   });
 }
 
-/** Writes public/docs/guides.json, the list the /docs page shows (git-ignored: docs/ is its source). */
+/**
+ * Writes public/docs/guides.json, the list the /docs page shows (each guide by its title, a link to
+ * its text), and copies the guides under public/docs/guides/ (both git-ignored: docs/ is their source).
+ */
 export function writeGuideList(root = repoRoot) {
-  writeFileSync(join(root, "public", "docs", "guides.json"), `${JSON.stringify(listGuides(root), null, 2)}\n`);
+  const guides = listGuides(root).map((guide) => ({ ...guide, url: guideUrl(guide.path) }));
+  const folder = join(root, "public", "docs", "guides");
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder, { recursive: true });
+  for (const guide of guides) copyFileSync(join(root, guide.path), join(root, "public", guide.url));
+  writeFileSync(join(root, "public", "docs", "guides.json"), `${JSON.stringify(guides, null, 2)}\n`);
 }

@@ -2,6 +2,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { canonicalIdentifier, identifierProblem } from "../../src/platform/core/identifier-text.mjs";
 import { keyPrefix, mintSignedKey } from "../../src/platform/core/key-format.mjs";
+import { operatorRequest } from "./local-server.mjs";
 import { keySigningSecret } from "./local-secrets.mjs";
 import { CONTROL, executeSql, shardBindings, sqlString } from "./wrangler.mjs";
 
@@ -24,7 +25,7 @@ function timeOrderedId(prefix) {
 }
 
 /** Checks a request for a key (refusing it with a message naming the option); answers the userId the key is stored with. */
-export function validateKeyRequest({ tenant, role, user, locale, shard }) {
+export function validateKeyRequest({ tenant, role, user, locale, shard, name }) {
   if (shard !== undefined && !/^SHARD_[A-Z0-9_]+$/.test(shard)) throw new Error("--shard must name a shard binding of wrangler.toml (SHARD_…).");
   if (!tenant || !/^[A-Za-z0-9._:-]{1,100}$/.test(tenant)) {
     throw new Error("--tenant is required: 1-100 characters among letters, digits, '.', '_', ':', '-'.");
@@ -42,6 +43,10 @@ export function validateKeyRequest({ tenant, role, user, locale, shard }) {
       throw new Error(`--locale ${locale} is not a BCP 47 language tag (e.g. en, fr-FR).`);
     }
     if (!/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/.test(locale)) throw new Error(`--locale ${locale} is not a BCP 47 language tag (e.g. en, fr-FR).`);
+  }
+  // As the API takes a key's name (src/keys/schemas.ts): what a person can read, trimmed.
+  if (name !== undefined && (name.trim().length === 0 || name.trim().length > 200 || /\p{Cc}/u.test(name))) {
+    throw new Error("--name must be 1-200 characters, without control characters.");
   }
   // An OPERATOR key's user is the person it belongs to (events and approvals name them); an ACCOUNT key's, the customer it acts for.
   return { userId: user === undefined ? null : canonicalIdentifier(user) };
@@ -184,6 +189,53 @@ export async function issueKeys(requests, target = {}) {
   });
 }
 
+function checkedListTenant(tenant) {
+  if (!tenant) throw new Error("--list needs --tenant <tenantId>.");
+  return tenant;
+}
+
+function checkedKeyId(keyId) {
+  if (!keyId || !/^key_[0-9A-Za-z_-]{1,100}$/.test(keyId)) throw new Error("--revoke needs a key id (key_…), not the key itself.");
+  return keyId;
+}
+
+/**
+ * The keys of a local server, through its operator routes (local/worker/operator-routes.ts): the
+ * Worker's own code issues and revokes them, in the process that holds the databases. The same
+ * answers as issueKeys, listKeys and revokeKey.
+ */
+export function serverKeys(server) {
+  return {
+    where: `through the local server on ${server.url}`,
+    async issue(requests) {
+      const userIds = requests.map((request) => validateKeyRequest(request).userId);
+      const issued = [];
+      for (const [i, { tenant, role, locale, shard, name, expiresAt, existingOnly }] of requests.entries()) {
+        const key = {
+          role,
+          ...(userIds[i] !== null && { userId: userIds[i] }),
+          ...(name !== undefined && { name: name.trim() }),
+          ...(expiresAt && { expiresAt }),
+        };
+        issued.push(await operatorRequest(server, "POST", "/__local/keys", { tenant, key, defaultLocale: locale, shard, existingOnly }));
+      }
+      return issued;
+    },
+    list: async (tenant) => (await operatorRequest(server, "GET", `/__local/keys?tenant=${encodeURIComponent(checkedListTenant(tenant))}`)).items,
+    revoke: (keyId) => operatorRequest(server, "POST", `/__local/keys/${encodeURIComponent(checkedKeyId(keyId))}/revoke`),
+  };
+}
+
+/** The keys of a database written directly (the deployed D1, or a local one no server holds), with the same answers as serverKeys. */
+export function databaseKeys(target) {
+  return {
+    where: `in the ${target.remote ? "remote" : "local"} D1`,
+    issue: (requests) => issueKeys(requests, target),
+    list: (tenant) => listKeys({ tenant, ...target }),
+    revoke: (keyId) => revokeKey({ keyId, ...target }),
+  };
+}
+
 /** A fresh key for one request, and the row that stores it (its SHA-256 and its prefix, never the key). */
 async function mintKeyRow(signingSecret, { tenant, role, userId, name = null, expiresAt = null }, now) {
   const key = await mintSignedKey(signingSecret);
@@ -196,7 +248,7 @@ const KEY_COLUMNS =
 
 /** Every key of a tenant, oldest first, as the API represents them. */
 export async function listKeys({ tenant, ...target }) {
-  if (!tenant) throw new Error("--list needs --tenant <tenantId>.");
+  checkedListTenant(tenant);
   const [rows] = await executeSql(`select ${KEY_COLUMNS} from api_keys where tenant_id = ${sqlString(tenant)} order by created_at, id`, target);
   return rows.map(keyRepresentation);
 }
@@ -206,7 +258,7 @@ export async function listKeys({ tenant, ...target }) {
  * Running Worker instances drop it from their key cache within 10 s.
  */
 export async function revokeKey({ keyId, ...target }) {
-  if (!keyId || !/^key_[0-9A-Za-z_-]{1,100}$/.test(keyId)) throw new Error("--revoke needs a key id (key_…), not the key itself.");
+  checkedKeyId(keyId);
   const now = new Date().toISOString();
   const [[found] = []] = await executeSql(
     `select ${KEY_COLUMNS}, (select shard from tenant_directory d where d.tenant_id = api_keys.tenant_id) as shard from api_keys where id = ${sqlString(keyId)}`,

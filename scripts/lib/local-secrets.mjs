@@ -3,9 +3,11 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { REQUIRED_SECRETS } from "../../src/platform/core/required-secrets.mjs";
 import { repoRoot } from "./wrangler.mjs";
 
-export const LOCAL_SECRETS = ["PAGINATION_SECRET", "KEY_SIGNING_SECRET"];
+/** The secrets the Worker needs (src/platform/core/required-secrets.mjs): each gets a random local value. */
+export const LOCAL_SECRETS = REQUIRED_SECRETS;
 const devVars = join(repoRoot, ".dev.vars");
 
 /** The value of `name` in .dev.vars; a random one is written there first when it has none. */

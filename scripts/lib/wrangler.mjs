@@ -31,18 +31,20 @@ export function spawnWrangler(args, options = {}) {
   return spawn(nodeBinary, [wranglerEntry, ...args], { cwd: repoRoot, ...options, env: wranglerEnv(options.env) });
 }
 
-/** Runs wrangler to completion and returns its output; rejects with that output when it fails. */
-export function runWrangler(args, { echo = false, cwd = repoRoot } = {}) {
+/** Runs wrangler to completion and returns its output; rejects with that output when it fails. `onOutput` hears every chunk. */
+export function runWrangler(args, { echo = false, cwd = repoRoot, onOutput = () => {} } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawnWrangler(args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => {
       stdout += chunk;
+      onOutput(String(chunk));
       if (echo) process.stderr.write(chunk);
     });
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
+      onOutput(String(chunk));
       if (echo) process.stderr.write(chunk);
     });
     child.on("error", reject);
@@ -74,12 +76,51 @@ export async function shardBindings(configPath) {
   return (await d1Bindings(configPath)).filter(isShard).sort();
 }
 
-/** Applies each database's migrations: the control schema to CONTROL, the tenant schema to every shard (`cwd`: another tree's). */
-export async function applyMigrations(target = {}, { echo = false, configPath, cwd } = {}) {
+/**
+ * Applies each database's migrations: the control schema to CONTROL, the tenant schema to every shard
+ * (`cwd`: another tree's). `progress(line, { final })` hears which database and which migration of
+ * how many is being applied (wrangler applies each one in a process of its own: a first start takes a while).
+ */
+export async function applyMigrations(target = {}, { echo = false, configPath, cwd, progress } = {}) {
   const config = configPath ? ["--config", configPath] : [];
-  for (const binding of await d1Bindings(configPath)) {
-    await runLocalD1(["d1", "migrations", "apply", binding, ...d1Target(target), ...config], target, binding, { echo, cwd });
+  const bindings = await d1Bindings(configPath);
+  for (const [index, binding] of bindings.entries()) {
+    const onOutput = progress ? migrationReporter(`${binding} (database ${index + 1} of ${bindings.length})`, progress) : undefined;
+    await runLocalD1(["d1", "migrations", "apply", binding, ...d1Target(target), ...config], target, binding, { echo, cwd, onOutput });
   }
+}
+
+/**
+ * Follows `wrangler d1 migrations apply`'s output: the migrations it lists before applying them, and
+ * one "commands executed successfully" per migration applied; tells `progress` where it stands.
+ */
+export function migrationReporter(database, progress) {
+  const names = [];
+  let total = null;
+  let applied = 0;
+  let pending = "";
+  const startedAt = Date.now();
+  const seconds = () => `${((Date.now() - startedAt) / 1000).toFixed(1)} s`;
+  const onLine = (line) => {
+    const listed = line.match(/│\s*(\S+\.sql)\s*│/);
+    if (listed && total === null) names.push(listed[1]);
+    const about = line.match(/About to apply (\d+) migration/);
+    if (about) {
+      total = Number(about[1]);
+      progress(`${database}: ${total} migration${total === 1 ? "" : "s"} to apply…`, { final: false });
+    }
+    if (/commands? executed successfully/.test(line) && total !== null) {
+      applied += 1;
+      const final = applied === total;
+      progress(`${database}: migration ${applied} of ${total} applied (${names[applied - 1] ?? "…"})${final ? `, in ${seconds()}` : ""}`, { final });
+    }
+    if (/No migrations to apply/.test(line)) progress(`${database}: up to date`, { final: true });
+  };
+  return (chunk) => {
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop();
+    for (const line of lines) onLine(line);
+  };
 }
 
 /**

@@ -5,15 +5,15 @@
 // "Execute" calls the instance that served it (the document's relative server URL).
 // Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core, which never downloads one).
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { freePort, startDevServer } from "../../scripts/lib/dev-server.mjs";
-import { listGuides, writeGuideList } from "../../scripts/lib/guides.mjs";
+import { guideUrl, listGuides, writeGuideList } from "../../scripts/lib/guides.mjs";
 import { issueKeys } from "../../scripts/lib/keys.mjs";
-import { applyMigrations } from "../../scripts/lib/wrangler.mjs";
+import { applyMigrations, repoRoot } from "../../scripts/lib/wrangler.mjs";
 import { launchChromiumProfile } from "../../scripts/lib/chromium.mjs";
 import { chromiumPresent } from "./support/browser.mjs";
 
@@ -147,13 +147,28 @@ if (chromiumPresent("browser test")) {
       assert.match(body, /"status":\s*"ok"/);
     });
 
-    it("lists every guide of docs/ above the reference, by title and repository path", TIMEOUT, async () => {
+    it("lists every guide of docs/ above the reference by its title, a link to its text, and its repository path", TIMEOUT, async () => {
       await page.locator("#guides-list li").first().waitFor({ timeout: 10_000 });
       const shown = await page.locator("#guides-list li").allInnerTexts();
       assert.deepEqual(
         shown,
-        listGuides().map((guide) => `${guide.title}: ${guide.path}`),
+        listGuides().map((guide) => `${guide.title} (${guide.path})`),
       );
+      const keys = listGuides().find((guide) => guide.path === "docs/keys.md");
+      const link = page.getByRole("link", { name: keys.title, exact: true });
+      assert.equal(await link.getAttribute("href"), guideUrl(keys.path));
+      // Plain text in UTF-8, which every browser shows (some save text/markdown rather than show it).
+      const served = await fetch(`${server.baseUrl}${guideUrl(keys.path)}`);
+      await served.arrayBuffer();
+      assert.equal(served.headers.get("content-type"), "text/plain; charset=utf-8");
+      // The guide's text, as a browser shows it ("…", "→" and "–" as written).
+      const guide = await page.context().newPage();
+      try {
+        await guide.goto(new URL(await link.getAttribute("href"), server.baseUrl).href);
+        assert.equal((await guide.locator("body").innerText()).trimEnd(), readFileSync(join(repoRoot, keys.path), "utf8").trimEnd());
+      } finally {
+        await guide.close();
+      }
     });
 
     it("Authorize with svcClient and svcApiKey, then Execute on GET /v1/operations: 200", TIMEOUT, async () => {

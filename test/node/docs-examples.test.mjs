@@ -8,7 +8,9 @@
 // - Every file runs in ONE tenant, seeded once with the demo data, as one reader would paste them into
 //   one terminal after `npm start`: the README's tour, every guide in name order, then every guide again
 //   in reverse order and the tour last. So each guide works after the README and after any other guide,
-//   and again after itself: it makes what it needs (its own Operation, codes and scopes unique to the run).
+//   and again after itself: it makes what it needs (its own Operation, codes and scopes unique to the run),
+//   and leaves the tenant's webhooks, keys and settings as it found them (what it subscribed, issued or
+//   changed, it deletes, revokes or puts back), so it can run any number of times.
 // - The answer a block must give goes in the fenced block right after it (nothing but blank lines
 //   between): ```json is compared as JSON, where the doc may leave out fields of an object (the answer
 //   may carry more), "…" matches any value, a string with … in it matches with … standing for any run
@@ -23,10 +25,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { DEMO_ACCOUNT_USER, exampleVariables, httpCaller, seedDemo } from "../../scripts/lib/demo.mjs";
+import { DEMO_KEYS, exampleVariables, httpCaller, seedDemo } from "../../scripts/lib/demo.mjs";
 import { startDevServer } from "../../scripts/lib/dev-server.mjs";
 import { listGuides } from "../../scripts/lib/guides.mjs";
-import { issueKeys } from "../../scripts/lib/keys.mjs";
+import { serverKeys } from "../../scripts/lib/keys.mjs";
 import { applyMigrations, repoRoot } from "../../scripts/lib/wrangler.mjs";
 import { answerDifference, examples, runInOneShell, servedPathMentions } from "./support/doc-examples.mjs";
 
@@ -42,17 +44,44 @@ before(async () => {
   await applyMigrations({ persistTo: state });
   server = await startDevServer({ persistTo: state, vars: { WEBHOOKS_ALLOW_LOCAL: "on" } });
   const tenant = `docs-${randomBytes(3).toString("hex")}`;
-  const [operator, account] = await issueKeys(
-    [
-      { tenant, role: "OPERATOR" },
-      { tenant, role: "ACCOUNT", user: DEMO_ACCOUNT_USER },
-    ],
-    { persistTo: state },
-  );
+  // As `npm start` issues them: through the server, which holds the databases.
+  const [operator, account] = await serverKeys(server.operator).issue([
+    { tenant, ...DEMO_KEYS.operator },
+    { tenant, ...DEMO_KEYS.account },
+  ]);
   const seeded = await seedDemo(httpCaller(server.baseUrl, "OPERATOR", operator.key), { log: () => {} });
   assert.deepEqual(seeded.skipped, [], "the demo data seeds whole");
   env = exampleVariables({ baseUrl: server.baseUrl, operatorKey: operator.key, accountKey: account.key, operations: seeded.operations });
+  // A setting away from its default (approvals still off): a guide that puts back the default rather
+  // than what it found is caught by the footprint check below.
+  const approvals = await httpCaller(env.API, "OPERATOR", env.OP_KEY)("PUT", "/v1/settings/approvals", {
+    activation: { required: 0, allowSelfApproval: true },
+  });
+  assert.equal(approvals.status, 200, JSON.stringify(approvals.body));
 });
+
+/** What a guide must leave as it found it: the tenant's webhooks, its keys still in force, its settings. */
+async function tenantFootprint() {
+  const api = httpCaller(env.API, "OPERATOR", env.OP_KEY);
+  const read = async (path) => {
+    const answer = await api("GET", path);
+    assert.equal(answer.status, 200, `${path}: ${JSON.stringify(answer.body)}`);
+    return answer.body;
+  };
+  const inForce = (key) => key.revokedAt === null && (key.expiresAt === null || key.expiresAt > new Date().toISOString());
+  return {
+    webhooks: (await read("/v1/webhooks?limit=100")).items.map((webhook) => webhook.id).sort(),
+    keys: (await read("/v1/keys?limit=500")).items
+      .filter(inForce)
+      .map((key) => key.id)
+      .sort(),
+    settings: {
+      approvals: await read("/v1/settings/approvals"),
+      display: await read("/v1/settings/display"),
+      history: await read("/v1/settings/history"),
+    },
+  };
+}
 
 after(async () => {
   await server?.stop();
@@ -65,6 +94,7 @@ describe("the docs' examples paste and answer what the docs show, one file after
     it(`${pass}: ${document.path} (${document.examples.length} example(s))`, async () => {
       const cwd = join(state, `scratch-${step}`);
       mkdirSync(cwd);
+      const found = await tenantFootprint();
       const { outputs, failed, stderr } = await runInOneShell(
         document.examples.map((example) => example.script),
         { cwd, env: { ...process.env, ...env } },
@@ -80,6 +110,7 @@ describe("the docs' examples paste and answer what the docs show, one file after
         const difference = answerDifference(example, outputs[i], document.path);
         assert.equal(difference, null, difference);
       }
+      assert.deepEqual(await tenantFootprint(), found, `${document.path} leaves the tenant's webhooks, keys or settings otherwise than it found them`);
     });
   }
 });

@@ -1,5 +1,6 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { buildApp } from "../../src/app";
 import { coordinatorFor } from "../../src/operations/coordinator/runner";
 import { defineCommand } from "../../src/operations/coordinator/protocol";
 import { newId } from "../../src/platform/core/ids";
@@ -87,16 +88,33 @@ describe("failures outside a route answer problem+json", () => {
   });
 
   it.each(["PAGINATION_SECRET", "KEY_SIGNING_SECRET"])(
-    "a Worker without its %s refuses to serve: 500 internal, and the log says which setting is missing",
+    "a Worker without its %s answers every request, /healthz included, 503 service_misconfigured naming it (never a value), and logs it",
     async (secret) => {
       errorLog = vi.spyOn(console, "error").mockImplementation(() => undefined);
-      const ctx = createExecutionContext();
-      const response = await serve(createApp())(new Request("http://api.test/v1/operations"), { ...env, [secret]: "" }, ctx);
-      expect(response.status).toBe(500);
-      expect(JSON.parse(await response.text())).toMatchObject({ code: "internal", requestId: response.headers.get("x-request-id") });
+      const misconfigured = { ...env, [secret]: "" };
+      for (const path of ["/v1/operations", "/healthz", "/docs"]) {
+        const response = await serve(buildApp())(new Request(`http://api.test${path}`), misconfigured, createExecutionContext());
+        expect(response.status, path).toBe(503);
+        expect(response.headers.get("content-type")).toBe("application/problem+json");
+        const text = await response.text();
+        expect(JSON.parse(text)).toMatchObject({ code: "service_misconfigured", status: 503, requestId: response.headers.get("x-request-id") });
+        expect(JSON.parse(text).detail).toContain(`${secret} is not set: \`wrangler secret put ${secret}\``);
+        for (const value of [env.PAGINATION_SECRET, env.KEY_SIGNING_SECRET]) expect(text).not.toContain(value);
+      }
       const logs = loggedFailures(errorLog);
-      expect(logs).toHaveLength(1);
+      expect(logs).toHaveLength(3);
       expect(logs[0].error).toContain(`${secret} is not set`);
     },
   );
+
+  it("a Worker without either secret names both", async () => {
+    errorLog = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const response = await serve(buildApp())(
+      new Request("http://api.test/healthz"),
+      { ...env, PAGINATION_SECRET: "", KEY_SIGNING_SECRET: "" },
+      createExecutionContext(),
+    );
+    expect(response.status).toBe(503);
+    expect((await response.json<{ detail: string }>()).detail).toMatch(/PAGINATION_SECRET and KEY_SIGNING_SECRET are not set/);
+  });
 });

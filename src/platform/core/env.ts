@@ -12,9 +12,9 @@ export interface Env {
   ASSETS: Fetcher;
   /** Change history past its hot window: one object per tenant, day and Operation (src/history/archive/). */
   HISTORY_ARCHIVE: R2Bucket;
-  /** A secret (never a committed var): the HMAC key of pagination tokens; serve() refuses to run without it. */
+  /** A secret (never a committed var): the HMAC key of pagination tokens; without it serve() answers 503 service_misconfigured. */
   PAGINATION_SECRET: string;
-  /** A secret (never a committed var): the HMAC key that signs API keys (src/platform/core/key-format.mjs); serve() refuses to run without it. */
+  /** A secret (never a committed var): the HMAC key that signs API keys (src/platform/core/key-format.mjs); without it serve() answers 503 service_misconfigured. */
   KEY_SIGNING_SECRET: string;
   D1_LIMITS_GUARD?: string;
   /** Origins browser pages may call the API from: a comma list ("https://admin.example.com"); none by default. */

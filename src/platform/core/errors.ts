@@ -37,6 +37,7 @@ export const ERROR_CATALOGUE = {
   rate_limited: { status: 429, title: "Too many requests for this key" },
   internal: { status: 500, title: "Internal error" },
   tenant_moving: { status: 503, title: "The tenant is being moved; writes resume shortly" },
+  service_misconfigured: { status: 503, title: "The deployment lacks a setting it needs to serve" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

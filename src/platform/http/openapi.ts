@@ -41,11 +41,11 @@ const healthRepresentation = z
 const COMMON_ERRORS: ErrorCode[] = ["unauthorized", "client_mismatch", "rate_limited", "internal"];
 
 /** Headers some problems carry. */
-const PROBLEM_HEADERS: Partial<Record<number, Record<string, string>>> = {
-  429: {
+const PROBLEM_HEADERS: Partial<Record<ErrorCode, Record<string, string>>> = {
+  rate_limited: {
     "Retry-After": "Seconds until the budget renews: the key's for this class, or (limitClass authentication) the client address's for failed authentications.",
   },
-  503: { "Retry-After": "Seconds to wait before retrying: the tenant's data is being moved to another database." },
+  tenant_moving: { "Retry-After": "Seconds to wait before retrying: the tenant's data is being moved to another database." },
 };
 /** What the Idempotency-Key middleware can answer, on every route that writes. */
 const IDEMPOTENCY_ERRORS: ErrorCode[] = ["validation_failed", "idempotency_key_reused", "idempotency_in_progress", "idempotency_answer_lost"];
@@ -179,11 +179,11 @@ function sortedByName<T>(entries: Record<string, T>): Record<string, T> {
 class ErrorResponses {
   readonly components: Record<string, JsonSchema> = {};
 
-  refer(status: number, codes: ErrorCode[], deprecated: boolean): JsonSchema {
+  refer(codes: ErrorCode[], deprecated: boolean): JsonSchema {
     const name = `${codes.map(pascalCode).join("Or")}${deprecated ? "OnDeprecatedForm" : ""}`;
     this.components[name] ??= {
       description: codes.map((code) => `${code}: ${ERROR_CATALOGUE[code].title}`).join("; "),
-      headers: answerHeaders(PROBLEM_HEADERS[status], deprecated),
+      headers: answerHeaders(Object.assign({}, ...codes.map((code) => PROBLEM_HEADERS[code])), deprecated),
       // The description names each code and its title: a problem of it is the Problem's example with that code.
       content: { "application/problem+json": { schema: { $ref: componentRef("Problem") } } },
     };
@@ -443,7 +443,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       const status = spec.errorStatuses?.[code] ?? ERROR_CATALOGUE[code].status;
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
-    for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) responses[String(status)] = errorResponses.refer(status, codes, deprecated);
+    for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) responses[String(status)] = errorResponses.refer(codes, deprecated);
     // Idempotency-Key is honoured on every route that writes, and only there; a read sent by POST
     // still lists it (clients built when it was honoured there may send it), as ignored.
     const headers: HeaderName[] = [
@@ -494,6 +494,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
           headers: answerHeaders(undefined, false),
           content: { "application/json": jsonContent(mediaSchema(healthRepresentation), schemas) },
         },
+        503: errorResponses.refer(["service_misconfigured"], false),
       },
     },
   };

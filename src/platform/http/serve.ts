@@ -1,6 +1,7 @@
 import type { App } from "./context";
 import type { Env } from "../core/env";
-import { INTERNAL_PROBLEM, logFailure, problemResponseFor } from "../core/errors";
+import { INTERNAL_PROBLEM, logFailure, problemResponseFor, type Problem } from "../core/errors";
+import { missingSecrets } from "../core/required-secrets.mjs";
 import { guardedStream } from "./streaming";
 import { setSecurityHeaders } from "./security-headers";
 import { answerBookmark, logRequest, startTrace, type RequestTrace } from "../data/trace";
@@ -38,15 +39,12 @@ export function serve(app: App): ExportedHandlerFetchHandler<Env> {
 /** The app's answer as a response of our own (its headers can still be set), or a problem+json 500. */
 async function answer(app: App, request: Request, env: Env, ctx: ExecutionContext, trace: RequestTrace): Promise<Response> {
   const { requestId } = trace;
-  // A deployment without its secrets must not sign tokens or keys with a guessable key: refuse, loudly.
-  const missing = (["PAGINATION_SECRET", "KEY_SIGNING_SECRET"] as const).find((name) => !env[name]);
-  if (missing) {
-    logFailure(
-      requestId,
-      "configuration",
-      new Error(`${missing} is not set: \`wrangler secret put ${missing}\` (locally, \`npm start\` writes one into .dev.vars).`),
-    );
-    return problemResponseFor(INTERNAL_PROBLEM, requestId);
+  // A deployment without its secrets must not sign tokens or keys with a guessable key: it refuses
+  // every request, saying which setting is missing (never a value), until the operator sets it.
+  const missing = missingSecrets(env);
+  if (missing.length) {
+    logFailure(requestId, "configuration", new Error(missingSecretsText(missing)));
+    return problemResponseFor(misconfigured(missing), requestId);
   }
   const where = `${request.method} ${new URL(request.url).pathname}`;
   let response: Response;
@@ -67,6 +65,16 @@ async function answer(app: App, request: Request, env: Env, ctx: ExecutionContex
     logFailure(requestId, `${where} (response body)`, error);
     return problemResponseFor(INTERNAL_PROBLEM, requestId);
   }
+}
+
+/** What is missing, and how an operator sets it. */
+function missingSecretsText(missing: readonly string[]): string {
+  const commands = missing.map((name) => `\`wrangler secret put ${name}\``).join(" and ");
+  return `${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set: ${commands} (locally, \`npm start\` writes ${missing.length > 1 ? "them" : "one"} into .dev.vars).`;
+}
+
+function misconfigured(missing: readonly string[]): Problem {
+  return { code: "service_misconfigured", detail: `This deployment cannot serve: ${missingSecretsText(missing)}` };
 }
 
 /** The execution context with `waitUntil` tasks whose failure is logged instead of lost. */
