@@ -1,8 +1,9 @@
 import type { ApiClient, Schemas } from "@campaign-policy/client";
-import { useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { useSession } from "../shared/context";
 import { API_LIMITS } from "../shared/limits";
+import { useNamesOf } from "../shared/lookups";
 import { usePagedQuery } from "../shared/PagedList";
 import { queryKeys } from "../shared/queryKeys";
 import { answer, csvAnswer, csvBody, type QueryOf, type SortOf } from "../shared/session";
@@ -65,33 +66,18 @@ export function useOperationByCode(code: string) {
   });
 }
 
-/** Ids asked per request when naming many Operations at once (a page of a list asks one request, not one per row). */
-const CODES_PER_REQUEST = 100;
-
 /**
- * The codes of the Operations `ids` name, read a hundred at a time (a feed of 200 events naming 200
+ * The codes of the Operations `ids` name, a hundred a request (a feed of 200 events naming 200
  * Operations is two requests, not 200): id → code, or null for an id that names none (deleted).
  * Undefined until every chunk is read.
  */
 export function useOperationCodes(ids: readonly string[]): Map<string, string | null> | undefined {
   const { api } = useSession();
-  const wanted = [...new Set(ids)].sort();
-  const chunks: string[][] = [];
-  for (let i = 0; i < wanted.length; i += CODES_PER_REQUEST) chunks.push(wanted.slice(i, i + CODES_PER_REQUEST));
-  const answers = useQueries({
-    queries: chunks.map((chunk) => ({
-      queryKey: queryKeys.operations.codes(chunk),
-      staleTime: 60_000,
-      queryFn: async () => {
-        const { items } = (await answer(api.GET("/v1/operations", { params: { query: { ids: chunk, idType: "id", limit: CODES_PER_REQUEST } } }))).data;
-        const codes = new Map<string, string | null>(chunk.map((id) => [id, null]));
-        for (const operation of items) codes.set(operation.id, operation.code);
-        return codes;
-      },
-    })),
-  });
-  if (answers.some((read) => !read.data)) return undefined;
-  return new Map(answers.flatMap((read) => [...(read.data ?? [])]));
+  return useNamesOf(ids, queryKeys.operations.codes, async (chunk, limit) =>
+    (await answer(api.GET("/v1/operations", { params: { query: { ids: chunk, idType: "id", limit } } }))).data.items.map(
+      (operation) => [operation.id, operation.code] as const,
+    ),
+  );
 }
 
 export const fetchOperation = async (api: ApiClient, operationId: string) =>
