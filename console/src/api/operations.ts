@@ -274,7 +274,7 @@ export interface OperationHistoryFilters {
   kind: string;
 }
 
-/** An Operation's change records, newest first: its own, its lines' (one variant's), its attachments'. */
+/** An Operation's change records, newest first (the API's largest pages: a change of 5000 lines is 10 of them): its own, its lines' (one variant's), its attachments'. */
 export function useOperationHistory(operationId: string, filters: OperationHistoryFilters) {
   const { api } = useSession();
   const { variant, kind } = filters;
@@ -287,7 +287,7 @@ export function useOperationHistory(operationId: string, filters: OperationHisto
             params: {
               path: { operationId },
               query: {
-                limit: 100,
+                limit: API_LIMITS.historyPerPage,
                 ...(variant && { variantExternalId: variant }),
                 ...(kind && { resourceType: kind as "operation" | "line" | "attachment" }),
                 ...(nextToken && { nextToken }),
@@ -327,12 +327,32 @@ export function useDiffWithCurrent(operationId: string, from: number | null) {
   return diff;
 }
 
-/** Reverts an Operation to a version (If-Match: the version shown), or says what it would change (dry run). */
-export async function revertOperation(api: ApiClient, operation: Operation, toVersion: number, dryRun: boolean) {
+/** An Operation's operation.reverted events (which version each revert went back to). */
+export function useOperationReverts(operationId: string) {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: queryKeys.history.reverts(operationId),
+    queryFn: async () => {
+      const events: Schemas["Event"][] = [];
+      for await (const event of api.paginate("/v1/events", { query: { operationId, types: ["operation.reverted"], limit: 500 } })) events.push(event);
+      return events;
+    },
+  });
+}
+
+/**
+ * Reverts an Operation to a version (If-Match: the version shown), or says what it would change (dry
+ * run); `reason` goes with it as svc-change-reason, kept on its change records.
+ */
+export async function revertOperation(api: ApiClient, operation: Operation, toVersion: number, dryRun: boolean, reason = "") {
   return (
     await answer(
       api.POST("/v1/operations/{operationId}/revert", {
-        params: { path: { operationId: operation.id }, query: { dryRun }, header: ifMatch(operation) as never },
+        params: {
+          path: { operationId: operation.id },
+          query: { dryRun },
+          header: { ...ifMatch(operation), ...(reason.trim() && { "svc-change-reason": reason.trim() }) } as never,
+        },
         body: { toVersion },
       }),
     )

@@ -26,6 +26,7 @@ export const queryKeys = {
     list: (query: object) => ["history", "list", query] as const,
     ofOperation: (operationId: string, query: object) => ["history", "operation", operationId, query] as const,
     diff: (operationId: string, from: number) => ["history", "diff", operationId, from] as const,
+    reverts: (operationId: string) => ["history", "reverts", operationId] as const,
   },
   rules: {
     all: ["quota-rules"] as const,
