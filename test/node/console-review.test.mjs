@@ -415,7 +415,7 @@ if (chromiumPresent("console review test")) {
   });
 
   describe("approvals on an Operation's page", () => {
-    it("says what Activate needs, takes Approve / Reject with a comment, lists who and when and whether it counts", TIMEOUT, async () => {
+    it("says what Activate needs, takes Approve / Reject with a comment, lists who and when and whether it counts, and stays current", TIMEOUT, async () => {
       const draft = await api("POST", "/v1/operations", {
         code: `${code}-A`,
         name: { en: "Needs approval" },
@@ -445,10 +445,10 @@ if (chromiumPresent("console review test")) {
       await page.getByRole("toolbar", { name: "Operation" }).getByRole("button", { name: "Activate", exact: true }).click();
       await page.getByRole("alert").getByText("Not activated: 0 of 1 valid approval needed.").waitFor();
 
-      // Its author approves: listed, but it does not count.
+      // Its author approves: listed, but it does not count, and the page says so rather than "Approved".
       await panel.getByLabel("Comment").fill("Looks right to me");
       await panel.getByRole("button", { name: "Approve" }).click();
-      await status("Approved version").waitFor();
+      await status(/^Your approval of version \d+ is recorded but does not count: you made this version/).waitFor();
       const decisions = panel.getByRole("table", { name: "Decisions" });
       await decisions.getByText("No: by the version's author").waitFor();
       assert.match(await decisions.innerText(), /Approved[\s\S]*Looks right to me/);
@@ -466,19 +466,29 @@ if (chromiumPresent("console review test")) {
         await theirs.getByLabel("Comment").fill("Checked now");
         await theirs.getByLabel("Comment").press("Enter"); // Enter approves
         await theirs.getByText("it can be activated").waitFor();
+        await theirs
+          .getByRole("status")
+          .getByText(/^Approved version \d+: your approval counts\./)
+          .waitFor();
         const row = theirs.getByRole("table", { name: "Decisions" }).locator("tbody tr").filter({ hasText: "Checked now" });
-        await row.getByText("Reviewer (key)").waitFor();
-        assert.match(await row.innerText(), /Approved\s+Reviewer \(key\)\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+Checked now\s+Yes/);
+        await row.getByText("Reviewer", { exact: true }).waitFor();
+        assert.match(await row.innerText(), /Approved\s+Reviewer\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+Checked now\s+Yes/);
         await checkPage(reviewer, "approvals");
       } finally {
         await reviewer.close();
       }
-      await page.reload();
+      // The author's page, open all along, shows the reviewer's approval without a reload.
+      await panel.getByText(/it can be activated\.$/).waitFor();
+      await panel.getByRole("table", { name: "Decisions" }).getByText("Checked now").waitFor();
       await page.getByRole("toolbar", { name: "Operation" }).getByRole("button", { name: "Activate", exact: true }).click();
       await page.locator(".title-row .badge.active").waitFor();
       assert.equal((await api("GET", `/v1/operations/${draft.body.id}`)).body.status, "ACTIVE");
-      // The status change made a new version: every decision is listed as no longer counting.
+      // The status change made a new version: every decision is listed as no longer counting, and an ACTIVE
+      // Operation has nothing to approve: no "needs 1 more approval", no Approve or Reject.
       await panel.getByText("No: made on version").first().waitFor();
+      await panel.getByText(/^This Operation is ACTIVE: there is nothing to approve now\./).waitFor();
+      assert.doesNotMatch(await panel.innerText(), /needs 1 more approval|does not count: you made/);
+      assert.equal(await panel.getByRole("button", { name: /^(Approve|Reject)$/ }).count(), 0);
       assert.equal((await api("PUT", "/v1/settings/approvals", { activation: { required: 0 } })).status, 200);
     });
   });

@@ -376,6 +376,9 @@ export function useOperationReverted(operationId: string) {
 
 export type ApprovalDecision = Schemas["ApprovalDecision"];
 
+/** How often an Operation's approvals are read again while its page is open (a reviewer decides elsewhere). */
+const APPROVALS_REFRESH_MS = 4000;
+
 /**
  * Where the Operation's approval stands: the tenant's setting, every decision (newest first, each
  * valid or not), and who made its current version (whose approval does not count unless allowed).
@@ -386,6 +389,12 @@ export function useApprovals(operation: Operation) {
   return useQuery({
     // By version: a change that bumps it voids every decision before it.
     queryKey: [...queryKeys.approvals(operationId), version],
+    // Only while approvals matter here (asked for, or decided): with approvals off the page asks nothing more.
+    refetchInterval: (query) => {
+      const data = query.state.data;
+      return data && (data.settings.required > 0 || data.decisions.length > 0) ? APPROVALS_REFRESH_MS : false;
+    },
+    refetchOnWindowFocus: true,
     queryFn: async () => {
       const [settings, decisions, history] = await Promise.all([
         answer(api.GET("/v1/settings/approvals")),
