@@ -69,10 +69,17 @@ export default defineConfig(async () => {
       maxWorkers: Math.max(2, availableParallelism() - 1),
       // Every request writes its one JSON log line; tests that read them spy on console.log.
       onConsoleLog: (log: string) => !log.startsWith('{"requestId"'),
-      setupFiles: ["./test/helpers/apply-migrations.ts"],
-      include: ["test/**/*.test.ts"],
       testTimeout: 60_000,
       hookTimeout: 60_000,
+      projects: [
+        // The Worker suite, inside workerd (the plugin above) with real D1 and Durable Objects.
+        {
+          extends: true,
+          test: { name: "worker", setupFiles: ["./test/helpers/apply-migrations.ts"], include: ["test/**/*.test.ts"], exclude: ["test/console/**"] },
+        },
+        // The console's pure modules (words, names, grouping): plain Node, no Worker, no browser.
+        { test: { name: "console", include: ["test/console/**/*.test.ts"], environment: "node" } },
+      ],
     },
   };
 });

@@ -113,11 +113,20 @@ function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
     event.preventDefault();
     setBusy(true);
     setRefusal(null);
-    const session = { apiKey: apiKey.trim(), role };
-    try {
-      // A key is checked by a read every role may make.
+    // A key is checked by a read every role may make. A key of the other role than the one chosen is
+    // refused as client_mismatch: the key says its role, so the console signs in with that one.
+    const check = async (session: Session) => {
       await answer(clientFor(session).GET("/v1/operations", { params: { query: { limit: 1 } } }));
-      onSignedIn(session);
+      return session;
+    };
+    const chosen = { apiKey: apiKey.trim(), role };
+    try {
+      onSignedIn(
+        await check(chosen).catch((error) => {
+          if (toRefusal(error).problem.code !== "client_mismatch") throw error;
+          return check({ ...chosen, role: role === "OPERATOR" ? "ACCOUNT" : "OPERATOR" });
+        }),
+      );
     } catch (error) {
       setRefusal(toRefusal(error));
     } finally {
@@ -134,7 +143,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
         </label>
         <label>
           Role
-          <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
+          <select value={role} onChange={(e) => setRole(e.target.value as Role)} aria-describedby="role-hint">
             <option value="OPERATOR">OPERATOR</option>
             <option value="ACCOUNT">ACCOUNT</option>
           </select>
@@ -142,6 +151,9 @@ function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
         <button type="submit" className="primary" disabled={busy}>
           Sign in
         </button>
+        <p id="role-hint" className="muted hint">
+          A key of the other role signs in with its own.
+        </p>
         <p className="muted">The key is kept in this tab only (sessionStorage).</p>
         <ProblemView refusal={refusal} />
       </form>

@@ -116,6 +116,9 @@ if (chromiumPresent("console desk test")) {
       assert.equal(await table.locator("tbody tr").count(), 5);
       await page.getByLabel("Discrepancy").selectOption("above_max");
       assert.deepEqual(await table.locator("tbody tr td:first-child").allInnerTexts(), ["SKU-B"]);
+      // The discrepancy in words, as the counts name it (the export keeps the API's code).
+      assert.deepEqual(await table.locator("tbody tr td:nth-child(2)").allInnerTexts(), ["Above maximum"]);
+      assert.equal(await page.getByLabel("Discrepancy").locator("option:checked").innerText(), "Above maximum");
       await checkPage("order-check");
       const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV (1)" }).click()]);
       assert.equal(

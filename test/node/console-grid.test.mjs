@@ -271,6 +271,14 @@ if (chromiumPresent("console grid test")) {
     it("counts the unsaved cells and reviews each change from → to before Save", TIMEOUT, async () => {
       // Min of rows 0–2 and 10–12 (6), Max of 13–16 (4), 20–34 (15), Rec of 40–46 (7), Name (111).
       await page.getByText("143 unsaved cells").waitFor();
+      // Discard asks nothing: it is one step of the undo history, and Ctrl+Z brings every edit back.
+      await page.getByRole("button", { name: "Discard" }).click();
+      await said(/^Discarded \d+ unsaved rows: Undo \(Ctrl\+Z\) brings them back\.$/);
+      await page.getByText("0 unsaved cells").waitFor();
+      await grid().focus();
+      await press("Control+z");
+      await said(/^Undone: Discard \(\d+ rows\)\.$/);
+      await page.getByText("143 unsaved cells").waitFor();
       await page.getByRole("button", { name: "Review changes" }).click();
       const dialog = page.getByRole("dialog", { name: "Review changes" });
       await dialog.getByText("143 changed cells in").waitFor();
@@ -291,6 +299,16 @@ if (chromiumPresent("console grid test")) {
           [sku(43), "Item 43", 10, null],
         ],
       );
+      await page.getByText("0 unsaved cells").waitFor();
+      // What the last action did is said until the next edit: then it is old news, and goes.
+      await goTo(5, MAX);
+      await page.keyboard.type("13");
+      await press("Enter");
+      await page.getByText("1 unsaved cell").waitFor();
+      await page.getByRole("status").filter({ hasText: "Saved: 0 created" }).waitFor({ state: "detached" });
+      await goTo(5, MAX);
+      await page.keyboard.type("10");
+      await press("Enter");
       await page.getByText("0 unsaved cells").waitFor();
     });
 

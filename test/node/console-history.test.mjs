@@ -1,8 +1,10 @@
-// The console's history (part 3), in headless Chromium as a person would: an Operation's change
-// records newest first (what changed from what to what, who, when, why), filtered by variant; a
-// version compared with the current one in the virtualized grid; `Revert to this version` after a
-// dialog showing the dry run's counts; the tenant's Changes page, filtered, exported as CSV, and a
-// deleted rule restored from it. The view (filters, the compared version) lives in the address.
+// The console's history (part 3), in headless Chromium as a person would: an Operation's changes
+// newest first, one entry per change (a save of 203 lines is one, opened to its records), who by
+// their key's name, when, why, filtered by variant; a version compared with the current one in the
+// virtualized grid, its names whole; `Revert to this version` after a dialog showing the dry run's
+// counts and taking a reason, read back as "Reverted to version N"; the tenant's Changes page, named
+// without internal ids, filtered, exported as CSV, and a deleted rule restored from it. The view
+// (filters, the compared version) lives in the address.
 // Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core, which never downloads one).
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -10,13 +12,14 @@ import { after, before, describe, it } from "node:test";
 import { checkPage, chromiumPresent, startConsole } from "./support/browser.mjs";
 
 const TIMEOUT = { timeout: 180_000 };
+const LONG_NAME = "Organic cotton hoodie, navy blue, size large, with a full zip and two front pockets";
 
 if (chromiumPresent("console history test")) {
   let server, page, api, baseUrl, operationId, versionBefore, ruleId;
   const code = `HIST-${Date.now()}`;
   const status = (text) => page.getByRole("status").filter({ hasText: text });
   const changes = () => page.getByRole("table", { name: "Changes" });
-  const rowsText = async () => changes().locator("tbody tr").allInnerTexts();
+  const rowsText = async () => changes().locator(":scope > tbody > tr").allInnerTexts();
 
   before(
     async () => {
@@ -31,10 +34,12 @@ if (chromiumPresent("console history test")) {
       });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       operationId = created.body.id;
+      // One save of 203 lines (a paste of 200 and three more): one change, one entry of the history.
       const lines = ["SKU-1", "SKU-2", "SKU-3"].map((variantExternalId) => ({ variantExternalId, minQuantity: 0, maxQuantity: 50 }));
-      assert.equal((await api("PUT", `/v1/operations/${operationId}/lines`, lines)).status, 200);
+      const pasted = Array.from({ length: 200 }, (_, i) => ({ variantExternalId: `SKU-P${String(i).padStart(3, "0")}`, minQuantity: 0, maxQuantity: 9 }));
+      assert.equal((await api("PUT", `/v1/operations/${operationId}/lines`, [...lines, ...pasted])).status, 200);
       versionBefore = (await api("GET", `/v1/operations/${operationId}`)).body.version;
-      const cut = await api("PUT", `/v1/operations/${operationId}/lines`, [{ variantExternalId: "SKU-2", maxQuantity: 5 }], {
+      const cut = await api("PUT", `/v1/operations/${operationId}/lines`, [{ variantExternalId: "SKU-2", maxQuantity: 5, variantName: { en: LONG_NAME } }], {
         headers: { "svc-change-reason": "Supplier allocation cut" },
       });
       assert.equal(cut.status, 200, JSON.stringify(cut.body));
@@ -52,21 +57,36 @@ if (chromiumPresent("console history test")) {
   });
 
   describe("history in the console", () => {
-    it("shows an Operation's changes newest first: what changed from what to what, who, when and why; filtered by variant", TIMEOUT, async () => {
+    it("shows an Operation's changes newest first, one entry per change: what changed, who, when and why; filtered by variant", TIMEOUT, async () => {
       await page.goto(`${baseUrl}/console/operations/${operationId}`);
       await page.getByRole("navigation", { name: "Operation views" }).getByRole("link", { name: "History" }).click();
       await page.getByRole("heading", { name: "History", level: 2 }).waitFor();
       await changes().getByText("Max 50 → 5").waitFor();
+      await changes().getByText("an unnamed OPERATOR key of").first().waitFor();
       const rows = await rowsText();
       assert.match(rows[0], /Changed: Line SKU-2/);
       assert.match(rows[0], /Max 50 → 5/);
       assert.match(rows[0], /Supplier allocation cut/);
       assert.match(rows[0], /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/, "when");
-      assert.doesNotMatch(rows[0], /key:key_/, "who, by the key's name or first characters, not its internal id");
-      assert.ok(rows.length > 4, "the lines' creations and the Operation's own records are there too");
+      assert.doesNotMatch(rows.join("\n"), /key:key_|key_0|sk3_|…/, "who, by the key's name (an unnamed one said so), never its id or first characters");
+      // The save of 203 lines is one entry, and version 1 (the Operation's creation) stays on the first page.
+      assert.equal(rows.length, 3, rows.join("\n"));
+      assert.match(rows[1], /203 lines added/);
+      assert.match(rows[2], /Created: The Operation/);
+      await changes().getByRole("button", { name: "Show the 203 records" }).click();
+      assert.equal(await changes().getByRole("button", { name: "Hide the 203 records" }).getAttribute("aria-expanded"), "true");
+      const records = changes().getByRole("table", { name: /^Records of the change of / });
+      await records.getByText("Created: Line SKU-P199").waitFor();
+      assert.equal(await records.locator("tbody tr").count(), 100, "the first hundred records, the rest on request");
+      await changes()
+        .getByRole("button", { name: /^Show more \(103 records not shown\)/ })
+        .click();
+      assert.equal(await records.locator("tbody tr").count(), 203);
+      await checkPage(page, "operation-history-opened");
+      await changes().getByRole("button", { name: "Hide the 203 records" }).click();
 
       await page.getByLabel("Variant").fill("SKU-2");
-      await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Changes"] tbody tr').length === 2);
+      await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Changes"] > tbody > tr').length === 2);
       const filtered = await rowsText();
       assert.match(filtered[0], /Changed: Line SKU-2/);
       assert.match(filtered[1], /Created: Line SKU-2/);
@@ -80,10 +100,15 @@ if (chromiumPresent("console history test")) {
       await region.waitFor();
       const grid = region.getByRole("grid", { name: `Lines that differ between version ${versionBefore} and now` });
       await page.waitForFunction(() => document.querySelector(".diff-grid")?.getAttribute("aria-rowcount") === "2");
+      // Names are read whole in the comparison (a long one here), however wide.
+      const whole = await page.evaluate(() =>
+        [...document.querySelectorAll(".diff-grid [role=gridcell]")].every((cell) => cell.scrollWidth <= cell.clientWidth),
+      );
+      assert.ok(whole, "no cell of the comparison is cut");
       assert.deepEqual(await grid.locator('[role="row"]').nth(1).locator('[role="gridcell"]').allInnerTexts(), [
         "SKU-2",
         "changed since",
-        "",
+        `— → ${LONG_NAME} (en)`,
         "",
         "50 → 5",
         "",
@@ -103,11 +128,21 @@ if (chromiumPresent("console history test")) {
       assert.match(await dialog.innerText(), /0 lines added since, removed/);
       assert.deepEqual(puts, ["true"], "a dry run only");
       await checkPage(page, "revert-dialog");
+      // The reason typed goes with the revert as svc-change-reason, and the history reads it back.
+      await dialog.getByLabel("Reason").fill("Cut cancelled by the supplier");
       await dialog.getByRole("button", { name: "Revert", exact: true }).click();
       await status(`Reverted to version ${versionBefore}: it is now version`).waitFor();
       const [line] = (await api("GET", `/v1/operations/${operationId}/lines?variantIds=SKU-2`)).body.items;
       assert.equal(line.maxQuantity, 50);
-      await changes().locator("tbody tr").first().getByText("Max 5 → 50").waitFor();
+      const latest = (await api("GET", `/v1/operations/${operationId}/history?limit=1`)).body.items[0];
+      assert.equal(latest.reason, "Cut cancelled by the supplier");
+      const first = changes().locator(":scope > tbody > tr").first();
+      await first.getByText("Max 5 → 50").waitFor();
+      await first.getByText(`Reverted to version ${versionBefore} (1 line changed)`).waitFor();
+      await first.getByText("Cut cancelled by the supplier").waitFor();
+      // The version compared is now the current one's twin: nothing is left to revert.
+      await region.getByText(`Version ${versionBefore} and the current version hold the same: there is nothing to revert.`).waitFor();
+      assert.equal(await region.getByRole("button", { name: "Revert to this version" }).count(), 0);
 
       // Back closes the comparison (the view before it), the filter stays.
       await page.getByRole("button", { name: "Close" }).click();
@@ -165,15 +200,25 @@ if (chromiumPresent("console history test")) {
       await page.getByRole("button", { name: "Restore the rule of ACC-H1 / SUP-H1 / any" }).first().click();
       await page.getByRole("alert").filter({ hasText: "rule_exists" }).waitFor();
 
-      // Filtered by an Operation's code, not its id.
+      // Keys by their names (an unnamed one said so), never by their ids or first characters.
+      await page.getByLabel("Kind").selectOption("key");
+      await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Changes"] > tbody > tr').length === 2);
+      await changes().getByText("Created an unnamed OPERATOR key of").waitFor();
+      await changes().getByText("Created a key of u_console").waitFor();
+
+      // Filtered by an Operation's code, not its id; an approval named by its Operation, not its id.
+      const { version } = (await api("GET", `/v1/operations/${operationId}`)).body;
+      assert.equal((await api("POST", `/v1/operations/${operationId}/approvals`, { decision: "APPROVE", version })).status, 201);
       await page.getByLabel("Kind").selectOption("");
       await page.getByLabel("Operation code").fill(code);
       await changes().getByText("Max 5 → 50").waitFor();
+      await changes().getByText(`Created an approval of ${code}`).waitFor();
       // Every record is of that Operation, each named by its code (once the codes are read).
       await page.waitForFunction((code) => {
         const rows = [...document.querySelectorAll('table[aria-label="Changes"] tbody tr')];
         return rows.length > 4 && rows.every((row) => row.textContent.includes(code));
       }, code);
+      assert.doesNotMatch((await rowsText()).join("\n"), /\b(apr|key|op|qr|chg)_[0-9A-Z]{6}|sk3_/, "no internal id and no key fragment on the page");
       // A field chosen by the name the list shows (Max), kept in the address by the API's name.
       await page.getByLabel("Field").selectOption({ label: "Max (maxQuantity)" });
       await page.waitForFunction(() => {

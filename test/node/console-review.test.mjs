@@ -28,6 +28,22 @@ if (chromiumPresent("console review test")) {
     }
     if (currency !== undefined) assert.equal((await api("PUT", "/v1/settings/display", { currency })).status, 200);
   };
+  /** Holds the answers to `pattern` (a slow network) until `release()`; `done()` lets them through again. */
+  const hold = async (pattern) => {
+    let release;
+    const held = new Promise((resolve) => {
+      release = resolve;
+    });
+    await page.route(pattern, async (route) => {
+      await held;
+      await route.continue();
+    });
+    const done = async () => {
+      release();
+      await page.unroute(pattern);
+    };
+    return { release, done };
+  };
   const go = async (label) => {
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: label, exact: true }).click();
     await page.getByRole("heading", { level: 1, name: label }).waitFor();
@@ -105,8 +121,11 @@ if (chromiumPresent("console review test")) {
       assert.match(await impact.innerText(), /Newly blocked\s+2/);
       assert.match(await impact.innerText(), /Orders considered\s+3/);
       const accounts = impact.getByRole("table", { name: "Accounts affected" });
-      assert.equal(await accounts.getByRole("link", { name: "ACC-R1" }).count(), 1, "each account links to it");
+      assert.equal(await accounts.getByRole("link", { name: "Rue One, ACC-R1" }).count(), 1, "each account links to it, by its name");
       assert.equal(await accounts.locator("tbody tr").count(), 1);
+      // The orders were placed without a store: said as such, not as a rule's "no store" against its "every store".
+      assert.match(await accounts.locator("tbody tr").innerText(), /SUP-R\s+none\s+2/);
+      await impact.getByText(/"none": orders placed without one, which rules for any supplier or every store cover/).waitFor();
       const save = form.getByRole("button", { name: "Create (2 orders newly blocked, none newly allowed)" });
       await save.waitFor();
       await checkPage(page, "rule-impact");
@@ -116,7 +135,7 @@ if (chromiumPresent("console review test")) {
       await impact.getByText("The values changed since this check").waitFor();
       await form.getByRole("button", { name: "Check impact" }).click();
       await form.getByRole("button", { name: "Create (no order newly blocked, none newly allowed)" }).click();
-      await page.getByRole("heading", { name: "Rule: account ACC-R1 · supplier SUP-R · every store" }).waitFor();
+      await page.getByRole("heading", { name: "Rule: account Rue One, ACC-R1 · supplier SUP-R · every store" }).waitFor();
     });
 
     it("the tenant default and the rules grid check their impact too", TIMEOUT, async () => {
@@ -147,7 +166,12 @@ if (chromiumPresent("console review test")) {
   describe("human names and shared views", () => {
     it("shows amounts in major units once the tenant's currency is set (Settings), and takes them so", TIMEOUT, async () => {
       await given({ minimum: 10000, currency: null });
-      await go("Settings");
+      // Without a currency, the rules page says amounts are minor units and where the currency is set.
+      await go("Quota rules");
+      const note = page.locator(".currency-note");
+      await note.getByText("Amounts are in minor units").waitFor();
+      await note.getByRole("link", { name: "Settings" }).click();
+      await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
       await page.getByLabel("Currency").selectOption("EUR");
       await page.getByText("18000 is shown as €180.00").waitFor();
       await page.getByRole("button", { name: "Save currency" }).click();
@@ -156,15 +180,26 @@ if (chromiumPresent("console review test")) {
       await checkPage(page, "settings");
 
       await go("Quota rules");
+      assert.equal(await page.locator(".currency-note").count(), 0, "no note once the currency is set");
       const rules = page.getByRole("table", { name: "Quota rules" });
       await rules.getByText("€100.00").waitFor();
-      await rules.getByRole("link", { name: "Edit the rule of account ACC-R1 · supplier SUP-R · every store" }).click();
+      // Accounts by their names and ids.
+      await rules.getByRole("cell", { name: "Rue One, ACC-R1", exact: true }).waitFor();
+      await rules.getByRole("link", { name: "Edit the rule of account Rue One, ACC-R1 · supplier SUP-R · every store" }).click();
       const form = page.getByRole("form", { name: "Edit rule" });
       assert.equal(await form.getByLabel("Minimum").inputValue(), "100.00");
       assert.equal(await form.getByRole("textbox", { name: "Minimum" }).getAttribute("aria-describedby"), "rule-minimum-hint");
+      // The account id's hint names it (the field described by it).
+      await form.locator("#rule-accountId-hint").getByText("Rue One", { exact: true }).waitFor();
+      assert.equal(await form.getByLabel("Account id").getAttribute("aria-describedby"), "rule-accountId-hint");
       await form.getByLabel("Minimum").fill("120.50");
+      await form.getByRole("button", { name: "Check impact" }).click();
+      await form.getByRole("button", { name: /^Save \(/ }).waitFor();
       await form.getByLabel("Minimum").press("Enter");
       await status("Saved.").waitFor();
+      // Saved: the impact checked was of the change now made, so neither the region nor the button claims it any more.
+      await form.getByRole("button", { name: "Save", exact: true }).waitFor();
+      assert.equal(await form.getByRole("region", { name: "Impact" }).count(), 0);
       const [rule] = (await api("GET", `${RULES}?accountId=ACC-R1`)).body.items;
       assert.equal(rule.minimum, 12050);
       // Its change reads in euros too.
@@ -186,6 +221,7 @@ if (chromiumPresent("console review test")) {
         "Empty: no supplier",
       );
       await form.getByLabel("Account").fill("ACC-R1");
+      await page.locator("#sim-account-help").getByText("Rue One").waitFor();
       await supplier.fill("SUP-R");
       await form.getByRole("textbox", { name: "Amount", exact: true }).fill("100");
       await form.getByRole("textbox", { name: "Amount", exact: true }).press("Enter");
@@ -198,6 +234,7 @@ if (chromiumPresent("console review test")) {
       assert.match(text, /Shortfall\s+€20\.50/i);
       assert.match(text, /Decides/);
       assert.doesNotMatch(text, /shadowed_by_higher_level|qr_/, "outcome codes as words, rules by their scope");
+      assert.match(text, /account Rue One, ACC-R1 · supplier SUP-R · every store/, "a rule's account by its name");
       await page.getByLabel("What if: try other minimums before saving").check();
       assert.doesNotMatch(await page.locator(".what-if-note").innerText(), /\.ts\b|src\//, "no source file named to the user");
       await page.getByLabel("What if: try other minimums before saving").uncheck();
@@ -207,14 +244,7 @@ if (chromiumPresent("console review test")) {
     it("takes no amount before the currency is known: a slow settings answer cannot turn €100 into 100 cents", TIMEOUT, async () => {
       await given({ minimum: 12050, currency: "EUR" });
       // The display settings answer late (a slow network); a person types at once.
-      let release;
-      const held = new Promise((resolve) => {
-        release = resolve;
-      });
-      await page.route("**/v1/settings/display", async (route) => {
-        await held;
-        await route.continue();
-      });
+      const settings = await hold("**/v1/settings/display");
       const evaluated = [];
       page.on("request", (request) => {
         if (request.url().includes("/quotas/evaluate")) evaluated.push(request.postDataJSON());
@@ -223,7 +253,7 @@ if (chromiumPresent("console review test")) {
         await page.goto(`${baseUrl}/console/quota-rules/simulator`);
         await page.getByRole("status").filter({ hasText: "Loading…" }).waitFor();
         assert.equal(await page.getByRole("textbox", { name: "Amount", exact: true }).count(), 0, "no amount field while the unit is unknown");
-        release();
+        settings.release();
         const form = page.getByRole("form", { name: "Order to evaluate" });
         await form.getByLabel("Account").fill("ACC-R1");
         await form.getByRole("textbox", { name: "Supplier", exact: true }).fill("SUP-R");
@@ -232,8 +262,7 @@ if (chromiumPresent("console review test")) {
         await page.getByRole("region", { name: "API answer" }).getByText("€20.50").waitFor();
         assert.equal(evaluated.at(-1)?.orders?.[0]?.amount, 10000, "€100 sent as 10000 cents");
       } finally {
-        release();
-        await page.unroute("**/v1/settings/display");
+        await settings.done();
       }
     });
 
@@ -303,7 +332,49 @@ if (chromiumPresent("console review test")) {
       assert.equal(await mine.getByRole("button", { name: /Revoke/ }).count(), 0);
       await mine.getByText("Sign in with another key to revoke this one").waitFor();
       await keys.getByRole("button", { name: "Revoke Spare operator" }).waitFor();
+      // A long name and a long user id wrap: at 1440 px the whole table shows, its state and Revoke included.
+      const long = await api("POST", "/v1/keys", {
+        role: "ACCOUNT",
+        userId: "u_purchasing_department_of_rue_one_headquarters",
+        name: "Rue One purchasing department, storefront integration key",
+        expiresAt: "2099-06-30T00:00:00Z",
+      });
+      assert.equal(long.status, 201, JSON.stringify(long.body));
+      await page.reload();
+      await keys.getByRole("button", { name: "Revoke Rue One purchasing department, storefront integration key" }).waitFor();
+      const sideways = await keys.evaluate((table) => table.parentElement.scrollWidth - table.parentElement.clientWidth);
+      assert.ok(sideways <= 1, `the Keys table scrolls ${sideways} px sideways at 1440 px`);
       await checkPage(page, "keys-current");
+    });
+
+    it("says a list is loading rather than showing it empty", TIMEOUT, async () => {
+      await given({ minimum: 12050 });
+      const list = await hold("**/v1/buying-policies/quotas/rules?*");
+      try {
+        await page.goto(`${baseUrl}/console/quota-rules`);
+        const rules = page.getByRole("table", { name: "Quota rules" });
+        await rules.getByRole("cell", { name: "Loading…" }).waitFor();
+        assert.equal(await rules.getByText("No rule matches.").count(), 0);
+        list.release();
+        await rules.getByRole("cell", { name: "Rue One, ACC-R1", exact: true }).waitFor();
+      } finally {
+        await list.done();
+      }
+    });
+
+    it("signs in with the key's own role when the other one was chosen", TIMEOUT, async () => {
+      const other = await server.browser.newPage();
+      try {
+        await other.goto(`${baseUrl}/console`);
+        await other.getByLabel("API key").fill(server.accountKey);
+        await other.getByLabel("Role").selectOption("OPERATOR");
+        await other.getByRole("button", { name: "Sign in" }).click();
+        await other.getByRole("heading", { name: "Operations" }).waitFor();
+        assert.match(await other.locator(".who").innerText(), /^ACCOUNT/);
+        assert.equal(await other.getByRole("alert").count(), 0, "no client_mismatch shown");
+      } finally {
+        await other.close();
+      }
     });
 
     it("shows a subscription's failed deliveries on its row, and Redeliver sends one again", TIMEOUT, async () => {
@@ -344,7 +415,7 @@ if (chromiumPresent("console review test")) {
   });
 
   describe("approvals on an Operation's page", () => {
-    it("says what Activate needs, takes Approve / Reject with a comment, lists who and when and whether it counts", TIMEOUT, async () => {
+    it("says what Activate needs, takes Approve / Reject with a comment, lists who and when and whether it counts, and stays current", TIMEOUT, async () => {
       const draft = await api("POST", "/v1/operations", {
         code: `${code}-A`,
         name: { en: "Needs approval" },
@@ -374,10 +445,10 @@ if (chromiumPresent("console review test")) {
       await page.getByRole("toolbar", { name: "Operation" }).getByRole("button", { name: "Activate", exact: true }).click();
       await page.getByRole("alert").getByText("Not activated: 0 of 1 valid approval needed.").waitFor();
 
-      // Its author approves: listed, but it does not count.
+      // Its author approves: listed, but it does not count, and the page says so rather than "Approved".
       await panel.getByLabel("Comment").fill("Looks right to me");
       await panel.getByRole("button", { name: "Approve" }).click();
-      await status("Approved version").waitFor();
+      await status(/^Your approval of version \d+ is recorded but does not count: you made this version/).waitFor();
       const decisions = panel.getByRole("table", { name: "Decisions" });
       await decisions.getByText("No: by the version's author").waitFor();
       assert.match(await decisions.innerText(), /Approved[\s\S]*Looks right to me/);
@@ -395,19 +466,29 @@ if (chromiumPresent("console review test")) {
         await theirs.getByLabel("Comment").fill("Checked now");
         await theirs.getByLabel("Comment").press("Enter"); // Enter approves
         await theirs.getByText("it can be activated").waitFor();
+        await theirs
+          .getByRole("status")
+          .getByText(/^Approved version \d+: your approval counts\./)
+          .waitFor();
         const row = theirs.getByRole("table", { name: "Decisions" }).locator("tbody tr").filter({ hasText: "Checked now" });
-        await row.getByText("Reviewer (key)").waitFor();
-        assert.match(await row.innerText(), /Approved\s+Reviewer \(key\)\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+Checked now\s+Yes/);
+        await row.getByText("Reviewer", { exact: true }).waitFor();
+        assert.match(await row.innerText(), /Approved\s+Reviewer\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+Checked now\s+Yes/);
         await checkPage(reviewer, "approvals");
       } finally {
         await reviewer.close();
       }
-      await page.reload();
+      // The author's page, open all along, shows the reviewer's approval without a reload.
+      await panel.getByText(/it can be activated\.$/).waitFor();
+      await panel.getByRole("table", { name: "Decisions" }).getByText("Checked now").waitFor();
       await page.getByRole("toolbar", { name: "Operation" }).getByRole("button", { name: "Activate", exact: true }).click();
       await page.locator(".title-row .badge.active").waitFor();
       assert.equal((await api("GET", `/v1/operations/${draft.body.id}`)).body.status, "ACTIVE");
-      // The status change made a new version: every decision is listed as no longer counting.
+      // The status change made a new version: every decision is listed as no longer counting, and an ACTIVE
+      // Operation has nothing to approve: no "needs 1 more approval", no Approve or Reject.
       await panel.getByText("No: made on version").first().waitFor();
+      await panel.getByText(/^This Operation is ACTIVE: there is nothing to approve now\./).waitFor();
+      assert.doesNotMatch(await panel.innerText(), /needs 1 more approval|does not count: you made/);
+      assert.equal(await panel.getByRole("button", { name: /^(Approve|Reject)$/ }).count(), 0);
       assert.equal((await api("PUT", "/v1/settings/approvals", { activation: { required: 0 } })).status, 200);
     });
   });

@@ -113,7 +113,7 @@ if (chromiumPresent("console units test")) {
       await goTo(u2, MINIMUM);
       await page.locator("#rules-grid-cell-error").getByText("EUR has 2 decimals at most: 1.234 has 3").waitFor();
       await page.getByRole("button", { name: "Check changes" }).click();
-      await page.getByText("Not saved: fix the marked cells first (1 row).").waitFor();
+      await page.getByText(/^Not saved: fix this row first\. U-2 \/ .*: EUR has 2 decimals at most: 1\.234 has 3\.$/).waitFor();
       assert.equal(await minimumOf("U-2"), 5, "nothing is saved while a cell is refused");
       await goTo(u2, MINIMUM);
       await page.keyboard.type("0.29");

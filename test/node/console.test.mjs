@@ -106,7 +106,8 @@ if (chromiumPresent("console test")) {
       await grid().press("Enter");
       const editor = page.getByRole("textbox", { name: "minQuantity, row 3" });
       await editor.fill("50");
-      await page.getByText("Row 3, Min: minQuantity 50 is greater than maxQuantity 10").waitFor();
+      // In the grid's words (its columns say Min and Max), not the API's field names.
+      await page.getByText("Row 3, Min: Min 50 is greater than Max 10").waitFor();
       await editor.press("Escape");
       assert.equal(await cell(2, 2).innerText(), "1", "Escape cancels the edit");
       await grid().press("Enter");
@@ -116,11 +117,11 @@ if (chromiumPresent("console test")) {
       assert.equal(await cell(2, 3).getAttribute("aria-invalid"), "true");
       await shoot(page, "bound-error");
       await page.getByRole("button", { name: "Save" }).click();
-      await status("Not saved: fix the marked cells first").waitFor();
+      await status("Not saved: fix this row first. SKU-00002 (row 3): Min 50 is greater than Max 10; Recommended 5 is outside [50, 10].").waitFor();
       await cell(2, 2).click();
       await grid().press("Enter");
       await editor.fill("7");
-      await page.getByText("Row 3, Recommended: recommendedQuantity 5 is outside [7, 10]").waitFor();
+      await page.getByText("Row 3, Recommended: Recommended 5 is outside [7, 10]").waitFor();
       await editor.fill("4");
       await editor.press("Enter");
       assert.equal(await cell(2, 2).getAttribute("aria-invalid"), null);

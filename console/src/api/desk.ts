@@ -1,7 +1,8 @@
 import type { ApiClient, Schemas } from "@campaign-policy/client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSession } from "../shared/context";
 import { API_LIMITS } from "../shared/limits";
+import { useNamesOf } from "../shared/lookups";
 import { usePagedQuery } from "../shared/PagedList";
 import { queryKeys } from "../shared/queryKeys";
 import { answer, csvAnswer, type QueryOf, type SortOf } from "../shared/session";
@@ -51,6 +52,38 @@ export function useDirectorySearch(search: string) {
   });
 }
 
+/**
+ * The directory's names of the accounts `ids` name, a hundred a request: id → name, or null for an
+ * id the directory does not hold. Undefined until every chunk is read (an ACCOUNT key reads its own).
+ */
+export function useAccountNames(ids: readonly string[]): Map<string, string | null> | undefined {
+  const { api } = useSession();
+  return useNamesOf(ids, queryKeys.directory.names, async (chunk, limit) =>
+    (await answer(api.GET("/v1/accounts", { params: { query: { accountIds: chunk, limit } } }))).data.items.map(
+      (account) => [account.accountId, account.name] as const,
+    ),
+  );
+}
+
+/**
+ * Users' emails in the directory (the first account listing each), to name them where no key of theirs
+ * has a name: userId → email, or null for a user the directory does not list.
+ */
+export function useUserEmails(userIds: readonly string[]): Map<string, string | null> {
+  const { api } = useSession();
+  const answers = useQueries({
+    queries: [...new Set(userIds)].sort().map((userId) => ({
+      queryKey: queryKeys.directory.email(userId),
+      staleTime: 5 * 60_000,
+      queryFn: async () => {
+        const { items } = (await answer(api.GET("/v1/accounts", { params: { query: { userId, limit: 1 } } }))).data;
+        return [userId, items[0]?.users.find((user) => user.userId === userId)?.email ?? null] as const;
+      },
+    })),
+  });
+  return new Map(answers.flatMap((read) => (read.data ? [read.data] : [])));
+}
+
 export const putAccounts = async (api: ApiClient, accounts: AccountsUpsert, dryRun: boolean) =>
   (await answer(api.PUT("/v1/accounts", { params: { query: { dryRun } }, body: accounts }))).data;
 
@@ -64,6 +97,17 @@ export function useWebhookList(sort: string) {
       (await answer(api.GET("/v1/webhooks", { params: { query: { limit: 100, sort: [sort as SortOf<"/v1/webhooks">], ...(nextToken && { nextToken }) } } })))
         .data,
   );
+}
+
+/** Every subscription by id (a tenant has at most 20: one page), to name a webhook by its URL where the API answers its id. */
+export function useWebhooksById() {
+  const { api, session } = useSession();
+  return useQuery({
+    queryKey: queryKeys.webhooks.byId,
+    enabled: session.role === "OPERATOR",
+    staleTime: 60_000,
+    queryFn: async () => new Map((await answer(api.GET("/v1/webhooks", { params: { query: { limit: 100 } } }))).data.items.map((hook) => [hook.id, hook])),
+  });
 }
 
 /** How often an open deliveries list asks again (attempts happen in the background). */

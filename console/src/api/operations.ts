@@ -1,8 +1,9 @@
 import type { ApiClient, Schemas } from "@campaign-policy/client";
-import { useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { useSession } from "../shared/context";
 import { API_LIMITS } from "../shared/limits";
+import { useNamesOf } from "../shared/lookups";
 import { usePagedQuery } from "../shared/PagedList";
 import { queryKeys } from "../shared/queryKeys";
 import { answer, csvAnswer, csvBody, type QueryOf, type SortOf } from "../shared/session";
@@ -65,33 +66,18 @@ export function useOperationByCode(code: string) {
   });
 }
 
-/** Ids asked per request when naming many Operations at once (a page of a list asks one request, not one per row). */
-const CODES_PER_REQUEST = 100;
-
 /**
- * The codes of the Operations `ids` name, read a hundred at a time (a feed of 200 events naming 200
+ * The codes of the Operations `ids` name, a hundred a request (a feed of 200 events naming 200
  * Operations is two requests, not 200): id → code, or null for an id that names none (deleted).
  * Undefined until every chunk is read.
  */
 export function useOperationCodes(ids: readonly string[]): Map<string, string | null> | undefined {
   const { api } = useSession();
-  const wanted = [...new Set(ids)].sort();
-  const chunks: string[][] = [];
-  for (let i = 0; i < wanted.length; i += CODES_PER_REQUEST) chunks.push(wanted.slice(i, i + CODES_PER_REQUEST));
-  const answers = useQueries({
-    queries: chunks.map((chunk) => ({
-      queryKey: queryKeys.operations.codes(chunk),
-      staleTime: 60_000,
-      queryFn: async () => {
-        const { items } = (await answer(api.GET("/v1/operations", { params: { query: { ids: chunk, idType: "id", limit: CODES_PER_REQUEST } } }))).data;
-        const codes = new Map<string, string | null>(chunk.map((id) => [id, null]));
-        for (const operation of items) codes.set(operation.id, operation.code);
-        return codes;
-      },
-    })),
-  });
-  if (answers.some((read) => !read.data)) return undefined;
-  return new Map(answers.flatMap((read) => [...(read.data ?? [])]));
+  return useNamesOf(ids, queryKeys.operations.codes, async (chunk, limit) =>
+    (await answer(api.GET("/v1/operations", { params: { query: { ids: chunk, idType: "id", limit } } }))).data.items.map(
+      (operation) => [operation.id, operation.code] as const,
+    ),
+  );
 }
 
 export const fetchOperation = async (api: ApiClient, operationId: string) =>
@@ -288,7 +274,7 @@ export interface OperationHistoryFilters {
   kind: string;
 }
 
-/** An Operation's change records, newest first: its own, its lines' (one variant's), its attachments'. */
+/** An Operation's change records, newest first (the API's largest pages: a change of 5000 lines is 10 of them): its own, its lines' (one variant's), its attachments'. */
 export function useOperationHistory(operationId: string, filters: OperationHistoryFilters) {
   const { api } = useSession();
   const { variant, kind } = filters;
@@ -301,7 +287,7 @@ export function useOperationHistory(operationId: string, filters: OperationHisto
             params: {
               path: { operationId },
               query: {
-                limit: 100,
+                limit: API_LIMITS.historyPerPage,
                 ...(variant && { variantExternalId: variant }),
                 ...(kind && { resourceType: kind as "operation" | "line" | "attachment" }),
                 ...(nextToken && { nextToken }),
@@ -341,12 +327,32 @@ export function useDiffWithCurrent(operationId: string, from: number | null) {
   return diff;
 }
 
-/** Reverts an Operation to a version (If-Match: the version shown), or says what it would change (dry run). */
-export async function revertOperation(api: ApiClient, operation: Operation, toVersion: number, dryRun: boolean) {
+/** An Operation's operation.reverted events (which version each revert went back to). */
+export function useOperationReverts(operationId: string) {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: queryKeys.history.reverts(operationId),
+    queryFn: async () => {
+      const events: Schemas["Event"][] = [];
+      for await (const event of api.paginate("/v1/events", { query: { operationId, types: ["operation.reverted"], limit: 500 } })) events.push(event);
+      return events;
+    },
+  });
+}
+
+/**
+ * Reverts an Operation to a version (If-Match: the version shown), or says what it would change (dry
+ * run); `reason` goes with it as svc-change-reason, kept on its change records.
+ */
+export async function revertOperation(api: ApiClient, operation: Operation, toVersion: number, dryRun: boolean, reason = "") {
   return (
     await answer(
       api.POST("/v1/operations/{operationId}/revert", {
-        params: { path: { operationId: operation.id }, query: { dryRun }, header: ifMatch(operation) as never },
+        params: {
+          path: { operationId: operation.id },
+          query: { dryRun },
+          header: { ...ifMatch(operation), ...(reason.trim() && { "svc-change-reason": reason.trim() }) } as never,
+        },
         body: { toVersion },
       }),
     )
@@ -370,6 +376,9 @@ export function useOperationReverted(operationId: string) {
 
 export type ApprovalDecision = Schemas["ApprovalDecision"];
 
+/** How often an Operation's approvals are read again while its page is open (a reviewer decides elsewhere). */
+const APPROVALS_REFRESH_MS = 4000;
+
 /**
  * Where the Operation's approval stands: the tenant's setting, every decision (newest first, each
  * valid or not), and who made its current version (whose approval does not count unless allowed).
@@ -380,6 +389,12 @@ export function useApprovals(operation: Operation) {
   return useQuery({
     // By version: a change that bumps it voids every decision before it.
     queryKey: [...queryKeys.approvals(operationId), version],
+    // Only while approvals matter here (asked for, or decided): with approvals off the page asks nothing more.
+    refetchInterval: (query) => {
+      const data = query.state.data;
+      return data && (data.settings.required > 0 || data.decisions.length > 0) ? APPROVALS_REFRESH_MS : false;
+    },
+    refetchOnWindowFocus: true,
     queryFn: async () => {
       const [settings, decisions, history] = await Promise.all([
         answer(api.GET("/v1/settings/approvals")),

@@ -5,12 +5,16 @@ import { FIELD_CHOICES } from "../labels/fields";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
 import { when } from "../shared/format";
-import { ActorName, keyLabel, OperationName, RuleName } from "../labels/names";
+import { ActorName, OperationName, RuleName, usePeople } from "../labels/names";
+import { accountName, keyName, userName } from "../labels/people";
+import { accountsNamedIn } from "../labels/values";
 import { PagedList, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
 import { ChoiceFilter, ProblemView, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
-import { exportHistoryCsv, useHistoryList, useKeysById, useRestoreRule, type ChangeFilters, type ChangeRecord } from "../api/desk";
+import { exportHistoryCsv, useAccountNames, useHistoryList, useRestoreRule, useWebhooksById, type ChangeFilters, type ChangeRecord } from "../api/desk";
+
+type Names = ReadonlyMap<string, string | null> | undefined;
 
 const KINDS = [
   ["operation", "Operations"],
@@ -29,43 +33,55 @@ const SORTS = [
 const ACTIONS = { created: "Created", updated: "Changed", deleted: "Deleted" } as const;
 const DEFAULTS = { kind: "", resource: "", operation: "", field: "", actor: "", from: "", to: "", sort: "-at" };
 
-/** A record's values as they were (a deleted rule's scope), from its changes. */
+/** A record's values as they were (a deleted rule's scope, a created key's name), from its changes. */
 const valuesOf = (record: ChangeRecord) =>
   Object.fromEntries(record.changes.map((change) => [change.field, change.next ?? change.previous])) as Record<string, string | null>;
 
-/** What a record is about, named as people know it. */
-function Subject({ record, codes }: { record: ChangeRecord; codes: Map<string, string | null> | undefined }) {
-  const keys = useKeysById();
+const SETTINGS = { display: "the display settings", approvals: "the approval settings", history: "the history settings" } as Record<string, string>;
+
+/** What a record is about, named as people know it: never by an internal id (an Operation by its code, a rule by its scope, a key by its name). */
+function Subject({ record, codes, accounts }: { record: ChangeRecord; codes: Map<string, string | null> | undefined; accounts: Names }) {
+  const people = usePeople();
+  const webhooks = useWebhooksById();
   const { resourceType: type, resourceId: id } = record;
+  const values = valuesOf(record);
   // Named by the codes the page read for its rows (one request per hundred), once they are in.
-  const operation = (operationId: string) => (codes ? <OperationName id={operationId} code={codes.get(operationId) ?? null} /> : operationId);
+  const operation = (operationId: string | undefined) =>
+    !operationId ? "an Operation" : codes ? <OperationName id={operationId} code={codes.get(operationId) ?? null} /> : "…";
   if (type === "operation") return operation(id);
-  if (type === "line" || type === "attachment")
+  if (type === "line")
     return (
       <>
-        {type === "line" ? "line" : "account"} {id} of {record.operationId ? operation(record.operationId) : "an Operation"}
+        line {id} of {operation(record.operationId)}
       </>
     );
-  if (type === "rule") return <RuleName id={id} known={record.action === "updated" ? undefined : valuesOf(record)} />;
+  if (type === "attachment")
+    return (
+      <>
+        account {accountName(id, accounts)} of {operation(record.operationId)}
+      </>
+    );
+  if (type === "approval") return <>an approval of {operation(record.operationId)}</>;
+  if (type === "rule") return <RuleName id={id} known={record.action === "updated" ? undefined : values} />;
   if (type === "quota_default") return <>the tenant default</>;
   if (type === "key") {
-    const key = keys.data?.get(id);
-    return <>key {key ? keyLabel(key) : id}</>;
+    const key = people.keys?.get(id);
+    const name = key?.name ?? values.name;
+    if (name) return <>key {name}</>;
+    if (key?.userId) return <>a key of {userName(key.userId, people)}</>;
+    return <>{key ? keyName(key, people) : "an unnamed key"}</>;
   }
-  if (type === "account") return <>directory account {id}</>;
-  if (type === "webhook") return <>webhook {id}</>;
-  return (
-    <>
-      {type} {id}
-    </>
-  );
+  if (type === "account") return <>directory account {accountName(id, accounts)}</>;
+  if (type === "webhook") return <>webhook {webhooks.data?.get(id)?.url ?? values.url ?? "(deleted)"}</>;
+  if (type === "settings") return <>{SETTINGS[id] ?? `the ${id} settings`}</>;
+  return <>{type}</>;
 }
 
 /** /console/changes: every change of the tenant, filterable, exported as CSV; a deleted rule restored from its record. */
 export function ChangesPage() {
   const { api } = useSession();
   const [view, setView] = useViewParams(DEFAULTS);
-  const keys = useKeysById();
+  const people = usePeople();
   const byCode = useOperationByCode(view.operation.trim());
   const unknownCode = view.operation.trim() !== "" && byCode.data === null;
   const filters: ChangeFilters = {
@@ -84,6 +100,13 @@ export function ChangesPage() {
   const [note, setNote] = useState<string | null>(null);
   const restore = useRestoreRule(() => setNote("Rule restored: it is back with its id and last values."));
   const typing = { typing: true };
+  const records = (list.data?.pages ?? []).flatMap((page) => page.items);
+  // The accounts the rows name, read in one request per hundred (not one per row).
+  const accounts = useAccountNames(
+    records
+      .flatMap((record) => (["attachment", "account"].includes(record.resourceType) ? [record.resourceId] : []))
+      .concat(accountsNamedIn(records.flatMap((r) => r.changes))),
+  );
   const codes = useOperationCodes(
     (list.data?.pages ?? [])
       .flatMap((page) => page.items.flatMap((record) => [record.operationId, record.resourceType === "operation" ? record.resourceId : null]))
@@ -91,20 +114,20 @@ export function ChangesPage() {
   );
   const columns: Column<ChangeRecord>[] = [
     { header: "When", cell: (record) => <time dateTime={record.at}>{when(record.at)}</time> },
-    { header: "Who", cell: (record) => <ActorName actor={record.actor} /> },
+    { header: "Who", cell: (record) => <ActorName actor={record.actor} actorKeyId={record.actorKeyId} /> },
     {
       header: "What",
       wrap: true,
       cell: (record) => (
         <>
-          {ACTIONS[record.action]} <Subject record={record} codes={codes} />
+          {ACTIONS[record.action]} <Subject record={record} codes={codes} accounts={accounts} />
         </>
       ),
     },
     {
       header: "Changes",
       wrap: true,
-      cell: (record) => <ChangeList changes={record.changes} />,
+      cell: (record) => <ChangeList changes={record.changes} accounts={accounts} />,
     },
     { header: "Reason", wrap: true, cell: (record) => record.reason ?? <span className="muted">—</span> },
     {
@@ -178,7 +201,7 @@ export function ChangesPage() {
         <ChoiceFilter
           label="Key"
           value={view.actor}
-          choices={[...(keys.data?.values() ?? [])].map((key) => [key.id, keyLabel(key)] as const)}
+          choices={[...(people.keys?.values() ?? [])].map((key) => [key.id, keyName(key, people)] as const)}
           onChange={(actor) => setView({ actor })}
         />
         <label>

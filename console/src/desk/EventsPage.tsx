@@ -3,31 +3,59 @@ import { EVENT_TYPES } from "../../../src/platform/core/event-types";
 import { useSession } from "../shared/context";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
-import { formatValue, when } from "../shared/format";
-import { ActorName, OperationName } from "../labels/names";
+import { formatValue, when, type FieldChange } from "../shared/format";
+import { ActorName, OperationName, scopeLabel, usePeople } from "../labels/names";
+import { formatMoney, useCurrency } from "../labels/money";
+import { accountsNamedIn, fieldValueText, usersNamedIn, type ValueNames } from "../labels/values";
 import { ChoiceFilter, ProblemView, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
 import { useOperationByCode, useOperationCodes } from "../api/operations";
-import { fetchEvents, type Event } from "../api/desk";
+import { fetchEvents, useAccountNames, type Event } from "../api/desk";
 
 /** How often the feed asks for what is new, while following it live. */
 export const POLL_MS = 2000;
 /** Rows shown at first, and added by `Show older`. */
 const SHOWN = 200;
 
-/** An event's data: a line of its first fields, opened to the whole of it, wrapped (never cut at the page's edge). */
-function EventData({ data }: { data: unknown }) {
-  const entries = data && typeof data === "object" ? Object.entries(data as Record<string, unknown>) : [];
-  if (!entries.length) return <span className="muted">none</span>;
-  const summary = entries
+/** An event's data as the fields of a record (the same words for its values as a change's). */
+const fieldsOf = (data: unknown): FieldChange[] =>
+  data && typeof data === "object" ? Object.entries(data as Record<string, unknown>).map(([field, next]) => ({ field, next })) : [];
+/** A rule (or any scope) inside an event's data: what names it in a line. */
+const scopeIn = (value: unknown) =>
+  value && typeof value === "object" && !Array.isArray(value) && ("accountId" in value || "supplierId" in value)
+    ? (value as { accountId?: string | null; supplierId?: string | null; storeId?: string | null })
+    : undefined;
+/** The accounts the events' data name, at their top or in a scope they hold, to read their names at once. */
+const accountsOf = (events: Event[]) =>
+  events.flatMap((event) => {
+    const fields = fieldsOf(event.data);
+    return [...accountsNamedIn(fields), ...fields.flatMap((field) => scopeIn(field.next)?.accountId ?? [])];
+  });
+
+/**
+ * An event's data: a line of its first fields (accounts, users and approvers by their names, a rule by its
+ * scope, a key by its name, another object as {…}), opened to the whole of it, wrapped (never cut at the page's edge).
+ */
+function EventData({ data, names }: { data: unknown; names: ValueNames }) {
+  const fields = fieldsOf(data);
+  if (!fields.length) return <span className="muted">none</span>;
+  const valueText = ({ field, next: value }: FieldChange) => {
+    const scope = scopeIn(value);
+    if (scope) return scopeLabel(scope, names.accounts);
+    if (!value || typeof value !== "object" || !formatValue(value).startsWith("{")) return fieldValueText(field, value, names);
+    // Another object (a key, a subscription) by what names it, else {…} (opened, it is shown whole).
+    const { name, url, code } = value as Record<string, unknown>;
+    return [name, url, code].find((text): text is string => typeof text === "string") ?? "{…}";
+  };
+  const summary = fields
     .slice(0, 3)
-    .map(([field, value]) => `${field}: ${formatValue(value)}`)
+    .map((field) => `${field.field}: ${valueText(field)}`)
     .join(" · ");
   return (
     <details className="event-data">
       <summary>
         {summary}
-        {entries.length > 3 && ` · ${entries.length - 3} more`}
+        {fields.length > 3 && ` · ${fields.length - 3} more`}
       </summary>
       <pre>{JSON.stringify(data, null, 2)}</pre>
     </details>
@@ -35,7 +63,7 @@ function EventData({ data }: { data: unknown }) {
 }
 
 /** The feed's columns, its Operations named by the codes read for the events shown. */
-const columnsOf = (codes: Map<string, string | null> | undefined): Column<Event>[] => [
+const columnsOf = (codes: Map<string, string | null> | undefined, names: ValueNames): Column<Event>[] => [
   { header: "At", cell: (event) => <time dateTime={event.at}>{when(event.at)}</time> },
   { header: "Type", cell: (event) => <code>{event.type}</code> },
   {
@@ -44,7 +72,7 @@ const columnsOf = (codes: Map<string, string | null> | undefined): Column<Event>
       event.operationId ? codes ? <OperationName id={event.operationId} code={codes.get(event.operationId) ?? null} /> : event.operationId : "",
   },
   { header: "Actor", cell: (event) => <ActorName actor={event.actor} /> },
-  { header: "Data", cell: (event) => <EventData data={event.data} /> },
+  { header: "Data", cell: (event) => <EventData data={event.data} names={names} /> },
 ];
 
 interface Feed {
@@ -163,6 +191,10 @@ export function EventsPage() {
   const operationId = code ? (byCode.data?.id ?? "op_none") : "";
   const feed = useEventFeed({ type: view.type, operationId }, live && (!code || byCode.data !== undefined));
   const codes = useOperationCodes(feed.events.flatMap((event) => (event.operationId ? [event.operationId] : [])));
+  const accounts = useAccountNames(accountsOf(feed.events));
+  const currency = useCurrency();
+  const people = usePeople(feed.events.flatMap((event) => usersNamedIn(fieldsOf(event.data))));
+  const names: ValueNames = { money: (amount) => formatMoney(amount, currency), people, accounts };
   return (
     <section>
       <div className="title-row">
@@ -179,10 +211,17 @@ export function EventsPage() {
       {code && byCode.data === null && <p className="muted">No Operation has the code {code}.</p>}
       <p className="muted note">
         <span role="status">{feed.loading ? "Loading…" : `${feed.events.length} events shown, newest first.`}</span>{" "}
-        {live ? `Following live: checked at ${feed.checkedAt?.toLocaleTimeString() ?? "—"}.` : "Paused."}
+        {live ? `Following live: checked at ${feed.checkedAt ? when(feed.checkedAt.toISOString()).slice(11) : "—"}.` : "Paused."}
       </p>
       <ProblemView refusal={feed.refusal} />
-      <ListTable label="Events" columns={columnsOf(codes)} items={feed.events} rowKey={(event) => event.id} empty="No event matches." pending={feed.loading} />
+      <ListTable
+        label="Events"
+        columns={columnsOf(codes, names)}
+        items={feed.events}
+        rowKey={(event) => event.id}
+        empty="No event matches."
+        pending={feed.loading}
+      />
       {feed.hasOlder && (
         <button type="button" onClick={feed.showOlder}>
           Show older

@@ -31,6 +31,8 @@ export function KeysPage() {
   const columns: Column<Key>[] = [
     {
       header: "Name",
+      // Names and user ids can be long: they wrap, so the state and Revoke stay in view at any width.
+      wrap: true,
       cell: (key) => (
         <>
           {key.name ?? <span className="muted">unnamed</span>}
@@ -40,12 +42,13 @@ export function KeysPage() {
     },
     { header: "Key", cell: (key) => <code>{key.prefix ? `${key.prefix}…` : key.id}</code> },
     { header: "Role", cell: (key) => key.role },
-    { header: "User", cell: (key) => key.userId ?? "" },
+    { header: "User", wrap: true, cell: (key) => key.userId ?? "" },
     { header: "Created", cell: (key) => key.createdAt.slice(0, 10) },
     { header: "Expires", cell: (key) => key.expiresAt?.slice(0, 10) ?? "never" },
     { header: "State", cell: (key) => <span className={`badge ${stateOf(key)}`}>{stateOf(key)}</span> },
     {
       header: <span className="sr-only">Actions</span>,
+      wrap: true,
       cell: (key) =>
         key.revokedAt ? (
           <span className="muted">{key.revokedAt.slice(0, 10)}</span>

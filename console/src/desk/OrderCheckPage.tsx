@@ -5,23 +5,25 @@ import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal } from "../shared/session";
 import { ChoiceFilter, Link, ProblemView, SearchFilter } from "../shared/ui";
 import { useCompare, type Comparison } from "../api/desk";
+import { DISCREPANCY_WORDS, discrepancyWords } from "../labels/discrepancies";
 
 type Issue = Comparison["issues"][number];
 type OrderLine = { variantExternalId: string; quantity: number };
 
-const ISSUE_CODES = ["below_min", "above_max", "not_in_operation", "missing_required", "increment_mismatch"] as const satisfies readonly Issue["code"][];
+/** The discrepancies to filter by, in words (the filter keeps the API's code). */
+const ISSUE_CHOICES = (Object.keys(DISCREPANCY_WORDS) as Issue["code"][]).map((code) => [code, discrepancyWords(code)] as const);
 const SUMMARY: [keyof Comparison["summary"], string][] = [
   ["checked", "Lines checked"],
   ["inBounds", "In bounds"],
-  ["belowMin", "Below minimum"],
-  ["aboveMax", "Above maximum"],
-  ["notInOperation", "Not in the Operation"],
-  ["missingRequired", "Required, missing"],
-  ["incrementMismatch", "Not a pack multiple"],
+  ["belowMin", DISCREPANCY_WORDS.below_min],
+  ["aboveMax", DISCREPANCY_WORDS.above_max],
+  ["notInOperation", DISCREPANCY_WORDS.not_in_operation],
+  ["missingRequired", DISCREPANCY_WORDS.missing_required],
+  ["incrementMismatch", DISCREPANCY_WORDS.increment_mismatch],
 ];
 const ISSUE_COLUMNS: Column<Issue>[] = [
   { header: "Variant", cell: (issue) => issue.variantExternalId },
-  { header: "Discrepancy", cell: (issue) => <span className={`badge issue ${issue.code}`}>{issue.code}</span> },
+  { header: "Discrepancy", cell: (issue) => <span className={`badge issue ${issue.code}`}>{discrepancyWords(issue.code)}</span> },
   { header: "Quantity", numeric: true, cell: (issue) => issue.quantity ?? "—" },
   { header: "Min", numeric: true, cell: (issue) => issue.minQuantity ?? "—" },
   { header: "Max", numeric: true, cell: (issue) => issue.maxQuantity ?? "—" },
@@ -180,7 +182,7 @@ function ComparisonReport({ comparison, operationCode }: { comparison: Compariso
         <>
           <form className="filters" role="search" aria-label="Filter discrepancies" onSubmit={(e) => e.preventDefault()}>
             <SearchFilter label="Variant contains" value={variant} onChange={setVariant} />
-            <ChoiceFilter label="Discrepancy" value={code} choices={ISSUE_CODES} onChange={setCode} />
+            <ChoiceFilter label="Discrepancy" value={code} choices={ISSUE_CHOICES} onChange={setCode} />
             <button type="button" className="filter-action" onClick={exportCsv}>
               Export CSV ({shown.length})
             </button>

@@ -1,22 +1,28 @@
-import { formatChange, formatValue, meaningfulChanges, type FieldChange } from "../shared/format";
+import { useAccountNames } from "../api/desk";
+import { formatChange, meaningfulChanges, type FieldChange } from "../shared/format";
 import { fieldLabel } from "./fields";
 import { formatMoney, useCurrency } from "./money";
+import { usePeople } from "./names";
+import { accountsNamedIn, fieldValueText, usersNamedIn } from "./values";
 
 const SHOWN = 8;
-/** Fields that hold an amount (a rule's and the tenant default's minimum), written in the tenant's currency. */
-const AMOUNTS = new Set(["minimum"]);
 
-/** A change record's changes, one per line, fields by their headers ("Max 37 → 40"); a created or deleted resource's empty fields are left out. */
-export function ChangeList({ changes }: { changes: FieldChange[] }) {
+/**
+ * A change record's changes, one per line, fields by their headers ("Max 37 → 40") and values as
+ * people read them (amounts, names, dates); a created or deleted resource's empty fields are left out.
+ * `accounts`: the names of the accounts, read by the list for all its rows.
+ */
+export function ChangeList({ changes, accounts }: { changes: FieldChange[]; accounts?: ReadonlyMap<string, string | null> }) {
   const worth = meaningfulChanges(changes);
   const currency = useCurrency();
-  const writeValue = (field: string) => (value: unknown) =>
-    AMOUNTS.has(field) && typeof value === "number" ? formatMoney(value, currency) : formatValue(value);
+  // A list names its rows' accounts in one request (`accounts`); alone, the list reads its own.
+  const read = useAccountNames(accounts ? [] : accountsNamedIn(worth));
+  const names = { money: (amount: number) => formatMoney(amount, currency), people: usePeople(usersNamedIn(worth)), accounts: accounts ?? read };
   return (
     <ul className="changes">
       {worth.slice(0, SHOWN).map((change) => (
         <li key={change.field} title={change.field}>
-          {formatChange(change, writeValue(change.field), fieldLabel(change.field))}
+          {formatChange(change, (value) => fieldValueText(change.field, value, names), fieldLabel(change.field))}
         </li>
       ))}
       {worth.length > SHOWN && <li className="muted">… and {worth.length - SHOWN} more fields</li>}

@@ -60,3 +60,17 @@ export const FIELD_CHOICES: readonly (readonly [string, string])[] = Object.entr
   .filter(([field]) => field !== "variantExternalId") // a line's key, not one of its recorded fields
   .map(([field, label]) => [field, `${label} (${field})`] as const)
   .sort((a, b) => a[1].localeCompare(b[1]));
+
+/** The API's field names a message may hold (camelCase ones: a plain word such as "status" is left as written). */
+const NAMED_IN_MESSAGES = new RegExp(
+  `\\b(${Object.keys(FIELD_LABELS)
+    .filter((field) => /[A-Z]/.test(field))
+    .join("|")})\\b`,
+  "g",
+);
+
+/**
+ * A message about fields (the server's bounds rules, an error item) in the console's words: "minQuantity
+ * 50 is greater than maxQuantity 10" reads "Min 50 is greater than Max 10", as the grid's columns say.
+ */
+export const inFieldLabels = (message: string) => message.replace(NAMED_IN_MESSAGES, (field) => fieldLabel(field));

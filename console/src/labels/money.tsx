@@ -1,7 +1,8 @@
 import type { ReactNode } from "react";
 import { useDisplaySettings } from "../api/desk";
+import { useSession } from "../shared/context";
 import { toRefusal } from "../shared/session";
-import { ProblemView } from "../shared/ui";
+import { Link, ProblemView } from "../shared/ui";
 
 /**
  * Amounts as people read them. The API holds every amount as an integer of minor units (cents);
@@ -63,6 +64,28 @@ export function formatMoney(amount: number, currency: string | null): string {
 export function Money({ amount }: { amount: number }) {
   const currency = useCurrency();
   return <span className="money">{formatMoney(amount, currency)}</span>;
+}
+
+/**
+ * While the tenant has no currency, where amounts are shown: they are the minor units the API holds
+ * (18000, not €180.00), and Settings is where a currency is set (an OPERATOR key's page).
+ */
+export function CurrencyNote() {
+  const currency = useCurrency();
+  const { session } = useSession();
+  if (currency) return null;
+  return (
+    <p className="muted note currency-note">
+      Amounts are in minor units, as the API holds them (18000 is 180.00 in euros).{" "}
+      {session.role === "OPERATOR" ? (
+        <>
+          Set the tenant's currency in <Link to="/console/settings">Settings</Link> to see and type them in it.
+        </>
+      ) : (
+        "An OPERATOR key sets the tenant's currency in Settings."
+      )}
+    </p>
+  );
 }
 
 /** The unit an amount is typed in: "EUR", or "minor units" while no currency is set. */

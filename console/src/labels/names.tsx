@@ -1,15 +1,17 @@
-import { useKeysById, type Key } from "../api/desk";
+import { useAccountNames, useKeysById, useUserEmails, type Key } from "../api/desk";
 import { useOperation } from "../api/operations";
 import { useRule } from "../api/rules";
 import { useSession } from "../shared/context";
-import { Link } from "../shared/ui";
+import { Link, useDebounced } from "../shared/ui";
+import { accountName, actorName, needsEmail, userOfActor, type People } from "./people";
 
 /**
  * Resources as people know them, wherever the API answers an id: an Operation by its code, a rule by
- * its scope, a key by its name (or its first characters), an actor by its key's name or its user.
+ * its scope, an account by its name, a key by its name, an actor or a user by a key's name or the
+ * user's email (people.ts says how; these components read what it needs).
  */
 
-/** A key as a person knows it: its name, else its first characters. */
+/** A key as the Keys page lists it: its name, else its first characters (the one place they identify it). */
 export const keyLabel = (key: Pick<Key, "name" | "prefix" | "id">) => key.name ?? (key.prefix ? `${key.prefix}…` : key.id);
 
 /**
@@ -26,18 +28,23 @@ export function useSignedInKeyId(): string | undefined {
   return found?.id;
 }
 
-/** Who made a change or an event (`key:<id>`, `user:<id>`, `schedule`, `cli`), in words. */
-export function ActorName({ actor }: { actor: string }) {
+/**
+ * What naming people needs, read for `userIds` (the users actors or values name): the tenant's keys,
+ * and the emails of those users no key of theirs names.
+ */
+export function usePeople(userIds: readonly string[] = []): People {
   const keys = useKeysById();
-  const [kind, id] = actor.includes(":") ? [actor.slice(0, actor.indexOf(":")), actor.slice(actor.indexOf(":") + 1)] : [actor, ""];
-  if (kind === "key") {
-    const key = keys.data?.get(id);
-    return <span title={id}>{key ? `${keyLabel(key)} (key)` : `key ${id}`}</span>;
-  }
-  if (kind === "user") return <span>user {id}</span>;
-  if (kind === "schedule") return <span>the schedule</span>;
-  if (kind === "cli") return <span>the command line</span>;
-  return <span>{actor}</span>;
+  const known: People = { keys: keys.data };
+  const emails = useUserEmails(userIds.filter((userId) => needsEmail(userId, known)));
+  const found = new Map([...emails].flatMap(([userId, email]) => (email ? [[userId, email] as const] : [])));
+  return { keys: keys.data, emails: found };
+}
+
+/** Who made a change, a decision or an event (`key:<id>`, `user:<id>`, `schedule`, `cli`; `actorKeyId` when the record names its key), in words. */
+export function ActorName({ actor, actorKeyId }: { actor: string; actorKeyId?: string }) {
+  const keys = useKeysById();
+  const user = userOfActor(actor, { keys: keys.data }, actorKeyId);
+  return <span>{actorName(actor, usePeople(user ? [user] : []), actorKeyId)}</span>;
 }
 
 /**
@@ -51,18 +58,43 @@ export function OperationName({ id, code }: { id: string; code?: string | null }
   return <Link to={`/console/operations/${id}`}>{code ?? operation.data?.code ?? id}</Link>;
 }
 
-/** A rule's scope in words: "account A-1 · supplier S-2 · every store". */
-export function scopeLabel(rule: { accountId?: string | null; supplierId?: string | null; storeId?: string | null }) {
+/** An account by its name and id ("Maison Dupont, A-100"); `names` are the names a list read for its rows, read here otherwise. */
+export function AccountName({ id, names }: { id: string; names?: ReadonlyMap<string, string | null> }) {
+  const read = useAccountNames(names ? [] : [id]);
+  return <>{accountName(id, names ?? read)}</>;
+}
+
+/** The directory's name of an account id being typed, read once the typing pauses: its name, null when the directory has none, undefined until known. */
+export function useTypedAccountName(typed: string): string | null | undefined {
+  const id = useDebounced(typed.trim(), 300);
+  const names = useAccountNames(id ? [id] : []);
+  return id && names ? (names.get(id) ?? null) : undefined;
+}
+
+/** A typed account id's hint: its name in the directory, or that the directory does not hold it. */
+export const accountHint = (name: string | null | undefined) => (name === null ? "Not in the directory" : name);
+
+type Scope = { accountId?: string | null; supplierId?: string | null; storeId?: string | null };
+
+/** A rule's scope in words: "account Maison Dupont, A-1 · supplier S-2 · every store" (the account by its name once `names` holds it). */
+export function scopeLabel(rule: Scope, names?: ReadonlyMap<string, string | null>) {
   return [
-    rule.accountId ? `account ${rule.accountId}` : "any account",
+    rule.accountId ? `account ${accountName(rule.accountId, names)}` : "any account",
     rule.supplierId ? `supplier ${rule.supplierId}` : "any supplier",
     rule.storeId ? `store ${rule.storeId}` : "every store",
   ].join(" · ");
 }
 
+/** A rule's scope in words, its account's name read here. */
+export function useScopeLabel(rule: Scope | undefined) {
+  const names = useAccountNames(rule?.accountId ? [rule.accountId] : []);
+  return rule ? scopeLabel(rule, names) : "";
+}
+
 /** A link to a rule, named by its scope; `known` is the scope already at hand (a deleted rule's record), read from the API otherwise. */
-export function RuleName({ id, known }: { id: string; known?: Parameters<typeof scopeLabel>[0] }) {
+export function RuleName({ id, known }: { id: string; known?: Scope }) {
   const rule = useRule(known ? null : id);
   const scope = known ?? rule.data;
-  return <Link to={`/console/quota-rules/${id}`}>{scope ? scopeLabel(scope) : id}</Link>;
+  const label = useScopeLabel(scope ?? undefined);
+  return <Link to={`/console/quota-rules/${id}`}>{scope ? label : id}</Link>;
 }

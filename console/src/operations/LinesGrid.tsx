@@ -1,7 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
 import { mergeLines, type StoredLine } from "../../../src/lines/bounds";
-import { FIELD_LABELS } from "../labels/fields";
+import { FIELD_LABELS, inFieldLabels } from "../labels/fields";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
 import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
@@ -78,18 +78,18 @@ function inputOf(row: LineRow) {
   };
 }
 
-/** The row's errors by column, by the server's own rules (src/lines/bounds.ts) plus whole-number cells. */
+/** The row's errors by column, by the server's own rules (src/lines/bounds.ts) plus whole-number cells, in the grid's words (Min, Max). */
 function errorsOf(row: LineRow): Map<string, string> {
   const errors = new Map<string, string>();
   const cells = row.cells as LineCells;
-  if (!variantOf(row)) errors.set("variantExternalId", "a line needs a variantExternalId");
+  if (!variantOf(row)) errors.set("variantExternalId", "a line needs a Variant");
   for (const field of QUANTITIES) if (cells[field].trim() !== "" && !WHOLE.test(cells[field].trim())) errors.set(field, "a whole number ≥ 0");
   if (/^0+$/.test(cells.quantityIncrement.trim())) errors.set("quantityIncrement", "a pack size is at least 1");
   if (errors.size) return errors;
   const input = inputOf(row);
   const { errors: found } = mergeLines([input], new Map(row.stored ? [[input.variantExternalId, row.stored]] : []));
   for (const error of found) {
-    const message = String(error.message);
+    const message = inFieldLabels(String(error.message));
     if (error.code === "min_gt_max") {
       errors.set("minQuantity", message);
       errors.set("maxQuantity", message);
@@ -151,6 +151,7 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
     grid,
     size: API_LIMITS.linesPerPut,
     put: (chunk, dryRun) => putLines(api, operation.id, chunk.map(inputOf), dryRun),
+    messageOf: (item, refusal) => inFieldLabels(item.message ?? refusal.problem.code),
     errorsOf,
     what: "lines",
     labelOf: variantOf,
@@ -197,7 +198,7 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
             </button>
           )}
           {/* Edits kept when the Operation left DRAFT meanwhile (a save refused midway) can still be dropped. */}
-          {(!readOnly || dirtyCount > 0) && <DiscardButton draft={draft} saving={saving} dirtyCount={dirtyCount} />}
+          {(!readOnly || dirtyCount > 0) && <DiscardButton draft={draft} saving={saving} dirtyCount={dirtyCount} undoable={!readOnly} />}
           {!readOnly && (
             <button type="button" className="primary" onClick={saving.save} disabled={saving.busy || dirtyCount === 0}>
               Save
@@ -232,11 +233,13 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
         help="Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a variant already in the grid edits its row · new rows past the end become new lines."
         onNote={saving.setNote}
         empty={
-          filter
-            ? "No line matches the search."
-            : readOnly
-              ? "This Operation has no lines."
-              : "No lines yet: Add line, paste cells from a spreadsheet, or import a CSV."
+          lines.isPending
+            ? "Loading…"
+            : filter
+              ? "No line matches the search."
+              : readOnly
+                ? "This Operation has no lines."
+                : "No lines yet: Add line, paste cells from a spreadsheet, or import a CSV."
         }
       />
     </div>

@@ -1,10 +1,13 @@
 import { useEffect, useState } from "react";
 import { useSession } from "../shared/context";
 import { Money } from "../labels/money";
+import { plural } from "../shared/format";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
 import { Link, ProblemView } from "../shared/ui";
 import { fetchImpact, type Impact, type ImpactAccount, type ImpactRequest } from "../api/rules";
+import { useAccountNames } from "../api/desk";
+import { accountName } from "../labels/people";
 
 /**
  * Impact before saving: what a rule change (a rule's form, the grid's edits, the tenant default)
@@ -70,8 +73,6 @@ export function useImpactCheck(request: ImpactRequest | null, { auto = false } =
   };
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
 /** What saving will do to past orders, in a few words ("2 orders newly blocked, none newly allowed"). */
 export function impactWords(impact: Impact) {
   const blocked = impact.newlyBlocked ? `${plural(impact.newlyBlocked, "order")} newly blocked` : "no order newly blocked";
@@ -82,11 +83,15 @@ export function impactWords(impact: Impact) {
 /** A save button's text: what it does, and what it does to past orders once their impact is checked. */
 export const saveLabel = (verb: string, impact: ImpactCheck) => (impact.current && impact.result ? `${verb} (${impactWords(impact.result)})` : verb);
 
-const ACCOUNT_COLUMNS: Column<ImpactAccount>[] = [
-  // Each account links to its rules (the list filtered by it, a view the address keeps).
-  { header: "Account", cell: (row) => <Link to={`/console/quota-rules?accountId=${encodeURIComponent(row.accountId)}`}>{row.accountId}</Link> },
-  { header: "Supplier", cell: (row) => row.supplierId ?? "no supplier" },
-  { header: "Store", cell: (row) => row.storeId ?? "no store" },
+/** The orders' keys: an order placed without a supplier or a store is its own row ("none"), which a rule for every store covers. */
+const accountColumns = (names: ReadonlyMap<string, string | null> | undefined): Column<ImpactAccount>[] => [
+  // Each account links to its rules (the list filtered by it, a view the address keeps), by its name.
+  {
+    header: "Account",
+    cell: (row) => <Link to={`/console/quota-rules?accountId=${encodeURIComponent(row.accountId)}`}>{accountName(row.accountId, names)}</Link>,
+  },
+  { header: "Orders' supplier", cell: (row) => row.supplierId ?? <span className="muted">none</span> },
+  { header: "Orders' store", cell: (row) => row.storeId ?? <span className="muted">none</span> },
   { header: "Orders", numeric: true, cell: (row) => row.orders },
   { header: "Newly blocked", numeric: true, cell: (row) => row.newlyBlocked },
   { header: "Newly allowed", numeric: true, cell: (row) => row.newlyAllowed },
@@ -104,6 +109,7 @@ const ACCOUNT_COLUMNS: Column<ImpactAccount>[] = [
 /** The region named Impact: the counts, then the accounts whose minimum or outcome changes, each a link to it. */
 export function ImpactRegion({ impact, what }: { impact: ImpactCheck; what: string }) {
   const { result, refusal } = impact;
+  const names = useAccountNames(result?.accounts.map((row) => row.accountId) ?? []);
   if (!result && !refusal) return null;
   return (
     <section className="card impact" aria-label="Impact">
@@ -138,9 +144,14 @@ export function ImpactRegion({ impact, what }: { impact: ImpactCheck; what: stri
               </dd>
             </div>
           </dl>
+          {result.accounts.length > 0 && (
+            <p className="muted help">
+              One row per account, supplier and store of the orders ("none": orders placed without one, which rules for any supplier or every store cover).
+            </p>
+          )}
           <ListTable
             label="Accounts affected"
-            columns={ACCOUNT_COLUMNS}
+            columns={accountColumns(names)}
             items={result.accounts}
             rowKey={(row) => `${row.accountId}\u0000${row.supplierId ?? ""}\u0000${row.storeId ?? ""}`}
             empty="No account's minimum or outcome changes."

@@ -7,10 +7,10 @@ import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
 import { Field, Link, ProblemView } from "../shared/ui";
 import { useDisplaySettings } from "../api/desk";
-import { moneyInputText, moneyUnit, parseMoney, useCurrency } from "../labels/money";
+import { CurrencyNote, moneyInputText, moneyUnit, parseMoney, useCurrency } from "../labels/money";
 import { useDeleteRule, useRule, useSaveRule, type QuotaRule } from "../api/rules";
 import { CheckImpactButton, ImpactRegion, impactWords, saveLabel, useImpactCheck } from "./Impact";
-import { scopeLabel } from "../labels/names";
+import { accountHint, useScopeLabel, useTypedAccountName } from "../labels/names";
 
 const FIELDS = [
   ["accountId", "Account id"],
@@ -36,12 +36,14 @@ export function RuleFormPage({ ruleId }: { ruleId: string | null }) {
   const rule = useRule(ruleId, { forForm: true });
   // The minimum is typed in the tenant's currency: the form waits for it.
   const display = useDisplaySettings();
+  const scope = useScopeLabel(rule.data);
   return (
     <section>
       <p className="crumbs">
         <Link to="/console/quota-rules">Quota rules</Link> /
       </p>
-      <h1>{rule.data ? `Rule: ${scopeLabel(rule.data)}` : ruleId ? "Rule" : "New rule"}</h1>
+      <h1>{rule.data ? `Rule: ${scope}` : ruleId ? "Rule" : "New rule"}</h1>
+      <CurrencyNote />
       {rule.error ? (
         <ProblemView refusal={toRefusal(rule.error)} />
       ) : (ruleId && !rule.data) || display.isPending ? (
@@ -68,6 +70,7 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
   const [saved, setSaved] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const errors = fieldErrors(refusal);
+  const account = accountHint(useTypedAccountName(values.accountId));
   const set = (field: FormField) => (value: string) => {
     setValues((current) => ({ ...current, [field]: value }));
     setSaved(false);
@@ -87,6 +90,8 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
     },
     onSuccess: (stored) => {
       queryClient.setQueryData(queryKeys.rule.one(stored.id), stored);
+      // What the check said was of the change now saved: the form no longer claims it.
+      impact.reset();
       markSaved();
       if (rule) setSaved(true);
       else navigate(`/console/quota-rules/${stored.id}`);
@@ -113,7 +118,7 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
       <fieldset className="fields">
         <legend>Scope (at least an account or a supplier; an empty store means every store)</legend>
         {FIELDS.map(([field, label]) => (
-          <Field key={field} id={`rule-${field}`} label={label} error={errors.get(field)}>
+          <Field key={field} id={`rule-${field}`} label={label} hint={field === "accountId" ? account : undefined} error={errors.get(field)}>
             {(control) => <input {...control} value={values[field]} onChange={(e) => set(field)(e.target.value)} />}
           </Field>
         ))}
@@ -172,8 +177,9 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
 /** Asks before deleting a rule, with what the deletion would do to past orders (checked as the dialog opens). */
 function DeleteRuleDialog({ rule, onConfirm, onClose }: { rule: QuotaRule; onConfirm: () => void; onClose: () => void }) {
   const impact = useImpactCheck({ changes: [{ op: "delete", ruleId: rule.id }] }, { auto: true });
+  const scope = useScopeLabel(rule);
   return (
-    <ConfirmDialog title={`Delete the rule of ${scopeLabel(rule)}?`} confirm={saveLabel("Delete", impact)} onConfirm={onConfirm} onClose={onClose}>
+    <ConfirmDialog title={`Delete the rule of ${scope}?`} confirm={saveLabel("Delete", impact)} onConfirm={onConfirm} onClose={onClose}>
       <p>Orders of this scope fall back to the next level's rule. Changes can restore it.</p>
       <p role="status">{impact.result ? `Over the last 90 days: ${impactWords(impact.result)}.` : impact.busy ? "Checking its impact…" : ""}</p>
       <ProblemView refusal={impact.refusal} />

@@ -9,6 +9,7 @@ import { useBatchSave } from "../shared/grid/useBatchSave";
 import { useUnsavedEdits } from "../shared/leaving";
 import { API_LIMITS } from "../shared/limits";
 import { toRefusal } from "../shared/session";
+import { inFieldLabels } from "../labels/fields";
 import { moneyInputText, moneyProblem, moneyUnit, parseMoney } from "../labels/money";
 import { ProblemView } from "../shared/ui";
 import { describeUpsert, putRules, useAllRules, useRulesChanged, type ImpactRequest, type QuotaRule, type RuleFilters } from "../api/rules";
@@ -75,7 +76,7 @@ function rulesTable(currency: string | null) {
   const errorsOf = (row: RuleRow): Map<string, string> => {
     const errors = new Map<string, string>();
     const { accountId, supplierId, minimum, enforcement } = row.cells as RuleCells;
-    if (!accountId.trim() && !supplierId.trim()) errors.set("accountId", "at least one of accountId and supplierId must be set");
+    if (!accountId.trim() && !supplierId.trim()) errors.set("accountId", "at least one of Account and Supplier must be set");
     const problem = moneyProblem(minimum, currency);
     if (problem) errors.set("minimum", problem);
     if (enforcement.trim() && !["BLOCK", "WARN"].includes(enforcement.trim().toUpperCase())) errors.set("enforcement", "BLOCK or WARN");
@@ -125,7 +126,7 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
     grid,
     size: API_LIMITS.rulesPerPut,
     put: (chunk, dryRun) => putRules(api, chunk.map(ruleInputOf), dryRun),
-    messageOf: (item, refusal) => `${item.field ? `${item.field.split(".").pop()}: ` : ""}${item.message ?? refusal.problem.code}`,
+    messageOf: (item, refusal) => inFieldLabels(`${item.field ? `${item.field.split(".").pop()}: ` : ""}${item.message ?? refusal.problem.code}`),
     errorsOf,
     what: "rules",
     labelOf: scopeOf,
@@ -153,7 +154,7 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
           >
             Add rule
           </button>
-          <DiscardButton draft={draft} saving={saving} dirtyCount={dirtyCount} />
+          <DiscardButton draft={draft} saving={saving} dirtyCount={dirtyCount} undoable />
           <CheckImpactButton impact={impact} disabled={dirtyCount === 0 || dirtyCount > API_LIMITS.impactChanges} />
           <button type="button" className="primary" onClick={saving.save} disabled={saving.busy || dirtyCount === 0}>
             Check changes
@@ -183,7 +184,7 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
         lockedWhenStored={SCOPE_FIELDS}
         initialField="minimum"
         className="rules-grid"
-        empty="No rule matches the filters: Add rule, or paste cells from a spreadsheet."
+        empty={rules.isPending ? "Loading…" : "No rule matches the filters: Add rule, or paste cells from a spreadsheet."}
         help="Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a stored rule's scope is changed in its own form · Check changes sends a dry run, Apply saves."
         onNote={(text) => {
           saving.reset();

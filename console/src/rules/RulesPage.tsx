@@ -7,9 +7,10 @@ import { PagedList, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
 import { useViewParams } from "../shared/viewParams";
 import { Field, Link, ProblemView, SearchFilter, SortChoice } from "../shared/ui";
-import { useDisplaySettings } from "../api/desk";
-import { formatMoney, Money, moneyInputText, moneyUnit, parseMoney, useCurrency } from "../labels/money";
+import { useAccountNames, useDisplaySettings } from "../api/desk";
+import { CurrencyNote, formatMoney, Money, moneyInputText, moneyUnit, parseMoney, useCurrency } from "../labels/money";
 import { scopeLabel } from "../labels/names";
+import { accountName } from "../labels/people";
 import {
   describeUpsert,
   exportRulesCsv,
@@ -59,6 +60,7 @@ export function RulesPage() {
         <Link to="/console/quota-rules/simulator">Simulator</Link>
         <Link to="/console/quota-rules/new">New rule</Link>
       </div>
+      <CurrencyNote />
       <DefaultMinimum />
       <CsvImport
         columns={`accountId, supplierId, storeId, minimum, enforcement (id is ignored: an export imports back). ${csvMinimumNote(currency)}`}
@@ -87,8 +89,9 @@ export function RulesPage() {
   );
 }
 
-const RULE_COLUMNS: Column<QuotaRule>[] = [
-  { header: "Account", cell: (rule) => scopeText(rule.accountId) },
+/** The list's columns, its accounts by their names (read for the rows shown). */
+const ruleColumns = (names: ReadonlyMap<string, string | null> | undefined): Column<QuotaRule>[] => [
+  { header: "Account", cell: (rule) => (rule.accountId ? accountName(rule.accountId, names) : scopeText(null)) },
   { header: "Supplier", cell: (rule) => scopeText(rule.supplierId) },
   { header: "Store", cell: (rule) => rule.storeId ?? "every store" },
   { header: "Minimum", cell: (rule) => <Money amount={rule.minimum} />, numeric: true },
@@ -97,14 +100,16 @@ const RULE_COLUMNS: Column<QuotaRule>[] = [
     header: "Rule",
     cell: (rule) => (
       <Link to={`/console/quota-rules/${rule.id}`}>
-        Edit<span className="sr-only"> the rule of {scopeLabel(rule)}</span>
+        Edit<span className="sr-only"> the rule of {scopeLabel(rule, names)}</span>
       </Link>
     ),
   },
 ];
 
 function RulesList({ filters }: { filters: RuleFilters }) {
-  return <PagedList label="Quota rules" list={useRuleList(filters)} columns={RULE_COLUMNS} rowKey={(rule) => rule.id} empty="No rule matches." />;
+  const list = useRuleList(filters);
+  const names = useAccountNames((list.data?.pages ?? []).flatMap((page) => page.items.flatMap((rule) => (rule.accountId ? [rule.accountId] : []))));
+  return <PagedList label="Quota rules" list={list} columns={ruleColumns(names)} rowKey={(rule) => rule.id} empty="No rule matches." />;
 }
 
 /** The tenant default: the minimum when no rule matches an order. */
@@ -133,7 +138,10 @@ function DefaultMinimum() {
       setRefusal(null);
       setSaved(false);
     },
-    onSuccess: () => setSaved(true),
+    onSuccess: () => {
+      impact.reset();
+      setSaved(true);
+    },
     onError: (error) => setRefusal(toRefusal(error)),
   });
   return (

@@ -5,8 +5,9 @@ import { useSearch } from "wouter";
 // The server's own resolution (pure, no I/O): the browser simulates with the code the API runs, not a copy.
 import { buildRuleIndex, evaluateExplained, indexedRuleOf, type ExplainedQuotaResult, type QuotaOrder } from "../../../src/quotas/rule-index";
 import { useSession } from "../shared/context";
-import { Money, moneyInputText, moneyUnit, parseMoney, useCurrency } from "../labels/money";
-import { RuleName } from "../labels/names";
+import { CurrencyNote, Money, moneyInputText, moneyUnit, parseMoney, useCurrency } from "../labels/money";
+import { accountHint, RuleName, useTypedAccountName } from "../labels/names";
+import { plural } from "../shared/format";
 import { useUnsavedEdits } from "../shared/leaving";
 import { toRefusal, type Refusal } from "../shared/session";
 import { Link, ProblemView } from "../shared/ui";
@@ -76,6 +77,7 @@ export function Simulator() {
   const fallback = useQuotaDefault();
 
   const currency = useCurrency();
+  const account = accountHint(useTypedAccountName(form.accountId));
   const minimums = useMemo(() => {
     const parsed = new Map<string, number>();
     for (const [ruleId, text] of drafts) {
@@ -117,7 +119,7 @@ export function Simulator() {
       await rulesChanged({ withForms: true });
       setDrafts(new Map());
       setWhatIf(false);
-      setSaveNote(`Saved ${count} rule${count === 1 ? "" : "s"}; the answer below is the API's, evaluated again.`);
+      setSaveNote(`Saved ${plural(count, "rule")}; the answer below is the API's, evaluated again.`);
     },
     onError: (error) => setSaveRefusal(toRefusal(error)),
   });
@@ -130,10 +132,22 @@ export function Simulator() {
       </p>
       <h1>Simulator</h1>
       <p className="muted">Which minimum applies to an order, and why: every rule of the order's account and supplier, level by level.</p>
+      <CurrencyNote />
       <form className="card sim-form" aria-label="Order to evaluate" onSubmit={evaluate}>
         <div className="field">
           <label htmlFor="sim-account">Account</label>
-          <input id="sim-account" required value={form.accountId} onChange={(e) => setForm({ ...form, accountId: e.target.value })} />
+          <input
+            id="sim-account"
+            required
+            value={form.accountId}
+            onChange={(e) => setForm({ ...form, accountId: e.target.value })}
+            aria-describedby={account ? "sim-account-help" : undefined}
+          />
+          {account && (
+            <span id="sim-account-help" className="muted hint">
+              {account}
+            </span>
+          )}
         </div>
         {/* Each label holds the field's name only; its hint describes the field (aria-describedby), outside the label. */}
         <div className="field">
@@ -220,7 +234,7 @@ export function Simulator() {
       {whatIf && (
         <div className="actions">
           <button type="button" className="primary" disabled={changed.length === 0 || saveChanges.isPending} onClick={() => saveChanges.mutate()}>
-            Save {changed.length} changed minimum{changed.length === 1 ? "" : "s"}
+            Save {plural(changed.length, "changed minimum")}
           </button>
           <button type="button" disabled={drafts.size === 0} onClick={() => setDrafts(new Map())}>
             Reset

@@ -1,5 +1,5 @@
 import { useInfiniteQuery, type InfiniteData, type UseInfiniteQueryResult } from "@tanstack/react-query";
-import type { ReactNode } from "react";
+import { Fragment, type ReactNode } from "react";
 import { toRefusal } from "./session";
 import { ProblemView, SortChoice } from "./ui";
 
@@ -31,6 +31,7 @@ export function ListTable<T>({
   empty,
   pending = false,
   rowClass,
+  detail,
 }: {
   label: string;
   columns: Column<T>[];
@@ -39,6 +40,8 @@ export function ListTable<T>({
   empty: string;
   pending?: boolean;
   rowClass?: (item: T) => string | undefined;
+  /** What an item opened shows under its row, across the columns (null: closed). */
+  detail?: (item: T) => ReactNode;
 }) {
   return (
     <div className="table-wrap">
@@ -54,26 +57,39 @@ export function ListTable<T>({
           </tr>
         </thead>
         <tbody role="rowgroup">
-          {items.map((item) => (
-            <tr key={rowKey(item)} role="row" className={rowClass?.(item)}>
-              {columns.map((column, i) => (
-                <td
-                  // biome-ignore lint/suspicious/noArrayIndexKey: a table's columns are fixed and have no id; their place is what they are.
-                  key={i}
-                  role="cell"
-                  className={[column.numeric && "num", column.wrap && "wrap"].filter(Boolean).join(" ") || undefined}
-                  data-label={typeof column.header === "string" ? column.header : undefined}
-                >
-                  {/* One element: on a phone the cell is a flex row (its label, then this), whatever the content holds. */}
-                  <span className="cell">{column.cell(item)}</span>
-                </td>
-              ))}
-            </tr>
-          ))}
-          {!pending && items.length === 0 && (
+          {items.map((item) => {
+            const opened = detail?.(item);
+            return (
+              <Fragment key={rowKey(item)}>
+                <tr role="row" className={rowClass?.(item)}>
+                  {columns.map((column, i) => (
+                    <td
+                      // biome-ignore lint/suspicious/noArrayIndexKey: a table's columns are fixed and have no id; their place is what they are.
+                      key={i}
+                      role="cell"
+                      className={[column.numeric && "num", column.wrap && "wrap"].filter(Boolean).join(" ") || undefined}
+                      data-label={typeof column.header === "string" ? column.header : undefined}
+                    >
+                      {/* One element: on a phone the cell is a flex row (its label, then this), whatever the content holds. */}
+                      <span className="cell">{column.cell(item)}</span>
+                    </td>
+                  ))}
+                </tr>
+                {opened && (
+                  <tr role="row" className="detail">
+                    <td role="cell" colSpan={columns.length} className="wrap">
+                      {opened}
+                    </td>
+                  </tr>
+                )}
+              </Fragment>
+            );
+          })}
+          {items.length === 0 && (
             <tr role="row">
               <td role="cell" colSpan={columns.length} className="muted">
-                {empty}
+                {/* Until the first page is in, the table says so rather than standing empty. */}
+                {pending ? "Loading…" : empty}
               </td>
             </tr>
           )}

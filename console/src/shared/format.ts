@@ -1,28 +1,43 @@
 import type { Schemas } from "@campaign-policy/client";
 
-/** How the console writes values for people: dates, the values of a change, a change itself. */
+/** How the console writes values for people: counts, dates, the values of a change, a change itself. */
 
 export type FieldChange = Schemas["FieldChange"];
 
-/** A date-time as "2026-03-01 07:00:00" (UTC, as the API stores it), or "—" when there is none. */
-export const when = (at: string | null | undefined) => (at ? at.replace("T", " ").slice(0, 19) : "—");
+/** A count with its noun: "1 line", "200 lines", "1 valid rejection" (`many` for an irregular plural). */
+export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** A recorded value: a localized name as its English (or first) text, nothing as "empty", anything else as JSON. */
+/** What an empty value reads as, wherever a value is shown. */
+export const EMPTY = "—";
+
+/** A date-time as "2026-03-01 07:00:00" (UTC, as the API stores it, 24-hour), or "—" when there is none. */
+export const when = (at: string | null | undefined) => (at ? at.replace("T", " ").slice(0, 19) : EMPTY);
+
+/** A date-time as the API writes one (2026-03-01T07:00:00Z, with or without its fraction, or with an offset). */
+const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/;
+
+/** Whether a value says nothing (a created record lists every field, the empty ones too). */
+export function isEmptyValue(value: unknown): boolean {
+  if (value === null || value === undefined || value === "") return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === "object" && Object.keys(value as object).length === 0;
+}
+
+/**
+ * A recorded value: a localized name as its texts ("Spring (en) · Printemps (fr)"), a date-time in
+ * the console's one style, a list item by item, nothing as "—", anything else as JSON.
+ */
 export function formatValue(value: unknown): string {
-  if (value === null || value === undefined || value === "") return "empty";
-  if (typeof value === "string") return value;
+  if (isEmptyValue(value)) return EMPTY;
+  if (typeof value === "string") return DATE_TIME.test(value) ? when(value) : value;
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (Array.isArray(value)) return value.map(formatValue).join(", ");
   const entries = Object.entries(value as Record<string, unknown>);
-  if (!entries.length) return "empty";
-  if (entries.length && entries.every(([key, text]) => /^[a-z]{2}(-[A-Z]{2})?$/.test(key) && typeof text === "string")) {
+  if (entries.every(([key, text]) => /^[a-z]{2}(-[A-Z]{2})?$/.test(key) && typeof text === "string")) {
     return entries.map(([locale, text]) => `${text} (${locale})`).join(" · ");
   }
   return JSON.stringify(value);
 }
-
-/** Whether a value says nothing (a created record lists every field, the empty ones too). */
-export const isEmptyValue = (value: unknown) => formatValue(value) === "empty";
 
 /** The changes worth reading: an update's every change, a created or deleted resource's fields that hold something. */
 export const meaningfulChanges = (changes: FieldChange[]) =>

@@ -26,6 +26,7 @@ export const queryKeys = {
     list: (query: object) => ["history", "list", query] as const,
     ofOperation: (operationId: string, query: object) => ["history", "operation", operationId, query] as const,
     diff: (operationId: string, from: number) => ["history", "diff", operationId, from] as const,
+    reverts: (operationId: string) => ["history", "reverts", operationId] as const,
   },
   rules: {
     all: ["quota-rules"] as const,
@@ -47,6 +48,8 @@ export const queryKeys = {
     all: ["directory"] as const,
     list: (query: object) => ["directory", "list", query] as const,
     search: (search: string) => ["directory", "search", search] as const,
+    names: (ids: readonly string[]) => ["directory", "names", ids] as const,
+    email: (userId: string) => ["directory", "email", userId] as const,
   },
   keys: {
     all: ["keys"] as const,
@@ -56,6 +59,7 @@ export const queryKeys = {
   webhooks: {
     all: ["webhooks"] as const,
     list: (query: object) => ["webhooks", "list", query] as const,
+    byId: ["webhooks", "by-id"] as const,
   },
   deliveries: {
     of: (webhookId: string) => ["deliveries", webhookId] as const,

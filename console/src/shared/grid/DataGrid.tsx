@@ -12,6 +12,7 @@ import {
   type MouseEvent,
   type Ref,
 } from "react";
+import { plural } from "../format";
 import type { DraftChange, GridDraft, GridRow } from "./draft";
 import "./grid.css";
 import type { GridColumn } from "./columns";
@@ -39,8 +40,8 @@ import {
  */
 
 export interface DataGridHandle {
-  /** Makes the cell of row `row` (its place in the grid) and column `key` the active one, scrolled into view. */
-  moveTo: (row: number, key: string) => void;
+  /** Makes the cell of row `row` (its place in the grid) and column `key` the active one, scrolled into view (`focus`: the page too, and the grid focused). */
+  moveTo: (row: number, key: string, options?: { focus?: boolean }) => void;
   /** Appends an empty row and starts editing its first cell. */
   addRow: () => void;
 }
@@ -50,7 +51,6 @@ const READ_ONLY_HELP = "Arrow keys, Page Up/Down and Ctrl+Home/End move from cel
 /** The spreadsheet keys every editable grid has, said under it after the page's own help. */
 const EDIT_HELP =
   "Shift+arrows (or a drag) select · Ctrl+C copies, Ctrl+V pastes into the selection · Ctrl+D fills down (or drag the selection's corner) · Delete or Space clears · Ctrl+Z undoes, Ctrl+Shift+Z or Ctrl+Y redoes.";
-const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 /** A cell's padding and border, and room for the caret: on a phone (0.3rem a side), and wider (0.6rem). */
 const NARROW_CELL_EXTRA = 16;
 const WIDE_CELL_EXTRA = 22;
@@ -102,7 +102,7 @@ function columnTracks(element: HTMLElement | null, columns: readonly GridColumn[
     return i === last ? `minmax(${width}px, 1fr)` : `${width}px`;
   });
   const wide = widths.map(({ values, full }, i) => {
-    const width = Math.max(MIN_COLUMN, Math.ceil(Math.max(i === 0 ? values : Math.min(values, WIDE_VALUE_CAP), full) + WIDE_CELL_EXTRA));
+    const width = Math.max(MIN_COLUMN, Math.ceil(Math.max(i === 0 || columns[i].whole ? values : Math.min(values, WIDE_VALUE_CAP), full) + WIDE_CELL_EXTRA));
     return `minmax(${width}px, ${columns[i].grow ?? 1}fr)`;
   });
   return { "--narrow-columns": narrow.join(" "), "--wide-columns": wide.join(" ") } as CSSProperties;
@@ -161,9 +161,11 @@ export function DataGrid<Stored>({
   const [editing, setEditing] = useState<{ value: string } | null>(null);
   const [finding, setFinding] = useState(false);
   const [reviewing, setReviewing] = useState(false);
-  // What the last action did, for the live region ("5000 cells filled."); `n` makes a repeat a new announcement.
-  const [said, setSaid] = useState<{ text: string; n: number } | null>(null);
-  const say = (text: string) => setSaid((last) => ({ text, n: (last?.n ?? 0) + 1 }));
+  // What the last action did, for the live region ("5000 cells filled."), until the draft changes again;
+  // `n` makes a repeat a new announcement.
+  const [lastSaid, setSaid] = useState<{ text: string; n: number; edits: number } | null>(null);
+  const say = (text: string) => setSaid((last) => ({ text, n: (last?.n ?? 0) + 1, edits: draft.editCount() }));
+  const said = lastSaid?.edits === draft.editCount() ? lastSaid : null;
   // The fill handle's drag: the row the pointer is over (the selection grows to it when released).
   const [fillTo, setFillTo] = useState<number | null>(null);
   const dragging = useRef<"select" | "fill" | null>(null);
@@ -232,7 +234,14 @@ export function DataGrid<Stored>({
     moveToPlace(to.row, to.col, true);
   };
   useImperativeHandle(ref, () => ({
-    moveTo: (row, key) => moveToPlace(row, indexOfKey(key)),
+    moveTo: (row, key, { focus = false } = {}) => {
+      moveToPlace(row, indexOfKey(key));
+      if (!focus) return;
+      // The grid may stand below the fold: the page scrolls it whole into view once what the caller says above
+      // it (a note) is drawn, and the focus has the cell's error said.
+      gridRef.current?.focus({ preventScroll: true });
+      requestAnimationFrame(() => gridRef.current?.scrollIntoView({ block: "nearest" }));
+    },
     addRow: () => {
       const change = draft.change("Add a row");
       change.append();

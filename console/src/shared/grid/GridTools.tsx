@@ -1,5 +1,6 @@
 import { useMemo, useState } from "react";
-import { Dialog } from "../dialogs";
+import { ConfirmDialog, Dialog } from "../dialogs";
+import { plural } from "../format";
 import { ListTable } from "../PagedList";
 import type { GridColumn } from "./columns";
 import type { GridRow } from "./draft";
@@ -9,7 +10,6 @@ import { pendingCells, planReplace, type FindOptions, type PendingCell, type Rep
 
 const PREVIEW_ROWS = 100;
 const REVIEW_PAGE = 200;
-const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 const shown = (value: string) => (value === "" ? <span className="muted">(empty)</span> : value);
 
 /**
@@ -183,18 +183,46 @@ export function ReviewChanges({
   );
 }
 
-/** Drops every unsaved edit of a grid (and the last check of them), shown or not. */
-export function DiscardButton({ draft, saving, dirtyCount }: { draft: { discard: () => void }; saving: { reset: () => void }; dirtyCount: number }) {
+/**
+ * Drops every unsaved edit of a grid (and the last check of them), shown or not. In an editable grid it
+ * is one step of the undo history (Ctrl+Z brings them back), so it asks nothing; in a read-only one
+ * (edits kept after the Operation left DRAFT) nothing could bring them back, so it asks first.
+ */
+export function DiscardButton({
+  draft,
+  saving,
+  dirtyCount,
+  undoable,
+}: {
+  draft: { discard: () => number };
+  saving: { reset: () => void; setNote: (note: string) => void };
+  dirtyCount: number;
+  undoable: boolean;
+}) {
+  const [asking, setAsking] = useState(false);
+  const discard = () => {
+    const dropped = draft.discard();
+    saving.reset();
+    saving.setNote(`Discarded ${plural(dropped, "unsaved row")}${undoable ? ": Undo (Ctrl+Z) brings them back." : "."}`);
+  };
   return (
-    <button
-      type="button"
-      onClick={() => {
-        draft.discard();
-        saving.reset();
-      }}
-      disabled={dirtyCount === 0}
-    >
-      Discard
-    </button>
+    <>
+      <button type="button" onClick={() => (undoable ? discard() : setAsking(true))} disabled={dirtyCount === 0}>
+        Discard
+      </button>
+      {asking && (
+        <ConfirmDialog
+          title={`Discard ${plural(dirtyCount, "unsaved row")}?`}
+          confirm="Discard them"
+          onConfirm={() => {
+            setAsking(false);
+            discard();
+          }}
+          onClose={() => setAsking(false)}
+        >
+          <p>The grid is read-only now, so nothing can bring them back.</p>
+        </ConfirmDialog>
+      )}
+    </>
   );
 }

@@ -10,4 +10,6 @@ export interface GridColumn {
   normalize?: (text: string) => string;
   /** Its share of the room on a wide screen (CSS `fr`), 1 unless told. */
   grow?: number;
+  /** Never cut on a wide screen either (as the first column): its widest value sets its width, past the usual cap (a read-only grid's names). */
+  whole?: boolean;
 }

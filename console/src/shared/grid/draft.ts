@@ -1,4 +1,5 @@
 import { useMemo, useReducer, useRef } from "react";
+import { plural } from "../format";
 
 /**
  * The unsaved state of a grid: the edits of stored rows and the rows added, by row id (never by
@@ -77,7 +78,13 @@ export interface GridDraft<Stored> {
   setServerError: (row: GridRow<Stored>, message: string) => void;
   /** The rows the server took: their edits are dropped (the stored data is reloaded by the caller), and so is the undo history. */
   settle: (saved: GridRow<Stored>[]) => void;
-  discard: () => void;
+  /** Drops every unsaved edit, shown or not, as one undo step (Undo brings them all back): how many rows it dropped. */
+  discard: () => number;
+  /**
+   * How many times the draft changed so far (an edit, an undo, a discard, a save): what a status line
+   * about the last action keeps, to be shown only until the next change.
+   */
+  editCount: () => number;
   refresh: () => void;
 }
 
@@ -100,6 +107,7 @@ export function useGridDraft<Stored>(
     undo: [] as Step<Stored>[],
     redo: [] as Step<Stored>[],
     seq: 0,
+    edits: 0,
   }).current;
   const [revision, refresh] = useReducer((n: number) => n + 1, 0);
   // biome-ignore lint/correctness/useExhaustiveDependencies(revision): the draft is changed in place (state); a new revision is what recomputes the rows.
@@ -140,6 +148,7 @@ export function useGridDraft<Stored>(
         else pending.delete(change.id);
         state.serverErrors.delete(change.id);
       }
+      state.edits++;
       refresh();
       return step.changes.map((change) => change.id);
     };
@@ -179,6 +188,7 @@ export function useGridDraft<Stored>(
             if (changes.length) {
               state.undo.push({ label: as, changes });
               state.redo.length = 0;
+              state.edits++;
             }
             refresh();
             return changes.length;
@@ -205,6 +215,7 @@ export function useGridDraft<Stored>(
         const storedCells = cellsOf(stored);
         const cells = Object.fromEntries(Object.entries(entry.cells).map(([field, value]) => [field, value.trim() === "" ? storedCells[field] : value]));
         pending.set(row.id, { ...entry, stored, cells });
+        state.edits++;
       },
       serverErrorOf: (row) => state.serverErrors.get(row.id),
       setServerError: (row, message) => void state.serverErrors.set(row.id, message),
@@ -212,14 +223,21 @@ export function useGridDraft<Stored>(
         for (const row of saved) pending.delete(row.id);
         state.undo.length = 0;
         state.redo.length = 0;
+        state.edits++;
       },
       discard: () => {
+        const changes = [...pending].map(([id, before]) => ({ id, before, after: undefined }));
         pending.clear();
         state.serverErrors.clear();
-        state.undo.length = 0;
-        state.redo.length = 0;
+        if (changes.length) {
+          state.undo.push({ label: `Discard (${plural(changes.length, "row")})`, changes });
+          state.redo.length = 0;
+        }
+        state.edits++;
         refresh();
+        return changes.length;
       },
+      editCount: () => state.edits,
       refresh,
     };
   }, [items, revision, state, fields, keyField, idOf, cellsOf]);

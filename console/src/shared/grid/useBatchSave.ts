@@ -2,6 +2,7 @@ import { useState, type RefObject } from "react";
 import { toRefusal, type Refusal } from "../session";
 import type { DataGridHandle } from "./DataGrid";
 import type { GridDraft, GridRow } from "./draft";
+import { invalidRowsText } from "./invalidRows";
 
 /**
  * How a grid's unsaved rows reach a bulk PUT that takes at most `size` rows a call (the API's limit),
@@ -102,7 +103,7 @@ export interface BatchSaveOptions<Stored, Result extends Counts> extends Chunked
 
 export interface BatchSave<Result extends Counts> {
   busy: boolean;
-  /** What the last check or save did, in a sentence. */
+  /** What the last check, save, paste or discard did, in a sentence: shown until the next change of the draft. */
   note: string | null;
   setNote: (note: string | null) => void;
   refusal: Refusal | null;
@@ -120,7 +121,10 @@ export interface BatchSave<Result extends Counts> {
 export function useBatchSave<Stored, Result extends Counts>(options: BatchSaveOptions<Stored, Result>): BatchSave<Result> {
   const { draft, grid, errorsOf, what, labelOf, describe, confirm, afterDryRun, reload, onSaved } = options;
   const [busy, setBusy] = useState(false);
-  const [note, setNote] = useState<string | null>(null);
+  // A note says what the last action did: an edit made since makes it old news, so it is kept with the draft's count of changes then.
+  const [said, setSaid] = useState<{ text: string; edits: number } | null>(null);
+  const setNote = (text: string | null) => setSaid(text === null ? null : { text, edits: draft.editCount() });
+  const note = said && said.edits === draft.editCount() ? said.text : null;
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const [checked, setChecked] = useState<{ counts: Result; rows: GridRow<Stored>[]; signature: string } | null>(null);
   const signatureOf = (rows: GridRow<Stored>[]) => JSON.stringify(rows.map((row) => [row.id, row.cells]));
@@ -145,12 +149,15 @@ export function useBatchSave<Stored, Result extends Counts>(options: BatchSaveOp
     const dirty = draft.dirtyRows;
     setRefusal(null);
     setChecked(null);
-    const invalid = dirty.filter((row) => errorsOf(row).size > 0);
+    const invalid = dirty.flatMap((row) => {
+      const errors = errorsOf(row);
+      return errors.size ? [{ row, errors, place: draft.rows.findIndex((shown) => shown.id === row.id) }] : [];
+    });
     if (invalid.length) {
-      setNote(`Not saved: fix the marked cells first (${invalid.length} row${invalid.length === 1 ? "" : "s"}).`);
-      const first = invalid[0];
-      const at = draft.rows.findIndex((row) => row.id === first.id);
-      if (at >= 0) grid.current?.moveTo(at, [...errorsOf(first).keys()][0]);
+      setNote(invalidRowsText(invalid.map(({ row, errors, place }) => ({ label: labelOf(row), place, messages: [...errors.values()] }))));
+      // The first one shown is brought into view and focused, its reason said under its cell.
+      const first = invalid.find(({ place }) => place >= 0);
+      if (first) grid.current?.moveTo(first.place, [...first.errors.keys()][0], { focus: true });
       return;
     }
     setBusy(true);

@@ -1,0 +1,24 @@
+import { plural } from "../format";
+
+/** A row a save cannot send: how the grid names it, its place (-1: outside the current view), and what is wrong, in the grid's words. */
+export interface InvalidRow {
+  label: string;
+  place: number;
+  messages: string[];
+}
+
+/** Rows named in the sentence; the others are counted. */
+const NAMED = 3;
+
+const rowText = ({ label, place, messages }: InvalidRow) =>
+  `${label || "a new row"} (${place >= 0 ? `row ${place + 1}` : "outside this view"}): ${[...new Set(messages)].join("; ")}`;
+
+/**
+ * Why Save sent nothing, naming the rows and their reasons whole: "Not saved: fix SKU-7 (row 205):
+ * Min 50 is greater than Max 10." (the first rows named, the rest counted).
+ */
+export function invalidRowsText(rows: readonly InvalidRow[]): string {
+  const named = rows.slice(0, NAMED).map(rowText).join(" · ");
+  const more = rows.length > NAMED ? ` · and ${plural(rows.length - NAMED, "more row")}` : "";
+  return `Not saved: ${rows.length === 1 ? "fix this row first" : `fix these ${rows.length} rows first`}. ${named}${more}.`;
+}
