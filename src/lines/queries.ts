@@ -70,9 +70,9 @@ function lineFilters(query: ListLinesQuery, operationId: string): (SQL | undefin
  * One page of an Operation's lines. The visibility check rides inside the page query; only an
  * empty page costs a second query, to tell "no lines match" from "no such Operation" (404).
  */
-export async function listLines(ctx: ListContext, operationId: string, query: ListLinesQuery) {
+export async function listLines(ctx: ListContext, operationId: string, query: ListLinesQuery, definition = lineList) {
   return listOperationRows(ctx, operationId, {
-    definition: lineList,
+    definition,
     query,
     filters: lineFilters(query, operationId),
     run: ({ where, orderBy, limit, cursorColumns }) =>

@@ -110,6 +110,19 @@ function orderedFilters<F extends OrderedField>(field: F, what: string) {
 
 export const listLinesAsOfQuery = listLinesQuery.extend({ asOf: asOfQuery });
 
+/**
+ * What a storefront pages lines by: the same list without the order figures, which say what other
+ * buyers ordered (a buyer neither sees, filters nor sorts by them).
+ */
+export const frontLineList: ListDefinition = {
+  ...lineList,
+  name: "front-lines",
+  sortable: Object.fromEntries(Object.entries(lineList.sortable).filter(([field]) => !(ORDERED_FIELDS as readonly string[]).includes(field))),
+};
+export const frontLinesQuery = listLinesQuery
+  .omit(Object.fromEntries(ORDERED_FILTERS.map((name) => [name, true])) as Record<(typeof ORDERED_FILTERS)[number], true>)
+  .extend(pageQueryShape(frontLineList));
+
 /** The example of the OpenAPI document, which the front representation shows localized. */
 export const LINE_EXAMPLE = {
   variantExternalId: "SKU-1001-M",

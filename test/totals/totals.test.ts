@@ -264,6 +264,13 @@ describe("lines' order figures", () => {
     expect(asOf.errors?.[0]).toMatchObject({ field: "query.sort", code: "not_with_as_of" });
     const past = expectStatus(await callRoute(op, routes.listLines, { params, query: { asOf: String(operation.version + 1) } }), 200).items;
     expect(past[0]).not.toHaveProperty("orderedQuantity");
+    // A storefront neither sees, filters nor sorts by what other buyers ordered.
+    const buyer = await accountWithKey(op, "A1");
+    const front = expectStatus(await callRoute(buyer.caller, routes.listFrontLines, { params }), 200).items;
+    expect(front[0]).not.toHaveProperty("orderedQuantity");
+    for (const query of [{ "orderedQuantity[gte]": "1" }, { sort: "-orderedQuantity" }, { orderCount: "1" }]) {
+      expectProblem(await callRoute(buyer.caller, routes.listFrontLines, { params, query }), 400, "validation_failed");
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { listLines } from "../../lines/queries";
-import { listLinesQuery } from "../../lines/schemas";
+import { frontLineList, frontLinesQuery } from "../../lines/schemas";
 import { listContextOf } from "../../platform/http/context";
 import { mapPage } from "../../platform/data/pagination";
 import { defineRoute } from "../../platform/http/routes";
@@ -14,11 +14,11 @@ export default defineRoute(
     operationId: "listFrontLines",
     summary: "List an open Operation's lines (front)",
     description:
-      "404 unless the Operation is ACTIVE, open now and one the caller may order from; same filters, sort and pagination as GET /v1/operations/{operationId}/lines, variantName as a plain string.",
+      "404 unless the Operation is ACTIVE, open now and one the caller may order from; same filters, sort and pagination as GET /v1/operations/{operationId}/lines but the order figures (what other buyers ordered), variantName as a plain string.",
     tag: "Front",
     roles: ["OPERATOR", "ACCOUNT"],
     params: operationIdParam,
-    query: listLinesQuery,
+    query: frontLinesQuery,
     headers: ["locale", "svc-store-view"],
     responses: { 200: { description: "One page.", schema: frontLinePage } },
     errors: ["not_found", "invalid_next_token"],
@@ -27,7 +27,7 @@ export default defineRoute(
     const db = c.var.db;
     const principal = c.var.principal;
     await findFrontOperation(db, principal, params.operationId);
-    const page = await listLines(listContextOf(c), params.operationId, query);
+    const page = await listLines(listContextOf(c), params.operationId, query, frontLineList);
     const presentation = presentationOf(principal, c.var.scope);
     return c.json(mapPage(page, (line) => toFrontLine(line, presentation)));
   },

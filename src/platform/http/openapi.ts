@@ -109,7 +109,9 @@ function headerParameterComponents(): Record<string, JsonSchema> {
   return Object.fromEntries(Object.entries(HEADER_PARAMETERS).map(([name, { component, ...parameter }]) => [component, { name, in: "header", ...parameter }]));
 }
 
-const pascalCase = (name: string) => name.replace(/(?:^|[-_\s])([a-zA-Z0-9])/g, (_, letter: string) => letter.toUpperCase());
+// orderedQuantity[gte] → OrderedQuantityGte: a component's name holds letters and digits only.
+const pascalCase = (name: string) =>
+  name.replace(/(?:^|[^a-zA-Z0-9]+)([a-zA-Z0-9])/g, (_, letter: string) => letter.toUpperCase()).replace(/[^a-zA-Z0-9]/g, "");
 
 /**
  * A path or query parameter that several routes declare alike (nextToken, dryRun, an Operation's id
