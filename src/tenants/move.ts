@@ -9,7 +9,9 @@ import { d1, type DatabaseBindings } from "../platform/data/database";
 import { jsonTextChunks } from "../platform/data/sql";
 import { accounts, accountUsers } from "../directory/tables";
 import {
+  accountLineTotals,
   carts,
+  operationAccountCaps,
   operationAccounts,
   operationAccountTotals,
   operationApprovals,
@@ -62,6 +64,8 @@ export const MOVED_TABLES: readonly MovedTable[] = [
   { table: operationTotals, scope: "operation" },
   { table: operationAccountTotals, scope: "operation" },
   { table: operationDailyTotals, scope: "operation" },
+  { table: operationAccountCaps, scope: "operation" },
+  { table: accountLineTotals, scope: "operation" },
   { table: events, scope: "tenant", commitOrder: true },
   { table: quotaOrderFacts, scope: "tenant" },
   { table: idempotencyKeys, scope: "tenant" },

@@ -34,6 +34,7 @@ export async function readOperationTotals(db: Db, principal: Principal, operatio
       .select({
         ordered: sql<number>`coalesce(sum(${l.orderedQuantity} > 0), 0)`,
         belowRecommended: sql<number>`coalesce(sum(${l.recommendedQuantity} is not null and ${l.orderedQuantity} < ${l.recommendedQuantity}), 0)`,
+        exhausted: sql<number>`coalesce(sum(${l.poolQuantity} is not null and ${l.orderedQuantity} >= ${l.poolQuantity}), 0)`,
       })
       .from(l)
       .where(eq(l.operationId, operationId)),
@@ -44,7 +45,7 @@ export async function readOperationTotals(db: Db, principal: Principal, operatio
     accounts: accountsOrdering?.accounts ?? 0,
     amount: totals?.amount ?? 0,
     refusals: { quota: totals?.quota ?? 0, allocation: totals?.allocation ?? 0 },
-    lines: { ordered: lines?.ordered ?? 0, belowRecommended: lines?.belowRecommended ?? 0, exhausted: 0 },
+    lines: { ordered: lines?.ordered ?? 0, belowRecommended: lines?.belowRecommended ?? 0, exhausted: lines?.exhausted ?? 0 },
     asOf,
   };
 }
