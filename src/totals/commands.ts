@@ -114,10 +114,12 @@ function lineStatements(order: CountedOrder, sign: 1 | -1): Statement[] {
   if (!order.lines.length) return [];
   return jsonChunks(order.lines.map((line) => [line.variantExternalId, line.quantity])).map(
     (lines) =>
-      sql`update ${operationLines} set
+      // Materialized, the ordered lines drive (a key search each); inline, SQLite read them all for each of the Operation's lines.
+      sql`with ordered as materialized (select value ->> 0 as variant, value ->> 1 as quantity from json_each(${lines}))
+          update ${operationLines} set
             ${sql.identifier(name(operationLines.orderedQuantity))} = ${operationLines.orderedQuantity} + ${sign} * ordered.quantity,
             ${sql.identifier(name(operationLines.orderCount))} = ${operationLines.orderCount} + ${sign}
-          from (select value ->> 0 as variant, value ->> 1 as quantity from json_each(${lines})) as ordered
+          from ordered
           where ${operationLines.operationId} = ${order.operationId} and ${operationLines.variantExternalId} = ordered.variant`,
   );
 }
