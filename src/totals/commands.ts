@@ -117,10 +117,12 @@ function lineStatements(order: CountedOrder, sign: 1 | -1): Statement[] {
   if (!order.lines.length) return [];
   const a = accountLineTotals;
   return jsonChunks(order.lines.map((line) => [line.variantExternalId, line.quantity])).flatMap((lines) => [
-    sql`update ${operationLines} set
+    // Materialized, the ordered lines drive (a key search each); inline, SQLite read them all for each of the Operation's lines.
+    sql`with ordered as materialized (select value ->> 0 as variant, value ->> 1 as quantity from json_each(${lines}))
+        update ${operationLines} set
           ${sql.identifier(name(operationLines.orderedQuantity))} = ${operationLines.orderedQuantity} + ${sign} * ordered.quantity,
           ${sql.identifier(name(operationLines.orderCount))} = ${operationLines.orderCount} + ${sign}
-        from (select value ->> 0 as variant, value ->> 1 as quantity from json_each(${lines})) as ordered
+        from ordered
         where ${operationLines.operationId} = ${order.operationId} and ${operationLines.variantExternalId} = ordered.variant`,
     sql`insert into ${a} (${sql.identifier(name(a.operationId))}, ${sql.identifier(name(a.variantExternalId))}, ${sql.identifier(name(a.accountId))}, ${sql.identifier(name(a.tenantId))}, ${sql.identifier(name(a.orderedQuantity))})
         select ${order.operationId}, value ->> 0, ${order.accountId}, ${order.tenantId}, ${sign} * (value ->> 1) from json_each(${lines}) where true
