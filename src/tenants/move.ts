@@ -566,13 +566,16 @@ export async function compareChunk(
     changed = await pending();
     compared = read.filter((row) => !changed.has(row.key));
   } while (plan.commitOrder && last && !compared.length);
-  const after = read.length ? (JSON.parse(read[read.length - 1].cursor) as unknown[]) : cursor.after;
+  let after = read.length ? (JSON.parse(read[read.length - 1].cursor) as unknown[]) : cursor.after;
   let targetAfter = cursor.after;
   let upTo: unknown[] | null = last ? after : null;
   if (plan.commitOrder) {
-    // The target numbers its rows its own way: the stretch ends at the target's place of the last row compared.
+    // The target numbers its rows its own way: the stretch ends at the target's place of the last row
+    // compared, and so does the source's. Rows read after it (changed since the last catch-up) are read
+    // again by the next chunk: a catch-up may have put them back in the target's next stretch by then.
     targetAfter = cursor.targetAfter;
     if (last) {
+      after = JSON.parse(compared[compared.length - 1].cursor) as unknown[];
       const [place] = await readRowsByKey(target, plan, [compared[compared.length - 1].key]);
       if (!place) throw new CopyDiffers(`${describeKey(plan, compared[compared.length - 1].key)} is missing from the copy`);
       upTo = JSON.parse(place.cursor) as unknown[];

@@ -22,6 +22,7 @@ import {
   type TablePlan,
 } from "../../src/tenants/move";
 import { callRoute, createOperation, expectStatus, newTenant } from "../helpers/client";
+import type { ShardName } from "../../src/platform/core/shards";
 import { holdMover, moveReaches, otherShard, patchStoredMove, startMove, stepMover, storedMove } from "../helpers/moves";
 import { routes } from "../helpers/routes";
 import { shardOf } from "../helpers/shards";
@@ -103,39 +104,55 @@ describe("a move's chunks sized by their time", () => {
 
 describe("the check of a table kept in commit order (events)", () => {
   it("holds when every row of a chunk was changed since the last catch-up, and the next catch-up brings them back", async () => {
-    const op = await newTenant();
-    for (let i = 0; i < 60; i++) expectStatus(await callRoute(op, routes.createRule, { body: { accountId: `ACC-${i}`, minimum: i } }), 201);
-    const from = await shardOf(op.tenantId);
-    const move = await startMove(op, otherShard(from));
-    // Switched, the old copy kept: two shards with the same events in the same order.
-    await moveReaches(op, move.id, ["SWITCHED"]);
-    const plan = MOVE_PLANS.find((table) => table.name === "events")!;
-    const scope = (await nextScope(env[from], plan, op.tenantId, null))!;
+    const { from, to, plan, scope, keys } = await switchedEventsOnTwoShards();
     const limit = 25;
-    const firstChunk = (
-      await env[from]
-        .prepare("select json_array(id) as key from events where tenant_id = ? order by rowid limit ?")
-        .bind(op.tenantId, limit)
-        .all<{ key: string }>()
-    ).results;
-    expect(firstChunk).toHaveLength(limit);
     // The first chunk's rows all changed after the last catch-up; by the next chunk a catch-up has applied them.
     let looks = 0;
-    const pending = async () => (looks++ === 0 ? new Set(firstChunk.map((row) => row.key)) : new Set<string>());
-    let cursor: PassCursor = { after: null, targetAfter: null };
-    let compared = 0;
-    for (let chunks = 0; chunks < 100; chunks++) {
-      const chunk = await compareChunk(env[from], env[move.to], plan, scope, cursor, limit, pending);
-      compared += chunk.compared.length;
-      cursor = chunk.cursor;
-      if (chunk.done) break;
-    }
-    const total = await env[from].prepare("select count(*) as n from events where tenant_id = ?").bind(op.tenantId).first<{ n: number }>();
-    expect(total!.n).toBeGreaterThan(2 * limit);
-    // Every row checked: the first chunk's with the next, once the catch-up had brought them back.
-    expect(compared).toBe(total!.n);
+    const pending = async () => (looks++ === 0 ? new Set(keys.slice(0, limit)) : new Set<string>());
+    // Every row checked, once and in order: the first chunk's with the next, once the catch-up had brought them back.
+    expect(await comparedInChunks(from, to, plan, scope, limit, pending)).toEqual(keys);
+    expect(keys.length).toBeGreaterThan(2 * limit);
+  });
+
+  it("holds when the last rows of a chunk were changed since the last catch-up, applied before the next chunk: both sides' stretches end at the last row compared", async () => {
+    const { from, to, plan, scope, keys } = await switchedEventsOnTwoShards();
+    const limit = 25;
+    // The first chunk's last two rows changed after the last catch-up; a catch-up applies them before the next chunk.
+    let looks = 0;
+    const pending = async () => (looks++ === 0 ? new Set(keys.slice(limit - 2, limit)) : new Set<string>());
+    // Every row checked once and in order: the two left out of the first chunk with the next.
+    expect(await comparedInChunks(from, to, plan, scope, limit, pending)).toEqual(keys);
   });
 });
+
+/** Checks a scope chunk by chunk, as a pass does; answers the keys of the rows compared, in the order compared. */
+async function comparedInChunks(from: ShardName, to: ShardName, plan: TablePlan, scope: string, limit: number, pending: () => Promise<Set<string>>) {
+  let cursor: PassCursor = { after: null, targetAfter: null };
+  const compared: string[] = [];
+  for (let chunks = 0; chunks < 100; chunks++) {
+    const chunk = await compareChunk(env[from], env[to], plan, scope, cursor, limit, pending);
+    compared.push(...chunk.compared.map((row) => row.key));
+    cursor = chunk.cursor;
+    if (chunk.done) return compared;
+  }
+  throw new Error("the pass did not end");
+}
+
+/** A tenant with events in commit order on two shards (a switched move keeps its old copy): the events plan, its scope, and the keys in order. */
+async function switchedEventsOnTwoShards() {
+  const op = await newTenant();
+  for (let i = 0; i < 60; i++) expectStatus(await callRoute(op, routes.createRule, { body: { accountId: `ACC-${i}`, minimum: i } }), 201);
+  const from = await shardOf(op.tenantId);
+  const move = await startMove(op, otherShard(from));
+  await moveReaches(op, move.id, ["SWITCHED"]);
+  const plan = MOVE_PLANS.find((table) => table.name === "events")!;
+  const scope = (await nextScope(env[from], plan, op.tenantId, null))!;
+  const { results } = await env[from]
+    .prepare("select json_array(id) as key from events where tenant_id = ? order by rowid")
+    .bind(op.tenantId)
+    .all<{ key: string }>();
+  return { from, to: move.to, plan, scope, keys: results.map((row) => row.key) };
+}
 
 describe("the change records' read, chunk by chunk", () => {
   it("reads every record of the tenant once, in key order, whatever the chunk's size and wherever a chunk ends (inside a set or at its end)", async () => {
