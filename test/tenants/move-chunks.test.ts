@@ -4,7 +4,7 @@
 // its size follows its time; and the check of a table kept in commit order holds whatever rows of a
 // chunk were changed meanwhile.
 import { env } from "cloudflare:test";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   CHUNK_ROWS,
   compareChunk,
@@ -23,10 +23,11 @@ import {
 } from "../../src/tenants/move";
 import { callRoute, createOperation, expectStatus, newTenant } from "../helpers/client";
 import type { ShardName } from "../../src/platform/core/shards";
-import { holdMover, moveReaches, otherShard, patchStoredMove, startMove, stepMover, storedMove } from "../helpers/moves";
+import { holdMover, loadedPace, moveReaches, otherShard, patchStoredMove, startMove, stepMover, storedMove } from "../helpers/moves";
 import { routes } from "../helpers/routes";
 import { shardOf } from "../helpers/shards";
-import { MIN_CHUNK_ROWS, MOVE_PACE, nextChunkRows } from "../../src/tenants/mover";
+import type { CatchUp } from "../../src/tenants/move-catch-up";
+import { MIN_CHUNK_ROWS, MOVE_PACE, nextChunkRows } from "../../src/tenants/move-pace";
 import { queryPlan, type PlanRow } from "../helpers/recording-db";
 
 /** A scope of each kind, as nextScope gives them. */
@@ -214,13 +215,7 @@ describe("a step of the check while the tenant writes", () => {
     const before = (await storedMove(op.tenantId))!.progress as { rowsVerified: number };
     // A write since the last catch-up, and a clock that runs 80 ms at each reading: catching up fills the step.
     expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "ACC-LATE", minimum: 1 } }), 201);
-    let now = Date.now();
-    const clock = vi.spyOn(Date, "now").mockImplementation(() => (now += MOVE_PACE.stepMs * 0.8));
-    try {
-      await stepMover(op.tenantId);
-    } finally {
-      clock.mockRestore();
-    }
+    await stepMover(op.tenantId, { pace: loadedPace(MOVE_PACE.stepMs * 0.8) });
     const after = (await storedMove(op.tenantId))!.progress as { rowsVerified: number; changesApplied: number };
     expect(after.changesApplied).toBeGreaterThan(0);
     expect(after.rowsVerified).toBeGreaterThan(before.rowsVerified);
@@ -235,7 +230,7 @@ describe("the recheck of the rows changed during the check", () => {
     const from = await shardOf(op.tenantId);
     await startMove(op, otherShard(from));
     await holdMover(op.tenantId);
-    const stored = async () => (await storedMove(op.tenantId)) as { status: string; verifiedSeq: number | null; recheckUpTo?: number | null; error?: string };
+    const stored = async () => (await storedMove(op.tenantId)) as { status: string; verifiedSeq: number | null; catchUp: CatchUp | null; error?: string };
     for (let steps = 0; (await stored()).status !== "VERIFYING"; steps++) {
       expect(steps).toBeLessThan(200);
       await stepMover(op.tenantId);
@@ -253,19 +248,14 @@ describe("the recheck of the rows changed during the check", () => {
   it("goes a slice of the log a step (never all of them at once), then lets the fence in", async () => {
     const { op, from, stored } = await atTheEndOfTheCheck();
     const passEnded = await stored();
-    // A clock that runs a whole step at each reading: the step does the least it may.
-    let now = Date.now();
-    const clock = vi.spyOn(Date, "now").mockImplementation(() => (now += MOVE_PACE.stepMs));
-    try {
-      await stepMover(op.tenantId);
-    } finally {
-      clock.mockRestore();
-    }
+    // A pace clock that runs a whole step at each reading: the step does the least it may.
+    await stepMover(op.tenantId, { pace: loadedPace(MOVE_PACE.stepMs) });
     const oneStep = await stored();
     expect(oneStep.status).toBe("CATCHING_UP");
-    expect(oneStep.recheckUpTo).toBeGreaterThan(passEnded.verifiedSeq!);
+    expect(oneStep.catchUp).toMatchObject({ rounds: 1 });
+    expect(oneStep.catchUp!.roundUpTo).toBeGreaterThan(passEnded.verifiedSeq!);
     expect(oneStep.verifiedSeq).toBeGreaterThan(passEnded.verifiedSeq!);
-    expect(oneStep.verifiedSeq).toBeLessThan(oneStep.recheckUpTo!);
+    expect(oneStep.verifiedSeq).toBeLessThan(oneStep.catchUp!.roundUpTo!);
     for (let steps = 0; (await stored()).status !== "SWITCHED"; steps++) {
       expect(steps).toBeLessThan(400);
       await stepMover(op.tenantId);
@@ -273,14 +263,21 @@ describe("the recheck of the rows changed during the check", () => {
     const rules = await env[otherShard(from)].prepare("select count(*) as n from quota_rules where tenant_id = ?").bind(op.tenantId).first<{ n: number }>();
     expect(rules?.n).toBe(1_510);
   });
-  it("fails the move, the tenant whole on its source, when the writes outpace it round after round", async () => {
+  it("fails the move, the tenant whole on its source, after the last round when the fence cannot take what waits", async () => {
     const { op, from, stored } = await atTheEndOfTheCheck();
-    await patchStoredMove(op.tenantId, { recheckRounds: MOVE_PACE.recheckRounds });
+    // Every round run, and a fence that took little before it ran out of time (an object far from its databases).
+    const { catchUp } = await stored();
+    await patchStoredMove(op.tenantId, { catchUp: { ...catchUp!, rounds: MOVE_PACE.recheckRounds, fenceEntries: 100 } });
     for (let steps = 0; !["FAILED", "ABORTED"].includes((await stored()).status); steps++) {
       expect(steps).toBeLessThan(50);
       await stepMover(op.tenantId);
     }
-    expect(await stored()).toMatchObject({ status: "FAILED", error: expect.stringContaining("outpaced the check") });
+    expect(await stored()).toMatchObject({
+      status: "FAILED",
+      error: expect.stringMatching(
+        /^10 rounds of rechecking .* did not catch up: [\d,]+ log entries wait \(0 to apply, [\d,]+ to check\) after 10 rounds.*a fence takes 100 at most$/,
+      ),
+    });
     expect(await shardOf(op.tenantId)).toBe(from);
     expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "ACC-AFTER", minimum: 1 } }), 201);
   });
