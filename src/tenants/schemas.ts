@@ -69,8 +69,8 @@ export const tenantMoveRepresentation = z
     progress: z.object({
       rowsEstimated: z.number().int(),
       rowsCopied: z.number().int(),
-      changesApplied: z.number().int().describe("Log entries (writes to rows) applied to the copy."),
-      changesChecked: z.number().int().describe("Log entries whose rows were checked on both shards since the pass."),
+      changesApplied: z.number().int(),
+      changesChecked: z.number().int(),
       rowsVerified: z.number().int(),
     }),
     catchUp: z
@@ -80,14 +80,11 @@ export const tenantMoveRepresentation = z
         convergeWithinMs: z.number().int(),
         rounds: z.number().int(),
         roundsAtMost: z.number().int(),
-        backlog: z.object({ toApply: z.number().int(), toCheck: z.number().int() }).describe("Log entries waiting (counted up to 100,000 each)."),
-        perSecond: z
-          .object({ written: z.number().int(), applied: z.number().int(), checked: z.number().int() })
-          .nullable()
-          .describe("Log entries a second since `since`: the tenant's, and the move's."),
+        backlog: z.object({ toApply: z.number().int(), toCheck: z.number().int() }),
+        perSecond: z.object({ written: z.number().int(), applied: z.number().int(), checked: z.number().int() }).nullable(),
       })
       .nullable()
-      .describe("The running (or last) catch-up: it fences within `convergeWithinMs` of `since`, or the move fails."),
+      .describe("The (last) catch-up: log entries waiting and a second; it must fence within `convergeWithinMs`, else FAILED."),
     fence: z
       .object({
         attempts: z.number().int(),
