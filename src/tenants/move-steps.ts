@@ -211,31 +211,32 @@ export class MoveStep {
   /** Does the status's work until `deadline` (of the pace clock); answers when the next step is due (null: none). */
   async run(deadline: number): Promise<number | null> {
     const move = this.move;
-    const pace = () => Date.now() + MOVE_PACE.pauseMs;
+    // Alarms ring by the runtime's clock, whatever the move's own clocks say.
+    const afterPause = () => Date.now() + MOVE_PACE.pauseMs;
     switch (move.status) {
       case "PREPARING":
-        return (await this.prepare(deadline)) ? Date.now() : pace();
+        return (await this.prepare(deadline)) ? Date.now() : afterPause();
       case "COPYING":
         await this.copy(deadline);
-        return pace();
+        return afterPause();
       case "CATCHING_UP":
         await this.catchUp(deadline);
-        return switched(move) ? move.dropAt : pace();
+        return switched(move) ? move.dropAt : afterPause();
       case "VERIFYING":
         await this.verify(deadline);
-        return pace();
+        return afterPause();
       case "SWITCHING":
         // A step died in the middle of a cutover (a restart): finish the switch it made, or lift its fence.
         await this.recoverCutover();
-        return switched(move) ? move.dropAt : pace();
+        return switched(move) ? move.dropAt : afterPause();
       case "SWITCHED":
         if (this.clocks.now() < (move.dropAt ?? 0)) return move.dropAt;
         move.status = "DROPPING";
         return Date.now();
       case "DROPPING":
-        return (await this.drop()) ? null : pace();
+        return (await this.drop()) ? null : afterPause();
       case "ABORTING":
-        return (await this.cleanUpAbort()) ? null : pace();
+        return (await this.cleanUpAbort()) ? null : afterPause();
       default:
         return null;
     }
