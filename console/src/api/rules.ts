@@ -1,7 +1,7 @@
 import type { ApiClient, Schemas } from "@campaign-policy/client";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
-import type { QuotaOrder } from "../../../src/quotas/rule-index";
+import type { QuotaOrder } from "@campaign-policy/common/rule-index";
 import { useSession } from "../shared/context";
 import { API_LIMITS } from "../shared/limits";
 import { usePagedQuery } from "../shared/PagedList";

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from "react";
-import { EVENT_TYPES } from "../../../src/platform/core/event-types";
+import { EVENT_TYPES } from "@campaign-policy/common/event-types";
 import { useSession } from "../shared/context";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";

@@ -1,6 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
-import { mergeLines, type StoredLine } from "../../../src/lines/bounds";
+import { mergeLines, type StoredLine } from "@campaign-policy/common/line-bounds";
 import { FIELD_LABELS, inFieldLabels } from "../labels/fields";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
@@ -78,7 +78,7 @@ function inputOf(row: LineRow) {
   };
 }
 
-/** The row's errors by column, by the server's own rules (src/lines/bounds.ts) plus whole-number cells, in the grid's words (Min, Max). */
+/** The row's errors by column, by the server's own rules (src/common/line-bounds.ts) plus whole-number cells, in the grid's words (Min, Max). */
 function errorsOf(row: LineRow): Map<string, string> {
   const errors = new Map<string, string>();
   const cells = row.cells as LineCells;
