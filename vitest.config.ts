@@ -80,7 +80,12 @@ export default defineConfig(async () => {
         // The console's pure modules (words, names, grouping): plain Node, no Worker, no browser.
         {
           test: { name: "console", include: ["test/console/**/*.test.ts"], environment: "node" },
-          resolve: { alias: { "@campaign-policy/common": new URL("./src/common", import.meta.url).pathname } },
+          resolve: {
+            alias: {
+              "@campaign-policy/common": new URL("./src/common", import.meta.url).pathname,
+              "@campaign-policy/client": new URL("./client/src/index.ts", import.meta.url).pathname,
+            },
+          },
         },
       ],
     },

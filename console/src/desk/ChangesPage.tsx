@@ -12,7 +12,10 @@ import { PagedList, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
 import { ChoiceFilter, ProblemView, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
-import { exportHistoryCsv, useAccountNames, useHistoryList, useRestoreRule, useWebhooksById, type ChangeFilters, type ChangeRecord } from "../api/desk";
+import { useAccountNames } from "../api/directory";
+import { exportHistoryCsv, useHistoryList, type ChangeFilters, type ChangeRecord } from "../api/history";
+import { useRestoreRule } from "../api/rules";
+import { useWebhooksById } from "../api/webhooks";
 
 type Names = ReadonlyMap<string, string | null> | undefined;
 
