@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 
 const root = join(fileURLToPath(import.meta.url), "..", "..");
@@ -22,6 +23,25 @@ export function sourcesHash() {
   const hash = createHash("sha256");
   for (const source of SOURCES) for (const file of files(join(root, source))) hash.update(relative(root, file)).update("\0").update(readFileSync(file));
   return hash.digest("hex");
+}
+
+/**
+ * The built console's weight, gzipped (level 9) in bytes: what its page loads first (index.html and
+ * the scripts and style sheets it names, preloads included) and the chunks loaded on a page's first
+ * visit (`lazy`).
+ */
+export function consoleWeight() {
+  const html = readFileSync(join(out, "index.html"), "utf8");
+  const named = new Set([...html.matchAll(/(?:src|href)="\/console\/(assets\/[^"]+\.(?:js|css))"/g)].map((match) => match[1]));
+  const gzipped = (file) => gzipSync(readFileSync(join(out, file)), { level: 9 }).length;
+  const weight = { js: 0, css: 0, html: gzipSync(html, { level: 9 }).length, lazy: 0 };
+  for (const file of readdirSync(join(out, "assets")).map((name) => `assets/${name}`)) {
+    if (!/\.(js|css)$/.test(file)) continue;
+    if (!named.has(file)) weight.lazy += gzipped(file);
+    else if (file.endsWith(".js")) weight.js += gzipped(file);
+    else weight.css += gzipped(file);
+  }
+  return weight;
 }
 
 export async function buildConsole({ ifChanged = false } = {}) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { piecesText, refusalCount, refusalPieces, refusalsOf } from "../../console/src/labels/refusals";
+import { piecesText, refusalCount, refusalFigure, refusalPieces, refusalsOf } from "../../console/src/labels/refusals";
 import { belowRecommendedFirst, lineProgress, totalsFigures } from "../../console/src/labels/totals";
 import { dailyBars, dailySummary } from "../../console/src/operations/dailyChart";
 
@@ -16,9 +16,25 @@ const blocked = {
     { accountId: "A-100", supplierId: null, storeId: "store-paris", amount: 1500 },
   ],
   results: [
-    { allowed: false, reason: "quota_min_not_met", effectiveMinimum: 50000, amount: 42000, shortfall: 8000, source: { kind: "ACCOUNT_SUPPLIER", ruleId: "qr_1" }, enforcement: "BLOCK" },
+    {
+      allowed: false,
+      reason: "quota_min_not_met",
+      effectiveMinimum: 50000,
+      amount: 42000,
+      shortfall: 8000,
+      source: { kind: "ACCOUNT_SUPPLIER", ruleId: "qr_1" },
+      enforcement: "BLOCK",
+    },
     { allowed: true, reason: null, effectiveMinimum: 10000, amount: 90000, shortfall: 0, source: { kind: "SUPPLIER", ruleId: "qr_2" }, enforcement: "BLOCK" },
-    { allowed: false, reason: "quota_min_not_met", effectiveMinimum: 2000, amount: 1500, shortfall: 500, source: { kind: "DEFAULT", ruleId: null }, enforcement: "BLOCK" },
+    {
+      allowed: false,
+      reason: "quota_min_not_met",
+      effectiveMinimum: 2000,
+      amount: 1500,
+      shortfall: 500,
+      source: { kind: "DEFAULT", ruleId: null },
+      enforcement: "BLOCK",
+    },
   ],
 };
 
@@ -48,6 +64,8 @@ describe("a refused order in words", () => {
     expect(refusalCount({ quota: 0, allocation: 0 })).toBe("none");
     expect(refusalCount({ quota: 1, allocation: 0 })).toBe("1 order refused below a minimum");
     expect(refusalCount({ quota: 37, allocation: 2 })).toBe("37 orders refused below a minimum, 2 orders refused beyond an allocation");
+    expect(refusalFigure({ quota: 37, allocation: 2 })).toBe("37 below a minimum, 2 beyond an allocation");
+    expect(refusalFigure({ quota: 0, allocation: 0 })).toBe("none");
   });
 });
 
@@ -70,8 +88,9 @@ describe("an Operation's figures", () => {
       Amount: "€184500.00",
       "Accounts that ordered": "1 account",
       Cancelled: "none",
-      Refusals: "37 orders refused below a minimum",
-      Lines: "4120 lines ordered, 2310 lines below the recommended quantity",
+      Refused: "37 below a minimum",
+      "Lines ordered": "4120 lines",
+      "Below recommended": "2310 lines",
     });
   });
 

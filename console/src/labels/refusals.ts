@@ -70,3 +70,11 @@ export function refusalCount(refusals: { quota: number; allocation: number }): s
   ].filter((part): part is string => Boolean(part));
   return parts.length ? parts.join(", ") : "none";
 }
+
+/** The refusals as one figure: "37 below a minimum", "none". */
+export function refusalFigure(refusals: { quota: number; allocation: number }): string {
+  const parts = [refusals.quota > 0 && `${refusals.quota} below a minimum`, refusals.allocation > 0 && `${refusals.allocation} beyond an allocation`].filter(
+    (part): part is string => Boolean(part),
+  );
+  return parts.length ? parts.join(", ") : "none";
+}

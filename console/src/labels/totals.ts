@@ -1,6 +1,6 @@
 import type { OperationTotals } from "../api/totals";
 import { plural } from "../shared/format";
-import { refusalCount } from "./refusals";
+import { refusalFigure } from "./refusals";
 
 /** An Operation's figures as the Totals page shows them, each a label and its value in words. */
 export function totalsFigures(totals: OperationTotals, money: (amount: number) => string): { label: string; value: string }[] {
@@ -9,11 +9,9 @@ export function totalsFigures(totals: OperationTotals, money: (amount: number) =
     { label: "Amount", value: money(totals.amount) },
     { label: "Accounts that ordered", value: plural(totals.accounts, "account") },
     { label: "Cancelled", value: totals.cancelled ? plural(totals.cancelled, "order") : "none" },
-    { label: "Refusals", value: refusalCount(totals.refusals) },
-    {
-      label: "Lines",
-      value: `${plural(totals.lines.ordered, "line")} ordered, ${plural(totals.lines.belowRecommended, "line")} below the recommended quantity`,
-    },
+    { label: "Refused", value: refusalFigure(totals.refusals) },
+    { label: "Lines ordered", value: plural(totals.lines.ordered, "line") },
+    { label: "Below recommended", value: plural(totals.lines.belowRecommended, "line") },
   ];
 }
 

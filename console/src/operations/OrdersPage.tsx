@@ -139,7 +139,7 @@ export function OrdersPage({ operationId }: { operationId: string }) {
           onClose={() => setCancelling(null)}
           onCancelled={(order) => {
             setCancelling(null);
-            setNote(`Order ${order.id} of ${accountName(order.accountId, names)} cancelled: its amount and quantities left the totals.`);
+            setNote(`Cancelled the order of ${accountName(order.accountId, names)} placed ${when(order.placedAt)}: its amount and quantities left the totals.`);
           }}
         />
       )}
