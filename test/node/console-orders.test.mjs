@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
-import { checkPage, chromiumPresent, screenshot, startConsole } from "./support/browser.mjs";
+import { checkPage, chromiumPresent, createOperationWithLines, screenshot, startConsole } from "./support/browser.mjs";
 
 const TIMEOUT = { timeout: 180_000 };
 
@@ -209,16 +209,12 @@ if (chromiumPresent("console orders test")) {
     });
 
     it("keeps Ordered read-only while the other cells edit (a DRAFT Operation)", TIMEOUT, async () => {
-      const draft = await api("POST", "/v1/operations", {
+      const draftId = await createOperationWithLines(api, {
         code: `${code}-D`,
-        name: { en: "Orders draft" },
-        type: "PUBLIC",
-        startDate: "2098-01-01T00:00:00Z",
-        endDate: "2098-12-31T00:00:00Z",
+        name: "Orders draft",
+        lines: [{ variantExternalId: "SKU-9", minQuantity: 1, maxQuantity: 9 }],
       });
-      assert.equal(draft.status, 201, JSON.stringify(draft.body));
-      assert.equal((await api("PUT", `/v1/operations/${draft.body.id}/lines`, [{ variantExternalId: "SKU-9", minQuantity: 1, maxQuantity: 9 }])).status, 200);
-      await page.goto(`${baseUrl}/console/operations/${draft.body.id}`);
+      await page.goto(`${baseUrl}/console/operations/${draftId}`);
       const grid = page.getByRole("grid", { name: `Lines of ${code}-D` });
       const cells = grid.getByRole("row").filter({ hasText: "SKU-9" }).getByRole("gridcell");
       await cells.first().waitFor();

@@ -12,7 +12,7 @@ import { DataGrid } from "../shared/grid/DataGrid";
 import { useGridDraft } from "../shared/grid/hooks/useGridDraft";
 import type { Cells } from "../shared/grid/models/draft";
 import { ActorName } from "../labels/names";
-import { ListTable, type Column } from "../shared/PagedList";
+import { ListTable, LoadMore, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
 import { ChoiceFilter, Field, ProblemView, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
@@ -146,11 +146,7 @@ export function HistoryPage({ operationId }: { operationId: string }) {
         pending={list.isPending || (entries.length === 0 && list.hasNextPage)}
         detail={(entry) => (opened.has(entry.id) ? <EntryRecords entry={entry} accounts={accounts} /> : null)}
       />
-      {list.hasNextPage && (
-        <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-          Load more
-        </button>
-      )}
+      <LoadMore list={list} />
     </section>
   );
 }

@@ -11,7 +11,7 @@ import { Dialog } from "../shared/dialogs";
 import { plural, when } from "../shared/format";
 import { PagedList, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
-import { ChoiceFilter, ProblemView, SearchFilter } from "../shared/ui";
+import { ChoiceFilter, DayRangeFilter, ProblemView, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
 import { OperationHeader } from "./OperationPage";
 
@@ -123,14 +123,7 @@ export function OrdersPage({ operationId }: { operationId: string }) {
         <ChoiceFilter label="Status" value={filters.status} choices={["PLACED", "CANCELLED"]} onChange={(status) => setFilters({ status })} />
         <SearchFilter label="Account id" value={filters.account} onChange={(account) => setFilters({ account }, typing)} />
         <SearchFilter label="Variant" value={filters.variant} onChange={(variant) => setFilters({ variant }, typing)} />
-        <label>
-          From
-          <input type="date" value={filters.from} onChange={(e) => setFilters({ from: e.target.value })} />
-        </label>
-        <label>
-          To
-          <input type="date" value={filters.to} onChange={(e) => setFilters({ to: e.target.value })} />
-        </label>
+        <DayRangeFilter from={filters.from} to={filters.to} onChange={setFilters} />
       </PagedList>
       {cancelling && (
         <CancelOrderDialog

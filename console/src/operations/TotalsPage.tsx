@@ -8,7 +8,7 @@ import { refusalCount, refusalPieces, refusalsOf } from "../labels/refusals";
 import { belowRecommendedFirst, lineProgress, totalsFigures } from "../labels/totals";
 import { useSession } from "../shared/context";
 import { plural, when } from "../shared/format";
-import { ListTable, PagedList, type Column } from "../shared/PagedList";
+import { ListTable, LoadMore, PagedList, type Column } from "../shared/PagedList";
 import { toRefusal } from "../shared/session";
 import { Link, ProblemView } from "../shared/ui";
 import { DailyChart } from "./DailyChart";
@@ -100,11 +100,7 @@ function Refusals({ operationId }: { operationId: string }) {
           ))}
         </ul>
       )}
-      {events.hasNextPage && (
-        <button type="button" onClick={() => events.fetchNextPage()} disabled={events.isFetchingNextPage}>
-          Show older
-        </button>
-      )}
+      <LoadMore list={events} label="Show older" />
     </section>
   );
 }
@@ -150,11 +146,7 @@ function LinesProgress({ operationId, lineCount }: { operationId: string; lineCo
         pending={lines.isPending}
         rowClass={(line) => (lineProgress(line) === "below" ? "below" : undefined)}
       />
-      {lines.hasNextPage && (
-        <button type="button" onClick={() => lines.fetchNextPage()} disabled={lines.isFetchingNextPage}>
-          Load more
-        </button>
-      )}
+      <LoadMore list={lines} />
     </section>
   );
 }
