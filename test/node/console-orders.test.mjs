@@ -206,6 +206,7 @@ if (chromiumPresent("console orders test")) {
       assert.equal(await cells("SKU-1").last().innerText(), "4", "4 placed, the 3 cancelled left");
       assert.equal(await cells("SKU-2").last().innerText(), "6");
       assert.equal(await cells("SKU-3").last().innerText(), "0");
+      await screenshot(page, "lines-ordered");
     });
 
     it("keeps Ordered read-only while the other cells edit (a DRAFT Operation)", TIMEOUT, async () => {
