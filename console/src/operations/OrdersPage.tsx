@@ -28,7 +28,7 @@ const MAX_REASON = 500;
 
 /** An Operation's orders: the API's filters and sort kept in the address, paging, the CSV, and `Cancel order` with a reason. */
 export function OrdersPage({ operationId }: { operationId: string }) {
-  const { api } = useSession();
+  const { api, session } = useSession();
   const operation = useOperation(operationId);
   const [filters, setFilters] = useViewParams(DEFAULTS);
   const list = useOrderList(operationId, filters);
@@ -41,7 +41,9 @@ export function OrdersPage({ operationId }: { operationId: string }) {
 
   if (operation.error) return <ProblemView refusal={toRefusal(operation.error)} />;
   if (!operation.data) return <p className="muted">Loading…</p>;
-  const { code } = operation.data;
+  const { code, status } = operation.data;
+  // An ACCOUNT key cancels only while the Operation is ACTIVE (and open: the API says so otherwise); an OPERATOR key always.
+  const mayCancel = session.role === "OPERATOR" || status === "ACTIVE";
 
   const columns: Column<Order>[] = [
     { header: "Placed", cell: (order) => <time dateTime={order.placedAt}>{when(order.placedAt)}</time> },
@@ -72,7 +74,7 @@ export function OrdersPage({ operationId }: { operationId: string }) {
     {
       header: <span className="sr-only">Actions</span>,
       cell: (order) =>
-        order.status === "PLACED" ? (
+        order.status === "PLACED" && mayCancel ? (
           <button
             type="button"
             onClick={() => {
