@@ -13,10 +13,11 @@ export type DailyTotals = Schemas["DailyTotals"];
 export type BlockedEvent = Schemas["Event"];
 export type Line = Schemas["Line"];
 
-export function useOperationTotals(operationId: string) {
+export function useOperationTotals(operationId: string, { enabled = true } = {}) {
   const { api } = useSession();
   return useQuery({
     queryKey: queryKeys.totals.figures(operationId),
+    enabled,
     queryFn: async () => (await answer(api.GET("/v1/operations/{operationId}/totals", { params: { path: { operationId } } }))).data,
   });
 }
