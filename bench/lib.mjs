@@ -216,8 +216,9 @@ export function createContext(baseUrl, progress = createProgress()) {
    * Runs the functions in alternating order, round after round, so drift (GC, disk cache, a busy
    * core) hits them alike. The LAST named function is the baseline: each result carries ratioP50
    * and ratioP99 against it, and `ratio` is the first function's ratio. `label` names the step in
-   * the progress lines (default: the functions' names).
-   * @returns {Promise<Record<string, Stats & { ratioP50: number, ratioP99: number }> & { ratio: { p50: number, p99: number } }>}
+   * the progress lines (default: the functions' names). `samples` holds each function's samples in
+   * the order they were taken.
+   * @returns {Promise<Record<string, Stats & { ratioP50: number, ratioP99: number }> & { ratio: { p50: number, p99: number }, samples: Record<string, number[]> }>}
    */
   async function sideBySide(functions, { rounds = 50, warmup = 5, label } = {}) {
     const names = Object.keys(functions);
@@ -240,7 +241,7 @@ export function createContext(baseUrl, progress = createProgress()) {
       stats[name].ratioP99 = stats[name].p99 / baseline.p99;
     }
     step.done(`p50 ${names.map((name) => `${name} ${round(stats[name].p50)}`).join(", ")} ms`);
-    return { ...stats, ratio: { p50: stats[names[0]].ratioP50, p99: stats[names[0]].ratioP99 } };
+    return { ...stats, ratio: { p50: stats[names[0]].ratioP50, p99: stats[names[0]].ratioP99 }, samples };
   }
 
   /** Runs `fn(i)` for i in [0, count) with at most `concurrency` in flight (seeding only, never timed). */

@@ -100,11 +100,27 @@ function api(baseUrl, key) {
 
 const count = (n) => Number(n ?? 0).toLocaleString("en-US");
 
+const seconds = (ms) => `${Math.round(ms / 1000)} s`;
+
+/** Where the catch-up stands against its bound: what waits, the rounds, and how fast the tenant writes and the move catches up. */
+function catchUpPart({ backlog, rounds, roundsAtMost, elapsedMs, convergeWithinMs, perSecond }) {
+  const waiting = `${count(backlog.toApply + backlog.toCheck)} waiting (${count(backlog.toApply)} to apply, ${count(backlog.toCheck)} to check)`;
+  const rates = perSecond
+    ? `; the tenant writes ${count(perSecond.written)}/s, the move applies ${count(perSecond.applied)}/s and checks ${count(perSecond.checked)}/s`
+    : "";
+  return `catch-up ${seconds(elapsedMs)} of ${seconds(convergeWithinMs)} at most, round ${rounds} of ${roundsAtMost}, ${waiting}${rates}`;
+}
+
 /** One line of where the move stands. */
 function progressLine(move) {
   const { progress, fence } = move;
   const parts = [`${move.id} ${move.from} → ${move.to}: ${move.status}`, `${count(progress.rowsCopied)}/${count(progress.rowsEstimated)} rows copied`];
-  parts.push(`${count(progress.changesApplied)} writes caught up`, `${count(progress.rowsVerified)} rows compared`);
+  parts.push(
+    `${count(progress.changesApplied)} writes caught up`,
+    `${count(progress.rowsVerified)} rows compared`,
+    `${count(progress.changesChecked)} rechecked`,
+  );
+  if (move.catchUp) parts.push(catchUpPart(move.catchUp));
   if (fence.longestMs !== null) parts.push(`writes fenced ${fence.longestMs} ms`);
   return parts.join(", ");
 }

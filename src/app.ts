@@ -6,6 +6,8 @@ import { attachmentRoutes } from "./attachments/routes";
 import { checkoutCommands } from "./checkout/commands";
 import { checkoutRoutes } from "./checkout/routes";
 import { totalsRoutes } from "./totals/routes";
+import { allocationRoutes } from "./allocation/routes";
+import { allocationCommands } from "./allocation/commands";
 import { compareRoutes } from "./compare/routes";
 import { directoryRoutes } from "./directory/routes";
 import { eventRoutes } from "./events/routes";
@@ -45,6 +47,7 @@ export const operationObjectCommands = commandRegistry([
   ...checkoutCommands,
   ...revertCommands,
   ...approvalCommands,
+  ...allocationCommands,
 ]);
 
 /** Events an Operation's object appended on its own (a scheduled change) go to webhooks now, not at the next sweep. */
@@ -68,6 +71,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...quotaRoutes,
   ...checkoutRoutes,
   ...totalsRoutes,
+  ...allocationRoutes,
   ...compareRoutes,
   ...frontRoutes,
   ...eventRoutes,

@@ -1,11 +1,13 @@
 // Moving a tenant to another shard while it serves (POST /v1/tenant/moves), side by side for a tenant
 // of 100,000 and of 1,500,000 line rows (BENCH_MOVE_LINES=100000,1500000 by default; a comma list of
-// other sizes, multiples of 5000). Steady traffic runs throughout: two writers (a rule created, an
-// Operation renamed, each with its own Idempotency-Key, retried after the fence's 503) and two readers
-// (a page of lines, an Operation), each one request at a time with a short pause. Measured: the
-// move's total time and rows/s, the longest write fence (the move's own figure, and as the writers saw
-// it), the p99 of reads and writes while the move runs against before it, every answer other than a
-// success or the fence's 503, and (after the move) every acknowledged write read back.
+// other sizes, multiples of 5000). Steady traffic runs throughout: three writers (a rule created, an
+// Operation renamed, 10 lines of a DRAFT Operation PUT with new values: 10–16 writes a second together,
+// each with its own Idempotency-Key, retried after the fence's 503) and two readers (a page of lines,
+// an Operation), each one request at a time with a short pause. Measured: the move's total time and
+// rows/s, its catch-up (rounds, what waited, the rates of the tenant's writes and of the move), the
+// longest write fence (the move's own figure, and as the writers saw it), the p99 of reads and writes
+// while the move runs against before it, every answer other than a success or the fence's 503, and
+// (after the move) every acknowledged write read back.
 
 const LINES_PER_OPERATION = 5000;
 /** Traffic runs this long before "before" is measured: the seeding's writes settle (WAL, caches, JIT) first. */
@@ -54,6 +56,10 @@ const operationBody = () => ({
   endDate: "2027-04-30T23:59:59Z",
 });
 
+/** The lines a writer PUTs on the DRAFT Operation, each time with new values (every line changes). */
+const TEN_LINES = 10;
+const tenLines = (i) => Array.from({ length: TEN_LINES }, (_, n) => ({ variantExternalId: `STEADY-${n}`, minQuantity: 0, maxQuantity: 100 + i }));
+
 /** Which part of the move a request started in: before it, while it copies and catches up (served as usual), or after the switch. */
 const RUNNING = new Set(["PREPARING", "COPYING", "CATCHING_UP", "VERIFYING", "SWITCHING"]);
 const phaseOf = (status) => (status === "WARMUP" ? "warmup" : status === null ? "before" : RUNNING.has(status) ? "during" : "after");
@@ -68,6 +74,12 @@ export default async function movesSuite(ctx) {
     totalS: r(result.totalMs / 1000),
     copyS: result.copyMs === null ? null : r(result.copyMs / 1000),
     rowsPerSec: Math.round(result.rows / (result.totalMs / 1000)),
+    writesPerSec: result.writesPerSec,
+    catchUpRounds: result.catchUp?.rounds ?? null,
+    catchUpS: result.catchUp ? r(result.catchUp.elapsedMs / 1000) : null,
+    logPerSecWritten: result.catchUp?.perSecond?.written ?? null,
+    logPerSecChecked: result.catchUp?.perSecond?.checked ?? null,
+    waitingAtFence: result.catchUp ? result.catchUp.backlog.toApply + result.catchUp.backlog.toCheck : null,
     fenceMs: result.fenceMs,
     fenceTries: result.fenceAttempts,
     writersRefusedMs: result.refusedMs,
@@ -83,6 +95,7 @@ export default async function movesSuite(ctx) {
     const size = `${thousands(result.lines)} lines`;
     return [
       { goal: `${size}: longest write fence ≤ 2000 ms`, measured: `${result.fenceMs} ms` },
+      { goal: `${size}: the catch-up after the check lets the fence in ≤ 120000 ms`, measured: result.catchUp ? `${result.catchUp.elapsedMs} ms` : "not seen" },
       { goal: `${size}: read p99 while moving ≤ 1.5× before`, measured: `${ratio(result.read.during.p99, result.read.before.p99)}×` },
       { goal: `${size}: write p99 while moving ≤ 1.5× before`, measured: `${ratio(result.write.during.p99, result.write.before.p99)}×` },
       { goal: `${size}: answers other than a success or the fence's 503 ≤ 0`, measured: String(result.errors.length) },
@@ -105,7 +118,8 @@ export default async function movesSuite(ctx) {
   );
   const notes = [
     `each tenant: Operations of ${LINES_PER_OPERATION} lines (2 locales) seeded through the API on SHARD_1, then moved to SHARD_2 with keepSourceMinutes 0; rowsMoved counts every row the move copied and checked (lines, their change records, events, …)`,
-    `traffic: 2 writers (POST a rule; PATCH an Operation's name), each with its own Idempotency-Key, retried after a 503 tenant_moving; 2 readers (GET 100 lines of an Operation; GET an Operation); each one request at a time with ${PAUSE_MS} ms between; "before" is ${BEFORE_MS / 1000} s of the same traffic just before the move (after ${WARMUP_MS / 1000} s of it not counted); "during" every request started from the move's start to its switch`,
+    `traffic: 3 writers (POST a rule; PATCH an Operation's name; PUT ${TEN_LINES} lines of a DRAFT Operation, every value new), each with its own Idempotency-Key, retried after a 503 tenant_moving; writesPerSec is the writes acknowledged while moving, a second; 2 readers (GET 100 lines of an Operation; GET an Operation); each one request at a time with ${PAUSE_MS} ms between; "before" is ${BEFORE_MS / 1000} s of the same traffic just before the move (after ${WARMUP_MS / 1000} s of it not counted); "during" every request started from the move's start to its switch`,
+    "catch-up (the last one, after the check of every row, as the move's status showed it before the switch): catchUpS its time, logPerSecWritten / logPerSecChecked the change log entries a second the tenant wrote and the move checked, waitingAtFence what waited when the status was last read before the switch",
     "fenceMs is the move's own figure (fence set → directory switched, the longest of its cutovers); writersRefusedMs is the longest a writer saw writes refused (first 503 → its retry acknowledged)",
     "lost: every acknowledged rule read back from the list after the move, and the Operation's name equal to the last acknowledged rename",
     "timeline: seconds from the move's start at which the suite's poll (every 250 ms) first saw each status",
@@ -127,6 +141,7 @@ export default async function movesSuite(ctx) {
 async function moveUnderTraffic(ctx, lineCount) {
   const { operator } = await ctx.newTenant({ shard: "SHARD_1" });
   const operations = lineCount / LINES_PER_OPERATION;
+  const draftId = (await ctx.expect(operator, "POST", "/v1/operations", operationBody(), 201)).body.id;
   const ids = [];
   await ctx.pool(
     operations,
@@ -150,6 +165,8 @@ async function moveUnderTraffic(ctx, lineCount) {
   const errors = [];
   const acknowledgedRules = [];
   let lastRename = null;
+  let lastLines = null;
+  let acknowledgedWhileMoving = 0;
   const fenced = [];
   const acknowledgedAt = [];
   let requests = 0;
@@ -193,6 +210,10 @@ async function moveUnderTraffic(ctx, lineCount) {
         ctx.request(operator, "PATCH", `/v1/operations/${renamed}`, { name: { en: `renamed-${i}` } }, { "Idempotency-Key": `rename-${lineCount}-${i}` }),
       acknowledge: () => (lastRename = `renamed-${i}`),
     }),
+    (i) => ({
+      send: () => ctx.request(operator, "PUT", `/v1/operations/${draftId}/lines`, tenLines(i), { "Idempotency-Key": `lines-${lineCount}-${i}` }),
+      acknowledge: () => (lastLines = i),
+    }),
   ];
   const keepWriting = async (make) => {
     for (let i = 0; !stopped; i++) {
@@ -203,6 +224,7 @@ async function moveUnderTraffic(ctx, lineCount) {
         if (answer.status < 300) {
           write.acknowledge(answer);
           acknowledgedAt.push(performance.now());
+          if (phaseOf(status) === "during") acknowledgedWhileMoving++;
           break;
         }
         if (answer.status === 503 && answer.body?.code === "tenant_moving") {
@@ -231,6 +253,8 @@ async function moveUnderTraffic(ctx, lineCount) {
 
   const label = `${thousands(lineCount)} lines`;
   let move;
+  /** The move as last read before it switched: its catch-up's figures then. */
+  let beforeSwitch = null;
   const timeline = [];
   try {
     await sleep(WARMUP_MS);
@@ -246,11 +270,12 @@ async function moveUnderTraffic(ctx, lineCount) {
       await sleep(POLL_MS);
       move = (await ctx.expect(operator, "GET", `/v1/tenant/moves/${move.id}`, undefined, 200)).body;
       status = move.status;
+      if (RUNNING.has(move.status)) beforeSwitch = move;
       if (timeline.some((seen) => seen.status === move.status)) continue;
       timeline.push({ status: move.status, atMs: performance.now() - started });
-      const { rowsCopied, rowsEstimated, rowsVerified, changesApplied } = move.progress;
+      const { rowsCopied, rowsEstimated, rowsVerified, changesApplied, changesChecked } = move.progress;
       ctx.log(
-        `${label}: ${move.status} after ${r((performance.now() - started) / 1000)} s, ${thousands(rowsCopied)}/${thousands(rowsEstimated)} rows copied, ${thousands(rowsVerified)} checked, ${thousands(changesApplied)} writes caught up`,
+        `${label}: ${move.status} after ${r((performance.now() - started) / 1000)} s, ${thousands(rowsCopied)}/${thousands(rowsEstimated)} rows copied, ${thousands(rowsVerified)} checked, ${thousands(changesApplied)} writes caught up, ${thousands(changesChecked)} rechecked${move.catchUp ? `, catch-up ${JSON.stringify(move.catchUp)}` : ""}`,
       );
     }
     if (!["SWITCHED", "DROPPING", "COMPLETED"].includes(move.status)) throw new Error(`the move of ${label} ended ${move.status}: ${move.error}`);
@@ -277,6 +302,10 @@ async function moveUnderTraffic(ctx, lineCount) {
   const lost = acknowledgedRules.filter((id) => !stored.has(id)).map((id) => `rule ${id}`);
   const name = (await ctx.expect(operator, "GET", `/v1/operations/${renamed}`, undefined, 200)).body.name.en;
   if (lastRename !== null && name !== lastRename) lost.push(`rename: ${lastRename} acknowledged last, ${name} stored`);
+  const steady = (await ctx.expect(operator, "GET", `/v1/operations/${draftId}/lines?limit=100`, undefined, 200)).body.items;
+  const stale = steady.filter((line) => line.maxQuantity !== 100 + lastLines);
+  if (lastLines !== null && (steady.length !== TEN_LINES || stale.length))
+    lost.push(`lines: PUT ${lastLines} acknowledged last, ${stale.length} of ${steady.length} lines differ`);
 
   // The longest refusal writers saw: from a 503 (the first of its run) to the next write acknowledged after it.
   let refusedMs = 0;
@@ -288,10 +317,13 @@ async function moveUnderTraffic(ctx, lineCount) {
   }
   // The copy ends when the poll first sees the move past it (catching up, or already checking).
   const copyEnd = timeline.find((seen) => !["PREPARING", "COPYING"].includes(seen.status))?.atMs ?? null;
+  const totalMs = Date.parse(move.switchedAt) - Date.parse(move.startedAt);
   return {
     lines: lineCount,
     rows: move.progress.rowsCopied,
-    totalMs: Date.parse(move.switchedAt) - Date.parse(move.startedAt),
+    totalMs,
+    writesPerSec: Math.round((acknowledgedWhileMoving / (totalMs / 1000)) * 10) / 10,
+    catchUp: beforeSwitch?.catchUp ?? null,
     copyMs: copyEnd,
     fenceMs: move.fence.longestMs,
     fenceAttempts: move.fence.attempts,

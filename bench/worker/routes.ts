@@ -28,6 +28,7 @@ import {
   shardOfTenant,
   tenantExists,
 } from "./queries";
+import { seedOrders, totalsInOneRead } from "./orders";
 import { archiveHistory } from "../../src/history/archive/job";
 import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
 
@@ -61,6 +62,13 @@ const seedFactsBody = z.strictObject({
   count: z.number().int().min(1).max(500_000),
   accounts: z.number().int().min(1).max(1_000_000),
   days: z.number().int().min(1).max(366),
+});
+const seedOrdersBody = z.strictObject({
+  from: z.number().int().min(0),
+  count: z.number().int().min(1).max(5000),
+  accounts: z.number().int().min(1).max(1_000_000),
+  days: z.number().int().min(1).max(366),
+  linesPerOrder: z.number().int().min(1).max(100),
 });
 const benchKeyBody = z.strictObject({
   tenantId: z.string().min(1).max(100),
@@ -270,6 +278,27 @@ export function mountBenchRoutes(app: App): void {
     requireRole(principal, "OPERATOR");
     const seed = await jsonBody(c, seedFactsBody);
     return c.json({ written: await seedFacts(c.var.db.$client, principal.tenantId, { ...seed, now: new Date().toISOString() }) });
+  });
+
+  // Seeds an Operation of the caller's tenant with generated orders and their totals (bench/worker/orders.ts): Operations of 10^5 orders.
+  app.put("/v1/__bench/seed-orders/:operationId", async (c) => {
+    const principal = c.get("principal");
+    requireRole(principal, "OPERATOR");
+    const seed = await jsonBody(c, seedOrdersBody);
+    const operationId = c.req.param("operationId");
+    const seeded = await seedOrders(c.var.db.$client, principal.tenantId, operationId, { ...seed, now: Date.now() });
+    if (seeded === null) throw new ApiError("not_found", `Operation ${operationId} has no lines to order.`);
+    return c.json(seeded);
+  });
+
+  // GET …/totals' four reads as one statement (bench/worker/orders.ts): what its round trips cost.
+  app.get("/v1/__bench/totals-one-read/:operationId", async (c) => {
+    const principal = c.get("principal");
+    requireRole(principal, "OPERATOR");
+    const operationId = c.req.param("operationId");
+    const totals = await totalsInOneRead(c.var.db.$client, principal.tenantId, operationId);
+    if (totals === null) throw new ApiError("not_found", `Operation ${operationId} not found.`);
+    return c.json(totals);
   });
 
   // This isolate's rule cache: what it holds (estimated bytes), its bound and its counters.

@@ -7,6 +7,8 @@ import { ApiError } from "../platform/core/errors";
 import type { StoredOrderLine } from "../operations/tables";
 import { toIsoSeconds } from "../platform/core/time";
 import { findOrderOfCart, isAttached } from "./queries";
+import { readLineAllocations } from "../allocation/queries";
+import { allocationExceeded, shortfallsOf } from "../allocation/remaining";
 
 /** A cart or order as it will be placed: defaults applied, nothing checked yet. */
 export interface Placement {
@@ -74,15 +76,24 @@ function lineProblem(issue: LineIssue) {
  * Everything a placement depends on, read in parallel (each read is one query; the lines are checked by
  * one statement over the Operation's lines), then judged in a fixed order: 404 (absent or
  * not visible) → 409 operation_not_open → 409 cart_already_ordered → 403 account_not_attached (PRIVATE)
- * → 422 order_lines_invalid, one entry per bad line by index.
+ * → 422 order_lines_invalid, one entry per bad line by index → (`allocation`: a cart) 409 allocation_exceeded.
+ * An order's allocation is checked where it is placed, one at a time (checkout/commands.ts).
  */
-export async function checkPlacement(db: Db, principal: Principal, request: Placement): Promise<PlacementCheck> {
-  const [operation, attached, issues, orderOfCart, permitted] = await Promise.all([
+export async function checkPlacement(db: Db, principal: Principal, request: Placement, options: { allocation?: boolean } = {}): Promise<PlacementCheck> {
+  const [operation, attached, issues, orderOfCart, permitted, allocations] = await Promise.all([
     getVisibleOperation(db, principal, request.operationId),
     isAttached(db, principal.tenantId, request.operationId, request.accountId),
     findLineIssues(db, request.operationId, { lines: request.lines }, { missingRequired: false }),
     request.cartId ? findOrderOfCart(db, principal.tenantId, request.cartId) : null,
     permittedAccounts(db, principal, [request.accountId]),
+    options.allocation
+      ? readLineAllocations(
+          db,
+          request.operationId,
+          request.accountId,
+          request.lines.map((line) => line.variantExternalId),
+        )
+      : null,
   ]);
   requireOpen(operation);
   if (orderOfCart) {
@@ -101,6 +112,8 @@ export async function checkPlacement(db: Db, principal: Principal, request: Plac
       errors: issues.map(lineProblem),
     });
   }
+  const shortfalls = allocations ? shortfallsOf(request.lines, allocations) : [];
+  if (shortfalls.length) throw allocationExceeded(shortfalls);
   return { operation, accountPermitted: permitted.has(request.accountId) };
 }
 

@@ -2,7 +2,11 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { OPERATION_ACCOUNT_STATUSES } from "../attachments/schemas";
 import { defineCommand, type CommandContext } from "../operations/coordinator/protocol";
 import { insertFromJson, runBatch, type Statement, writeGuard } from "../platform/data/sql";
-import { cancelledStatements, placedStatements, type CountedOrder } from "../totals/commands";
+import { cancelledStatements, placedStatements, refusalStatements, type CountedOrder } from "../totals/commands";
+import { exhaustedEvents } from "../allocation/commands";
+import { fitsAllocation, readLineAllocations } from "../allocation/queries";
+import { allocationExceeded, shortfallsOf } from "../allocation/remaining";
+import { appendEvent } from "../platform/data/events";
 import { changeOf, changeStatements, recordedFields, recordsOf } from "../platform/data/changes";
 import { markClaimCommitted } from "../platform/data/claims";
 import { isWriteGuardFailure, violatesUnique } from "../platform/data/constraint-errors";
@@ -44,7 +48,13 @@ function stillOpenAt(ctx: CommandContext, version: number) {
  * (commands on one Operation are serialized, so not while this runs): run the checks again on what
  * is there now (404, 409, 403 or 422 as they find) and retry at the version they read.
  */
-async function commitPlacement(ctx: CommandContext, input: CheckedPlacement, statementsAt: (guard: Statement) => Statement[]): Promise<void> {
+async function commitPlacement(
+  ctx: CommandContext,
+  input: CheckedPlacement,
+  statementsAt: (guard: Statement) => Statement[],
+  /** Asked first when a guard refused the batch: an order answers an allocation it would exceed (and throws). */
+  onGuardFailure: () => Promise<void> = async () => {},
+): Promise<void> {
   let version = input.checkedVersion;
   for (let attempt = 0; ; attempt++) {
     try {
@@ -55,6 +65,7 @@ async function commitPlacement(ctx: CommandContext, input: CheckedPlacement, sta
         throw new ApiError("cart_already_ordered", `Cart ${input.placement.cartId} has already been ordered.`, { cartId: input.placement.cartId });
       }
       if (!isWriteGuardFailure(error)) throw error;
+      await onGuardFailure();
       if (attempt >= 2) throw new ApiError("version_mismatch", "The Operation kept changing while this was placed in it; retry.");
     }
     version = (await checkPlacement(ctx.db, ctx.principal, input.placement)).operation.version;
@@ -167,16 +178,24 @@ export const createOrder = defineCommand("checkout.order", async function create
     cancelReason: null,
     cancelledBy: null,
   };
-  await commitPlacement(ctx, input, (guard) => [
-    guard,
-    ctx.db.insert(orders).values(row),
-    ...orderLineRows(row),
-    ...placedStatements(countedOrder(row)),
-    ...quotaOrderFactRows(ctx.principal.tenantId, { id: row.id, at: row.createdAt }, quotaOrders),
-    ...placementUpdates(ctx, "orderCount", row.accountId, "ORDERED"),
-    operationEvent(ctx, "order.created", { orderId: row.id, cartId: row.cartId, ...placementEventData(row, row.total), warnings }),
-    ...claimOf(ctx, row.id),
-  ]);
+  await commitPlacement(
+    ctx,
+    input,
+    (guard) => [
+      guard,
+      // Never beyond a pool or a cap: re-checked where the counters move (the object runs one order at a time besides).
+      writeGuard(fitsAllocation(ctx.operationId, row.accountId, row.lines)),
+      ctx.db.insert(orders).values(row),
+      ...orderLineRows(row),
+      ...placedStatements(countedOrder(row)),
+      ...exhaustedEvents(ctx, { id: row.id, placedAt: row.createdAt, lines: row.lines }),
+      ...quotaOrderFactRows(ctx.principal.tenantId, { id: row.id, at: row.createdAt }, quotaOrders),
+      ...placementUpdates(ctx, "orderCount", row.accountId, "ORDERED"),
+      operationEvent(ctx, "order.created", { orderId: row.id, cartId: row.cartId, ...placementEventData(row, row.total), warnings }),
+      ...claimOf(ctx, row.id),
+    ],
+    () => refuseBeyondAllocation(ctx, placement),
+  );
   return toOrderRepresentation(row);
 });
 
@@ -222,6 +241,38 @@ export const cancelOrder = defineCommand(
     return cancelled;
   },
 );
+
+/**
+ * An order that asks more than is left of a line's pool or of its account's cap places nothing: the
+ * refusal is recorded (order.blocked with reason allocation_exceeded, counted in the totals, the
+ * request's claim marked) and answered 409 allocation_exceeded with each line's figures. Nothing to
+ * refuse: returns (the guard that failed was another).
+ */
+async function refuseBeyondAllocation(ctx: CommandContext, placement: Placement): Promise<void> {
+  const allocations = await readLineAllocations(
+    ctx.db,
+    ctx.operationId,
+    placement.accountId,
+    placement.lines.map((line) => line.variantExternalId),
+  );
+  const lines = shortfallsOf(placement.lines, allocations);
+  if (!lines.length) return;
+  const record = { id: newId(idPrefixes.event), at: nowIso() };
+  const { tenantId } = ctx.principal;
+  await runBatch(ctx.db, [
+    appendEvent(ctx.db, {
+      ...record,
+      tenantId,
+      type: "order.blocked",
+      actor: ctx.author.actor,
+      operationId: ctx.operationId,
+      data: { reason: "allocation_exceeded", accountId: placement.accountId, cartId: placement.cartId, storeId: placement.storeId, lines },
+    }),
+    ...refusalStatements({ tenantId, operationId: ctx.operationId, accountId: placement.accountId, at: record.at, reason: "allocation" }),
+    ...claimOf(ctx, record.id),
+  ]);
+  throw allocationExceeded(lines);
+}
 
 /** The commands of this resource, for the coordinator's registry. */
 export const checkoutCommands = [createCart, createOrder, cancelOrder];

@@ -30,7 +30,7 @@ type RequestContext = Context<AppBindings>;
 
 export async function placeCart(c: RequestContext, body: CartBody) {
   const placement = placementOf(body, c.var.scope);
-  const checked = await checkPlacement(c.var.db, c.var.principal, placement);
+  const checked = await checkPlacement(c.var.db, c.var.principal, placement, { allocation: true });
   requirePermittedAccount(checked, c.var.principal, placement.accountId);
   return operationCoordinator(c).run(placement.operationId, createCart, { checkedVersion: checked.operation.version, placement });
 }
@@ -109,7 +109,14 @@ async function blockOrder(c: RequestContext, placement: Placement, quotas: Quota
     type: "order.blocked",
     actor: actorOf(principal),
     operationId: placement.operationId,
-    data: { accountId: placement.accountId, cartId: placement.cartId, storeId: placement.storeId, orders: quotas.orders, results: quotas.results },
+    data: {
+      reason: "quota_min_not_met",
+      accountId: placement.accountId,
+      cartId: placement.cartId,
+      storeId: placement.storeId,
+      orders: quotas.orders,
+      results: quotas.results,
+    },
   });
   // The claim is marked with the event: a retry after a cut-off answers 409 naming it, never a second refusal on record.
   const claim = markClaimCommitted(c.var.db, principal.tenantId, c.var.requestId, record.id);

@@ -23,6 +23,8 @@ export const EVENT_TYPES = [
   "order.created",
   "order.cancelled",
   "order.blocked",
+  "allocation.updated",
+  "allocation.exhausted",
   "key.created",
   "key.revoked",
 ] as const;

@@ -11,6 +11,9 @@ const compareLinesBody = z
     lines: keyedBatch(compareLine, { field: "variantExternalId", keyOf: (line) => line.variantExternalId, what: "line" }).describe(
       `1–${MAX_COMPARE_LINES} lines, each variantExternalId once.`,
     ),
+    accountId: externalKey
+      .optional()
+      .describe("The buying account: its caps are checked too (allocation_exceeded); without it, only the lines' pools. An ACCOUNT key: one of its own."),
   })
   .meta({ id: "ComparisonOfLines" });
 
@@ -30,7 +33,7 @@ export const compareBody = eitherBody("orderId", compareOrderBody, compareLinesB
     ],
   });
 
-const issueCode = z.enum(["below_min", "above_max", "not_in_operation", "missing_required", "increment_mismatch"]);
+const issueCode = z.enum(["below_min", "above_max", "not_in_operation", "missing_required", "increment_mismatch", "allocation_exceeded"]);
 
 export const compareResponse = z
   .object({
@@ -46,6 +49,10 @@ export const compareResponse = z
         .number()
         .int()
         .describe("Lines within their bounds whose quantity is not a multiple of the line's quantityIncrement (also counted in inBounds)."),
+      allocationExceeded: z
+        .number()
+        .int()
+        .describe("Lines (sent as lines) asking more than is left of their pool or of the account's cap (also counted in inBounds)."),
     }),
     issues: z
       .array(
@@ -56,6 +63,9 @@ export const compareResponse = z
           minQuantity: z.number().int().nullable().describe("null for not_in_operation."),
           maxQuantity: z.number().int().nullable().describe("null for not_in_operation."),
           quantityIncrement: z.number().int().min(1).optional().describe("The line's pack size; on increment_mismatch issues only."),
+          poolRemaining: z.number().int().nullable().optional().describe("On allocation_exceeded: what is left of the pool (null: unlimited)."),
+          accountRemaining: z.number().int().nullable().optional().describe("On allocation_exceeded: what is left of the account's cap (null: none)."),
+          nearestValid: z.number().int().nullable().optional().describe("On allocation_exceeded: the largest valid quantity within what is left."),
         }),
       )
       .describe("Only the discrepancies: order lines by position, then missing_required lines by variantExternalId."),
@@ -65,7 +75,7 @@ export const compareResponse = z
     examples: [
       {
         ok: false,
-        summary: { checked: 2, inBounds: 0, belowMin: 0, aboveMax: 1, notInOperation: 1, missingRequired: 1, incrementMismatch: 0 },
+        summary: { checked: 2, inBounds: 0, belowMin: 0, aboveMax: 1, notInOperation: 1, missingRequired: 1, incrementMismatch: 0, allocationExceeded: 0 },
         issues: [
           { variantExternalId: "SKU-1001-M", code: "above_max", quantity: 30, minQuantity: 0, maxQuantity: 24 },
           { variantExternalId: "SKU-9999", code: "not_in_operation", quantity: 2, minQuantity: null, maxQuantity: null },

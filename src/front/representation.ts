@@ -42,10 +42,17 @@ export const frontLineRepresentation = z
     maxQuantity: z.number().int(),
     recommendedQuantity: z.number().int().nullable(),
     quantityIncrement: z.number().int().min(1).describe("The pack size: quantities are ordered in multiples of it."),
+    availableToYou: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        "What the caller's account may order of the line now: the least of what is left of the pool, of its cap, and maxQuantity. ACCOUNT keys (the best placed of their accounts, or accountId's), and OPERATOR keys with accountId.",
+      ),
     updatedAt: z.string(),
     ...served,
   })
-  .meta({ id: "FrontLine", examples: [{ ...LINE_EXAMPLE, variantName: LINE_EXAMPLE.variantName.fr, ...SERVED_EXAMPLE }] });
+  .meta({ id: "FrontLine", examples: [{ ...LINE_EXAMPLE, variantName: LINE_EXAMPLE.variantName.fr, availableToYou: 20, ...SERVED_EXAMPLE }] });
 
 export const frontLinePage = listEnvelope(frontLineRepresentation).meta({ id: "FrontLinePage" });
 
@@ -74,7 +81,7 @@ export function toFrontOperation(row: OperationRow, presentation: Presentation):
   };
 }
 
-export function toFrontLine(line: LineRepresentation, presentation: Presentation): z.infer<typeof frontLineRepresentation> {
+export function toFrontLine(line: LineRepresentation, presentation: Presentation, availableToYou?: number): z.infer<typeof frontLineRepresentation> {
   const name = localize(line.variantName, presentation);
   return {
     variantExternalId: line.variantExternalId,
@@ -84,6 +91,7 @@ export function toFrontLine(line: LineRepresentation, presentation: Presentation
     maxQuantity: line.maxQuantity,
     recommendedQuantity: line.recommendedQuantity,
     quantityIncrement: line.quantityIncrement,
+    ...(availableToYou !== undefined && { availableToYou }),
     updatedAt: line.updatedAt,
     locale: name.locale,
     storeView: presentation.storeView,

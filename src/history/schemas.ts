@@ -105,7 +105,7 @@ export type HistoryQuery = z.output<typeof historyQuery>;
 export const operationHistoryQuery = z.strictObject({
   ...sharedFilters,
   resourceType: z
-    .enum(["operation", "line", "attachment", "approval", "order"])
+    .enum(["operation", "line", "attachment", "approval", "order", "allocation", "account_cap"])
     .optional()
     .describe("Only records of the Operation itself, of its lines, of its attachments, or of its approvals."),
   variantExternalId: identifierText(128).optional().describe("Only the records of this line."),

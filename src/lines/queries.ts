@@ -20,6 +20,8 @@ const lineColumns = {
   ...storedLineColumns,
   orderedQuantity: operationLines.orderedQuantity,
   orderCount: operationLines.orderCount,
+  poolQuantity: operationLines.poolQuantity,
+  maxPerAccount: operationLines.maxPerAccount,
   updatedAt: operationLines.updatedAt,
 };
 
@@ -32,7 +34,13 @@ export function toLineRepresentation(row: LineRepresentation): LineRepresentatio
     maxQuantity: row.maxQuantity,
     recommendedQuantity: row.recommendedQuantity,
     quantityIncrement: row.quantityIncrement,
-    ...(row.orderedQuantity !== undefined && { orderedQuantity: row.orderedQuantity, orderCount: row.orderCount }),
+    ...(row.orderedQuantity !== undefined && {
+      orderedQuantity: row.orderedQuantity,
+      orderCount: row.orderCount,
+      poolQuantity: row.poolQuantity,
+      maxPerAccount: row.maxPerAccount,
+      poolRemaining: row.poolQuantity === null || row.poolQuantity === undefined ? null : Math.max(0, row.poolQuantity - row.orderedQuantity),
+    }),
     updatedAt: row.updatedAt,
   };
 }

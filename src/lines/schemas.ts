@@ -121,7 +121,11 @@ export const frontLineList: ListDefinition = {
 };
 export const frontLinesQuery = listLinesQuery
   .omit(Object.fromEntries(ORDERED_FILTERS.map((name) => [name, true])) as Record<(typeof ORDERED_FILTERS)[number], true>)
-  .extend(pageQueryShape(frontLineList));
+  .extend({
+    ...pageQueryShape(frontLineList),
+    accountId: externalKey.optional().describe("The account availableToYou is for (an ACCOUNT key: one of its own; default the best placed of them)."),
+  });
+export type FrontLinesQuery = z.output<typeof frontLinesQuery>;
 
 /** The example of the OpenAPI document, which the front representation shows localized. */
 export const LINE_EXAMPLE = {
@@ -150,9 +154,17 @@ export const lineRepresentation = z
       .optional()
       .describe("The sum of its quantity over the Operation's PLACED orders, kept as orders are placed and cancelled (absent from asOf lists)."),
     orderCount: z.number().int().optional().describe("How many PLACED orders carry it (absent from asOf lists)."),
+    poolQuantity: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .describe("Units all buyers together may order (null: unlimited; absent from asOf lists). Set by PUT …/allocations."),
+    maxPerAccount: z.number().int().nullable().optional().describe("What one account may order in all (null: no cap; absent from asOf lists)."),
+    poolRemaining: z.number().int().nullable().optional().describe("poolQuantity − orderedQuantity (null: unlimited; absent from asOf lists)."),
     updatedAt: z.string().describe("When its own fields last changed (orders do not change it)."),
   })
-  .meta({ id: "Line", examples: [{ ...LINE_EXAMPLE, orderedQuantity: 36, orderCount: 5 }] });
+  .meta({ id: "Line", examples: [{ ...LINE_EXAMPLE, orderedQuantity: 36, orderCount: 5, poolQuantity: 200, maxPerAccount: 24, poolRemaining: 164 }] });
 export type LineRepresentation = z.infer<typeof lineRepresentation>;
 
 export const linePage = listEnvelope(lineRepresentation).meta({ id: "LinePage" });

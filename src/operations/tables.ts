@@ -66,6 +66,10 @@ export const operationLines = sqliteTable(
     orderedQuantity: integer("ordered_quantity").notNull().default(0),
     /** How many PLACED orders carry it, kept alike. */
     orderCount: integer("order_count").notNull().default(0),
+    /** The units all buyers together may order in the Operation (null: unlimited). */
+    poolQuantity: integer("pool_quantity"),
+    /** What one account may order in all (null: no cap), unless operation_account_caps says otherwise for it. */
+    maxPerAccount: integer("max_per_account"),
     /** coalesce(recommended_quantity, -1): the key its sort, seek and exact filter use (one plain index). */
     recommendedKey: integer("recommended_key").generatedAlwaysAs(sql`coalesce(recommended_quantity, -1)`, { mode: "virtual" }),
     updatedAt: text("updated_at").notNull(),
@@ -221,4 +225,31 @@ export const operationDailyTotals = sqliteTable(
     allocationRefusals: integer("allocation_refusals").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.operationId, t.day] })],
+);
+
+/** One account's own cap on one line, instead of the line's maxPerAccount. */
+export const operationAccountCaps = sqliteTable(
+  "operation_account_caps",
+  {
+    operationId: text("operation_id").notNull(),
+    variantExternalId: text("variant_external_id").notNull(),
+    accountId: text("account_id").notNull(),
+    tenantId: text("tenant_id").notNull(),
+    maxQuantity: integer("max_quantity").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.operationId, t.variantExternalId, t.accountId] })],
+);
+
+/** What each account has ordered of each line over its PLACED orders, kept like the lines' totals. */
+export const accountLineTotals = sqliteTable(
+  "account_line_totals",
+  {
+    operationId: text("operation_id").notNull(),
+    variantExternalId: text("variant_external_id").notNull(),
+    accountId: text("account_id").notNull(),
+    tenantId: text("tenant_id").notNull(),
+    orderedQuantity: integer("ordered_quantity").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.operationId, t.variantExternalId, t.accountId] })],
 );

@@ -9,7 +9,9 @@ import { d1, type DatabaseBindings } from "../platform/data/database";
 import { jsonTextChunks } from "../platform/data/sql";
 import { accounts, accountUsers } from "../directory/tables";
 import {
+  accountLineTotals,
   carts,
+  operationAccountCaps,
   operationAccounts,
   operationAccountTotals,
   operationApprovals,
@@ -62,6 +64,8 @@ export const MOVED_TABLES: readonly MovedTable[] = [
   { table: operationTotals, scope: "operation" },
   { table: operationAccountTotals, scope: "operation" },
   { table: operationDailyTotals, scope: "operation" },
+  { table: operationAccountCaps, scope: "operation" },
+  { table: accountLineTotals, scope: "operation" },
   { table: events, scope: "tenant", commitOrder: true },
   { table: quotaOrderFacts, scope: "tenant" },
   { table: idempotencyKeys, scope: "tenant" },
@@ -501,19 +505,29 @@ export class CopyDiffers extends Error {}
 const describeKey = (plan: TablePlan, key: string) => `${plan.name} ${key}`;
 
 /**
- * Compares the rows of `keys` on both shards (those `pending` names excepted: changed since the last
- * catch-up, checked later); throws CopyDiffers at the first that differs.
+ * Compares the rows each table's `keys` name (the change log's JSON key arrays) on both shards: every
+ * table in one call per side, as a catch-up reads them (one call per table, one after another, held a
+ * recheck slice several times as long). Rows `pending` names (changed since the last catch-up: read
+ * between the two sides, so it covers any change the source's read may have missed) are left to
+ * later. Throws CopyDiffers at the first row that differs.
  */
-export async function compareKeys(source: D1Database, target: D1Database, plan: TablePlan, keys: readonly string[], pending?: () => Promise<Set<string>>) {
-  if (!keys.length) return;
-  const sourceRows = await readRowsByKey(source, plan, keys);
-  const skip = pending ? await pending() : new Set<string>();
-  const targetRows = await readRowsByKey(target, plan, keys);
-  const there = new Map(targetRows.map((row) => [row.key, row.row]));
-  const here = new Map(sourceRows.map((row) => [row.key, row.row]));
-  for (const key of keys) {
-    if (skip.has(key)) continue;
-    if (here.get(key) !== there.get(key)) {
+export async function compareRowsOfKeys(
+  source: D1Database,
+  target: D1Database,
+  byTable: ReadonlyMap<string, ReadonlySet<string>>,
+  pending?: () => Promise<ReadonlyMap<string, ReadonlySet<string>>>,
+): Promise<void> {
+  const wanted = MOVE_PLANS.filter((plan) => byTable.get(plan.name)?.size).map((plan) => ({ plan, keys: [...byTable.get(plan.name)!] }));
+  if (!wanted.length) return;
+  const sourceRows = await readRowsOfKeys(source, wanted);
+  const skip = pending ? await pending() : new Map<string, ReadonlySet<string>>();
+  const targetRows = await readRowsOfKeys(target, wanted);
+  for (const [index, { plan, keys }] of wanted.entries()) {
+    const here = new Map(sourceRows[index].map((row) => [row.key, row.row]));
+    const there = new Map(targetRows[index].map((row) => [row.key, row.row]));
+    const changed = skip.get(plan.name);
+    for (const key of keys) {
+      if (changed?.has(key) || here.get(key) === there.get(key)) continue;
       throw new CopyDiffers(
         `${describeKey(plan, key)} is ${here.has(key) ? "different" : "absent"} on the source and ${there.has(key) ? "present" : "absent"} on the copy`,
       );
@@ -566,13 +580,16 @@ export async function compareChunk(
     changed = await pending();
     compared = read.filter((row) => !changed.has(row.key));
   } while (plan.commitOrder && last && !compared.length);
-  const after = read.length ? (JSON.parse(read[read.length - 1].cursor) as unknown[]) : cursor.after;
+  let after = read.length ? (JSON.parse(read[read.length - 1].cursor) as unknown[]) : cursor.after;
   let targetAfter = cursor.after;
   let upTo: unknown[] | null = last ? after : null;
   if (plan.commitOrder) {
-    // The target numbers its rows its own way: the stretch ends at the target's place of the last row compared.
+    // The target numbers its rows its own way: the stretch ends at the target's place of the last row
+    // compared, and so does the source's. Rows read after it (changed since the last catch-up) are read
+    // again by the next chunk: a catch-up may have put them back in the target's next stretch by then.
     targetAfter = cursor.targetAfter;
     if (last) {
+      after = JSON.parse(compared[compared.length - 1].cursor) as unknown[];
       const [place] = await readRowsByKey(target, plan, [compared[compared.length - 1].key]);
       if (!place) throw new CopyDiffers(`${describeKey(plan, compared[compared.length - 1].key)} is missing from the copy`);
       upTo = JSON.parse(place.cursor) as unknown[];

@@ -40,7 +40,16 @@ const MOVE_EXAMPLE = {
   switchedAt: "2026-03-01T08:03:12.412Z",
   finishedAt: null,
   keepSourceUntil: "2026-03-01T09:03:12.412Z",
-  progress: { rowsEstimated: 1504210, rowsCopied: 1504210, changesApplied: 18412, rowsVerified: 1503977 },
+  progress: { rowsEstimated: 1504210, rowsCopied: 1504210, changesApplied: 18412, changesChecked: 18412, rowsVerified: 1503977 },
+  catchUp: {
+    since: "2026-03-01T08:02:58.120Z",
+    elapsedMs: 14210,
+    convergeWithinMs: 120000,
+    rounds: 2,
+    roundsAtMost: 10,
+    backlog: { toApply: 0, toCheck: 0 },
+    perSecond: { written: 212, applied: 230, checked: 1296 },
+  },
   fence: { attempts: 1, longestMs: 214, lastMs: 214 },
   tables: [],
 };
@@ -61,8 +70,21 @@ export const tenantMoveRepresentation = z
       rowsEstimated: z.number().int(),
       rowsCopied: z.number().int(),
       changesApplied: z.number().int(),
+      changesChecked: z.number().int(),
       rowsVerified: z.number().int(),
     }),
+    catchUp: z
+      .object({
+        since: z.string(),
+        elapsedMs: z.number().int(),
+        convergeWithinMs: z.number().int(),
+        rounds: z.number().int(),
+        roundsAtMost: z.number().int(),
+        backlog: z.object({ toApply: z.number().int(), toCheck: z.number().int() }),
+        perSecond: z.object({ written: z.number().int(), applied: z.number().int(), checked: z.number().int() }).nullable(),
+      })
+      .nullable()
+      .describe("The (last) catch-up: log entries waiting and a second; it must fence within `convergeWithinMs`, else FAILED."),
     fence: z
       .object({
         attempts: z.number().int(),

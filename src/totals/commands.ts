@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { operationAccountTotals, operationDailyTotals, operationLines, operations, operationTotals } from "../operations/tables";
+import { accountLineTotals, operationAccountTotals, operationDailyTotals, operationLines, operations, operationTotals } from "../operations/tables";
 import type { Db } from "../platform/data/database";
 import { inJsonChunks, insertFromJson, jsonChunks, type Statement } from "../platform/data/sql";
 
@@ -109,17 +109,25 @@ function rowsOf(
   ];
 }
 
-/** Each of the order's lines gains (sign 1) or gives back (sign −1) its quantity and one order. */
+/**
+ * Each of the order's lines gains (sign 1) or gives back (sign −1) its quantity and one order, on the
+ * line and on what the account has ordered of it (what its cap is checked against).
+ */
 function lineStatements(order: CountedOrder, sign: 1 | -1): Statement[] {
   if (!order.lines.length) return [];
-  return jsonChunks(order.lines.map((line) => [line.variantExternalId, line.quantity])).map(
-    (lines) =>
-      sql`update ${operationLines} set
-            ${sql.identifier(name(operationLines.orderedQuantity))} = ${operationLines.orderedQuantity} + ${sign} * ordered.quantity,
-            ${sql.identifier(name(operationLines.orderCount))} = ${operationLines.orderCount} + ${sign}
-          from (select value ->> 0 as variant, value ->> 1 as quantity from json_each(${lines})) as ordered
-          where ${operationLines.operationId} = ${order.operationId} and ${operationLines.variantExternalId} = ordered.variant`,
-  );
+  const a = accountLineTotals;
+  return jsonChunks(order.lines.map((line) => [line.variantExternalId, line.quantity])).flatMap((lines) => [
+    // Materialized, the ordered lines drive (a key search each); inline, SQLite read them all for each of the Operation's lines.
+    sql`with ordered as materialized (select value ->> 0 as variant, value ->> 1 as quantity from json_each(${lines}))
+        update ${operationLines} set
+          ${sql.identifier(name(operationLines.orderedQuantity))} = ${operationLines.orderedQuantity} + ${sign} * ordered.quantity,
+          ${sql.identifier(name(operationLines.orderCount))} = ${operationLines.orderCount} + ${sign}
+        from ordered
+        where ${operationLines.operationId} = ${order.operationId} and ${operationLines.variantExternalId} = ordered.variant`,
+    sql`insert into ${a} (${sql.identifier(name(a.operationId))}, ${sql.identifier(name(a.variantExternalId))}, ${sql.identifier(name(a.accountId))}, ${sql.identifier(name(a.tenantId))}, ${sql.identifier(name(a.orderedQuantity))})
+        select ${order.operationId}, value ->> 0, ${order.accountId}, ${order.tenantId}, ${sign} * (value ->> 1) from json_each(${lines}) where true
+        on conflict do update set ${sql.identifier(name(a.orderedQuantity))} = ${a.orderedQuantity} + excluded.${sql.identifier(name(a.orderedQuantity))}`,
+  ]);
 }
 
 /** What placing `order` adds: its lines' ordered quantities and counts, and the Operation's, the account's and the day's totals. */

@@ -1,7 +1,7 @@
 import { and, count, eq, gt, gte, lte, sql } from "drizzle-orm";
 import { accounts } from "../directory/tables";
-import { getVisibleOperation, listOperationRows } from "../operations/queries";
-import { operationAccounts, operationAccountTotals, operationDailyTotals, operationLines, operationTotals } from "../operations/tables";
+import { getVisibleOperation, listOperationRows, visibleTo } from "../operations/queries";
+import { operationAccounts, operationAccountTotals, operationDailyTotals, operationLines, operations, operationTotals } from "../operations/tables";
 import type { Principal } from "../platform/core/principal";
 import { nowIso } from "../platform/core/time";
 import type { Db } from "../platform/data/database";
@@ -15,13 +15,16 @@ import { ApiError } from "../platform/core/errors";
  * and figures of its lines counted over its lines (at most 5000), never over its orders.
  */
 
-/** GET …/totals: the Operation's figures, in one round trip besides its visibility check. */
+/** GET …/totals: the Operation's figures and its visibility check, in one round trip (one batch of reads). */
 export async function readOperationTotals(db: Db, principal: Principal, operationId: string) {
   const asOf = nowIso();
   const t = operationTotals;
   const l = operationLines;
-  const [, [totals], [accountsOrdering], [lines]] = await Promise.all([
-    getVisibleOperation(db, principal, operationId),
+  const [[visible], [totals], [accountsOrdering], [lines]] = await db.batch([
+    db
+      .select({ id: operations.id })
+      .from(operations)
+      .where(and(eq(operations.tenantId, principal.tenantId), eq(operations.id, operationId), visibleTo(principal))),
     db
       .select({ orders: t.orders, amount: t.amount, cancelled: t.cancelled, quota: t.quotaRefusals, allocation: t.allocationRefusals })
       .from(t)
@@ -34,17 +37,19 @@ export async function readOperationTotals(db: Db, principal: Principal, operatio
       .select({
         ordered: sql<number>`coalesce(sum(${l.orderedQuantity} > 0), 0)`,
         belowRecommended: sql<number>`coalesce(sum(${l.recommendedQuantity} is not null and ${l.orderedQuantity} < ${l.recommendedQuantity}), 0)`,
+        exhausted: sql<number>`coalesce(sum(${l.poolQuantity} is not null and ${l.orderedQuantity} >= ${l.poolQuantity}), 0)`,
       })
       .from(l)
       .where(eq(l.operationId, operationId)),
   ]);
+  if (!visible) throw new ApiError("not_found", `Operation ${operationId} not found.`);
   return {
     orders: totals?.orders ?? 0,
     cancelled: totals?.cancelled ?? 0,
     accounts: accountsOrdering?.accounts ?? 0,
     amount: totals?.amount ?? 0,
     refusals: { quota: totals?.quota ?? 0, allocation: totals?.allocation ?? 0 },
-    lines: { ordered: lines?.ordered ?? 0, belowRecommended: lines?.belowRecommended ?? 0, exhausted: 0 },
+    lines: { ordered: lines?.ordered ?? 0, belowRecommended: lines?.belowRecommended ?? 0, exhausted: lines?.exhausted ?? 0 },
     asOf,
   };
 }

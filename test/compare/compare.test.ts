@@ -31,7 +31,7 @@ describe("POST /v1/operations/{id}/compare", () => {
     );
     expect(result).toEqual({
       ok: false,
-      summary: { checked: 5, inBounds: 2, belowMin: 1, aboveMax: 1, notInOperation: 1, missingRequired: 1, incrementMismatch: 0 },
+      summary: { checked: 5, inBounds: 2, belowMin: 1, aboveMax: 1, notInOperation: 1, missingRequired: 1, incrementMismatch: 0, allocationExceeded: 0 },
       issues: [
         { variantExternalId: "SKU-B", code: "below_min", quantity: 0, minQuantity: 2, maxQuantity: 5 },
         { variantExternalId: "SKU-X", code: "not_in_operation", quantity: 4, minQuantity: null, maxQuantity: null },
@@ -57,7 +57,7 @@ describe("POST /v1/operations/{id}/compare", () => {
     );
     expect(result).toEqual({
       ok: true,
-      summary: { checked: 3, inBounds: 3, belowMin: 0, aboveMax: 0, notInOperation: 0, missingRequired: 0, incrementMismatch: 0 },
+      summary: { checked: 3, inBounds: 3, belowMin: 0, aboveMax: 0, notInOperation: 0, missingRequired: 0, incrementMismatch: 0, allocationExceeded: 0 },
       issues: [],
     });
   });
@@ -70,7 +70,7 @@ describe("POST /v1/operations/{id}/compare", () => {
     const result = expectStatus(await compare(op, operation.id, { orderId: order.id }), 200);
     expect(result).toEqual({
       ok: false,
-      summary: { checked: 2, inBounds: 2, belowMin: 0, aboveMax: 0, notInOperation: 0, missingRequired: 2, incrementMismatch: 0 },
+      summary: { checked: 2, inBounds: 2, belowMin: 0, aboveMax: 0, notInOperation: 0, missingRequired: 2, incrementMismatch: 0, allocationExceeded: 0 },
       issues: [
         { variantExternalId: "SKU-C", code: "missing_required", quantity: null, minQuantity: 1, maxQuantity: 100 },
         { variantExternalId: "SKU-D", code: "missing_required", quantity: null, minQuantity: 3, maxQuantity: 3 },
@@ -145,6 +145,7 @@ describe("POST /v1/operations/{id}/compare", () => {
       notInOperation: 7500,
       missingRequired: 2500,
       incrementMismatch: 0,
+      allocationExceeded: 0,
     });
     expect(result.issues).toHaveLength(5 + 7500 + 2500);
     expect(result.issues[0]).toEqual({ variantExternalId: "SKU-0", code: "above_max", quantity: 11, minQuantity: 0, maxQuantity: 10 });
@@ -165,7 +166,16 @@ describe("POST /v1/operations/{id}/compare", () => {
     const order = Array.from({ length: 10_000 }, (_, i) => ({ variantExternalId: key(`N${i}`), quantity: 1 }));
     order[9000] = { variantExternalId: key("L0"), quantity: 6 };
     const result = expectStatus(await compare(op, operation.id, { lines: order }), 200);
-    expect(result.summary).toEqual({ checked: 10_000, inBounds: 0, belowMin: 0, aboveMax: 1, notInOperation: 9999, missingRequired: 1, incrementMismatch: 0 });
+    expect(result.summary).toEqual({
+      checked: 10_000,
+      inBounds: 0,
+      belowMin: 0,
+      aboveMax: 1,
+      notInOperation: 9999,
+      missingRequired: 1,
+      incrementMismatch: 0,
+      allocationExceeded: 0,
+    });
     expect(result.issues[9000]).toEqual({ variantExternalId: key("L0"), code: "above_max", quantity: 6, minQuantity: 1, maxQuantity: 5 });
     expect(result.issues.at(-1)).toEqual({ variantExternalId: key("L1"), code: "missing_required", quantity: null, minQuantity: 1, maxQuantity: 5 });
   });

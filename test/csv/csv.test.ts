@@ -5,7 +5,7 @@ import { call, collectPages, expectProblem, expectStatus, newTenant, type Caller
 import { servedDocument } from "../helpers/openapi";
 import { expectCleanProblem } from "../helpers/problems";
 import { routes } from "../helpers/routes";
-import { putAccounts, setUpOperation } from "../helpers/setup";
+import { ownLineFields, putAccounts, setUpOperation } from "../helpers/setup";
 
 /** A request with a raw body and headers of our choosing (CSV in, CSV out). */
 async function raw(caller: Caller, method: string, path: string, init: { body?: string; contentType?: string; accept?: string; locale?: string } = {}) {
@@ -32,7 +32,7 @@ async function raw(caller: Caller, method: string, path: string, init: { body?: 
 }
 
 const linesOf = async (op: Caller, operationId: string) =>
-  (await collectPages(op, routes.listLines, { params: { operationId }, query: { limit: 1000 } })).items.map(({ updatedAt, ...line }) => line);
+  (await collectPages(op, routes.listLines, { params: { operationId }, query: { limit: 1000 } })).items.map(ownLineFields);
 
 async function draft(op: Caller, lines: unknown[] = []) {
   const created = await setUpOperation(op, { status: "DRAFT", lines: [] });

@@ -3,6 +3,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { expect, vi } from "vitest";
 import type { ShardName } from "../../src/platform/core/shards";
 import { shardNames } from "../../src/platform/core/shards";
+import type { MoveClocks } from "../../src/tenants/move-pace";
 import type { MoveStatus, TenantMove } from "../../src/tenants/mover";
 import { callRoute, expectStatus, type Caller } from "./client";
 import { routes } from "./routes";
@@ -32,22 +33,38 @@ export function moveReaches(op: Caller, moveId: string, statuses: MoveStatus[], 
   );
 }
 
-/** One step of the move, run now by the test; the object's alarm is then cleared, so the move stands still until the next. */
-export function stepMover(tenantId: string): Promise<TenantMove> {
+/**
+ * One step of the move, run now by the test, with the clocks given (the calendar at a time of the test's
+ * choosing, a pace that shows a loaded database); the object's alarm is then cleared, so the move stands
+ * still until the next.
+ */
+export function stepMover(tenantId: string, clocks: Partial<MoveClocks> = {}): Promise<TenantMove> {
   return runInDurableObject(moverStub(tenantId), async (instance, state) => {
     // The step arms no alarm (one set for 25 ms later could ring before it is cleared, on a busy machine).
-    const mover = instance as unknown as { ctx: DurableObjectState; alarm(): Promise<void> };
+    const mover = instance as unknown as { ctx: DurableObjectState; clocks: MoveClocks; alarm(): Promise<void> };
     const storage = mover.ctx.storage;
     const setAlarm = storage.setAlarm;
+    const systemClocks = mover.clocks;
     storage.setAlarm = async () => {};
+    mover.clocks = { ...systemClocks, ...clocks };
     try {
       await mover.alarm();
     } finally {
       storage.setAlarm = setAlarm;
+      mover.clocks = systemClocks;
     }
     await state.storage.deleteAlarm();
     return (await state.storage.get<TenantMove>("move"))!;
   });
+}
+
+/**
+ * A pace clock on which every reading is `ms` later than the one before: each statement of the move
+ * seems to take that long, as on a loaded database (at MOVE_PACE.stepMs, a step does the least it may).
+ */
+export function loadedPace(ms: number): () => number {
+  let now = performance.now();
+  return () => (now += ms);
 }
 
 /** Stops the move where it stands (its alarm cleared): the test runs its steps (stepMover). */
@@ -96,3 +113,23 @@ export const patchStoredMove = (tenantId: string, fields: Record<string, unknown
   runInDurableObject(moverStub(tenantId), async (_instance, state) => {
     await state.storage.put("move", { ...(await state.storage.get<Record<string, unknown>>("move")), ...fields });
   });
+
+/** The move's marks on a shard: its fence, whether it records the tenant's writes, and how many entries it logged. */
+export async function moveMarks(shard: ShardName, tenantId: string) {
+  const db = env[shard];
+  const fence = await db.prepare("select state from tenant_fences where tenant_id = ?").bind(tenantId).first<{ state: string }>();
+  const capture = await db.prepare("select count(*) as n from move_captures where tenant_id = ?").bind(tenantId).first<{ n: number }>();
+  const log = await db.prepare("select count(*) as n from move_changes where tenant_id = ?").bind(tenantId).first<{ n: number }>();
+  return { fence: fence?.state ?? null, capturing: capture!.n > 0, logged: log!.n };
+}
+
+/** Starts a move whose object never arms its own alarm: it stands still from its start, and the test runs every step (stepMover). */
+export async function startHeldMove(op: Caller, to: ShardName): Promise<TenantMove> {
+  await runInDurableObject(moverStub(op.tenantId), (instance: unknown) => {
+    (instance as { ctx: DurableObjectState }).ctx.storage.setAlarm = async () => {};
+  });
+  const started = await startMove(op, to);
+  // Should the object have been made again meanwhile (its own alarm then armed), held the usual way too.
+  await holdMover(op.tenantId);
+  return started;
+}

@@ -14,6 +14,10 @@ import cancelOrder from "../../src/checkout/routes/cancel-order";
 import getOperationTotals from "../../src/totals/routes/totals";
 import listAccountTotals from "../../src/totals/routes/accounts";
 import getDailyTotals from "../../src/totals/routes/daily";
+import setAllocations from "../../src/allocation/routes/put-lines";
+import setAccountCaps from "../../src/allocation/routes/put-accounts";
+import listAccountCaps from "../../src/allocation/routes/list-accounts";
+import planAllocation from "../../src/allocation/routes/plan";
 import getCart from "../../src/checkout/routes/get-cart";
 import getOrder from "../../src/checkout/routes/get-order";
 import listOrders from "../../src/checkout/routes/list-orders";
@@ -103,6 +107,10 @@ export const routes = {
   getOperationTotals,
   listAccountTotals,
   getDailyTotals,
+  setAllocations,
+  setAccountCaps,
+  listAccountCaps,
+  planAllocation,
   getOrder,
   listOrders,
   compare,

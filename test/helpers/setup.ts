@@ -84,3 +84,9 @@ export const line = (variantExternalId: string, quantity: number, unitPrice = 10
   unitPrice,
   ...(supplierId !== undefined && { supplierId }),
 });
+
+/** A line's own fields (what a PUT writes and a version keeps): without when it changed and what its orders and allocation add. */
+export function ownLineFields<T extends Record<string, unknown>>(line: T) {
+  const { updatedAt: _at, orderedQuantity: _ordered, orderCount: _orders, poolQuantity: _pool, maxPerAccount: _cap, poolRemaining: _left, ...own } = line;
+  return own;
+}

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { call, callRoute, collectPages, createOperation, expectProblem, expectStatus, newTenant, type Caller } from "../helpers/client";
 import { routes } from "../helpers/routes";
-import { putAccounts } from "../helpers/setup";
+import { ownLineFields, putAccounts } from "../helpers/setup";
 
 const SKUS = ["A", "B", "C", "D", "E", "F"];
 const ACCOUNTS = ["ACC-1", "ACC-2", "ACC-3"];
@@ -60,8 +60,8 @@ async function apply(op: Caller, operationId: string, edit: Edit) {
 }
 
 const withoutTimes = <T extends Record<string, unknown>>(item: T) => {
-  // Order figures are today's, not a version's: asOf lines have none.
-  const { updatedAt: _updated, attachedAt: _attached, orderedQuantity: _ordered, orderCount: _orders, ...rest } = item;
+  // Order and allocation figures are today's, not a version's: asOf lines have none.
+  const { attachedAt: _attached, ...rest } = ownLineFields(item);
   return rest;
 };
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ownLineFields } from "../helpers/setup";
 import {
   call,
   callRoute,
@@ -45,6 +46,9 @@ describe("PUT lines at full scale", () => {
       quantityIncrement: 1,
       orderedQuantity: 0,
       orderCount: 0,
+      poolQuantity: null,
+      maxPerAccount: null,
+      poolRemaining: null,
       updatedAt: expect.any(String),
     });
 
@@ -162,7 +166,7 @@ describe("merge, then validate", () => {
     expect(await putLines(op, operation.id, changes)).toEqual({ created: 0, updated: 7, lineCount: 7 });
     const expected = base.map((line, i) => ({ ...line, ...changes[i] }));
     const { items } = await collectPages(op, routes.listLines, { params: { operationId: operation.id } });
-    expect(items.map(({ updatedAt: _at, orderedQuantity: _ordered, orderCount: _orders, ...line }) => line)).toEqual(expected);
+    expect(items.map(ownLineFields)).toEqual(expected);
     const named = await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { variantName: "zebra" } });
     expect(named.items.map((line) => line.variantExternalId)).toEqual(["B"]);
     const byName = await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { sort: "-variantName", limit: 1 } });

@@ -42,6 +42,19 @@ async function latestMove(call) {
   return answer.status === 200 ? answer.body : null;
 }
 
+/** Every rule of the tenant, page after page (a long move under the writer makes more than one page). */
+async function allRules(call) {
+  const rules = [];
+  let nextToken = null;
+  do {
+    const page = await call("GET", `/v1/buying-policies/quotas/rules?limit=500${nextToken ? `&nextToken=${encodeURIComponent(nextToken)}` : ""}`);
+    assert.equal(page.status, 200, JSON.stringify(page.body));
+    rules.push(...page.body.items);
+    nextToken = page.body.nextToken;
+  } while (nextToken);
+  return rules;
+}
+
 /** A client that keeps creating rules, each with its own Idempotency-Key, retried until answered (a fence's 503, a server that went away). */
 function ruleWriter(call) {
   const acknowledged = [];
@@ -175,8 +188,7 @@ describe("npm run tenant:move --status and --abort, from another terminal", () =
 
     // Whole on SHARD_1: every acknowledged write is there, writes go on, and a move may start again.
     assert.deepEqual(writer.unexpected, []);
-    const rules = await call("GET", "/v1/buying-policies/quotas/rules?limit=500");
-    assert.deepEqual(new Set(rules.body.items.map((rule) => rule.id)), new Set(writer.acknowledged));
+    assert.deepEqual(new Set((await allRules(call)).map((rule) => rule.id)), new Set(writer.acknowledged));
     assert.equal((await call("GET", "/v1/operations?limit=1")).body.items[0].lineCount, 20_000);
     assert.equal((await call("POST", "/v1/buying-policies/quotas/rules", { accountId: "ACC-AFTER", minimum: 1 })).status, 201);
     const again = await call("POST", "/v1/tenant/moves", { to: "SHARD_2" });
@@ -217,12 +229,21 @@ describe("npm run tenant:move against a running local server, killed and started
     assert.ok(move.progress.rowsCopied >= move.progress.rowsEstimated);
     assert.deepEqual(writer.unexpected, []);
     assert.ok(writer.acknowledged.length > 5);
-    const rules = await call("GET", "/v1/buying-policies/quotas/rules?limit=500");
-    const stored = new Set(rules.body.items.map((rule) => rule.id));
-    for (const id of writer.acknowledged) assert.ok(stored.has(id), `rule ${id} acknowledged, then lost`);
+    const rules = await allRules(call);
+    const stored = new Set(rules.map((rule) => rule.id));
+    const lost = writer.acknowledged.filter((id) => !stored.has(id));
+    assert.deepEqual(lost, [], `${lost.length} of ${writer.acknowledged.length} rules acknowledged, then lost (${rules.length} stored)`);
     // A rule whose answer the restart cut off after its commit is there once, named by its change set.
-    assert.equal(rules.body.items.length, writer.acknowledged.length + writer.answerLost.length);
+    assert.equal(rules.length, writer.acknowledged.length + writer.answerLost.length);
     for (const changeSetId of writer.answerLost) assert.match(changeSetId, /^chg_/);
+    // --status shows the catch-up's figures: what was applied and checked, what waited, the rounds and the time against the bound.
+    const status = await runMoveCommand(["--tenant", TENANT, "--status", "--url", server.baseUrl, "--key", key]).exited;
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(
+      status.stderr,
+      /: SWITCHED, [\d,]+\/[\d,]+ rows copied, [\d,]+ writes caught up, [\d,]+ rows compared, [\d,]+ rechecked, catch-up \d+ s of 120 s at most, round \d+ of 10, [\d,]+ waiting \([\d,]+ to apply, [\d,]+ to check\)/,
+    );
+    assert.ok(move.progress.changesApplied > 0 && move.catchUp.elapsedMs >= 0, JSON.stringify(move));
 
     const back = await runMoveCommand(["--tenant", TENANT, "--reverse", "--url", server.baseUrl, "--key", key]).exited;
     assert.equal(back.code, 0, back.stderr);
@@ -232,6 +253,6 @@ describe("npm run tenant:move against a running local server, killed and started
       reverseOf: move.id,
       status: "SWITCHED",
     });
-    assert.equal((await call("GET", "/v1/buying-policies/quotas/rules?limit=500")).body.items.length, writer.acknowledged.length + writer.answerLost.length);
+    assert.equal((await allRules(call)).length, writer.acknowledged.length + writer.answerLost.length);
   });
 });

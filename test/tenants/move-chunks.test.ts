@@ -4,7 +4,7 @@
 // its size follows its time; and the check of a table kept in commit order holds whatever rows of a
 // chunk were changed meanwhile.
 import { env } from "cloudflare:test";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   CHUNK_ROWS,
   compareChunk,
@@ -22,10 +22,12 @@ import {
   type TablePlan,
 } from "../../src/tenants/move";
 import { callRoute, createOperation, expectStatus, newTenant } from "../helpers/client";
-import { holdMover, moveReaches, otherShard, patchStoredMove, startMove, stepMover, storedMove } from "../helpers/moves";
+import type { ShardName } from "../../src/platform/core/shards";
+import { holdMover, loadedPace, moveReaches, otherShard, patchStoredMove, startMove, stepMover, storedMove } from "../helpers/moves";
 import { routes } from "../helpers/routes";
 import { shardOf } from "../helpers/shards";
-import { MIN_CHUNK_ROWS, MOVE_PACE, nextChunkRows } from "../../src/tenants/mover";
+import type { CatchUp } from "../../src/tenants/move-catch-up";
+import { MIN_CHUNK_ROWS, MOVE_PACE, nextChunkRows } from "../../src/tenants/move-pace";
 import { queryPlan, type PlanRow } from "../helpers/recording-db";
 
 /** A scope of each kind, as nextScope gives them. */
@@ -103,39 +105,55 @@ describe("a move's chunks sized by their time", () => {
 
 describe("the check of a table kept in commit order (events)", () => {
   it("holds when every row of a chunk was changed since the last catch-up, and the next catch-up brings them back", async () => {
-    const op = await newTenant();
-    for (let i = 0; i < 60; i++) expectStatus(await callRoute(op, routes.createRule, { body: { accountId: `ACC-${i}`, minimum: i } }), 201);
-    const from = await shardOf(op.tenantId);
-    const move = await startMove(op, otherShard(from));
-    // Switched, the old copy kept: two shards with the same events in the same order.
-    await moveReaches(op, move.id, ["SWITCHED"]);
-    const plan = MOVE_PLANS.find((table) => table.name === "events")!;
-    const scope = (await nextScope(env[from], plan, op.tenantId, null))!;
+    const { from, to, plan, scope, keys } = await switchedEventsOnTwoShards();
     const limit = 25;
-    const firstChunk = (
-      await env[from]
-        .prepare("select json_array(id) as key from events where tenant_id = ? order by rowid limit ?")
-        .bind(op.tenantId, limit)
-        .all<{ key: string }>()
-    ).results;
-    expect(firstChunk).toHaveLength(limit);
     // The first chunk's rows all changed after the last catch-up; by the next chunk a catch-up has applied them.
     let looks = 0;
-    const pending = async () => (looks++ === 0 ? new Set(firstChunk.map((row) => row.key)) : new Set<string>());
-    let cursor: PassCursor = { after: null, targetAfter: null };
-    let compared = 0;
-    for (let chunks = 0; chunks < 100; chunks++) {
-      const chunk = await compareChunk(env[from], env[move.to], plan, scope, cursor, limit, pending);
-      compared += chunk.compared.length;
-      cursor = chunk.cursor;
-      if (chunk.done) break;
-    }
-    const total = await env[from].prepare("select count(*) as n from events where tenant_id = ?").bind(op.tenantId).first<{ n: number }>();
-    expect(total!.n).toBeGreaterThan(2 * limit);
-    // Every row checked: the first chunk's with the next, once the catch-up had brought them back.
-    expect(compared).toBe(total!.n);
+    const pending = async () => (looks++ === 0 ? new Set(keys.slice(0, limit)) : new Set<string>());
+    // Every row checked, once and in order: the first chunk's with the next, once the catch-up had brought them back.
+    expect(await comparedInChunks(from, to, plan, scope, limit, pending)).toEqual(keys);
+    expect(keys.length).toBeGreaterThan(2 * limit);
+  });
+
+  it("holds when the last rows of a chunk were changed since the last catch-up, applied before the next chunk: both sides' stretches end at the last row compared", async () => {
+    const { from, to, plan, scope, keys } = await switchedEventsOnTwoShards();
+    const limit = 25;
+    // The first chunk's last two rows changed after the last catch-up; a catch-up applies them before the next chunk.
+    let looks = 0;
+    const pending = async () => (looks++ === 0 ? new Set(keys.slice(limit - 2, limit)) : new Set<string>());
+    // Every row checked once and in order: the two left out of the first chunk with the next.
+    expect(await comparedInChunks(from, to, plan, scope, limit, pending)).toEqual(keys);
   });
 });
+
+/** Checks a scope chunk by chunk, as a pass does; answers the keys of the rows compared, in the order compared. */
+async function comparedInChunks(from: ShardName, to: ShardName, plan: TablePlan, scope: string, limit: number, pending: () => Promise<Set<string>>) {
+  let cursor: PassCursor = { after: null, targetAfter: null };
+  const compared: string[] = [];
+  for (let chunks = 0; chunks < 100; chunks++) {
+    const chunk = await compareChunk(env[from], env[to], plan, scope, cursor, limit, pending);
+    compared.push(...chunk.compared.map((row) => row.key));
+    cursor = chunk.cursor;
+    if (chunk.done) return compared;
+  }
+  throw new Error("the pass did not end");
+}
+
+/** A tenant with events in commit order on two shards (a switched move keeps its old copy): the events plan, its scope, and the keys in order. */
+async function switchedEventsOnTwoShards() {
+  const op = await newTenant();
+  for (let i = 0; i < 60; i++) expectStatus(await callRoute(op, routes.createRule, { body: { accountId: `ACC-${i}`, minimum: i } }), 201);
+  const from = await shardOf(op.tenantId);
+  const move = await startMove(op, otherShard(from));
+  await moveReaches(op, move.id, ["SWITCHED"]);
+  const plan = MOVE_PLANS.find((table) => table.name === "events")!;
+  const scope = (await nextScope(env[from], plan, op.tenantId, null))!;
+  const { results } = await env[from]
+    .prepare("select json_array(id) as key from events where tenant_id = ? order by rowid")
+    .bind(op.tenantId)
+    .all<{ key: string }>();
+  return { from, to: move.to, plan, scope, keys: results.map((row) => row.key) };
+}
 
 describe("the change records' read, chunk by chunk", () => {
   it("reads every record of the tenant once, in key order, whatever the chunk's size and wherever a chunk ends (inside a set or at its end)", async () => {
@@ -197,13 +215,7 @@ describe("a step of the check while the tenant writes", () => {
     const before = (await storedMove(op.tenantId))!.progress as { rowsVerified: number };
     // A write since the last catch-up, and a clock that runs 80 ms at each reading: catching up fills the step.
     expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "ACC-LATE", minimum: 1 } }), 201);
-    let now = Date.now();
-    const clock = vi.spyOn(Date, "now").mockImplementation(() => (now += MOVE_PACE.stepMs * 0.8));
-    try {
-      await stepMover(op.tenantId);
-    } finally {
-      clock.mockRestore();
-    }
+    await stepMover(op.tenantId, { pace: loadedPace(MOVE_PACE.stepMs * 0.8) });
     const after = (await storedMove(op.tenantId))!.progress as { rowsVerified: number; changesApplied: number };
     expect(after.changesApplied).toBeGreaterThan(0);
     expect(after.rowsVerified).toBeGreaterThan(before.rowsVerified);
@@ -218,7 +230,7 @@ describe("the recheck of the rows changed during the check", () => {
     const from = await shardOf(op.tenantId);
     await startMove(op, otherShard(from));
     await holdMover(op.tenantId);
-    const stored = async () => (await storedMove(op.tenantId)) as { status: string; verifiedSeq: number | null; recheckUpTo?: number | null; error?: string };
+    const stored = async () => (await storedMove(op.tenantId)) as { status: string; verifiedSeq: number | null; catchUp: CatchUp | null; error?: string };
     for (let steps = 0; (await stored()).status !== "VERIFYING"; steps++) {
       expect(steps).toBeLessThan(200);
       await stepMover(op.tenantId);
@@ -236,19 +248,14 @@ describe("the recheck of the rows changed during the check", () => {
   it("goes a slice of the log a step (never all of them at once), then lets the fence in", async () => {
     const { op, from, stored } = await atTheEndOfTheCheck();
     const passEnded = await stored();
-    // A clock that runs a whole step at each reading: the step does the least it may.
-    let now = Date.now();
-    const clock = vi.spyOn(Date, "now").mockImplementation(() => (now += MOVE_PACE.stepMs));
-    try {
-      await stepMover(op.tenantId);
-    } finally {
-      clock.mockRestore();
-    }
+    // A pace clock that runs a whole step at each reading: the step does the least it may.
+    await stepMover(op.tenantId, { pace: loadedPace(MOVE_PACE.stepMs) });
     const oneStep = await stored();
     expect(oneStep.status).toBe("CATCHING_UP");
-    expect(oneStep.recheckUpTo).toBeGreaterThan(passEnded.verifiedSeq!);
+    expect(oneStep.catchUp).toMatchObject({ rounds: 1 });
+    expect(oneStep.catchUp!.roundUpTo).toBeGreaterThan(passEnded.verifiedSeq!);
     expect(oneStep.verifiedSeq).toBeGreaterThan(passEnded.verifiedSeq!);
-    expect(oneStep.verifiedSeq).toBeLessThan(oneStep.recheckUpTo!);
+    expect(oneStep.verifiedSeq).toBeLessThan(oneStep.catchUp!.roundUpTo!);
     for (let steps = 0; (await stored()).status !== "SWITCHED"; steps++) {
       expect(steps).toBeLessThan(400);
       await stepMover(op.tenantId);
@@ -256,14 +263,21 @@ describe("the recheck of the rows changed during the check", () => {
     const rules = await env[otherShard(from)].prepare("select count(*) as n from quota_rules where tenant_id = ?").bind(op.tenantId).first<{ n: number }>();
     expect(rules?.n).toBe(1_510);
   });
-  it("fails the move, the tenant whole on its source, when the writes outpace it round after round", async () => {
+  it("fails the move, the tenant whole on its source, after the last round when the fence cannot take what waits", async () => {
     const { op, from, stored } = await atTheEndOfTheCheck();
-    await patchStoredMove(op.tenantId, { recheckRounds: MOVE_PACE.recheckRounds });
+    // Every round run, and a fence that took little before it ran out of time (an object far from its databases).
+    const { catchUp } = await stored();
+    await patchStoredMove(op.tenantId, { catchUp: { ...catchUp!, rounds: MOVE_PACE.recheckRounds, fenceEntries: 100 } });
     for (let steps = 0; !["FAILED", "ABORTED"].includes((await stored()).status); steps++) {
       expect(steps).toBeLessThan(50);
       await stepMover(op.tenantId);
     }
-    expect(await stored()).toMatchObject({ status: "FAILED", error: expect.stringContaining("outpaced the check") });
+    expect(await stored()).toMatchObject({
+      status: "FAILED",
+      error: expect.stringMatching(
+        /^10 rounds of rechecking .* did not catch up: [\d,]+ log entries wait \(0 to apply, [\d,]+ to check\) after 10 rounds.*a fence takes 100 at most$/,
+      ),
+    });
     expect(await shardOf(op.tenantId)).toBe(from);
     expectStatus(await callRoute(op, routes.createRule, { body: { accountId: "ACC-AFTER", minimum: 1 } }), 201);
   });

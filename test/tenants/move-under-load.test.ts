@@ -2,9 +2,10 @@
 // nothing acknowledged is lost, no answer is a 5xx but the fence's 503 tenant_moving, the fence holds
 // writes ≤ 2 s, and a write retried with its Idempotency-Key takes effect once.
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { countTenantRows } from "../../src/tenants/move";
-import { MOVE_PACE, type MoveStatus, type TenantMove } from "../../src/tenants/mover";
+import { MOVE_PACE } from "../../src/tenants/move-pace";
+import type { MoveStatus, TenantMove } from "../../src/tenants/mover";
 import {
   type ApiResponse,
   type Caller,
@@ -17,7 +18,7 @@ import {
   problemCodeOf,
   uniqueId,
 } from "../helpers/client";
-import { holdMover, moverStub, otherShard, patchStoredMove, readMove, startMove, stepMover, storedMove } from "../helpers/moves";
+import { holdMover, loadedPace, moverStub, otherShard, patchStoredMove, readMove, startMove, stepMover, storedMove } from "../helpers/moves";
 import { routes } from "../helpers/routes";
 import { setUpOperation } from "../helpers/setup";
 import { shardOf } from "../helpers/shards";
@@ -25,16 +26,8 @@ import { runJourney, type Journey } from "./journey";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** One step of the move that does one chunk: the clock runs fast while it does (0.8 of a step's time per reading), so its time is up after the first. */
-async function stepMoverOneChunk(tenantId: string) {
-  let now = Date.now();
-  const clock = vi.spyOn(Date, "now").mockImplementation(() => (now += MOVE_PACE.stepMs * 0.8));
-  try {
-    await stepMover(tenantId);
-  } finally {
-    clock.mockRestore();
-  }
-}
+/** One step of the move that does one chunk: its pace clock runs fast (0.8 of a step's time per reading), so its time is up after the first. */
+const stepMoverOneChunk = (tenantId: string) => stepMover(tenantId, { pace: loadedPace(MOVE_PACE.stepMs * 0.8) });
 
 /** A request made again, as it was, until it is answered otherwise than by the fence. */
 interface Write {

@@ -80,7 +80,7 @@ describe("totals kept as orders are placed and cancelled", () => {
 
     const today = new Date().toISOString().slice(0, 10);
     const daily = expectStatus(await callRoute(op, routes.getDailyTotals, { params, query: { from: today, to: today } }), 200);
-    expect(daily.items).toEqual([{ day: today, orders: 3, amount: 4500, cancellations: 1, cancelledAmount: 3500, refusals: { quota: 0, allocation: 0 } }]);
+    expect(daily.items).toEqual([{ day: today, orders: 3, amount: 5500, cancellations: 1, cancelledAmount: 3500, refusals: { quota: 0, allocation: 0 } }]);
     expect(third.status).toBe("PLACED");
     await expectTotalsExact(op, operation.id);
   });

@@ -104,7 +104,7 @@ export async function latestArchivedRecordOf(
 // ---- the history list, reaching into the archive ------------------------------------------
 
 /** The kinds of record whose sets name an Operation (kept under its id, in its objects); every other kind is the tenant's. */
-export const OPERATION_RESOURCE_TYPES: readonly ResourceType[] = ["operation", "line", "attachment", "approval", "order"];
+export const OPERATION_RESOURCE_TYPES: readonly ResourceType[] = ["operation", "line", "attachment", "approval", "order", "allocation", "account_cap"];
 
 /** Which objects a list reads: one Operation's, the Operations' (records of operations, lines, attachments), or the tenant's other records'. */
 export type ArchiveScope = { operationId: string } | "operations" | "tenant";

@@ -5,7 +5,16 @@ import { mapPage } from "../../platform/data/pagination";
 import { defineRoute } from "../../platform/http/routes";
 import { operationIdParam } from "../../platform/schema/fields";
 import { listLines, listLinesAsOf, toLineRepresentation } from "../queries";
-import { LINE_CSV_COLUMNS, lineList, linePage, listLinesAsOfQuery, ORDERED_FIELDS, ORDERED_FILTERS, type ListLinesQuery } from "../schemas";
+import {
+  LINE_CSV_COLUMNS,
+  lineList,
+  linePage,
+  listLinesAsOfQuery,
+  ORDERED_FIELDS,
+  ORDERED_FILTERS,
+  type LineRepresentation,
+  type ListLinesQuery,
+} from "../schemas";
 import { validationError } from "../../platform/schema/validation";
 
 /** A past version has no order figures: asOf with their filters or sort is 400, never a guess. */
@@ -41,7 +50,7 @@ export default defineRoute(
   },
   async function handleListLines(c, { params, query: { asOf, ...query } }) {
     if (asOf !== undefined) refuseOrderedFiguresAsOf(query);
-    const readPage = (page: ListLinesQuery) =>
+    const readPage = (page: ListLinesQuery): Promise<{ items: LineRepresentation[]; nextToken: string | null }> =>
       asOf === undefined ? listLines(listContextOf(c), params.operationId, page) : listLinesAsOf(listContextOf(c), params.operationId, asOf, page);
     if (acceptsCsv(c.req.header("accept"))) {
       const { locale } = c.var.scope;

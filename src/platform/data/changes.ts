@@ -25,6 +25,8 @@ export const RESOURCE_TYPES = [
   "settings",
   "approval",
   "order",
+  "allocation",
+  "account_cap",
 ] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 export type ChangeAction = "created" | "updated" | "deleted";
@@ -42,6 +44,8 @@ const TYPE_CODES: Record<ResourceType, string> = {
   settings: "s",
   approval: "p",
   order: "n",
+  allocation: "x",
+  account_cap: "y",
 };
 const ACTION_CODES: Record<ChangeAction, string> = { created: "c", updated: "u", deleted: "d" };
 export const typeCode = (type: ResourceType) => TYPE_CODES[type];
