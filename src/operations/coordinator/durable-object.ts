@@ -72,12 +72,9 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
       // Committed: its live viewers hear of it, in commit order (the object runs one command at a time).
       if (outcome.ok && outcome.eventsAppended) {
         const change = this.commands.get(name)?.live?.(input, outcome.value) ?? (this.commands.get(name)?.live ? null : { what: "operation" as const });
-        if (change) {
-          await afterCommit(`live:${operationId}`, "telling live viewers of a change (they read it on their next reload)", () =>
-            this.tellViewers(principal.shard, principal.tenantId, operationId, actorOf(principal), change),
-          );
-        }
-        if (name === deleteOperation.name) this.live.closeAll(CLOSE.operationDeleted, "the Operation was deleted");
+        if (change) await this.tellViewers(principal.shard, principal.tenantId, operationId, actorOf(principal), change);
+        if (name === deleteOperation.name)
+          this.tellLater(operationId, "closing live connections", async () => this.live.closeAll(CLOSE.operationDeleted, "the Operation was deleted"));
       }
       return outcome;
     });
@@ -131,23 +128,40 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
   }
 
   /** Tells the live viewers (and the log kept for reconnects) of a committed change: the version it left, the lines it touched as they are now. */
+  /**
+   * Tells live viewers of a committed change. Called inside the section that committed it, it reads
+   * only the version that change made (exact, as reconnects count on it); the lines and the sending
+   * wait until the command has answered, one change after another in commit order.
+   */
   private async tellViewers(shard: ShardName, tenantId: string, operationId: string, actor: string, change: LiveChange): Promise<void> {
     if (!(await this.live.listening())) return;
-    const db = primaryDb(this.env, shard);
-    const keys = change.lineKeys ? [...new Set(change.lineKeys)] : [];
-    const [version, lines] = await Promise.all([
-      this.currentVersion(shard, tenantId, operationId),
-      keys.length && keys.length <= LIVE.maxLines ? this.liveLines(db, operationId, keys) : Promise.resolve(undefined),
-    ]);
-    await this.live.broadcast({
-      version,
-      actor,
-      what: change.what,
-      counts: change.counts ?? {},
-      ...(keys.length && keys.length <= LIVE.maxLines && { lineKeys: keys }),
-      ...(lines && { lines }),
-      ...(change.accountId && { accountId: change.accountId }),
+    let version: number | null | undefined;
+    await afterCommit(`live:${operationId}`, "reading the version live viewers are told (they read it on their next reload)", async () => {
+      version = await this.currentVersion(shard, tenantId, operationId);
     });
+    if (version === undefined) return;
+    const told = version;
+    this.tellLater(operationId, "telling live viewers of a change (they read it on their next reload)", async () => {
+      const keys = change.lineKeys ? [...new Set(change.lineKeys)] : [];
+      const named = keys.length > 0 && keys.length <= LIVE.maxLines;
+      const lines = named ? await this.liveLines(primaryDb(this.env, shard), operationId, keys) : undefined;
+      await this.live.broadcast({
+        version: told,
+        actor,
+        what: change.what,
+        counts: change.counts ?? {},
+        ...(named && { lineKeys: keys }),
+        ...(lines && { lines }),
+        ...(change.accountId && { accountId: change.accountId }),
+      });
+    });
+  }
+
+  /** Live work after a command answered: one after another, in the order the commands committed. */
+  private telling: Promise<void> = Promise.resolve();
+  private tellLater(operationId: string, step: string, run: () => Promise<void>): void {
+    this.telling = this.telling.then(() => afterCommit(`live:${operationId}`, step, run));
+    this.ctx.waitUntil(this.telling);
   }
 
   private async currentVersion(shard: ShardName, tenantId: string, operationId: string): Promise<number | null> {
@@ -203,9 +217,7 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
       }
       await this.arm(owner, row);
       if (trace.eventsAppended && trace.shard) {
-        await afterCommit(`live:${owner.operationId}`, "telling live viewers of a scheduled change", () =>
-          this.tellViewers(trace.shard!, owner.tenantId, owner.operationId, "schedule", { what: "status" }),
-        );
+        await this.tellViewers(trace.shard, owner.tenantId, owner.operationId, "schedule", { what: "status" });
       }
     });
     // The change (or its operation.schedule_failed) is heard now (webhooks), not at the next sweep.

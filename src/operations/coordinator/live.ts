@@ -207,7 +207,15 @@ export class LiveRoom {
     const { lines: _lines, ...kept } = message;
     await this.ctx.storage.put({ [KEY.seq]: seq, [logKey(seq)]: kept });
     if (seq > LIVE.logSize) await this.ctx.storage.delete(logKey(seq - LIVE.logSize));
-    for (const ws of this.ctx.getWebSockets()) this.sendTo(ws, ws.deserializeAttachment() as Attachment, message);
+    // Every OPERATOR connection gets the same text, and every ACCOUNT one the same but for orders: made once each.
+    const texts = new Map<string, string | null>();
+    for (const ws of this.ctx.getWebSockets()) {
+      const viewer = ws.deserializeAttachment() as Attachment;
+      const view = viewer.role === "OPERATOR" ? "operator" : message.what === "orders" ? `account:${viewer.accountIds.join(",")}` : "account";
+      if (!texts.has(view)) texts.set(view, textFor(viewer, message));
+      const text = texts.get(view);
+      if (text) send(ws, text);
+    }
   }
 
   /** Whether a ticket was ever issued for the Operation: only then are its changes kept and told. */
@@ -233,14 +241,8 @@ export class LiveRoom {
   }
 
   private sendTo(ws: WebSocket, viewer: Attachment, message: ChangedMessage): void {
-    const seen = seenBy(viewer, message);
-    if (!seen) return;
-    const { accountId: _account, ...sent } = seen;
-    try {
-      ws.send(JSON.stringify(sent));
-    } catch {
-      // A connection closing as we send: its close handler tells the others.
-    }
+    const text = textFor(viewer, message);
+    if (text) send(ws, text);
   }
 
   /** Everyone here, as `viewer` may see them: an ACCOUNT key sees only its own user's connections. */
@@ -262,6 +264,22 @@ export class LiveRoom {
         // Closing: nothing to tell it.
       }
     }
+  }
+}
+
+/** A change as one viewer is sent it (null: not for it). */
+function textFor(viewer: Pick<LiveViewer, "role" | "accountIds">, message: ChangedMessage): string | null {
+  const seen = seenBy(viewer, message);
+  if (!seen) return null;
+  const { accountId: _account, ...sent } = seen;
+  return JSON.stringify(sent);
+}
+
+function send(ws: WebSocket, text: string): void {
+  try {
+    ws.send(text);
+  } catch {
+    // A connection closing as we send: its close handler tells the others.
   }
 }
 
