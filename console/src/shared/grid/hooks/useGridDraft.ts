@@ -5,6 +5,7 @@ import {
   emptyDraft,
   reduceDraft,
   type Cells,
+  type ConflictCell,
   type DraftAction,
   type DraftConfig,
   type DraftState,
@@ -45,6 +46,8 @@ export interface GridDraft<Stored> extends DraftView<Stored> {
   receive: (stored: Stored) => void;
   /** The cells of a row where a change from outside differs from the edit kept here. */
   conflictsOf: (row: GridRow<Stored>) => ReadonlySet<string> | undefined;
+  /** Answers conflicts: each cell takes the other side's value (one undo step named `label`), or keeps the edit made here. */
+  resolve: (keep: "theirs" | "mine", cells: readonly ConflictCell[], label: string) => void;
   /** How many times the draft changed so far: what a status line about the last action keeps, to be shown only until the next change. */
   editCount: () => number;
   refresh: () => void;
@@ -109,6 +112,7 @@ export function useGridDraft<Stored>(
       },
       receive: (stored) => dispatch({ type: "remote", stored }),
       conflictsOf: (row) => store.current.conflicts.get(row.id),
+      resolve: (keep, cells, label) => dispatch({ type: "resolve", keep, cells, label }),
       editCount: () => store.current.edits,
       refresh,
     };

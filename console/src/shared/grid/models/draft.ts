@@ -70,7 +70,15 @@ export type DraftAction<Stored> =
    * edited cells over the new values and takes the others; a cell both sides changed differently is a
    * conflict. A row without an edit needs nothing: it shows the items as they are.
    */
-  | { type: "remote"; stored: Stored };
+  | { type: "remote"; stored: Stored }
+  /** The person's answer to conflicts: each cell takes the other side's value (one undo step named `label`) or keeps the local edit. */
+  | { type: "resolve"; keep: "theirs" | "mine"; cells: readonly ConflictCell[]; label: string };
+
+/** A cell of a row where a change from outside met a local edit. */
+export interface ConflictCell {
+  id: string;
+  field: string;
+}
 
 export const emptyDraft = <Stored>(): DraftState<Stored> => ({
   pending: new Map(),
@@ -97,16 +105,45 @@ const without = <K, V>(map: ReadonlyMap<K, V>, keys: Iterable<K>) => {
   return copy;
 };
 
+/**
+ * The conflicts left once rows changed (`changes`): each stays until its cell is written here, or
+ * holds what the other side has (the row back to its stored values, an undo to the same value).
+ */
+function conflictsAfter<Stored>(
+  config: DraftConfig<Stored>,
+  conflicts: DraftState<Stored>["conflicts"],
+  changes: readonly { id: string; before?: Pending<Stored>; after?: Pending<Stored> }[],
+): DraftState<Stored>["conflicts"] {
+  const left = new Map(conflicts);
+  for (const { id, before, after } of changes) {
+    const open = conflicts.get(id);
+    if (!open) continue;
+    const theirs = after?.stored ? config.cellsOf(after.stored) : undefined;
+    const still = [...open].filter((field) => theirs && after && after.cells[field] === before?.cells[field] && after.cells[field] !== theirs[field]);
+    if (still.length) left.set(id, new Set(still));
+    else left.delete(id);
+  }
+  return left;
+}
+
 /** The pending entries a step leaves on one side, applied to `pending`. */
-function applyStep<Stored>(state: DraftState<Stored>, step: Step<Stored>, side: "before" | "after"): DraftState<Stored> {
+function applyStep<Stored>(config: DraftConfig<Stored>, state: DraftState<Stored>, step: Step<Stored>, side: "before" | "after"): DraftState<Stored> {
   const pending = new Map(state.pending);
+  const changes = [];
   for (const change of side === "before" ? [...step.changes].reverse() : step.changes) {
     const entry = change[side];
+    changes.push({ id: change.id, before: state.pending.get(change.id), after: entry });
     if (entry) pending.set(change.id, entry);
     else pending.delete(change.id);
   }
   const ids = step.changes.map((change) => change.id);
-  return { ...state, pending, serverErrors: without(state.serverErrors, ids), conflicts: without(state.conflicts, ids), edits: state.edits + 1 };
+  return {
+    ...state,
+    pending,
+    serverErrors: without(state.serverErrors, ids),
+    conflicts: conflictsAfter(config, state.conflicts, changes),
+    edits: state.edits + 1,
+  };
 }
 
 /**
@@ -125,14 +162,46 @@ function rebase<Stored>(config: DraftConfig<Stored>, entry: Pending<Stored>, now
   return sameCells(cells, theirs) ? undefined : { ...entry, stored: now, cells };
 }
 
+/** Conflicts answered: "mine" keeps the local edits (they will be saved over the other side's); "theirs" takes the other side's values, as one undo step. */
+function resolveConflicts<Stored>(
+  config: DraftConfig<Stored>,
+  state: DraftState<Stored>,
+  action: Extract<DraftAction<Stored>, { type: "resolve" }>,
+): DraftState<Stored> {
+  const conflicts = new Map(state.conflicts);
+  const byRow = new Map<string, string[]>();
+  for (const { id, field } of action.cells) {
+    if (!conflicts.get(id)?.has(field)) continue;
+    byRow.set(id, [...(byRow.get(id) ?? []), field]);
+    const left = new Set(conflicts.get(id));
+    left.delete(field);
+    if (left.size) conflicts.set(id, left);
+    else conflicts.delete(id);
+  }
+  if (action.keep === "mine" || !byRow.size) return { ...state, conflicts, edits: state.edits + 1 };
+  const pending = new Map(state.pending);
+  const changes: Step<Stored>["changes"] = [];
+  for (const [id, fields] of byRow) {
+    const before = state.pending.get(id);
+    if (!before?.stored) continue;
+    const theirs = config.cellsOf(before.stored);
+    const cells = { ...before.cells, ...Object.fromEntries(fields.map((field) => [field, theirs[field]])) };
+    const after = sameCells(cells, theirs) ? undefined : { ...before, cells };
+    if (after) pending.set(id, after);
+    else pending.delete(id);
+    changes.push({ id, before, after });
+  }
+  return { ...state, pending, conflicts, undo: [...state.undo, { label: action.label, changes }], redo: [], edits: state.edits + 1 };
+}
+
 export function reduceDraft<Stored>(config: DraftConfig<Stored>, state: DraftState<Stored>, action: DraftAction<Stored>): DraftState<Stored> {
   switch (action.type) {
     case "commit": {
       const changes = [...action.writes]
         .map(([id, after]) => ({ id, before: state.pending.get(id), after }))
         .filter(({ before, after }) => !sameEntry(before, after));
-      // A row written is the person's answer to what the server or the other side said of it.
-      const written = { serverErrors: without(state.serverErrors, action.writes.keys()), conflicts: without(state.conflicts, action.writes.keys()) };
+      // A row written is the person's answer to what the server said of it, and a cell written to what the other side did.
+      const written = { serverErrors: without(state.serverErrors, action.writes.keys()), conflicts: conflictsAfter(config, state.conflicts, changes) };
       if (!changes.length) return { ...state, ...written, seq: action.seq };
       const pending = new Map(state.pending);
       for (const { id, after } of changes) {
@@ -152,12 +221,12 @@ export function reduceDraft<Stored>(config: DraftConfig<Stored>, state: DraftSta
     case "undo": {
       const step = state.undo.at(-1);
       if (!step) return state;
-      return { ...applyStep(state, step, "before"), undo: state.undo.slice(0, -1), redo: [...state.redo, step] };
+      return { ...applyStep(config, state, step, "before"), undo: state.undo.slice(0, -1), redo: [...state.redo, step] };
     }
     case "redo": {
       const step = state.redo.at(-1);
       if (!step) return state;
-      return { ...applyStep(state, step, "after"), redo: state.redo.slice(0, -1), undo: [...state.undo, step] };
+      return { ...applyStep(config, state, step, "after"), redo: state.redo.slice(0, -1), undo: [...state.undo, step] };
     }
     case "adopt": {
       const entry = state.pending.get(action.id);
@@ -192,13 +261,18 @@ export function reduceDraft<Stored>(config: DraftConfig<Stored>, state: DraftSta
       const id = config.idOf(action.stored);
       const entry = state.pending.get(id);
       if (!entry || entry.added) return state;
-      const found = new Set<string>();
+      const theirs = config.cellsOf(action.stored);
+      // Told twice (sent with the change, then read again): nothing new, and the conflicts found the first time stay.
+      if (entry.stored && sameCells(theirs, config.cellsOf(entry.stored))) return state;
+      // A conflict stays until the person answers it, or until both sides hold the same value.
+      const found = new Set(state.conflicts.get(id));
       const next = rebase(config, entry, action.stored, found);
       const pending = new Map(state.pending);
       if (next) pending.set(id, next);
       else pending.delete(id);
       const conflicts = new Map(state.conflicts);
-      if (found.size && next) conflicts.set(id, found);
+      const open = next ? [...found].filter((field) => next.cells[field] !== theirs[field]) : [];
+      if (open.length) conflicts.set(id, new Set(open));
       else conflicts.delete(id);
       // The history moves onto the new values too: undoing an edit made before never brings back what the other side replaced.
       const rebaseIn = (steps: readonly Step<Stored>[]) =>
@@ -220,6 +294,8 @@ export function reduceDraft<Stored>(config: DraftConfig<Stored>, state: DraftSta
         );
       return { ...state, pending, conflicts, undo: rebaseIn(state.undo), redo: rebaseIn(state.redo), edits: state.edits + 1 };
     }
+    case "resolve":
+      return resolveConflicts(config, state, action);
   }
 }
 
@@ -280,6 +356,8 @@ export interface DraftView<Stored> {
   addedCount: number;
   /** The row whose key cell holds `key` (trimmed), shown or not. */
   rowOfKey: (key: string) => GridRow<Stored> | undefined;
+  /** The rows where a change from outside met a local edit, shown or not, with those cells (in the order they arose). */
+  conflicts: { row: GridRow<Stored>; fields: string[] }[];
 }
 
 export function draftView<Stored>(config: DraftConfig<Stored>, state: DraftState<Stored>, items: readonly Stored[]): DraftView<Stored> {
@@ -309,5 +387,9 @@ export function draftView<Stored>(config: DraftConfig<Stored>, state: DraftState
     hiddenDirtyCount: hiddenRows.length,
     addedCount: addedRows.length,
     rowOfKey: (key) => byKey.get(key),
+    conflicts: [...state.conflicts].flatMap(([id, fields]) => {
+      const entry = pending.get(id);
+      return entry ? [{ row: rowOf(id, entry), fields: config.fields.filter((field) => fields.has(field)) }] : [];
+    }),
   };
 }
