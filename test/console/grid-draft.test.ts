@@ -105,9 +105,9 @@ describe("the grid's draft", () => {
   });
 
   describe("a change from outside (live updates)", () => {
-    const remote = (line: Partial<Line> & { variant: string }): DraftAction<Line> => ({
+    const remote = (...lines: (Partial<Line> & { variant: string })[]): DraftAction<Line> => ({
       type: "remote",
-      stored: { ...stored.find((item) => item.variant === line.variant)!, ...line },
+      items: lines.map((line) => ({ ...stored.find((item) => item.variant === line.variant)!, ...line })),
     });
 
     it("keeps the local edit, takes the other cells, and marks a cell both sides changed differently", () => {
@@ -150,7 +150,8 @@ describe("the grid's draft", () => {
 
     it("lists the conflicts, shown or not, with their cells", () => {
       const edited = setCells(setCells(emptyDraft(), "B", { min: "5", max: "21" }), "C", { max: "33" });
-      const clashes = reduce(edited, remote({ variant: "B", min: 7, max: 22 }), remote({ variant: "C", max: 31 }));
+      // One change of both lines, and one of a line without an edit here.
+      const clashes = reduce(edited, remote({ variant: "B", min: 7, max: 22 }, { variant: "C", max: 31 }, { variant: "A", max: 11 }));
       const listed = view(clashes, [stored[0]]).conflicts;
       expect(listed.map(({ row, fields }) => [row.id, row.cells.max, fields])).toEqual([
         ["B", "21", ["min", "max"]],

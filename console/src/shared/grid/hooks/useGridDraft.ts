@@ -42,8 +42,8 @@ export interface GridDraft<Stored> extends DraftView<Stored> {
   settle: (saved: GridRow<Stored>[]) => void;
   /** Drops every unsaved edit, shown or not, as one undo step (Undo brings them all back): how many rows it dropped. */
   discard: () => number;
-  /** A stored item changed elsewhere: local edits stay over it, conflicting cells are marked (the seam live updates will use). */
-  receive: (stored: Stored) => void;
+  /** Stored items changed elsewhere (live updates): local edits stay over them, conflicting cells are marked. */
+  receive: (items: readonly Stored[]) => void;
   /** The cells of a row where a change from outside differs from the edit kept here. */
   conflictsOf: (row: GridRow<Stored>) => ReadonlySet<string> | undefined;
   /** Answers conflicts: each cell takes the other side's value (one undo step named `label`), or keeps the edit made here. */
@@ -110,7 +110,7 @@ export function useGridDraft<Stored>(
         dispatch({ type: "discard" });
         return dropped;
       },
-      receive: (stored) => dispatch({ type: "remote", stored }),
+      receive: (items) => dispatch({ type: "remote", items }),
       conflictsOf: (row) => store.current.conflicts.get(row.id),
       resolve: (keep, cells, label) => dispatch({ type: "resolve", keep, cells, label }),
       editCount: () => store.current.edits,

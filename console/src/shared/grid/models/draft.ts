@@ -66,11 +66,11 @@ export type DraftAction<Stored> =
   /** Every unsaved edit dropped, as one undo step. */
   | { type: "discard" }
   /**
-   * A stored item changed elsewhere (a colleague's save, live totals): a row edited here keeps its
+   * Stored items changed elsewhere (a colleague's save, live totals): a row edited here keeps its
    * edited cells over the new values and takes the others; a cell both sides changed differently is a
    * conflict. A row without an edit needs nothing: it shows the items as they are.
    */
-  | { type: "remote"; stored: Stored }
+  | { type: "remote"; items: readonly Stored[] }
   /** The person's answer to conflicts: each cell takes the other side's value (one undo step named `label`) or keeps the local edit. */
   | { type: "resolve"; keep: "theirs" | "mine"; cells: readonly ConflictCell[]; label: string };
 
@@ -194,6 +194,54 @@ function resolveConflicts<Stored>(
   return { ...state, pending, conflicts, undo: [...state.undo, { label: action.label, changes }], redo: [], edits: state.edits + 1 };
 }
 
+/**
+ * Stored items changed elsewhere: each row edited here moves onto its new values (rebase), its
+ * history too (undoing an edit made before never brings back what the other side replaced). One
+ * pass for many items: a change of 500 lines costs one copy of the state, not 500.
+ */
+function receiveRemote<Stored>(config: DraftConfig<Stored>, state: DraftState<Stored>, items: readonly Stored[]): DraftState<Stored> {
+  const pending = new Map(state.pending);
+  const conflicts = new Map(state.conflicts);
+  const moved = new Map<string, Stored>();
+  for (const item of items) {
+    const id = config.idOf(item);
+    const entry = pending.get(id);
+    if (!entry || entry.added) continue;
+    const theirs = config.cellsOf(item);
+    // Told twice (sent with the change, then read again): nothing new, and the conflicts found the first time stay.
+    if (entry.stored && sameCells(theirs, config.cellsOf(entry.stored))) continue;
+    // A conflict stays until the person answers it, or until both sides hold the same value.
+    const found = new Set(conflicts.get(id));
+    const next = rebase(config, entry, item, found);
+    if (next) pending.set(id, next);
+    else pending.delete(id);
+    const open = next ? [...found].filter((field) => next.cells[field] !== theirs[field]) : [];
+    if (open.length) conflicts.set(id, new Set(open));
+    else conflicts.delete(id);
+    moved.set(id, item);
+  }
+  if (!moved.size) return state;
+  const rebaseIn = (steps: readonly Step<Stored>[]) =>
+    steps.map((step) =>
+      step.changes.some((change) => moved.has(change.id))
+        ? {
+            ...step,
+            changes: step.changes.map((change) => {
+              const now = moved.get(change.id);
+              if (!now) return change;
+              const { id, before, after } = change;
+              return {
+                id,
+                before: before && !before.added ? rebase(config, before, now) : before,
+                after: after && !after.added ? rebase(config, after, now) : after,
+              };
+            }),
+          }
+        : step,
+    );
+  return { ...state, pending, conflicts, undo: rebaseIn(state.undo), redo: rebaseIn(state.redo), edits: state.edits + 1 };
+}
+
 export function reduceDraft<Stored>(config: DraftConfig<Stored>, state: DraftState<Stored>, action: DraftAction<Stored>): DraftState<Stored> {
   switch (action.type) {
     case "commit": {
@@ -257,43 +305,8 @@ export function reduceDraft<Stored>(config: DraftConfig<Stored>, state: DraftSta
         edits: state.edits + 1,
       };
     }
-    case "remote": {
-      const id = config.idOf(action.stored);
-      const entry = state.pending.get(id);
-      if (!entry || entry.added) return state;
-      const theirs = config.cellsOf(action.stored);
-      // Told twice (sent with the change, then read again): nothing new, and the conflicts found the first time stay.
-      if (entry.stored && sameCells(theirs, config.cellsOf(entry.stored))) return state;
-      // A conflict stays until the person answers it, or until both sides hold the same value.
-      const found = new Set(state.conflicts.get(id));
-      const next = rebase(config, entry, action.stored, found);
-      const pending = new Map(state.pending);
-      if (next) pending.set(id, next);
-      else pending.delete(id);
-      const conflicts = new Map(state.conflicts);
-      const open = next ? [...found].filter((field) => next.cells[field] !== theirs[field]) : [];
-      if (open.length) conflicts.set(id, new Set(open));
-      else conflicts.delete(id);
-      // The history moves onto the new values too: undoing an edit made before never brings back what the other side replaced.
-      const rebaseIn = (steps: readonly Step<Stored>[]) =>
-        steps.map((step) =>
-          step.changes.some((change) => change.id === id)
-            ? {
-                ...step,
-                changes: step.changes.map((change) =>
-                  change.id !== id
-                    ? change
-                    : {
-                        id,
-                        before: change.before && !change.before.added ? rebase(config, change.before, action.stored) : change.before,
-                        after: change.after && !change.after.added ? rebase(config, change.after, action.stored) : change.after,
-                      },
-                ),
-              }
-            : step,
-        );
-      return { ...state, pending, conflicts, undo: rebaseIn(state.undo), redo: rebaseIn(state.redo), edits: state.edits + 1 };
-    }
+    case "remote":
+      return receiveRemote(config, state, action.items);
     case "resolve":
       return resolveConflicts(config, state, action);
   }
