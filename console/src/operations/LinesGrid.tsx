@@ -1,5 +1,5 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useMemo, useRef, useState } from "react";
+import { lazy, Suspense, useMemo, useRef, useState } from "react";
 import { mergeLines, type StoredLine } from "@campaign-policy/common/line-bounds";
 import { FIELD_LABELS, inFieldLabels } from "../labels/fields";
 import { useSession } from "../shared/context";
@@ -16,6 +16,11 @@ import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
 import { ProblemView, SortChoice, useDebounced } from "../shared/ui";
 import { exportLinesCsv, fetchLinesOf, putLines, useAllLines, type Line, type LineCounts, type Operation } from "../api/operations";
+import type LiveConflictsList from "./live/LiveConflicts";
+import { useLiveLines } from "./live/useLiveLines";
+
+// Loaded when a conflict first shows (lazy loses the component's type parameter: it is given back).
+const LiveConflicts = lazy(() => import("./live/LiveConflicts")) as unknown as typeof LiveConflictsList;
 
 const COLUMNS = [
   { key: "variantExternalId", label: FIELD_LABELS.variantExternalId, grow: 1.3 },
@@ -126,6 +131,11 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
   const dirtyCount = draft.dirtyRows.length;
   useUnsavedEdits(dirtyCount > 0);
 
+  const live = useLiveLines(operation, draft, storedLineOf);
+  // Once a change from elsewhere met an edit here, the list of conflicts stays on the page (it moves the focus on as they are answered).
+  const conflictsSeen = useRef(false);
+  conflictsSeen.current ||= draft.conflicts.length > 0;
+
   const readOnly = readOnlyReason !== null;
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const grid = useRef<DataGridHandle>(null);
@@ -227,6 +237,22 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
           {saving.note}
         </p>
       )}
+      {conflictsSeen.current && (
+        <Suspense fallback={null}>
+          <LiveConflicts
+            draft={draft}
+            columns={COLUMNS}
+            labelOf={variantOf}
+            onSaid={saving.setNote}
+            onDone={() => grid.current?.focus()}
+            onShow={(row, field) => {
+              const place = rows.findIndex((shown) => shown.id === row.id);
+              if (place >= 0) grid.current?.moveTo(place, field, { focus: true });
+              return place >= 0;
+            }}
+          />
+        </Suspense>
+      )}
       <ProblemView refusal={saving.refusal ?? refusal} />
       <ProblemView refusal={lines.error ? toRefusal(lines.error) : null} />
       <DataGrid
@@ -237,6 +263,8 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
         readOnly={readOnly}
         readOnlyNoteId={readOnlyReason ? "grid-readonly" : undefined}
         errorsOf={errorsOf}
+        cellMarks={live.cellMarks}
+        onActiveCell={live.onActiveCell}
         initialField="minQuantity"
         help="Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a variant already in the grid edits its row · new rows past the end become new lines."
         onNote={saving.setNote}

@@ -4,4 +4,6 @@ export interface DataGridHandle {
   moveTo: (row: number, key: string, options?: { focus?: boolean }) => void;
   /** Appends an empty row and starts editing its first cell. */
   addRow: () => void;
+  /** Gives the grid the focus, its active cell where it was. */
+  focus: () => void;
 }

@@ -1,0 +1,111 @@
+import { useEffect, useRef } from "react";
+import type { GridDraft } from "../../shared/grid/hooks/useGridDraft";
+import type { GridColumn } from "../../shared/grid/models/columns";
+import type { ConflictCell, GridRow } from "../../shared/grid/models/draft";
+
+/**
+ * The cells where someone else saved a change while an edit of them was unsaved here: each with
+ * both values, to keep theirs or keep mine (Save waits until every one is answered). Listed above
+ * the grid, whose cells are marked too.
+ */
+
+/** The conflicts listed at once; the buttons for all of them answer the others too. */
+const SHOWN = 20;
+
+const valueText = (value: string | undefined) => (value === undefined || value === "" ? "(empty)" : value);
+
+export default function LiveConflicts<Stored>({
+  draft,
+  columns,
+  labelOf,
+  onShow,
+  onSaid,
+  onDone,
+}: {
+  draft: GridDraft<Stored>;
+  columns: readonly GridColumn[];
+  labelOf: (row: GridRow<Stored>) => string;
+  /** Takes the person to the cell in the grid (false: the row is outside the current search). */
+  onShow: (row: GridRow<Stored>, field: string) => boolean;
+  /** Says what an answer did (the grid's status line). */
+  onSaid: (text: string) => void;
+  /** Every conflict answered, the focus in none of them: where it goes (the grid). */
+  onDone: () => void;
+}) {
+  const panel = useRef<HTMLElement>(null);
+  /** An answer was given here: the focus it leaves (its button goes) moves on. */
+  const answered = useRef(false);
+  const cells = draft.conflicts.flatMap(({ row, fields }) => fields.map((field) => ({ row, field })));
+  const count = cells.length;
+  const columnLabel = (field: string) => columns.find((column) => column.key === field)?.label ?? field;
+  const nameOf = ({ row, field }: { row: GridRow<Stored>; field: string }) => `${labelOf(row)} · ${columnLabel(field)}`;
+
+  // An answered conflict leaves the list: the focus goes on to the next one (or back to the grid) rather than to the page.
+  // biome-ignore lint/correctness/useExhaustiveDependencies(count): runs when the list changed.
+  useEffect(() => {
+    if (!answered.current) return;
+    answered.current = false;
+    if (document.activeElement !== document.body) return;
+    const next = panel.current?.querySelector<HTMLButtonElement>(".conflict-actions button");
+    if (next) next.focus();
+    else onDone();
+  }, [count, onDone]);
+
+  const resolve = (keep: "theirs" | "mine", chosen: { row: GridRow<Stored>; field: string }[]) => {
+    const targets: ConflictCell[] = chosen.map(({ row, field }) => ({ id: row.id, field }));
+    const what = chosen.length === 1 ? nameOf(chosen[0]) : `${chosen.length} cells`;
+    answered.current = true;
+    draft.resolve(keep, targets, `Keep theirs (${what})`);
+    onSaid(keep === "theirs" ? `Kept theirs: ${what}. Undo (Ctrl+Z) brings yours back.` : `Kept yours: ${what}; Save saves it over theirs.`);
+  };
+
+  if (!count) return null;
+  return (
+    <section className="live-conflicts" aria-labelledby="live-conflicts-title" ref={panel}>
+      <h3 id="live-conflicts-title">{count === 1 ? "1 cell" : `${count} cells`} changed by someone else too</h3>
+      <p className="help">
+        Someone saved these cells while your edits of them were unsaved. Keep theirs, or keep yours (Save then saves yours over theirs). Save waits until each
+        is answered.
+      </p>
+      <ul>
+        {cells.slice(0, SHOWN).map((cell) => {
+          const theirs = draft.storedCellsOf(cell.row)?.[cell.field];
+          const name = nameOf(cell);
+          return (
+            <li key={`${cell.row.id}\n${cell.field}`}>
+              <span className="conflict-cell">
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => onShow(cell.row, cell.field) || onSaid(`${name} is outside the current search: clear it to see the row.`)}
+                >
+                  {name}
+                </button>
+                : yours <strong>{valueText(cell.row.cells[cell.field])}</strong>, theirs <strong>{valueText(theirs)}</strong>
+              </span>
+              <span className="conflict-actions">
+                <button type="button" onClick={() => resolve("theirs", [cell])} aria-label={`Keep theirs for ${name}`}>
+                  Keep theirs
+                </button>
+                <button type="button" onClick={() => resolve("mine", [cell])} aria-label={`Keep mine for ${name}`}>
+                  Keep mine
+                </button>
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+      {count > SHOWN && <p className="muted">… and {count - SHOWN} more.</p>}
+      {count > 1 && (
+        <p className="conflict-actions">
+          <button type="button" onClick={() => resolve("theirs", cells)}>
+            Keep theirs for all {count}
+          </button>
+          <button type="button" onClick={() => resolve("mine", cells)}>
+            Keep mine for all {count}
+          </button>
+        </p>
+      )}
+    </section>
+  );
+}
