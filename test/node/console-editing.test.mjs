@@ -4,12 +4,16 @@
 // filter finds a variant by code or name as you type; the active cell's error shows right under it;
 // Save dry-runs every chunk of 5000 before saving any, and says exactly what a refusal midway saved;
 // leaving a page with unsaved edits asks first; Deactivate asks first; the lines of an ACTIVE
-// Operation export; the console has an icon.
+// Operation export; the console has an icon. Two people on one Operation, each in a browser of their
+// own: a change one saves appears at the other's without a reload, keeping the other's unsaved edits;
+// a cell both changed is shown to resolve, never lost; who is here and on which cell; the Orders and
+// Totals as orders arrive; a dropped connection says so and catches up.
 // Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core, which never downloads one).
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
-import { checkPage, chromiumPresent, createOperationWithLines, itemLines, itemSku, screenshot, startConsole } from "./support/browser.mjs";
+import { launchChromium } from "../../scripts/lib/chromium.mjs";
+import { checkGridPage, checkPage, chromiumPresent, createOperationWithLines, itemLines, itemSku, screenshot, startConsole } from "./support/browser.mjs";
 
 const TIMEOUT = { timeout: 180_000 };
 const LINES = 5000;
@@ -427,6 +431,227 @@ if (chromiumPresent("console editing test")) {
       await page.waitForLoadState("networkidle");
       assert.deepEqual(missing, []);
       assert.equal(await page.evaluate(() => fetch("/favicon.ico").then((response) => response.status)), 200);
+    });
+  });
+
+  describe("two people on one Operation, live", () => {
+    const liveCode = `${code}-L`;
+    let browser, liveId, ana, ben;
+    // Ben's live connections pass through the test, which can cut them and refuse new ones.
+    const benSockets = [];
+    let benCut = false;
+
+    const liveState = (person) => person.page.locator(".live-state");
+    const here = (person) => person.page.getByRole("region", { name: "Here now" });
+    const cellOf = (person, row, col) => person.page.locator(`#cell-${row}-${col}`);
+    const said = (person, text) => person.page.getByRole("status").filter({ hasText: text });
+    const conflicts = (person) => person.page.getByRole("region", { name: /changed by someone else too/ });
+    const typeInto = async (person, row, col, value) => {
+      await cellOf(person, row, col).click();
+      await person.page.keyboard.type(value);
+      await person.page.keyboard.press("Enter");
+    };
+    const save = async (person, counts) => {
+      await person.page.getByRole("button", { name: "Save" }).click();
+      await said(person, `Saved: ${counts}.`).waitFor();
+    };
+    const storedMax = async (row) => (await api("GET", `/v1/operations/${liveId}/lines?variantIds=${sku(row)}`)).body.items[0].maxQuantity;
+    const version = async () => (await api("GET", `/v1/operations/${liveId}`)).body.version;
+    const view = (person, name) => person.page.getByRole("navigation", { name: "Operation views" }).getByRole("link", { name, exact: true }).click();
+
+    const rowsShownOn = (on, lines) =>
+      on.waitForFunction((expected) => document.querySelector('[role="grid"]')?.getAttribute("aria-rowcount") === String(expected), lines + 1, {
+        timeout: 30_000,
+      });
+
+    /** A person with an OPERATOR key of their own, signed in in a browser context of their own, on the Operation's lines. */
+    async function personOn(name, { routed = false } = {}) {
+      const issued = await api("POST", "/v1/keys", { role: "OPERATOR", name });
+      assert.equal(issued.status, 201, JSON.stringify(issued.body));
+      const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+      if (routed) {
+        await context.routeWebSocket(/\/live\?/, (socket) => {
+          if (benCut) socket.close({ code: 1011, reason: "cut by the test" });
+          else benSockets.push({ socket, server: socket.connectToServer() });
+        });
+      }
+      const page = await context.newPage();
+      await editing.signIn(page, issued.body.key, "OPERATOR");
+      await page.goto(`${baseUrl}/console/operations/${liveId}`);
+      await rowsShownOn(page, 20);
+      const person = { name, key: issued.body.key, context, page };
+      await liveState(person)
+        .filter({ hasText: /^Live$/ })
+        .waitFor({ timeout: 30_000 });
+      return person;
+    }
+
+    before(
+      async () => {
+        browser = await launchChromium();
+        const created = await api("POST", "/v1/operations", {
+          code: liveCode,
+          name: { en: "Live spring" },
+          type: "PUBLIC",
+          startDate: "2020-01-01T00:00:00Z",
+          endDate: "2099-12-31T00:00:00Z",
+        });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        liveId = created.body.id;
+        assert.equal((await api("PUT", `/v1/operations/${liveId}/lines`, itemLines(20))).status, 200);
+        ana = await personOn("Ana Buyer");
+        ben = await personOn("Ben Planner", { routed: true });
+      },
+      { timeout: 180_000 },
+    );
+
+    after(async () => {
+      await browser?.close();
+    });
+
+    it("shows who else is here, by name (never a key), and the cell each is on", TIMEOUT, async () => {
+      await here(ana).getByText("Ben Planner").waitFor();
+      await here(ben).getByText("Ana Buyer").waitFor();
+      for (const person of [ana, ben]) {
+        const text = await here(person).innerText();
+        assert.doesNotMatch(text, /sk3_|key_/, "no key fragment");
+        assert.ok(!text.includes(person.name), "oneself is not listed");
+        assert.ok(!text.includes(ana.key.slice(0, 8)) && !text.includes(ben.key.slice(0, 8)));
+      }
+      await cellOf(ben, 3, 3).click();
+      await here(ana)
+        .getByText(`on ${sku(3)} · Max`)
+        .waitFor();
+      await cellOf(ana, 3, 3).getByText("(Ben Planner here)").waitFor();
+      await ben.page.keyboard.press("ArrowRight");
+      await here(ana)
+        .getByText(`on ${sku(3)} · Recommended`)
+        .waitFor();
+      await cellOf(ana, 3, 4).locator(".here-mark").waitFor();
+      assert.equal(await cellOf(ana, 3, 3).locator(".here-mark").count(), 0, "the mark moved with him");
+    });
+
+    it("shows a change saved by the other without a reload, keeping one's own unsaved edits, and moves the page's version on", TIMEOUT, async () => {
+      await typeInto(ben, 4, 2, "2");
+      await ben.page.getByText("· 1 unsaved").waitFor();
+      await typeInto(ana, 4, 3, "44");
+      await typeInto(ana, 1, 3, "33");
+      await save(ana, "0 created, 2 updated");
+      await cellOf(ben, 1, 3).filter({ hasText: /^33$/ }).waitFor();
+      await cellOf(ben, 4, 3).filter({ hasText: /^44$/ }).waitFor();
+      assert.match(await cellOf(ben, 4, 2).innerText(), /^2$/, "his edit of the row stays");
+      await ben.page.getByText("· 1 unsaved").waitFor();
+      assert.equal(await conflicts(ben).count(), 0, "no cell was changed by both");
+      await ben.page.getByText(new RegExp(`version ${await version()}$`)).waitFor();
+    });
+
+    it("shows a cell both changed as a conflict, never lost: Save waits for an answer, keep mine or keep theirs (keyboard alone)", TIMEOUT, async () => {
+      await typeInto(ben, 5, 3, "50");
+      await typeInto(ana, 5, 3, "55");
+      await save(ana, "0 created, 1 updated");
+      await conflicts(ben).waitFor();
+      assert.match(await conflicts(ben).innerText(), new RegExp(`${sku(5)} · Max: yours 50, theirs 55`));
+      assert.match(await cellOf(ben, 5, 3).innerText(), /^50/, "his value stays in the cell");
+      assert.match(await cellOf(ben, 5, 3).getAttribute("class"), /\bconflict\b/);
+      await cellOf(ben, 5, 3).getByText("(conflict: someone else saved 55)").waitFor();
+      // Save says why not, and sends nothing.
+      await ben.page.getByRole("button", { name: "Save" }).click();
+      await said(ben, "Not saved: 1 cell changed by someone else too").waitFor();
+      assert.equal(await storedMax(5), 55);
+
+      await ben.page.getByRole("button", { name: `Keep mine for ${sku(5)} · Max` }).focus();
+      await ben.page.keyboard.press("Enter");
+      await said(ben, `Kept yours: ${sku(5)} · Max`).waitFor();
+      await conflicts(ben).waitFor({ state: "detached" });
+      assert.equal(await ben.page.evaluate(() => document.activeElement?.getAttribute("role")), "grid", "the focus goes back to the grid");
+      await save(ben, "0 created, 2 updated");
+      assert.equal(await storedMax(5), 50);
+      await cellOf(ana, 5, 3).filter({ hasText: /^50$/ }).waitFor();
+
+      // The other way round: Ana keeps his.
+      await typeInto(ana, 6, 3, "66");
+      await typeInto(ben, 6, 3, "60");
+      await save(ben, "0 created, 1 updated");
+      await conflicts(ana).waitFor();
+      await cellOf(ben, 6, 3).click();
+      await here(ana)
+        .getByText(`on ${sku(6)} · Max`)
+        .waitFor();
+      await checkGridPage(ana.page, "live-conflict");
+      await ana.page.getByRole("button", { name: `Keep theirs for ${sku(6)} · Max` }).focus();
+      await ana.page.keyboard.press("Enter");
+      await said(ana, `Kept theirs: ${sku(6)} · Max`).waitFor();
+      assert.match(await cellOf(ana, 6, 3).innerText(), /^60/);
+      assert.equal(await ana.page.getByText(/· \d+ unsaved/).count(), 0, "nothing left to save");
+    });
+
+    it("says Reconnecting… while its connection is down, comes back by itself and shows what it missed", TIMEOUT, async () => {
+      benCut = true;
+      for (const { socket, server } of benSockets.splice(0)) {
+        server.close();
+        socket.close({ code: 1001, reason: "cut by the test" });
+      }
+      await liveState(ben).filter({ hasText: "Reconnecting…" }).waitFor();
+      await here(ana).getByText("nobody else").waitFor();
+      await typeInto(ana, 7, 3, "77");
+      await save(ana, "0 created, 1 updated");
+      await screenshot(ben.page, "live-reconnecting");
+      benCut = false;
+      await liveState(ben)
+        .filter({ hasText: /^Live$/ })
+        .waitFor({ timeout: 60_000 });
+      await cellOf(ben, 7, 3).filter({ hasText: /^77$/ }).waitFor();
+      await here(ana).getByText("Ben Planner").waitFor();
+    });
+
+    it("changes the status with the version the page took in: no 412 for a change it already shows", TIMEOUT, async () => {
+      // Ben's save is the last change: Ana's page knows of it only by what its connection told.
+      await typeInto(ben, 8, 3, "88");
+      await save(ben, "0 created, 1 updated");
+      await cellOf(ana, 8, 3).filter({ hasText: /^88$/ }).waitFor();
+      await ana.page.getByText(new RegExp(`version ${await version()}$`)).waitFor();
+      await ana.page.getByRole("button", { name: "Activate", exact: true }).click();
+      await ana.page.locator(".badge", { hasText: "ACTIVE" }).waitFor();
+      assert.equal(await ana.page.getByRole("alert").count(), 0);
+      // Ben's page hears of it: read-only now.
+      await ben.page.locator(".badge", { hasText: "ACTIVE" }).waitFor();
+      await ben.page.getByText("Read-only: this Operation is ACTIVE").waitFor();
+    });
+
+    it("updates the Orders and Totals as orders arrive, and the lines' Ordered", TIMEOUT, async () => {
+      assert.equal((await api("PUT", "/v1/accounts", [{ accountId: "A-LIVE", name: "Live Shop" }])).status, 200);
+      const order = (quantity) => ({
+        operationId: liveId,
+        accountId: "A-LIVE",
+        lines: [{ variantExternalId: sku(1), quantity, unitPrice: 1000, supplierId: "SUP-1" }],
+      });
+      await view(ben, "Orders");
+      const orders = ben.page.getByRole("table", { name: `Orders of ${liveCode}` });
+      await ben.page.getByRole("heading", { name: "Orders", level: 2 }).waitFor();
+      await view(ana, "Totals");
+      const figure = (label) =>
+        ana.page.locator(".figures div", { has: ana.page.getByRole("term").filter({ hasText: new RegExp(`^${label}$`) }) }).locator("dd");
+      await figure("Orders").waitFor();
+      assert.equal((await api("POST", "/v1/orders", order(3))).status, 201);
+      await orders.getByText("Live Shop, A-LIVE").waitFor();
+      await figure("Orders").filter({ hasText: "1 order" }).waitFor();
+      await liveState(ben)
+        .filter({ hasText: /^Live$/ })
+        .waitFor();
+
+      await view(ben, "Lines");
+      await rowsShownOn(ben.page, 20);
+      await cellOf(ben, 1, 6).filter({ hasText: /^3$/ }).waitFor();
+      assert.equal((await api("POST", "/v1/orders", order(2))).status, 201);
+      await cellOf(ben, 1, 6).filter({ hasText: /^5$/ }).waitFor();
+      await figure("Orders").filter({ hasText: "2 orders" }).waitFor();
+    });
+
+    it("lists someone here while their page is open, and no more once it is closed", TIMEOUT, async () => {
+      await view(ana, "Lines");
+      await here(ana).getByText("Ben Planner").waitFor();
+      await ben.context.close();
+      await here(ana).getByText("nobody else").waitFor();
     });
   });
 }
