@@ -1,8 +1,10 @@
 import { env } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { exhaustedEvents, setAllocations } from "../../src/allocation/commands";
 import { fitsAllocation } from "../../src/allocation/queries";
 import type { CommandContext } from "../../src/operations/coordinator/protocol";
+import { runBatch } from "../../src/platform/data/sql";
 import { newTenant, type Caller } from "../helpers/client";
 import { queryPlan, recordingDb, testPrincipal, type RecordedStatement } from "../helpers/recording-db";
 import { setUpOperation } from "../helpers/setup";
@@ -48,6 +50,31 @@ describe("allocation finds an Operation's lines by their key", () => {
     await ctx.db.all(sql`select 1 where ${fitsAllocation(operation.id, "A1", [{ variantExternalId: "SKU-1", quantity: 1 }])}`);
     await expectLinesByKey(
       statements.find((statement) => /operation_lines/.test(statement.sql)),
+      statements,
+    );
+  });
+
+  it("an order's allocation.exhausted events: one primary-key search per ordered line", async () => {
+    const op = await newTenant();
+    const operation = await setUpOperation(op, { type: "PUBLIC", lines: LINES });
+    const { ctx, statements } = await commandContext(op, operation.id);
+    await runBatch(
+      ctx.db,
+      exhaustedEvents(ctx, { id: "ord_plan", placedAt: "2026-03-01T00:00:00.000Z", lines: [{ variantExternalId: "SKU-1", quantity: 1 }] }),
+    );
+    await expectLinesByKey(
+      statements.find((statement) => /allocation\.exhausted/.test(statement.sql)),
+      statements,
+    );
+  });
+
+  it("PUT …/allocations: one primary-key search per line it sets", async () => {
+    const op = await newTenant();
+    const operation = await setUpOperation(op, { type: "PUBLIC", lines: LINES });
+    const { ctx, statements } = await commandContext(op, operation.id);
+    await setAllocations.run(ctx, { entries: [{ variantExternalId: "SKU-1", poolQuantity: 5 }], dryRun: false });
+    await expectLinesByKey(
+      statements.find((statement) => /update "operation_lines"/.test(statement.sql)),
       statements,
     );
   });
