@@ -78,7 +78,15 @@ export default defineConfig(async () => {
           test: { name: "worker", setupFiles: ["./test/helpers/apply-migrations.ts"], include: ["test/**/*.test.ts"], exclude: ["test/console/**"] },
         },
         // The console's pure modules (words, names, grouping): plain Node, no Worker, no browser.
-        { test: { name: "console", include: ["test/console/**/*.test.ts"], environment: "node" } },
+        {
+          test: { name: "console", include: ["test/console/**/*.test.ts"], environment: "node" },
+          resolve: {
+            alias: {
+              "@campaign-policy/common": new URL("./src/common", import.meta.url).pathname,
+              "@campaign-policy/client": new URL("./client/src/index.ts", import.meta.url).pathname,
+            },
+          },
+        },
       ],
     },
   };

@@ -1,15 +1,17 @@
 // Builds the console (console/ → public/console, the Worker's static assets) with Vite.
-// --if-changed: only when its sources (console/, client/src, the server modules it imports) differ from the last build's.
+// --if-changed: only when its sources (console/, client/src, src/common) differ from the last build's.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 
 const root = join(fileURLToPath(import.meta.url), "..", "..");
 const out = join(root, "public", "console");
 const stamp = join(out, ".sources");
-const SOURCES = ["console", "client/src", "client/openapi.json", "package-lock.json"];
+// src/common: the code the console shares with the Worker (its only way into src/, held by test/architecture/imports.test.ts).
+const SOURCES = ["console", "client/src", "client/openapi.json", "src/common", "package-lock.json"];
 
 function* files(path) {
   if (!existsSync(path)) return;
@@ -17,26 +19,29 @@ function* files(path) {
   for (const entry of readdirSync(path).sort()) yield* files(join(path, entry));
 }
 
-/** The server modules (src/) the console's sources import, and the ones those import in turn (type-only imports leave no code). */
-function serverModules() {
-  const found = new Set();
-  const visit = (file) => {
-    for (const [, specifier] of readFileSync(file, "utf8").matchAll(/^import (?!type )[^;]*?from "(\.[^"]+)"/gm)) {
-      const target = join(file, "..", `${specifier}.ts`);
-      if (!relative(root, target).startsWith("src") || found.has(target) || !existsSync(target)) continue;
-      found.add(target);
-      visit(target);
-    }
-  };
-  for (const file of files(join(root, "console", "src"))) visit(file);
-  return [...found].map((file) => relative(root, file)).sort();
-}
-
 export function sourcesHash() {
   const hash = createHash("sha256");
-  for (const source of [...SOURCES, ...serverModules()])
-    for (const file of files(join(root, source))) hash.update(relative(root, file)).update("\0").update(readFileSync(file));
+  for (const source of SOURCES) for (const file of files(join(root, source))) hash.update(relative(root, file)).update("\0").update(readFileSync(file));
   return hash.digest("hex");
+}
+
+/**
+ * The built console's weight, gzipped (level 9) in bytes: what its page loads first (index.html and
+ * the scripts and style sheets it names, preloads included) and the chunks loaded on a page's first
+ * visit (`lazy`).
+ */
+export function consoleWeight() {
+  const html = readFileSync(join(out, "index.html"), "utf8");
+  const named = new Set([...html.matchAll(/(?:src|href)="\/console\/(assets\/[^"]+\.(?:js|css))"/g)].map((match) => match[1]));
+  const gzipped = (file) => gzipSync(readFileSync(join(out, file)), { level: 9 }).length;
+  const weight = { js: 0, css: 0, html: gzipSync(html, { level: 9 }).length, lazy: 0 };
+  for (const file of readdirSync(join(out, "assets")).map((name) => `assets/${name}`)) {
+    if (!/\.(js|css)$/.test(file)) continue;
+    if (!named.has(file)) weight.lazy += gzipped(file);
+    else if (file.endsWith(".js")) weight.js += gzipped(file);
+    else weight.css += gzipped(file);
+  }
+  return weight;
 }
 
 export async function buildConsole({ ifChanged = false } = {}) {

@@ -4,7 +4,7 @@
 //   client/error-catalogue.json, every error code with its status and title; with --types, also the
 //   typed client's types (client/src/schema.d.ts, openapi-typescript). None of them is committed:
 //   the one committed copy of the contract is the accepted one in spec/, which the compatibility gate
-//   (test/node/compatibility.test.mjs) holds these to. test/openapi/committed-document.test.ts
+//   (test/node/compatibility.test.mjs) holds these to. test/openapi/built-document.test.ts
 //   checks that this build gives what the Worker serves.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -5,17 +5,19 @@
 // the DOM at once). And the console's JS and CSS, gzipped. Issue 38: the spreadsheet editing of the
 // lines grid over 5000 lines, timed inside the page (from the key or the typed text to the frame after
 // the grid says it is done): undo of a 5000-row paste, fill down a column of 5000 rows, and the
-// preview of a find and replace over the 5000 names.
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { gzipSync } from "node:zlib";
-import { buildConsole } from "../../scripts/build-console.mjs";
+// preview of a find and replace over the 5000 names. Issue 47: the Totals page of a running Operation
+// (BENCH_CONSOLE_TOTALS_LINES lines, 5000 by default, and BENCH_CONSOLE_TOTALS_ORDERS orders placed
+// through the API, 100,000 by default: set them small to try the suite), from navigation to its first figures.
+import { buildConsole, consoleWeight } from "../../scripts/build-console.mjs";
 import { launchChromium } from "../../scripts/lib/chromium.mjs";
-import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 
 const LINES = 5000;
 const RULES = 5000;
 const ROUNDS = 3;
+const TOTALS_LINES = Number(process.env.BENCH_CONSOLE_TOTALS_LINES ?? 5000);
+const TOTALS_ORDERS = Number(process.env.BENCH_CONSOLE_TOTALS_ORDERS ?? 100_000);
+/** Orders placed at once while seeding (each goes through its Operation's object, one at a time there). */
+const SEED_CONCURRENCY = 16;
 
 const block = (count, round) => Array.from({ length: count }, (_, i) => `SKU-${String(i).padStart(5, "0")}\tItem ${i}\t1\t${10 + round}\t5`).join("\n");
 /** Minimum and enforcement of every rule, pasted from the first row's minimum cell. */
@@ -171,6 +173,64 @@ export default async function consoleSuite(ctx) {
     return samples;
   };
 
+  /**
+   * An ACTIVE Operation of TOTALS_LINES lines and TOTALS_ORDERS orders (three lines each, from 1000
+   * accounts, and one refusal in a hundred below a minimum), placed through the API: its id.
+   */
+  const runningOperation = async () => {
+    const operationId = (
+      await ctx.expect(operator, "POST", "/v1/operations", {
+        code: `TOTALS-${Date.now().toString(36)}`,
+        name: { en: "Console totals bench" },
+        type: "PUBLIC",
+        startDate: "2020-01-01T00:00:00Z",
+        endDate: "2099-12-31T00:00:00Z",
+      })
+    ).body.id;
+    const sku = (i) => `T-${String(i % TOTALS_LINES).padStart(5, "0")}`;
+    for (let offset = 0; offset < TOTALS_LINES; offset += 5000) {
+      const chunk = Array.from({ length: Math.min(5000, TOTALS_LINES - offset) }, (_, i) => ({
+        variantExternalId: sku(offset + i),
+        minQuantity: 0,
+        maxQuantity: 1_000_000,
+        recommendedQuantity: 50,
+      }));
+      await ctx.expect(operator, "PUT", `/v1/operations/${operationId}/lines`, chunk, 200);
+    }
+    await ctx.expect(operator, "POST", `/v1/operations/${operationId}/status`, { status: "ACTIVE" }, 200);
+    await ctx.expect(operator, "POST", "/v1/buying-policies/quotas/rules", { supplierId: "SUP-REFUSE", minimum: 1_000_000 }, 201);
+    const place = (i) => {
+      const refused = i % 100 === 99;
+      const lines = [0, 1, 2].map((j) => ({
+        variantExternalId: sku(i * 3 + j),
+        quantity: 1 + (i % 3),
+        unitPrice: 1000,
+        supplierId: refused ? "SUP-REFUSE" : "SUP-1",
+      }));
+      return ctx.expect(operator, "POST", "/v1/orders", { operationId, accountId: `TA-${i % 1000}`, lines }, refused ? 422 : 201);
+    };
+    for (let next = 0; next < TOTALS_ORDERS; ) {
+      const batch = Array.from({ length: Math.min(SEED_CONCURRENCY, TOTALS_ORDERS - next) }, (_, i) => next + i);
+      next += batch.length;
+      await Promise.all(batch.map(place));
+    }
+    return operationId;
+  };
+
+  /** Fresh tabs opening the Totals page until its first figures show. */
+  const measureTotals = async (url) => {
+    const samples = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const { context, page } = await openPage();
+      const started = Date.now();
+      await page.goto(url);
+      await page.locator(".figures dd").first().waitFor({ timeout: 60_000 });
+      samples.push(Date.now() - started);
+      await context.close();
+    }
+    return samples;
+  };
+
   const rules = Array.from({ length: RULES }, (_, i) => ({ accountId: `BENCH-A${i % 100}`, supplierId: `BENCH-S${Math.floor(i / 100)}`, minimum: 500 + i }));
   await ctx.expect(operator, "PUT", "/v1/buying-policies/quotas/rules", rules, 200);
 
@@ -193,14 +253,10 @@ export default async function consoleSuite(ctx) {
       saved: `Saved: 0 created, ${RULES} updated`,
     });
 
-    const assets = join(repoRoot, "public", "console", "assets");
-    const gzipped = (ext) =>
-      readdirSync(assets)
-        .filter((file) => file.endsWith(ext))
-        .reduce((sum, file) => sum + gzipSync(readFileSync(join(assets, file)), { level: 9 }).length, 0);
-    const js = gzipped(".js");
-    const css = gzipped(".css");
-    const html = gzipSync(readFileSync(join(repoRoot, "public", "console", "index.html"))).length;
+    const running = await runningOperation();
+    const totals = await measureTotals(`${ctx.baseUrl}/console/operations/${running}/totals`);
+
+    const { js, css, html, lazy } = consoleWeight();
     const kib = (bytes) => Math.round((bytes / 1024) * 10) / 10;
     return {
       title: `The console in headless Chromium (${LINES} lines, ${RULES} quota rules, median of ${ROUNDS} fresh tabs)`,
@@ -237,10 +293,16 @@ export default async function consoleSuite(ctx) {
           samples: `${ruleGrid.scrollMs} ms to scroll`,
         },
         {
+          figure: `Totals page (${TOTALS_LINES} lines, ${TOTALS_ORDERS} orders): navigation → first figures (ms)`,
+          value: median(totals),
+          goal: "≤ 1000",
+          samples: totals.join(" "),
+        },
+        {
           figure: "first load JS + CSS + HTML, gzip (KiB)",
           value: kib(js + css + html),
           goal: "≤ 150",
-          samples: `JS ${kib(js)}, CSS ${kib(css)}, HTML ${kib(html)}`,
+          samples: `JS ${kib(js)}, CSS ${kib(css)}, HTML ${kib(html)}; pages loaded on first visit ${kib(lazy)}`,
         },
       ],
     };

@@ -1,5 +1,5 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useMemo, useState, type FormEvent, type ReactNode } from "react";
+import { lazy, Suspense, useMemo, useState, type FormEvent, type ReactNode } from "react";
 import { Route, Switch, useLocation } from "wouter";
 import { AccountsPage } from "./desk/AccountsPage";
 import { ChangesPage } from "./desk/ChangesPage";
@@ -19,6 +19,10 @@ import { SessionContext } from "./shared/context";
 import { LeaveGuard, useConfirmLeave } from "./shared/leaving";
 import { answer, clientFor, loadSession, saveSession, toRefusal, type Refusal, type Role, type Session } from "./shared/session";
 import { Link, ProblemView } from "./shared/ui";
+
+// An Operation's orders and totals load on first visit: the first load stays within its budget.
+const OrdersPage = lazy(() => import("./operations/OrdersPage").then((module) => ({ default: module.OrdersPage })));
+const TotalsPage = lazy(() => import("./operations/TotalsPage").then((module) => ({ default: module.TotalsPage })));
 
 /** The console's sections, as the menu lists them. */
 interface Section {
@@ -50,6 +54,16 @@ const ROUTES: { path: string; section: Section; page: (params: Record<string, st
     path: "/console/operations/:operationId/history",
     section: SECTIONS.operations,
     page: ({ operationId }) => <HistoryPage key={operationId} operationId={operationId} />,
+  },
+  {
+    path: "/console/operations/:operationId/orders",
+    section: SECTIONS.operations,
+    page: ({ operationId }) => <OrdersPage key={operationId} operationId={operationId} />,
+  },
+  {
+    path: "/console/operations/:operationId/totals",
+    section: SECTIONS.operations,
+    page: ({ operationId }) => <TotalsPage key={operationId} operationId={operationId} />,
   },
   {
     path: "/console/operations/:operationId",
@@ -187,16 +201,18 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
       </header>
       <main className="content">
         <AmountsReady>
-          <Switch>
-            {ROUTES.map(({ path, section, page }) => (
-              <Route key={path} path={path}>
-                {(params) => (allowed(section) ? page(params as Record<string, string>) : <OperatorOnly section={section} />)}
+          <Suspense fallback={<p className="muted">Loading…</p>}>
+            <Switch>
+              {ROUTES.map(({ path, section, page }) => (
+                <Route key={path} path={path}>
+                  {(params) => (allowed(section) ? page(params as Record<string, string>) : <OperatorOnly section={section} />)}
+                </Route>
+              ))}
+              <Route>
+                <OperationsPage />
               </Route>
-            ))}
-            <Route>
-              <OperationsPage />
-            </Route>
-          </Switch>
+            </Switch>
+          </Suspense>
         </AmountsReady>
       </main>
     </SessionContext.Provider>

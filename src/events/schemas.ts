@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { listEnvelope } from "../platform/schema/fields";
-import { EVENT_TYPES, type EventType } from "../platform/core/event-types";
+import { EVENT_TYPES, type EventType } from "../common/event-types";
 import type { events } from "../platform/data/tables";
 
 export const eventRepresentation = z

@@ -5,7 +5,7 @@ import type { Db } from "../platform/data/database";
 import { violatesUnique } from "../platform/data/constraint-errors";
 import { ApiError } from "../platform/core/errors";
 import { appendEvent } from "../platform/data/events";
-import type { EventType } from "../platform/core/event-types";
+import type { EventType } from "../common/event-types";
 import { idPrefixes, newId } from "../platform/core/ids";
 import { keyPrefix, mintSignedKey } from "../platform/core/key-format.mjs";
 import { changeOf, changeStatements, recordedFields, recordsOf, type Writer } from "../platform/data/changes";

@@ -15,7 +15,7 @@ import {
   type OwnedRows,
 } from "../operations/aggregate";
 import { changeOf, recordedFields, recordsOf } from "../platform/data/changes";
-import { mergeLines, type StoredLine } from "./bounds";
+import { mergeLines, type StoredLine } from "../common/line-bounds";
 import { findStoredLines } from "./queries";
 import type { LineInput } from "./schemas";
 

@@ -7,7 +7,7 @@ import type { LineAtVersion } from "../history/line-windows";
 import { operationVersion } from "../history/versions";
 import { operationLines, storedLineColumns } from "../operations/tables";
 import { listOperationRows } from "../operations/queries";
-import type { StoredLine } from "./bounds";
+import type { StoredLine } from "../common/line-bounds";
 import { lineList, ORDERED_FIELDS, type LineRepresentation, type ListLinesQuery } from "./schemas";
 
 /**

@@ -7,7 +7,7 @@ import { existingKeys, inJsonChunks, runBatch, type Statement, writeGuard } from
 import { isWriteGuardFailure, violatesUnique } from "../platform/data/constraint-errors";
 import { ApiError } from "../platform/core/errors";
 import { appendEvent } from "../platform/data/events";
-import type { EventType } from "../platform/core/event-types";
+import type { EventType } from "../common/event-types";
 import { operationAccounts, operationLines, operations } from "./tables";
 import { nowIso } from "../platform/core/time";
 

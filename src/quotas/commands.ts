@@ -7,13 +7,13 @@ import { inJsonChunks, insertFromJson, runBatch, type Statement, writeGuard } fr
 import { isWriteGuardFailure, violatesUnique, violatesUniqueIndex } from "../platform/data/constraint-errors";
 import { ApiError } from "../platform/core/errors";
 import { appendEvent } from "../platform/data/events";
-import type { EventType } from "../platform/core/event-types";
+import type { EventType } from "../common/event-types";
 import { idPrefixes, newId } from "../platform/core/ids";
 import { quotaRules } from "./tables";
 import { tenants } from "../platform/data/tables";
 import { nowIso } from "../platform/core/time";
 import { findRule, getQuotaDefault, readRulesById, readRulesByScope, toRuleRepresentation, type RuleRow } from "./queries";
-import { indexedRuleOf, type IndexedRule, type QuotaEnforcement, type Scope } from "./rule-index";
+import { indexedRuleOf, type IndexedRule, type QuotaEnforcement, type Scope } from "../common/rule-index";
 import { ruleIndexCache, type RuleChange } from "./rule-index-cache";
 import { ruleFieldsOf, scopeKeyOf, type DeleteRulesResult, type RuleBody, type UpsertRulesResult } from "./schemas";
 

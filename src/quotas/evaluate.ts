@@ -2,10 +2,10 @@ import type { Context } from "hono";
 import { noteBookmark, type RequestTrace } from "../platform/data/trace";
 import { inShardBackground, type AppBindings } from "../platform/http/context";
 import { d1RuleSource } from "./queries";
-import { evaluateExplained, evaluateQuota, type ExplainedQuotaResult, type QuotaOrder, type QuotaResult } from "./rule-index";
+import { evaluateExplained, evaluateQuota, type ExplainedQuotaResult, type QuotaOrder, type QuotaResult } from "../common/rule-index";
 import { ruleIndexCache, type BackgroundRunner, type RuleSource } from "./rule-index-cache";
 
-export type { QuotaOrder, QuotaResult } from "./rule-index";
+export type { QuotaOrder, QuotaResult } from "../common/rule-index";
 
 /** Where an evaluation reads the rule index from, and how it may check it after answering. */
 export interface RuleReading {

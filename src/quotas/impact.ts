@@ -16,7 +16,7 @@ import {
   type Resolution,
   type RuleIndex,
   type Scope,
-} from "./rule-index";
+} from "../common/rule-index";
 import { ruleIndexCache } from "./rule-index-cache";
 import {
   IMPACT_DEFAULT_DAYS,

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../platform/data/database";
 import { insertFromJson, sqlText } from "../platform/data/sql";
 import { quotaOrderFacts } from "./tables";
-import type { QuotaOrder, QuotaTarget } from "./rule-index";
+import type { QuotaOrder, QuotaTarget } from "../common/rule-index";
 
 /*
  * Quota orders kept as facts: what every order placed or refused was evaluated as (one per supplier

@@ -6,7 +6,7 @@ import { listPage, type ListContext } from "../platform/data/pagination";
 import { quotaRules } from "./tables";
 import { tenants } from "../platform/data/tables";
 import type { RuleHead, RuleSource } from "./rule-index-cache";
-import { indexedRuleOf, levelKeysOf, probesOf, type IndexedRule, type QuotaEnforcement, type RuleSnapshot, type Scope } from "./rule-index";
+import { indexedRuleOf, levelKeysOf, probesOf, type IndexedRule, type QuotaEnforcement, type RuleSnapshot, type Scope } from "../common/rule-index";
 import { type ListRulesQuery, ruleList, type RuleRepresentation } from "./schemas";
 
 export type RuleRow = typeof quotaRules.$inferSelect;

@@ -1,4 +1,12 @@
-import { buildRuleIndex, scopeMatchesTarget, type IndexedRule, type QuotaEnforcement, type QuotaTarget, type RuleIndex, type RuleSnapshot } from "./rule-index";
+import {
+  buildRuleIndex,
+  scopeMatchesTarget,
+  type IndexedRule,
+  type QuotaEnforcement,
+  type QuotaTarget,
+  type RuleIndex,
+  type RuleSnapshot,
+} from "../common/rule-index";
 
 /** A tenant's rule version and default minimum, read together (tenants row). */
 export interface RuleHead {

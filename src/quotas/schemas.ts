@@ -5,7 +5,7 @@ import { pageQueryShape } from "../platform/schema/list-query";
 import { amount, dateTime, externalKey, identifierText, keyedBatch, listEnvelope, pathId, queryFlag, queryInteger } from "../platform/schema/fields";
 import { toIsoSeconds } from "../platform/core/time";
 import { quotaRules } from "./tables";
-import { explanation, sourceKind } from "./explanation";
+import { explanation, sourceKind } from "../common/rule-explanation";
 
 export const ruleList: ListDefinition = {
   name: "quota_rules",

@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from "../platform/core/event-types";
+import { EVENT_TYPES } from "../common/event-types";
 
 /**
  * A subscription names event types exactly ("order.created") or by a prefix ending in * ("operation.*",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { callRoute, expectStatus, newTenant, readOperation } from "../helpers/client";
 import { routes } from "../helpers/routes";
-import { alarmOf, inSeconds, operationEvents, runAlarmHandler, runScheduleAt } from "../helpers/schedule";
+import { alarmOf, later, operationEvents, runAlarmHandler, runScheduleAt } from "../helpers/schedule";
 import { approve, draftOperation, requireApprovals, reviewer } from "./support";
 
 describe("a scheduled activation with approvals on", () => {
@@ -9,7 +9,7 @@ describe("a scheduled activation with approvals on", () => {
     const op = await newTenant();
     await requireApprovals(op, 1);
     const draft = await draftOperation(op);
-    const activateAt = inSeconds(2);
+    const activateAt = later();
     const operation = expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: draft.id }, body: { schedule: { activateAt } } }), 200);
     return { op, operation, activateAt };
   }

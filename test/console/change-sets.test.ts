@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { entrySummary, groupChangeSets, revertsOf, setIdOf, type ChangeRecord } from "../../console/src/labels/changeSets";
+import type { ChangeRecord } from "../../console/src/api/history";
+import { entrySummary, groupChangeSets, revertsOf, setIdOf } from "../../console/src/labels/changeSets";
 
 const at = "2026-11-28T10:00:00.000Z";
 const record = (set: string, ordinal: number, fields: Partial<ChangeRecord> = {}): ChangeRecord => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { inFieldLabels } from "../../console/src/labels/fields";
-import { invalidRowsText } from "../../console/src/shared/grid/invalidRows";
+import { invalidRowsText } from "../../console/src/shared/grid/models/invalidRows";
 
 describe("a grid's refusals in its own words", () => {
   it("says the server's messages in the grid's words", () => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { neutralizeCell, restoreCell } from "../../src/platform/core/csv-cells";
+import { neutralizeCell, restoreCell } from "../../src/common/csv-cells";
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 const PLAIN_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;

@@ -24,6 +24,21 @@ export const runAlarmHandler = (operationId: string) =>
 /** An ISO time `seconds` from now, to the second (as the API stores it). */
 export const inSeconds = (seconds: number) => new Date(Math.ceil((Date.now() + seconds * 1000) / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 
+/** A time far enough ahead that no alarm set for it rings on its own while a test runs: tests move the clock there instead (travelTo). */
+export const later = (seconds = 3600) => inSeconds(seconds);
+
+/**
+ * Moves this isolate's clock (Date.now, which the Worker and its objects read) so that it reads just
+ * past `time` now, and keeps it ticking from there: a schedule's time comes without waiting for it.
+ * Returns the way back; vi.restoreAllMocks() undoes it too.
+ */
+export function travelTo(time: string): () => void {
+  const realNow = Date.now.bind(Date);
+  const offset = Date.parse(time) + 50 - realNow();
+  const clock = vi.spyOn(Date, "now").mockImplementation(() => realNow() + offset);
+  return () => clock.mockRestore();
+}
+
 /** Runs the object's alarm as at `time`: the clock is moved there for the alarm, not waited for. */
 export async function runScheduleAt(operationId: string, time: string) {
   const clock = vi.spyOn(Date, "now").mockReturnValue(Date.parse(time) + 50);

@@ -4,7 +4,7 @@
 // registered (each such test fails for a route missing here).
 import { env } from "cloudflare:test";
 import { finishedDeliveryDirectly } from "./direct";
-import { callRoute, createOperation, operationBody, uniqueId, type Caller } from "./client";
+import { callRoute, createOperation, operationBody, readOperation, uniqueId, type Caller } from "./client";
 import { routes } from "./routes";
 import { cartBody, line, putAccounts, setUpOperation } from "./setup";
 import { holdMover, moveReaches, otherShard, startMove } from "./moves";
@@ -178,6 +178,27 @@ export const WRITES: Record<string, (op: Caller) => Promise<Race>> = {
   "POST /v1/orders": async (op) => {
     const open = await setUpOperation(op, { type: "PUBLIC" });
     return { path: "/v1/orders", body: cartBody(open.id, await directoryAccount(op), [line("SKU-B", 3, 250, "SUP-1")]), status: 201, event: "order.created" };
+  },
+  "PUT /v1/operations/:operationId/allocations": async (op) => {
+    const open = await readOperation(op, (await setUpOperation(op, { type: "PUBLIC" })).id);
+    return {
+      path: `/v1/operations/${open.id}/allocations`,
+      body: [{ variantExternalId: "SKU-A", poolQuantity: 100, maxPerAccount: 10 }],
+      headers: ifMatch(open.version),
+      status: 200,
+      event: "allocation.updated",
+    };
+  },
+  "PUT /v1/operations/:operationId/allocations/accounts": async (op) => {
+    const accountId = await directoryAccount(op);
+    const open = await readOperation(op, (await setUpOperation(op, { type: "PUBLIC" })).id);
+    return {
+      path: `/v1/operations/${open.id}/allocations/accounts`,
+      body: [{ variantExternalId: "SKU-A", accountId, maxQuantity: 20 }],
+      headers: ifMatch(open.version),
+      status: 200,
+      event: "allocation.updated",
+    };
   },
   "POST /v1/orders/:orderId/cancel": async (op) => {
     const open = await setUpOperation(op, { type: "PUBLIC" });

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { travelTo } from "../helpers/schedule";
 import {
   call,
   callRoute,
@@ -314,15 +315,17 @@ describe("change records of tenant resources", () => {
   });
 });
 
+afterEach(() => vi.restoreAllMocks());
+
 describe("reading history", () => {
   it("filters by resource, field, actor and time, pages newest first, and exports CSV one row per field", async () => {
     const op = await newTenant();
     const operation = await createOperation(op);
     const params = { operationId: operation.id };
     expectStatus(await callRoute(op, routes.putLines, { params, body: [lineBody("A"), lineBody("B")] }), 200);
-    // from and to are to the second: the next change comes in a later second than the first.
-    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 10));
-    const middle = new Date().toISOString();
+    // from and to are to the second: the next change comes in a later second than the first (the clock moved, not waited for).
+    travelTo(new Date(Date.now() + 1000).toISOString());
+    const middle = new Date(Date.now()).toISOString();
     expectStatus(await callRoute(op, routes.putLines, { params, body: [lineBody("A", { maxQuantity: 7 })] }), 200);
     const all = await historyOf(op);
     expect(all.map((record) => record.id)).toEqual([...all.map((record) => record.id)].sort((a, b) => (a < b ? 1 : -1)));

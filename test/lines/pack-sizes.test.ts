@@ -293,7 +293,7 @@ describe("pack sizes on carts, orders and comparison", () => {
     );
     expect(result).toEqual({
       ok: false,
-      summary: { checked: 4, inBounds: 2, belowMin: 1, aboveMax: 1, notInOperation: 0, missingRequired: 0, incrementMismatch: 1 },
+      summary: { checked: 4, inBounds: 2, belowMin: 1, aboveMax: 1, notInOperation: 0, missingRequired: 0, incrementMismatch: 1, allocationExceeded: 0 },
       issues: [
         { variantExternalId: "BOX6", code: "increment_mismatch", quantity: 13, minQuantity: 6, maxQuantity: 24, quantityIncrement: 6 },
         { variantExternalId: "BOX4", code: "above_max", quantity: 9, minQuantity: 0, maxQuantity: 8 },

@@ -396,6 +396,8 @@ if (chromiumPresent("console editing test")) {
         "Recommended ↓",
         "Pack ↑",
         "Pack ↓",
+        "Ordered ↑",
+        "Ordered ↓",
       ]);
       const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
       assert.equal(download.suggestedFilename(), `lines-${code}-A.csv`);

@@ -12,7 +12,7 @@ import { checkGridPage, chromiumPresent, createOperationWithLines, itemLines, it
 const TIMEOUT = { timeout: 180_000 };
 const LINES = 200;
 const sku = itemSku;
-// The lines grid's columns, by place: Variant, Name, Min, Max, Recommended, Pack.
+// The lines grid's columns, by place: Variant, Name, Min, Max, Recommended, Pack, Ordered (read-only).
 const NAME = 1;
 const MIN = 2;
 const MAX = 3;
@@ -202,7 +202,7 @@ if (chromiumPresent("console grid test")) {
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), "5\n5");
       assert.deepEqual([await cellText(45, REC), await cellText(46, REC)], ["", ""]);
       await press("Control+a");
-      await page.getByText(`${LINES * 6} cells selected`).waitFor();
+      await page.getByText(`${LINES * 7} cells selected`).waitFor();
     });
 
     it("finds and replaces within a column after previewing the cells it will change", TIMEOUT, async () => {

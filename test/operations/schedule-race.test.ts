@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, createOperation, expectStatus, newTenant, readOperation, setStatus, type Caller } from "../helpers/client";
-import { alarmOf, inSeconds, operationEvents, runAlarmHandler, runScheduleAt, type OperationEvent } from "../helpers/schedule";
+import { alarmOf, later, operationEvents, runAlarmHandler, runScheduleAt, type OperationEvent } from "../helpers/schedule";
 
 interface Schedule {
   activateAt: string | null;
@@ -47,9 +47,10 @@ const earliest = (schedule: Schedule) => [schedule.activateAt, schedule.deactiva
 describe("two schedule changes racing a manual status change", () => {
   it("end as one serial order would leave them, the alarm armed for the schedule last written, and the run after the manual change obeys the rules once", async () => {
     const op = await newTenant();
-    const activateFirst = inSeconds(8);
-    const activateSecond = inSeconds(9);
-    const deactivate = inSeconds(3600);
+    // An hour ahead, run by moving the clock (runScheduleAt): no alarm rings on its own while the calls race.
+    const activateFirst = later(3600);
+    const activateSecond = later(3601);
+    const deactivate = later(7200);
     const calls = [
       schedulePatch("schedule activateAt", { activateAt: activateFirst }),
       schedulePatch("schedule both", { activateAt: activateSecond, deactivateAt: deactivate }),

@@ -1,20 +1,18 @@
 import { createExecutionContext, createScheduledController, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { SCHEDULE_FENCE_RETRY_MS, SCHEDULE_MAX_ATTEMPTS, scheduleRetryDelayMs } from "../../src/operations/coordinator/durable-object";
 import { SCHEDULE_OVERDUE_AFTER_MS, sweepSchedules } from "../../src/operations/coordinator/schedule-sweep";
 import worker from "../../src/index";
 import { WEBHOOK_SWEEP_CRON } from "../../src/webhooks/outbox";
 import { callRoute, expectStatus, newTenant, readOperation, type Caller } from "../helpers/client";
 import { routes } from "../helpers/routes";
-import { alarmOf, inSeconds, operationEvents, runScheduleAt, storedOf, stubOf } from "../helpers/schedule";
+import { alarmOf, later, operationEvents, runScheduleAt, storedOf, stubOf, travelTo } from "../helpers/schedule";
 import { setUpOperation } from "../helpers/setup";
 import { shardOf, tenantDb } from "../helpers/shards";
 import { moveTenant, otherShard } from "../helpers/moves";
 
-const waitUntil = async (time: string) => {
-  const wait = Date.parse(time) - Date.now() + 50;
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-};
+// Schedules are set an hour ahead and the clock is moved to them (travelTo): no test waits for a time to come.
+afterEach(() => vi.restoreAllMocks());
 
 /** Reads until the answer matches `expected` (an object) or equals it (an alarm set in the past rings on its own, at once). */
 function eventually<T>(read: () => Promise<T>, expected: unknown, timeout = 5_000): Promise<T> {
@@ -53,8 +51,8 @@ async function runMinuteCron() {
 describe("a scheduled change that keeps failing", () => {
   it("is tried again after growing waits, then given up: operation.schedule_failed with the last error, and the alarm moves on to the next time", async () => {
     const op = await newTenant();
-    const activateAt = inSeconds(2);
-    const deactivateAt = inSeconds(3600);
+    const activateAt = later();
+    const deactivateAt = later(7200);
     const operation = await scheduledOperation(op, { activateAt, deactivateAt });
     // A real database failure: the shard refuses this Operation's status change (not its other columns).
     const db = await tenantDb(op.tenantId);
@@ -65,8 +63,8 @@ describe("a scheduled change that keeps failing", () => {
       )
       .run();
     try {
-      await waitUntil(activateAt);
-      // The first ring may come on its own at the time; every retry after it is rung here at once.
+      travelTo(activateAt);
+      // Every ring, the first and each retry, is rung here at once.
       const failuresSeen: number[] = [];
       for (;;) {
         const before = Date.now();
@@ -101,7 +99,7 @@ describe("a scheduled change that keeps failing", () => {
 
   it("stops when not even the failure can be recorded; each sweep after that tries once, and the change runs once the database heals", async () => {
     const op = await newTenant();
-    const activateAt = inSeconds(2);
+    const activateAt = later();
     const operation = await scheduledOperation(op, { activateAt });
     const db = await tenantDb(op.tenantId);
     const trigger = `fail_all_${operation.id.replace(/\W/g, "_")}`;
@@ -110,7 +108,7 @@ describe("a scheduled change that keeps failing", () => {
       .prepare(`create trigger ${trigger} before update on operations when old.id = '${operation.id}' begin select raise(abort, 'injected write failure'); end`)
       .run();
     try {
-      await waitUntil(activateAt);
+      travelTo(activateAt);
       const failuresOf = async () => (await storedOf(operation.id))["schedule-failed-attempts"];
       for (let ring = 0; ring < SCHEDULE_MAX_ATTEMPTS && (await alarmOf(operation.id)) !== null; ring++) await runDurableObjectAlarm(stubOf(operation.id));
       await eventually(failuresOf, SCHEDULE_MAX_ATTEMPTS);
@@ -137,7 +135,7 @@ describe("a scheduled change that keeps failing", () => {
 describe("the schedule sweep (every minute) heals an object that lost its alarm", () => {
   it("arms it again once the time is overdue, and the change runs as scheduled; an object whose alarm is set is left alone", async () => {
     const op = await newTenant();
-    const activateAt = inSeconds(2);
+    const activateAt = later();
     const lost = await scheduledOperation(op, { activateAt });
     const waiting = await scheduledOperation(op, { activateAt });
     // As if the arm after the write had failed.
@@ -147,7 +145,7 @@ describe("the schedule sweep (every minute) heals an object that lost its alarm"
     const retryAt = Date.now() + 123_000;
     await runInDurableObject(stubOf(waiting.id), (_instance, state) => state.storage.setAlarm(retryAt));
 
-    await waitUntil(activateAt);
+    travelTo(activateAt);
     // Not yet overdue: nothing is touched.
     await sweepSchedules(env);
     expect(await alarmOf(lost.id)).toBeNull();
@@ -166,7 +164,7 @@ describe("the schedule sweep (every minute) heals an object that lost its alarm"
 
   it("runs from the every-minute cron: a time long past whose object has no alarm is armed again", async () => {
     const op = await newTenant();
-    const operation = await scheduledOperation(op, { activateAt: inSeconds(3600) });
+    const operation = await scheduledOperation(op, { activateAt: later() });
     await loseAlarm(operation.id);
     const longAgo = `${new Date(Date.now() - 10 * 60_000).toISOString().slice(0, 19)}Z`;
     await (await tenantDb(op.tenantId)).prepare("update operations set activate_at = ? where id = ?").bind(longAgo, operation.id).run();
@@ -182,7 +180,7 @@ describe("the schedule sweep (every minute) heals an object that lost its alarm"
 describe("a pending schedule and a move of the tenant to another shard", () => {
   it("a time after the move runs on the shard the tenant moved to", async () => {
     const op = await newTenant();
-    const activateAt = inSeconds(3600);
+    const activateAt = later();
     const operation = await scheduledOperation(op, { activateAt });
     const from = await shardOf(op.tenantId);
     await moveTenant(op, otherShard(from));
@@ -196,7 +194,7 @@ describe("a pending schedule and a move of the tenant to another shard", () => {
 
   it("a time that comes while a move's cutover fences the tenant's writes runs 2 s later (no failure recorded), then on the shard the directory names", async () => {
     const op = await newTenant();
-    const activateAt = inSeconds(2);
+    const activateAt = later();
     const operation = await scheduledOperation(op, { activateAt });
     const shard = await shardOf(op.tenantId);
     // What a cutover does to the shard for at most 2 s: every write of the tenant refused.

@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { callRoute, createOperation, expectProblem, expectStatus, newTenant, operationBody, readOperation, uniqueId } from "../helpers/client";
 import { routes } from "../helpers/routes";
-import { alarmOf, inSeconds, operationEvents, runScheduleAt, storedKeys, stubOf } from "../helpers/schedule";
+import { alarmOf, inSeconds, later, operationEvents, runScheduleAt, storedKeys, stubOf } from "../helpers/schedule";
 import { setUpOperation } from "../helpers/setup";
 import { tenantDb } from "../helpers/shards";
 
@@ -130,8 +130,8 @@ describe("scheduled status changes: the Operation's Durable Object makes them", 
   it("activates, then deactivates, through the same path as a manual change (version, event by schedule), clearing each time, never twice", async () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC", status: "DRAFT" });
-    const activateAt = inSeconds(2);
-    const deactivateAt = inSeconds(4);
+    const activateAt = later();
+    const deactivateAt = later(7200);
     const scheduled = expectStatus(
       await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt, deactivateAt } } }),
       200,
@@ -163,7 +163,7 @@ describe("scheduled status changes: the Operation's Durable Object makes them", 
 
   it("a change the rules refuse changes nothing but clears its time and records operation.schedule_failed with the reason", async () => {
     const op = await newTenant();
-    const activateAt = inSeconds(2);
+    const activateAt = later();
     const operation = await createOperation(op, { schedule: { activateAt } }); // no line: DRAFT → ACTIVE is refused
     await runScheduleAt(operation.id, activateAt);
     const after = await readOperation(op, operation.id);
@@ -179,7 +179,7 @@ describe("scheduled status changes: the Operation's Durable Object makes them", 
   it("hands a scheduled change on to webhooks at once, not at the next sweep", async () => {
     const op = await newTenant();
     const operation = await setUpOperation(op, { type: "PUBLIC", status: "DRAFT" });
-    const activateAt = inSeconds(2);
+    const activateAt = later();
     expectStatus(await callRoute(op, routes.patchOperation, { params: { operationId: operation.id }, body: { schedule: { activateAt } } }), 200);
     const db = await tenantDb(op.tenantId);
     const notHandedOn = async () =>

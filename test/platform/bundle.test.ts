@@ -15,9 +15,10 @@ import * as entry from "../../src/index";
  * (241.5 KiB then); 250 → 265 KiB when tenant moves (the TenantMover object, the capture and
  * catch-up, the checks on both shards) and the display and redelivery routes came in (255.3 KiB then);
  * 265 → 280 KiB when the running campaign came in: orders cancelled, totals kept per line, account and
- * day, their routes, generated triggers (268 KiB then).
+ * day, their routes, generated triggers (268 KiB then); 280 → 295 KiB when allocation (pools, caps,
+ * the plan) and local operator routes came in (280 KiB then).
  */
-const BUDGET_GZIP_BYTES = 280 * 1024;
+const BUDGET_GZIP_BYTES = 295 * 1024;
 
 async function gzipSize(text: string): Promise<number> {
   const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));

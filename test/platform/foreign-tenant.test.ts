@@ -55,6 +55,9 @@ const BODIES: Record<string, (w: World) => unknown> = {
   "PUT /v1/buying-policies/quotas/rules/:ruleId": (w) => ({ accountId: w.acc1, supplierId: "SUP-1", minimum: 500 }),
   "PATCH /v1/webhooks/:webhookId": () => ({ description: "Taken over", url: "https://attacker.example.com/in" }),
   "POST /v1/orders/:orderId/cancel": () => ({ reason: "Taken over" }),
+  "PUT /v1/operations/:operationId/allocations": () => [{ variantExternalId: "SKU-A", poolQuantity: 1 }],
+  "PUT /v1/operations/:operationId/allocations/accounts": (w) => [{ variantExternalId: "SKU-A", accountId: w.acc1, maxQuantity: 1 }],
+  "POST /v1/operations/:operationId/allocations/plan": () => ({ method: "equal" }),
 };
 
 beforeAll(async () => {

@@ -104,6 +104,8 @@ const OTHER_BODY_FIELDS = new Set([
   "op",
   "from",
   "to",
+  // A plan's page token, as in a query: opaque, checked as a token.
+  "nextToken",
 ]);
 
 const routeKey = (spec: { method: string; path: string }) => `${spec.method.toUpperCase()} ${spec.path}`;
@@ -207,8 +209,22 @@ const BODIES: Record<string, { body: unknown; ids: (string | number)[][] }[]> = 
     { body: { cartId: SOME_ID.cartId }, ids: [["cartId"]] },
   ],
   "POST /v1/operations/:operationId/compare": [
-    { body: { lines: [{ variantExternalId: "SKU-1", quantity: 1 }] }, ids: [["lines", 0, "variantExternalId"]] },
+    { body: { lines: [{ variantExternalId: "SKU-1", quantity: 1 }], accountId: "A-1" }, ids: [["lines", 0, "variantExternalId"], ["accountId"]] },
     { body: { orderId: SOME_ID.orderId }, ids: [["orderId"]] },
+  ],
+  "PUT /v1/operations/:operationId/allocations": [{ body: [{ variantExternalId: "SKU-1", poolQuantity: 1 }], ids: [[0, "variantExternalId"]] }],
+  "PUT /v1/operations/:operationId/allocations/accounts": [
+    {
+      body: [{ variantExternalId: "SKU-1", accountId: "A-1", maxQuantity: 1 }],
+      ids: [
+        [0, "variantExternalId"],
+        [0, "accountId"],
+      ],
+    },
+  ],
+  "POST /v1/operations/:operationId/allocations/plan": [
+    { body: { method: "equal", variantExternalIds: ["SKU-1"] }, ids: [["variantExternalIds", 0]] },
+    { body: { method: "proportional", basis: { operationId: SOME_ID.operationId } }, ids: [["basis", "operationId"]] },
   ],
   // A cancellation's reason is text shown as it is, held to the rule of ids (as a comment is).
   "POST /v1/orders/:orderId/cancel": [{ body: { reason: "Asked by phone" }, ids: [["reason"]] }],

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { ruleIndexCache } from "../../src/quotas/rule-index-cache";
-import { buildRuleIndex, explainQuota, resolveQuota, type IndexedRule } from "../../src/quotas/rule-index";
+import { buildRuleIndex, explainQuota, resolveQuota, type IndexedRule } from "../../src/common/rule-index";
 import { call, expectStatus, newTenant, callRoute } from "../helpers/client";
 import { routes } from "../helpers/routes";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { HEAD_BYTES, RuleIndexCache, type RuleSource } from "../../src/quotas/rule-index-cache";
-import { buildRuleIndex, levelKeysOf, resolveQuota, scopeMatchesTarget, type IndexedRule, type QuotaTarget } from "../../src/quotas/rule-index";
+import { buildRuleIndex, levelKeysOf, resolveQuota, scopeMatchesTarget, type IndexedRule, type QuotaTarget } from "../../src/common/rule-index";
 
 /** An in-memory "database" of tenants' rules, counting every read the cache makes of it. */
 class FakeSource implements RuleSource {

@@ -8,7 +8,7 @@ import {
   type IndexedRule,
   type QuotaSourceKind,
   type QuotaTarget,
-} from "../../src/quotas/rule-index";
+} from "../../src/common/rule-index";
 
 /**
  * The reference: API.md §7 read literally. Filter all rules per level by "every set key equals the

@@ -168,6 +168,15 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   await step(operator, "GET", `/v1/operations/${operationId}/totals/accounts`, 200);
   await step(operator, "GET", `/v1/operations/${operationId}/totals/daily`, 200);
   await step(account, "POST", `/v1/orders/${orderId}/cancel`, 200, { body: { reason: "Journey" } });
+  const pooled = lines[1].variantExternalId;
+  await step(operator, "PUT", `/v1/operations/${operationId}/allocations`, 200, {
+    body: [{ variantExternalId: pooled, poolQuantity: 1000, maxPerAccount: 100 }],
+  });
+  await step(operator, "PUT", `/v1/operations/${operationId}/allocations/accounts`, 200, {
+    body: [{ variantExternalId: pooled, accountId: acc1, maxQuantity: 500 }],
+  });
+  await step(operator, "GET", `/v1/operations/${operationId}/allocations/accounts`, 200);
+  await step(operator, "POST", `/v1/operations/${operationId}/allocations/plan`, 200, { body: { method: "equal", basis: { weights: { [acc1]: 1 } } } });
 
   await step(account, "GET", "/v1/front/operations", 200);
   await step(account, "GET", `/v1/front/operations/${operationId}`, 200);

@@ -1,7 +1,7 @@
 import type { ApiClient, Schemas } from "@campaign-policy/client";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
-import type { QuotaOrder } from "../../../src/quotas/rule-index";
+import type { QuotaOrder } from "@campaign-policy/common/rule-index";
 import { useSession } from "../shared/context";
 import { API_LIMITS } from "../shared/limits";
 import { usePagedQuery } from "../shared/PagedList";
@@ -206,3 +206,17 @@ export const fetchImpact = async (api: ApiClient, request: ImpactRequest, nextTo
       }),
     )
   ).data;
+
+/** Brings a deleted rule back, with its id and last values. */
+export function useRestoreRule(onDone: () => void) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (ruleId: string) => (await answer(api.POST("/v1/buying-policies/quotas/rules/{ruleId}/restore", { params: { path: { ruleId } } }))).data,
+    onSuccess: () => {
+      onDone();
+      for (const queryKey of [queryKeys.history.all, queryKeys.rules.all, queryKeys.rule.all, queryKeys.evaluation.all])
+        void queryClient.invalidateQueries({ queryKey });
+    },
+  });
+}

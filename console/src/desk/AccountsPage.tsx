@@ -7,7 +7,7 @@ import { PagedList, type Column } from "../shared/PagedList";
 import { queryKeys } from "../shared/queryKeys";
 import { toRefusal } from "../shared/session";
 import { SearchFilter } from "../shared/ui";
-import { putAccounts, useDirectoryList, type Account, type AccountsUpsert } from "../api/desk";
+import { putAccounts, useDirectoryList, type Account, type AccountsUpsert } from "../api/directory";
 const SORTS = [
   ["accountId", "Account id"],
   ["name", "Name"],

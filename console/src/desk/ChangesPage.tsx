@@ -10,9 +10,12 @@ import { accountName, keyName, userName } from "../labels/people";
 import { accountsNamedIn } from "../labels/values";
 import { PagedList, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
-import { ChoiceFilter, ProblemView, SearchFilter } from "../shared/ui";
+import { ChoiceFilter, DayRangeFilter, ProblemView, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
-import { exportHistoryCsv, useAccountNames, useHistoryList, useRestoreRule, useWebhooksById, type ChangeFilters, type ChangeRecord } from "../api/desk";
+import { useAccountNames } from "../api/directory";
+import { exportHistoryCsv, useHistoryList, type ChangeFilters, type ChangeRecord } from "../api/history";
+import { useRestoreRule } from "../api/rules";
+import { useWebhooksById } from "../api/webhooks";
 
 type Names = ReadonlyMap<string, string | null> | undefined;
 
@@ -204,14 +207,7 @@ export function ChangesPage() {
           choices={[...(people.keys?.values() ?? [])].map((key) => [key.id, keyName(key, people)] as const)}
           onChange={(actor) => setView({ actor })}
         />
-        <label>
-          From
-          <input type="date" value={view.from} onChange={(e) => setView({ from: e.target.value })} />
-        </label>
-        <label>
-          To
-          <input type="date" value={view.to} onChange={(e) => setView({ to: e.target.value })} />
-        </label>
+        <DayRangeFilter from={view.from} to={view.to} onChange={setView} />
       </PagedList>
     </section>
   );

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from "react";
-import { EVENT_TYPES } from "../../../src/platform/core/event-types";
+import { EVENT_TYPES } from "@campaign-policy/common/event-types";
 import { useSession } from "../shared/context";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
@@ -10,7 +10,8 @@ import { accountsNamedIn, fieldValueText, usersNamedIn, type ValueNames } from "
 import { ChoiceFilter, ProblemView, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
 import { useOperationByCode, useOperationCodes } from "../api/operations";
-import { fetchEvents, useAccountNames, type Event } from "../api/desk";
+import { useAccountNames } from "../api/directory";
+import { fetchEvents, type Event } from "../api/events";
 
 /** How often the feed asks for what is new, while following it live. */
 export const POLL_MS = 2000;

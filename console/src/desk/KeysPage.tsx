@@ -6,7 +6,7 @@ import { toRefusal } from "../shared/session";
 import { keyLabel, useSignedInKeyId } from "../labels/names";
 import { ChoiceFilter, FormActions, ProblemView, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
-import { useIssueKey, useKeyList, useRevokeKey, type Key } from "../api/desk";
+import { useIssueKey, useKeyList, useRevokeKey, type Key } from "../api/keys";
 
 type Role = Key["role"];
 const ROLES = ["OPERATOR", "ACCOUNT"] as const satisfies readonly Role[];

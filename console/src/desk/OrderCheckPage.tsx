@@ -4,7 +4,7 @@ import { download, hasHeader, parseTable, toCsv } from "../shared/csv";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal } from "../shared/session";
 import { ChoiceFilter, Link, ProblemView, SearchFilter } from "../shared/ui";
-import { useCompare, type Comparison } from "../api/desk";
+import { useCompare, type Comparison } from "../api/compare";
 import { DISCREPANCY_WORDS, discrepancyWords } from "../labels/discrepancies";
 
 type Issue = Comparison["issues"][number];

@@ -3,7 +3,7 @@ import { useUnsavedEdits } from "../shared/leaving";
 import { formatMoney } from "../labels/money";
 import { toRefusal } from "../shared/session";
 import { ProblemView } from "../shared/ui";
-import { useApprovalSettings, useDisplaySettings, useSaveApprovalSettings, useSaveDisplaySettings } from "../api/desk";
+import { useApprovalSettings, useDisplaySettings, useSaveApprovalSettings, useSaveDisplaySettings } from "../api/settings";
 
 /**
  * /console/settings: how amounts are shown (the tenant's currency) and the approvals an activation

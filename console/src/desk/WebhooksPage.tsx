@@ -16,7 +16,7 @@ import {
   type Delivery,
   type DeliveryStatus,
   type Webhook,
-} from "../api/desk";
+} from "../api/webhooks";
 
 const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const satisfies readonly DeliveryStatus[];
 const SORTS = [

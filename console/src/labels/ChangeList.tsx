@@ -1,4 +1,4 @@
-import { useAccountNames } from "../api/desk";
+import { useAccountNames } from "../api/directory";
 import { formatChange, meaningfulChanges, type FieldChange } from "../shared/format";
 import { fieldLabel } from "./fields";
 import { formatMoney, useCurrency } from "./money";

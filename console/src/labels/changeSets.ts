@@ -1,4 +1,4 @@
-import type { Schemas } from "@campaign-policy/client";
+import type { ChangeRecord } from "../api/history";
 import { plural } from "../shared/format";
 import { fieldLabel } from "./fields";
 
@@ -7,8 +7,6 @@ import { fieldLabel } from "./fields";
  * "200 lines added", opened to its 200 records), not one row per record. The API lists records newest
  * first, a set's records side by side; a record's id is `chg_<setId>-<ordinal>`.
  */
-
-export type ChangeRecord = Schemas["ChangeRecord"];
 
 /** One change: the records one write made, with who, when, why and the version it made. */
 export interface ChangeEntry {

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { useDisplaySettings } from "../api/desk";
+import { useDisplaySettings } from "../api/settings";
 import { useSession } from "../shared/context";
 import { toRefusal } from "../shared/session";
 import { Link, ProblemView } from "../shared/ui";

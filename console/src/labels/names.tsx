@@ -1,4 +1,5 @@
-import { useAccountNames, useKeysById, useUserEmails, type Key } from "../api/desk";
+import { useAccountNames, useUserEmails } from "../api/directory";
+import { useKeysById, type Key } from "../api/keys";
 import { useOperation } from "../api/operations";
 import { useRule } from "../api/rules";
 import { useSession } from "../shared/context";

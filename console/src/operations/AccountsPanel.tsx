@@ -1,6 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState, type ChangeEvent } from "react";
-import { useDirectorySearch } from "../api/desk";
+import { useDirectorySearch } from "../api/directory";
 import { useSession } from "../shared/context";
 import { useViewParams } from "../shared/viewParams";
 import { PagedList } from "../shared/PagedList";

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from "react";
-import { useAccountNames } from "../api/desk";
+import { useAccountNames } from "../api/directory";
 import { entrySummary, groupChangeSets, revertsOf, type ChangeEntry } from "../labels/changeSets";
 import { ChangeList } from "../labels/ChangeList";
 import { FIELD_LABELS } from "../labels/fields";
@@ -9,24 +9,15 @@ import { useSession } from "../shared/context";
 import { Dialog } from "../shared/dialogs";
 import { formatValue, plural, when, type FieldChange } from "../shared/format";
 import { DataGrid } from "../shared/grid/DataGrid";
-import { useGridDraft, type Cells } from "../shared/grid/draft";
+import { useGridDraft } from "../shared/grid/hooks/useGridDraft";
+import type { Cells } from "../shared/grid/models/draft";
 import { ActorName } from "../labels/names";
-import { ListTable, type Column } from "../shared/PagedList";
+import { ListTable, LoadMore, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
 import { ChoiceFilter, Field, ProblemView, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
-import {
-  revertOperation,
-  useDiffWithCurrent,
-  useOperation,
-  useOperationHistory,
-  useOperationReverted,
-  useOperationReverts,
-  type ChangeRecord,
-  type DiffItem,
-  type Operation,
-  type RevertCounts,
-} from "../api/operations";
+import { useDiffWithCurrent, useOperationHistory, useOperationReverts, type ChangeRecord, type DiffItem } from "../api/history";
+import { revertOperation, useOperation, useOperationReverted, type Operation, type RevertCounts } from "../api/operations";
 import { OperationHeader } from "./OperationPage";
 
 const KINDS = [
@@ -155,11 +146,7 @@ export function HistoryPage({ operationId }: { operationId: string }) {
         pending={list.isPending || (entries.length === 0 && list.hasNextPage)}
         detail={(entry) => (opened.has(entry.id) ? <EntryRecords entry={entry} accounts={accounts} /> : null)}
       />
-      {list.hasNextPage && (
-        <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-          Load more
-        </button>
-      )}
+      <LoadMore list={list} />
     </section>
   );
 }

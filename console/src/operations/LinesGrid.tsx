@@ -1,13 +1,15 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
-import { mergeLines, type StoredLine } from "../../../src/lines/bounds";
+import { mergeLines, type StoredLine } from "@campaign-policy/common/line-bounds";
 import { FIELD_LABELS, inFieldLabels } from "../labels/fields";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
 import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
 import { DiscardButton } from "../shared/grid/GridTools";
-import { useGridDraft, type Cells, type GridRow } from "../shared/grid/draft";
-import { useBatchSave } from "../shared/grid/useBatchSave";
+import { useGridDraft } from "../shared/grid/hooks/useGridDraft";
+import type { GridColumn } from "../shared/grid/models/columns";
+import type { Cells, GridRow } from "../shared/grid/models/draft";
+import { useBatchSave } from "../shared/grid/hooks/useBatchSave";
 import { useUnsavedEdits } from "../shared/leaving";
 import { API_LIMITS } from "../shared/limits";
 import { queryKeys } from "../shared/queryKeys";
@@ -22,7 +24,9 @@ const COLUMNS = [
   { key: "maxQuantity", label: FIELD_LABELS.maxQuantity, numeric: true, grow: 0.8 },
   { key: "recommendedQuantity", label: FIELD_LABELS.recommendedQuantity, short: "Rec.", numeric: true, grow: 0.8 },
   { key: "quantityIncrement", label: FIELD_LABELS.quantityIncrement, numeric: true, grow: 0.8 },
-] as const;
+  // What the Operation's PLACED orders hold of the line, kept by the server: shown, never edited.
+  { key: "orderedQuantity", label: "Ordered", numeric: true, grow: 0.8, readOnly: true },
+] as const satisfies readonly GridColumn[];
 type Field = (typeof COLUMNS)[number]["key"];
 const FIELDS = COLUMNS.map((column) => column.key);
 const QUANTITIES = ["minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"] as const satisfies readonly Field[];
@@ -36,11 +40,13 @@ const SORT_CHOICES = COLUMNS.flatMap(
 );
 const NAME_LOCALE = "en";
 
-type LineRow = GridRow<StoredLine>;
+/** A line as the grid holds it: what a PUT may change, and what its orders hold (absent on a line the grid has not read). */
+type GridLine = StoredLine & { orderedQuantity?: number };
+type LineRow = GridRow<GridLine>;
 type LineCells = Record<Field, string>;
 
 const nameIn = (name: Record<string, string>) => name[NAME_LOCALE] ?? Object.values(name)[0] ?? "";
-const cellsOf = (line: StoredLine): Cells =>
+const cellsOf = (line: GridLine): Cells =>
   ({
     variantExternalId: line.variantExternalId,
     variantName: nameIn(line.variantName),
@@ -48,9 +54,10 @@ const cellsOf = (line: StoredLine): Cells =>
     maxQuantity: String(line.maxQuantity),
     recommendedQuantity: line.recommendedQuantity === null ? "" : String(line.recommendedQuantity),
     quantityIncrement: String(line.quantityIncrement),
+    orderedQuantity: line.orderedQuantity === undefined ? "" : String(line.orderedQuantity),
   }) satisfies LineCells;
-const idOf = (line: StoredLine) => line.variantExternalId;
-const storedLineOf = (line: Line): StoredLine => ({
+const idOf = (line: GridLine) => line.variantExternalId;
+const storedLineOf = (line: Line): GridLine => ({
   variantExternalId: line.variantExternalId,
   variantId: line.variantId,
   variantName: line.variantName,
@@ -58,6 +65,7 @@ const storedLineOf = (line: Line): StoredLine => ({
   maxQuantity: line.maxQuantity,
   recommendedQuantity: line.recommendedQuantity,
   quantityIncrement: line.quantityIncrement,
+  orderedQuantity: line.orderedQuantity,
 });
 const WHOLE = /^\d+$/;
 const variantOf = (row: LineRow) => row.cells.variantExternalId.trim();
@@ -78,7 +86,7 @@ function inputOf(row: LineRow) {
   };
 }
 
-/** The row's errors by column, by the server's own rules (src/lines/bounds.ts) plus whole-number cells, in the grid's words (Min, Max). */
+/** The row's errors by column, by the server's own rules (src/common/line-bounds.ts) plus whole-number cells, in the grid's words (Min, Max). */
 function errorsOf(row: LineRow): Map<string, string> {
   const errors = new Map<string, string>();
   const cells = row.cells as LineCells;

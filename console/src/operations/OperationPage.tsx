@@ -29,9 +29,10 @@ const STATUS_BUTTONS = [
 ] as const;
 
 /** The fields that differ between what the page showed and what the server now holds. */
-/** An Operation's crumbs, code, status and facts, and its views (lines, history) as links. */
-export function OperationHeader({ operation, view }: { operation: Operation; view: "lines" | "history" }) {
+/** An Operation's crumbs, code, status and facts, and its views (lines, orders, totals, history) as links. */
+export function OperationHeader({ operation, view }: { operation: Operation; view: "lines" | "orders" | "totals" | "history" }) {
   const { session } = useSession();
+  const operator = session.role === "OPERATOR";
   const base = `/console/operations/${operation.id}`;
   return (
     <>
@@ -46,17 +47,25 @@ export function OperationHeader({ operation, view }: { operation: Operation; vie
           {operation.version}
         </span>
       </div>
-      {/* History is for OPERATOR keys (the API refuses it to an ACCOUNT key). */}
-      {session.role === "OPERATOR" && (
-        <nav className="views" aria-label="Operation views">
-          <Link to={base} current={view === "lines"}>
-            Lines
-          </Link>
-          <Link to={`${base}/history`} current={view === "history"}>
-            History
-          </Link>
-        </nav>
-      )}
+      {/* Totals and History are for OPERATOR keys (the API refuses them to an ACCOUNT key, which sees its own orders). */}
+      <nav className="views" aria-label="Operation views">
+        <Link to={base} current={view === "lines"}>
+          Lines
+        </Link>
+        <Link to={`${base}/orders`} current={view === "orders"}>
+          Orders
+        </Link>
+        {operator && (
+          <>
+            <Link to={`${base}/totals`} current={view === "totals"}>
+              Totals
+            </Link>
+            <Link to={`${base}/history`} current={view === "history"}>
+              History
+            </Link>
+          </>
+        )}
+      </nav>
     </>
   );
 }

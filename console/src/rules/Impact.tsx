@@ -6,7 +6,7 @@ import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
 import { Link, ProblemView } from "../shared/ui";
 import { fetchImpact, type Impact, type ImpactAccount, type ImpactRequest } from "../api/rules";
-import { useAccountNames } from "../api/desk";
+import { useAccountNames } from "../api/directory";
 import { accountName } from "../labels/people";
 
 /**

@@ -6,7 +6,7 @@ import { useUnsavedForm } from "../shared/leaving";
 import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
 import { Field, Link, ProblemView } from "../shared/ui";
-import { useDisplaySettings } from "../api/desk";
+import { useDisplaySettings } from "../api/settings";
 import { CurrencyNote, moneyInputText, moneyUnit, parseMoney, useCurrency } from "../labels/money";
 import { useDeleteRule, useRule, useSaveRule, type QuotaRule } from "../api/rules";
 import { CheckImpactButton, ImpactRegion, impactWords, saveLabel, useImpactCheck } from "./Impact";

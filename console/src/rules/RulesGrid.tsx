@@ -1,11 +1,12 @@
 import { useMemo, useRef, useState } from "react";
 import { useSession } from "../shared/context";
-import { useDisplaySettings } from "../api/desk";
+import { useDisplaySettings } from "../api/settings";
 import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
 import { DiscardButton } from "../shared/grid/GridTools";
-import type { GridColumn } from "../shared/grid/columns";
-import { useGridDraft, type Cells, type GridRow } from "../shared/grid/draft";
-import { useBatchSave } from "../shared/grid/useBatchSave";
+import type { GridColumn } from "../shared/grid/models/columns";
+import { useGridDraft } from "../shared/grid/hooks/useGridDraft";
+import type { Cells, GridRow } from "../shared/grid/models/draft";
+import { useBatchSave } from "../shared/grid/hooks/useBatchSave";
 import { useUnsavedEdits } from "../shared/leaving";
 import { API_LIMITS } from "../shared/limits";
 import { toRefusal } from "../shared/session";

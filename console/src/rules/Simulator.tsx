@@ -3,7 +3,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useMemo, useState, type FormEvent } from "react";
 import { useSearch } from "wouter";
 // The server's own resolution (pure, no I/O): the browser simulates with the code the API runs, not a copy.
-import { buildRuleIndex, evaluateExplained, indexedRuleOf, type ExplainedQuotaResult, type QuotaOrder } from "../../../src/quotas/rule-index";
+import { buildRuleIndex, evaluateExplained, indexedRuleOf, type ExplainedQuotaResult, type QuotaOrder } from "@campaign-policy/common/rule-index";
 import { useSession } from "../shared/context";
 import { CurrencyNote, Money, moneyInputText, moneyUnit, parseMoney, useCurrency } from "../labels/money";
 import { accountHint, RuleName, useTypedAccountName } from "../labels/names";

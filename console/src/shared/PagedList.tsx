@@ -147,11 +147,23 @@ export function PagedList<T>({ label, list, columns, rowKey, empty, children, so
       )}
       <ProblemView refusal={list.error ? toRefusal(list.error) : null} />
       <ListTable label={label} columns={columns} items={items} rowKey={rowKey} empty={empty} pending={list.isPending} rowClass={rowClass} />
-      {list.hasNextPage && (
-        <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-          Load more
-        </button>
-      )}
+      <LoadMore list={list} />
     </>
+  );
+}
+
+/** The next page of a list, while there is one (`label`: what the button says, "Load more" unless told). */
+export function LoadMore({
+  list,
+  label = "Load more",
+}: {
+  list: Pick<PagedQuery<unknown>, "hasNextPage" | "isFetchingNextPage" | "fetchNextPage">;
+  label?: string;
+}) {
+  if (!list.hasNextPage) return null;
+  return (
+    <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+      {label}
+    </button>
   );
 }

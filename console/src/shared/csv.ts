@@ -1,4 +1,4 @@
-import { neutralizeCell } from "../../../src/platform/core/csv-cells";
+import { neutralizeCell } from "@campaign-policy/common/csv-cells";
 
 /** Tables the console reads from a paste or a file, and writes for a download. */
 

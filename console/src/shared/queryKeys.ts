@@ -69,4 +69,17 @@ export const queryKeys = {
   displaySettings: ["settings", "display"] as const,
   approvalSettings: ["settings", "approvals"] as const,
   approvals: (operationId: string) => ["approvals", operationId] as const,
+  orders: {
+    of: (operationId: string) => ["orders", operationId] as const,
+    list: (operationId: string, query: object) => ["orders", operationId, query] as const,
+  },
+  /** An Operation's figures (its totals, accounts, days, refusals, lines by what was ordered): all change with an order. */
+  totals: {
+    of: (operationId: string) => ["totals", operationId] as const,
+    figures: (operationId: string) => ["totals", operationId, "figures"] as const,
+    accounts: (operationId: string, query: object) => ["totals", operationId, "accounts", query] as const,
+    daily: (operationId: string) => ["totals", operationId, "daily"] as const,
+    refusals: (operationId: string) => ["totals", operationId, "refusals"] as const,
+    lines: (operationId: string) => ["totals", operationId, "lines"] as const,
+  },
 };

@@ -52,6 +52,22 @@ export function SearchFilter({ label, value, onChange }: { label: string; value:
   );
 }
 
+/** A list filter on whole days: From and To (YYYY-MM-DD, both included; empty sends no bound). */
+export function DayRangeFilter({ from, to, onChange }: { from: string; to: string; onChange: (range: { from?: string; to?: string }) => void }) {
+  return (
+    <>
+      <label>
+        From
+        <input type="date" value={from} onChange={(e) => onChange({ from: e.target.value })} />
+      </label>
+      <label>
+        To
+        <input type="date" value={to} onChange={(e) => onChange({ to: e.target.value })} />
+      </label>
+    </>
+  );
+}
+
 /** A list filter on one of a few values (each a value, or a [value, label] pair), or any ("" sends no filter). */
 export function ChoiceFilter({
   label,

@@ -24,6 +24,7 @@ export default defineRoute(
       "account_not_attached",
       "order_lines_invalid",
       "quota_min_not_met",
+      "allocation_exceeded",
       "account_not_permitted",
       "idempotency_key_reused",
     ],

@@ -2,7 +2,7 @@ import type { Db } from "./database";
 import { idPrefixes, newId } from "../core/ids";
 import { announcing } from "./sql";
 import { events } from "./tables";
-import type { EventType } from "../core/event-types";
+import type { EventType } from "../../common/event-types";
 import { nowIso } from "../core/time";
 
 export interface NewEvent {

@@ -1,4 +1,5 @@
 import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { QuotaEnforcement } from "../../common/rule-index";
 
 /*
  * The tables as the code sees them. The SQL migrations (migrations/) are the one source of truth
@@ -60,8 +61,7 @@ export const tenants = sqliteTable("tenants", {
   displayCurrency: text("display_currency"),
 });
 
-/** What a minimum does to an order below it: refuse it (BLOCK) or place it with a warning (WARN). */
-export type QuotaEnforcement = "BLOCK" | "WARN";
+export type { QuotaEnforcement };
 
 export const events = sqliteTable("events", {
   id: text("id").primaryKey(),

@@ -2,7 +2,7 @@ import { CsvError, parse } from "csv-parse/browser/esm/sync";
 import { stringify } from "csv-stringify/browser/esm/sync";
 import { ApiError, type ProblemItem } from "../core/errors";
 import { streamedResponse } from "./streaming";
-import { neutralizeCell, restoreCell } from "../core/csv-cells";
+import { neutralizeCell, restoreCell } from "../../common/csv-cells";
 
 export const CSV_MEDIA_TYPE = "text/csv";
 

@@ -2,15 +2,117 @@ import { useMemo, useState } from "react";
 import { ConfirmDialog, Dialog } from "../dialogs";
 import { plural } from "../format";
 import { ListTable } from "../PagedList";
-import type { GridColumn } from "./columns";
-import type { GridRow } from "./draft";
-import { pendingCells, planReplace, type FindOptions, type PendingCell, type Replacement, type Writable } from "./selection";
+import type { GridDraft } from "./hooks/useGridDraft";
+import type { GridEditing } from "./hooks/useGridEditing";
+import type { GridColumn } from "./models/columns";
+import type { GridRow } from "./models/draft";
+import { pendingCells, planReplace, type FindOptions, type PendingCell, type Replacement, type Writable } from "./models/selection";
 
-/** The find-and-replace panel and the review of pending changes, beside the grid (DataGrid renders them). */
+/** The editing bar above an editable grid, its find-and-replace panel and the review of pending changes (DataGrid renders them). */
 
 const PREVIEW_ROWS = 100;
 const REVIEW_PAGE = 200;
 const shown = (value: string) => (value === "" ? <span className="muted">(empty)</span> : value);
+
+/**
+ * The editing bar: undo, redo, fill down, find and replace, review; the count of unsaved cells; and
+ * a live region saying what the last action did, until the next change.
+ */
+export function EditingBar<Stored>({
+  id,
+  draft,
+  columns,
+  replaceable,
+  rows,
+  activeKey,
+  writable,
+  editing,
+  canFillDown,
+  unsavedCells,
+  selected,
+  said,
+  onClosed,
+}: {
+  id: string;
+  draft: GridDraft<Stored>;
+  columns: readonly GridColumn[];
+  /** The columns a replace may write. */
+  replaceable: readonly GridColumn[];
+  rows: readonly GridRow<Stored>[];
+  activeKey: string;
+  writable: Writable;
+  editing: GridEditing;
+  canFillDown: boolean;
+  unsavedCells: number;
+  selected: number;
+  said: { text: string; n: number } | null;
+  /** A panel closed: the focus goes back to the grid. */
+  onClosed: () => void;
+}) {
+  const [finding, setFinding] = useState(false);
+  const [reviewing, setReviewing] = useState(false);
+  const firstKey = columns[0].key;
+  return (
+    <>
+      <div className="grid-tools">
+        <button type="button" onClick={() => editing.step("undo")} disabled={!draft.undoLabel} title={draft.undoLabel && `Undo ${draft.undoLabel} (Ctrl+Z)`}>
+          Undo
+        </button>
+        <button
+          type="button"
+          onClick={() => editing.step("redo")}
+          disabled={!draft.redoLabel}
+          title={draft.redoLabel && `Redo ${draft.redoLabel} (Ctrl+Shift+Z)`}
+        >
+          Redo
+        </button>
+        <button type="button" onClick={editing.fillDown} disabled={!canFillDown}>
+          Fill down
+        </button>
+        <button type="button" aria-expanded={finding} aria-controls={finding ? `${id}-find` : undefined} onClick={() => setFinding(!finding)}>
+          Find and replace
+        </button>
+        <button type="button" onClick={() => setReviewing(true)} disabled={unsavedCells === 0}>
+          Review changes
+        </button>
+        <span className="muted">
+          {plural(unsavedCells, "unsaved cell")}
+          {draft.hiddenDirtyCount > 0 && ` (${plural(draft.hiddenDirtyCount, "edited row")} outside this view)`}
+          {selected > 1 && ` · ${plural(selected, "cell")} selected`}
+        </span>
+        <span role="status" className="grid-said">
+          {said && <span key={said.n}>{said.text}</span>}
+        </span>
+      </div>
+      {finding && replaceable.length > 0 && (
+        <div id={`${id}-find`}>
+          <FindReplace
+            id={`${id}-find`}
+            rows={rows}
+            columns={replaceable}
+            initialKey={activeKey}
+            writable={writable}
+            labelOf={(row) => row.cells[firstKey]}
+            onApply={editing.replace}
+            onClose={() => {
+              setFinding(false);
+              onClosed();
+            }}
+          />
+        </div>
+      )}
+      {reviewing && (
+        <ReviewChanges
+          rows={draft.dirtyRows}
+          columns={columns}
+          storedCellsOf={draft.storedCellsOf as (row: GridRow<unknown>) => Record<string, string> | undefined}
+          hiddenCount={draft.hiddenDirtyCount}
+          onClose={() => setReviewing(false)}
+        />
+      )}
+    </>
+  );
+}
 
 /**
  * Find text in one column of the rows shown and replace it: the cells it would change are previewed

@@ -1,5 +1,3 @@
-// Pure (no database): the console imports it too.
-
 /** Every kind of change the log records (and webhooks deliver). */
 export const EVENT_TYPES = [
   "operation.created",

@@ -1,7 +1,7 @@
 /**
- * The compiled Quotas Rule index (resolution as the evaluate route documents it): pure data and functions, no I/O, so it can be
- * unit- and property-tested alone, and the console's simulator runs this very module in the browser (keep it free of
- * runtime imports). The cache around it lives in rule-index-cache.ts.
+ * The compiled Quotas Rule index (resolution as the evaluate route documents it): pure data and functions, so it can be
+ * unit- and property-tested alone, and the console's simulator runs this very module in the browser. The cache around it
+ * lives in quotas/rule-index-cache.ts.
  *
  * A tenant's rules are grouped by the keys of the three levels (Account+Supplier, Account,
  * Supplier). Within a group, the scope is unique per store (the quota_rules_scope index), so a
@@ -9,9 +9,10 @@
  * a few map lookups whatever the number of rules or stores.
  */
 
-export type { QuotaEnforcement } from "../platform/data/tables";
-import type { QuotaEnforcement } from "../platform/data/tables";
-import type { CandidateOutcome, ExplainedCandidate, ExplainedLevel, Explanation } from "./explanation";
+import type { CandidateOutcome, ExplainedCandidate, ExplainedLevel, Explanation } from "./rule-explanation";
+
+/** What a minimum does to an order below it: refuse it (BLOCK) or place it with a warning (WARN). */
+export type QuotaEnforcement = "BLOCK" | "WARN";
 
 export interface IndexedRule {
   id: string;

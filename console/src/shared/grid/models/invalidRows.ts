@@ -1,4 +1,4 @@
-import { plural } from "../format";
+import { plural } from "../../format";
 
 /** A row a save cannot send: how the grid names it, its place (-1: outside the current view), and what is wrong, in the grid's words. */
 export interface InvalidRow {

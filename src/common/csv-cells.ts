@@ -1,6 +1,5 @@
 /*
- * The cells of every CSV the project writes, the API's exports and the console's downloads alike:
- * this module imports nothing, so the console's bundle takes it as it is (console/src/csv.ts).
+ * The cells of every CSV the project writes, the API's exports and the console's downloads alike.
  *
  * Spreadsheet formula injection (OWASP "CSV Injection"): a cell starting with =, +, -, @, a tab or a
  * carriage return may run as a formula when the file is opened. Export prefixes such cells with a

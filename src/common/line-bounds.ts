@@ -1,26 +1,46 @@
-import type { ProblemItem } from "../platform/core/errors";
-import type { LocalizedText } from "../platform/core/locale";
-import type { LineInput } from "./schemas";
+/** A name in several languages, by locale (the API's LocalizedText). */
+type Names = Record<string, string>;
 
 /** A line as stored, the fields a PUT may change. */
 export interface StoredLine {
   variantExternalId: string;
   variantId: string | null;
-  variantName: LocalizedText;
+  variantName: Names;
   minQuantity: number;
   maxQuantity: number;
   recommendedQuantity: number | null;
   quantityIncrement: number;
 }
 
+/** A line as a PUT sends it (the API's LineInput): omitted fields keep the stored value. */
+export interface LineFields {
+  variantExternalId: string;
+  variantId?: string | null;
+  variantName?: Names;
+  minQuantity?: number;
+  maxQuantity?: number;
+  recommendedQuantity?: number | null;
+  quantityIncrement?: number;
+}
+
 export type BoundsErrorCode = "min_gt_max" | "recommended_out_of_bounds" | "missing_bounds" | "increment_mismatch";
+
+/** A violated rule, as an item of the API's problem `errors[]`. */
+export interface BoundsError {
+  index: number;
+  variantExternalId: string;
+  field: string;
+  code: BoundsErrorCode;
+  message: string;
+  [extra: string]: unknown;
+}
 
 export interface MergeOutcome {
   lines: StoredLine[];
   created: number;
   updated: number;
   /** One entry per violated rule, in input order; empty when the whole batch may be written. */
-  errors: ProblemItem[];
+  errors: BoundsError[];
 }
 
 /**
@@ -28,9 +48,9 @@ export interface MergeOutcome {
  * validates the merged line: a new line needs both bounds, min ≤ max, recommended within them, and
  * every set quantity a multiple of the pack size (1 for a new line sent without one).
  */
-export function mergeLines(inputs: LineInput[], existing: Map<string, StoredLine>, options: { mergeNames?: boolean } = {}): MergeOutcome {
+export function mergeLines(inputs: readonly LineFields[], existing: Map<string, StoredLine>, options: { mergeNames?: boolean } = {}): MergeOutcome {
   const lines: StoredLine[] = [];
-  const errors: ProblemItem[] = [];
+  const errors: BoundsError[] = [];
   let created = 0;
   inputs.forEach((input, index) => {
     const stored = existing.get(input.variantExternalId);

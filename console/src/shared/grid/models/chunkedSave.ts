@@ -1,0 +1,85 @@
+import { toRefusal, type Refusal } from "../../session";
+import type { GridRow } from "./draft";
+
+/**
+ * How a grid's unsaved rows reach a bulk PUT that takes at most `size` rows a call (the API's limit),
+ * for the lines grid and the rules grid alike: in chunks, a dry run of every chunk before any is
+ * saved, so a refusal in the last chunk leaves nothing half saved; the server's errors[] land on
+ * their rows; a commit refused midway says exactly which rows were saved.
+ */
+
+/** The counts a bulk PUT answers (created, updated, …), added up over the chunks. */
+export type Counts = Record<string, number>;
+
+interface ErrorItem {
+  index?: number;
+  field?: string;
+  message?: string;
+}
+
+/** A chunk the server refused: its refusal, and the rows the chunks before it saved (none in a dry run). */
+export class ChunkRefused<Row> {
+  constructor(
+    readonly refusal: Refusal,
+    readonly saved: Row[],
+  ) {}
+}
+
+/** What sending chunks tells the grid's draft. */
+export interface ChunkSink<Stored> {
+  setServerError: (row: GridRow<Stored>, message: string) => void;
+  settle: (saved: GridRow<Stored>[]) => void;
+  refresh: () => void;
+}
+
+export interface ChunkedPut<Stored, Result extends Counts> {
+  /** Where the server's errors and the saved rows go (the grid's draft). */
+  draft: ChunkSink<Stored>;
+  /** Rows per call: the API's limit. */
+  size: number;
+  put: (rows: GridRow<Stored>[], dryRun: boolean) => Promise<Result>;
+  /** The text a row shows for an item of the server's errors[] (by default its message). */
+  messageOf?: (item: ErrorItem, refusal: Refusal) => string;
+}
+
+/**
+ * Sends `rows` chunk after chunk and adds up the counts. A saved chunk is settled at once (its rows are
+ * no longer unsaved edits); a refused chunk puts the server's errors[] on its rows and throws a
+ * ChunkRefused naming the rows saved before it.
+ */
+export async function putInChunks<Stored, Result extends Counts>(rows: GridRow<Stored>[], dryRun: boolean, call: ChunkedPut<Stored, Result>): Promise<Result> {
+  const { draft, size, put, messageOf = (item, refusal) => item.message ?? refusal.problem.code } = call;
+  let totals: Result | undefined;
+  for (let offset = 0; offset < rows.length; offset += size) {
+    const chunk = rows.slice(offset, offset + size);
+    let counts: Result;
+    try {
+      counts = await put(chunk, dryRun);
+    } catch (error) {
+      const refusal = toRefusal(error);
+      for (const item of (refusal.problem as { errors?: ErrorItem[] }).errors ?? []) {
+        const row = item.index === undefined ? undefined : chunk[item.index];
+        if (row) draft.setServerError(row, messageOf(item, refusal));
+      }
+      draft.refresh();
+      throw new ChunkRefused(refusal, dryRun ? [] : rows.slice(0, offset));
+    }
+    if (!dryRun) draft.settle(chunk);
+    totals = totals ? (Object.fromEntries(Object.entries(totals).map(([name, n]) => [name, n + (counts[name] ?? 0)])) as Result) : counts;
+  }
+  return totals!;
+}
+
+/**
+ * What a commit refused midway saved, exactly: how many of the rows sent (and which, by `labelOf`,
+ * in the grid's order), and that the rest stay as unsaved edits.
+ */
+export function describePartialSave<Row>(refused: ChunkRefused<Row>, sent: number, what: string, labelOf: (row: Row) => string): string {
+  const { saved } = refused;
+  const kept = sent - saved.length;
+  if (!saved.length) return `Nothing was saved: the server refused the first ${what} sent; all ${sent} stay as unsaved edits.`;
+  return (
+    `Partly saved: the first ${saved.length} of the ${sent} changed ${what} were saved (${labelOf(saved[0])} to ${labelOf(saved[saved.length - 1])}, in the grid's order); ` +
+    `the server then refused the next ${kept === 1 ? "one, which stays as an unsaved edit" : `${kept}, which stay as unsaved edits`}, marked in the grid.`
+  );
+}
