@@ -1,5 +1,5 @@
 // Issue 48: scarce supply shared by pools and per-account caps. Everything is measured on this tree,
-// side by side in one run (2–5 minutes on 2 shared cores, with the local server's start):
+// side by side in one run (4–6 minutes on 2 shared cores at a load average of 4–10, the server's start included):
 //
 // - The flash opening: BUYERS buyers (each an ACCOUNT key and an account of its own) at once, each
 //   placing orders as fast as answers come, on three twin ACTIVE Operations of LINES lines: pools on
