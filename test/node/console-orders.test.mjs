@@ -223,7 +223,7 @@ if (chromiumPresent("console orders test")) {
       assert.equal(await ordered.innerText(), "0");
       assert.equal(await ordered.getAttribute("aria-readonly"), "true");
       assert.equal(await cells.nth(2).getAttribute("aria-readonly"), null, "Min edits");
-      // Typing on Ordered opens no editor and changes nothing; a paste over Min and Ordered writes Min only.
+      // Typing on Ordered opens no editor and changes nothing; a paste over Min to Ordered writes Min only (Pool and Per account pasted empty, as they are).
       await grid.focus();
       await page.keyboard.press("End");
       await page.keyboard.type("9");
@@ -233,7 +233,7 @@ if (chromiumPresent("console orders test")) {
       for (let i = 0; i < 2; i++) await page.keyboard.press("ArrowRight");
       await grid.evaluate((element) => {
         const data = new DataTransfer();
-        data.setData("text/plain", "2\t9\t\t1\t77");
+        data.setData("text/plain", "2\t9\t\t1\t\t\t77");
         element.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
       });
       await page.getByRole("status").filter({ hasText: "1 row pasted." }).waitFor();

@@ -1,6 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useMemo, useRef, useState } from "react";
+import { lazy, Suspense, useMemo, useRef, useState } from "react";
 import { mergeLines, type StoredLine } from "@campaign-policy/common/line-bounds";
+import { belowOrderedText, figureText, poolText, type BelowOrdered } from "../labels/allocation";
 import { FIELD_LABELS, inFieldLabels } from "../labels/fields";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
@@ -9,29 +10,78 @@ import { DiscardButton } from "../shared/grid/GridTools";
 import { useGridDraft } from "../shared/grid/hooks/useGridDraft";
 import type { GridColumn } from "../shared/grid/models/columns";
 import type { Cells, GridRow } from "../shared/grid/models/draft";
+import { rowsByIndex } from "../shared/grid/models/chunkedSave";
 import { useBatchSave } from "../shared/grid/hooks/useBatchSave";
+import { plural } from "../shared/format";
 import { useUnsavedEdits } from "../shared/leaving";
 import { API_LIMITS } from "../shared/limits";
 import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
 import { ProblemView, SortChoice, useDebounced } from "../shared/ui";
-import { exportLinesCsv, fetchLinesOf, putLines, useAllLines, type Line, type LineCounts, type Operation } from "../api/operations";
+import { versionChain, type VersionChain } from "../shared/versionChain";
+import { putAllocations } from "../api/allocations";
+import { exportLinesCsv, fetchLinesOf, fetchOperation, putLines, useAllLines, type Line, type LineCounts, type Operation } from "../api/operations";
+import type { LineAccess } from "./lineAccess";
 
-const COLUMNS = [
+// A line's caps and the plan are loaded on their first use, outside the console's first load.
+const AccountCaps = lazy(() => import("./AccountCaps").then((module) => ({ default: module.AccountCaps })));
+const PlanAllocation = lazy(() => import("./PlanAllocation").then((module) => ({ default: module.PlanAllocation })));
+
+/** A line as the grid holds it: what a PUT may change, its pool and cap per account, and what its orders hold (absent on a line the grid has not read). */
+export type GridLine = StoredLine & { orderedQuantity?: number; poolQuantity?: number | null; maxPerAccount?: number | null; poolRemaining?: number | null };
+type LineRow = GridRow<GridLine>;
+
+/** The Pool cell as it reads: "2,000 · 1,640 left" (the server's poolRemaining while the pool is the stored one). */
+function poolShown(row: GridRow<unknown>) {
+  const line = row.stored as GridLine | undefined;
+  const typed = row.cells.poolQuantity;
+  const stored = line !== undefined && typed === cellsOf(line).poolQuantity;
+  return poolText(typed, line?.orderedQuantity, stored ? line.poolRemaining : undefined);
+}
+const figureShown = (key: string) => (row: GridRow<unknown>) => figureText(row.cells[key]);
+
+const LINE_COLUMNS = [
   { key: "variantExternalId", label: FIELD_LABELS.variantExternalId, grow: 1.3 },
   { key: "variantName", label: FIELD_LABELS.variantName, grow: 2 },
   { key: "minQuantity", label: FIELD_LABELS.minQuantity, numeric: true, grow: 0.8 },
   { key: "maxQuantity", label: FIELD_LABELS.maxQuantity, numeric: true, grow: 0.8 },
   { key: "recommendedQuantity", label: FIELD_LABELS.recommendedQuantity, short: "Rec.", numeric: true, grow: 0.8 },
   { key: "quantityIncrement", label: FIELD_LABELS.quantityIncrement, numeric: true, grow: 0.8 },
-  // What the Operation's PLACED orders hold of the line, kept by the server: shown, never edited.
-  { key: "orderedQuantity", label: "Ordered", numeric: true, grow: 0.8, readOnly: true },
 ] as const satisfies readonly GridColumn[];
+/** Set through PUT …/allocations in any status, on a stored line (a new line's waits until it is saved). */
+const ALLOCATION_COLUMNS = [
+  { key: "poolQuantity", label: FIELD_LABELS.poolQuantity, numeric: true, grow: 1.2, storedOnly: true, display: poolShown },
+  {
+    key: "maxPerAccount",
+    label: FIELD_LABELS.maxPerAccount,
+    short: "Per acc.",
+    numeric: true,
+    grow: 0.8,
+    storedOnly: true,
+    display: figureShown("maxPerAccount"),
+  },
+] as const satisfies readonly GridColumn[];
+// What the Operation's PLACED orders hold of the line, kept by the server: shown, never edited, beside the pool it draws from.
+const ORDERED_COLUMN = {
+  key: "orderedQuantity",
+  label: FIELD_LABELS.orderedQuantity,
+  numeric: true,
+  grow: 0.8,
+  readOnly: true,
+  display: figureShown("orderedQuantity"),
+} as const satisfies GridColumn;
+const COLUMNS = [...LINE_COLUMNS, ...ALLOCATION_COLUMNS, ORDERED_COLUMN] as const;
+/** The columns while only the allocation edits (the Operation left DRAFT): the line's own are read-only. */
+const ALLOCATION_ONLY_COLUMNS = COLUMNS.map(
+  (column): GridColumn => (LINE_COLUMNS.some((line) => line.key === column.key) ? { ...column, readOnly: true } : column),
+);
 type Field = (typeof COLUMNS)[number]["key"];
 const FIELDS = COLUMNS.map((column) => column.key);
 const QUANTITIES = ["minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"] as const satisfies readonly Field[];
-/** Each column ascending and descending (the API's sort fields are the columns'), labelled as its column with an arrow. */
-const SORT_CHOICES = COLUMNS.flatMap(
+const ALLOCATION_FIELDS = ALLOCATION_COLUMNS.map((column) => column.key);
+const LINE_FIELDS = LINE_COLUMNS.map((column) => column.key);
+/** Each column the API sorts by, ascending and descending, labelled as its column with an arrow. */
+const SORT_CHOICES = [...LINE_COLUMNS, ORDERED_COLUMN].flatMap(
   ({ key, label }) =>
     [
       [key, `${label} ↑`],
@@ -40,9 +90,6 @@ const SORT_CHOICES = COLUMNS.flatMap(
 );
 const NAME_LOCALE = "en";
 
-/** A line as the grid holds it: what a PUT may change, and what its orders hold (absent on a line the grid has not read). */
-type GridLine = StoredLine & { orderedQuantity?: number };
-type LineRow = GridRow<GridLine>;
 type LineCells = Record<Field, string>;
 
 const nameIn = (name: Record<string, string>) => name[NAME_LOCALE] ?? Object.values(name)[0] ?? "";
@@ -54,6 +101,8 @@ const cellsOf = (line: GridLine): Cells =>
     maxQuantity: String(line.maxQuantity),
     recommendedQuantity: line.recommendedQuantity === null ? "" : String(line.recommendedQuantity),
     quantityIncrement: String(line.quantityIncrement),
+    poolQuantity: line.poolQuantity === null || line.poolQuantity === undefined ? "" : String(line.poolQuantity),
+    maxPerAccount: line.maxPerAccount === null || line.maxPerAccount === undefined ? "" : String(line.maxPerAccount),
     orderedQuantity: line.orderedQuantity === undefined ? "" : String(line.orderedQuantity),
   }) satisfies LineCells;
 const idOf = (line: GridLine) => line.variantExternalId;
@@ -66,15 +115,31 @@ const storedLineOf = (line: Line): GridLine => ({
   recommendedQuantity: line.recommendedQuantity,
   quantityIncrement: line.quantityIncrement,
   orderedQuantity: line.orderedQuantity,
+  poolQuantity: line.poolQuantity,
+  maxPerAccount: line.maxPerAccount,
+  poolRemaining: line.poolRemaining,
 });
 const WHOLE = /^\d+$/;
 const variantOf = (row: LineRow) => row.cells.variantExternalId.trim();
+/** Whether the row's `field` differs from the stored line (every field of a new row does). */
+const changed = (row: LineRow, field: Field) => !row.stored || (cellsOf(row.stored) as LineCells)[field] !== row.cells[field];
+/** A row PUT …/lines takes: a new line, or a stored one whose own cells changed. */
+const changesLine = (row: LineRow) => LINE_FIELDS.some((field) => changed(row, field));
+/** A row PUT …/allocations takes: a stored line whose pool or cap per account changed. */
+const changesAllocation = (row: LineRow) => row.stored !== undefined && ALLOCATION_FIELDS.some((field) => changed(row, field));
+const quantityOrNull = (text: string) => (text.trim() === "" ? null : Number(text));
+
+/** What a row sends to PUT …/allocations: its changed pool and cap per account (empty: none). */
+const allocationOf = (row: LineRow) => ({
+  variantExternalId: variantOf(row),
+  ...(changed(row, "poolQuantity") && { poolQuantity: quantityOrNull(row.cells.poolQuantity) }),
+  ...(changed(row, "maxPerAccount") && { maxPerAccount: quantityOrNull(row.cells.maxPerAccount) }),
+});
 
 /** What a row sends to PUT: every field of a new line, the changed fields of a stored one. */
 function inputOf(row: LineRow) {
   const cells = row.cells as LineCells;
-  const original = row.stored ? (cellsOf(row.stored) as LineCells) : undefined;
-  const changed = (field: Field) => !original || original[field] !== cells[field];
+  const changed = (field: Field) => !row.stored || (cellsOf(row.stored) as LineCells)[field] !== cells[field];
   const quantity = (field: Field) => changed(field) && cells[field].trim() !== "" && { [field]: Number(cells[field]) };
   return {
     variantExternalId: variantOf(row),
@@ -86,14 +151,25 @@ function inputOf(row: LineRow) {
   };
 }
 
+/** The row's pool and cap per account as the server would refuse them: not whole numbers, or a pool below what is ordered. */
+function allocationErrorsOf(row: LineRow, errors: Map<string, string>) {
+  const { poolQuantity, maxPerAccount } = row.cells as LineCells;
+  const ordered = row.stored?.orderedQuantity ?? 0;
+  if (poolQuantity.trim() !== "" && !WHOLE.test(poolQuantity.trim())) errors.set("poolQuantity", "a whole number ≥ 0 (empty: no pool)");
+  else if (changed(row, "poolQuantity") && poolQuantity.trim() !== "" && Number(poolQuantity) < ordered)
+    errors.set("poolQuantity", belowOrderedText({ field: "poolQuantity", value: Number(poolQuantity), ordered }));
+  if (maxPerAccount.trim() !== "" && !/^0*[1-9]\d*$/.test(maxPerAccount.trim())) errors.set("maxPerAccount", "a whole number ≥ 1 (empty: no cap)");
+}
+
 /** The row's errors by column, by the server's own rules (src/common/line-bounds.ts) plus whole-number cells, in the grid's words (Min, Max). */
 function errorsOf(row: LineRow): Map<string, string> {
   const errors = new Map<string, string>();
+  allocationErrorsOf(row, errors);
   const cells = row.cells as LineCells;
   if (!variantOf(row)) errors.set("variantExternalId", "a line needs a Variant");
   for (const field of QUANTITIES) if (cells[field].trim() !== "" && !WHOLE.test(cells[field].trim())) errors.set(field, "a whole number ≥ 0");
   if (/^0+$/.test(cells.quantityIncrement.trim())) errors.set("quantityIncrement", "a pack size is at least 1");
-  if (errors.size) return errors;
+  if (errors.size || !changesLine(row)) return errors;
   const input = inputOf(row);
   const { errors: found } = mergeLines([input], new Map(row.stored ? [[input.variantExternalId, row.stored]] : []));
   for (const error of found) {
@@ -107,7 +183,27 @@ function errorsOf(row: LineRow): Map<string, string> {
   return errors;
 }
 
-export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: Operation; readOnlyReason: string | null; onSaved: () => void }) {
+/**
+ * The rows a refused save names, each with why, in the grid's words: a pool or cap below what is
+ * ordered (PUT …/allocations names lines by variant), or the items of a lines PUT's errors[] (by
+ * their index among the rows it was sent).
+ */
+function refusedRows(refusal: Refusal, chunk: LineRow[]): [LineRow, string][] {
+  const problem = refusal.problem as { lines?: (BelowOrdered & { variantExternalId: string })[]; unknownVariantExternalIds?: string[] };
+  if (problem.lines || problem.unknownVariantExternalIds) {
+    const said = new Map<LineRow, string[]>();
+    const say = (variant: string, text: string) => {
+      const row = chunk.find((candidate) => variantOf(candidate) === variant);
+      if (row) said.set(row, [...(said.get(row) ?? []), text]);
+    };
+    for (const line of problem.lines ?? []) say(line.variantExternalId, belowOrderedText(line));
+    for (const variant of problem.unknownVariantExternalIds ?? []) say(variant, "Not a line of this Operation any more (removed since the page loaded).");
+    return [...said].map(([row, texts]) => [row, texts.join(" ")]);
+  }
+  return rowsByIndex(refusal, chunk.filter(changesLine), (item) => inFieldLabels(item.message ?? refusal.problem.code));
+}
+
+export function LinesGrid({ operation, access, onSaved }: { operation: Operation; access: LineAccess; onSaved: () => void }) {
   const { api } = useSession();
   const queryClient = useQueryClient();
   const [sort, setSort] = useState("variantExternalId");
@@ -126,9 +222,16 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
   const dirtyCount = draft.dirtyRows.length;
   useUnsavedEdits(dirtyCount > 0);
 
-  const readOnly = readOnlyReason !== null;
+  const readOnly = !access.lines && !access.allocations;
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const grid = useRef<DataGridHandle>(null);
+  // The line whose accounts' caps are open, and whether the plan is.
+  const [capsOf, setCapsOf] = useState<GridLine | null>(null);
+  const [planning, setPlanning] = useState(false);
+  const [capsNote, setCapsNote] = useState<string | null>(null);
+  const reloadLines = () => queryClient.invalidateQueries({ queryKey: queryKeys.lines.of(operation.id) });
+  // The page's version, moved on by the chunks a save commits: what its allocation writes are checked against.
+  const versions = useRef<VersionChain | null>(null);
 
   /**
    * New rows the server already holds (a variant outside the filter, or added since the page loaded)
@@ -154,21 +257,47 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
     );
   };
 
+  /** A chunk of rows: its pools and caps (checked against the version the page read), then its lines. */
+  const putChunk = async (chunk: LineRow[], dryRun: boolean) => {
+    if (dryRun) versions.current = versionChain(operation.version, async () => (await fetchOperation(api, operation.id)).version);
+    const chain = versions.current!;
+    const allocations = chunk.filter(changesAllocation);
+    const changedLines = chunk.filter(changesLine);
+    let allocated = 0;
+    if (allocations.length) {
+      allocated = (await putAllocations(api, operation.id, allocations.map(allocationOf), dryRun, await chain.ifMatch())).updated;
+      if (!dryRun) chain.moved(allocated > 0 ? 1 : 0);
+    }
+    if (!changedLines.length) return { created: 0, updated: 0, allocated };
+    const counts = await putLines(api, operation.id, changedLines.map(inputOf), dryRun);
+    // A lines PUT that changed no record makes no version: read it again before the next chunk's allocations.
+    if (!dryRun) chain.lost();
+    return { ...counts, allocated };
+  };
+
   const saving = useBatchSave({
     draft,
     grid,
     size: API_LIMITS.linesPerPut,
-    put: (chunk, dryRun) => putLines(api, operation.id, chunk.map(inputOf), dryRun),
-    messageOf: (item, refusal) => inFieldLabels(item.message ?? refusal.problem.code),
+    put: putChunk,
+    refusedRows,
     errorsOf,
     what: "lines",
     labelOf: variantOf,
-    describe: (counts) => `${counts.created} created, ${counts.updated} updated`,
+    describe: (counts) =>
+      [
+        access.lines && `${counts.created} created, ${counts.updated} updated`,
+        (counts.allocated > 0 || !access.lines) && `${plural(counts.allocated, "line")} given a new pool or cap`,
+      ]
+        .filter(Boolean)
+        .join("; "),
     confirm: "immediate",
     afterDryRun: adoptStoredLines,
-    reload: () => queryClient.invalidateQueries({ queryKey: queryKeys.lines.of(operation.id) }),
+    // The version too: the next save's allocations are checked against it.
+    reload: () => Promise.all([reloadLines(), queryClient.invalidateQueries({ queryKey: queryKeys.operation(operation.id) })]),
     onSaved,
   });
+  const versionRefused = saving.refusal?.status === 412;
 
   const exportCsv = async () => {
     setRefusal(null);
@@ -177,6 +306,12 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
     } catch (error) {
       setRefusal(toRefusal(error));
     }
+  };
+  /** Opens the accounts' caps of the active cell's line (a saved one). */
+  const openCaps = () => {
+    const line = grid.current?.activeRow()?.stored as GridLine | undefined;
+    setCapsNote(line ? null : "Account caps: choose a saved line in the grid first (its cell active), then Account caps.");
+    setCapsOf(line ?? null);
   };
 
   const loaded = rows.length - draft.addedCount;
@@ -200,7 +335,17 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
           <button type="button" onClick={() => void exportCsv()}>
             Export CSV
           </button>
-          {!readOnly && (
+          {access.allocations && (
+            <>
+              <button type="button" onClick={openCaps} aria-expanded={capsOf !== null} title="The accounts' own caps on the active cell's line">
+                Account caps
+              </button>
+              <button type="button" onClick={() => setPlanning(true)}>
+                Plan allocation
+              </button>
+            </>
+          )}
+          {access.lines && (
             <button type="button" onClick={() => grid.current?.addRow()}>
               Add line
             </button>
@@ -217,9 +362,9 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
       <p id="lines-search-hint" className="muted help">
         Filters as you type: a variant's code (or several, comma-separated) or a part of its name. Unsaved edits stay (and undo) whatever the search and sort.
       </p>
-      {readOnlyReason && (
+      {access.note && (
         <p className="readonly-note" id="grid-readonly">
-          {readOnlyReason}
+          {access.note}
         </p>
       )}
       {saving.note && (
@@ -227,25 +372,53 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
           {saving.note}
         </p>
       )}
-      <ProblemView refusal={saving.refusal ?? refusal} />
+      {capsNote && (
+        <p role="status" className="note">
+          {capsNote}
+        </p>
+      )}
+      <ProblemView refusal={saving.refusal ?? refusal}>
+        {versionRefused && (
+          <>
+            <p>This Operation changed since the page read it (someone saved it, or changed its status). Reload reads it again; your unsaved edits stay.</p>
+            <button
+              type="button"
+              onClick={() =>
+                void Promise.all([reloadLines(), queryClient.invalidateQueries({ queryKey: queryKeys.operation(operation.id) })]).then(saving.reset)
+              }
+            >
+              Reload
+            </button>
+          </>
+        )}
+      </ProblemView>
       <ProblemView refusal={lines.error ? toRefusal(lines.error) : null} />
+      <Suspense fallback={<p className="muted">Loading…</p>}>
+        {capsOf && <AccountCaps key={capsOf.variantExternalId} operation={operation} line={capsOf} onClose={() => setCapsOf(null)} />}
+        {planning && <PlanAllocation operation={operation} onClose={() => setPlanning(false)} />}
+      </Suspense>
       <DataGrid
         ref={grid}
         label={`Lines of ${operation.code}`}
-        columns={COLUMNS}
+        columns={access.lines ? COLUMNS : ALLOCATION_ONLY_COLUMNS}
         draft={draft}
         readOnly={readOnly}
-        readOnlyNoteId={readOnlyReason ? "grid-readonly" : undefined}
+        appendable={access.lines}
+        readOnlyNoteId={access.note ? "grid-readonly" : undefined}
         errorsOf={errorsOf}
-        initialField="minQuantity"
-        help="Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a variant already in the grid edits its row · new rows past the end become new lines."
+        initialField={access.lines ? "minQuantity" : "poolQuantity"}
+        help={
+          access.lines
+            ? "Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a variant already in the grid edits its row · new rows past the end become new lines · a new line's Pool and Per account are set once it is saved (empty: none)."
+            : "Arrow keys move · Enter edits Pool or Per account (empty: none) · Escape cancels · paste them from a spreadsheet (rows with a Variant column go to their lines)."
+        }
         onNote={saving.setNote}
         empty={
           lines.isPending
             ? "Loading…"
             : filter
               ? "No line matches the search."
-              : readOnly
+              : !access.lines
                 ? "This Operation has no lines."
                 : "No lines yet: Add line, paste cells from a spreadsheet, or import a CSV."
         }
