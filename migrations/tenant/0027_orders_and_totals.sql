@@ -71,8 +71,13 @@ CREATE TABLE operation_daily_totals (
 ) WITHOUT ROWID;
 
 -- What the orders and refusals placed before this migration add up to.
+-- Orders written before carried a variant on several lines at times: one row per variant, summed.
+-- Lines or events that are not JSON (no code writes them) are left out rather than failing the migration.
 INSERT INTO order_lines (operation_id, variant_external_id, order_id, tenant_id, quantity)
-  SELECT o.operation_id, l.value ->> 'variantExternalId', o.id, o.tenant_id, l.value ->> 'quantity' FROM orders o, json_each(o.lines) l;
+  SELECT o.operation_id, l.value ->> 'variantExternalId', o.id, o.tenant_id, sum(l.value ->> 'quantity')
+  FROM orders o, json_each(CASE WHEN json_valid(o.lines) THEN o.lines ELSE '[]' END) l
+  WHERE l.value ->> 'variantExternalId' IS NOT NULL
+  GROUP BY o.id, l.value ->> 'variantExternalId';
 UPDATE operation_lines SET
   ordered_quantity = (SELECT coalesce(sum(quantity), 0) FROM order_lines ol WHERE ol.operation_id = operation_lines.operation_id AND ol.variant_external_id = operation_lines.variant_external_id),
   order_count = (SELECT count(*) FROM order_lines ol WHERE ol.operation_id = operation_lines.operation_id AND ol.variant_external_id = operation_lines.variant_external_id)
@@ -88,13 +93,13 @@ INSERT INTO operation_daily_totals (operation_id, day, tenant_id, orders, amount
   SELECT operation_id, substr(created_at, 1, 10), tenant_id, count(*), sum(total) FROM orders GROUP BY operation_id, substr(created_at, 1, 10);
 INSERT INTO operation_totals (operation_id, tenant_id, quota_refusals, updated_at)
   SELECT e.operation_id, e.tenant_id, count(*), max(e.at) FROM events e JOIN operations o ON o.id = e.operation_id
-  WHERE e.type = 'order.blocked' GROUP BY e.operation_id
+  WHERE e.type = 'order.blocked' AND json_valid(e.data) GROUP BY e.operation_id
   ON CONFLICT (operation_id) DO UPDATE SET quota_refusals = excluded.quota_refusals;
 INSERT INTO operation_account_totals (operation_id, account_id, tenant_id, quota_refusals)
   SELECT e.operation_id, e.data ->> 'accountId', e.tenant_id, count(*) FROM events e JOIN operations o ON o.id = e.operation_id
-  WHERE e.type = 'order.blocked' GROUP BY e.operation_id, e.data ->> 'accountId'
+  WHERE e.type = 'order.blocked' AND json_valid(e.data) GROUP BY e.operation_id, e.data ->> 'accountId'
   ON CONFLICT (operation_id, account_id) DO UPDATE SET quota_refusals = excluded.quota_refusals;
 INSERT INTO operation_daily_totals (operation_id, day, tenant_id, quota_refusals)
   SELECT e.operation_id, substr(e.at, 1, 10), e.tenant_id, count(*) FROM events e JOIN operations o ON o.id = e.operation_id
-  WHERE e.type = 'order.blocked' GROUP BY e.operation_id, substr(e.at, 1, 10)
+  WHERE e.type = 'order.blocked' AND json_valid(e.data) GROUP BY e.operation_id, substr(e.at, 1, 10)
   ON CONFLICT (operation_id, day) DO UPDATE SET quota_refusals = excluded.quota_refusals;

@@ -75,11 +75,11 @@ async function weightsOf(
     return () => weights;
   };
   const { basis } = body;
-  if (basis?.weights) {
+  if (basis && "weights" in basis) {
     const given = new Map(Object.entries(basis.weights));
     return body.method === "equal" ? equal(given.keys()) : () => given;
   }
-  if (basis?.operationId) {
+  if (basis && "operationId" in basis) {
     const earlier = await getVisibleOperation(db, c.var.principal, basis.operationId);
     const rows = await selectInChunks(accountLineTotals.variantExternalId, variantIds, (keyIsIn) =>
       db

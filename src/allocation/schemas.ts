@@ -108,14 +108,14 @@ export const planBody = z
     variantExternalIds: z.array(externalKey).min(1).max(MAX_ALLOCATIONS_PER_CALL).optional().describe("The lines to plan (default: every line with a pool)."),
     method: z.enum(["equal", "proportional"]).describe("equal shares, or in proportion to basis."),
     basis: z
-      .strictObject({
-        operationId: pathId("An earlier Operation: each account's weight is what it ordered of the same variant there.").optional(),
-        weights: z
-          .record(externalKey, z.number().min(0).max(Number.MAX_SAFE_INTEGER))
-          .optional()
-          .describe("accountId → weight (≥ 0); the accounts planned for are these."),
-      })
-      .refine((basis) => (basis.operationId === undefined) !== (basis.weights === undefined), { message: "basis takes operationId or weights: one of them" })
+      .union([
+        z.strictObject({ operationId: pathId("An earlier Operation: each account's weight is what it ordered of the same variant there.") }),
+        z.strictObject({
+          weights: z
+            .record(externalKey, z.number().min(0).max(Number.MAX_SAFE_INTEGER))
+            .describe("accountId → weight (≥ 0); the accounts planned for are these."),
+        }),
+      ])
       .optional()
       .describe("Whose shares, and in what proportion. Without it: the attached accounts (PRIVATE), equal shares."),
     limit: z.number().int().min(1).max(MAX_PLAN_PAGE).optional().describe(`Caps per page, 1–${MAX_PLAN_PAGE} (default ${MAX_PLAN_PAGE}).`),

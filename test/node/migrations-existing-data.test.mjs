@@ -183,6 +183,19 @@ describe("tenant migration 0016 (quota order facts) on existing data", () => {
       ].sort((a, b) => (a.record_id < b.record_id ? -1 : a.record_id > b.record_id ? 1 : a.supplier_id < b.supplier_id ? -1 : 1)),
     );
     assert.equal(typeof facts[0].amount, "number");
+    // The orders' lines as the totals read them (0027): one row per variant of an order, its lines summed;
+    // an order whose lines are not JSON has none.
+    assert.deepEqual(
+      db
+        .prepare("select order_id, variant_external_id, quantity from order_lines order by order_id")
+        .all()
+        .map((row) => ({ ...row })),
+      [
+        { order_id: "ord_1", variant_external_id: "SKU-1", quantity: 7 },
+        { order_id: "ord_2", variant_external_id: "SKU-1", quantity: 1 },
+      ],
+    );
+    assert.deepEqual({ ...db.prepare("select quota_refusals from operation_totals where operation_id = 'op1'").get() }, { quota_refusals: 0 });
   });
 
   it("fences the facts of a moving tenant like its other rows", () => {
