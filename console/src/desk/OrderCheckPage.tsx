@@ -1,6 +1,7 @@
 import { useState, type ChangeEvent, type DragEvent, type FormEvent } from "react";
 import { nameOf, useOperationPicker } from "../api/operations";
 import { download, hasHeader, parseTable, toCsv } from "../shared/csv";
+import { plural } from "../shared/format";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal } from "../shared/session";
 import { ChoiceFilter, Field, Link, ProblemView, SearchFilter } from "../shared/ui";
@@ -191,7 +192,7 @@ function ComparisonReport({ comparison, operationCode }: { comparison: Compariso
     );
   return (
     <section className="report" aria-labelledby="report-heading">
-      <h2 id="report-heading">{comparison.ok ? "The order fits the Operation" : `${comparison.issues.length} discrepancies`}</h2>
+      <h2 id="report-heading">{comparison.ok ? "The order fits the Operation" : plural(comparison.issues.length, "discrepancy", "discrepancies")}</h2>
       <div role="status">
         <dl className="stats">
           {SUMMARY.map(([field, label]) => (

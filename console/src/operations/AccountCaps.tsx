@@ -1,5 +1,5 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import "./allocation.css";
 import { useAccountNames } from "../api/directory";
 import { useLineCaps, type CapWrite } from "../api/allocations";
@@ -56,6 +56,9 @@ export function AccountCaps({ operation, line, onClose }: { operation: Operation
   const [note, setNote] = useState<string | null>(null);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const newName = useTypedAccountName(newAccount);
+  // Opened from the grid's bar, it takes the focus: its controls are next, not past the rest of the bar.
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => headingRef.current?.focus(), []);
 
   const stored = caps.data ?? [];
   const rows: CapRow[] = [
@@ -124,7 +127,9 @@ export function AccountCaps({ operation, line, onClose }: { operation: Operation
   return (
     <section className="card caps" aria-labelledby="caps-heading">
       <div className="caps-head">
-        <h3 id="caps-heading">{heading}</h3>
+        <h3 id="caps-heading" tabIndex={-1} ref={headingRef}>
+          {heading}
+        </h3>
         <button type="button" onClick={onClose}>
           Close
         </button>

@@ -229,6 +229,7 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
   const [capsOf, setCapsOf] = useState<GridLine | null>(null);
   const [planning, setPlanning] = useState(false);
   const [capsNote, setCapsNote] = useState<string | null>(null);
+  const capsButton = useRef<HTMLButtonElement>(null);
   const reloadLines = () => queryClient.invalidateQueries({ queryKey: queryKeys.lines.of(operation.id) });
   // The page's version, moved on by the chunks a save commits: what its allocation writes are checked against.
   const versions = useRef<VersionChain | null>(null);
@@ -314,6 +315,12 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
     setCapsOf(line ?? null);
   };
 
+  /** Closes the caps, the focus back on the button that opened them. */
+  const closeCaps = () => {
+    setCapsOf(null);
+    capsButton.current?.focus();
+  };
+
   const loaded = rows.length - draft.addedCount;
 
   return (
@@ -337,7 +344,13 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
           </button>
           {access.allocations && (
             <>
-              <button type="button" onClick={openCaps} aria-expanded={capsOf !== null} title="The accounts' own caps on the active cell's line">
+              <button
+                type="button"
+                ref={capsButton}
+                onClick={openCaps}
+                aria-expanded={capsOf !== null}
+                title="The accounts' own caps on the active cell's line"
+              >
                 Account caps
               </button>
               <button type="button" onClick={() => setPlanning(true)}>
@@ -394,7 +407,7 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
       </ProblemView>
       <ProblemView refusal={lines.error ? toRefusal(lines.error) : null} />
       <Suspense fallback={<p className="muted">Loading…</p>}>
-        {capsOf && <AccountCaps key={capsOf.variantExternalId} operation={operation} line={capsOf} onClose={() => setCapsOf(null)} />}
+        {capsOf && <AccountCaps key={capsOf.variantExternalId} operation={operation} line={capsOf} onClose={closeCaps} />}
         {planning && <PlanAllocation operation={operation} onClose={() => setPlanning(false)} />}
       </Suspense>
       <DataGrid
