@@ -15,7 +15,7 @@ import { useSession } from "../shared/context";
 import { useUnsavedEdits } from "../shared/leaving";
 import { Field, ProblemView } from "../shared/ui";
 import { saveCaps } from "./capsSave";
-import type { GridLine } from "./LinesGrid";
+import type { GridLine } from "./lineRows";
 
 const WHOLE = /^\d+$/;
 
