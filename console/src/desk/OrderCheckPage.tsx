@@ -4,7 +4,7 @@ import { download, hasHeader, parseTable, toCsv } from "../shared/csv";
 import { plural } from "../shared/format";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal } from "../shared/session";
-import { ChoiceFilter, Field, Link, ProblemView, SearchFilter } from "../shared/ui";
+import { ChoiceFilter, Field, FirstOf, Link, ProblemView, SearchFilter } from "../shared/ui";
 import { useCompare, type Comparison } from "../api/compare";
 import { DISCREPANCY_WORDS, discrepancyWords } from "../labels/discrepancies";
 import { shortfallText } from "../labels/allocation";
@@ -151,12 +151,7 @@ export function OrderCheckPage() {
         {parseErrors.length > 0 && (
           <div role="alert" className="problem">
             <strong>The order cannot be read</strong>
-            <ul>
-              {parseErrors.slice(0, 20).map((error) => (
-                <li key={error}>{error}</li>
-              ))}
-              {parseErrors.length > 20 && <li>… and {parseErrors.length - 20} more</li>}
-            </ul>
+            <FirstOf items={parseErrors} />
           </div>
         )}
         <ProblemView refusal={operations.error ? toRefusal(operations.error) : compare.error ? toRefusal(compare.error) : null} />

@@ -13,7 +13,7 @@ import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
 import { useSession } from "../shared/context";
 import { useUnsavedEdits } from "../shared/leaving";
-import { Field, ProblemView } from "../shared/ui";
+import { Field, ProblemView, StatusNote } from "../shared/ui";
 import { saveCaps } from "./capsSave";
 import type { GridLine } from "./lineRows";
 
@@ -228,11 +228,7 @@ export function AccountCaps({ operation, line, onClose }: { operation: Operation
         )}
         <span className="muted">An empty cap removes it: the line's Per account applies to that account again.</span>
       </div>
-      {note && (
-        <p role="status" className="note">
-          {note}
-        </p>
-      )}
+      <StatusNote>{note}</StatusNote>
       <ProblemView refusal={refusal} />
     </section>
   );

@@ -11,7 +11,7 @@ import { useUnsavedEdits } from "../shared/leaving";
 import { API_LIMITS } from "../shared/limits";
 import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
-import { ProblemView, SortChoice, useDebounced } from "../shared/ui";
+import { ProblemView, SortChoice, StatusNote, useDebounced } from "../shared/ui";
 import { versionChain, type VersionChain } from "../shared/versionChain";
 import { putAllocations } from "../api/allocations";
 import { exportLinesCsv, fetchLinesOf, fetchOperation, putLines, useAllLines, type LineCounts, type Operation } from "../api/operations";
@@ -221,11 +221,7 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
           {saving.note}
         </p>
       )}
-      {capsNote && (
-        <p role="status" className="note">
-          {capsNote}
-        </p>
-      )}
+      <StatusNote>{capsNote}</StatusNote>
       <ProblemView refusal={saving.refusal ?? refusal}>
         {versionRefused && (
           <>

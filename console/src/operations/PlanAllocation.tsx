@@ -13,8 +13,14 @@ import { ChunkRefused, describePartialSave } from "../shared/grid/models/chunked
 import { ListTable } from "../shared/PagedList";
 import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
-import { Field, ProblemView, SearchFilter, useDebounced } from "../shared/ui";
+import { Field, FirstOf, ProblemView, SearchFilter, StatusNote, useDebounced } from "../shared/ui";
 import { saveCaps } from "./capsSave";
+
+/** The plan's methods, as the API names them and in words. */
+const METHODS = [
+  ["equal", "Equal shares"],
+  ["proportional", "In proportion to what each ordered in an earlier Operation"],
+] as const;
 
 /** Rows of the preview shown at once (the filter finds the others). */
 const PREVIEW_ROWS = 100;
@@ -163,26 +169,18 @@ export function PlanAllocation({ operation, onClose }: { operation: Operation; o
             </p>
             <fieldset>
               <legend>Method</legend>
-              <label className="check">
-                <input
-                  ref={step === "form" && method === "equal" ? startHere : undefined}
-                  type="radio"
-                  name="method"
-                  checked={method === "equal"}
-                  onChange={() => setMethod("equal")}
-                />
-                Equal shares
-              </label>
-              <label className="check">
-                <input
-                  ref={step === "form" && method === "proportional" ? startHere : undefined}
-                  type="radio"
-                  name="method"
-                  checked={method === "proportional"}
-                  onChange={() => setMethod("proportional")}
-                />
-                In proportion to what each ordered in an earlier Operation
-              </label>
+              {METHODS.map(([value, label]) => (
+                <label key={value} className="check">
+                  <input
+                    ref={step === "form" && method === value ? startHere : undefined}
+                    type="radio"
+                    name="method"
+                    checked={method === value}
+                    onChange={() => setMethod(value)}
+                  />
+                  {label}
+                </label>
+              ))}
             </fieldset>
             <fieldset>
               <legend>Among</legend>
@@ -306,26 +304,11 @@ export function PlanAllocation({ operation, onClose }: { operation: Operation; o
             </span>
           </div>
         )}
-        {outcome && (
-          <p role="status" className="note">
-            {outcome}
-          </p>
-        )}
-        <ProblemView refusal={refusal}>
-          {refused.length > 0 && (
-            <ul>
-              {refused.slice(0, 20).map((message) => (
-                <li key={message}>{message}</li>
-              ))}
-              {refused.length > 20 && <li>… and {refused.length - 20} more</li>}
-            </ul>
-          )}
-        </ProblemView>
+        <StatusNote>{outcome}</StatusNote>
+        <ProblemView refusal={refusal}>{refused.length > 0 && <FirstOf items={refused} />}</ProblemView>
         {saved && (
           <div className="actions">
-            <p role="status" className="note">
-              {saved}
-            </p>
+            <StatusNote>{saved}</StatusNote>
             <button type="button" className="primary" onClick={onClose} ref={startHere}>
               Close
             </button>
