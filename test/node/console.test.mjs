@@ -1,6 +1,6 @@
 // The console at /console, driven in headless Chromium as a person would: sign in, create an
 // Operation, paste 5000 lines and save them, see them after a reload, fix a bound error on its cell,
-// import a CSV whose row 7 is wrong, activate (the grid turns read-only), and an ACCOUNT key's view.
+// import a CSV whose row 7 is wrong, activate (only Pool and Per account still edit), and an ACCOUNT key's view.
 // Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core, which never downloads one).
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -241,7 +241,11 @@ if (chromiumPresent("console test")) {
         await accountPage.getByRole("link", { name: code, exact: true }).click();
         await accountPage.getByRole("heading", { name: code }).waitFor();
         await accountPage.getByText("Read-only: an ACCOUNT key reads lines").waitFor();
-        for (const name of ["Activate", "Deactivate", "Back to draft", "Save"]) assert.equal(await accountPage.getByRole("button", { name }).count(), 0, name);
+        for (const name of ["Activate", "Deactivate", "Back to draft", "Save", "Account caps", "Plan allocation"])
+          assert.equal(await accountPage.getByRole("button", { name }).count(), 0, name);
+        // Nothing edits: reading starts at Min, as in any read-only grid (not at Pool, where an OPERATOR's ACTIVE grid starts).
+        await accountPage.locator("[role=grid][aria-activedescendant]").waitFor();
+        assert.equal(await accountPage.getByRole("grid").getAttribute("aria-activedescendant"), "cell-0-2");
       } finally {
         await shoot(accountPage, "account");
         await accountPage.close();

@@ -251,7 +251,7 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
         appendable={access.lines}
         readOnlyNoteId={access.note ? "grid-readonly" : undefined}
         errorsOf={errorsOf}
-        initialField={access.lines ? "minQuantity" : "poolQuantity"}
+        initialField={access.allocations && !access.lines ? "poolQuantity" : "minQuantity"}
         help={
           access.lines
             ? "Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a variant already in the grid edits its row · new rows past the end become new lines · a new line's Pool and Per account are set once it is saved (empty: none)."
