@@ -55,6 +55,8 @@ describe("what a change told live means for the page", () => {
     expect(has(changed("status"), operation) && has(changed("status"), queryKeys.operations.all)).toBe(true);
     expect(has(changed("status"), totals)).toBe(false);
     expect(has(changed("accounts"), queryKeys.attachments.of(OP)) && has(changed("accounts"), operation)).toBe(true);
+    expect(has(changed("allocation"), queryKeys.allocations.of(OP)) && has(changed("orders"), queryKeys.allocations.of(OP))).toBe(true);
+    expect(has(changed("lines", { counts: { updated: 1 } }), queryKeys.allocations.of(OP))).toBe(false);
     const reload = effectsOf(OP, { type: "reload" });
     expect(reload).toMatchObject({ version: null, allLines: true });
     for (const key of [operation, orders, totals, queryKeys.attachments.of(OP), queryKeys.history.all]) expect(has({ type: "reload" }, key)).toBe(true);

@@ -171,7 +171,7 @@ describe("an Operation's live connection", () => {
     expect(refused.client.current).toMatchObject({ status: "ended", ended: "refused" });
   });
 
-  it("after `reload`, reconnects from the version the server had when it greeted (what the page then read)", async () => {
+  it("after `reload`, reconnects from the version the server had when it greeted (what the page then read), or later", async () => {
     const live = harness({ since: 2 });
     live.client.start();
     await live.settle();
@@ -181,6 +181,13 @@ describe("an Operation's live connection", () => {
     live.last().drop();
     await live.advance(LIVE_TIMING.firstDelayMs);
     expect(live.last().since).toBe(300);
+    // Told to reload later on (a change the server could not tell): what it saw since stands.
+    live.hello(live.last(), 300);
+    live.last().tell({ type: "changed", seq: 9, version: 301, actor: "key:k1", what: "status", counts: {} });
+    live.last().tell({ type: "reload" });
+    live.last().drop();
+    await live.advance(LIVE_TIMING.firstDelayMs);
+    expect(live.last().since).toBe(301);
   });
 
   it("sends the person's cell once it settled, at most every focusEveryMs, the latest winning, and again after a reconnect", async () => {

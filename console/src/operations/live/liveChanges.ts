@@ -49,6 +49,8 @@ export function effectsOf(operationId: string, news: LiveNews): LiveEffects {
   if (what === "status" || what === "operation") effects.stale.push(queryKeys.operations.all);
   if (what === "accounts" || effects.allLines) effects.stale.push(queryKeys.attachments.of(operationId));
   if (what === "orders") effects.stale.push(queryKeys.orders.of(operationId));
+  // Accounts' caps on a line, and what each account took of them.
+  if (what === "allocation" || what === "orders") effects.stale.push(queryKeys.allocations.of(operationId));
   if (what !== "status") effects.stale.push(totals);
   return effects;
 }

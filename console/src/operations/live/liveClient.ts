@@ -249,8 +249,8 @@ export class LiveClient {
         return;
       }
       case "reload":
-        // The page reads everything again, at least as it was when this connection was greeted.
-        if (this.greetedAt !== null) this.seen = this.greetedAt;
+        // The page reads everything again, at least as it was when this connection was greeted (never less than it saw).
+        if (this.greetedAt !== null && (this.seen === null || this.greetedAt > this.seen)) this.seen = this.greetedAt;
         this.tell({ type: "reload" });
         return;
     }

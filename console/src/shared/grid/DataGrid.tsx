@@ -45,6 +45,7 @@ export function DataGrid<Stored>({
   cellIdPrefix = "cell",
   cellMarks,
   onActiveCell,
+  appendable = true,
 }: {
   ref?: Ref<DataGridHandle>;
   label: string;
@@ -72,6 +73,8 @@ export function DataGrid<Stored>({
   cellMarks?: (row: GridRow<Stored>, key: string) => ReactNode;
   /** The cell the person is on moved: its row and column, or no row while the focus is outside the grid. */
   onActiveCell?: (row: GridRow<Stored> | undefined, key: string) => void;
+  /** Whether rows may be added (a paste past the end): false while only some columns of stored rows edit. */
+  appendable?: boolean;
 }) {
   const { rows, keyField } = draft;
   const keys = useMemo(() => columns.map((column) => column.key), [columns]);
@@ -92,7 +95,7 @@ export function DataGrid<Stored>({
     columns,
     keys,
     readOnly,
-    edits: { rows, columns, keyField, rowOfKey: draft.rowOfKey, editable },
+    edits: { rows, columns, keyField, rowOfKey: draft.rowOfKey, editable, appendable },
     writable,
     selection,
     moveToPlace,
@@ -118,6 +121,7 @@ export function DataGrid<Stored>({
     },
     addRow: () => editing.addRow((row) => virtualizer.scrollToIndex(row)),
     focus: () => gridRef.current?.focus(),
+    activeRow: () => rows[active.row],
   }));
 
   const activeRow = rows[active.row];
@@ -281,7 +285,7 @@ export function DataGrid<Stored>({
                           />
                         ) : (
                           <>
-                            {row.cells[column.key]}
+                            {column.display ? column.display(row) : row.cells[column.key]}
                             {col === 0 && dirty && <span className="sr-only"> (unsaved)</span>}
                             {conflicts?.has(column.key) && (
                               <span className="sr-only"> (conflict: someone else saved {draft.storedCellsOf(row)?.[column.key] || "an empty cell"})</span>
