@@ -159,27 +159,26 @@ describe("the grid's draft", () => {
       ]);
     });
 
-    it("answers a conflict: theirs takes their value (one undo step), mine keeps the edit to save over theirs", () => {
+    it("answers a conflict: theirs is an edit of the cell (one undo step), mine keeps the edit to save over theirs", () => {
       const edited = setCells(emptyDraft(), "B", { min: "5", max: "21" });
       const clash = reduce(edited, remote({ variant: "B", min: 7, max: 22 }));
-      const theirs = reduce(clash, { type: "resolve", keep: "theirs", cells: [{ id: "B", field: "min" }], label: "Keep theirs (B · min)" });
+      const items = [stored[0], { ...stored[1], min: 7, max: 22 }, stored[2]];
+      const theirs = change(clash, "Keep theirs (B · min)", (c) => {
+        const row = draftView(config, clash, items).rows[1];
+        c.set(row, { ...c.current(row).cells, min: "7" });
+      });
       expect(theirs.pending.get("B")?.cells).toEqual({ variant: "B", min: "7", max: "21" });
       expect([...(theirs.conflicts.get("B") ?? [])]).toEqual(["max"]);
       expect(theirs.undo.at(-1)?.label).toBe("Keep theirs (B · min)");
       expect(reduce(theirs, { type: "undo" }).pending.get("B")?.cells.min).toBe("5");
-      const mine = reduce(theirs, { type: "resolve", keep: "mine", cells: [{ id: "B", field: "max" }], label: "Keep mine" });
+      const mine = reduce(theirs, { type: "keepMine", cells: [{ id: "B", field: "max" }] });
       expect(mine.conflicts.size).toBe(0);
       expect(mine.pending.get("B")?.cells).toEqual({ variant: "B", min: "7", max: "21" });
       expect(mine.undo).toHaveLength(theirs.undo.length);
-      // Every cell back to theirs: no edit is left.
-      const all = reduce(clash, {
-        type: "resolve",
-        keep: "theirs",
-        cells: [
-          { id: "B", field: "min" },
-          { id: "B", field: "max" },
-        ],
-        label: "Keep theirs (2 cells)",
+      // Every cell back to theirs: no edit is left, nor a conflict.
+      const all = change(clash, "Keep theirs (2 cells)", (c) => {
+        const row = draftView(config, clash, items).rows[1];
+        c.set(row, { ...c.current(row).cells, min: "7", max: "22" });
       });
       expect(all.pending.size).toBe(0);
       expect(all.conflicts.size).toBe(0);

@@ -25,21 +25,19 @@ const changed = (what: ChangedMessage["what"], fields: Partial<ChangedMessage> =
   ...fields,
 });
 const OP = "op_1";
-const keysOf = (message: Parameters<typeof effectsOf>[1]) => effectsOf(OP, message).stale.map((key) => JSON.stringify(key));
-const has = (message: Parameters<typeof effectsOf>[1], key: readonly unknown[]) => keysOf(message).includes(JSON.stringify(key));
+const effects = (message: Parameters<typeof effectsOf>[2]) => effectsOf(queryKeys, OP, message);
+const keysOf = (message: Parameters<typeof effectsOf>[2]) => effects(message).stale.map((key) => JSON.stringify(key));
+const has = (message: Parameters<typeof effectsOf>[2], key: readonly unknown[]) => keysOf(message).includes(JSON.stringify(key));
 
 describe("what a change told live means for the page", () => {
   it("takes the lines sent, reads those only named, and reads them all when none are named", () => {
-    const sent = effectsOf(
-      OP,
-      changed("lines", { counts: { updated: 1 }, lineKeys: ["A", "B"], lines: [line("A", 12), { variantExternalId: "B", removed: true }] }),
-    );
+    const sent = effects(changed("lines", { counts: { updated: 1 }, lineKeys: ["A", "B"], lines: [line("A", 12), { variantExternalId: "B", removed: true }] }));
     expect(sent).toMatchObject({ version: 5, lines: [line("A", 12)], removed: ["B"], linesToRead: [], allLines: false });
-    expect(effectsOf(OP, changed("orders", { lineKeys: ["A"] }))).toMatchObject({ linesToRead: ["A"], allLines: false });
-    expect(effectsOf(OP, changed("lines", { counts: { updated: 900 } }))).toMatchObject({ lines: [], allLines: true });
+    expect(effects(changed("orders", { lineKeys: ["A"] }))).toMatchObject({ linesToRead: ["A"], allLines: false });
+    expect(effects(changed("lines", { counts: { updated: 900 } }))).toMatchObject({ lines: [], allLines: true });
     // A revert changes lines unnamed; a patch of the Operation's fields changes none.
-    expect(effectsOf(OP, changed("operation", { counts: { lines: 3 } })).allLines).toBe(true);
-    expect(effectsOf(OP, changed("operation")).allLines).toBe(false);
+    expect(effects(changed("operation", { counts: { lines: 3 } })).allLines).toBe(true);
+    expect(effects(changed("operation")).allLines).toBe(false);
   });
 
   it("reads again what the change made stale, and nothing else", () => {
@@ -57,7 +55,7 @@ describe("what a change told live means for the page", () => {
     expect(has(changed("accounts"), queryKeys.attachments.of(OP)) && has(changed("accounts"), operation)).toBe(true);
     expect(has(changed("allocation"), queryKeys.allocations.of(OP)) && has(changed("orders"), queryKeys.allocations.of(OP))).toBe(true);
     expect(has(changed("lines", { counts: { updated: 1 } }), queryKeys.allocations.of(OP))).toBe(false);
-    const reload = effectsOf(OP, { type: "reload" });
+    const reload = effects({ type: "reload" });
     expect(reload).toMatchObject({ version: null, allLines: true });
     for (const key of [operation, orders, totals, queryKeys.attachments.of(OP), queryKeys.history.all]) expect(has({ type: "reload" }, key)).toBe(true);
   });

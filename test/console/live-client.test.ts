@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import {
   LIVE_TIMING,
   LiveClient,
-  LiveRefused,
   retryDelay,
   type LiveDeps,
   type LiveNews,
@@ -141,7 +140,7 @@ describe("an Operation's live connection", () => {
   });
 
   it("retries a ticket that failed, and tries at once when told the browser is back online", async () => {
-    const live = harness({ tickets: [new Error("offline")] });
+    const live = harness({ tickets: [Object.assign(new Error("unavailable"), { status: 503 })] });
     live.client.start();
     await live.settle();
     expect(live.client.current.status).toBe("reconnecting");
@@ -165,7 +164,7 @@ describe("an Operation's live connection", () => {
       await live.advance(60_000);
       expect(live.sockets).toHaveLength(1);
     }
-    const refused = harness({ tickets: [new LiveRefused(404)] });
+    const refused = harness({ tickets: [Object.assign(new Error("not found"), { status: 404 })] });
     refused.client.start();
     await refused.settle();
     expect(refused.client.current).toMatchObject({ status: "ended", ended: "refused" });

@@ -34,14 +34,12 @@ import {
   type GridLine,
   type LineRow,
 } from "./lineRows";
-import type LiveConflictsList from "./live/LiveConflicts";
+import { LiveConflicts } from "./live/LiveConflicts";
 import { useLiveLines } from "./live/useLiveLines";
 
 // A line's caps and the plan are loaded on their first use, outside the console's first load.
 const AccountCaps = lazy(() => import("./AccountCaps").then((module) => ({ default: module.AccountCaps })));
 const PlanAllocation = lazy(() => import("./PlanAllocation").then((module) => ({ default: module.PlanAllocation })));
-// Loaded when a conflict first shows (lazy loses the component's type parameter: it is given back).
-const LiveConflicts = lazy(() => import("./live/LiveConflicts")) as unknown as typeof LiveConflictsList;
 
 export function LinesGrid({ operation, access, onSaved }: { operation: Operation; access: LineAccess; onSaved: () => void }) {
   const { api } = useSession();
@@ -248,20 +246,18 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
         )}
       </ProblemView>
       {conflictsSeen.current && (
-        <Suspense fallback={null}>
-          <LiveConflicts
-            draft={draft}
-            columns={columns}
-            labelOf={variantOf}
-            onSaid={saving.setNote}
-            onDone={() => grid.current?.focus()}
-            onShow={(row, field) => {
-              const place = rows.findIndex((shown) => shown.id === row.id);
-              if (place >= 0) grid.current?.moveTo(place, field, { focus: true });
-              return place >= 0;
-            }}
-          />
-        </Suspense>
+        <LiveConflicts
+          draft={draft}
+          columns={columns}
+          labelOf={variantOf}
+          onSaid={saving.setNote}
+          onDone={() => grid.current?.focus()}
+          onShow={(row, field) => {
+            const place = rows.findIndex((shown) => shown.id === row.id);
+            if (place >= 0) grid.current?.moveTo(place, field, { focus: true });
+            return place >= 0;
+          }}
+        />
       )}
       <ProblemView refusal={lines.error ? toRefusal(lines.error) : null} />
       <Suspense fallback={<p className="muted">Loading…</p>}>

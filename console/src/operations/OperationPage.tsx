@@ -1,5 +1,5 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { lazy, Suspense, useState } from "react";
+import { useState } from "react";
 import { navigate } from "wouter/use-browser-location";
 import { useSession } from "../shared/context";
 import { CsvImport } from "../shared/CsvImport";
@@ -21,10 +21,8 @@ import {
 } from "../api/operations";
 import { lineAccess } from "./lineAccess";
 import { LinesGrid } from "./LinesGrid";
+import { LiveBar } from "./live/LiveBar";
 import { OperationForm } from "./OperationForm";
-
-// The live connection and `Here now` load beside the page, outside the console's first load.
-const LiveBar = lazy(() => import("./live/LiveBar"));
 
 const STATUS_BUTTONS = [
   { label: "Activate", status: "ACTIVE" },
@@ -51,9 +49,7 @@ export function OperationHeader({ operation, view }: { operation: Operation; vie
           {operation.version}
         </span>
       </div>
-      <Suspense fallback={null}>
-        <LiveBar operation={operation} />
-      </Suspense>
+      <LiveBar operation={operation} />
       {/* Totals and History are for OPERATOR keys (the API refuses them to an ACCOUNT key, which sees its own orders). */}
       <nav className="views" aria-label="Operation views">
         <Link to={base} current={view === "lines"}>

@@ -1,22 +1,20 @@
-import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import type { Operation } from "../../api/operations";
 import { fieldLabel } from "../../labels/fields";
-import { useSession } from "../../shared/context";
 import type { LiveEnd, LiveState, LiveViewer } from "./liveClient";
-import { acquireLive } from "./liveHub";
 import { HereDot } from "./HereMark";
+import { useLiveOperation } from "./useLiveOperation";
 
 /**
  * Under an Operation's title, on each of its views: whether the page is live (said politely to a
  * screen reader when it changes), and `Here now`, who else has the Operation open and which cell
- * each is on. It holds the page's live connection (liveHub.ts), which keeps the page's reads current.
+ * each is on. It holds the page's live connection (useLiveOperation.ts), which keeps the page's reads current.
  */
 
 const ENDED: Record<LiveEnd, string> = {
-  revoked: "Not live: this key was revoked.",
-  deleted: "Not live: this Operation was deleted.",
-  refused: "Not live: this Operation can no longer be read with this key.",
+  revoked: "Not live: the key was revoked",
+  deleted: "Not live: the Operation was deleted",
+  refused: "Not live: the Operation cannot be read",
 };
 
 function stateText(state: LiveState): string {
@@ -28,22 +26,14 @@ function stateText(state: LiveState): string {
 
 const whereOf = (viewer: LiveViewer) => viewer.focus && `${viewer.focus.variantExternalId} · ${fieldLabel(viewer.focus.field)}`;
 
-export default function LiveBar({ operation }: { operation: Operation }) {
-  const { api } = useSession();
-  const queryClient = useQueryClient();
+export function LiveBar({ operation }: { operation: Operation }) {
+  const handle = useLiveOperation(operation);
   const [state, setState] = useState<LiveState | null>(null);
-  // The version when the page opened it: what a later render shows is the connection's to move on.
-  const [openedAt] = useState(operation.version);
-
   useEffect(() => {
-    const handle = acquireLive(operation.id, { api, queryClient, version: openedAt });
+    if (!handle) return;
     setState(handle.client.current);
-    const stop = handle.client.onState(setState);
-    return () => {
-      stop();
-      handle.release();
-    };
-  }, [operation.id, api, queryClient, openedAt]);
+    return handle.client.onState(setState);
+  }, [handle]);
 
   const others = state ? state.viewers.filter((viewer) => viewer.id !== state.you) : [];
   const status = state?.status ?? "connecting";
@@ -54,7 +44,7 @@ export default function LiveBar({ operation }: { operation: Operation }) {
       </span>
       {status === "live" && (
         <section className="here-now" aria-label="Here now">
-          <span className="here-title">Here now:</span>
+          Here now:
           {others.length === 0 ? (
             <span className="muted">nobody else</span>
           ) : (

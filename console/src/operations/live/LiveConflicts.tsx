@@ -1,7 +1,8 @@
 import { useEffect, useRef } from "react";
+import { plural } from "../../shared/format";
 import type { GridDraft } from "../../shared/grid/hooks/useGridDraft";
 import type { GridColumn } from "../../shared/grid/models/columns";
-import type { ConflictCell, GridRow } from "../../shared/grid/models/draft";
+import type { GridRow } from "../../shared/grid/models/draft";
 
 /**
  * The cells where someone else saved a change while an edit of them was unsaved here: each with
@@ -14,7 +15,7 @@ const SHOWN = 20;
 
 const valueText = (value: string | undefined) => (value === undefined || value === "" ? "(empty)" : value);
 
-export default function LiveConflicts<Stored>({
+export function LiveConflicts<Stored>({
   draft,
   columns,
   labelOf,
@@ -51,11 +52,16 @@ export default function LiveConflicts<Stored>({
     else onDone();
   }, [count, onDone]);
 
+  /** Theirs: each cell takes their value, as one step of the undo history; mine: the edits stay, to be saved over theirs. */
   const resolve = (keep: "theirs" | "mine", chosen: { row: GridRow<Stored>; field: string }[]) => {
-    const targets: ConflictCell[] = chosen.map(({ row, field }) => ({ id: row.id, field }));
-    const what = chosen.length === 1 ? nameOf(chosen[0]) : `${chosen.length} cells`;
+    const what = chosen.length === 1 ? nameOf(chosen[0]) : plural(chosen.length, "cell");
     answered.current = true;
-    draft.resolve(keep, targets, `Keep theirs (${what})`);
+    if (keep === "mine") draft.keepMine(chosen.map(({ row, field }) => ({ id: row.id, field })));
+    else {
+      const change = draft.change(`Keep theirs (${what})`);
+      for (const { row, field } of chosen) change.set(row, { ...change.current(row).cells, [field]: draft.storedCellsOf(row)?.[field] ?? "" });
+      change.commit();
+    }
     onSaid(keep === "theirs" ? `Kept theirs: ${what}. Undo (Ctrl+Z) brings yours back.` : `Kept yours: ${what}; Save saves it over theirs.`);
   };
 

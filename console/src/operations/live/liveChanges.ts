@@ -1,11 +1,13 @@
 import type { InfiniteData, QueryKey } from "@tanstack/react-query";
 import type { Line } from "../../api/operations";
-import { queryKeys } from "../../shared/queryKeys";
+import type { queryKeys as QueryKeys } from "../../shared/queryKeys";
 import type { LiveNews } from "./liveClient";
 
 /**
  * What a change told over an Operation's live connection means for the page (pure): the version it
  * left, the lines it sent (their state now), those it only named, and which cached reads are stale.
+ * The console's query keys are handed in: this module is loaded apart (liveHub.ts) and imports no
+ * module of the first load, which would split that load in two.
  */
 
 export interface LiveEffects {
@@ -25,7 +27,7 @@ export interface LiveEffects {
 
 type Sent = Line | { variantExternalId: string; removed: true };
 
-export function effectsOf(operationId: string, news: LiveNews): LiveEffects {
+export function effectsOf(queryKeys: typeof QueryKeys, operationId: string, news: LiveNews): LiveEffects {
   const operation = queryKeys.operation(operationId);
   const totals = queryKeys.totals.of(operationId);
   const effects: LiveEffects = { version: null, lines: [], removed: [], linesToRead: [], allLines: false, stale: [queryKeys.history.all] };

@@ -62,15 +62,11 @@ export interface LiveSocket {
   onerror: (() => void) | null;
 }
 
-/** A ticket the server will not give: the key or the Operation is gone (no retry helps). */
-export class LiveRefused extends Error {
-  constructor(readonly status: number) {
-    super(`live ticket refused (${status})`);
-  }
-}
+/** A ticket the server will not give (401, 403, 404: the key or the Operation is gone): no retry helps. */
+const refused = (error: unknown) => [401, 403, 404].includes((error as { status?: unknown } | null)?.status as number);
 
 export interface LiveDeps {
-  /** POST …/live-tickets: the ticket, or LiveRefused (401, 403, 404), or any other error (retried). */
+  /** POST …/live-tickets: the ticket, or an error; one with a `status` of 401, 403 or 404 ends it, any other is retried. */
   ticket: () => Promise<string>;
   /** Opens GET …/live?ticket=…&since=… as a WebSocket. */
   connect: (ticket: string, since: number | null) => LiveSocket;
@@ -204,7 +200,7 @@ export class LiveClient {
     try {
       ticket = await this.deps.ticket();
     } catch (error) {
-      if (error instanceof LiveRefused) this.end("refused");
+      if (refused(error)) this.end("refused");
       else this.retryLater();
       return;
     }

@@ -1,16 +1,17 @@
-import { ApiProblem, type ApiClient } from "@campaign-policy/client";
 import type { QueryClient } from "@tanstack/react-query";
-import { fetchLinesOf, type Line, type Operation } from "../../api/operations";
-import { queryKeys } from "../../shared/queryKeys";
-import { answer } from "../../shared/session";
+import type { Line, Operation } from "../../api/operations";
+import type { queryKeys as QueryKeys } from "../../shared/queryKeys";
 import { effectsOf, withLiveLines, type LinesView } from "./liveChanges";
-import { LiveClient, LiveRefused, type LiveNews, type LiveSocket, type LiveState } from "./liveClient";
+import { LiveClient, type LiveNews, type LiveSocket } from "./liveClient";
 
 /**
  * One live connection per open Operation, shared by what its page shows (the header's `Here now`,
  * the lines grid): the first to ask opens it, and it closes a little after the last let go, so going
  * from Lines to Orders keeps it. It keeps the page's reads current: each change told moves the
  * Operation's version on, puts the lines it sent in the cached views, and reads again what it made stale.
+ *
+ * It is a chunk loaded beside the page (useLiveOperation.ts), and imports no module of the console's
+ * first load: what it needs of them is handed in (`LiveNeeds`), or the build would split that load.
  */
 
 /** Lines that changed, for the grid's unsaved edits; `all`: some changed unnamed (read yours again). */
@@ -26,12 +27,24 @@ export interface LiveHandle {
   release: () => void;
 }
 
+/** What the connection needs of the page: its session's calls, its cache and the version it read. */
+export interface LiveNeeds {
+  /** Who asks (a session): another session never reuses this one's connection. */
+  session: object;
+  queryClient: QueryClient;
+  queryKeys: typeof QueryKeys;
+  version: number;
+  /** POST …/live-tickets (an error with status 401, 403 or 404 when the key or the Operation is gone). */
+  ticket: () => Promise<string>;
+  /** The lines of these variants as they are now. */
+  readLines: (variants: string[]) => Promise<Line[]>;
+}
+
 /** How long a connection nobody uses stays open: a move to another view of the Operation keeps it. */
 const LINGER_MS = 5000;
-const REFUSED = new Set([401, 403, 404]);
 
 interface Connection {
-  api: ApiClient;
+  session: object;
   client: LiveClient;
   users: number;
   closing: ReturnType<typeof setTimeout> | null;
@@ -41,14 +54,14 @@ interface Connection {
 
 const connections = new Map<string, Connection>();
 
-export function acquireLive(operationId: string, { api, queryClient, version }: { api: ApiClient; queryClient: QueryClient; version: number }): LiveHandle {
+export function acquireLive(operationId: string, needs: LiveNeeds): LiveHandle {
   let connection = connections.get(operationId);
   // Another session (signed out and in again) never reuses the last one's connection.
-  if (connection && connection.api !== api) {
+  if (connection && connection.session !== needs.session) {
     close(operationId, connection);
     connection = undefined;
   }
-  if (!connection) connection = open(operationId, api, queryClient, version);
+  if (!connection) connection = open(operationId, needs);
   const held = connection;
   if (held.closing) clearTimeout(held.closing);
   held.closing = null;
@@ -74,20 +87,13 @@ function close(operationId: string, connection: Connection) {
   if (connections.get(operationId) === connection) connections.delete(operationId);
 }
 
-function open(operationId: string, api: ApiClient, queryClient: QueryClient, version: number): Connection {
+function open(operationId: string, { session, queryClient, queryKeys, version, ticket, readLines }: LiveNeeds): Connection {
   const client = new LiveClient(
     {
-      ticket: async () => {
-        try {
-          const { data } = await answer(api.POST("/v1/operations/{operationId}/live-tickets", { params: { path: { operationId } } }));
-          return data.ticket;
-        } catch (error) {
-          throw error instanceof ApiProblem && REFUSED.has(error.status) ? new LiveRefused(error.status) : error;
-        }
-      },
-      connect: (ticket, since) =>
+      ticket,
+      connect: (issued, since) =>
         new WebSocket(
-          `${location.origin.replace(/^http/, "ws")}/v1/operations/${operationId}/live?ticket=${encodeURIComponent(ticket)}${since === null ? "" : `&since=${since}`}`,
+          `${location.origin.replace(/^http/, "ws")}/v1/operations/${operationId}/live?ticket=${encodeURIComponent(issued)}${since === null ? "" : `&since=${since}`}`,
         ) as unknown as LiveSocket,
       setTimer: (run, ms) => {
         const timer = setTimeout(run, ms);
@@ -98,7 +104,7 @@ function open(operationId: string, api: ApiClient, queryClient: QueryClient, ver
     },
     version,
   );
-  const connection: Connection = { api, client, users: 0, closing: null, linesListeners: new Set(), detach: () => {} };
+  const connection: Connection = { session, client, users: 0, closing: null, linesListeners: new Set(), detach: () => {} };
   connections.set(operationId, connection);
 
   const tellLines = (news: LinesNews) => {
@@ -119,7 +125,7 @@ function open(operationId: string, api: ApiClient, queryClient: QueryClient, ver
     tellLines({ lines: [], removed: [], all: true });
   };
   const take = async (news: LiveNews) => {
-    const effects = effectsOf(operationId, news);
+    const effects = effectsOf(queryKeys, operationId, news);
     const { version: after } = effects;
     if (after !== null) {
       queryClient.setQueryData<Operation>(queryKeys.operation(operationId), (operation) =>
@@ -128,7 +134,7 @@ function open(operationId: string, api: ApiClient, queryClient: QueryClient, ver
     }
     if (effects.lines.length || effects.removed.length) putLines(effects.lines, effects.removed);
     if (effects.linesToRead.length) {
-      const found = await fetchLinesOf(api, operationId, effects.linesToRead);
+      const found = await readLines(effects.linesToRead);
       const held = new Set(found.map((line) => line.variantExternalId));
       putLines(
         found,
@@ -144,7 +150,7 @@ function open(operationId: string, api: ApiClient, queryClient: QueryClient, ver
     // Lines that could not be read: all are read again rather than shown as they were.
     taking = taking.then(() => take(news)).catch(readAllLines);
   });
-  client.onState((state: LiveState) => {
+  client.onState((state) => {
     // Deleted: the page reads it again and says so (404).
     if (state.ended === "deleted") void queryClient.invalidateQueries({ queryKey: queryKeys.operation(operationId) });
   });

@@ -1,58 +1,46 @@
-import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { fetchLinesOf, type Line, type Operation } from "../../api/operations";
 import { useSession } from "../../shared/context";
 import type { GridDraft } from "../../shared/grid/hooks/useGridDraft";
 import type { GridRow } from "../../shared/grid/models/draft";
 import type { LiveState, LiveViewer } from "./liveClient";
-import type { LinesNews, LiveHandle } from "./liveHub";
+import type { LinesNews } from "./liveHub";
+import { useLiveOperation } from "./useLiveOperation";
 import { HereMark } from "./HereMark";
 import "./live.css";
 
 /**
  * The lines grid on the Operation's live connection: a change saved by someone else moves the
  * unsaved edits made here onto it (the draft marks the cells both changed), the cell the person is
- * on is told to the others, and the cells the others are on are marked. The connection itself (a
- * chunk of its own, loaded with the page) is the one the page's header holds (liveHub.ts).
+ * on is told to the others, and the cells the others are on are marked. The connection is the one
+ * the page's header holds (useLiveOperation.ts).
  */
 export function useLiveLines<Stored>(operation: Operation, draft: GridDraft<Stored>, storedOf: (line: Line) => Stored) {
   const { api } = useSession();
-  const queryClient = useQueryClient();
-  const [handle, setHandle] = useState<LiveHandle | null>(null);
+  const handle = useLiveOperation(operation);
   const [others, setOthers] = useState<readonly LiveViewer[]>([]);
-  // What the connection's callbacks read: the draft and version as they are when a change comes.
-  const latest = useRef({ draft, storedOf, version: operation.version });
-  latest.current = { draft, storedOf, version: operation.version };
+  // What the connection's callbacks read: the draft as it is when a change comes.
+  const latest = useRef({ draft, storedOf });
+  latest.current = { draft, storedOf };
+  const operationId = operation.id;
 
   useEffect(() => {
-    let held: LiveHandle | null = null;
-    let left = false;
-    const stops: (() => void)[] = [];
+    if (!handle) return;
     /** Lines changed elsewhere: the edits made here over them move onto their new values. */
     const receive = async (news: LinesNews) => {
       const edited = new Set(latest.current.draft.dirtyRows.filter((row) => row.stored).map((row) => row.id));
       if (!edited.size) return;
-      const lines = news.all ? await fetchLinesOf(api, operation.id, [...edited]) : news.lines.filter((line) => edited.has(line.variantExternalId));
+      const lines = news.all ? await fetchLinesOf(api, operationId, [...edited]) : news.lines.filter((line) => edited.has(line.variantExternalId));
       if (lines.length) latest.current.draft.receive(lines.map(latest.current.storedOf));
     };
     const showOthers = (state: LiveState) => setOthers(state.viewers.filter((viewer) => viewer.id !== state.you));
-    void import("./liveHub").then(({ acquireLive }) => {
-      if (left) return;
-      held = acquireLive(operation.id, { api, queryClient, version: latest.current.version });
-      showOthers(held.client.current);
-      stops.push(
-        held.client.onState(showOthers),
-        held.onLines((news) => void receive(news)),
-      );
-      setHandle(held);
-    });
+    showOthers(handle.client.current);
+    const stops = [handle.client.onState(showOthers), handle.onLines((news) => void receive(news))];
     return () => {
-      left = true;
       for (const stop of stops) stop();
-      held?.client.setFocus(null);
-      held?.release();
+      handle.client.setFocus(null);
     };
-  }, [operation.id, api, queryClient]);
+  }, [handle, api, operationId]);
 
   /** Who is on which cell: by variant and column. */
   const here = useMemo(() => {

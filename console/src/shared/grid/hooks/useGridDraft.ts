@@ -46,8 +46,8 @@ export interface GridDraft<Stored> extends DraftView<Stored> {
   receive: (items: readonly Stored[]) => void;
   /** The cells of a row where a change from outside differs from the edit kept here. */
   conflictsOf: (row: GridRow<Stored>) => ReadonlySet<string> | undefined;
-  /** Answers conflicts: each cell takes the other side's value (one undo step named `label`), or keeps the edit made here. */
-  resolve: (keep: "theirs" | "mine", cells: readonly ConflictCell[], label: string) => void;
+  /** Keeps the edits of these cells over the other side's values (keeping theirs is an edit: `change`). */
+  keepMine: (cells: readonly ConflictCell[]) => void;
   /** How many times the draft changed so far: what a status line about the last action keeps, to be shown only until the next change. */
   editCount: () => number;
   refresh: () => void;
@@ -112,7 +112,7 @@ export function useGridDraft<Stored>(
       },
       receive: (items) => dispatch({ type: "remote", items }),
       conflictsOf: (row) => store.current.conflicts.get(row.id),
-      resolve: (keep, cells, label) => dispatch({ type: "resolve", keep, cells, label }),
+      keepMine: (cells) => dispatch({ type: "keepMine", cells }),
       editCount: () => store.current.edits,
       refresh,
     };

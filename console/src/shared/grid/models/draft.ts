@@ -71,8 +71,8 @@ export type DraftAction<Stored> =
    * conflict. A row without an edit needs nothing: it shows the items as they are.
    */
   | { type: "remote"; items: readonly Stored[] }
-  /** The person's answer to conflicts: each cell takes the other side's value (one undo step named `label`) or keeps the local edit. */
-  | { type: "resolve"; keep: "theirs" | "mine"; cells: readonly ConflictCell[]; label: string };
+  /** The person keeps the local edits of these cells over the other side's values: no conflict any more (Save saves them). Keeping theirs is an edit. */
+  | { type: "keepMine"; cells: readonly ConflictCell[] };
 
 /** A cell of a row where a change from outside met a local edit. */
 export interface ConflictCell {
@@ -160,38 +160,6 @@ function rebase<Stored>(config: DraftConfig<Stored>, entry: Pending<Stored>, now
     else if (value !== was[key] && value !== mine) conflicts?.add(key);
   }
   return sameCells(cells, theirs) ? undefined : { ...entry, stored: now, cells };
-}
-
-/** Conflicts answered: "mine" keeps the local edits (they will be saved over the other side's); "theirs" takes the other side's values, as one undo step. */
-function resolveConflicts<Stored>(
-  config: DraftConfig<Stored>,
-  state: DraftState<Stored>,
-  action: Extract<DraftAction<Stored>, { type: "resolve" }>,
-): DraftState<Stored> {
-  const conflicts = new Map(state.conflicts);
-  const byRow = new Map<string, string[]>();
-  for (const { id, field } of action.cells) {
-    if (!conflicts.get(id)?.has(field)) continue;
-    byRow.set(id, [...(byRow.get(id) ?? []), field]);
-    const left = new Set(conflicts.get(id));
-    left.delete(field);
-    if (left.size) conflicts.set(id, left);
-    else conflicts.delete(id);
-  }
-  if (action.keep === "mine" || !byRow.size) return { ...state, conflicts, edits: state.edits + 1 };
-  const pending = new Map(state.pending);
-  const changes: Step<Stored>["changes"] = [];
-  for (const [id, fields] of byRow) {
-    const before = state.pending.get(id);
-    if (!before?.stored) continue;
-    const theirs = config.cellsOf(before.stored);
-    const cells = { ...before.cells, ...Object.fromEntries(fields.map((field) => [field, theirs[field]])) };
-    const after = sameCells(cells, theirs) ? undefined : { ...before, cells };
-    if (after) pending.set(id, after);
-    else pending.delete(id);
-    changes.push({ id, before, after });
-  }
-  return { ...state, pending, conflicts, undo: [...state.undo, { label: action.label, changes }], redo: [], edits: state.edits + 1 };
 }
 
 /**
@@ -307,8 +275,16 @@ export function reduceDraft<Stored>(config: DraftConfig<Stored>, state: DraftSta
     }
     case "remote":
       return receiveRemote(config, state, action.items);
-    case "resolve":
-      return resolveConflicts(config, state, action);
+    case "keepMine": {
+      const conflicts = new Map(state.conflicts);
+      for (const { id, field } of action.cells) {
+        const left = new Set(conflicts.get(id));
+        left.delete(field);
+        if (left.size) conflicts.set(id, left);
+        else conflicts.delete(id);
+      }
+      return { ...state, conflicts, edits: state.edits + 1 };
+    }
   }
 }
 
