@@ -553,7 +553,7 @@ if (chromiumPresent("console editing test")) {
       assert.match(await conflicts(ben).innerText(), new RegExp(`${sku(5)} · Max: yours 50, theirs 55`));
       assert.match(await cellOf(ben, 5, 3).innerText(), /^50/, "his value stays in the cell");
       assert.match(await cellOf(ben, 5, 3).getAttribute("class"), /\bconflict\b/);
-      await cellOf(ben, 5, 3).getByText("(conflict: someone else saved 55)").waitFor();
+      await cellOf(ben, 5, 3).getByText("(conflict: theirs 55)").waitFor();
       // Save says why not, and sends nothing.
       await ben.page.getByRole("button", { name: "Save" }).click();
       await said(ben, "Not saved: 1 cell changed by someone else too").waitFor();

@@ -34,7 +34,6 @@ import {
   type GridLine,
   type LineRow,
 } from "./lineRows";
-import { LiveConflicts } from "./live/LiveConflicts";
 import { useLiveLines } from "./live/useLiveLines";
 
 // A line's caps and the plan are loaded on their first use, outside the console's first load.
@@ -245,8 +244,8 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
           </>
         )}
       </ProblemView>
-      {conflictsSeen.current && (
-        <LiveConflicts
+      {conflictsSeen.current && live.Conflicts && (
+        <live.Conflicts
           draft={draft}
           columns={columns}
           labelOf={variantOf}

@@ -23,7 +23,11 @@ export interface LinesNews {
 
 export interface LiveHandle {
   client: LiveClient;
-  onLines: (listener: (news: LinesNews) => void) => () => void;
+  /**
+   * Lines that changed elsewhere among `edited()` (the grid's rows with unsaved edits), as they are
+   * now: those a change sent, or read again when a change named none.
+   */
+  onEditedLines: (edited: () => ReadonlySet<string>, take: (lines: Line[]) => void) => () => void;
   release: () => void;
 }
 
@@ -69,9 +73,16 @@ export function acquireLive(operationId: string, needs: LiveNeeds): LiveHandle {
   let released = false;
   return {
     client: held.client,
-    onLines: (listener) => {
-      held.linesListeners.add(listener);
-      return () => held.linesListeners.delete(listener);
+    onEditedLines: (edited, take) => {
+      const listener = async (news: LinesNews) => {
+        const rows = edited();
+        if (!rows.size) return;
+        const lines = news.all ? await needs.readLines([...rows]) : news.lines.filter((line) => rows.has(line.variantExternalId));
+        if (lines.length) take(lines);
+      };
+      const heard = (news: LinesNews) => void listener(news);
+      held.linesListeners.add(heard);
+      return () => held.linesListeners.delete(heard);
     },
     release: () => {
       if (released) return;

@@ -1,12 +1,9 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { fetchLinesOf, type Line, type Operation } from "../../api/operations";
-import { useSession } from "../../shared/context";
+import type { Line, Operation } from "../../api/operations";
 import type { GridDraft } from "../../shared/grid/hooks/useGridDraft";
 import type { GridRow } from "../../shared/grid/models/draft";
 import type { LiveState, LiveViewer } from "./liveClient";
-import type { LinesNews } from "./liveHub";
 import { useLiveOperation } from "./useLiveOperation";
-import { HereMark } from "./HereMark";
 import "./live.css";
 
 /**
@@ -16,31 +13,30 @@ import "./live.css";
  * the page's header holds (useLiveOperation.ts).
  */
 export function useLiveLines<Stored>(operation: Operation, draft: GridDraft<Stored>, storedOf: (line: Line) => Stored) {
-  const { api } = useSession();
-  const handle = useLiveOperation(operation);
+  const live = useLiveOperation(operation);
+  const handle = live?.handle;
   const [others, setOthers] = useState<readonly LiveViewer[]>([]);
   // What the connection's callbacks read: the draft as it is when a change comes.
   const latest = useRef({ draft, storedOf });
   latest.current = { draft, storedOf };
-  const operationId = operation.id;
 
   useEffect(() => {
     if (!handle) return;
-    /** Lines changed elsewhere: the edits made here over them move onto their new values. */
-    const receive = async (news: LinesNews) => {
-      const edited = new Set(latest.current.draft.dirtyRows.filter((row) => row.stored).map((row) => row.id));
-      if (!edited.size) return;
-      const lines = news.all ? await fetchLinesOf(api, operationId, [...edited]) : news.lines.filter((line) => edited.has(line.variantExternalId));
-      if (lines.length) latest.current.draft.receive(lines.map(latest.current.storedOf));
-    };
     const showOthers = (state: LiveState) => setOthers(state.viewers.filter((viewer) => viewer.id !== state.you));
     showOthers(handle.client.current);
-    const stops = [handle.client.onState(showOthers), handle.onLines((news) => void receive(news))];
+    // Lines changed elsewhere: the edits made here over them move onto their new values.
+    const stops = [
+      handle.client.onState(showOthers),
+      handle.onEditedLines(
+        () => new Set(latest.current.draft.dirtyRows.filter((row) => row.stored).map((row) => row.id)),
+        (lines) => latest.current.draft.receive(lines.map(latest.current.storedOf)),
+      ),
+    ];
     return () => {
       for (const stop of stops) stop();
       handle.client.setFocus(null);
     };
-  }, [handle, api, operationId]);
+  }, [handle]);
 
   /** Who is on which cell: by variant and column. */
   const here = useMemo(() => {
@@ -56,9 +52,9 @@ export function useLiveLines<Stored>(operation: Operation, draft: GridDraft<Stor
   const cellMarks = useCallback(
     (row: GridRow<Stored>, key: string) => {
       const viewers = row.stored && here.get(`${row.id}\n${key}`);
-      return viewers ? <HereMark viewers={viewers} /> : null;
+      return viewers && live ? <live.views.HereMark viewers={viewers} /> : null;
     },
-    [here],
+    [here, live],
   );
 
   /** The person's cell, for the others (a new row has no variant yet: none). */
@@ -67,5 +63,5 @@ export function useLiveLines<Stored>(operation: Operation, draft: GridDraft<Stor
     [handle],
   );
 
-  return { cellMarks, onActiveCell };
+  return { cellMarks, onActiveCell, Conflicts: live?.views.LiveConflicts };
 }

@@ -288,7 +288,7 @@ export function DataGrid<Stored>({
                             {column.display ? column.display(row) : row.cells[column.key]}
                             {col === 0 && dirty && <span className="sr-only"> (unsaved)</span>}
                             {conflicts?.has(column.key) && (
-                              <span className="sr-only"> (conflict: someone else saved {draft.storedCellsOf(row)?.[column.key] || "an empty cell"})</span>
+                              <span className="sr-only"> (conflict: theirs {draft.storedCellsOf(row)?.[column.key] || "empty"})</span>
                             )}
                           </>
                         )}

@@ -81,7 +81,7 @@ export function useBatchSave<Stored, Result extends Counts>(options: BatchSaveOp
     // A cell someone else changed meanwhile is saved over theirs only once the person said so.
     const conflicts = draft.conflicts.reduce((count, { fields }) => count + fields.length, 0);
     if (conflicts) {
-      setNote(`Not saved: ${plural(conflicts, "cell")} changed by someone else too; keep theirs or keep yours for each first (listed above the grid).`);
+      setNote(`Not saved: ${plural(conflicts, "cell")} changed by someone else too; keep theirs or yours first.`);
       return;
     }
     const invalid = dirty.flatMap((row) => {

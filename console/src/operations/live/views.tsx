@@ -1,8 +1,83 @@
-import { useEffect, useRef } from "react";
-import { plural } from "../../shared/format";
+import { type CSSProperties, useEffect, useRef } from "react";
 import type { GridDraft } from "../../shared/grid/hooks/useGridDraft";
 import type { GridColumn } from "../../shared/grid/models/columns";
 import type { GridRow } from "../../shared/grid/models/draft";
+import type { LiveEnd, LiveState, LiveViewer } from "./liveClient";
+import "./views.css";
+
+/*
+ * What live pages show beyond their status line: who else is here and where, and the conflicts to
+ * answer. Loaded with the live connection, beside the page (loaded.ts): it imports no module of the
+ * console's first load (the build would split that load), so what it needs of the page comes in props.
+ */
+
+const ENDED: Record<LiveEnd, string> = {
+  revoked: "Not live: the key was revoked",
+  deleted: "Not live: the Operation was deleted",
+  refused: "Not live: the Operation cannot be read",
+};
+
+/** The connection's state in words (the page says Connecting… until this is loaded). */
+export function stateText(state: LiveState): string {
+  if (state.status === "live") return "Live";
+  if (state.status === "reconnecting") return "Reconnecting…";
+  if (state.status === "ended") return ENDED[state.ended ?? "refused"];
+  return "Connecting…";
+}
+
+const cellCount = (count: number) => `${count} cell${count === 1 ? "" : "s"}`;
+
+/** A color per person here (by connection), the same in `Here now` and on the cell they are on; white letters read on each. */
+const COLORS = ["#1f5fd1", "#8a3ffc", "#b3261e", "#17663a", "#9a3412", "#0e7490"];
+
+export function hereColor(viewerId: string): string {
+  let hash = 0;
+  for (const char of viewerId) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return COLORS[hash % COLORS.length];
+}
+
+/** A person's initial in their color. */
+export function HereDot({ viewer }: { viewer: LiveViewer }) {
+  return (
+    <span className="here-dot" style={{ "--here": hereColor(viewer.id) } as CSSProperties} aria-hidden="true">
+      {viewer.name.trim().charAt(0).toUpperCase() || "?"}
+    </span>
+  );
+}
+
+/** On a cell: who else is on it (their initials; their names to a screen reader and on hover). */
+export function HereMark({ viewers }: { viewers: readonly LiveViewer[] }) {
+  const names = viewers.map((viewer) => viewer.name).join(", ");
+  return (
+    <span className="here-mark" style={{ "--here": hereColor(viewers[0].id) } as CSSProperties} title={`${names}: here`}>
+      {viewers.map((viewer) => (
+        <HereDot key={viewer.id} viewer={viewer} />
+      ))}
+      <span className="sr-only"> ({names} here)</span>
+    </span>
+  );
+}
+
+/** `Here now`: the others on the Operation, each with the cell they are on. */
+export function HereNow({ others, fieldLabel }: { others: readonly LiveViewer[]; fieldLabel: (field: string) => string }) {
+  return (
+    <section className="here-now" aria-label="Here now">
+      Here now:
+      {others.length === 0 ? (
+        <span className="muted"> nobody else</span>
+      ) : (
+        <ul>
+          {others.map(({ focus, ...viewer }) => (
+            <li key={viewer.id}>
+              <HereDot viewer={viewer} /> {viewer.name}
+              {focus && <span className="muted"> on {`${focus.variantExternalId} · ${fieldLabel(focus.field)}`}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
 
 /**
  * The cells where someone else saved a change while an edit of them was unsaved here: each with
@@ -54,7 +129,7 @@ export function LiveConflicts<Stored>({
 
   /** Theirs: each cell takes their value, as one step of the undo history; mine: the edits stay, to be saved over theirs. */
   const resolve = (keep: "theirs" | "mine", chosen: { row: GridRow<Stored>; field: string }[]) => {
-    const what = chosen.length === 1 ? nameOf(chosen[0]) : plural(chosen.length, "cell");
+    const what = chosen.length === 1 ? nameOf(chosen[0]) : cellCount(chosen.length);
     answered.current = true;
     if (keep === "mine") draft.keepMine(chosen.map(({ row, field }) => ({ id: row.id, field })));
     else {
