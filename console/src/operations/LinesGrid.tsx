@@ -4,6 +4,7 @@ import { mergeLines, type StoredLine } from "@campaign-policy/common/line-bounds
 import { FIELD_LABELS, inFieldLabels } from "../labels/fields";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
+import { GridExcelTools } from "../shared/excel/ExcelTools";
 import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
 import { DiscardButton } from "../shared/grid/GridTools";
 import { useGridDraft } from "../shared/grid/hooks/useGridDraft";
@@ -16,6 +17,7 @@ import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
 import { ProblemView, SortChoice, useDebounced } from "../shared/ui";
 import { exportLinesCsv, fetchLinesOf, putLines, useAllLines, type Line, type LineCounts, type Operation } from "../api/operations";
+import { LINES_SHEET } from "./linesSheet";
 
 const COLUMNS = [
   { key: "variantExternalId", label: FIELD_LABELS.variantExternalId, grow: 1.3 },
@@ -200,6 +202,19 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
           <button type="button" onClick={() => void exportCsv()}>
             Export CSV
           </button>
+          <GridExcelTools
+            file={`lines-${operation.code}`}
+            sheet="Lines"
+            codec={LINES_SHEET}
+            draft={draft}
+            grid={grid}
+            columns={COLUMNS}
+            readOnly={readOnly}
+            loading={lines.isPending || lines.hasNextPage}
+            errorsOf={errorsOf}
+            labelOf={variantOf}
+            onNote={saving.setNote}
+          />
           {!readOnly && (
             <button type="button" onClick={() => grid.current?.addRow()}>
               Add line

@@ -35,7 +35,8 @@ export async function writeWorkbook(table: SheetTable, sheetName: string): Promi
       if (typeof value === "string" && table.columns[at].number) row.getCell(at + 1).numFmt = TEXT_FORMAT;
     });
   }
-  return new Blob([await book.xlsx.writeBuffer()], { type: XLSX_TYPE });
+  // The fastest deflate: twice as quick as the default for a file about a fifth larger.
+  return new Blob([await book.xlsx.writeBuffer({ zip: { compression: "DEFLATE", compressionOptions: { level: 1 } } })], { type: XLSX_TYPE });
 }
 
 /** The first sheet of an .xlsx, every cell as text (formulas as their own text, never evaluated); throws when it is not one. */
