@@ -204,15 +204,10 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
           </button>
           <GridExcelTools
             file={`lines-${operation.code}`}
-            sheet="Lines"
             codec={LINES_SHEET}
-            draft={draft}
-            grid={grid}
-            columns={COLUMNS}
+            grid={{ draft, handle: grid, columns: COLUMNS, errorsOf }}
             readOnly={readOnly}
             loading={lines.isPending || lines.hasNextPage}
-            errorsOf={errorsOf}
-            labelOf={variantOf}
             onNote={saving.setNote}
           />
           {!readOnly && (

@@ -5,6 +5,7 @@ import { sameColumnsCodec } from "../shared/excel/sheet";
  * grid's keys by the same names), the quantities as numbers, Ordered left out as the CSV leaves it.
  */
 export const LINES_SHEET = sameColumnsCodec(
+  "Lines",
   [
     { name: "variantExternalId" },
     { name: "variantName" },

@@ -156,15 +156,9 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
         <span className="grid-actions">
           <GridExcelTools
             file="quota-rules"
-            sheet="Quota rules"
             codec={sheetCodec}
-            draft={draft}
-            grid={grid}
-            columns={columns}
-            readOnly={false}
+            grid={{ draft, handle: grid, columns, errorsOf }}
             loading={rules.isPending || rules.hasNextPage}
-            errorsOf={errorsOf}
-            labelOf={scopeOf}
             onNote={say}
           />
           <button

@@ -37,6 +37,7 @@ const scopeKey = (cells: Cells) => {
 /** The rules grid as an Excel sheet in the grid's `currency`: a row goes to the rule of its scope, as the CSV import upserts (its id is ignored). */
 export function rulesSheet(currency: string | null): SheetCodec<QuotaRule> {
   return {
+    sheet: "Quota rules",
     columns: COLUMNS,
     required: ["minimum"],
     keyName: "scope",

@@ -57,29 +57,25 @@ export function ExcelExportButton({
  */
 export function GridExcelTools<Stored>({
   file,
-  sheet,
   codec,
-  draft,
-  grid,
-  columns,
-  readOnly,
+  grid: { draft, handle, columns, errorsOf },
+  readOnly = false,
   loading,
-  errorsOf,
-  labelOf,
   onNote,
 }: {
   /** The file's name, without .xlsx. */
   file: string;
-  sheet: string;
   codec: SheetCodec<Stored>;
-  draft: GridDraft<Stored>;
-  grid: RefObject<DataGridHandle | null>;
-  columns: readonly GridColumn[];
-  readOnly: boolean;
+  /** The grid: its draft, its handle (to go to a cell), its columns and its checks of a row. */
+  grid: {
+    draft: GridDraft<Stored>;
+    handle: RefObject<DataGridHandle | null>;
+    columns: readonly GridColumn[];
+    errorsOf: (row: GridRow<Stored>) => Map<string, string>;
+  };
+  readOnly?: boolean;
   /** While the grid's rows load: an import would take every row for a new one. */
   loading: boolean;
-  errorsOf: (row: GridRow<Stored>) => Map<string, string>;
-  labelOf: (row: GridRow<Stored>) => string;
   onNote: (note: string) => void;
 }) {
   const picker = useRef<HTMLInputElement>(null);
@@ -90,9 +86,9 @@ export function GridExcelTools<Stored>({
   useEffect(() => {
     if (!fixFirst) return;
     const place = draft.rows.findIndex((row) => row.id === fixFirst.id);
-    if (place >= 0) grid.current?.moveTo(place, fixFirst.key, { focus: true });
+    if (place >= 0) handle.current?.moveTo(place, fixFirst.key, { focus: true });
     setFixFirst(null);
-  }, [fixFirst, draft.rows, grid]);
+  }, [fixFirst, draft.rows, handle]);
 
   const importFile = async (picked: File) => {
     const { readSheet, importSheetRows } = await workbook();
@@ -111,7 +107,7 @@ export function GridExcelTools<Stored>({
     if (!first) return onNote(said);
     const cells = invalid.reduce((sum, { errors }) => sum + errors.size, 0);
     onNote(
-      `${said} ${EXCEL_WORDS.cellsToFix(cells, invalid.length, EXCEL_WORDS.rowNamed(labelOf(first.row), first.line, [...new Set(first.errors.values())]))}`,
+      `${said} ${EXCEL_WORDS.cellsToFix(cells, invalid.length, EXCEL_WORDS.rowNamed(codec.keyOf(first.row.cells), first.line, [...new Set(first.errors.values())]))}`,
     );
     setFixFirst({ id: first.row.id, key: [...first.errors.keys()][0] });
   };
@@ -132,7 +128,7 @@ export function GridExcelTools<Stored>({
     <>
       <ExcelExportButton
         file={`${file}.xlsx`}
-        sheet={sheet}
+        sheet={codec.sheet}
         table={() => ({ columns: codec.columns, rows: draft.rows.map(codec.valuesOf) })}
         disabled={loading}
         onDone={onNote}

@@ -28,6 +28,8 @@ export interface SheetTable {
 
 /** How a grid's rows become a sheet's and back, by the CSV's columns. */
 export interface SheetCodec<Stored> {
+  /** The sheet's name in the workbook. */
+  sheet: string;
   columns: readonly SheetColumn[];
   /** The columns a file must have (those the CSV import requires). */
   required: readonly string[];
@@ -37,7 +39,7 @@ export interface SheetCodec<Stored> {
   valuesOf: (row: GridRow<Stored>) => SheetValue[];
   /** A file's row (its texts by column name) as the grid cells it writes, only of the columns the file has. */
   cellsOf: (texts: ReadonlyMap<string, string>) => Map<string, string>;
-  /** What a row is found by (a line's variant, a rule's scope); "" for none: such a row is always a new one. */
+  /** What a row is found by, and named by in a sentence (a line's variant, a rule's scope); "" for none: such a row is always a new one. */
   keyOf: (cells: Cells) => string;
 }
 
@@ -58,10 +60,12 @@ export const valuesOfCells = (columns: readonly SheetColumn[], cells: Cells): Sh
 
 /** The codec of a grid whose columns are the CSV's, by the same names (a line's): each row found by its `keyField`. */
 export function sameColumnsCodec(
+  sheet: string,
   columns: readonly SheetColumn[],
   { required, keyField, keyName }: { required: readonly string[]; keyField: string; keyName: string },
 ): SheetCodec<unknown> {
   return {
+    sheet,
     columns,
     required,
     keyName,
