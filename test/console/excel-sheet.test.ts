@@ -223,9 +223,10 @@ describe("the rules grid as a sheet", () => {
     expect(codec.valuesOf({ ...row, cells: { ...row.cells, minimum: "=1+1" } })[4]).toBe("=1+1");
     const read = readSheetRows(asRead({ columns: codec.columns, rows: [codec.valuesOf(row)] }), codec);
     if ("problem" in read) throw new Error(read.problem);
-    const cells = Object.fromEntries(codec.cellsOf(read.rows[0].texts));
-    expect(cells).toEqual({ accountId: "A-1", supplierId: "", storeId: "", minimum: "180.00", enforcement: "BLOCK" });
-    expect(codec.keyOf(cells)).toBe(codec.keyOf(row.cells));
+    const [{ cells, key }] = read.rows;
+    expect(Object.fromEntries(cells)).toEqual({ accountId: "A-1", supplierId: "", storeId: "", minimum: "180.00", enforcement: "BLOCK" });
+    expect(key).toBe(codec.keyOf(row.cells));
+    expect(key).toBe("A-1 / (any) / (any)");
     expect(codec.keyOf({ accountId: "", supplierId: "", storeId: "S-1" })).toBe("");
   });
 });

@@ -59,8 +59,15 @@ export function cellText(value: WorkbookValue, formula?: string): string {
   return "";
 }
 
-/** A file's rows by column name, or why it cannot be imported (a sentence's end: "lacks the column minimum"). */
-export type SheetRows = { rows: { line: number; texts: Map<string, string> }[] } | { problem: string };
+/** A file's row as the grid cells it writes (by the codec), with its key and its row in the file. */
+export interface SheetRow {
+  line: number;
+  cells: Map<string, string>;
+  key: string;
+}
+
+/** A file's rows, or why it cannot be imported (a sentence's end: "lacks the column minimum"). */
+export type SheetRows = { rows: SheetRow[] } | { problem: string };
 
 /**
  * A sheet's first row names its columns (in any order, as the CSV's header does); the rows under it
@@ -81,12 +88,12 @@ export function readSheetRows<Stored>(sheet: SheetText, codec: SheetCodec<Stored
   const missing = codec.required.filter((name) => !names.includes(name));
   if (missing.length) return { problem: EXCEL_WORDS.missingColumns(missing) };
   if (body.length > MAX_SHEET_ROWS) return { problem: EXCEL_WORDS.tooManyRows(MAX_SHEET_ROWS) };
-  const rows = body.map(({ line, cells }) => ({ line, texts: new Map(used.map(({ name, at }) => [name, (cells[at] ?? "").trim()])) }));
+  const rows = body.map(({ line, cells: texts }): SheetRow => {
+    const cells = codec.cellsOf(new Map(used.map(({ name, at }) => [name, (texts[at] ?? "").trim()])));
+    return { line, cells, key: codec.keyOf(Object.fromEntries(cells)) };
+  });
   const linesOfKey = new Map<string, number[]>();
-  for (const { line, texts } of rows) {
-    const key = codec.keyOf(Object.fromEntries(codec.cellsOf(texts)));
-    if (key) linesOfKey.set(key, [...(linesOfKey.get(key) ?? []), line]);
-  }
+  for (const { line, key } of rows) if (key) linesOfKey.set(key, [...(linesOfKey.get(key) ?? []), line]);
   const twice = [...linesOfKey].find(([, lines]) => lines.length > 1);
   if (twice) return { problem: EXCEL_WORDS.repeatedKeys(twice[0], twice[1], codec.keyName) };
   return { rows };
@@ -117,7 +124,7 @@ type Change<Stored> = Pick<DraftChange<Stored>, "set" | "append" | "remove" | "c
 export function importSheetRows<Stored>(
   target: ImportTarget<Stored>,
   change: Change<Stored>,
-  rows: { line: number; texts: Map<string, string> }[],
+  rows: readonly SheetRow[],
   codec: SheetCodec<Stored>,
 ): Imported<Stored> {
   const byKey = new Map<string, GridRow<Stored>>();
@@ -127,9 +134,8 @@ export function importSheetRows<Stored>(
   }
   const context = { ...target, rowOfKey: (key: string) => byKey.get(key) };
   const outcome: Imported<Stored> = { read: rows.length, changed: 0, added: 0, written: [] };
-  for (const { line, texts } of rows) {
-    const given = codec.cellsOf(texts);
-    const holder = byKey.get(codec.keyOf(Object.fromEntries(given)));
+  for (const { line, cells: given, key } of rows) {
+    const holder = key ? byKey.get(key) : undefined;
     if (holder) {
       const before = change.current(holder).cells;
       fillRow(context, change, holder, given, true);
