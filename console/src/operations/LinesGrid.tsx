@@ -2,6 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useMemo, useRef, useState } from "react";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
+import { GridExcelTools } from "../shared/excel/ExcelTools";
 import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
 import { DiscardButton } from "../shared/grid/GridTools";
 import { useGridDraft } from "../shared/grid/hooks/useGridDraft";
@@ -16,6 +17,7 @@ import { versionChain, type VersionChain } from "../shared/versionChain";
 import { putAllocations } from "../api/allocations";
 import { exportLinesCsv, fetchLinesOf, fetchOperation, putLines, useAllLines, type LineCounts, type Operation } from "../api/operations";
 import type { LineAccess } from "./lineAccess";
+import { LINES_SHEET } from "./linesSheet";
 import {
   ALLOCATION_ONLY_COLUMNS,
   allocationOf,
@@ -185,6 +187,15 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
           <button type="button" onClick={() => void exportCsv()}>
             Export CSV
           </button>
+          {/* The sheet holds the line's own fields: an import edits them, so only where lines are editable. */}
+          <GridExcelTools
+            file={`lines-${operation.code}`}
+            codec={LINES_SHEET}
+            grid={{ draft, handle: grid, columns: COLUMNS, errorsOf }}
+            readOnly={!access.lines}
+            loading={lines.isPending || lines.hasNextPage}
+            onNote={saving.setNote}
+          />
           {access.allocations && (
             <>
               <button
