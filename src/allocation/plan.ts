@@ -6,7 +6,7 @@ import { accountLineTotals, operationAccounts, operationLines } from "../operati
 import { ApiError } from "../platform/core/errors";
 import type { Db } from "../platform/data/database";
 import { computedListToken, openComputedListToken, type ComputedList } from "../platform/data/pagination";
-import { existingKeys, inJsonChunks, selectInChunks } from "../platform/data/sql";
+import { existingKeys, inJsonChunks } from "../platform/data/sql";
 import type { AppBindings } from "../platform/http/context";
 import { MAX_PLAN_PAGE, type PlanBody } from "./schemas";
 
@@ -90,7 +90,7 @@ const l = operationLines;
 const ownTotals = alias(accountLineTotals, "own_totals");
 const lineColumns = {
   variantExternalId: l.variantExternalId,
-  poolQuantity: sql<number>`${l.poolQuantity}`,
+  poolQuantity: sql<number>`${l.poolQuantity}`.as("pool_quantity"),
   orderedQuantity: l.orderedQuantity,
   quantityIncrement: l.quantityIncrement,
 };
@@ -106,12 +106,21 @@ function plannedLines(named: readonly string[] | undefined): SQL[] {
   return inJsonChunks(l.variantExternalId, [...new Set(named)].sort(byKey)).map((isNamed) => and(pooled, isNamed) as SQL);
 }
 
-/** The first `limit` rows of a query over the planned lines, in order: one query per condition, as far as needed. */
-async function firstRows<Row>(planned: readonly SQL[], limit: number, query: (isPlanned: SQL, limit: number) => Promise<Row[]>): Promise<Row[]> {
+/**
+ * The rows of a query over the planned lines, in order, until `sizeOf` them reaches `limit` (rows, or lines):
+ * one query per condition, as far as needed, each asked for what is still missing.
+ */
+async function firstRows<Row>(
+  planned: readonly SQL[],
+  limit: number,
+  query: (isPlanned: SQL, missing: number) => Promise<Row[]>,
+  sizeOf: (rows: readonly Row[]) => number = (rows) => rows.length,
+): Promise<Row[]> {
   const rows: Row[] = [];
   for (const isPlanned of planned) {
-    if (rows.length >= limit) break;
-    rows.push(...(await query(isPlanned, limit - rows.length)));
+    const missing = limit - sizeOf(rows);
+    if (missing <= 0) break;
+    rows.push(...(await query(isPlanned, missing)));
   }
   return rows;
 }
@@ -124,21 +133,32 @@ async function requireLines(db: Db, operationId: string, named: readonly string[
     throw new ApiError("unknown_variants", `${unknown.length} variants are not lines of this Operation.`, { unknownVariantExternalIds: unknown });
 }
 
-/** Whom each pool is shared with, and each one's weight. */
-async function sharesOf(db: Db, c: Context<AppBindings>, operation: { id: string; type: string }, body: PlanBody, planned: readonly SQL[]): Promise<Shares> {
-  const equal = (accountIds: Iterable<string>): Shares => ({ everyLine: [...new Set(accountIds)].sort(byKey).map((accountId) => ({ accountId, weight: 1 })) });
+/** Equal shares among these accounts, on every line. */
+function equalShares(accountIds: Iterable<string>): Shares {
+  return { everyLine: [...new Set(accountIds)].sort(byKey).map((accountId) => ({ accountId, weight: 1 })) };
+}
+
+/** The shares the body names outright (weights, or an earlier Operation's buyers line by line): a page's rows can be read at once. */
+function sharesInBody(body: PlanBody): Shares | null {
   const { basis } = body;
   if (basis && "weights" in basis) {
-    if (body.method === "equal") return equal(Object.keys(basis.weights));
+    if (body.method === "equal") return equalShares(Object.keys(basis.weights));
     return {
       everyLine: Object.entries(basis.weights)
         .map(([accountId, weight]) => ({ accountId, weight }))
         .sort((a, b) => byKey(a.accountId, b.accountId)),
     };
   }
+  if (basis && "operationId" in basis && body.method === "proportional") return { earlierOperationId: basis.operationId };
+  return null;
+}
+
+/** Whom each pool is shared with: as the body says, or read (who ordered any planned line of the earlier Operation; the attached accounts). */
+async function sharesOf(db: Db, operationId: string, body: PlanBody, planned: readonly SQL[]): Promise<Shares> {
+  const given = sharesInBody(body);
+  if (given) return given;
+  const { basis } = body;
   if (basis && "operationId" in basis) {
-    const earlier = await getVisibleOperation(db, c.var.principal, basis.operationId);
-    if (body.method === "proportional") return { earlierOperationId: earlier.id };
     // Equal shares among all who ordered any planned line there: the one read of a page that spans the whole plan.
     const e = accountLineTotals;
     const buyers = await Promise.all(
@@ -146,27 +166,28 @@ async function sharesOf(db: Db, c: Context<AppBindings>, operation: { id: string
         db
           .selectDistinct({ accountId: e.accountId })
           .from(l)
-          .innerJoin(e, and(eq(e.operationId, earlier.id), eq(e.variantExternalId, l.variantExternalId), gt(e.orderedQuantity, 0)))
-          .where(and(eq(l.operationId, operation.id), isPlanned)),
+          .innerJoin(e, and(eq(e.operationId, basis.operationId), eq(e.variantExternalId, l.variantExternalId), gt(e.orderedQuantity, 0)))
+          .where(and(eq(l.operationId, operationId), isPlanned)),
       ),
     );
-    return equal(buyers.flat().map((row) => row.accountId));
+    return equalShares(buyers.flat().map((row) => row.accountId));
   }
   if (body.method === "proportional") {
     throw new ApiError("validation_failed", "A proportional plan needs a basis: an earlier Operation or weights.", {
       errors: [{ field: "body.basis", code: "required", message: "proportional needs basis { operationId } or { weights }" }],
     });
   }
-  if (operation.type !== "PRIVATE") {
-    throw new ApiError("validation_failed", "A PUBLIC Operation lists no accounts to share among: name them in basis (an earlier Operation or weights).", {
-      errors: [{ field: "body.basis", code: "required", message: "a PUBLIC Operation needs basis { operationId } or { weights }" }],
-    });
-  }
-  const attached = await db.select({ accountId: operationAccounts.accountId }).from(operationAccounts).where(eq(operationAccounts.operationId, operation.id));
-  return equal(attached.map((row) => row.accountId));
+  const attached = await db.select({ accountId: operationAccounts.accountId }).from(operationAccounts).where(eq(operationAccounts.operationId, operationId));
+  return equalShares(attached.map((row) => row.accountId));
 }
 
-/** A page's lines when every line is shared among the same accounts: just enough whole lines from where the page starts. */
+/** Distinct lines among rows in line order. */
+const linesIn = (rows: readonly { variantExternalId: string }[]) => rows.filter((row, i) => row.variantExternalId !== rows[i - 1]?.variantExternalId).length;
+
+/**
+ * A page's lines when every line is shared among the same accounts: just enough whole lines from
+ * where the page starts, with what each account already ordered of them, in one query.
+ */
 async function pageLinesForEveryLine(
   db: Db,
   operationId: string,
@@ -178,23 +199,42 @@ async function pageLinesForEveryLine(
   if (!accounts.length) return [];
   // limit + 1 caps after the start (the one more says whether a page follows), and the start's line whole.
   const count = Math.ceil((limit + 1) / accounts.length) + (after ? 1 : 0);
-  const lines = await firstRows(planned, count, (isPlanned, n) =>
-    db
-      .select(lineColumns)
-      .from(l)
-      .where(and(eq(l.operationId, operationId), isPlanned, after ? gte(l.variantExternalId, after.variantExternalId) : undefined))
-      .orderBy(l.variantExternalId)
-      .limit(n),
+  const o = accountLineTotals;
+  const rows = await firstRows(
+    planned,
+    count,
+    (isPlanned, missing) => {
+      const lines = db
+        .select(lineColumns)
+        .from(l)
+        .where(and(eq(l.operationId, operationId), isPlanned, after ? gte(l.variantExternalId, after.variantExternalId) : undefined))
+        .orderBy(l.variantExternalId)
+        .limit(missing)
+        .as("page_lines");
+      return db
+        .select({
+          variantExternalId: lines.variantExternalId,
+          poolQuantity: lines.poolQuantity,
+          orderedQuantity: lines.orderedQuantity,
+          quantityIncrement: lines.quantityIncrement,
+          accountId: o.accountId,
+          accountOrdered: o.orderedQuantity,
+        })
+        .from(lines)
+        .leftJoin(o, and(eq(o.operationId, operationId), eq(o.variantExternalId, lines.variantExternalId), gt(o.orderedQuantity, 0)))
+        .orderBy(lines.variantExternalId);
+    },
+    linesIn,
   );
-  const ordered = await orderedByAccount(
-    db,
-    operationId,
-    lines.map((line) => line.variantExternalId),
-  );
+  const pageLines: { line: PlannedLine; ordered: Map<string, number> }[] = [];
+  for (const { accountId, accountOrdered, ...line } of rows) {
+    if (pageLines.at(-1)?.line.variantExternalId !== line.variantExternalId) pageLines.push({ line, ordered: new Map() });
+    if (accountId !== null && accountOrdered !== null) pageLines.at(-1)!.ordered.set(accountId, accountOrdered);
+  }
   const sentOfFirst = after ? accounts.filter((account) => account.accountId <= after.accountId).length : 0;
-  return lines.map((line) => ({
+  return pageLines.map(({ line, ordered }) => ({
     line,
-    shares: accounts.map((account) => ({ ...account, ordered: ordered.get(line.variantExternalId)?.get(account.accountId) ?? 0 })),
+    shares: accounts.map((account) => ({ ...account, ordered: ordered.get(account.accountId) ?? 0 })),
     sent: line.variantExternalId === after?.variantExternalId ? sentOfFirst : 0,
   }));
 }
@@ -236,14 +276,14 @@ async function pageLinesByEarlierOrders(
   const inLine = (variantExternalId: string) => eq(l.variantExternalId, variantExternalId);
   const [sent, following] = await Promise.all([
     after ? rows(and(inLine(after.variantExternalId), lte(e.accountId, after.accountId))) : [],
-    firstRows(planned, limit + 1, (isPlanned, n) =>
+    firstRows(planned, limit + 1, (isPlanned, missing) =>
       rows(
         and(
           isPlanned,
           after ? gte(l.variantExternalId, after.variantExternalId) : undefined,
           after ? or(gt(l.variantExternalId, after.variantExternalId), gt(e.accountId, after.accountId)) : undefined,
         ),
-      ).limit(n),
+      ).limit(missing),
     ),
   ]);
   const last = following[limit - 1];
@@ -263,6 +303,13 @@ async function pageLinesByEarlierOrders(
   return lines;
 }
 
+/** Every promise's value, or the first failure in the order given, not in time: a 404 comes before what it hides. */
+async function inOrder<T extends readonly unknown[]>(promises: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const outcomes = await Promise.allSettled(promises);
+  for (const outcome of outcomes) if (outcome.status === "rejected") throw outcome.reason;
+  return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+}
+
 /** POST …/allocations/plan: one page of the plan, computed from the lines it covers. */
 export async function planAllocation(c: Context<AppBindings>, operationId: string, body: PlanBody) {
   const { db, principal } = c.var;
@@ -274,31 +321,30 @@ export async function planAllocation(c: Context<AppBindings>, operationId: strin
   };
   const cursor = await openComputedListToken(list, body.nextToken);
   const after: After = cursor && { variantExternalId: String(cursor[0]), accountId: String(cursor[1]) };
-  const operation = await getVisibleOperation(db, principal, operationId);
-  if (body.variantExternalIds) await requireLines(db, operationId, body.variantExternalIds);
-  const planned = plannedLines(body.variantExternalIds);
-  const shares = await sharesOf(db, c, operation, body, planned);
   const limit = body.limit ?? MAX_PLAN_PAGE;
-  const lines =
+  const planned = plannedLines(body.variantExternalIds);
+  const pageLines = (shares: Shares) =>
     "everyLine" in shares
-      ? await pageLinesForEveryLine(db, operationId, planned, shares.everyLine, after, limit)
-      : await pageLinesByEarlierOrders(db, operationId, planned, shares.earlierOperationId, after, limit);
+      ? pageLinesForEveryLine(db, operationId, planned, shares.everyLine, after, limit)
+      : pageLinesByEarlierOrders(db, operationId, planned, shares.earlierOperationId, after, limit);
+  const { basis } = body;
+  const given = sharesInBody(body);
+  // What needs nothing read before it is read at once (the whole page, when the body names the shares); its failures count in this order.
+  const [operation, , , shares, readAtOnce] = await inOrder([
+    getVisibleOperation(db, principal, operationId),
+    body.variantExternalIds && requireLines(db, operationId, body.variantExternalIds),
+    basis && "operationId" in basis && getVisibleOperation(db, principal, basis.operationId),
+    sharesOf(db, operationId, body, planned),
+    given && pageLines(given),
+  ] as const);
+  if (!basis && operation.type !== "PRIVATE") {
+    throw new ApiError("validation_failed", "A PUBLIC Operation lists no accounts to share among: name them in basis (an earlier Operation or weights).", {
+      errors: [{ field: "body.basis", code: "required", message: "a PUBLIC Operation needs basis { operationId } or { weights }" }],
+    });
+  }
+  const lines = readAtOnce || (await pageLines(shares));
   const caps = lines.flatMap(({ line, shares, sent }) => planLine(line, shares).slice(sent));
   const items = caps.slice(0, limit);
   const last = items.at(-1);
   return { items, nextToken: last && caps.length > limit ? await computedListToken(list, [last.variantExternalId, last.accountId]) : null };
-}
-
-/** What each account ordered of each line, by line then account. */
-async function orderedByAccount(db: Db, operationId: string, variantIds: readonly string[]): Promise<Map<string, Map<string, number>>> {
-  const rows = await selectInChunks(accountLineTotals.variantExternalId, variantIds, (keyIsIn) =>
-    db
-      .select({ variantExternalId: accountLineTotals.variantExternalId, accountId: accountLineTotals.accountId, ordered: accountLineTotals.orderedQuantity })
-      .from(accountLineTotals)
-      .where(and(eq(accountLineTotals.operationId, operationId), keyIsIn, sql`${accountLineTotals.orderedQuantity} > 0`)),
-  );
-  const byLine = new Map<string, Map<string, number>>();
-  for (const row of rows)
-    (byLine.get(row.variantExternalId) ?? byLine.set(row.variantExternalId, new Map()).get(row.variantExternalId)!).set(row.accountId, row.ordered);
-  return byLine;
 }
