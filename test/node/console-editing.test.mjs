@@ -3,13 +3,17 @@
 // second one (and one outside the filter becomes an edit of its line before anything is saved); the
 // filter finds a variant by code or name as you type; the active cell's error shows right under it;
 // Save dry-runs every chunk of 5000 before saving any, and says exactly what a refusal midway saved;
-// leaving a page with unsaved edits asks first; Deactivate asks first; the lines of an ACTIVE
+// the lines and the rules grid exported to Excel and imported back (unchanged: no change; a file with
+// errors marked cell by cell, then fixed and saved); leaving a page with unsaved edits asks first; Deactivate asks first; the lines of an ACTIVE
 // Operation export; the console has an icon.
 // Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core, which never downloads one).
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { checkPage, chromiumPresent, createOperationWithLines, itemLines, itemSku, screenshot, startConsole } from "./support/browser.mjs";
+import ExcelJS from "exceljs";
+import { assertAccessible, checkPage, chromiumPresent, createOperationWithLines, itemLines, itemSku, screenshot, startConsole } from "./support/browser.mjs";
 
 const TIMEOUT = { timeout: 180_000 };
 const LINES = 5000;
@@ -33,6 +37,8 @@ if (chromiumPresent("console editing test")) {
       clipboard.setData("text/plain", data);
       element.dispatchEvent(new ClipboardEvent("paste", { clipboardData: clipboard, bubbles: true, cancelable: true }));
     }, text);
+  /** A file given to Import Excel's input (the file chooser the button opens, as a test drives it). */
+  const importExcel = (path) => page.locator('input[type="file"][accept*=".xlsx"]').setInputFiles(path);
   const storedLines = async (...variants) => (await api("GET", `/v1/operations/${operationId}/lines?variantIds=${variants.join(",")}`)).body.items;
   const lineCount = async () => (await api("GET", `/v1/operations/${operationId}`)).body.lineCount;
   const nav = (name) => page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name, exact: true });
@@ -273,6 +279,158 @@ if (chromiumPresent("console editing test")) {
       await status("Discarded 1 unsaved row.").waitFor();
       assert.equal((await api("POST", `/v1/operations/${operationId}/status`, { status: "DRAFT" })).status, 200);
       await openOperation(operationId, stored);
+    });
+
+    it("exports the lines to Excel and imports them back: unchanged, nothing changes; errors are marked cell by cell; fixed, they save", TIMEOUT, async () => {
+      const scratch = await mkdtemp(join(tmpdir(), "console-excel-"));
+      // The driver intercepts file choosers once a listener is there; one set up now is in force by the time a key opens one.
+      const chosen = new Promise((resolve) => page.once("filechooser", resolve));
+      const stored = await lineCount();
+      // A name a spreadsheet would run as a formula, stored as text: the sheet keeps it a text cell.
+      const formulaName = "=cmd|' /C calc'!A0";
+      assert.equal((await api("PUT", `/v1/operations/${operationId}/lines`, [{ variantExternalId: sku(1), variantName: { en: formulaName } }])).status, 200);
+      await openOperation(operationId, stored);
+
+      await page.getByRole("button", { name: "Export Excel" }).focus();
+      const [download] = await Promise.all([page.waitForEvent("download"), page.keyboard.press("Enter")]);
+      assert.equal(download.suggestedFilename(), `lines-${code}.xlsx`);
+      await status(`Exported ${stored} rows to lines-${code}.xlsx.`).waitFor();
+      const exported = join(scratch, "lines.xlsx");
+      await download.saveAs(exported);
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.readFile(exported);
+      const sheet = book.worksheets[0];
+      assert.deepEqual(sheet.getRow(1).values.slice(1), [
+        "variantExternalId",
+        "variantName",
+        "minQuantity",
+        "maxQuantity",
+        "recommendedQuantity",
+        "quantityIncrement",
+      ]);
+      assert.equal(sheet.rowCount, stored + 1);
+      const name = sheet.getCell("B3");
+      assert.deepEqual(
+        [sheet.getCell("A3").value, name.type, name.formula, name.value, name.numFmt],
+        [sku(1), ExcelJS.ValueType.String, undefined, formulaName, "@"],
+      );
+      const [second] = await storedLines(sku(1));
+      assert.deepEqual([sheet.getCell("C3").type, sheet.getCell("C3").value], [ExcelJS.ValueType.Number, second.minQuantity], "numbers are numbers");
+
+      // Import Excel from the keyboard: Enter opens the file chooser (later files go to its input directly).
+      await page.getByRole("button", { name: "Import Excel" }).focus();
+      await page.keyboard.press("Enter");
+      await (await chosen).setFiles(exported);
+      await status(`Imported lines.xlsx: ${stored} rows read, nothing changed.`).waitFor();
+      await page.getByText("0 unsaved cells").waitFor();
+      assert.equal(await page.getByRole("button", { name: "Save" }).isDisabled(), true, "nothing to save");
+
+      // A file with errors: a word for Min, a formula for Max (read as its text), Min over Max; and a
+      // name starting with = (text, not an error) and a new line.
+      sheet.getCell("C8").value = "abc";
+      sheet.getCell("D10").value = { formula: "1+1", result: 2 };
+      sheet.getCell("C12").value = 500;
+      sheet.getCell("B5").value = '=HYPERLINK("http://x")';
+      sheet.addRow(["SKU-XL-1", "From Excel", 2, 8, null, 2]);
+      const withErrors = join(scratch, "with-errors.xlsx");
+      await book.xlsx.writeFile(withErrors);
+      await importExcel(withErrors);
+      await status(`Imported with-errors.xlsx: ${stored + 1} rows read, 5 rows changed (1 new).`).waitFor();
+      await status(`5 cells in 3 rows need fixing, marked in red; the first: ${sku(6)} (file row 8): a whole number ≥ 0.`).waitFor();
+      assert.equal(await grid().getAttribute("aria-activedescendant"), "cell-6-2", "the grid goes to the first cell to fix");
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("role")), "grid");
+      for (const [row, col] of [
+        [6, 2],
+        [8, 3],
+        [10, 2],
+        [10, 3],
+        [10, 4],
+      ])
+        assert.equal(await cell(row, col).getAttribute("aria-invalid"), "true", `cell ${row},${col}`);
+      assert.deepEqual([await cell(8, 3).innerText(), await cell(3, 1).innerText()], ["=1+1", '=HYPERLINK("http://x")']);
+      await screenshot(page, "grid-excel-errors");
+      await assertAccessible(page, "the lines grid after an Excel import with errors");
+      // The same path as any edit: Save refuses before sending; Undo takes the whole import back.
+      await page.getByRole("button", { name: "Save" }).click();
+      await status("Not saved: fix these 3 rows first.").waitFor();
+      await grid().focus();
+      await page.keyboard.press("Control+z");
+      await status("Undone: Import with-errors.xlsx.").waitFor();
+      await page.getByText("0 unsaved cells").waitFor();
+
+      // Refused whole: a column the CSV has not, a file that is not a workbook.
+      const refused = new ExcelJS.Workbook();
+      refused.addWorksheet("Lines").addRows([
+        ["variantExternalId", "orderedQuantity"],
+        [sku(0), 3],
+      ]);
+      await refused.xlsx.writeFile(join(scratch, "ordered.xlsx"));
+      await importExcel(join(scratch, "ordered.xlsx"));
+      await status("Not imported: ordered.xlsx names a column the grid does not take (orderedQuantity)").waitFor();
+      await writeFile(join(scratch, "not-excel.xlsx"), "variantExternalId\nSKU-1\n");
+      await importExcel(join(scratch, "not-excel.xlsx"));
+      await status("Not imported: not-excel.xlsx is not an Excel workbook (.xlsx). The grid is as it was.").waitFor();
+
+      // Fixed in the sheet: the name and the new line are saved, after Save's dry run.
+      for (const [at, value] of [
+        ["C8", 1],
+        ["D10", 77],
+        ["C12", 1],
+      ])
+        sheet.getCell(at).value = value;
+      await book.xlsx.writeFile(join(scratch, "fixed.xlsx"));
+      await importExcel(join(scratch, "fixed.xlsx"));
+      await status(`Imported fixed.xlsx: ${stored + 1} rows read, 2 rows changed (1 new).`).waitFor();
+      await page.getByRole("button", { name: "Save" }).click();
+      await status("Saved: 1 created, 1 updated.").waitFor();
+      const [named, added] = await storedLines(sku(3), "SKU-XL-1");
+      assert.deepEqual(
+        [named.variantName.en, [added.variantName.en, added.minQuantity, added.maxQuantity, added.recommendedQuantity, added.quantityIncrement]],
+        ['=HYPERLINK("http://x")', ["From Excel", 2, 8, null, 2]],
+      );
+      // The Operation as the next steps expect it.
+      assert.equal((await api("DELETE", `/v1/operations/${operationId}/lines`, ["SKU-XL-1"])).status, 200);
+      await rm(scratch, { recursive: true, force: true });
+    });
+
+    it("exports the rules grid to Excel and imports it back: unchanged, nothing changes; a new minimum is checked and applied", TIMEOUT, async () => {
+      const scratch = await mkdtemp(join(tmpdir(), "console-excel-rules-"));
+      const put = await api("PUT", "/v1/buying-policies/quotas/rules", [
+        { accountId: "XL-A", minimum: 18000 },
+        { supplierId: "XL-S", storeId: "XL-ST", minimum: 500, enforcement: "WARN" },
+      ]);
+      assert.equal(put.status, 200, JSON.stringify(put.body));
+      await page.goto(`${baseUrl}/console/quota-rules?view=grid`);
+      await page.getByRole("gridcell", { name: "XL-A" }).first().waitFor();
+      const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export Excel" }).click()]);
+      assert.equal(download.suggestedFilename(), "quota-rules.xlsx");
+      const exported = join(scratch, "rules.xlsx");
+      await download.saveAs(exported);
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.readFile(exported);
+      const sheet = book.worksheets[0];
+      assert.deepEqual(sheet.getRow(1).values.slice(1), ["id", "accountId", "supplierId", "storeId", "minimum", "enforcement"]);
+      const rowOf = (account) => sheet.getRows(2, sheet.rowCount - 1).find((row) => row.getCell(2).value === account);
+      const values = [1, 2, 3, 4, 5, 6].map((column) => rowOf("XL-A").getCell(column).value);
+      assert.match(values[0], /\S/, "the rule's id");
+      assert.deepEqual(values.slice(1), ["XL-A", null, null, 18000, "BLOCK"], "the minimum in minor units, a number");
+
+      await importExcel(exported);
+      await status(`Imported rules.xlsx: ${sheet.rowCount - 1} rows read, nothing changed.`).waitFor();
+      rowOf("XL-A").getCell(5).value = 25000;
+      await book.xlsx.writeFile(join(scratch, "raised.xlsx"));
+      await importExcel(join(scratch, "raised.xlsx"));
+      await status(`Imported raised.xlsx: ${sheet.rowCount - 1} rows read, 1 row changed.`).waitFor();
+      await page.getByRole("button", { name: "Check changes" }).click();
+      await status("Dry run: 0 created, 1 updated").waitFor();
+      await page.getByRole("button", { name: "Apply" }).click();
+      await status("Saved: 0 created, 1 updated").waitFor();
+      const rules = (await api("GET", "/v1/buying-policies/quotas/rules?accountId=XL-A")).body.items;
+      assert.deepEqual(
+        rules.map((rule) => [rule.accountId, rule.minimum]),
+        [["XL-A", 25000]],
+      );
+      await rm(scratch, { recursive: true, force: true });
     });
 
     it("asks before leaving unsaved edits: a link or Back opens a dialog (Escape or Cancel stays), closing the tab asks the browser", TIMEOUT, async () => {

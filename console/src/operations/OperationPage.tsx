@@ -19,6 +19,7 @@ import {
   useOperationRefresh,
   type Operation,
 } from "../api/operations";
+import { lineAccess } from "./lineAccess";
 import { LinesGrid } from "./LinesGrid";
 import { OperationForm } from "./OperationForm";
 
@@ -114,11 +115,6 @@ export function OperationPage({ operationId }: { operationId: string }) {
 
   if (query.error) return <ProblemView refusal={toRefusal(query.error)} />;
   if (!operation) return <p className="muted">Loading…</p>;
-  const readOnlyReason = !operator
-    ? "Read-only: an ACCOUNT key reads lines; only OPERATOR keys change them."
-    : operation.status !== "DRAFT"
-      ? `Read-only: this Operation is ${operation.status}; lines change only while it is DRAFT (Back to draft to edit).`
-      : null;
   return (
     <section>
       <OperationHeader operation={operation} view="lines" />
@@ -198,7 +194,7 @@ export function OperationPage({ operationId }: { operationId: string }) {
       <ProblemView refusal={refusal}>{approvalRefusalText(refusal) && <p>{approvalRefusalText(refusal)}</p>}</ProblemView>
       {operator && <ApprovalsPanel operation={operation} />}
       {operator && operation.status === "DRAFT" && <LinesImport operationId={operationId} />}
-      <LinesGrid operation={operation} readOnlyReason={readOnlyReason} onSaved={refreshHeader} />
+      <LinesGrid operation={operation} access={lineAccess(operation.status, operator)} onSaved={refreshHeader} />
       {operation.type === "PRIVATE" && <AccountsPanel operation={operation} />}
     </section>
   );

@@ -6,7 +6,7 @@ import type { GridRow } from "../models/draft";
 import { invalidRowsText } from "../models/invalidRows";
 import type { GridDraft } from "./useGridDraft";
 
-export interface BatchSaveOptions<Stored, Result extends Counts> extends ChunkedPut<Stored, Result> {
+export interface BatchSaveOptions<Stored, Result extends Counts> extends ChunkedPut<GridRow<Stored>, Result> {
   draft: GridDraft<Stored>;
   grid: RefObject<DataGridHandle | null>;
   /** A row's errors by column key, as the server would refuse them (checked before anything is sent). */
