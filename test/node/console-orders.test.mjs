@@ -346,7 +346,12 @@ if (chromiumPresent("console orders test")) {
     });
 
     it("refuses a pool below what was ordered meanwhile: the server's 409 on its row, in the grid's words, nothing saved", TIMEOUT, async () => {
-      // Chez Martin orders 50 after the page read the lines: the grid still shows 0 ordered.
+      // Chez Martin orders 50 after the page read the lines, while its live connection is down (up, the
+      // page would take the order in): the grid still shows 0 ordered.
+      let liveDown = true;
+      await page.routeWebSocket(/\/live\?/, (socket) => (liveDown ? socket.close({ code: 1011, reason: "kept down by the test" }) : socket.connectToServer()));
+      await page.reload();
+      await page.locator(".live-state", { hasText: "Reconnecting…" }).waitFor();
       await place(poolsId, "A-200", "JACKET-L", 50);
       await cell("JACKET-L", "Pool").click();
       await page.keyboard.type("20");
@@ -375,6 +380,8 @@ if (chromiumPresent("console orders test")) {
       await page.getByRole("button", { name: "Discard" }).click();
       await status("Discarded").first().waitFor();
       assert.equal(await cell("JACKET-M", "Pool").innerText(), "2,000 · 1,992 left");
+      liveDown = false;
+      await page.locator(".live-state", { hasText: /^Live$/ }).waitFor({ timeout: 60_000 });
     });
   });
 
