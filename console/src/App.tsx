@@ -2,25 +2,25 @@ import { useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useMemo, useState, type FormEvent, type ReactNode } from "react";
 import { Route, Switch, useLocation } from "wouter";
 import { AccountsPage } from "./desk/AccountsPage";
-import { ChangesPage } from "./desk/ChangesPage";
-import { EventsPage } from "./desk/EventsPage";
-import { KeysPage } from "./desk/KeysPage";
 import { OrderCheckPage } from "./desk/OrderCheckPage";
-import { SettingsPage } from "./desk/SettingsPage";
-import { WebhooksPage } from "./desk/WebhooksPage";
 import { AmountsReady } from "./labels/money";
-import { HistoryPage } from "./operations/HistoryPage";
 import { OperationPage } from "./operations/OperationPage";
 import { OperationsPage } from "./operations/OperationsPage";
 import { RuleFormPage } from "./rules/RuleForm";
 import { RulesPage } from "./rules/RulesPage";
-import { Simulator } from "./rules/Simulator";
 import { SessionContext } from "./shared/context";
 import { LeaveGuard, useConfirmLeave } from "./shared/leaving";
 import { answer, clientFor, loadSession, saveSession, toRefusal, type Refusal, type Role, type Session } from "./shared/session";
 import { Link, ProblemView } from "./shared/ui";
 
 // An Operation's orders and totals load on first visit: the first load stays within its budget.
+const ChangesPage = lazy(() => import("./desk/ChangesPage").then((module) => ({ default: module.ChangesPage })));
+const EventsPage = lazy(() => import("./desk/EventsPage").then((module) => ({ default: module.EventsPage })));
+const KeysPage = lazy(() => import("./desk/KeysPage").then((module) => ({ default: module.KeysPage })));
+const SettingsPage = lazy(() => import("./desk/SettingsPage").then((module) => ({ default: module.SettingsPage })));
+const WebhooksPage = lazy(() => import("./desk/WebhooksPage").then((module) => ({ default: module.WebhooksPage })));
+const HistoryPage = lazy(() => import("./operations/HistoryPage").then((module) => ({ default: module.HistoryPage })));
+const Simulator = lazy(() => import("./rules/Simulator").then((module) => ({ default: module.Simulator })));
 const OrdersPage = lazy(() => import("./operations/OrdersPage").then((module) => ({ default: module.OrdersPage })));
 const TotalsPage = lazy(() => import("./operations/TotalsPage").then((module) => ({ default: module.TotalsPage })));
 

@@ -1,11 +1,14 @@
 import { useState, type ChangeEvent, type DragEvent, type FormEvent } from "react";
 import { nameOf, useOperationPicker } from "../api/operations";
 import { download, hasHeader, parseTable, toCsv } from "../shared/csv";
+import { plural } from "../shared/format";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal } from "../shared/session";
-import { ChoiceFilter, Link, ProblemView, SearchFilter } from "../shared/ui";
+import { ChoiceFilter, Field, FirstOf, Link, ProblemView, SearchFilter } from "../shared/ui";
 import { useCompare, type Comparison } from "../api/compare";
 import { DISCREPANCY_WORDS, discrepancyWords } from "../labels/discrepancies";
+import { shortfallText } from "../labels/allocation";
+import { accountHint, useTypedAccountName } from "../labels/names";
 
 type Issue = Comparison["issues"][number];
 type OrderLine = { variantExternalId: string; quantity: number };
@@ -20,6 +23,7 @@ const SUMMARY: [keyof Comparison["summary"], string][] = [
   ["notInOperation", DISCREPANCY_WORDS.not_in_operation],
   ["missingRequired", DISCREPANCY_WORDS.missing_required],
   ["incrementMismatch", DISCREPANCY_WORDS.increment_mismatch],
+  ["allocationExceeded", DISCREPANCY_WORDS.allocation_exceeded],
 ];
 const ISSUE_COLUMNS: Column<Issue>[] = [
   { header: "Variant", cell: (issue) => issue.variantExternalId },
@@ -28,6 +32,8 @@ const ISSUE_COLUMNS: Column<Issue>[] = [
   { header: "Min", numeric: true, cell: (issue) => issue.minQuantity ?? "—" },
   { header: "Max", numeric: true, cell: (issue) => issue.maxQuantity ?? "—" },
   { header: "Pack", numeric: true, cell: (issue) => issue.quantityIncrement ?? "" },
+  // What is left of the pool and of the account's cap, and what fits: an order asking more is refused whole.
+  { header: "What is left", wrap: true, cell: (issue) => (issue.code === "allocation_exceeded" ? shortfallText(issue) : "") },
 ];
 
 /**
@@ -52,6 +58,8 @@ export function OrderCheckPage() {
   const [search, setSearch] = useState("");
   const [operationId, setOperationId] = useState("");
   const [order, setOrder] = useState("");
+  const [accountId, setAccountId] = useState("");
+  const accountNamed = useTypedAccountName(accountId);
   const [parseErrors, setParseErrors] = useState<string[]>([]);
   const operations = useOperationPicker(search);
   const compare = useCompare(operationId);
@@ -59,7 +67,7 @@ export function OrderCheckPage() {
     const { lines, errors } = readOrder(text);
     setParseErrors(errors);
     compare.reset();
-    if (errors.length === 0 && lines.length > 0) compare.mutate(lines);
+    if (errors.length === 0 && lines.length > 0) compare.mutate({ lines, accountId: accountId.trim() || undefined });
     else if (errors.length === 0) setParseErrors(["The order has no line."]);
   };
   const submit = (event: FormEvent) => {
@@ -79,8 +87,8 @@ export function OrderCheckPage() {
         <h1>Order check</h1>
       </div>
       <p className="muted">
-        Compares an order with an Operation's lines on the server: lines outside their bounds, not in the Operation, not a pack multiple, and required lines the
-        order leaves out.
+        Compares an order with an Operation's lines on the server: lines outside their bounds, not in the Operation, not a pack multiple, more than is left of a
+        pool (or of the account's cap, once the account is named), and required lines the order leaves out.
       </p>
       <form
         className="card order-form"
@@ -105,6 +113,13 @@ export function OrderCheckPage() {
               ))}
             </select>
           </label>
+          <Field
+            id="order-account"
+            label="Account"
+            hint={accountId.trim() ? accountHint(accountNamed) : "Optional: the buying account, whose caps count too (empty: the pools only)."}
+          >
+            {(control) => <input {...control} value={accountId} onChange={(e) => setAccountId(e.target.value)} autoComplete="off" />}
+          </Field>
           <label>
             Order file
             <input
@@ -136,12 +151,7 @@ export function OrderCheckPage() {
         {parseErrors.length > 0 && (
           <div role="alert" className="problem">
             <strong>The order cannot be read</strong>
-            <ul>
-              {parseErrors.slice(0, 20).map((error) => (
-                <li key={error}>{error}</li>
-              ))}
-              {parseErrors.length > 20 && <li>… and {parseErrors.length - 20} more</li>}
-            </ul>
+            <FirstOf items={parseErrors} />
           </div>
         )}
         <ProblemView refusal={operations.error ? toRefusal(operations.error) : compare.error ? toRefusal(compare.error) : null} />
@@ -161,13 +171,23 @@ function ComparisonReport({ comparison, operationCode }: { comparison: Compariso
     download(
       `compare-${operationCode}.csv`,
       toCsv(
-        ["variantExternalId", "code", "quantity", "minQuantity", "maxQuantity", "quantityIncrement"],
-        shown.map((issue) => [issue.variantExternalId, issue.code, issue.quantity, issue.minQuantity, issue.maxQuantity, issue.quantityIncrement]),
+        ["variantExternalId", "code", "quantity", "minQuantity", "maxQuantity", "quantityIncrement", "poolRemaining", "accountRemaining", "nearestValid"],
+        shown.map((issue) => [
+          issue.variantExternalId,
+          issue.code,
+          issue.quantity,
+          issue.minQuantity,
+          issue.maxQuantity,
+          issue.quantityIncrement,
+          issue.poolRemaining,
+          issue.accountRemaining,
+          issue.nearestValid,
+        ]),
       ),
     );
   return (
     <section className="report" aria-labelledby="report-heading">
-      <h2 id="report-heading">{comparison.ok ? "The order fits the Operation" : `${comparison.issues.length} discrepancies`}</h2>
+      <h2 id="report-heading">{comparison.ok ? "The order fits the Operation" : plural(comparison.issues.length, "discrepancy", "discrepancies")}</h2>
       <div role="status">
         <dl className="stats">
           {SUMMARY.map(([field, label]) => (

@@ -5,6 +5,7 @@ export const DISCREPANCY_WORDS = {
   not_in_operation: "Not in the Operation",
   missing_required: "Required, missing",
   increment_mismatch: "Not a pack multiple",
+  allocation_exceeded: "More than is left",
 } as const;
 
 export type DiscrepancyCode = keyof typeof DISCREPANCY_WORDS;

@@ -12,6 +12,9 @@ export const FIELD_LABELS: Readonly<Record<string, string>> = {
   maxQuantity: "Max",
   recommendedQuantity: "Recommended",
   quantityIncrement: "Pack",
+  poolQuantity: "Pool",
+  maxPerAccount: "Per account",
+  orderedQuantity: "Ordered",
   // An Operation (its form)
   code: "Code",
   externalId: "External id",

@@ -1,113 +1,48 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useMemo, useRef, useState } from "react";
-import { mergeLines, type StoredLine } from "@campaign-policy/common/line-bounds";
-import { FIELD_LABELS, inFieldLabels } from "../labels/fields";
+import { lazy, Suspense, useMemo, useRef, useState } from "react";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
+import { GridExcelTools } from "../shared/excel/ExcelTools";
 import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
 import { DiscardButton } from "../shared/grid/GridTools";
 import { useGridDraft } from "../shared/grid/hooks/useGridDraft";
-import type { GridColumn } from "../shared/grid/models/columns";
-import type { Cells, GridRow } from "../shared/grid/models/draft";
 import { useBatchSave } from "../shared/grid/hooks/useBatchSave";
+import { plural } from "../shared/format";
 import { useUnsavedEdits } from "../shared/leaving";
 import { API_LIMITS } from "../shared/limits";
 import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
-import { ProblemView, SortChoice, useDebounced } from "../shared/ui";
-import { exportLinesCsv, fetchLinesOf, putLines, useAllLines, type Line, type LineCounts, type Operation } from "../api/operations";
+import { ProblemView, SortChoice, StatusNote, useDebounced } from "../shared/ui";
+import { versionChain, type VersionChain } from "../shared/versionChain";
+import { putAllocations } from "../api/allocations";
+import { exportLinesCsv, fetchLinesOf, fetchOperation, putLines, useAllLines, type LineCounts, type Operation } from "../api/operations";
+import type { LineAccess } from "./lineAccess";
+import { LINES_SHEET } from "./linesSheet";
+import {
+  ALLOCATION_ONLY_COLUMNS,
+  allocationOf,
+  cellsOf,
+  changesAllocation,
+  changesLine,
+  COLUMNS,
+  errorsOf,
+  FIELDS,
+  idOf,
+  inputOf,
+  refusedRows,
+  SORT_CHOICES,
+  storedLineOf,
+  variantOf,
+  type GridLine,
+  type LineRow,
+} from "./lineRows";
+import { useLiveLines } from "./live/useLiveLines";
 
-const COLUMNS = [
-  { key: "variantExternalId", label: FIELD_LABELS.variantExternalId, grow: 1.3 },
-  { key: "variantName", label: FIELD_LABELS.variantName, grow: 2 },
-  { key: "minQuantity", label: FIELD_LABELS.minQuantity, numeric: true, grow: 0.8 },
-  { key: "maxQuantity", label: FIELD_LABELS.maxQuantity, numeric: true, grow: 0.8 },
-  { key: "recommendedQuantity", label: FIELD_LABELS.recommendedQuantity, short: "Rec.", numeric: true, grow: 0.8 },
-  { key: "quantityIncrement", label: FIELD_LABELS.quantityIncrement, numeric: true, grow: 0.8 },
-  // What the Operation's PLACED orders hold of the line, kept by the server: shown, never edited.
-  { key: "orderedQuantity", label: "Ordered", numeric: true, grow: 0.8, readOnly: true },
-] as const satisfies readonly GridColumn[];
-type Field = (typeof COLUMNS)[number]["key"];
-const FIELDS = COLUMNS.map((column) => column.key);
-const QUANTITIES = ["minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"] as const satisfies readonly Field[];
-/** Each column ascending and descending (the API's sort fields are the columns'), labelled as its column with an arrow. */
-const SORT_CHOICES = COLUMNS.flatMap(
-  ({ key, label }) =>
-    [
-      [key, `${label} ↑`],
-      [`-${key}`, `${label} ↓`],
-    ] as const,
-);
-const NAME_LOCALE = "en";
+// A line's caps and the plan are loaded on their first use, outside the console's first load.
+const AccountCaps = lazy(() => import("./AccountCaps").then((module) => ({ default: module.AccountCaps })));
+const PlanAllocation = lazy(() => import("./PlanAllocation").then((module) => ({ default: module.PlanAllocation })));
 
-/** A line as the grid holds it: what a PUT may change, and what its orders hold (absent on a line the grid has not read). */
-type GridLine = StoredLine & { orderedQuantity?: number };
-type LineRow = GridRow<GridLine>;
-type LineCells = Record<Field, string>;
-
-const nameIn = (name: Record<string, string>) => name[NAME_LOCALE] ?? Object.values(name)[0] ?? "";
-const cellsOf = (line: GridLine): Cells =>
-  ({
-    variantExternalId: line.variantExternalId,
-    variantName: nameIn(line.variantName),
-    minQuantity: String(line.minQuantity),
-    maxQuantity: String(line.maxQuantity),
-    recommendedQuantity: line.recommendedQuantity === null ? "" : String(line.recommendedQuantity),
-    quantityIncrement: String(line.quantityIncrement),
-    orderedQuantity: line.orderedQuantity === undefined ? "" : String(line.orderedQuantity),
-  }) satisfies LineCells;
-const idOf = (line: GridLine) => line.variantExternalId;
-const storedLineOf = (line: Line): GridLine => ({
-  variantExternalId: line.variantExternalId,
-  variantId: line.variantId,
-  variantName: line.variantName,
-  minQuantity: line.minQuantity,
-  maxQuantity: line.maxQuantity,
-  recommendedQuantity: line.recommendedQuantity,
-  quantityIncrement: line.quantityIncrement,
-  orderedQuantity: line.orderedQuantity,
-});
-const WHOLE = /^\d+$/;
-const variantOf = (row: LineRow) => row.cells.variantExternalId.trim();
-
-/** What a row sends to PUT: every field of a new line, the changed fields of a stored one. */
-function inputOf(row: LineRow) {
-  const cells = row.cells as LineCells;
-  const original = row.stored ? (cellsOf(row.stored) as LineCells) : undefined;
-  const changed = (field: Field) => !original || original[field] !== cells[field];
-  const quantity = (field: Field) => changed(field) && cells[field].trim() !== "" && { [field]: Number(cells[field]) };
-  return {
-    variantExternalId: variantOf(row),
-    ...(changed("variantName") && cells.variantName.trim() && { variantName: { ...row.stored?.variantName, [NAME_LOCALE]: cells.variantName.trim() } }),
-    ...quantity("minQuantity"),
-    ...quantity("maxQuantity"),
-    ...(changed("recommendedQuantity") && { recommendedQuantity: cells.recommendedQuantity.trim() === "" ? null : Number(cells.recommendedQuantity) }),
-    ...quantity("quantityIncrement"),
-  };
-}
-
-/** The row's errors by column, by the server's own rules (src/common/line-bounds.ts) plus whole-number cells, in the grid's words (Min, Max). */
-function errorsOf(row: LineRow): Map<string, string> {
-  const errors = new Map<string, string>();
-  const cells = row.cells as LineCells;
-  if (!variantOf(row)) errors.set("variantExternalId", "a line needs a Variant");
-  for (const field of QUANTITIES) if (cells[field].trim() !== "" && !WHOLE.test(cells[field].trim())) errors.set(field, "a whole number ≥ 0");
-  if (/^0+$/.test(cells.quantityIncrement.trim())) errors.set("quantityIncrement", "a pack size is at least 1");
-  if (errors.size) return errors;
-  const input = inputOf(row);
-  const { errors: found } = mergeLines([input], new Map(row.stored ? [[input.variantExternalId, row.stored]] : []));
-  for (const error of found) {
-    const message = inFieldLabels(String(error.message));
-    if (error.code === "min_gt_max") {
-      errors.set("minQuantity", message);
-      errors.set("maxQuantity", message);
-    } else if (error.code === "recommended_out_of_bounds") errors.set("recommendedQuantity", message);
-    else errors.set(FIELDS.includes(String(error.field) as Field) ? String(error.field) : "minQuantity", message);
-  }
-  return errors;
-}
-
-export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: Operation; readOnlyReason: string | null; onSaved: () => void }) {
+export function LinesGrid({ operation, access, onSaved }: { operation: Operation; access: LineAccess; onSaved: () => void }) {
   const { api } = useSession();
   const queryClient = useQueryClient();
   const [sort, setSort] = useState("variantExternalId");
@@ -126,9 +61,23 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
   const dirtyCount = draft.dirtyRows.length;
   useUnsavedEdits(dirtyCount > 0);
 
-  const readOnly = readOnlyReason !== null;
+  const live = useLiveLines(operation, draft, storedLineOf);
+  // Once a change from elsewhere met an edit here, the list of conflicts stays on the page (it moves the focus on as they are answered).
+  const conflictsSeen = useRef(false);
+  conflictsSeen.current ||= draft.conflicts.length > 0;
+
+  const readOnly = !access.lines && !access.allocations;
+  const columns = access.lines ? COLUMNS : ALLOCATION_ONLY_COLUMNS;
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const grid = useRef<DataGridHandle>(null);
+  // The line whose accounts' caps are open, and whether the plan is.
+  const [capsOf, setCapsOf] = useState<GridLine | null>(null);
+  const [planning, setPlanning] = useState(false);
+  const [capsNote, setCapsNote] = useState<string | null>(null);
+  const capsButton = useRef<HTMLButtonElement>(null);
+  const reloadLines = () => queryClient.invalidateQueries({ queryKey: queryKeys.lines.of(operation.id) });
+  // The page's version, moved on by the chunks a save commits: what its allocation writes are checked against.
+  const versions = useRef<VersionChain | null>(null);
 
   /**
    * New rows the server already holds (a variant outside the filter, or added since the page loaded)
@@ -154,21 +103,47 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
     );
   };
 
+  /** A chunk of rows: its pools and caps (checked against the version the page read), then its lines. */
+  const putChunk = async (chunk: LineRow[], dryRun: boolean) => {
+    if (dryRun) versions.current = versionChain(operation.version, async () => (await fetchOperation(api, operation.id)).version);
+    const chain = versions.current!;
+    const allocations = chunk.filter(changesAllocation);
+    const changedLines = chunk.filter(changesLine);
+    let allocated = 0;
+    if (allocations.length) {
+      allocated = (await putAllocations(api, operation.id, allocations.map(allocationOf), dryRun, await chain.ifMatch())).updated;
+      if (!dryRun) chain.moved(allocated > 0 ? 1 : 0);
+    }
+    if (!changedLines.length) return { created: 0, updated: 0, allocated };
+    const counts = await putLines(api, operation.id, changedLines.map(inputOf), dryRun);
+    // A lines PUT that changed no record makes no version: read it again before the next chunk's allocations.
+    if (!dryRun) chain.lost();
+    return { ...counts, allocated };
+  };
+
   const saving = useBatchSave({
     draft,
     grid,
     size: API_LIMITS.linesPerPut,
-    put: (chunk, dryRun) => putLines(api, operation.id, chunk.map(inputOf), dryRun),
-    messageOf: (item, refusal) => inFieldLabels(item.message ?? refusal.problem.code),
+    put: putChunk,
+    refusedRows,
     errorsOf,
     what: "lines",
     labelOf: variantOf,
-    describe: (counts) => `${counts.created} created, ${counts.updated} updated`,
+    describe: (counts) =>
+      [
+        access.lines && `${counts.created} created, ${counts.updated} updated`,
+        (counts.allocated > 0 || !access.lines) && `${plural(counts.allocated, "line")} given a new pool or cap`,
+      ]
+        .filter(Boolean)
+        .join("; "),
     confirm: "immediate",
     afterDryRun: adoptStoredLines,
-    reload: () => queryClient.invalidateQueries({ queryKey: queryKeys.lines.of(operation.id) }),
+    // The version too: the next save's allocations are checked against it.
+    reload: () => Promise.all([reloadLines(), queryClient.invalidateQueries({ queryKey: queryKeys.operation(operation.id) })]),
     onSaved,
   });
+  const versionRefused = saving.refusal?.status === 412;
 
   const exportCsv = async () => {
     setRefusal(null);
@@ -177,6 +152,18 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
     } catch (error) {
       setRefusal(toRefusal(error));
     }
+  };
+  /** Opens the accounts' caps of the active cell's line (a saved one). */
+  const openCaps = () => {
+    const line = grid.current?.activeRow()?.stored as GridLine | undefined;
+    setCapsNote(line ? null : "Account caps: choose a saved line in the grid first (its cell active), then Account caps.");
+    setCapsOf(line ?? null);
+  };
+
+  /** Closes the caps, the focus back on the button that opened them. */
+  const closeCaps = () => {
+    setCapsOf(null);
+    capsButton.current?.focus();
   };
 
   const loaded = rows.length - draft.addedCount;
@@ -200,7 +187,32 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
           <button type="button" onClick={() => void exportCsv()}>
             Export CSV
           </button>
-          {!readOnly && (
+          {/* The sheet holds the line's own fields: an import edits them, so only where lines are editable. */}
+          <GridExcelTools
+            file={`lines-${operation.code}`}
+            codec={LINES_SHEET}
+            grid={{ draft, handle: grid, columns: COLUMNS, errorsOf }}
+            readOnly={!access.lines}
+            loading={lines.isPending || lines.hasNextPage}
+            onNote={saving.setNote}
+          />
+          {access.allocations && (
+            <>
+              <button
+                type="button"
+                ref={capsButton}
+                onClick={openCaps}
+                aria-expanded={capsOf !== null}
+                title="The accounts' own caps on the active cell's line"
+              >
+                Account caps
+              </button>
+              <button type="button" onClick={() => setPlanning(true)}>
+                Plan allocation
+              </button>
+            </>
+          )}
+          {access.lines && (
             <button type="button" onClick={() => grid.current?.addRow()}>
               Add line
             </button>
@@ -217,9 +229,9 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
       <p id="lines-search-hint" className="muted help">
         Filters as you type: a variant's code (or several, comma-separated) or a part of its name. Unsaved edits stay (and undo) whatever the search and sort.
       </p>
-      {readOnlyReason && (
+      {access.note && (
         <p className="readonly-note" id="grid-readonly">
-          {readOnlyReason}
+          {access.note}
         </p>
       )}
       {saving.note && (
@@ -227,25 +239,65 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
           {saving.note}
         </p>
       )}
-      <ProblemView refusal={saving.refusal ?? refusal} />
+      <StatusNote>{capsNote}</StatusNote>
+      <ProblemView refusal={saving.refusal ?? refusal}>
+        {versionRefused && (
+          <>
+            <p>This Operation changed since the page read it (someone saved it, or changed its status). Reload reads it again; your unsaved edits stay.</p>
+            <button
+              type="button"
+              onClick={() =>
+                void Promise.all([reloadLines(), queryClient.invalidateQueries({ queryKey: queryKeys.operation(operation.id) })]).then(saving.reset)
+              }
+            >
+              Reload
+            </button>
+          </>
+        )}
+      </ProblemView>
+      {conflictsSeen.current && live.Conflicts && (
+        <live.Conflicts
+          draft={draft}
+          columns={columns}
+          labelOf={variantOf}
+          onSaid={saving.setNote}
+          onDone={() => grid.current?.focus()}
+          onShow={(row, field) => {
+            const place = rows.findIndex((shown) => shown.id === row.id);
+            if (place >= 0) grid.current?.moveTo(place, field, { focus: true });
+            return place >= 0;
+          }}
+        />
+      )}
       <ProblemView refusal={lines.error ? toRefusal(lines.error) : null} />
+      <Suspense fallback={<p className="muted">Loading…</p>}>
+        {capsOf && <AccountCaps key={capsOf.variantExternalId} operation={operation} line={capsOf} onClose={closeCaps} />}
+        {planning && <PlanAllocation operation={operation} onClose={() => setPlanning(false)} />}
+      </Suspense>
       <DataGrid
         ref={grid}
         label={`Lines of ${operation.code}`}
-        columns={COLUMNS}
+        columns={columns}
         draft={draft}
         readOnly={readOnly}
-        readOnlyNoteId={readOnlyReason ? "grid-readonly" : undefined}
+        appendable={access.lines}
+        readOnlyNoteId={access.note ? "grid-readonly" : undefined}
         errorsOf={errorsOf}
-        initialField="minQuantity"
-        help="Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a variant already in the grid edits its row · new rows past the end become new lines."
+        cellMarks={live.cellMarks}
+        onActiveCell={live.onActiveCell}
+        initialField={access.allocations && !access.lines ? "poolQuantity" : "minQuantity"}
+        help={
+          access.lines
+            ? "Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a variant already in the grid edits its row · new rows past the end become new lines · a new line's Pool and Per account are set once it is saved (empty: none)."
+            : "Arrow keys move · Enter edits Pool or Per account (empty: none) · Escape cancels · paste them from a spreadsheet (rows with a Variant column go to their lines)."
+        }
         onNote={saving.setNote}
         empty={
           lines.isPending
             ? "Loading…"
             : filter
               ? "No line matches the search."
-              : readOnly
+              : !access.lines
                 ? "This Operation has no lines."
                 : "No lines yet: Add line, paste cells from a spreadsheet, or import a CSV."
         }

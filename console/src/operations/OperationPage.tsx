@@ -19,7 +19,9 @@ import {
   useOperationRefresh,
   type Operation,
 } from "../api/operations";
+import { lineAccess } from "./lineAccess";
 import { LinesGrid } from "./LinesGrid";
+import { LiveBar } from "./live/LiveBar";
 import { OperationForm } from "./OperationForm";
 
 const STATUS_BUTTONS = [
@@ -47,6 +49,7 @@ export function OperationHeader({ operation, view }: { operation: Operation; vie
           {operation.version}
         </span>
       </div>
+      <LiveBar operation={operation} />
       {/* Totals and History are for OPERATOR keys (the API refuses them to an ACCOUNT key, which sees its own orders). */}
       <nav className="views" aria-label="Operation views">
         <Link to={base} current={view === "lines"}>
@@ -114,11 +117,6 @@ export function OperationPage({ operationId }: { operationId: string }) {
 
   if (query.error) return <ProblemView refusal={toRefusal(query.error)} />;
   if (!operation) return <p className="muted">Loading…</p>;
-  const readOnlyReason = !operator
-    ? "Read-only: an ACCOUNT key reads lines; only OPERATOR keys change them."
-    : operation.status !== "DRAFT"
-      ? `Read-only: this Operation is ${operation.status}; lines change only while it is DRAFT (Back to draft to edit).`
-      : null;
   return (
     <section>
       <OperationHeader operation={operation} view="lines" />
@@ -198,7 +196,7 @@ export function OperationPage({ operationId }: { operationId: string }) {
       <ProblemView refusal={refusal}>{approvalRefusalText(refusal) && <p>{approvalRefusalText(refusal)}</p>}</ProblemView>
       {operator && <ApprovalsPanel operation={operation} />}
       {operator && operation.status === "DRAFT" && <LinesImport operationId={operationId} />}
-      <LinesGrid operation={operation} readOnlyReason={readOnlyReason} onSaved={refreshHeader} />
+      <LinesGrid operation={operation} access={lineAccess(operation.status, operator)} onSaved={refreshHeader} />
       {operation.type === "PRIVATE" && <AccountsPanel operation={operation} />}
     </section>
   );

@@ -1,6 +1,7 @@
 import { useMemo, useRef, useState } from "react";
 import { useSession } from "../shared/context";
 import { useDisplaySettings } from "../api/settings";
+import { GridExcelTools } from "../shared/excel/ExcelTools";
 import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
 import { DiscardButton } from "../shared/grid/GridTools";
 import type { GridColumn } from "../shared/grid/models/columns";
@@ -15,6 +16,7 @@ import { moneyInputText, moneyProblem, moneyUnit, parseMoney } from "../labels/m
 import { ProblemView } from "../shared/ui";
 import { describeUpsert, putRules, useAllRules, useRulesChanged, type ImpactRequest, type QuotaRule, type RuleFilters } from "../api/rules";
 import { CheckImpactButton, ImpactRegion, saveLabel, useImpactCheck } from "./Impact";
+import { rulesSheet } from "./rulesSheet";
 
 type Field = "accountId" | "supplierId" | "storeId" | "minimum" | "enforcement";
 type RuleCells = Record<Field, string>;
@@ -114,6 +116,7 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
   // turn "180.00" typed in minor units into other amounts, so the grid keeps the one it opened with.
   const [currency] = useState(current);
   const { columns, cellsOf, ruleInputOf, errorsOf, impactRequestOf } = useMemo(() => rulesTable(currency), [currency]);
+  const sheetCodec = useMemo(() => rulesSheet(currency), [currency]);
   const rulesChanged = useRulesChanged();
   const stored = useMemo(() => (rules.data?.pages ?? []).flatMap((page) => page.items), [rules.data]);
   const draft = useGridDraft(stored, idOf, cellsOf, FIELDS);
@@ -137,6 +140,11 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
   });
 
   const loaded = draft.rows.length - draft.addedCount;
+  /** What a paste, an edit or an import did: the last check is forgotten. */
+  const say = (text: string) => {
+    saving.reset();
+    saving.setNote(text);
+  };
   return (
     <div className="rules-grid-wrap">
       <div className="grid-bar">
@@ -146,6 +154,13 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
           {dirtyCount > 0 && ` · ${dirtyCount} unsaved`}
         </span>
         <span className="grid-actions">
+          <GridExcelTools
+            file="quota-rules"
+            codec={sheetCodec}
+            grid={{ draft, handle: grid, columns, errorsOf }}
+            loading={rules.isPending || rules.hasNextPage}
+            onNote={say}
+          />
           <button
             type="button"
             onClick={() => {
@@ -187,10 +202,7 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
         className="rules-grid"
         empty={rules.isPending ? "Loading…" : "No rule matches the filters: Add rule, or paste cells from a spreadsheet."}
         help="Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a stored rule's scope is changed in its own form · Check changes sends a dry run, Apply saves."
-        onNote={(text) => {
-          saving.reset();
-          saving.setNote(text);
-        }}
+        onNote={say}
       />
     </div>
   );

@@ -36,7 +36,7 @@ export function useGridClipboard<Stored>(parts: GridParts<Stored>, editing: Grid
     }
     const start = rows.length ? { row: block.top, col: block.left } : { row: 0, col: 0 };
     const change = draft.change("Paste");
-    const { added, found, width } = pasteBlock(edits, change, cells, start);
+    const { added, found, width, left } = pasteBlock(edits, change, cells, start);
     change.commit(`Paste (${plural(cells.length, "row")})`);
     // The pasted block becomes the selection (as far as the grid shows it: keyed rows may stand
     // elsewhere), the active cell staying at its first cell, as spreadsheets do.
@@ -48,6 +48,7 @@ export function useGridClipboard<Stored>(parts: GridParts<Stored>, editing: Grid
       `Pasted ${plural(cells.length, "row")}` +
         (added ? `, ${added} of them new` : "") +
         (found ? `; ${plural(found, "row")} named a ${keyLabel} already in the grid and edited its row (filled cells only)` : "") +
+        (left ? `; ${plural(left, "row")} left out: no row can be added to this grid now` : "") +
         ".",
     );
   };
