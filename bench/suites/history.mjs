@@ -146,31 +146,10 @@ export default async function history(ctx) {
     const rows = [];
 
     // ---- writes, side by side with the commit before history; every line changed also against the floor of any such write
-    const bareUpsert = async (round) =>
-      (
-        await ctx.expect(
-          seeded.current.operator,
-          "PUT",
-          "/v1/__bench/bare-upsert",
-          linesBody(() => 100 + round + 3),
-          200,
-        )
-      ).ms;
-    const everyLine = await compareSides(
-      ctx,
-      sides,
-      seeded,
-      "PUT 5000 lines, every line changed",
-      async (_side, s, round) =>
-        (
-          await s.putLines(
-            s.everyLine,
-            linesBody(() => 100 + round + 3),
-          )
-        ).ms,
-      1.2,
-      bareUpsert,
-    );
+    const everyLineBody = (round) => linesBody(() => 100 + round + 3);
+    const bareUpsert = async (round) => (await ctx.expect(seeded.current.operator, "PUT", "/v1/__bench/bare-upsert", everyLineBody(round), 200)).ms;
+    const putEveryLine = async (_side, s, round) => (await s.putLines(s.everyLine, everyLineBody(round))).ms;
+    const everyLine = await compareSides(ctx, sides, seeded, "PUT 5000 lines, every line changed", putEveryLine, 1.2, bareUpsert);
     rows.push(everyLine, toFloor("PUT 5000 lines, every line changed, against a bare upsert of the same 5000 rows", everyLine, 1.2));
     rows.push(
       await compareSides(
