@@ -692,6 +692,7 @@ if (chromiumPresent("console editing test")) {
         .getByText(`on ${sku(3)} · Recommended`)
         .waitFor();
       await cellOf(ana, 3, 4).locator(".here-mark").waitFor();
+      await screenshot(ana.page, "live-here-now");
       assert.equal(await cellOf(ana, 3, 3).locator(".here-mark").count(), 0, "the mark moved with him");
     });
 
