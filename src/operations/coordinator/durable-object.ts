@@ -83,7 +83,9 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
       }
       // Committed: its live viewers hear of it, in commit order (the object runs one command at a time).
       if (outcome.ok && outcome.eventsAppended) {
-        const change = this.commands.get(name)?.live?.(input, outcome.value) ?? (this.commands.get(name)?.live ? null : { what: "operation" as const });
+        // A command without its own describer changed the Operation; one that answers null told nobody (a cart).
+        const command = this.commands.get(name);
+        const change = command?.live ? command.live(input, outcome.value) : { what: "operation" as const };
         if (change) await this.tellViewers(principal.shard, principal.tenantId, operationId, actorOf(principal), change);
         if (name === deleteOperation.name) this.tellLater({ kind: "close", operationId });
       }
