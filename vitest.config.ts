@@ -25,6 +25,9 @@ function productionBundle(): string {
   }
 }
 
+/** Worker test files that need a runtime of their own (the project worker-isolated, below). */
+const wholeDatabaseJobs = ["test/platform/housekeeping.test.ts", "test/platform/migrations.test.ts"];
+
 export default defineConfig(async () => {
   const controlMigrations = await readD1Migrations("./migrations/control");
   const tenantMigrations = await readD1Migrations("./migrations/tenant");
@@ -75,7 +78,22 @@ export default defineConfig(async () => {
         // The Worker suite, inside workerd (the plugin above) with real D1 and Durable Objects.
         {
           extends: true,
-          test: { name: "worker", setupFiles: ["./test/helpers/apply-migrations.ts"], include: ["test/**/*.test.ts"], exclude: ["test/console/**"] },
+          test: {
+            name: "worker",
+            // One runtime (workerd, its databases and objects) per worker, reused file after file, instead of
+            // one started and migrated for each file: tests make their own tenants and ids (docs/tests.md).
+            isolate: false,
+            setupFiles: ["./test/helpers/apply-migrations.ts"],
+            include: ["test/**/*.test.ts"],
+            exclude: ["test/console/**", ...wholeDatabaseJobs],
+          },
+        },
+        // Files that run a job over every tenant of every shard, as deployed: the hourly cron, a migration's
+        // backfill. What other files leave (a switched move's fenced old copy, thousands of tenants) would
+        // refuse or slow them, so each gets a runtime of its own.
+        {
+          extends: true,
+          test: { name: "worker-isolated", isolate: true, setupFiles: ["./test/helpers/apply-migrations.ts"], include: wholeDatabaseJobs },
         },
         // The console's pure modules (words, names, grouping): plain Node, no Worker, no browser.
         {
