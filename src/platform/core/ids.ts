@@ -12,9 +12,12 @@ function encodeTime(ms: number): string {
   return out;
 }
 
+/** A clock step back longer than this starts ids at the clock again: an id's time stays its creation's. */
+const MAX_STEP_BACK_MS = 1_000;
+
 function nextRandom(now: number): number[] {
-  if (now <= lastTime && lastRandom.length) {
-    // Same millisecond (or a clock step back): increment so ids stay strictly increasing in this isolate.
+  if (now <= lastTime && lastTime - now <= MAX_STEP_BACK_MS && lastRandom.length) {
+    // Same millisecond (or a small clock step back): increment so ids stay strictly increasing in this isolate.
     const next = [...lastRandom];
     for (let i = next.length - 1; i >= 0; i--) {
       if (next[i] < 31) {
@@ -36,7 +39,7 @@ function nextRandom(now: number): number[] {
 /** Time-ordered id (ULID layout): string order follows creation order. */
 export function newId(prefix: string): string {
   const now = Date.now();
-  const time = encodeTime(Math.max(now, lastTime));
+  const time = encodeTime(lastTime - now <= MAX_STEP_BACK_MS ? Math.max(now, lastTime) : now);
   const random = nextRandom(now);
   return `${prefix}_${time}${random.map((n) => CROCKFORD[n]).join("")}`;
 }
