@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
+import { icuMessages } from "./console/i18n-messages";
 import { startWebhookReceiver } from "./test/support/webhook-receiver.mjs";
 
 // The tests set their secrets as bindings below; wrangler would still announce, once per test file,
@@ -80,6 +81,8 @@ export default defineConfig(async () => {
         // The console's pure modules (words, names, grouping): plain Node, no Worker, no browser.
         {
           test: { name: "console", include: ["test/console/**/*.test.ts"], environment: "node" },
+          // The catalogs as the console's build compiles them (`virtual:messages/<language>`).
+          plugins: [icuMessages(new URL("./console/messages", import.meta.url).pathname)],
           resolve: {
             alias: {
               "@campaign-policy/common": new URL("./src/common", import.meta.url).pathname,

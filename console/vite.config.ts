@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
 import { readApiLimits } from "./api-limits.ts";
+import { icuMessages } from "./i18n-messages.ts";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -9,7 +10,7 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export default defineConfig({
   root: here("."),
   base: "/console/",
-  plugins: [react()],
+  plugins: [react(), icuMessages(here("./messages"))],
   resolve: { alias: { "@campaign-policy/client": here("../client/src/index.ts"), "@campaign-policy/common": here("../src/common") } },
   define: { __API_LIMITS__: JSON.stringify(readApiLimits(here("../client/openapi.json"))) },
   build: { outDir: here("../public/console"), emptyOutDir: true, target: "es2022" },

@@ -8,6 +8,7 @@
 // preview of a find and replace over the 5000 names. Issue 47: the Totals page of a running Operation
 // (BENCH_CONSOLE_TOTALS_LINES lines, 5000 by default, and BENCH_CONSOLE_TOTALS_ORDERS orders placed
 // through the API, 100,000 by default: set them small to try the suite), from navigation to its first figures.
+import { gzipSync } from "node:zlib";
 import { buildConsole, consoleWeight } from "../../scripts/build-console.mjs";
 import { launchChromium } from "../../scripts/lib/chromium.mjs";
 
@@ -22,6 +23,9 @@ const SEED_CONCURRENCY = 16;
 const block = (count, round) => Array.from({ length: count }, (_, i) => `SKU-${String(i).padStart(5, "0")}\tItem ${i}\t1\t${10 + round}\t5`).join("\n");
 /** Minimum and enforcement of every rule, pasted from the first row's minimum cell. */
 const ruleEdits = (count, round) => Array.from({ length: count }, (_, i) => `${1000 + i + round}\t${i % 2 ? "WARN" : "BLOCK"}`).join("\n");
+const round1 = (value) => Math.round(value * 10) / 10;
+/** What the lines grid loaded before its first rows, on main before the console spoke five languages (issue 50), KiB gzipped. */
+const FIRST_LOAD_BEFORE_LANGUAGES_KIB = 148.7;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 export default async function consoleSuite(ctx) {
@@ -69,18 +73,36 @@ export default async function consoleSuite(ctx) {
       element.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
     }, text);
 
-  /** Fresh tabs opening `url` until the first rows and all `rows` show; the last one scrolls the whole grid. */
+  /**
+   * Fresh tabs opening `url` until the first rows and all `rows` show; the last one scrolls the whole
+   * grid. The first one weighs what the page loaded before its first rows: the console's HTML, scripts
+   * and style sheets, each gzipped (level 9), every chunk counted (a language's too).
+   */
   const measureLoad = async (url, rows) => {
     const firstRows = [];
     const allRows = [];
     let maxRowElements = 0;
     let scrollMs = 0;
+    const firstLoad = { js: 0, css: 0, html: 0, files: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       const { context, page } = await openPage();
+      const loaded = [];
+      if (round === 0)
+        page.on("response", (response) => {
+          const path = new URL(response.url()).pathname;
+          if (path.startsWith("/console") && !path.startsWith("/console/v1")) loaded.push(response);
+        });
       const started = Date.now();
       await page.goto(url);
       await page.locator('[role="gridcell"]').first().waitFor({ timeout: 60_000 });
       firstRows.push(Date.now() - started);
+      for (const response of loaded.splice(0)) {
+        const path = new URL(response.url()).pathname;
+        const kind = path.endsWith(".js") ? "js" : path.endsWith(".css") ? "css" : (response.headers()["content-type"] ?? "").includes("html") ? "html" : null;
+        if (!kind) continue;
+        firstLoad[kind] += gzipSync(await response.body(), { level: 9 }).length;
+        firstLoad.files++;
+      }
       await rowCount(page, rows + 1);
       allRows.push(Date.now() - started);
       if (round === ROUNDS - 1) {
@@ -100,7 +122,7 @@ export default async function consoleSuite(ctx) {
       }
       await context.close();
     }
-    return { firstRows, allRows, maxRowElements, scrollMs };
+    return { firstRows, allRows, maxRowElements, scrollMs, firstLoad };
   };
 
   /** Fresh tabs: paste `text` into the grid at `url` (once `rows` show), press `buttons` in turn, until `saved` shows. */
@@ -257,7 +279,7 @@ export default async function consoleSuite(ctx) {
     const totals = await measureTotals(`${ctx.baseUrl}/console/operations/${running}/totals`);
 
     const { js, css, html, lazy } = consoleWeight();
-    const kib = (bytes) => Math.round((bytes / 1024) * 10) / 10;
+    const kib = (bytes) => round1(bytes / 1024);
     return {
       title: `The console in headless Chromium (${LINES} lines, ${RULES} quota rules, median of ${ROUNDS} fresh tabs)`,
       rows: [
@@ -297,6 +319,12 @@ export default async function consoleSuite(ctx) {
           value: median(totals),
           goal: "≤ 1000",
           samples: totals.join(" "),
+        },
+        {
+          figure: "lines grid: everything loaded before its first rows, gzip (KiB)",
+          value: kib(lineGrid.firstLoad.js + lineGrid.firstLoad.css + lineGrid.firstLoad.html),
+          goal: `≤ ${round1(FIRST_LOAD_BEFORE_LANGUAGES_KIB * 1.05)}`,
+          samples: `JS ${kib(lineGrid.firstLoad.js)}, CSS ${kib(lineGrid.firstLoad.css)}, HTML ${kib(lineGrid.firstLoad.html)} in ${lineGrid.firstLoad.files} files; before the languages (issue 50) ${FIRST_LOAD_BEFORE_LANGUAGES_KIB}: ≤ 1.05× that`,
         },
         {
           figure: "first load JS + CSS + HTML, gzip (KiB)",

@@ -16,6 +16,8 @@ import { RuleFormPage } from "./rules/RuleForm";
 import { RulesPage } from "./rules/RulesPage";
 import { Simulator } from "./rules/Simulator";
 import { SessionContext } from "./shared/context";
+import { type MessageKey, t, useLanguage } from "./shared/i18n";
+import { LanguageChoice } from "./shared/LanguageChoice";
 import { LeaveGuard, useConfirmLeave } from "./shared/leaving";
 import { answer, clientFor, loadSession, saveSession, toRefusal, type Refusal, type Role, type Session } from "./shared/session";
 import { Link, ProblemView } from "./shared/ui";
@@ -27,21 +29,21 @@ const TotalsPage = lazy(() => import("./operations/TotalsPage").then((module) =>
 /** The console's sections, as the menu lists them. */
 interface Section {
   path: string;
-  label: string;
+  label: MessageKey;
   /** Hidden from an ACCOUNT key, which the API refuses there. */
   operatorOnly?: boolean;
 }
 
 const SECTIONS = {
-  operations: { path: "/console/operations", label: "Operations" },
-  rules: { path: "/console/quota-rules", label: "Quota rules", operatorOnly: true },
-  orderCheck: { path: "/console/order-check", label: "Order check" },
-  accounts: { path: "/console/accounts", label: "Accounts" },
-  events: { path: "/console/events", label: "Events", operatorOnly: true },
-  webhooks: { path: "/console/webhooks", label: "Webhooks", operatorOnly: true },
-  keys: { path: "/console/keys", label: "Keys", operatorOnly: true },
-  changes: { path: "/console/changes", label: "Changes", operatorOnly: true },
-  settings: { path: "/console/settings", label: "Settings", operatorOnly: true },
+  operations: { path: "/console/operations", label: "app.nav.operations" },
+  rules: { path: "/console/quota-rules", label: "app.nav.rules", operatorOnly: true },
+  orderCheck: { path: "/console/order-check", label: "app.nav.orderCheck" },
+  accounts: { path: "/console/accounts", label: "app.nav.accounts" },
+  events: { path: "/console/events", label: "app.nav.events", operatorOnly: true },
+  webhooks: { path: "/console/webhooks", label: "app.nav.webhooks", operatorOnly: true },
+  keys: { path: "/console/keys", label: "app.nav.keys", operatorOnly: true },
+  changes: { path: "/console/changes", label: "app.nav.changes", operatorOnly: true },
+  settings: { path: "/console/settings", label: "app.nav.settings", operatorOnly: true },
 } satisfies Record<string, Section>;
 const MENU: Section[] = Object.values(SECTIONS);
 
@@ -88,13 +90,15 @@ const ROUTES: { path: string; section: Section; page: (params: Record<string, st
 function OperatorOnly({ section }: { section: Section }) {
   return (
     <section>
-      <h1>{section.label}</h1>
-      <p className="muted">This page is for OPERATOR keys: an ACCOUNT key cannot use it.</p>
+      <h1>{t(section.label)}</h1>
+      <p className="muted">{t("app.operatorOnly")}</p>
     </section>
   );
 }
 
 export function App() {
+  // Every page below re-renders in the language chosen (its words are read as it renders).
+  useLanguage();
   const [session, setSession] = useState<Session | null>(loadSession);
   const queryClient = useQueryClient();
   const signOut = () => {
@@ -150,25 +154,28 @@ function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
   return (
     <main className="signin">
       <form onSubmit={submit} className="card">
-        <h1>Campaign console</h1>
+        <div className="signin-top">
+          <h1>{t("app.brand")}</h1>
+          <LanguageChoice />
+        </div>
         <label>
-          API key
+          {t("app.apiKey")}
           <input type="password" autoComplete="off" required value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
         </label>
         <label>
-          Role
+          {t("app.role")}
           <select value={role} onChange={(e) => setRole(e.target.value as Role)} aria-describedby="role-hint">
             <option value="OPERATOR">OPERATOR</option>
             <option value="ACCOUNT">ACCOUNT</option>
           </select>
         </label>
         <button type="submit" className="primary" disabled={busy}>
-          Sign in
+          {t("app.signIn")}
         </button>
         <p id="role-hint" className="muted hint">
-          A key of the other role signs in with its own.
+          {t("app.roleHint")}
         </p>
-        <p className="muted">The key is kept in this tab only (sessionStorage).</p>
+        <p className="muted">{t("app.keptInTab")}</p>
         <ProblemView refusal={refusal} />
       </form>
     </main>
@@ -184,24 +191,25 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
   return (
     <SessionContext.Provider value={{ session, api }}>
       <header className="top">
-        <span className="brand">Campaign console</span>
-        <nav aria-label="Sections">
+        <span className="brand">{t("app.brand")}</span>
+        <nav aria-label={t("app.sections")}>
           {MENU.filter(allowed).map((section) => (
             <Link key={section.path} to={section.path} current={section === current}>
-              {section.label}
+              {t(section.label)}
             </Link>
           ))}
         </nav>
         <span className="who">
+          <LanguageChoice />
           {session.role}
           <button type="button" onClick={() => confirmLeave(onSignOut)}>
-            Sign out
+            {t("app.signOut")}
           </button>
         </span>
       </header>
       <main className="content">
         <AmountsReady>
-          <Suspense fallback={<p className="muted">Loading…</p>}>
+          <Suspense fallback={<p className="muted">{t("common.loading")}</p>}>
             <Switch>
               {ROUTES.map(({ path, section, page }) => (
                 <Route key={path} path={path}>

@@ -1,11 +1,12 @@
 // The console's first load (what its page loads before any page of it shows) stays within its budget:
-// 150 KiB gzipped of HTML, scripts and style sheets. Pages loaded on their first visit (an Operation's
+// 156 KiB gzipped of HTML, scripts and style sheets (English included; issue 50 allowed the five
+// languages 1.05× the 148.7 KiB before them, the other four each a chunk of its own). Pages loaded on their first visit (an Operation's
 // Orders and Totals) are counted apart; the bench (npm run bench -- console) reports both.
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { buildConsole, consoleWeight } from "../../scripts/build-console.mjs";
 
-const BUDGET_KIB = 150;
+const BUDGET_KIB = 156;
 
 it(`loads at most ${BUDGET_KIB} KiB gzipped first, the Orders and Totals pages apart`, { timeout: 300_000 }, async () => {
   await buildConsole({ ifChanged: true });

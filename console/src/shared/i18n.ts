@@ -1,0 +1,121 @@
+import english from "virtual:messages/en";
+import { createElement, Fragment, isValidElement, type ReactNode, useSyncExternalStore } from "react";
+import type app from "../../messages/en/app.json";
+import type common from "../../messages/en/common.json";
+import type desk from "../../messages/en/desk.json";
+import type fields from "../../messages/en/fields.json";
+import type grid from "../../messages/en/grid.json";
+import type history from "../../messages/en/history.json";
+import type operations from "../../messages/en/operations.json";
+import type orders from "../../messages/en/orders.json";
+import type problems from "../../messages/en/problems.json";
+import type rules from "../../messages/en/rules.json";
+import type totals from "../../messages/en/totals.json";
+
+/**
+ * The console's languages. Its words come from the catalogs of console/messages (ICU MessageFormat,
+ * compiled when the console is built: console/i18n-messages.ts); English is in the first load, each
+ * other language a chunk of its own, read when it is chosen. `t` says a message in the language
+ * chosen; the root re-renders on a change (useLanguage), so nothing keeps the last language's words.
+ */
+
+export type MessageKey =
+  | keyof typeof app
+  | keyof typeof common
+  | keyof typeof desk
+  | keyof typeof fields
+  | keyof typeof grid
+  | keyof typeof history
+  | keyof typeof operations
+  | keyof typeof orders
+  | keyof typeof problems
+  | keyof typeof rules
+  | keyof typeof totals;
+
+/** Each language by its own name (a name: never translated). */
+export const LANGUAGES = { en: "English", fr: "Français", de: "Deutsch", es: "Español", it: "Italiano" } as const;
+export type Language = keyof typeof LANGUAGES;
+
+type Messages = Record<string, (values?: Record<string, unknown>) => string>;
+export type MessageValues = Record<string, string | number | ReactNode>;
+
+const loaders: Record<Exclude<Language, "en">, () => Promise<{ default: Messages }>> = {
+  fr: () => import("virtual:messages/fr"),
+  de: () => import("virtual:messages/de"),
+  es: () => import("virtual:messages/es"),
+  it: () => import("virtual:messages/it"),
+};
+
+const STORAGE_KEY = "campaign-console-language";
+const isLanguage = (value: unknown): value is Language => typeof value === "string" && Object.hasOwn(LANGUAGES, value);
+
+let current: { language: Language; messages: Messages } = { language: "en", messages: english };
+const listeners = new Set<() => void>();
+
+/** The language remembered in this browser, else the first of the browser's languages the console speaks, else English. */
+export function preferredLanguage(): Language {
+  let stored: string | null = null;
+  try {
+    stored = localStorage.getItem(STORAGE_KEY);
+  } catch {}
+  if (isLanguage(stored)) return stored;
+  const spoken = (typeof navigator === "undefined" ? [] : navigator.languages).map((tag) => tag.split("-")[0].toLowerCase()).find(isLanguage);
+  return spoken ?? "en";
+}
+
+/** Reads a language's catalog (its chunk, once), makes it the console's, and remembers it when `remember`. */
+export async function switchLanguage(language: Language, { remember = false } = {}) {
+  const messages = language === "en" ? english : (await loaders[language]()).default;
+  current = { language, messages };
+  if (typeof document !== "undefined") document.documentElement.lang = language;
+  if (remember) {
+    try {
+      localStorage.setItem(STORAGE_KEY, language);
+    } catch {}
+  }
+  for (const listener of listeners) listener();
+}
+
+/** Starts reading a language's chunk (a pointer over the Language control), so choosing it is instant. */
+export const prefetchLanguage = (language: Language) => void (language === "en" ? undefined : loaders[language]().catch(() => undefined));
+
+export const currentLanguage = () => current.language;
+
+/** The language chosen, re-rendering the component when it changes. */
+export function useLanguage(): Language {
+  return useSyncExternalStore(
+    (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    currentLanguage,
+    currentLanguage,
+  );
+}
+
+/** A message in the language chosen (English when that catalog lacks it: the catalogs test forbids it). */
+export function t(key: MessageKey, values?: Record<string, string | number>): string {
+  const message = current.messages[key] ?? english[key];
+  return message ? message(values) : key;
+}
+
+/** Whether a message exists (keys made from the API's values: a problem code, a status). */
+export const hasMessage = (key: string): key is MessageKey => Object.hasOwn(english, key);
+
+const MARK = /\u{F0000}(\d+)\u{F0001}/u;
+
+/** A message whose values may be elements (a link, a name in bold): the sentence with them in place. */
+export function tx(key: MessageKey, values: MessageValues): ReactNode {
+  const elements: ReactNode[] = [];
+  const text: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (typeof value === "string" || typeof value === "number") text[name] = value;
+    else {
+      text[name] = `\u{F0000}${elements.length}\u{F0001}`;
+      elements.push(isValidElement(value) ? value : createElement(Fragment, null, value));
+    }
+  }
+  const said = t(key, text);
+  if (!elements.length) return said;
+  return said.split(MARK).map((part, i) => (i % 2 ? createElement(Fragment, { key: i }, elements[Number(part)]) : part));
+}

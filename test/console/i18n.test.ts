@@ -1,0 +1,103 @@
+/// <reference types="vite/client" />
+import MessageFormat from "@messageformat/core";
+import { parse, type Token } from "@messageformat/parser";
+import { describe, expect, it } from "vitest";
+import errorCatalogue from "../../client/error-catalogue.json";
+import { LANGUAGES } from "../../console/src/shared/i18n";
+import fixture from "./fixtures/english-left.tsx?raw";
+import { userStrings } from "./user-strings";
+
+/*
+ * The console's words are in its catalogs (console/messages/<language>/<area>.json): none is left in
+ * its sources, every language has every message, and each says it with the same values.
+ */
+
+const sources = import.meta.glob("../../console/src/**/*.tsx", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+const files = import.meta.glob("../../console/messages/*/*.json", { import: "default", eager: true }) as Record<string, Record<string, string>>;
+
+/** Each language's messages, its files merged. */
+const catalogs = new Map<string, Record<string, string>>();
+for (const [path, messages] of Object.entries(files)) {
+  const language = path.split("/").at(-2) as string;
+  catalogs.set(language, { ...catalogs.get(language), ...messages });
+}
+const english = catalogs.get("en") ?? {};
+
+/** The values a message uses, each with how (`name`, `name:plural`, `name:number`), sorted. */
+function valuesOf(message: string): string[] {
+  const found = new Set<string>();
+  const walk = (tokens: Token[]) => {
+    for (const token of tokens) {
+      if (token.type === "argument") found.add(token.arg);
+      else if (token.type === "function") found.add(`${token.arg}:${token.key}`);
+      else if (token.type === "plural" || token.type === "select" || token.type === "selectordinal") {
+        found.add(`${token.arg}:${token.type}`);
+        for (const option of token.cases) walk(option.tokens);
+      }
+    }
+  };
+  walk(parse(message));
+  return [...found].sort();
+}
+
+describe("the console's words", () => {
+  it("are nowhere in its sources but in the catalogs", () => {
+    const left = Object.entries(sources).flatMap(([path, text]) =>
+      userStrings(path, text).map(({ line, where, text }) => `${path.replace("../../", "")}:${line} (${where}) ${text}`),
+    );
+    expect(left).toEqual([]);
+  });
+
+  it("would be found if one were left: text, a prop people read, a literal child, a notice", () => {
+    const found = userStrings("english-left.tsx", fixture);
+    expect(found.map(({ where, text }) => `${where} ${text}`)).toEqual([
+      'say() "Saved."',
+      'title "Lines of the Operation"',
+      "text Lines",
+      'aria-label "Search"',
+      'placeholder "Wait"',
+      'placeholder "Type a code"',
+      'alt "Chart of orders"',
+      'child "Saving…"',
+      `child \`\${3} rows\``,
+    ]);
+  });
+
+  it("are in each of the five languages, no more and no fewer", () => {
+    expect([...catalogs.keys()].sort()).toEqual(Object.keys(LANGUAGES).sort());
+    expect(Object.keys(english).length).toBeGreaterThan(40);
+    for (const [language, messages] of catalogs) {
+      const missing = Object.keys(english).filter((key) => !(key in messages));
+      const extra = Object.keys(messages).filter((key) => !(key in english));
+      expect({ language, missing, extra }).toEqual({ language, missing: [], extra: [] });
+    }
+  });
+
+  it("would find a key missing in a language", () => {
+    const { "app.language": _left, ...german } = catalogs.get("de") ?? {};
+    expect(Object.keys(english).filter((key) => !(key in german))).toEqual(["app.language"]);
+  });
+
+  it("compile in their language, with the values and plural forms of the English message", () => {
+    const wrong: string[] = [];
+    for (const [language, messages] of catalogs) {
+      const formatter = new MessageFormat(language);
+      for (const [key, message] of Object.entries(messages)) {
+        try {
+          formatter.compile(message);
+          if (valuesOf(message).join() !== valuesOf(english[key] ?? "").join())
+            wrong.push(`${language} ${key}: ${valuesOf(message)} ≠ ${valuesOf(english[key])}`);
+          if (!message.trim()) wrong.push(`${language} ${key}: empty`);
+        } catch (error) {
+          wrong.push(`${language} ${key}: ${(error as Error).message}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("name every problem the API answers, by its code", () => {
+    const codes = Object.keys(errorCatalogue).filter((code) => !(`problem.${code}` in english));
+    expect(codes).toEqual([]);
+  });
+});

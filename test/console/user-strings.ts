@@ -1,0 +1,107 @@
+import ts from "typescript";
+
+/**
+ * The words a console source shows people outside the catalogs (console/messages): text between
+ * tags, a literal in a prop people read or hear (aria-label, title, placeholder, alt, a label…),
+ * a literal child (`{"Save"}`, `{busy ? "Saving…" : "Save"}`), and a literal given to a helper
+ * that says something (a status line, an undo step's name, a button's label). Words come from
+ * `t("key")`; a code (`DRAFT`, `OPERATOR`) or a sign (`—`, `·`, `→`) is not a word.
+ */
+
+/** Props people neither read nor hear: a literal there is markup, an address or a value. */
+const UNSEEN_PROPS = new Set([
+  "className",
+  "type",
+  "role",
+  "id",
+  "key",
+  "name",
+  "to",
+  "href",
+  "htmlFor",
+  "autoComplete",
+  "inputMode",
+  "lang",
+  "dir",
+  "value",
+  "defaultValue",
+  "pattern",
+  "accept",
+  "rel",
+  "target",
+  "step",
+  "min",
+  "max",
+  "form",
+  "list",
+  "wrap",
+  "spellCheck",
+  "encType",
+  "method",
+  "style",
+  "src",
+  "download",
+  "viewBox",
+  "d",
+  "fill",
+  "stroke",
+  "textAnchor",
+  "dominantBaseline",
+  "preserveAspectRatio",
+  "xmlns",
+]);
+/** The aria props that name or describe (the others hold ids, states and tokens). */
+const SPOKEN_ARIA = new Set(["aria-label", "aria-description", "aria-valuetext", "aria-roledescription", "aria-placeholder", "aria-braillelabel"]);
+/** The console's helpers that say something: a status line, a note, an undo step's name, a save button's label. */
+export const NOTICE_HELPERS = new Set(["say", "setNote", "setSaveNote", "setStatus", "setMessage", "announce", "change", "commit", "saveLabel"]);
+
+/** A word: two letters or more that are not a code (DRAFT, ACCOUNT, SKU_1). */
+const isWords = (text: string) => text.split(/[^\p{L}\p{N}_-]+/u).some((token) => /\p{L}{2,}/u.test(token) && !/^[A-Z][A-Z0-9_-]*$/.test(token));
+const literalWords = (node: ts.Node) =>
+  (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && isWords(node.text)
+    ? true
+    : ts.isTemplateExpression(node) && isWords([node.head.text, ...node.templateSpans.map((span) => span.literal.text)].join(" "));
+
+export interface UserString {
+  line: number;
+  where: string;
+  text: string;
+}
+
+/** Every literal with words below `node`, not looking into calls (their own words are checked where they are said) nor functions. */
+function literalsIn(node: ts.Node, found: ts.Node[] = []): ts.Node[] {
+  if (literalWords(node)) found.push(node);
+  else if (
+    !ts.isCallExpression(node) &&
+    !ts.isArrowFunction(node) &&
+    !ts.isFunctionExpression(node) &&
+    !ts.isJsxElement(node) &&
+    !ts.isJsxSelfClosingElement(node)
+  )
+    ts.forEachChild(node, (child) => void literalsIn(child, found));
+  return found;
+}
+
+export function userStrings(fileName: string, source: string): UserString[] {
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, fileName.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const found: UserString[] = [];
+  const report = (node: ts.Node, where: string) =>
+    found.push({ line: file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1, where, text: node.getText(file).replace(/\s+/g, " ").trim() });
+  const visit = (node: ts.Node) => {
+    if (ts.isJsxText(node)) {
+      if (isWords(node.text)) report(node, "text");
+    } else if (ts.isJsxAttribute(node)) {
+      const prop = node.name.getText(file);
+      const shown = prop.startsWith("aria-") ? SPOKEN_ARIA.has(prop) : !UNSEEN_PROPS.has(prop) && !prop.startsWith("data-") && !/^on[A-Z]/.test(prop);
+      if (shown && node.initializer) for (const literal of literalsIn(node.initializer)) report(literal, prop);
+    } else if (ts.isJsxExpression(node) && node.expression && (ts.isJsxElement(node.parent) || ts.isJsxFragment(node.parent))) {
+      for (const literal of literalsIn(node.expression)) report(literal, "child");
+    } else if (ts.isCallExpression(node)) {
+      const callee = ts.isPropertyAccessExpression(node.expression) ? node.expression.name.text : node.expression.getText(file);
+      if (NOTICE_HELPERS.has(callee)) for (const argument of node.arguments) for (const literal of literalsIn(argument)) report(literal, `${callee}()`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
