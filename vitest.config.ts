@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
-import { icuMessages } from "./console/i18n-messages";
+import { icuMessages } from "./console/i18n-messages.ts";
 import { startWebhookReceiver } from "./test/support/webhook-receiver.mjs";
 
 // The tests set their secrets as bindings below; wrangler would still announce, once per test file,

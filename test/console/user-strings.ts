@@ -11,6 +11,7 @@ import ts from "typescript";
 /** Props people neither read nor hear: a literal there is markup, an address or a value. */
 const UNSEEN_PROPS = new Set([
   "className",
+  "current",
   "type",
   "role",
   "id",
@@ -55,8 +56,9 @@ const SPOKEN_ARIA = new Set(["aria-label", "aria-description", "aria-valuetext",
 /** The console's helpers that say something: a status line, a note, an undo step's name, a save button's label. */
 export const NOTICE_HELPERS = new Set(["say", "setNote", "setSaveNote", "setStatus", "setMessage", "announce", "change", "commit", "saveLabel"]);
 
-/** A word: two letters or more that are not a code (DRAFT, ACCOUNT, SKU_1). */
-const isWords = (text: string) => text.split(/[^\p{L}\p{N}_-]+/u).some((token) => /\p{L}{2,}/u.test(token) && !/^[A-Z][A-Z0-9_-]*$/.test(token));
+/** A word: two letters or more that are not a code (DRAFT, ACCOUNT, SKU_1) nor an API field name (variantName). */
+const isWords = (text: string) =>
+  text.split(/[^\p{L}\p{N}_-]+/u).some((token) => /\p{L}{2,}/u.test(token) && !/^[A-Z][A-Z0-9_-]*$/.test(token) && !/^[a-z]+[A-Z][A-Za-z0-9]*$/.test(token));
 const literalWords = (node: ts.Node) =>
   (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && isWords(node.text)
     ? true

@@ -1,7 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
 import { mergeLines, type StoredLine } from "@campaign-policy/common/line-bounds";
-import { FIELD_LABELS, inFieldLabels } from "../labels/fields";
+import { fieldLabel, inFieldLabels } from "../labels/fields";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
 import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
@@ -16,28 +16,32 @@ import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
 import { ProblemView, SortChoice, useDebounced } from "../shared/ui";
 import { exportLinesCsv, fetchLinesOf, putLines, useAllLines, type Line, type LineCounts, type Operation } from "../api/operations";
+import { listText, t, useInLanguage } from "../shared/i18n";
 
-const COLUMNS = [
-  { key: "variantExternalId", label: FIELD_LABELS.variantExternalId, grow: 1.3 },
-  { key: "variantName", label: FIELD_LABELS.variantName, grow: 2 },
-  { key: "minQuantity", label: FIELD_LABELS.minQuantity, numeric: true, grow: 0.8 },
-  { key: "maxQuantity", label: FIELD_LABELS.maxQuantity, numeric: true, grow: 0.8 },
-  { key: "recommendedQuantity", label: FIELD_LABELS.recommendedQuantity, short: "Rec.", numeric: true, grow: 0.8 },
-  { key: "quantityIncrement", label: FIELD_LABELS.quantityIncrement, numeric: true, grow: 0.8 },
-  // What the Operation's PLACED orders hold of the line, kept by the server: shown, never edited.
-  { key: "orderedQuantity", label: "Ordered", numeric: true, grow: 0.8, readOnly: true },
-] as const satisfies readonly GridColumn[];
-type Field = (typeof COLUMNS)[number]["key"];
-const FIELDS = COLUMNS.map((column) => column.key);
+/** The grid's columns, named in the console's language (a line's fields by their names for people). */
+const columns = () =>
+  [
+    { key: "variantExternalId", label: fieldLabel("variantExternalId"), grow: 1.3 },
+    { key: "variantName", label: fieldLabel("variantName"), grow: 2 },
+    { key: "minQuantity", label: fieldLabel("minQuantity"), numeric: true, grow: 0.8 },
+    { key: "maxQuantity", label: fieldLabel("maxQuantity"), numeric: true, grow: 0.8 },
+    { key: "recommendedQuantity", label: fieldLabel("recommendedQuantity"), short: t("field.recommendedQuantity.short"), numeric: true, grow: 0.8 },
+    { key: "quantityIncrement", label: fieldLabel("quantityIncrement"), numeric: true, grow: 0.8 },
+    // What the Operation's PLACED orders hold of the line, kept by the server: shown, never edited.
+    { key: "orderedQuantity", label: t("lines.ordered"), numeric: true, grow: 0.8, readOnly: true },
+  ] as const satisfies readonly GridColumn[];
+type Field = ReturnType<typeof columns>[number]["key"];
+const FIELDS: Field[] = ["variantExternalId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement", "orderedQuantity"];
 const QUANTITIES = ["minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"] as const satisfies readonly Field[];
 /** Each column ascending and descending (the API's sort fields are the columns'), labelled as its column with an arrow. */
-const SORT_CHOICES = COLUMNS.flatMap(
-  ({ key, label }) =>
-    [
-      [key, `${label} ↑`],
-      [`-${key}`, `${label} ↓`],
-    ] as const,
-);
+const sortChoices = (shown: ReturnType<typeof columns>) =>
+  shown.flatMap(
+    ({ key, label }) =>
+      [
+        [key, `${label} ↑`],
+        [`-${key}`, `${label} ↓`],
+      ] as const,
+  );
 const NAME_LOCALE = "en";
 
 /** A line as the grid holds it: what a PUT may change, and what its orders hold (absent on a line the grid has not read). */
@@ -86,18 +90,31 @@ function inputOf(row: LineRow) {
   };
 }
 
+/** A bounds error of the server's own rules (src/common/line-bounds.ts), said by its code in the console's words (Min, Max). */
+function boundsMessage(error: { code: string; field?: unknown; message: unknown; missing?: unknown }, line: Partial<StoredLine>): string {
+  const value = (field: unknown) => String(line[field as keyof StoredLine] ?? "?");
+  if (error.code === "min_gt_max") return t("lines.minGtMax", { min: value("minQuantity"), max: value("maxQuantity") });
+  if (error.code === "recommended_out_of_bounds")
+    return t("lines.recommendedOutside", { recommended: value("recommendedQuantity"), min: value("minQuantity"), max: value("maxQuantity") });
+  if (error.code === "missing_bounds" && Array.isArray(error.missing))
+    return t("lines.missingBounds", { fields: listText(error.missing.map(String).map(fieldLabel)) });
+  if (error.code === "increment_mismatch")
+    return t("lines.notMultiple", { field: fieldLabel(String(error.field)), value: value(error.field), increment: value("quantityIncrement") });
+  return inFieldLabels(String(error.message));
+}
+
 /** The row's errors by column, by the server's own rules (src/common/line-bounds.ts) plus whole-number cells, in the grid's words (Min, Max). */
 function errorsOf(row: LineRow): Map<string, string> {
   const errors = new Map<string, string>();
   const cells = row.cells as LineCells;
-  if (!variantOf(row)) errors.set("variantExternalId", "a line needs a Variant");
-  for (const field of QUANTITIES) if (cells[field].trim() !== "" && !WHOLE.test(cells[field].trim())) errors.set(field, "a whole number ≥ 0");
-  if (/^0+$/.test(cells.quantityIncrement.trim())) errors.set("quantityIncrement", "a pack size is at least 1");
+  if (!variantOf(row)) errors.set("variantExternalId", t("lines.needsVariant"));
+  for (const field of QUANTITIES) if (cells[field].trim() !== "" && !WHOLE.test(cells[field].trim())) errors.set(field, t("lines.wholeNumber"));
+  if (/^0+$/.test(cells.quantityIncrement.trim())) errors.set("quantityIncrement", t("lines.packAtLeastOne"));
   if (errors.size) return errors;
   const input = inputOf(row);
   const { errors: found } = mergeLines([input], new Map(row.stored ? [[input.variantExternalId, row.stored]] : []));
   for (const error of found) {
-    const message = inFieldLabels(String(error.message));
+    const message = boundsMessage(error, row.stored ? { ...row.stored, ...input } : input);
     if (error.code === "min_gt_max") {
       errors.set("minQuantity", message);
       errors.set("maxQuantity", message);
@@ -148,10 +165,7 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
       }
     }
     if (!adopted) return null;
-    return (
-      `Not saved yet: ${adopted} new row${adopted === 1 ? " names a variant" : "s name variants"} the Operation already holds (outside the filter, or added since the page loaded). ` +
-      "Each now edits that line with only the cells you filled; check them (at the end of the grid), then Save again."
-    );
+    return t("lines.adopted", { count: adopted });
   };
 
   const saving = useBatchSave({
@@ -163,7 +177,7 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
     errorsOf,
     what: "lines",
     labelOf: variantOf,
-    describe: (counts) => `${counts.created} created, ${counts.updated} updated`,
+    describe: (counts) => t("lines.savedCounts", { created: counts.created, updated: counts.updated }),
     confirm: "immediate",
     afterDryRun: adoptStoredLines,
     reload: () => queryClient.invalidateQueries({ queryKey: queryKeys.lines.of(operation.id) }),
@@ -180,42 +194,43 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
   };
 
   const loaded = rows.length - draft.addedCount;
+  const shownColumns = useInLanguage(columns);
 
   return (
     <div className="lines">
       <div className="grid-bar">
-        <h2>Lines</h2>
-        <SortChoice value={sort} choices={SORT_CHOICES} onChange={setSort} />
+        <h2>{t("ops.lines")}</h2>
+        <SortChoice value={sort} choices={sortChoices(shownColumns)} onChange={setSort} />
         <label>
-          Search variant or name
+          {t("lines.search")}
           <input type="search" maxLength={200} value={search} onChange={(e) => setSearch(e.target.value)} aria-describedby="lines-search-hint" />
         </label>
         <span className="muted" aria-live="polite">
           {lines.isPending || lines.hasNextPage
-            ? `Loading… ${loaded}${filter ? "" : ` of ${operation.lineCount}`}`
-            : `${loaded} ${filter ? "matching " : ""}lines`}
-          {dirtyCount > 0 && ` · ${dirtyCount} unsaved`}
+            ? t(filter ? "lines.loadingSome" : "lines.loadingOf", { loaded, total: operation.lineCount })
+            : t(filter ? "lines.matching" : "lines.count", { count: loaded })}
+          {dirtyCount > 0 && ` · ${t("lines.unsaved", { count: dirtyCount })}`}
         </span>
         <span className="grid-actions">
           <button type="button" onClick={() => void exportCsv()}>
-            Export CSV
+            {t("common.exportCsv")}
           </button>
           {!readOnly && (
             <button type="button" onClick={() => grid.current?.addRow()}>
-              Add line
+              {t("lines.add")}
             </button>
           )}
           {/* Edits kept when the Operation left DRAFT meanwhile (a save refused midway) can still be dropped. */}
           {(!readOnly || dirtyCount > 0) && <DiscardButton draft={draft} saving={saving} dirtyCount={dirtyCount} undoable={!readOnly} />}
           {!readOnly && (
             <button type="button" className="primary" onClick={saving.save} disabled={saving.busy || dirtyCount === 0}>
-              Save
+              {t("common.save")}
             </button>
           )}
         </span>
       </div>
       <p id="lines-search-hint" className="muted help">
-        Filters as you type: a variant's code (or several, comma-separated) or a part of its name. Unsaved edits stay (and undo) whatever the search and sort.
+        {t("lines.searchHint")}
       </p>
       {readOnlyReason && (
         <p className="readonly-note" id="grid-readonly">
@@ -231,24 +246,16 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
       <ProblemView refusal={lines.error ? toRefusal(lines.error) : null} />
       <DataGrid
         ref={grid}
-        label={`Lines of ${operation.code}`}
-        columns={COLUMNS}
+        label={t("lines.of", { code: operation.code })}
+        columns={shownColumns}
         draft={draft}
         readOnly={readOnly}
         readOnlyNoteId={readOnlyReason ? "grid-readonly" : undefined}
         errorsOf={errorsOf}
         initialField="minQuantity"
-        help="Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a variant already in the grid edits its row · new rows past the end become new lines."
+        help={t("lines.help")}
         onNote={saving.setNote}
-        empty={
-          lines.isPending
-            ? "Loading…"
-            : filter
-              ? "No line matches the search."
-              : readOnly
-                ? "This Operation has no lines."
-                : "No lines yet: Add line, paste cells from a spreadsheet, or import a CSV."
-        }
+        empty={lines.isPending ? t("common.loading") : t(filter ? "lines.noneMatches" : readOnly ? "lines.none" : "lines.noneYet")}
       />
     </div>
   );

@@ -1,5 +1,5 @@
 import english from "virtual:messages/en";
-import { createElement, Fragment, isValidElement, type ReactNode, useSyncExternalStore } from "react";
+import { createElement, Fragment, isValidElement, type ReactNode, useRef, useSyncExternalStore } from "react";
 import type app from "../../messages/en/app.json";
 import type common from "../../messages/en/common.json";
 import type desk from "../../messages/en/desk.json";
@@ -119,3 +119,14 @@ export function tx(key: MessageKey, values: MessageValues): ReactNode {
   if (!elements.length) return said;
   return said.split(MARK).map((part, i) => (i % 2 ? createElement(Fragment, { key: i }, elements[Number(part)]) : part));
 }
+
+/** A value made of words (a grid's columns, a menu's choices), made again only when the language changes: its identity holds between renders. */
+export function useInLanguage<T>(make: () => T): T {
+  const language = useLanguage();
+  const made = useRef<{ language: Language; value: T } | null>(null);
+  if (made.current?.language !== language) made.current = { language, value: make() };
+  return made.current.value;
+}
+
+/** Items as the language lists them: "Min and Max", "Min und Max". */
+export const listText = (items: readonly string[]) => new Intl.ListFormat(current.language, { type: "conjunction" }).format(items);

@@ -5,6 +5,7 @@ import { ChunkRefused, describePartialSave, putInChunks, type ChunkedPut, type C
 import type { GridRow } from "../models/draft";
 import { invalidRowsText } from "../models/invalidRows";
 import type { GridDraft } from "./useGridDraft";
+import { t } from "../../i18n";
 
 export interface BatchSaveOptions<Stored, Result extends Counts> extends ChunkedPut<Stored, Result> {
   draft: GridDraft<Stored>;
@@ -60,7 +61,7 @@ export function useBatchSave<Stored, Result extends Counts>(options: BatchSaveOp
   const commit = async (rows: GridRow<Stored>[]) => {
     let said: string;
     try {
-      said = `Saved: ${describe(await putInChunks(rows, false, options))}.`;
+      said = t("grid.saved", { outcome: describe(await putInChunks(rows, false, options)) });
     } catch (error) {
       if (!(error instanceof ChunkRefused)) throw error;
       setRefusal(error.refusal);
@@ -97,12 +98,12 @@ export function useBatchSave<Stored, Result extends Counts>(options: BatchSaveOp
       else if (confirm === "immediate") await commit(dirty);
       else {
         setChecked({ counts, rows: dirty, signature: signatureOf(dirty) });
-        setNote(`Dry run: ${describe(counts)}. Nothing is saved yet.`);
+        setNote(t("grid.dryRun", { outcome: describe(counts) }));
       }
     } catch (error) {
       if (!(error instanceof ChunkRefused)) throw error;
       setRefusal(error.refusal);
-      setNote(`Not saved: the dry run found errors, marked on their rows; nothing was saved.`);
+      setNote(t("grid.dryRunErrors"));
     } finally {
       draft.refresh();
       setBusy(false);
