@@ -49,6 +49,13 @@ export const formatNumber = (n: number) => numbers().format(n);
 export const when = (at: string | null | undefined) =>
   !at ? EMPTY : currentLanguage() === "en" ? at.replace("T", " ").slice(0, 19) : dateTimes().format(new Date(at));
 
+const clocks = cached(
+  (language) => new Intl.DateTimeFormat(language, { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZone: "UTC" }),
+);
+
+/** A date-time's time of day in UTC, 24-hour: "07:00:00". */
+export const clock = (at: Date) => clocks().format(at);
+
 /** A day (a date, or a date-time's UTC day): "2026-03-01" in English, "01.03.2026" in German. */
 export const day = (at: string | null | undefined) =>
   !at ? EMPTY : currentLanguage() === "en" ? at.slice(0, 10) : days().format(new Date(at.length === 10 ? `${at}T00:00:00Z` : at));
