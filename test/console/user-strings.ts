@@ -12,6 +12,14 @@ import ts from "typescript";
 const UNSEEN_PROPS = new Set([
   "className",
   "current",
+  "known",
+  "setting",
+  "of",
+  "view",
+  "scope",
+  "cellIdPrefix",
+  "readOnlyNoteId",
+  "initialField",
   "type",
   "role",
   "id",
@@ -70,8 +78,16 @@ export interface UserString {
   text: string;
 }
 
-/** Every literal with words below `node`, not looking into calls (their own words are checked where they are said) nor functions. */
+const COMPARISONS = new Set([
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
+
+/** Every literal with words below `node`, not looking into calls (their own words are checked where they are said), functions, nor comparisons (`status === "below"`). */
 function literalsIn(node: ts.Node, found: ts.Node[] = []): ts.Node[] {
+  if (ts.isBinaryExpression(node) && COMPARISONS.has(node.operatorToken.kind)) return found;
   if (literalWords(node)) found.push(node);
   else if (
     !ts.isCallExpression(node) &&

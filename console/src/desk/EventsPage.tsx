@@ -40,7 +40,7 @@ const accountsOf = (events: Event[]) =>
  */
 function EventData({ data, names }: { data: unknown; names: ValueNames }) {
   const fields = fieldsOf(data);
-  if (!fields.length) return <span className="muted">none</span>;
+  if (!fields.length) return <span className="muted">{t("directory.noUsers")}</span>;
   const valueText = ({ field, next: value }: FieldChange) => {
     const scope = scopeIn(value);
     if (scope) return scopeLabel(scope, names.accounts);

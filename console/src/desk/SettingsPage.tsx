@@ -70,7 +70,7 @@ function DisplayForm() {
       <p id="currency-help" className="muted help">
         {t("settings.currencyHelp", { example: formatMoney(18000, currency || null) })}
       </p>
-      <SettingFooter what="currency" saved={saved} save={save} current={current} />
+      <SettingFooter setting="currency" saved={saved} save={save} current={current} />
     </form>
   );
 }
@@ -117,19 +117,19 @@ function ApprovalsForm() {
       <p id="approvals-help" className="muted help">
         {t("settings.approvalsHelp")}
       </p>
-      <SettingFooter what="approvals" saved={saved} save={save} current={current} />
+      <SettingFooter setting="approvals" saved={saved} save={save} current={current} />
     </form>
   );
 }
 
 /** A setting form's end: its Save button (while the stored setting is read, and not while saving), "saved", or what refused it. */
 function SettingFooter({
-  what,
+  setting,
   saved,
   save,
   current,
 }: {
-  what: "currency" | "approvals";
+  setting: "currency" | "approvals";
   saved: boolean;
   save: { isPending: boolean; error: unknown };
   current: { data?: unknown; error: unknown };
@@ -138,12 +138,12 @@ function SettingFooter({
     <>
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending || !current.data}>
-          {t("settings.save", { what })}
+          {t("settings.save", { what: setting })}
         </button>
       </div>
       {saved && (
         <p role="status" className="note">
-          {t("settings.saved", { what })}
+          {t("settings.saved", { what: setting })}
         </p>
       )}
       <ProblemView refusal={save.error ? toRefusal(save.error) : current.error ? toRefusal(current.error) : null} />

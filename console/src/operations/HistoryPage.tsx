@@ -69,7 +69,7 @@ export function HistoryPage({ operationId }: { operationId: string }) {
     });
   const operation = query.data;
   if (query.error) return <ProblemView refusal={toRefusal(query.error)} />;
-  if (!operation) return <p className="muted">Loading…</p>;
+  if (!operation) return <p className="muted">{t("common.loading")}</p>;
   const compared = /^\d+$/.test(view.compare) ? Number(view.compare) : null;
   const revertOf = (entry: ChangeEntry) => (entry.version === undefined ? undefined : revertedTo.get(entry.version));
   const columns: Column<ChangeEntry>[] = [

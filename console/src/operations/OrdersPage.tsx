@@ -42,7 +42,7 @@ export function OrdersPage({ operationId }: { operationId: string }) {
   const typing = { typing: true };
 
   if (operation.error) return <ProblemView refusal={toRefusal(operation.error)} />;
-  if (!operation.data) return <p className="muted">Loading…</p>;
+  if (!operation.data) return <p className="muted">{t("common.loading")}</p>;
   const { code, status } = operation.data;
   // An ACCOUNT key cancels only while the Operation is ACTIVE (and open: the API says so otherwise); an OPERATOR key always.
   const mayCancel = session.role === "OPERATOR" || status === "ACTIVE";

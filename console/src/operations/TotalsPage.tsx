@@ -26,9 +26,9 @@ export function TotalsPage({ operationId }: { operationId: string }) {
   const operation = useOperation(operationId);
   // Asked beside the Operation, not after it: the figures are what the page shows first.
   useOperationTotals(operationId, { enabled: session.role === "OPERATOR" });
-  if (session.role !== "OPERATOR") return <p className="muted">An Operation's totals are for OPERATOR keys: an ACCOUNT key sees its own orders.</p>;
+  if (session.role !== "OPERATOR") return <p className="muted">{t("totals.operatorOnly")}</p>;
   if (operation.error) return <ProblemView refusal={toRefusal(operation.error)} />;
-  if (!operation.data) return <p className="muted">Loading…</p>;
+  if (!operation.data) return <p className="muted">{t("common.loading")}</p>;
   return (
     <section className="totals">
       <OperationHeader operation={operation.data} view="totals" />

@@ -120,11 +120,14 @@ export function tx(key: MessageKey, values: MessageValues): ReactNode {
   return said.split(MARK).map((part, i) => (i % 2 ? createElement(Fragment, { key: i }, elements[Number(part)]) : part));
 }
 
-/** A value made of words (a grid's columns, a menu's choices), made again only when the language changes: its identity holds between renders. */
-export function useInLanguage<T>(make: () => T): T {
+/**
+ * A value made of words (a grid's columns, a menu's choices), made again only when the language (or
+ * `key`, what else it is made of) changes: its identity holds between renders.
+ */
+export function useInLanguage<T>(make: () => T, key?: unknown): T {
   const language = useLanguage();
-  const made = useRef<{ language: Language; value: T } | null>(null);
-  if (made.current?.language !== language) made.current = { language, value: make() };
+  const made = useRef<{ language: Language; key: unknown; value: T } | null>(null);
+  if (made.current?.language !== language || made.current.key !== key) made.current = { language, key, value: make() };
   return made.current.value;
 }
 

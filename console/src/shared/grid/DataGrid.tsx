@@ -263,7 +263,7 @@ export function DataGrid<Stored>({
                         ) : (
                           <>
                             {row.cells[column.key]}
-                            {col === 0 && dirty && <span className="sr-only"> (unsaved)</span>}
+                            {col === 0 && dirty && <span className="sr-only"> {t("grid.unsaved")}</span>}
                           </>
                         )}
                         {!readOnly && !typing && item.index === block.bottom && col === block.right && (
@@ -305,15 +305,9 @@ export function DataGrid<Stored>({
       <div role="status" aria-live="polite" className="sr-only">
         {readOnly && said && <p key={said.n}>{said.text}</p>}
         {[...activeErrors.entries()].map(([key, message]) => (
-          <p key={key}>
-            Row {active.row + 1}, {columns[indexOfKey(key)].label}: {message}
-          </p>
+          <p key={key}>{t("grid.cellSaid", { row: active.row + 1, column: columns[indexOfKey(key)].label, message })}</p>
         ))}
-        {activeServerError && (
-          <p>
-            Row {active.row + 1}, server: {activeServerError}
-          </p>
-        )}
+        {activeServerError && <p>{t("grid.serverSaidAt", { row: active.row + 1, message: activeServerError })}</p>}
       </div>
     </>
   );
