@@ -104,7 +104,7 @@ export function RulesGrid({ filters }: { filters: RuleFilters }) {
   const display = useDisplaySettings();
   // Asked here, beside the currency, not after it: the rules load meanwhile.
   const rules = useAllRules(filters);
-  if (display.isPending) return <p className="muted">Loading…</p>;
+  if (display.isPending) return <p className="muted">{t("common.loading")}</p>;
   return <RulesGridIn rules={rules} currency={display.data?.currency ?? null} />;
 }
 
