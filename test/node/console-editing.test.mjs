@@ -13,6 +13,8 @@ import { checkPage, chromiumPresent, createOperationWithLines, itemLines, itemSk
 
 const TIMEOUT = { timeout: 180_000 };
 const LINES = 5000;
+/** A count as the console writes it in English (5,000). */
+const en = (count) => count.toLocaleString("en");
 const sku = itemSku;
 
 if (chromiumPresent("console editing test")) {
@@ -221,7 +223,7 @@ if (chromiumPresent("console editing test")) {
       await page.keyboard.press("Control+Home");
       await cell(0, 0).click();
       await paste([...Array.from({ length: LINES }, (_, i) => `${sku(i)}\t\t\t77`), `${tooLong}\tNew\t1\t5`].join("\n"));
-      await status(`Pasted ${LINES + 1} rows, 1 of them new; ${LINES} rows named a variant already in the grid`).waitFor();
+      await status(`Pasted ${en(LINES + 1)} rows, 1 of them new; ${en(LINES)} rows named a variant already in the grid`).waitFor();
       const puts = [];
       const onRequest = (request) => request.method() === "PUT" && puts.push(new URL(request.url()).searchParams.get("dryRun"));
       page.on("request", onRequest);
@@ -253,7 +255,7 @@ if (chromiumPresent("console editing test")) {
       });
       await page.getByRole("button", { name: "Save" }).click();
       await status(
-        `Partly saved: the first ${LINES} of the ${LINES + 1} changed lines were saved (${sku(0)} to ${sku(LINES - 1)}, in the grid's order); the server then refused the next one, which stays as an unsaved edit, marked in the grid.`,
+        `Partly saved: the first ${en(LINES)} of the ${en(LINES + 1)} changed lines were saved (${sku(0)} to ${sku(LINES - 1)}, in the grid's order); the server then refused the next one, which stays as an unsaved edit, marked in the grid.`,
       ).waitFor();
       await page.unroute("**/v1/operations/*/lines*");
       page.off("request", onRequest);

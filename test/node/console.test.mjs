@@ -87,7 +87,7 @@ if (chromiumPresent("console test")) {
       const puts = [];
       page.on("request", (request) => request.method() === "PUT" && puts.push(request.url()));
       await page.getByRole("button", { name: "Save" }).click();
-      await status(`Saved: ${LINES} created, 0 updated.`).waitFor();
+      await status(`Saved: ${LINES.toLocaleString("en")} created, 0 updated.`).waitFor();
       assert.deepEqual(
         puts.map((url) => new URL(url).searchParams.get("dryRun")),
         ["true", "false"],

@@ -241,7 +241,7 @@ export function DataGrid<Stored>({
                           <input
                             // biome-ignore lint/a11y/noAutofocus: the editor appears only when the person starts editing this cell (Enter, a double click, typing); focus belongs in it.
                             autoFocus
-                            aria-label={t("grid.cellName", { column: column.label, row: item.index + 1 })}
+                            aria-label={t("grid.cellName", { column: column.key, row: item.index + 1 })}
                             aria-invalid={activeErrors.has(column.key) || undefined}
                             aria-describedby={activeMessages.length ? tipId : undefined}
                             inputMode={column.numeric ? "numeric" : undefined}

@@ -11,7 +11,7 @@ export interface InvalidRow {
 const NAMED = 3;
 
 const rowText = ({ label, place, messages }: InvalidRow) =>
-  t("grid.invalidRow", { label: label || t("grid.aNewRow"), row: place + 1, messages: [...new Set(messages)].join("; ") });
+  t("grid.invalidRow", { label: label || t("grid.aNewRow"), outside: place < 0 ? "yes" : "no", row: place + 1, messages: [...new Set(messages)].join("; ") });
 
 /**
  * Why Save sent nothing, naming the rows and their reasons whole: "Not saved: fix SKU-7 (row 205):
