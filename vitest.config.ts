@@ -69,7 +69,7 @@ export default defineConfig(async () => {
       // and D1, so the second keeps the machine busy (the suite runs in about 2.6 min instead of 3.8 on 2 cores).
       maxWorkers: Math.max(2, availableParallelism() - 1),
       // Every request writes its one JSON log line; tests that read them spy on console.log.
-      onConsoleLog: (log: string) => !log.startsWith('{"requestId"'),
+      onConsoleLog: (log: string) => process.env.SHOW_LOGS === "1" || !log.startsWith('{"requestId"'),
       testTimeout: 60_000,
       hookTimeout: 60_000,
       projects: [

@@ -7,6 +7,8 @@ import { checkoutCommands } from "./checkout/commands";
 import { checkoutRoutes } from "./checkout/routes";
 import { totalsRoutes } from "./totals/routes";
 import { allocationRoutes } from "./allocation/routes";
+import { liveRoutes } from "./live/routes";
+import { LIVE_PATH, openLive } from "./live/upgrade";
 import { allocationCommands } from "./allocation/commands";
 import { compareRoutes } from "./compare/routes";
 import { directoryRoutes } from "./directory/routes";
@@ -30,6 +32,7 @@ import { noteBookmark } from "./platform/data/trace";
 import { buildOpenApiDocument } from "./platform/http/openapi";
 import { answerUnrouted, mountRoutes, type RouteDefinition } from "./platform/http/routes";
 import { commandRegistry, type EventsListener } from "./operations/coordinator/protocol";
+import { linesAsShown } from "./lines/queries";
 import { quotaRoutes } from "./quotas/routes";
 import { revertCommands } from "./revert/commands";
 import { revertRoutes } from "./revert/routes";
@@ -57,6 +60,7 @@ const handOnObjectEvents: EventsListener = (env, appended) => requestHandOn(env,
 export class OperationCoordinator extends OperationObject {
   protected readonly commands = operationObjectCommands;
   protected readonly eventsListeners = [handOnObjectEvents];
+  protected readonly liveLines = linesAsShown;
 }
 
 /** The tenant's move object (wrangler.toml binds it as TENANT_MOVER). */
@@ -72,6 +76,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...checkoutRoutes,
   ...totalsRoutes,
   ...allocationRoutes,
+  ...liveRoutes,
   ...compareRoutes,
   ...frontRoutes,
   ...eventRoutes,
@@ -147,6 +152,9 @@ export function buildApp(extend?: (app: App) => void): App {
   // Credentials answer first, for every /v1 request; then each route's own chain (routeChain:
   // budget, access, body size, Idempotency-Key, deprecation, validation, handler). Whatever appended events
   // has them handed on to webhooks once answered (its code runs after the route's).
+  // A live connection carries its ticket, not a key (browsers send no headers on a WebSocket): it is
+  // answered before the credentials every other /v1 route needs.
+  app.get(LIVE_PATH, openLive);
   app.use("/v1/*", authenticate, openTenantDb, handOnAppendedEvents);
   mountRoutes(app, apiRoutes);
   extend?.(app);

@@ -123,6 +123,7 @@ const ruleChangeBody = z.strictObject({ tenantId: z.string().min(1).max(100), ru
 interface BenchCoordinator extends Rpc.DurableObjectBranded {
   benchD1Delay(): D1Delay & { delayed: { primary: number; replica: number } };
   benchPing(): number;
+  liveStats(): { connections: number; instanceSince: number };
 }
 
 function benchCoordinator(c: Context<AppBindings>, name: string) {
@@ -250,6 +251,10 @@ export function mountBenchRoutes(app: App): void {
     await benchCoordinator(c, c.req.param("operationId")).benchPing();
     return ok(c);
   });
+
+  // An Operation's live connections and when its object was last made: a later time after an idle
+  // spell means the object was evicted (hibernated) while its connections stayed.
+  app.get("/__bench/live-stats/:operationId", async (c) => c.json(await benchCoordinator(c, c.req.param("operationId")).liveStats()));
 
   // The floor of every /v1 request: request id, body limit, authentication, idempotency, JSON out.
   app.get("/v1/__bench/constant", (c) => c.json({ ok: true, tenantId: c.get("principal").tenantId }));

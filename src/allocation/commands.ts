@@ -118,6 +118,7 @@ export const setAllocations = defineCommand(
     ]);
     return answer;
   },
+  (input) => ({ what: "allocation", lineKeys: input.entries.map((entry) => entry.variantExternalId) }),
 );
 
 /**
@@ -212,6 +213,7 @@ export const setAccountCaps = defineCommand(
     ]);
     return answer;
   },
+  (_input, result) => ({ what: "allocation", counts: { ...result } }),
 );
 
 /** The commands of this folder, for the Operation's Durable Object. */

@@ -105,6 +105,7 @@ export const attachAccounts = defineCommand(
     });
     return { attached: toAttach.length, alreadyAttached, accountCount };
   },
+  (_input, result) => ({ what: "accounts", counts: { attached: result.attached, accountCount: result.accountCount } }),
 );
 
 /** Detach: same state and permission rules; ids that are not attached are reported, not refused. */
@@ -128,6 +129,7 @@ export const detachAccounts = defineCommand(
     });
     return { detached: removed, notAttached: notFound, accountCount: count };
   },
+  (_input, result) => ({ what: "accounts", counts: { detached: result.detached, accountCount: result.accountCount } }),
 );
 
 /** The commands of this resource, for the coordinator's registry. */

@@ -121,18 +121,22 @@ function placementEventData(row: CartRow, total: number) {
   return { accountId: row.accountId, storeId: row.storeId, lineCount: row.lines.length, total };
 }
 
-export const createCart = defineCommand("checkout.cart", async function createCart(ctx: CommandContext, input: CheckedPlacement) {
-  const row: CartRow = newPlacementRow(ctx, input.placement, idPrefixes.cart);
-  const cart = toCartRepresentation(row);
-  await commitPlacement(ctx, input, (guard) => [
-    guard,
-    ctx.db.insert(carts).values(row),
-    ...placementUpdates(ctx, "cartCount", row.accountId, "CART_CREATED"),
-    operationEvent(ctx, "cart.created", { cartId: row.id, ...placementEventData(row, cart.total) }),
-    ...claimOf(ctx, row.id),
-  ]);
-  return cart;
-});
+export const createCart = defineCommand(
+  "checkout.cart",
+  async function createCart(ctx: CommandContext, input: CheckedPlacement) {
+    const row: CartRow = newPlacementRow(ctx, input.placement, idPrefixes.cart);
+    const cart = toCartRepresentation(row);
+    await commitPlacement(ctx, input, (guard) => [
+      guard,
+      ctx.db.insert(carts).values(row),
+      ...placementUpdates(ctx, "cartCount", row.accountId, "CART_CREATED"),
+      operationEvent(ctx, "cart.created", { cartId: row.id, ...placementEventData(row, cart.total) }),
+      ...claimOf(ctx, row.id),
+    ]);
+    return cart;
+  },
+  () => null,
+);
 
 /** An order's lines by variant (the orders carrying a variant: one range of order_lines). */
 function orderLineRows(row: OrderRow): Statement[] {
@@ -166,38 +170,42 @@ export interface CheckedOrder extends CheckedPlacement {
   warnings: QuotaResult[];
 }
 
-export const createOrder = defineCommand("checkout.order", async function createOrder(ctx: CommandContext, input: CheckedOrder) {
-  const { placement, quotaOrders, warnings } = input;
-  const row: OrderRow = {
-    ...newPlacementRow(ctx, placement, idPrefixes.order),
-    cartId: placement.cartId,
-    total: orderTotal(placement.lines),
-    warnings: warnings as unknown as OrderRow["warnings"],
-    status: "PLACED",
-    cancelledAt: null,
-    cancelReason: null,
-    cancelledBy: null,
-  };
-  await commitPlacement(
-    ctx,
-    input,
-    (guard) => [
-      guard,
-      // Never beyond a pool or a cap: re-checked where the counters move (the object runs one order at a time besides).
-      writeGuard(fitsAllocation(ctx.operationId, row.accountId, row.lines)),
-      ctx.db.insert(orders).values(row),
-      ...orderLineRows(row),
-      ...placedStatements(countedOrder(row)),
-      ...exhaustedEvents(ctx, { id: row.id, placedAt: row.createdAt, lines: row.lines }),
-      ...quotaOrderFactRows(ctx.principal.tenantId, { id: row.id, at: row.createdAt }, quotaOrders),
-      ...placementUpdates(ctx, "orderCount", row.accountId, "ORDERED"),
-      operationEvent(ctx, "order.created", { orderId: row.id, cartId: row.cartId, ...placementEventData(row, row.total), warnings }),
-      ...claimOf(ctx, row.id),
-    ],
-    () => refuseBeyondAllocation(ctx, placement),
-  );
-  return toOrderRepresentation(row);
-});
+export const createOrder = defineCommand(
+  "checkout.order",
+  async function createOrder(ctx: CommandContext, input: CheckedOrder) {
+    const { placement, quotaOrders, warnings } = input;
+    const row: OrderRow = {
+      ...newPlacementRow(ctx, placement, idPrefixes.order),
+      cartId: placement.cartId,
+      total: orderTotal(placement.lines),
+      warnings: warnings as unknown as OrderRow["warnings"],
+      status: "PLACED",
+      cancelledAt: null,
+      cancelReason: null,
+      cancelledBy: null,
+    };
+    await commitPlacement(
+      ctx,
+      input,
+      (guard) => [
+        guard,
+        // Never beyond a pool or a cap: re-checked where the counters move (the object runs one order at a time besides).
+        writeGuard(fitsAllocation(ctx.operationId, row.accountId, row.lines)),
+        ctx.db.insert(orders).values(row),
+        ...orderLineRows(row),
+        ...placedStatements(countedOrder(row)),
+        ...exhaustedEvents(ctx, { id: row.id, placedAt: row.createdAt, lines: row.lines }),
+        ...quotaOrderFactRows(ctx.principal.tenantId, { id: row.id, at: row.createdAt }, quotaOrders),
+        ...placementUpdates(ctx, "orderCount", row.accountId, "ORDERED"),
+        operationEvent(ctx, "order.created", { orderId: row.id, cartId: row.cartId, ...placementEventData(row, row.total), warnings }),
+        ...claimOf(ctx, row.id),
+      ],
+      () => refuseBeyondAllocation(ctx, placement),
+    );
+    return toOrderRepresentation(row);
+  },
+  (_input, order) => ({ what: "orders", counts: { placed: 1 }, accountId: order.accountId, lineKeys: order.lines.map((line) => line.variantExternalId) }),
+);
 
 /** An order's fields as history records a cancellation: what changes on it. */
 const ORDER_FIELDS = recordedFields<Pick<OrderRow, "status" | "cancelledAt" | "cancelReason">>(["status", "cancelledAt", "cancelReason"]);
@@ -240,6 +248,7 @@ export const cancelOrder = defineCommand(
     }
     return cancelled;
   },
+  (_input, order) => ({ what: "orders", counts: { cancelled: 1 }, accountId: order.accountId, lineKeys: order.lines.map((line) => line.variantExternalId) }),
 );
 
 /**

@@ -129,6 +129,11 @@ export const upsertLines = defineCommand(
     });
     return { created, updated, lineCount };
   },
+  (input, result) => ({
+    what: "lines",
+    counts: { created: result.created, updated: result.updated },
+    lineKeys: input.lines.map((line) => line.variantExternalId),
+  }),
 );
 
 /** DELETE lines: keys that are not lines are reported, not refused. Removing nothing writes nothing. */
@@ -148,6 +153,7 @@ export const removeLines = defineCommand(
     });
     return { removed, notFound, lineCount: count };
   },
+  (input, result) => ({ what: "lines", counts: { removed: result.removed }, lineKeys: input.variantExternalIds }),
 );
 
 /** The commands of this resource, for the coordinator's registry. */

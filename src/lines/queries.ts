@@ -158,3 +158,15 @@ export async function listLinesAsOf(ctx: ListContext, operationId: string, versi
   });
   return { items: represent(page.items), nextToken: page.nextToken };
 }
+
+/** The lines among `keys` as GET …/lines shows them, and a removed one as { variantExternalId, removed: true }: what live viewers are sent. */
+export async function linesAsShown(db: Db, operationId: string, keys: readonly string[]): Promise<Record<string, unknown>[]> {
+  const rows = await selectInChunks(operationLines.variantExternalId, [...keys], (keyIsIn) =>
+    db
+      .select(lineColumns)
+      .from(operationLines)
+      .where(and(eq(operationLines.operationId, operationId), keyIsIn)),
+  );
+  const found = new Map(rows.map((row) => [row.variantExternalId, toLineRepresentation(row)]));
+  return keys.map((key) => found.get(key) ?? { variantExternalId: key, removed: true });
+}

@@ -181,6 +181,7 @@ export const patchOperation = defineCommand(
       datesChangedWhileActive: datesChanged && row.status === "ACTIVE",
     };
   },
+  () => ({ what: "operation" }),
 );
 
 /** The Operation's owners as rows (`replace`: instead of those it has). */
@@ -255,6 +256,7 @@ export const changeStatus = defineCommand(
     }
     return toOperationRepresentation(bump.after);
   },
+  () => ({ what: "status" }),
 );
 
 // ---- scheduled changes ----------------------------------------------------------------
@@ -354,36 +356,40 @@ async function abandonScheduledChange(
 // ---- delete ---------------------------------------------------------------------------
 
 /** Deletes the Operation with every row that belongs to it: lines, attachments, owners. */
-export const deleteOperation = defineCommand("operation.delete", async function deleteOperation(ctx: CommandContext, input: { ifMatch?: string | null }) {
-  const row = await loadOperation(ctx);
-  checkIfMatch(row, input.ifMatch);
-  if (row.cartCount + row.orderCount > 0) {
-    throw new ApiError(
-      "operation_has_links",
-      `The Operation has ${row.cartCount} linked carts and ${row.orderCount} linked orders; set its status to INACTIVE instead of deleting it.`,
-      { linkedCarts: row.cartCount, linkedOrders: row.orderCount, hint: "POST /status with INACTIVE" },
-    );
-  }
-  await commit(ctx, [
-    writeGuard(
-      sql`exists (select 1 from ${operations} where ${operations.id} = ${row.id} and ${operations.version} = ${row.version}
+export const deleteOperation = defineCommand(
+  "operation.delete",
+  async function deleteOperation(ctx: CommandContext, input: { ifMatch?: string | null }) {
+    const row = await loadOperation(ctx);
+    checkIfMatch(row, input.ifMatch);
+    if (row.cartCount + row.orderCount > 0) {
+      throw new ApiError(
+        "operation_has_links",
+        `The Operation has ${row.cartCount} linked carts and ${row.orderCount} linked orders; set its status to INACTIVE instead of deleting it.`,
+        { linkedCarts: row.cartCount, linkedOrders: row.orderCount, hint: "POST /status with INACTIVE" },
+      );
+    }
+    await commit(ctx, [
+      writeGuard(
+        sql`exists (select 1 from ${operations} where ${operations.id} = ${row.id} and ${operations.version} = ${row.version}
             and ${operations.cartCount} = 0 and ${operations.orderCount} = 0)`,
-    ),
-    // What goes with it is recorded first: the Operation, and every line and attachment as they were.
-    ...operationChanges(ctx, row, [operationChange(row, null)], (setId, first) => recordEveryRowDeleted(row, setId, first)),
-    ctx.db.delete(operationLines).where(eq(operationLines.operationId, row.id)),
-    ctx.db.delete(operationAccounts).where(eq(operationAccounts.operationId, row.id)),
-    ctx.db.delete(operationOwners).where(eq(operationOwners.operationId, row.id)),
-    // Its decisions go with it; their history stays, as its own does.
-    ctx.db.delete(operationApprovals).where(eq(operationApprovals.operationId, row.id)),
-    // Its totals too: without orders, they count refusals and attached accounts only.
-    ctx.db.delete(operationTotals).where(eq(operationTotals.operationId, row.id)),
-    ctx.db.delete(operationAccountTotals).where(eq(operationAccountTotals.operationId, row.id)),
-    ctx.db.delete(operationDailyTotals).where(eq(operationDailyTotals.operationId, row.id)),
-    ctx.db.delete(operations).where(eq(operations.id, row.id)),
-    operationEvent(ctx, "operation.deleted", { code: row.code }),
-  ]);
-});
+      ),
+      // What goes with it is recorded first: the Operation, and every line and attachment as they were.
+      ...operationChanges(ctx, row, [operationChange(row, null)], (setId, first) => recordEveryRowDeleted(row, setId, first)),
+      ctx.db.delete(operationLines).where(eq(operationLines.operationId, row.id)),
+      ctx.db.delete(operationAccounts).where(eq(operationAccounts.operationId, row.id)),
+      ctx.db.delete(operationOwners).where(eq(operationOwners.operationId, row.id)),
+      // Its decisions go with it; their history stays, as its own does.
+      ctx.db.delete(operationApprovals).where(eq(operationApprovals.operationId, row.id)),
+      // Its totals too: without orders, they count refusals and attached accounts only.
+      ctx.db.delete(operationTotals).where(eq(operationTotals.operationId, row.id)),
+      ctx.db.delete(operationAccountTotals).where(eq(operationAccountTotals.operationId, row.id)),
+      ctx.db.delete(operationDailyTotals).where(eq(operationDailyTotals.operationId, row.id)),
+      ctx.db.delete(operations).where(eq(operations.id, row.id)),
+      operationEvent(ctx, "operation.deleted", { code: row.code }),
+    ]);
+  },
+  () => ({ what: "operation", counts: { deleted: 1 } }),
+);
 
 /** The commands of this resource, for the coordinator's registry. */
 export const operationCommands = [patchOperation, changeStatus, deleteOperation];

@@ -118,6 +118,7 @@ export const revertOperation = defineCommand(
     // The batch leaves the counts the version had (recounted in SQL from the rows it leaves).
     return { operation: { ...after, lineCount: then.row.lineCount, accountCount: then.row.accountCount, version: row.version + 1, updatedAt }, counts };
   },
+  (_input, result) => ({ what: "operation", counts: { ...result.counts } }),
 );
 
 /** Whether another Operation of the tenant has `code`. */

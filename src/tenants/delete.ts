@@ -7,7 +7,7 @@ import { d1, primaryDb } from "../platform/data/database";
 import { forgetPlacement } from "../platform/data/tenancy";
 import { forgetCachedKey } from "../platform/http/auth";
 import { operations } from "../operations/tables";
-import { apiKeys, changeSets, tenantDirectory, tenantFences, tenants } from "../platform/data/tables";
+import { apiKeys, changeSets, liveKeys, tenantDirectory, tenantFences, tenants } from "../platform/data/tables";
 import { MOVED_TABLES } from "./move";
 
 /*
@@ -78,6 +78,7 @@ export async function deleteTenant(env: Env, tenantId: string): Promise<DeleteRe
   const keyHashes = await control.select({ hash: apiKeys.keyHash }).from(apiKeys).where(eq(apiKeys.tenantId, tenantId));
   const [keys] = await control.batch([
     control.delete(apiKeys).where(eq(apiKeys.tenantId, tenantId)),
+    control.delete(liveKeys).where(eq(liveKeys.tenantId, tenantId)),
     control.delete(tenantDirectory).where(eq(tenantDirectory.tenantId, tenantId)),
   ]);
   // This isolate stops answering for the tenant at once; every other within its caches' lifetime (10 s), as for a revoked key.

@@ -18,6 +18,7 @@ import setAllocations from "../../src/allocation/routes/put-lines";
 import setAccountCaps from "../../src/allocation/routes/put-accounts";
 import listAccountCaps from "../../src/allocation/routes/list-accounts";
 import planAllocation from "../../src/allocation/routes/plan";
+import issueLiveTicket from "../../src/live/routes/ticket";
 import getCart from "../../src/checkout/routes/get-cart";
 import getOrder from "../../src/checkout/routes/get-order";
 import listOrders from "../../src/checkout/routes/list-orders";
@@ -111,6 +112,7 @@ export const routes = {
   setAccountCaps,
   listAccountCaps,
   planAllocation,
+  issueLiveTicket,
   getOrder,
   listOrders,
   compare,

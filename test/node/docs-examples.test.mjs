@@ -33,7 +33,11 @@ import { applyMigrations, repoRoot } from "../../scripts/lib/wrangler.mjs";
 import { answerDifference, examples, runInOneShell, servedPathMentions } from "./support/doc-examples.mjs";
 
 const state = mkdtempSync(join(tmpdir(), "docs-examples-"));
-const documents = ["README.md", ...listGuides().map((guide) => guide.path)].map((path) => ({ path, markdown: readFileSync(join(repoRoot, path), "utf8") }));
+// DOCS_ONLY=docs/live.md runs one file's examples (while writing it); the suite runs them all.
+const only = process.env.DOCS_ONLY?.split(",");
+const documents = ["README.md", ...listGuides().map((guide) => guide.path)]
+  .filter((path) => !only || only.includes(path))
+  .map((path) => ({ path, markdown: readFileSync(join(repoRoot, path), "utf8") }));
 const runnable = documents.map((document) => ({ ...document, examples: examples(document.markdown) })).filter((document) => document.examples.length);
 // One reader, one terminal: the tour, every guide, then every guide again the other way round and the tour last.
 const readingOrder = [...runnable, ...[...runnable].reverse()];

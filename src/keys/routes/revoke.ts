@@ -3,6 +3,7 @@ import { defineRoute } from "../../platform/http/routes";
 import { revokeKey } from "../commands";
 import { keyStore } from "../queries";
 import { keyIdParam } from "../schemas";
+import { closeLiveConnectionsOf } from "../../live/keys";
 
 export default defineRoute(
   {
@@ -11,7 +12,7 @@ export default defineRoute(
     operationId: "revokeKey",
     summary: "Revoke an API key",
     description:
-      "From the answer on, the key answers 401 in the Worker instance that revoked it, and within 10 s everywhere (instances cache keys that long). A key may revoke itself. Revoking a revoked key answers 204 and changes nothing. The key stays listed, with revokedAt.",
+      "From the answer on, the key answers 401 in the Worker instance that revoked it, and within 10 s everywhere (instances cache keys that long). Its live connections close at once (4001). A key may revoke itself. Revoking a revoked key answers 204 and changes nothing. The key stays listed, with revokedAt.",
     tag: "Keys",
     roles: ["OPERATOR"],
     params: keyIdParam,
@@ -19,7 +20,10 @@ export default defineRoute(
     errors: ["not_found", "idempotency_key_reused"],
   },
   async function handleRevokeKey(c, { params }) {
-    await revokeKey({ control: keyStore(c.env, c.var.trace), shard: c.var.db }, writerOf(c), params.keyId);
+    const control = keyStore(c.env, c.var.trace);
+    await revokeKey({ control, shard: c.var.db }, writerOf(c), params.keyId);
+    // Its live connections close now, wherever they are (they were opened with tickets it was given).
+    c.executionCtx.waitUntil(closeLiveConnectionsOf(c.env, control, params.keyId, c.var.requestId));
     return c.body(null, 204);
   },
 );

@@ -1,5 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Command, CommandContext, CommandExecutor, CommandOutcome, CommandRequest, EventsListener } from "./protocol";
+import type { Command, CommandContext, CommandExecutor, CommandOutcome, CommandRequest, EventsListener, LiveChange, LiveLines } from "./protocol";
+import { CLOSE, LIVE, LiveRoom, type LiveViewer } from "./live";
+import type { ShardName } from "../../platform/core/shards";
+import { actorOf } from "../../platform/core/principal";
+import { problemResponseFor } from "../../platform/core/errors";
 import { afterCommit } from "../../platform/core/after-commit";
 import { openDb, primaryDb } from "../../platform/data/database";
 import type { Env } from "../../platform/core/env";
@@ -52,6 +56,9 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
   protected abstract readonly commands: ReadonlyMap<string, Command<unknown, unknown>>;
   /** Who hears of events the object appends on its own (a scheduled change): the app's (src/app.ts). */
   protected abstract readonly eventsListeners: readonly EventsListener[];
+  /** Lines as the API shows them, for the changes told to live viewers: the app's (src/app.ts). */
+  protected abstract readonly liveLines: LiveLines;
+  private readonly live = new LiveRoom(this.ctx);
 
   async execute(principal: Principal, operationId: string, name: string, input: unknown, request: CommandRequest): Promise<CommandOutcome<unknown>> {
     // The callback never throws: a throwing callback would reset the object.
@@ -62,8 +69,103 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
           this.armSchedule(principal, operationId),
         );
       }
+      // Committed: its live viewers hear of it, in commit order (the object runs one command at a time).
+      if (outcome.ok && outcome.eventsAppended) {
+        const change = this.commands.get(name)?.live?.(input, outcome.value) ?? (this.commands.get(name)?.live ? null : { what: "operation" as const });
+        if (change) await this.tellViewers(principal.shard, principal.tenantId, operationId, actorOf(principal), change);
+        if (name === deleteOperation.name)
+          this.tellLater(operationId, "closing live connections", async () => this.live.closeAll(CLOSE.operationDeleted, "the Operation was deleted"));
+      }
       return outcome;
     });
+  }
+
+  /** A single-use ticket for a live connection of `viewer` (the Worker checked it may read the Operation). */
+  async issueLiveTicket(viewer: LiveViewer): Promise<{ ticket: string; expiresAt: string }> {
+    return this.ctx.blockConcurrencyWhile(() => this.live.issueTicket(viewer));
+  }
+
+  /** Closes a revoked key's live connections; answers how many. */
+  async closeLiveKey(keyId: string): Promise<number> {
+    return this.live.closeKey(keyId);
+  }
+
+  /** The live connections held now, and when this instance of the object was made (a hibernated object is made again when it wakes). */
+  async liveStats(): Promise<{ connections: number; instanceSince: number }> {
+    return { connections: this.live.connections, instanceSince: this.instanceSince };
+  }
+  private readonly instanceSince = Date.now();
+
+  /**
+   * GET …/live?ticket=&since=, forwarded by the Worker: the ticket is redeemed (missing, used, expired
+   * or another Operation's: 401) and the connection accepted, hibernating between messages.
+   */
+  async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const ticket = url.searchParams.get("ticket") ?? "";
+    const viewer = await this.ctx.blockConcurrencyWhile(() => this.live.redeem(ticket));
+    if (!viewer || viewer.operationId !== url.searchParams.get("operationId")) {
+      const refused = new ApiError("unauthorized", "The live ticket is missing, used, expired or not this Operation's: ask POST …/live-tickets for a new one.");
+      return problemResponseFor(refused.problem, request.headers.get("x-request-id") ?? crypto.randomUUID());
+    }
+    const since = url.searchParams.get("since");
+    const version = await this.currentVersion(viewer.shard, viewer.tenantId, viewer.operationId);
+    const [client, server] = Object.values(new WebSocketPair());
+    await this.live.accept(server, viewer, version, since === null ? null : Number(since));
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    this.live.message(ws, message);
+  }
+
+  async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    this.live.closed(ws, code);
+  }
+
+  async webSocketError(ws: WebSocket): Promise<void> {
+    this.live.closed(ws);
+  }
+
+  /** Tells the live viewers (and the log kept for reconnects) of a committed change: the version it left, the lines it touched as they are now. */
+  /**
+   * Tells live viewers of a committed change. Called inside the section that committed it, it reads
+   * only the version that change made (exact, as reconnects count on it); the lines and the sending
+   * wait until the command has answered, one change after another in commit order.
+   */
+  private async tellViewers(shard: ShardName, tenantId: string, operationId: string, actor: string, change: LiveChange): Promise<void> {
+    if (!(await this.live.listening())) return;
+    let version: number | null | undefined;
+    await afterCommit(`live:${operationId}`, "reading the version live viewers are told (they read it on their next reload)", async () => {
+      version = await this.currentVersion(shard, tenantId, operationId);
+    });
+    if (version === undefined) return;
+    const told = version;
+    this.tellLater(operationId, "telling live viewers of a change (they read it on their next reload)", async () => {
+      const keys = change.lineKeys ? [...new Set(change.lineKeys)] : [];
+      const named = keys.length > 0 && keys.length <= LIVE.maxLines;
+      const lines = named ? await this.liveLines(primaryDb(this.env, shard), operationId, keys) : undefined;
+      await this.live.broadcast({
+        version: told,
+        actor,
+        what: change.what,
+        counts: change.counts ?? {},
+        ...(named && { lineKeys: keys }),
+        ...(lines && { lines }),
+        ...(change.accountId && { accountId: change.accountId }),
+      });
+    });
+  }
+
+  /** Live work after a command answered: one after another, in the order the commands committed. */
+  private telling: Promise<void> = Promise.resolve();
+  private tellLater(operationId: string, step: string, run: () => Promise<void>): void {
+    this.telling = this.telling.then(() => afterCommit(`live:${operationId}`, step, run));
+    this.ctx.waitUntil(this.telling);
+  }
+
+  private async currentVersion(shard: ShardName, tenantId: string, operationId: string): Promise<number | null> {
+    return (await findOperation(primaryDb(this.env, shard), tenantId, operationId))?.version ?? null;
   }
 
   /** Sets the alarm to the Operation's next scheduled time (or clears it): after a create with a schedule. */
@@ -114,6 +216,9 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
         return;
       }
       await this.arm(owner, row);
+      if (trace.eventsAppended && trace.shard) {
+        await this.tellViewers(trace.shard, owner.tenantId, owner.operationId, "schedule", { what: "status" });
+      }
     });
     // The change (or its operation.schedule_failed) is heard now (webhooks), not at the next sweep.
     if (trace.eventsAppended && trace.shard) {

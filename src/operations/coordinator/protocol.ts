@@ -1,5 +1,5 @@
 import type { Env } from "../../platform/core/env";
-import type { Principal } from "../../platform/core/principal";
+import type { Principal, Role } from "../../platform/core/principal";
 import type { ShardName } from "../../platform/core/shards";
 import type { ChangeAuthor } from "../../platform/data/changes";
 import type { Db } from "../../platform/data/database";
@@ -16,17 +16,33 @@ export interface CommandContext {
   author: ChangeAuthor;
 }
 
+/** What a committed command tells the Operation's live viewers (live.ts): what kind of change, and what of it. */
+export interface LiveChange {
+  what: "lines" | "accounts" | "status" | "allocation" | "orders" | "operation";
+  counts?: Record<string, number>;
+  /** The lines it changed or removed: viewers get their state now (up to 500), a removed one as removed. */
+  lineKeys?: readonly string[];
+  /** An order's account: an ACCOUNT key's viewers hear only of their own accounts' orders. */
+  accountId?: string;
+}
+
 /**
  * A state-changing command on one Operation. It runs inside the Operation's Durable Object, one at
  * a time; `name` is how the Worker names it across the RPC boundary (functions cannot cross it).
+ * `live` says what the change was, once it committed (default: the Operation changed).
  */
 export interface Command<Input, Output> {
   readonly name: string;
   run(ctx: CommandContext, input: Input): Promise<Output>;
+  live?(input: Input, output: Output): LiveChange | null;
 }
 
-export function defineCommand<Input, Output>(name: string, run: (ctx: CommandContext, input: Input) => Promise<Output>): Command<Input, Output> {
-  return { name, run };
+export function defineCommand<Input, Output>(
+  name: string,
+  run: (ctx: CommandContext, input: Input) => Promise<Output>,
+  live?: (input: Input, output: Output) => LiveChange | null,
+): Command<Input, Output> {
+  return { name, run, live };
 }
 
 /** What a command's change records say of the request that sent it. */
@@ -72,6 +88,23 @@ export interface AppendedEvents {
  */
 export type EventsListener = (env: Env, appended: AppendedEvents) => Promise<void>;
 
+/** Who a connection is: what its reads may see, and how others see it. */
+export interface LiveViewer {
+  tenantId: string;
+  operationId: string;
+  shard: ShardName;
+  keyId: string;
+  role: Role;
+  userId: string | null;
+  /** As people see it: the key's name, else its user, else its role. */
+  name: string;
+  /** ACCOUNT keys: the accounts whose orders it hears of. */
+  accountIds: string[];
+}
+
+/** Lines as the API shows them, read for a change told to live viewers (src/app.ts gives the object the lines' own reader). */
+export type LiveLines = (db: Db, operationId: string, variantExternalIds: readonly string[]) => Promise<Record<string, unknown>[]>;
+
 /** The Operation's Durable Object as the Worker calls it. */
 export interface CommandExecutor extends Rpc.DurableObjectBranded {
   execute(principal: Principal, operationId: string, name: string, input: unknown, request: CommandRequest): Promise<CommandOutcome<unknown>>;
@@ -79,6 +112,14 @@ export interface CommandExecutor extends Rpc.DurableObjectBranded {
   syncSchedule(principal: Principal, operationId: string): Promise<void>;
   /** Arms the object again from D1 when it has no alarm although a scheduled time is past; answers whether it did. */
   healSchedule(tenantId: string, operationId: string): Promise<boolean>;
+  /** A single-use ticket for a live connection of `viewer` (live.ts). */
+  issueLiveTicket(viewer: LiveViewer): Promise<{ ticket: string; expiresAt: string }>;
+  /** Closes a revoked key's live connections; answers how many. */
+  closeLiveKey(keyId: string): Promise<number>;
+  /** The live connections held now, and since when this instance of the object lives. */
+  liveStats(): Promise<{ connections: number; instanceSince: number }>;
+  /** The live connection's upgrade (GET …/live), forwarded as it came. */
+  fetch(request: Request): Promise<Response>;
 }
 
 /** Sends commands to their Operation's Durable Object on behalf of the request's principal (`operationCoordinator(c)`). */

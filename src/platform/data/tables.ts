@@ -42,7 +42,19 @@ export const apiKeys = sqliteTable("api_keys", {
 });
 
 /** Tables of the control database; every other table is a tenant shard's. */
-export const CONTROL_TABLES = [tenantDirectory, apiKeys] as const;
+/** Which keys were given live connections to which Operations: a revoked key's are closed there (src/live/). */
+export const liveKeys = sqliteTable(
+  "live_keys",
+  {
+    keyId: text("key_id").notNull(),
+    operationId: text("operation_id").notNull(),
+    tenantId: text("tenant_id").notNull(),
+    issuedAt: text("issued_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.operationId] })],
+);
+
+export const CONTROL_TABLES = [tenantDirectory, apiKeys, liveKeys] as const;
 
 /* A tenant shard (migrations/tenant): every tenant's own data, each row carrying its tenant. */
 

@@ -500,6 +500,28 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       },
     },
   };
+  // The live connection carries a ticket instead of a key (browsers send no headers on a WebSocket).
+  paths["/v1/operations/{operationId}/live"] = {
+    get: {
+      operationId: "openLive",
+      summary: "Open an Operation's live connection (WebSocket)",
+      description:
+        'Upgrade: websocket, with a ticket from POST …/live-tickets (single use, 60 s). The server sends { "type": "hello", "version", "seq", "viewers" }, then { "type": "changed", "seq", "version", "actor", "what": lines | accounts | status | allocation | orders | operation, "counts", "lines"? } after every committed change and { "type": "presence", "viewers": [{ "id", "name", "role", "focus"? }] } as people come, go or move. A client sends { "type": "focus", "focus": { "variantExternalId", "field" } | null } (rate-limited) or { "type": "ping" }. since=<version> replays what was missed, or { "type": "reload" }. A malformed or oversized message closes that connection (1003, 1007, 1008, 1009); a revoked key\'s connections close with 4001. See docs/live.md.',
+      tags: ["Live"],
+      security: [],
+      parameters: [
+        { name: "operationId", in: "path", required: true, schema: { type: "string" } },
+        { name: "ticket", in: "query", required: true, schema: { type: "string", maxLength: 200 } },
+        { name: "since", in: "query", required: false, schema: { type: "integer", minimum: 0 }, description: "The version last seen." },
+      ],
+      responses: {
+        101: { description: "Switching to the WebSocket." },
+        400: errorResponses.refer(["validation_failed"], false),
+        401: errorResponses.refer(["unauthorized"], false),
+        404: errorResponses.refer(["not_found"], false),
+      },
+    },
+  };
   const parameters = shareParameters(paths);
   hoistPathParameters(paths);
   return {

@@ -31,6 +31,7 @@ export const API_TAGS = {
   Quotas: "Quotas Rules (minimum order amounts by account, supplier and store), the tenant's default minimum, and the evaluation of orders against them.",
   "Carts and orders": "Carts and orders placed against an open Operation, their cancellation, and the comparison of an order with the Operation's lines.",
   Allocation: "Scarce supply shared fairly: a line's pool, caps per account, a proposed split; orders never exceed what is left.",
+  Live: "An Operation's page that updates itself: a ticket, then a WebSocket that hears of every committed change and who else is here.",
   Totals: "What a running campaign has done: orders, amounts, accounts that ordered or not, refusals, per line and per day, kept as orders happen.",
   Front: "What a storefront shows: the Operations open now and their lines, each localized text in one language.",
   Events: "The change log: every change in commit order, to poll.",

@@ -1,0 +1,3 @@
+import ticket from "./ticket";
+
+export const liveRoutes = [ticket];
