@@ -80,7 +80,8 @@ export default defineConfig(async () => {
         },
         // The console's pure modules (words, names, grouping): plain Node, no Worker, no browser.
         {
-          test: { name: "console", include: ["test/console/**/*.test.ts"], environment: "node" },
+          // The console's words in English, read as main.tsx reads the first language.
+          test: { name: "console", include: ["test/console/**/*.test.ts"], environment: "node", setupFiles: ["./test/console/english.ts"] },
           // The catalogs as the console's build compiles them (`virtual:messages/<language>`).
           plugins: [icuMessages(new URL("./console/messages", import.meta.url).pathname)],
           resolve: {

@@ -9,7 +9,7 @@
 // (BENCH_CONSOLE_TOTALS_LINES lines, 5000 by default, and BENCH_CONSOLE_TOTALS_ORDERS orders placed
 // through the API, 100,000 by default: set them small to try the suite), from navigation to its first figures.
 // Issue 50: switching the lines grid's page to German, and what a page loads before its first rows
-// (gzipped, every chunk: English is in the first load, German is read first when it is remembered).
+// (gzipped, every chunk: the remembered language's catalog, English by default, is read first).
 import { gzipSync } from "node:zlib";
 import { buildConsole, consoleWeight } from "../../scripts/build-console.mjs";
 import { launchChromium } from "../../scripts/lib/chromium.mjs";
@@ -323,7 +323,7 @@ export default async function consoleSuite(ctx) {
     const running = await runningOperation();
     const totals = await measureTotals(`${ctx.baseUrl}/console/operations/${running}/totals`);
 
-    const { js, css, html, lazy } = consoleWeight();
+    const { js, css, html, language: catalog, lazy } = consoleWeight();
     const kib = (bytes) => round1(bytes / 1024);
     return {
       title: `The console in headless Chromium (${LINES} lines, ${RULES} quota rules, median of ${ROUNDS} fresh tabs)`,
@@ -381,13 +381,13 @@ export default async function consoleSuite(ctx) {
           figure: "lines grid in German (remembered): everything loaded before its first rows, gzip (KiB)",
           value: kib(language.german),
           goal: `≤ ${round1(FIRST_LOAD_BEFORE_LANGUAGES_KIB * 1.05)}`,
-          samples: "the German chunk read before the first page shows",
+          samples: "the German catalog read instead of the English one",
         },
         {
-          figure: "first load JS + CSS + HTML, gzip (KiB)",
-          value: kib(js + css + html),
+          figure: "first load JS + CSS + HTML + the heaviest language, gzip (KiB)",
+          value: kib(js + css + html + catalog),
           goal: "≤ 156",
-          samples: `JS ${kib(js)}, CSS ${kib(css)}, HTML ${kib(html)}; pages loaded on first visit ${kib(lazy)}`,
+          samples: `JS ${kib(js)}, CSS ${kib(css)}, HTML ${kib(html)}, language ${kib(catalog)}; pages and other languages loaded on first use ${kib(lazy)}`,
         },
       ],
     };

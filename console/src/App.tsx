@@ -1,20 +1,9 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useMemo, useState, type FormEvent, type ReactNode } from "react";
 import { Route, Switch, useLocation } from "wouter";
-import { AccountsPage } from "./desk/AccountsPage";
-import { ChangesPage } from "./desk/ChangesPage";
-import { EventsPage } from "./desk/EventsPage";
-import { KeysPage } from "./desk/KeysPage";
-import { OrderCheckPage } from "./desk/OrderCheckPage";
-import { SettingsPage } from "./desk/SettingsPage";
-import { WebhooksPage } from "./desk/WebhooksPage";
 import { AmountsReady } from "./labels/money";
-import { HistoryPage } from "./operations/HistoryPage";
 import { OperationPage } from "./operations/OperationPage";
 import { OperationsPage } from "./operations/OperationsPage";
-import { RuleFormPage } from "./rules/RuleForm";
-import { RulesPage } from "./rules/RulesPage";
-import { Simulator } from "./rules/Simulator";
 import { SessionContext } from "./shared/context";
 import { type MessageKey, t, useLanguage } from "./shared/i18n";
 import { LanguageChoice } from "./shared/LanguageChoice";
@@ -22,9 +11,21 @@ import { LeaveGuard, useConfirmLeave } from "./shared/leaving";
 import { answer, clientFor, loadSession, saveSession, toRefusal, type Refusal, type Role, type Session } from "./shared/session";
 import { Link, ProblemView } from "./shared/ui";
 
-// An Operation's orders and totals load on first visit: the first load stays within its budget.
+// The first load holds the Operations and an Operation's lines (the pages people open first, and the
+// grid's first rows); every other page loads on its first visit: the first load stays within its budget.
 const OrdersPage = lazy(() => import("./operations/OrdersPage").then((module) => ({ default: module.OrdersPage })));
 const TotalsPage = lazy(() => import("./operations/TotalsPage").then((module) => ({ default: module.TotalsPage })));
+const HistoryPage = lazy(() => import("./operations/HistoryPage").then((module) => ({ default: module.HistoryPage })));
+const RulesPage = lazy(() => import("./rules/RulesPage").then((module) => ({ default: module.RulesPage })));
+const RuleFormPage = lazy(() => import("./rules/RuleForm").then((module) => ({ default: module.RuleFormPage })));
+const Simulator = lazy(() => import("./rules/Simulator").then((module) => ({ default: module.Simulator })));
+const OrderCheckPage = lazy(() => import("./desk/OrderCheckPage").then((module) => ({ default: module.OrderCheckPage })));
+const AccountsPage = lazy(() => import("./desk/AccountsPage").then((module) => ({ default: module.AccountsPage })));
+const EventsPage = lazy(() => import("./desk/EventsPage").then((module) => ({ default: module.EventsPage })));
+const WebhooksPage = lazy(() => import("./desk/WebhooksPage").then((module) => ({ default: module.WebhooksPage })));
+const KeysPage = lazy(() => import("./desk/KeysPage").then((module) => ({ default: module.KeysPage })));
+const ChangesPage = lazy(() => import("./desk/ChangesPage").then((module) => ({ default: module.ChangesPage })));
+const SettingsPage = lazy(() => import("./desk/SettingsPage").then((module) => ({ default: module.SettingsPage })));
 
 /** The console's sections, as the menu lists them. */
 interface Section {

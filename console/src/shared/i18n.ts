@@ -1,4 +1,3 @@
-import english from "virtual:messages/en";
 import { createElement, Fragment, isValidElement, type ReactNode, useRef, useSyncExternalStore } from "react";
 import type app from "../../messages/en/app.json";
 import type common from "../../messages/en/common.json";
@@ -14,8 +13,9 @@ import type totals from "../../messages/en/totals.json";
 
 /**
  * The console's languages. Its words come from the catalogs of console/messages (ICU MessageFormat,
- * compiled when the console is built: console/i18n-messages.ts); English is in the first load, each
- * other language a chunk of its own, read when it is chosen. `t` says a message in the language
+ * compiled when the console is built: console/i18n-messages.ts), each language a chunk of its own:
+ * the one remembered (or the browser's) is read before the first page shows, another when it is
+ * chosen, so every language's first load weighs the same. `t` says a message in the language
  * chosen; the root re-renders on a change (useLanguage), so nothing keeps the last language's words.
  */
 
@@ -39,7 +39,8 @@ export type Language = keyof typeof LANGUAGES;
 type Messages = Record<string, (values?: Record<string, unknown>) => string>;
 export type MessageValues = Record<string, string | number | ReactNode>;
 
-const loaders: Record<Exclude<Language, "en">, () => Promise<{ default: Messages }>> = {
+const loaders: Record<Language, () => Promise<{ default: Messages }>> = {
+  en: () => import("virtual:messages/en"),
   fr: () => import("virtual:messages/fr"),
   de: () => import("virtual:messages/de"),
   es: () => import("virtual:messages/es"),
@@ -49,7 +50,8 @@ const loaders: Record<Exclude<Language, "en">, () => Promise<{ default: Messages
 const STORAGE_KEY = "campaign-console-language";
 const isLanguage = (value: unknown): value is Language => typeof value === "string" && Object.hasOwn(LANGUAGES, value);
 
-let current: { language: Language; messages: Messages } = { language: "en", messages: english };
+// Empty until main.tsx (or a test's setup) reads the first language, before anything is shown.
+let current: { language: Language; messages: Messages } = { language: "en", messages: {} };
 const listeners = new Set<() => void>();
 
 /** The language remembered in this browser, else the first of the browser's languages the console speaks, else English. */
@@ -65,7 +67,7 @@ export function preferredLanguage(): Language {
 
 /** Reads a language's catalog (its chunk, once), makes it the console's, and remembers it when `remember`. */
 export async function switchLanguage(language: Language, { remember = false } = {}) {
-  const messages = language === "en" ? english : (await loaders[language]()).default;
+  const messages = (await loaders[language]()).default;
   current = { language, messages };
   if (typeof document !== "undefined") document.documentElement.lang = language;
   if (remember) {
@@ -77,7 +79,7 @@ export async function switchLanguage(language: Language, { remember = false } = 
 }
 
 /** Starts reading a language's chunk (a pointer over the Language control), so choosing it is instant. */
-export const prefetchLanguage = (language: Language) => void (language === "en" ? undefined : loaders[language]().catch(() => undefined));
+export const prefetchLanguage = (language: Language) => void loaders[language]().catch(() => undefined);
 
 export const currentLanguage = () => current.language;
 
@@ -93,14 +95,14 @@ export function useLanguage(): Language {
   );
 }
 
-/** A message in the language chosen (English when that catalog lacks it: the catalogs test forbids it). */
+/** A message in the language chosen (its key should a catalog lack it: the catalogs test forbids that). */
 export function t(key: MessageKey, values?: Record<string, string | number>): string {
-  const message = current.messages[key] ?? english[key];
+  const message = current.messages[key];
   return message ? message(values) : key;
 }
 
-/** Whether a message exists (keys made from the API's values: a problem code, a status). */
-export const hasMessage = (key: string): key is MessageKey => Object.hasOwn(english, key);
+/** Whether a message exists (keys made from the API's values: a problem code, a status); every language has the same keys. */
+export const hasMessage = (key: string): key is MessageKey => Object.hasOwn(current.messages, key);
 
 const MARK = /\u{F0000}(\d+)\u{F0001}/u;
 
