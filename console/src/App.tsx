@@ -200,8 +200,8 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
             </Link>
           ))}
         </nav>
+        <LanguageChoice />
         <span className="who">
-          <LanguageChoice />
           {session.role}
           <button type="button" onClick={() => confirmLeave(onSignOut)}>
             {t("app.signOut")}

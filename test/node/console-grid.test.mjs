@@ -136,7 +136,7 @@ if (chromiumPresent("console grid test")) {
 
     it("a drag held past the grid's edge scrolls it, and the selection (or the fill) goes on to the rows it brings in", TIMEOUT, async () => {
       const scrolledPast = (rows) => page.waitForFunction((top) => document.querySelector('[role="grid"]').scrollTop > top, rows * 34, { timeout: 30_000 });
-      const selectedText = async () => Number((await page.getByText(/cells selected$/).textContent()).match(/(\d+) cells selected$/)[1]);
+      const selectedText = async () => Number((await page.getByText(/cells selected$/).textContent()).match(/([\d,]+) cells selected$/)[1].replaceAll(",", ""));
       await goTo(0, NAME);
       // The page scrolled so that there is room below the grid for the pointer.
       await grid().evaluate((element) => element.scrollIntoView({ block: "center" }));
@@ -202,7 +202,7 @@ if (chromiumPresent("console grid test")) {
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), "5\n5");
       assert.deepEqual([await cellText(45, REC), await cellText(46, REC)], ["", ""]);
       await press("Control+a");
-      await page.getByText(`${LINES * 7} cells selected`).waitFor();
+      await page.getByText(`${(LINES * 7).toLocaleString("en")} cells selected`).waitFor();
     });
 
     it("finds and replaces within a column after previewing the cells it will change", TIMEOUT, async () => {

@@ -300,7 +300,7 @@ if (chromiumPresent("console review test")) {
 
     it("lists keep their filters and sort in the address: Back and a reload reproduce them", TIMEOUT, async () => {
       await go("Operations");
-      const filters = page.getByRole("search", { name: "Filter operations" });
+      const filters = page.getByRole("search", { name: "Filters: Operations" });
       // A select's name holds its options too: the label's own word starts it.
       const statusFilter = filters.getByRole("combobox", { name: /^Status/ });
       const sortChoice = filters.getByRole("combobox", { name: /^Sort/ });
