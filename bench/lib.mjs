@@ -27,6 +27,28 @@ export function extractTree(ref) {
   return { commit, dir };
 }
 
+/** The D1 round trips of an answer, sequential/total, from the bench Worker's header ("" without it). */
+export const roundTripsOf = (response) => response.headers.get("x-bench-d1-round-trips") ?? "";
+
+/**
+ * ctx.sideBySide over calls that answer a response (`{ ms, headers, … }`), each timed by its `ms`; the
+ * result also holds `last`, each call's last response (its round trips, its size).
+ */
+export async function sideBySideCalls(ctx, calls, options) {
+  const last = {};
+  const timed = Object.fromEntries(
+    Object.entries(calls).map(([name, call]) => [
+      name,
+      async (round) => {
+        const response = await call(round);
+        last[name] = response;
+        return response.ms;
+      },
+    ]),
+  );
+  return { ...(await ctx.sideBySide(timed, options)), last };
+}
+
 /** Latency figures (ms) of a list of samples (ms). */
 export function summarize(samples) {
   const sorted = [...samples].sort((a, b) => a - b);

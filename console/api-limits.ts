@@ -34,6 +34,8 @@ export function readApiLimits(specPath: string): ApiLimits {
   };
   const lines = "/v1/operations/{operationId}/lines";
   const rules = "/v1/buying-policies/quotas/rules";
+  const caps = "/v1/operations/{operationId}/allocations/accounts";
+  const plan = "/v1/operations/{operationId}/allocations/plan";
   const impact = body("/v1/buying-policies/quotas/impact", "post");
   return {
     linesPerPut: number(body(lines, "put").maxItems, "lines per PUT"),
@@ -46,5 +48,9 @@ export function readApiLimits(specPath: string): ApiLimits {
     diffPerPage: number(parameter("/v1/operations/{operationId}/diff", "limit").maximum, "diff items per page"),
     historyPerPage: number(parameter("/v1/history", "limit").maximum, "history records per page"),
     keysPerPage: number(parameter("/v1/keys", "limit").maximum, "keys per page"),
+    // A plan's page is a valid body of PUT …/allocations/accounts: its largest is what one PUT takes (and one of …/allocations, the same limit).
+    capsPerPut: number(resolve((body(plan, "post").properties as Record<string, Node>).limit).maximum, "caps per plan page"),
+    capsPerPage: number(parameter(caps, "limit").maximum, "caps per page"),
+    capVariantIdsPerQuery: number(parameter(caps, "variantIds").maxItems, "variantIds per caps query"),
   };
 }

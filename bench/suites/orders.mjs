@@ -14,7 +14,7 @@
 // BENCH_ORDER_ROUNDS (40, writes), BENCH_ORDER_READ_ROUNDS (120), BENCH_ORDERS_BASELINE (the commit compared with).
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { extractTree } from "../lib.mjs";
+import { extractTree, roundTripsOf, sideBySideCalls } from "../lib.mjs";
 
 const knob = (name, fallback) => Number(process.env[name] ?? fallback);
 const BASELINE_REF = process.env.BENCH_ORDERS_BASELINE ?? "fe0b160^";
@@ -122,8 +122,6 @@ async function checkSeeded(ctx, operator, operationId, sums) {
   }
 }
 
-/** The D1 round trips of one call (sequential/total), from the bench Worker's header. */
-const roundTripsOf = (response) => response.headers.get("x-bench-d1-round-trips") ?? "";
 /** The size of an answer's JSON, in KiB. */
 const kibOf = (response) => roundTo((typeof response.body === "string" ? response.body : JSON.stringify(response.body ?? "")).length / 1024, 1);
 
@@ -134,13 +132,8 @@ const kibOf = (response) => roundTo((typeof response.body === "string" ? respons
  */
 async function pairRow(ctx, name, calls, { beside, goal, rounds = ROUNDS }) {
   const [measured, baseline] = Object.keys(calls);
-  const last = {};
-  const timed = (which) => async (round) => {
-    const response = await calls[which](round);
-    last[which] = response;
-    return response.ms;
-  };
-  const result = await ctx.sideBySide({ [measured]: timed(measured), [baseline]: timed(baseline) }, { rounds, warmup: WARMUP, label: name });
+  const result = await sideBySideCalls(ctx, calls, { rounds, warmup: WARMUP, label: name });
+  const { last } = result;
   const size = Math.ceil(rounds / BLOCKS);
   const third = (b, which) => result.samples[which].slice(b * size, (b + 1) * size);
   const thirds = Array.from({ length: BLOCKS }, (_, b) => p50(third(b, measured)) / p50(third(b, baseline)));

@@ -30,7 +30,7 @@ export function exhaustedEvents(
         select asked.value ->> 2, ${tenantId}, 'allocation.exhausted', ${ctx.operationId}, ${ctx.author.actor}, ${order.placedAt},
           json_object('variantExternalId', ${l.variantExternalId}, 'poolQuantity', ${l.poolQuantity}, 'orderId', ${order.id})
         from json_each(${chunk}) as asked
-        join ${l} on ${l.operationId} = ${ctx.operationId} and ${l.variantExternalId} = asked.value ->> 0
+        cross join ${l} on ${l.operationId} = ${ctx.operationId} and ${l.variantExternalId} = asked.value ->> 0
         where ${l.poolQuantity} is not null and ${l.orderedQuantity} >= ${l.poolQuantity} and ${l.orderedQuantity} - (asked.value ->> 1) < ${l.poolQuantity}`,
       "events",
     ),
@@ -97,10 +97,12 @@ export const setAllocations = defineCommand(
     // A dry run, or nothing to change: no version, no event, no record.
     if (input.dryRun || !changed.length) return answer;
     const l = operationLines;
+    // The list, materialized, drives: one primary-key search per line (else SQLite reads the list again for every line of the Operation).
     const statements = jsonChunks(changed.map((line) => [line.variantExternalId, line.after.poolQuantity, line.after.maxPerAccount])).flatMap((chunk) => [
-      sql`update ${l} set ${sql.identifier(l.poolQuantity.name)} = allocated.value ->> 1, ${sql.identifier(l.maxPerAccount.name)} = allocated.value ->> 2
-        from json_each(${chunk}) as allocated
-        where ${l.operationId} = ${ctx.operationId} and ${l.variantExternalId} = allocated.value ->> 0`,
+      sql`with allocated as materialized (select value ->> 0 as variant, value ->> 1 as pool, value ->> 2 as cap from json_each(${chunk}))
+        update ${l} set ${sql.identifier(l.poolQuantity.name)} = allocated.pool, ${sql.identifier(l.maxPerAccount.name)} = allocated.cap
+        from allocated
+        where ${l.operationId} = ${ctx.operationId} and ${l.variantExternalId} = allocated.variant`,
     ]);
     await commit(ctx, [
       unchangedSince(row),

@@ -55,7 +55,7 @@ export function fitsAllocation(operationId: string, accountId: string, lines: re
   const joined = joinedFor(accountId);
   const exceeded = jsonChunks(lines.map((line) => [line.variantExternalId, line.quantity])).map(
     (chunk) => sql`exists (select 1 from json_each(${chunk}) as asked
-      join ${l} on ${l.operationId} = ${operationId} and ${l.variantExternalId} = asked.value ->> 0
+      cross join ${l} on ${l.operationId} = ${operationId} and ${l.variantExternalId} = asked.value ->> 0
       left join ${c} on ${joined.caps}
       left join ${a} on ${joined.totals}
       where (${l.poolQuantity} is not null and ${l.orderedQuantity} + (asked.value ->> 1) > ${l.poolQuantity})

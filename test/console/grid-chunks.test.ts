@@ -9,7 +9,7 @@ const rows: GridRow<unknown>[] = Array.from({ length: 7 }, (_, i) => ({ id: `r${
 function sink() {
   const errors = new Map<string, string>();
   const settled: string[] = [];
-  const draft: ChunkSink<unknown> = {
+  const draft: ChunkSink<GridRow<unknown>> = {
     setServerError: (row, message) => void errors.set(row.id, message),
     settle: (saved) => settled.push(...saved.map((row) => row.id)),
     refresh: () => {},
@@ -66,5 +66,29 @@ describe("saving a grid in chunks", () => {
     expect(describePartialSave(new ChunkRefused(failure.refusal, []), 2, "rules", () => "")).toBe(
       "Nothing was saved: the server refused the first rules sent; all 2 stay as unsaved edits.",
     );
+  });
+
+  it("puts a refusal naming rows by their key on those rows (refusedRows), and says how far it is after each chunk", async () => {
+    const { draft, errors } = sink();
+    const progress: string[] = [];
+    const refusal = new ApiProblem(409, { code: "allocation_below_ordered", title: "Below", lines: [{ variantExternalId: "SKU-5", value: 1 }] } as never);
+    const failure = await putInChunks(rows, true, {
+      draft,
+      size: 3,
+      put: async (chunk) => {
+        if (chunk.some((row) => row.cells.code === "SKU-5")) throw refusal;
+        return { updated: chunk.length };
+      },
+      refusedRows: (refused, chunk) => {
+        const lines = (refused.problem as unknown as { lines: { variantExternalId: string }[] }).lines;
+        return chunk.filter((row) => lines.some((line) => line.variantExternalId === row.cells.code)).map((row) => [row, "below what is ordered"]);
+      },
+      onProgress: (sent, total, dryRun) => progress.push(`${sent}/${total}${dryRun ? " dry" : ""}`),
+    }).catch((error) => error);
+    expect(failure).toBeInstanceOf(ChunkRefused);
+    expect([...errors]).toEqual([["r5", "below what is ordered"]]);
+    expect(progress).toEqual(["3/7 dry"]);
+    await putInChunks(rows, false, { draft, size: 3, put: async () => ({ updated: 1 }), onProgress: (sent, total) => progress.push(`${sent}/${total}`) });
+    expect(progress.slice(1)).toEqual(["3/7", "6/7", "7/7"]);
   });
 });

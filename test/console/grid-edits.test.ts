@@ -24,7 +24,7 @@ const stored: Line[] = [
   { variant: "B", min: 2, ordered: 0 },
 ];
 let ids = 0;
-const contextOf = (state: DraftState<Line>, readOnly = false): EditContext<Line> => {
+const contextOf = (state: DraftState<Line>, readOnly = false, appendable = true): EditContext<Line> => {
   const view = draftView(config, state, stored);
   return {
     rows: view.rows,
@@ -32,11 +32,17 @@ const contextOf = (state: DraftState<Line>, readOnly = false): EditContext<Line>
     keyField: "variant",
     rowOfKey: view.rowOfKey,
     editable: editableCells(columns, { readOnly, lockedWhenStored: ["variant"] }),
+    appendable,
   };
 };
-function edit(state: DraftState<Line>, write: (context: EditContext<Line>, change: ReturnType<typeof beginChange<Line>>) => unknown, readOnly = false) {
+function edit(
+  state: DraftState<Line>,
+  write: (context: EditContext<Line>, change: ReturnType<typeof beginChange<Line>>) => unknown,
+  readOnly = false,
+  appendable = true,
+) {
   const change = beginChange(config, state, () => `new-${++ids}`);
-  const outcome = write(contextOf(state, readOnly), change);
+  const outcome = write(contextOf(state, readOnly, appendable), change);
   return { state: reduceDraft(config, state, change.action("Edit")), outcome };
 }
 const cellsOf = (state: DraftState<Line>) => draftView(config, state, stored).rows.map((row) => row.cells);
@@ -63,7 +69,7 @@ describe("what the grid's actions write", () => {
         { row: 1, col: 1 },
       ),
     );
-    expect(outcome).toEqual({ added: 1, found: 0, width: 2 });
+    expect(outcome).toEqual({ added: 1, found: 0, width: 2, left: 0 });
     expect(cellsOf(state)).toEqual([
       { variant: "A", min: "1", ordered: "10" },
       { variant: "B", min: "7", ordered: "0" },
@@ -84,12 +90,47 @@ describe("what the grid's actions write", () => {
         { row: 0, col: 0 },
       ),
     );
-    expect(outcome).toEqual({ added: 1, found: 2, width: 2 });
+    expect(outcome).toEqual({ added: 1, found: 2, width: 2, left: 0 });
     expect(cellsOf(state)).toEqual([
       { variant: "A", min: "5", ordered: "10" },
       { variant: "B", min: "2", ordered: "0" },
       { variant: "C", min: "3", ordered: "" },
     ]);
+  });
+
+  it("edits a stored-only column on a stored row only: a new row's waits until the row is saved", () => {
+    const withPool: GridColumn[] = [...columns, { key: "pool", label: "Pool", numeric: true, storedOnly: true }];
+    const editable = editableCells(withPool, { readOnly: false, lockedWhenStored: ["variant"] });
+    expect(editable({ id: "A", stored: stored[0], cells: {} }, "pool")).toBe(true);
+    expect(editable({ id: "new-x", cells: {} }, "pool")).toBe(false);
+    expect(editable({ id: "new-x", cells: {} }, "min")).toBe(true);
+  });
+
+  it("leaves out the pasted rows that would be new rows in a grid that takes none, and edits the rows it holds", () => {
+    const { state, outcome } = edit(
+      emptyDraft(),
+      (context, change) =>
+        pasteBlock(
+          context,
+          change,
+          [
+            ["B", "4"],
+            ["C", "3"],
+            ["A", "6"],
+          ],
+          { row: 0, col: 0 },
+        ),
+      false,
+      false,
+    );
+    expect(outcome).toEqual({ added: 0, found: 2, width: 2, left: 1 });
+    expect(cellsOf(state)).toEqual([
+      { variant: "A", min: "6", ordered: "10" },
+      { variant: "B", min: "4", ordered: "0" },
+    ]);
+    const pastEnd = edit(emptyDraft(), (context, change) => pasteBlock(context, change, [["7"], ["8"], ["9"]], { row: 1, col: 1 }), false, false);
+    expect(pastEnd.outcome).toEqual({ added: 0, found: 0, width: 1, left: 2 });
+    expect(cellsOf(pastEnd.state).map((cells) => cells.min)).toEqual(["1", "7"]);
   });
 
   it("edits the row of a key typed into a new row, and drops the new row", () => {

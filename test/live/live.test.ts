@@ -297,4 +297,20 @@ describe("POST /v1/operations/{operationId}/live-tickets and GET …/live", () =
       expect([...log.values()].some((entry) => entry.lines)).toBe(false);
     });
   });
+
+  it("a change that could not be told makes open pages and reconnects reload, never miss it silently", async () => {
+    const op = await newTenant();
+    const operation = await setUpOperation(op, { status: "DRAFT" });
+    const open = await connect(op, operation.id);
+    await putLines(op, operation.id, [{ variantExternalId: "SKU-A", minQuantity: 0, maxQuantity: 20 }]);
+    const { version } = await open.next(changed("lines"));
+    await runInDurableObject(objectOf(operation.id), async (instance) => {
+      await (instance as unknown as { live: { lost(): Promise<void> } }).live.lost();
+    });
+    await open.next((message) => message.type === "reload");
+    const back = await connect(op, operation.id, (version as number) - 1);
+    await back.next((message) => message.type === "reload");
+    expect(back.messages.filter((message) => message.type === "changed")).toEqual([]);
+    for (const client of [open, back]) client.close();
+  });
 });

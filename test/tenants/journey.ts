@@ -177,6 +177,7 @@ export async function runJourney(operator: Caller, { lineCount = 12 }: { lineCou
   });
   await step(operator, "GET", `/v1/operations/${operationId}/allocations/accounts`, 200);
   await step(operator, "POST", `/v1/operations/${operationId}/allocations/plan`, 200, { body: { method: "equal", basis: { weights: { [acc1]: 1 } } } });
+  await step(operator, "POST", `/v1/operations/${operationId}/live-tickets`, 201);
 
   await step(account, "GET", "/v1/front/operations", 200);
   await step(account, "GET", `/v1/front/operations/${operationId}`, 200);

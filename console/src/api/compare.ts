@@ -10,7 +10,9 @@ export type Comparison = Schemas["Comparison"];
 export function useCompare(operationId: string) {
   const { api } = useSession();
   return useMutation({
-    mutationFn: async (lines: { variantExternalId: string; quantity: number }[]) =>
-      (await answer(api.POST("/v1/operations/{operationId}/compare", { params: { path: { operationId } }, body: { lines } }))).data,
+    // With an account, its own caps count too (allocation_exceeded); without, only the lines' pools.
+    mutationFn: async ({ lines, accountId }: { lines: { variantExternalId: string; quantity: number }[]; accountId?: string }) =>
+      (await answer(api.POST("/v1/operations/{operationId}/compare", { params: { path: { operationId } }, body: { lines, ...(accountId && { accountId }) } })))
+        .data,
   });
 }

@@ -3,12 +3,14 @@ import { nameOf, useOperationPicker } from "../api/operations";
 import { download, hasHeader, parseTable, toCsv } from "../shared/csv";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal } from "../shared/session";
-import { ChoiceFilter, Link, ProblemView, SearchFilter } from "../shared/ui";
+import { ChoiceFilter, Field, FirstOf, Link, ProblemView, SearchFilter } from "../shared/ui";
 import { useCompare, type Comparison } from "../api/compare";
 import { DISCREPANCY_CODES, discrepancyWords } from "../labels/discrepancies";
 import { fieldLabel } from "../labels/fields";
 import { formatNumber } from "../shared/format";
 import { t } from "../shared/i18n";
+import { shortfallText } from "../labels/allocation";
+import { accountHint, useTypedAccountName } from "../labels/names";
 
 type Issue = Comparison["issues"][number];
 type OrderLine = { variantExternalId: string; quantity: number };
@@ -24,6 +26,7 @@ const summary = (): [keyof Comparison["summary"], string][] => [
   ["notInOperation", discrepancyWords("not_in_operation")],
   ["missingRequired", discrepancyWords("missing_required")],
   ["incrementMismatch", discrepancyWords("increment_mismatch")],
+  ["allocationExceeded", discrepancyWords("allocation_exceeded")],
 ];
 const issueColumns = (): Column<Issue>[] => [
   { header: t("field.variantExternalId"), cell: (issue) => issue.variantExternalId },
@@ -36,6 +39,8 @@ const issueColumns = (): Column<Issue>[] => [
   { header: fieldLabel("minQuantity"), numeric: true, cell: (issue) => (issue.minQuantity == null ? "—" : formatNumber(issue.minQuantity)) },
   { header: fieldLabel("maxQuantity"), numeric: true, cell: (issue) => (issue.maxQuantity == null ? "—" : formatNumber(issue.maxQuantity)) },
   { header: fieldLabel("quantityIncrement"), numeric: true, cell: (issue) => (issue.quantityIncrement == null ? "" : formatNumber(issue.quantityIncrement)) },
+  // What is left of the pool and of the account's cap, and what fits: an order asking more is refused whole.
+  { header: t("check.whatIsLeft"), wrap: true, cell: (issue) => (issue.code === "allocation_exceeded" ? shortfallText(issue) : "") },
 ];
 /** A pasted order as the API names its columns (its field names: the same in every language). */
 const ORDER_EXAMPLE = "variantExternalId,quantity\nSKU-1001-M,12";
@@ -62,6 +67,8 @@ export function OrderCheckPage() {
   const [search, setSearch] = useState("");
   const [operationId, setOperationId] = useState("");
   const [order, setOrder] = useState("");
+  const [accountId, setAccountId] = useState("");
+  const accountNamed = useTypedAccountName(accountId);
   const [parseErrors, setParseErrors] = useState<string[]>([]);
   const operations = useOperationPicker(search);
   const compare = useCompare(operationId);
@@ -69,7 +76,7 @@ export function OrderCheckPage() {
     const { lines, errors } = readOrder(text);
     setParseErrors(errors);
     compare.reset();
-    if (errors.length === 0 && lines.length > 0) compare.mutate(lines);
+    if (errors.length === 0 && lines.length > 0) compare.mutate({ lines, accountId: accountId.trim() || undefined });
     else if (errors.length === 0) setParseErrors([t("check.noLine")]);
   };
   const submit = (event: FormEvent) => {
@@ -112,6 +119,9 @@ export function OrderCheckPage() {
               ))}
             </select>
           </label>
+          <Field id="order-account" label={t("field.accountId")} hint={accountId.trim() ? accountHint(accountNamed) : t("check.accountHint")}>
+            {(control) => <input {...control} value={accountId} onChange={(e) => setAccountId(e.target.value)} autoComplete="off" />}
+          </Field>
           <label>
             {t("check.orderFile")}
             <input
@@ -137,12 +147,7 @@ export function OrderCheckPage() {
         {parseErrors.length > 0 && (
           <div role="alert" className="problem">
             <strong>{t("check.unreadable")}</strong>
-            <ul>
-              {parseErrors.slice(0, 20).map((error) => (
-                <li key={error}>{error}</li>
-              ))}
-              {parseErrors.length > 20 && <li>{t("common.andMore", { count: parseErrors.length - 20 })}</li>}
-            </ul>
+            <FirstOf items={parseErrors} />
           </div>
         )}
         <ProblemView refusal={operations.error ? toRefusal(operations.error) : compare.error ? toRefusal(compare.error) : null} />
@@ -162,8 +167,18 @@ function ComparisonReport({ comparison, operationCode }: { comparison: Compariso
     download(
       `compare-${operationCode}.csv`,
       toCsv(
-        ["variantExternalId", "code", "quantity", "minQuantity", "maxQuantity", "quantityIncrement"],
-        shown.map((issue) => [issue.variantExternalId, issue.code, issue.quantity, issue.minQuantity, issue.maxQuantity, issue.quantityIncrement]),
+        ["variantExternalId", "code", "quantity", "minQuantity", "maxQuantity", "quantityIncrement", "poolRemaining", "accountRemaining", "nearestValid"],
+        shown.map((issue) => [
+          issue.variantExternalId,
+          issue.code,
+          issue.quantity,
+          issue.minQuantity,
+          issue.maxQuantity,
+          issue.quantityIncrement,
+          issue.poolRemaining,
+          issue.accountRemaining,
+          issue.nearestValid,
+        ]),
       ),
     );
   return (

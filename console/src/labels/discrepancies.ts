@@ -1,7 +1,7 @@
 import { hasMessage, t } from "../shared/i18n";
 
 /** An order check's discrepancy codes (the API's `above_max`…), as the report's counts name them. */
-export const DISCREPANCY_CODES = ["below_min", "above_max", "not_in_operation", "missing_required", "increment_mismatch"] as const;
+export const DISCREPANCY_CODES = ["below_min", "above_max", "not_in_operation", "missing_required", "increment_mismatch", "allocation_exceeded"] as const;
 
 export type DiscrepancyCode = (typeof DISCREPANCY_CODES)[number];
 

@@ -14,6 +14,9 @@ export const LABELLED_FIELDS = [
   "maxQuantity",
   "recommendedQuantity",
   "quantityIncrement",
+  "poolQuantity",
+  "maxPerAccount",
+  "orderedQuantity",
   // An Operation (its form)
   "code",
   "externalId",

@@ -1,130 +1,45 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useMemo, useRef, useState } from "react";
-import { mergeLines, type StoredLine } from "@campaign-policy/common/line-bounds";
-import { fieldLabel, inFieldLabels } from "../labels/fields";
+import { lazy, Suspense, useMemo, useRef, useState } from "react";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
 import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
 import { DiscardButton } from "../shared/grid/GridTools";
 import { useGridDraft } from "../shared/grid/hooks/useGridDraft";
-import type { GridColumn } from "../shared/grid/models/columns";
-import type { Cells, GridRow } from "../shared/grid/models/draft";
 import { useBatchSave } from "../shared/grid/hooks/useBatchSave";
 import { useUnsavedEdits } from "../shared/leaving";
 import { API_LIMITS } from "../shared/limits";
 import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
-import { ProblemView, SortChoice, useDebounced } from "../shared/ui";
-import { exportLinesCsv, fetchLinesOf, putLines, useAllLines, type Line, type LineCounts, type Operation } from "../api/operations";
-import { listText, t, useInLanguage } from "../shared/i18n";
+import { ProblemView, SortChoice, StatusNote, useDebounced } from "../shared/ui";
+import { versionChain, type VersionChain } from "../shared/versionChain";
+import { putAllocations } from "../api/allocations";
+import { exportLinesCsv, fetchLinesOf, fetchOperation, putLines, useAllLines, type LineCounts, type Operation } from "../api/operations";
+import type { LineAccess } from "./lineAccess";
+import {
+  allocationOf,
+  allocationOnlyColumns,
+  cellsOf,
+  changesAllocation,
+  changesLine,
+  columns,
+  errorsOf,
+  FIELDS,
+  idOf,
+  inputOf,
+  refusedRows,
+  sortChoices,
+  storedLineOf,
+  variantOf,
+  type GridLine,
+  type LineRow,
+} from "./lineRows";
+import { t, useInLanguage } from "../shared/i18n";
 
-/** The grid's columns, named in the console's language (a line's fields by their names for people). */
-const columns = () =>
-  [
-    { key: "variantExternalId", label: fieldLabel("variantExternalId"), grow: 1.3 },
-    { key: "variantName", label: fieldLabel("variantName"), grow: 2 },
-    { key: "minQuantity", label: fieldLabel("minQuantity"), numeric: true, grow: 0.8 },
-    { key: "maxQuantity", label: fieldLabel("maxQuantity"), numeric: true, grow: 0.8 },
-    { key: "recommendedQuantity", label: fieldLabel("recommendedQuantity"), short: t("field.recommendedQuantity.short"), numeric: true, grow: 0.8 },
-    { key: "quantityIncrement", label: fieldLabel("quantityIncrement"), numeric: true, grow: 0.8 },
-    // What the Operation's PLACED orders hold of the line, kept by the server: shown, never edited.
-    { key: "orderedQuantity", label: t("lines.ordered"), numeric: true, grow: 0.8, readOnly: true },
-  ] as const satisfies readonly GridColumn[];
-type Field = ReturnType<typeof columns>[number]["key"];
-const FIELDS: Field[] = ["variantExternalId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement", "orderedQuantity"];
-const QUANTITIES = ["minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"] as const satisfies readonly Field[];
-/** Each column ascending and descending (the API's sort fields are the columns'), labelled as its column with an arrow. */
-const sortChoices = (shown: ReturnType<typeof columns>) =>
-  shown.flatMap(
-    ({ key, label }) =>
-      [
-        [key, `${label} ↑`],
-        [`-${key}`, `${label} ↓`],
-      ] as const,
-  );
-const NAME_LOCALE = "en";
+// A line's caps and the plan are loaded on their first use, outside the console's first load.
+const AccountCaps = lazy(() => import("./AccountCaps").then((module) => ({ default: module.AccountCaps })));
+const PlanAllocation = lazy(() => import("./PlanAllocation").then((module) => ({ default: module.PlanAllocation })));
 
-/** A line as the grid holds it: what a PUT may change, and what its orders hold (absent on a line the grid has not read). */
-type GridLine = StoredLine & { orderedQuantity?: number };
-type LineRow = GridRow<GridLine>;
-type LineCells = Record<Field, string>;
-
-const nameIn = (name: Record<string, string>) => name[NAME_LOCALE] ?? Object.values(name)[0] ?? "";
-const cellsOf = (line: GridLine): Cells =>
-  ({
-    variantExternalId: line.variantExternalId,
-    variantName: nameIn(line.variantName),
-    minQuantity: String(line.minQuantity),
-    maxQuantity: String(line.maxQuantity),
-    recommendedQuantity: line.recommendedQuantity === null ? "" : String(line.recommendedQuantity),
-    quantityIncrement: String(line.quantityIncrement),
-    orderedQuantity: line.orderedQuantity === undefined ? "" : String(line.orderedQuantity),
-  }) satisfies LineCells;
-const idOf = (line: GridLine) => line.variantExternalId;
-const storedLineOf = (line: Line): GridLine => ({
-  variantExternalId: line.variantExternalId,
-  variantId: line.variantId,
-  variantName: line.variantName,
-  minQuantity: line.minQuantity,
-  maxQuantity: line.maxQuantity,
-  recommendedQuantity: line.recommendedQuantity,
-  quantityIncrement: line.quantityIncrement,
-  orderedQuantity: line.orderedQuantity,
-});
-const WHOLE = /^\d+$/;
-const variantOf = (row: LineRow) => row.cells.variantExternalId.trim();
-
-/** What a row sends to PUT: every field of a new line, the changed fields of a stored one. */
-function inputOf(row: LineRow) {
-  const cells = row.cells as LineCells;
-  const original = row.stored ? (cellsOf(row.stored) as LineCells) : undefined;
-  const changed = (field: Field) => !original || original[field] !== cells[field];
-  const quantity = (field: Field) => changed(field) && cells[field].trim() !== "" && { [field]: Number(cells[field]) };
-  return {
-    variantExternalId: variantOf(row),
-    ...(changed("variantName") && cells.variantName.trim() && { variantName: { ...row.stored?.variantName, [NAME_LOCALE]: cells.variantName.trim() } }),
-    ...quantity("minQuantity"),
-    ...quantity("maxQuantity"),
-    ...(changed("recommendedQuantity") && { recommendedQuantity: cells.recommendedQuantity.trim() === "" ? null : Number(cells.recommendedQuantity) }),
-    ...quantity("quantityIncrement"),
-  };
-}
-
-/** A bounds error of the server's own rules (src/common/line-bounds.ts), said by its code in the console's words (Min, Max). */
-function boundsMessage(error: { code: string; field?: unknown; message: unknown; missing?: unknown }, line: Partial<StoredLine>): string {
-  const value = (field: unknown) => String(line[field as keyof StoredLine] ?? "?");
-  if (error.code === "min_gt_max") return t("lines.minGtMax", { min: value("minQuantity"), max: value("maxQuantity") });
-  if (error.code === "recommended_out_of_bounds")
-    return t("lines.recommendedOutside", { recommended: value("recommendedQuantity"), min: value("minQuantity"), max: value("maxQuantity") });
-  if (error.code === "missing_bounds" && Array.isArray(error.missing))
-    return t("lines.missingBounds", { fields: listText(error.missing.map(String).map(fieldLabel)) });
-  if (error.code === "increment_mismatch")
-    return t("lines.notMultiple", { field: fieldLabel(String(error.field)), value: value(error.field), increment: value("quantityIncrement") });
-  return inFieldLabels(String(error.message));
-}
-
-/** The row's errors by column, by the server's own rules (src/common/line-bounds.ts) plus whole-number cells, in the grid's words (Min, Max). */
-function errorsOf(row: LineRow): Map<string, string> {
-  const errors = new Map<string, string>();
-  const cells = row.cells as LineCells;
-  if (!variantOf(row)) errors.set("variantExternalId", t("lines.needsVariant"));
-  for (const field of QUANTITIES) if (cells[field].trim() !== "" && !WHOLE.test(cells[field].trim())) errors.set(field, t("lines.wholeNumber"));
-  if (/^0+$/.test(cells.quantityIncrement.trim())) errors.set("quantityIncrement", t("lines.packAtLeastOne"));
-  if (errors.size) return errors;
-  const input = inputOf(row);
-  const { errors: found } = mergeLines([input], new Map(row.stored ? [[input.variantExternalId, row.stored]] : []));
-  for (const error of found) {
-    const message = boundsMessage(error, row.stored ? { ...row.stored, ...input } : input);
-    if (error.code === "min_gt_max") {
-      errors.set("minQuantity", message);
-      errors.set("maxQuantity", message);
-    } else if (error.code === "recommended_out_of_bounds") errors.set("recommendedQuantity", message);
-    else errors.set(FIELDS.includes(String(error.field) as Field) ? String(error.field) : "minQuantity", message);
-  }
-  return errors;
-}
-
-export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: Operation; readOnlyReason: string | null; onSaved: () => void }) {
+export function LinesGrid({ operation, access, onSaved }: { operation: Operation; access: LineAccess; onSaved: () => void }) {
   const { api } = useSession();
   const queryClient = useQueryClient();
   const [sort, setSort] = useState("variantExternalId");
@@ -143,9 +58,17 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
   const dirtyCount = draft.dirtyRows.length;
   useUnsavedEdits(dirtyCount > 0);
 
-  const readOnly = readOnlyReason !== null;
+  const readOnly = !access.lines && !access.allocations;
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const grid = useRef<DataGridHandle>(null);
+  // The line whose accounts' caps are open, and whether the plan is.
+  const [capsOf, setCapsOf] = useState<GridLine | null>(null);
+  const [planning, setPlanning] = useState(false);
+  const [capsNote, setCapsNote] = useState<string | null>(null);
+  const capsButton = useRef<HTMLButtonElement>(null);
+  const reloadLines = () => queryClient.invalidateQueries({ queryKey: queryKeys.lines.of(operation.id) });
+  // The page's version, moved on by the chunks a save commits: what its allocation writes are checked against.
+  const versions = useRef<VersionChain | null>(null);
 
   /**
    * New rows the server already holds (a variant outside the filter, or added since the page loaded)
@@ -168,21 +91,47 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
     return t("lines.adopted", { count: adopted });
   };
 
+  /** A chunk of rows: its pools and caps (checked against the version the page read), then its lines. */
+  const putChunk = async (chunk: LineRow[], dryRun: boolean) => {
+    if (dryRun) versions.current = versionChain(operation.version, async () => (await fetchOperation(api, operation.id)).version);
+    const chain = versions.current!;
+    const allocations = chunk.filter(changesAllocation);
+    const changedLines = chunk.filter(changesLine);
+    let allocated = 0;
+    if (allocations.length) {
+      allocated = (await putAllocations(api, operation.id, allocations.map(allocationOf), dryRun, await chain.ifMatch())).updated;
+      if (!dryRun) chain.moved(allocated > 0 ? 1 : 0);
+    }
+    if (!changedLines.length) return { created: 0, updated: 0, allocated };
+    const counts = await putLines(api, operation.id, changedLines.map(inputOf), dryRun);
+    // A lines PUT that changed no record makes no version: read it again before the next chunk's allocations.
+    if (!dryRun) chain.lost();
+    return { ...counts, allocated };
+  };
+
   const saving = useBatchSave({
     draft,
     grid,
     size: API_LIMITS.linesPerPut,
-    put: (chunk, dryRun) => putLines(api, operation.id, chunk.map(inputOf), dryRun),
-    messageOf: (item, refusal) => inFieldLabels(item.message ?? refusal.problem.code),
+    put: putChunk,
+    refusedRows,
     errorsOf,
     what: "lines",
     labelOf: variantOf,
-    describe: (counts) => t("lines.savedCounts", { created: counts.created, updated: counts.updated }),
+    describe: (counts) =>
+      [
+        access.lines && t("lines.savedCounts", { created: counts.created, updated: counts.updated }),
+        (counts.allocated > 0 || !access.lines) && t("lines.allocated", { count: counts.allocated }),
+      ]
+        .filter(Boolean)
+        .join("; "),
     confirm: "immediate",
     afterDryRun: adoptStoredLines,
-    reload: () => queryClient.invalidateQueries({ queryKey: queryKeys.lines.of(operation.id) }),
+    // The version too: the next save's allocations are checked against it.
+    reload: () => Promise.all([reloadLines(), queryClient.invalidateQueries({ queryKey: queryKeys.operation(operation.id) })]),
     onSaved,
   });
+  const versionRefused = saving.refusal?.status === 412;
 
   const exportCsv = async () => {
     setRefusal(null);
@@ -192,15 +141,27 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
       setRefusal(toRefusal(error));
     }
   };
+  /** Opens the accounts' caps of the active cell's line (a saved one). */
+  const openCaps = () => {
+    const line = grid.current?.activeRow()?.stored as GridLine | undefined;
+    setCapsNote(line ? null : t("lines.capsChooseLine"));
+    setCapsOf(line ?? null);
+  };
+
+  /** Closes the caps, the focus back on the button that opened them. */
+  const closeCaps = () => {
+    setCapsOf(null);
+    capsButton.current?.focus();
+  };
 
   const loaded = rows.length - draft.addedCount;
-  const shownColumns = useInLanguage(columns);
+  const shownColumns = useInLanguage(() => (access.lines ? columns() : allocationOnlyColumns()), access.lines);
 
   return (
     <div className="lines">
       <div className="grid-bar">
         <h2>{t("ops.lines")}</h2>
-        <SortChoice value={sort} choices={sortChoices(shownColumns)} onChange={setSort} />
+        <SortChoice value={sort} choices={sortChoices()} onChange={setSort} />
         <label>
           {t("lines.search")}
           <input type="search" maxLength={200} value={search} onChange={(e) => setSearch(e.target.value)} aria-describedby="lines-search-hint" />
@@ -215,7 +176,17 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
           <button type="button" onClick={() => void exportCsv()}>
             {t("common.exportCsv")}
           </button>
-          {!readOnly && (
+          {access.allocations && (
+            <>
+              <button type="button" ref={capsButton} onClick={openCaps} aria-expanded={capsOf !== null} title={t("lines.capsTitle")}>
+                {t("lines.caps")}
+              </button>
+              <button type="button" onClick={() => setPlanning(true)}>
+                {t("lines.plan")}
+              </button>
+            </>
+          )}
+          {access.lines && (
             <button type="button" onClick={() => grid.current?.addRow()}>
               {t("lines.add")}
             </button>
@@ -232,9 +203,9 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
       <p id="lines-search-hint" className="muted help">
         {t("lines.searchHint")}
       </p>
-      {readOnlyReason && (
+      {access.note && (
         <p className="readonly-note" id="grid-readonly">
-          {readOnlyReason}
+          {access.note}
         </p>
       )}
       {saving.note && (
@@ -242,20 +213,40 @@ export function LinesGrid({ operation, readOnlyReason, onSaved }: { operation: O
           {saving.note}
         </p>
       )}
-      <ProblemView refusal={saving.refusal ?? refusal} />
+      <StatusNote>{capsNote}</StatusNote>
+      <ProblemView refusal={saving.refusal ?? refusal}>
+        {versionRefused && (
+          <>
+            <p>{t("lines.versionChanged")}</p>
+            <button
+              type="button"
+              onClick={() =>
+                void Promise.all([reloadLines(), queryClient.invalidateQueries({ queryKey: queryKeys.operation(operation.id) })]).then(saving.reset)
+              }
+            >
+              {t("ops.reload")}
+            </button>
+          </>
+        )}
+      </ProblemView>
       <ProblemView refusal={lines.error ? toRefusal(lines.error) : null} />
+      <Suspense fallback={<p className="muted">{t("common.loading")}</p>}>
+        {capsOf && <AccountCaps key={capsOf.variantExternalId} operation={operation} line={capsOf} onClose={closeCaps} />}
+        {planning && <PlanAllocation operation={operation} onClose={() => setPlanning(false)} />}
+      </Suspense>
       <DataGrid
         ref={grid}
         label={t("lines.of", { code: operation.code })}
         columns={shownColumns}
         draft={draft}
         readOnly={readOnly}
-        readOnlyNoteId={readOnlyReason ? "grid-readonly" : undefined}
+        appendable={access.lines}
+        readOnlyNoteId={access.note ? "grid-readonly" : undefined}
         errorsOf={errorsOf}
-        initialField="minQuantity"
-        help={t("lines.help")}
+        initialField={access.allocations && !access.lines ? "poolQuantity" : "minQuantity"}
+        help={t(access.lines ? "lines.help" : "lines.helpAllocation")}
         onNote={saving.setNote}
-        empty={lines.isPending ? t("common.loading") : t(filter ? "lines.noneMatches" : readOnly ? "lines.none" : "lines.noneYet")}
+        empty={lines.isPending ? t("common.loading") : t(filter ? "lines.noneMatches" : !access.lines ? "lines.none" : "lines.noneYet")}
       />
     </div>
   );

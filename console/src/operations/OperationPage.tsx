@@ -19,6 +19,7 @@ import {
   useOperationRefresh,
   type Operation,
 } from "../api/operations";
+import { lineAccess } from "./lineAccess";
 import { LinesGrid } from "./LinesGrid";
 import { OperationForm } from "./OperationForm";
 import { day } from "../shared/format";
@@ -116,7 +117,6 @@ export function OperationPage({ operationId }: { operationId: string }) {
 
   if (query.error) return <ProblemView refusal={toRefusal(query.error)} />;
   if (!operation) return <p className="muted">{t("common.loading")}</p>;
-  const readOnlyReason = !operator ? t("ops.readOnlyAccount") : operation.status !== "DRAFT" ? t("ops.readOnlyStatus", { status: operation.status }) : null;
   return (
     <section>
       <OperationHeader operation={operation} view="lines" />
@@ -192,7 +192,7 @@ export function OperationPage({ operationId }: { operationId: string }) {
       <ProblemView refusal={refusal}>{approvalRefusalText(refusal) && <p>{approvalRefusalText(refusal)}</p>}</ProblemView>
       {operator && <ApprovalsPanel operation={operation} />}
       {operator && operation.status === "DRAFT" && <LinesImport operationId={operationId} />}
-      <LinesGrid operation={operation} readOnlyReason={readOnlyReason} onSaved={refreshHeader} />
+      <LinesGrid operation={operation} access={lineAccess(operation.status, operator)} onSaved={refreshHeader} />
       {operation.type === "PRIVATE" && <AccountsPanel operation={operation} />}
     </section>
   );

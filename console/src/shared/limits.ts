@@ -14,6 +14,10 @@ export interface ApiLimits {
   diffPerPage: number;
   historyPerPage: number;
   keysPerPage: number;
+  /** Entries per PUT …/allocations or …/allocations/accounts (a plan's page). */
+  capsPerPut: number;
+  capsPerPage: number;
+  capVariantIdsPerQuery: number;
 }
 
 declare const __API_LIMITS__: ApiLimits;

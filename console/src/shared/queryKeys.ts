@@ -17,6 +17,11 @@ export const queryKeys = {
     of: (operationId: string) => ["lines", operationId] as const,
     view: (operationId: string, view: object) => ["lines", operationId, view] as const,
   },
+  /** An Operation's pools and caps: accounts' own caps on a line (a save of caps or of a plan reads them again). */
+  allocations: {
+    of: (operationId: string) => ["allocations", operationId] as const,
+    caps: (operationId: string, variantExternalId: string) => ["allocations", operationId, "caps", variantExternalId] as const,
+  },
   attachments: {
     of: (operationId: string) => ["attachments", operationId] as const,
     list: (operationId: string, query: object) => ["attachments", operationId, query] as const,

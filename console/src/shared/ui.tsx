@@ -52,6 +52,27 @@ export function ProblemView({ refusal, children }: { refusal: Refusal | null | u
   );
 }
 
+/** What the last action did, said to screen readers as it changes (nothing while there is none). */
+export function StatusNote({ children }: { children: ReactNode }) {
+  return children ? (
+    <p role="status" className="note">
+      {children}
+    </p>
+  ) : null;
+}
+
+/** Sentences as a list, the first 20 and how many more: a long list of refusals stays readable. */
+export function FirstOf({ items }: { items: readonly string[] }) {
+  return (
+    <ul>
+      {items.slice(0, 20).map((item) => (
+        <li key={item}>{item}</li>
+      ))}
+      {items.length > 20 && <li>{t("common.andMore", { count: items.length - 20 })}</li>}
+    </ul>
+  );
+}
+
 /** A list filter: a text the API matches by "contains". */
 export function SearchFilter({ label, value, onChange }: { label: string; value: string; onChange: (value: string) => void }) {
   return (

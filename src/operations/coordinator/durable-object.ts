@@ -136,16 +136,16 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
   private async tellViewers(shard: ShardName, tenantId: string, operationId: string, actor: string, change: LiveChange): Promise<void> {
     if (!(await this.live.listening())) return;
     let version: number | null | undefined;
-    await afterCommit(`live:${operationId}`, "reading the version live viewers are told (they read it on their next reload)", async () => {
+    await afterCommit(`live:${operationId}`, "reading the version live viewers are told (they are told to reload)", async () => {
       version = await this.currentVersion(shard, tenantId, operationId);
     });
-    if (version === undefined) return;
+    if (version === undefined) return this.tellLater(operationId, "telling live viewers to reload", () => this.live.lost());
     const told = version;
-    this.tellLater(operationId, "telling live viewers of a change (they read it on their next reload)", async () => {
+    this.tellLater(operationId, "telling live viewers of a change (they are told to reload)", async () => {
       const keys = change.lineKeys ? [...new Set(change.lineKeys)] : [];
       const named = keys.length > 0 && keys.length <= LIVE.maxLines;
       const lines = named ? await this.liveLines(primaryDb(this.env, shard), operationId, keys) : undefined;
-      await this.live.broadcast({
+      await this.live.broadcastOrReload({
         version: told,
         actor,
         what: change.what,

@@ -198,6 +198,16 @@ export class LiveRoom {
     if (attachment) this.sendPresence(attachment.id, attachment.id);
   }
 
+  /** broadcast, or, when that fails, lost: a change is told, or every page reloads. */
+  async broadcastOrReload(change: Omit<ChangedMessage, "type" | "seq">): Promise<void> {
+    try {
+      await this.broadcast(change);
+    } catch (error) {
+      await this.lost();
+      throw error;
+    }
+  }
+
   /** Tells every connection of a committed change (each what it may see) and keeps it for reconnects. */
   async broadcast(change: Omit<ChangedMessage, "type" | "seq">): Promise<void> {
     if (!(await this.ctx.storage.get<boolean>(KEY.on))) return;
@@ -216,6 +226,17 @@ export class LiveRoom {
       const text = texts.get(view);
       if (text) send(ws, text);
     }
+  }
+
+  /**
+   * A committed change that could not be told: the log no longer says what was missed, so it is
+   * dropped (a reconnect with since gets reload) and every open page is told to reload now.
+   */
+  async lost(): Promise<void> {
+    const kept = [...(await this.ctx.storage.list({ prefix: KEY.log })).keys()];
+    // A delete takes at most 128 keys.
+    for (let i = 0; i < kept.length; i += 128) await this.ctx.storage.delete(kept.slice(i, i + 128));
+    for (const ws of this.ctx.getWebSockets()) send(ws, JSON.stringify({ type: "reload" }));
   }
 
   /** Whether a ticket was ever issued for the Operation: only then are its changes kept and told. */

@@ -508,10 +508,9 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
       description:
         'Upgrade: websocket, with a ticket from POST …/live-tickets (single use, 60 s). The server sends { "type": "hello", "version", "seq", "viewers" }, then { "type": "changed", "seq", "version", "actor", "what": lines | accounts | status | allocation | orders | operation, "counts", "lines"? } after every committed change and { "type": "presence", "viewers": [{ "id", "name", "role", "focus"? }] } as people come, go or move. A client sends { "type": "focus", "focus": { "variantExternalId", "field" } | null } (rate-limited) or { "type": "ping" }. since=<version> replays what was missed, or { "type": "reload" }. A malformed or oversized message closes that connection (1003, 1007, 1008, 1009); a revoked key\'s connections close with 4001. See docs/live.md.',
       tags: ["Live"],
-      security: [],
+      security: [{ liveTicket: [] }],
       parameters: [
-        { name: "operationId", in: "path", required: true, schema: { type: "string" } },
-        { name: "ticket", in: "query", required: true, schema: { type: "string", maxLength: 200 } },
+        { $ref: "#/components/parameters/OperationIdPath" },
         { name: "since", in: "query", required: false, schema: { type: "integer", minimum: 0 }, description: "The version last seen." },
       ],
       responses: {
@@ -539,6 +538,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): JsonSchema {
     tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
     components: {
       securitySchemes: {
+        liveTicket: { type: "apiKey", in: "query", name: "ticket", description: "A live connection's ticket, from POST …/live-tickets: single use, 60 s." },
         svcClient: { type: "apiKey", in: "header", name: "svc-client", description: "OPERATOR or ACCOUNT; must match the key's role." },
         svcApiKey: {
           type: "apiKey",

@@ -39,6 +39,7 @@ export function DataGrid<Stored>({
   onNote,
   initialField = columns[0].key,
   cellIdPrefix = "cell",
+  appendable = true,
 }: {
   ref?: Ref<DataGridHandle>;
   label: string;
@@ -62,6 +63,8 @@ export function DataGrid<Stored>({
   initialField?: string;
   /** Its cells' ids start with this (`cell-<row>-<column>`): two grids on one page take two. */
   cellIdPrefix?: string;
+  /** Whether rows may be added (a paste past the end): false while only some columns of stored rows edit. */
+  appendable?: boolean;
 }) {
   const { rows, keyField } = draft;
   const keys = useMemo(() => columns.map((column) => column.key), [columns]);
@@ -82,7 +85,7 @@ export function DataGrid<Stored>({
     columns,
     keys,
     readOnly,
-    edits: { rows, columns, keyField, rowOfKey: draft.rowOfKey, editable },
+    edits: { rows, columns, keyField, rowOfKey: draft.rowOfKey, editable, appendable },
     writable,
     selection,
     moveToPlace,
@@ -107,6 +110,7 @@ export function DataGrid<Stored>({
       requestAnimationFrame(() => gridRef.current?.scrollIntoView({ block: "nearest" }));
     },
     addRow: () => editing.addRow((row) => virtualizer.scrollToIndex(row)),
+    activeRow: () => rows[active.row],
   }));
 
   const activeRow = rows[active.row];
@@ -262,7 +266,7 @@ export function DataGrid<Stored>({
                           />
                         ) : (
                           <>
-                            {row.cells[column.key]}
+                            {column.display ? column.display(row) : row.cells[column.key]}
                             {col === 0 && dirty && <span className="sr-only"> {t("grid.unsaved")}</span>}
                           </>
                         )}

@@ -7,7 +7,7 @@ import { invalidRowsText } from "../models/invalidRows";
 import type { GridDraft } from "./useGridDraft";
 import { t } from "../../i18n";
 
-export interface BatchSaveOptions<Stored, Result extends Counts> extends ChunkedPut<Stored, Result> {
+export interface BatchSaveOptions<Stored, Result extends Counts> extends ChunkedPut<GridRow<Stored>, Result> {
   draft: GridDraft<Stored>;
   grid: RefObject<DataGridHandle | null>;
   /** A row's errors by column key, as the server would refuse them (checked before anything is sent). */

@@ -36,7 +36,7 @@ export function useGridClipboard<Stored>(parts: GridParts<Stored>, editing: Grid
     }
     const start = rows.length ? { row: block.top, col: block.left } : { row: 0, col: 0 };
     const change = draft.change(t("grid.pasteStep"));
-    const { added, found, width } = pasteBlock(edits, change, cells, start);
+    const { added, found, width, left } = pasteBlock(edits, change, cells, start);
     change.commit(t("grid.pasteRowsStep", { count: cells.length }));
     // The pasted block becomes the selection (as far as the grid shows it: keyed rows may stand
     // elsewhere), the active cell staying at its first cell, as spreadsheets do.
@@ -44,7 +44,7 @@ export function useGridClipboard<Stored>(parts: GridParts<Stored>, editing: Grid
     selection.setActive(start);
     editing.say(t("grid.pastedRows", { count: cells.length }));
     const keyLabel = (columns.find((column) => column.key === draft.keyField) ?? columns[0]).label;
-    onNote?.(t("grid.pasteNote", { count: cells.length, added, found, key: keyLabel }));
+    onNote?.(t("grid.pasteNote", { count: cells.length, added, found, key: keyLabel, left }));
   };
   return { onCopy, onCut, onPaste };
 }

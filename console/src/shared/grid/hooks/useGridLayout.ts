@@ -34,11 +34,12 @@ function columnTracks(element: HTMLElement | null, columns: readonly GridColumn[
     return span;
   };
   const spans = columns.map((column) => {
+    // What the cells show: their display where the column has one.
+    const shown = rows.map((row) => column.display?.(row) ?? row.cells[column.key] ?? "");
     let longest = 0;
-    for (const row of rows) longest = Math.max(longest, (row.cells[column.key] ?? "").length);
+    for (const value of shown) longest = Math.max(longest, value.length);
     const candidates = new Set<string>();
-    for (const row of rows) {
-      const value = row.cells[column.key] ?? "";
+    for (const value of shown) {
       if (value.length >= longest * 0.75 && candidates.size < 50) candidates.add(value);
     }
     return {

@@ -16,6 +16,8 @@ export interface EditContext<Stored> {
   /** The row holding `key` (trimmed), shown or not. */
   rowOfKey: (key: string) => GridRow<Stored> | undefined;
   editable: Editable;
+  /** Whether rows may be added (false: a paste's rows past the end, or of keys no row holds, are left out). */
+  appendable?: boolean;
 }
 
 /** Writes a change may hold: the model's change, or the draft hook's (which adds commit). */
@@ -73,13 +75,16 @@ export interface Pasted {
   found: number;
   /** The widest row of the block, in columns the grid has. */
   width: number;
+  /** Rows of the block left out: they would have been new rows, and the grid takes none now. */
+  left: number;
 }
 
 /**
  * A block of cells (a spreadsheet's rows) from `start` across rows and columns; rows past the end are
  * new rows. When the block holds the key column, each of its rows goes to the row of its key: a key
  * already in the grid edits that row (its filled cells only: an empty cell keeps the value), a new key
- * is a new row (it never overwrites a stored row of another key).
+ * is a new row (it never overwrites a stored row of another key). A grid that takes no new row
+ * leaves those rows out.
  */
 export function pasteBlock<Stored>(context: EditContext<Stored>, change: Change<Stored>, block: readonly string[][], start: Place): Pasted {
   const { columns, rows } = context;
@@ -90,7 +95,7 @@ export function pasteBlock<Stored>(context: EditContext<Stored>, change: Change<
     const found = pasted.get(key) ?? context.rowOfKey(key);
     return found && keyOf(context, change.current(found)) === key ? found : undefined;
   };
-  const outcome = { added: 0, found: 0, width: 0 };
+  const outcome = { added: 0, found: 0, width: 0, left: 0 };
   for (const [i, values] of block.entries()) {
     const given = new Map(values.flatMap((value, j) => (start.col + j < columns.length ? [[columns[start.col + j].key, value.trim()] as const] : [])));
     outcome.width = Math.max(outcome.width, given.size);
@@ -103,6 +108,10 @@ export function pasteBlock<Stored>(context: EditContext<Stored>, change: Change<
     }
     let row: GridRow<Stored> | undefined = rows[start.row + i];
     if (key && row?.stored) row = undefined;
+    if (!row && context.appendable === false) {
+      outcome.left++;
+      continue;
+    }
     if (!row) {
       row = change.append();
       outcome.added++;
