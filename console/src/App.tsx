@@ -200,13 +200,15 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
             </Link>
           ))}
         </nav>
-        <LanguageChoice />
-        <span className="who">
-          {session.role}
-          <button type="button" onClick={() => confirmLeave(onSignOut)}>
-            {t("app.signOut")}
-          </button>
-        </span>
+        <div className="top-end">
+          <LanguageChoice />
+          <span className="who">
+            {session.role}
+            <button type="button" onClick={() => confirmLeave(onSignOut)}>
+              {t("app.signOut")}
+            </button>
+          </span>
+        </div>
       </header>
       <main className="content">
         <AmountsReady>
