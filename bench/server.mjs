@@ -7,8 +7,9 @@ import { freePort } from "../scripts/lib/dev-server.mjs";
 import { applyMigrations, repoRoot, runWrangler, spawnWrangler } from "../scripts/lib/wrangler.mjs";
 
 const READY_TIMEOUT_MS = 120_000;
-// The bench's copy of wrangler.toml, next to it so its relative paths hold (git-ignored, removed after).
-const BENCH_CONFIG_NAME = ".bench.wrangler.toml";
+// The bench's copy of wrangler.toml, next to it so its relative paths hold (git-ignored, removed after);
+// one per server, so a suite's second server of the same tree (first-evaluate's seeder) leaves the first's alone.
+const benchConfigName = (port) => `.bench.wrangler.${port}.toml`;
 const LIFTED_RATE_LIMIT = 1_000_000_000;
 
 /**
@@ -69,14 +70,14 @@ export async function startBenchServer({ root = repoRoot, stateDir, log = (line)
   const logFile = join(stateDir, "wrangler.log");
   const bundleDir = join(stateDir, "dist");
   const config = join(root, "wrangler.toml");
-  const benchConfig = join(root, BENCH_CONFIG_NAME);
   log(`Applying migrations to a fresh local D1 in ${persistTo} …`);
   await applyMigrations({ persistTo }, { configPath: config, cwd: root });
   log("Building the Worker …");
   await runWrangler(["deploy", join(root, "bench", "worker", "index.ts"), "--config", config, "--dry-run", "--outdir", bundleDir], { cwd: root });
-  writeFileSync(benchConfig, withLiftedRateLimits(readFileSync(config, "utf8")));
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
+  const benchConfig = join(root, benchConfigName(port));
+  writeFileSync(benchConfig, withLiftedRateLimits(readFileSync(config, "utf8")));
   const paginationSecret = randomBytes(32).toString("base64url");
   const keySigningSecret = randomBytes(32).toString("base64url");
   const output = openSync(logFile, "a");

@@ -11,9 +11,16 @@ export default defineConfig({
   root: here("."),
   base: "/console/",
   plugins: [react(), icuMessages(here("./messages"))],
-  resolve: { alias: { "@campaign-policy/client": here("../client/src/index.ts"), "@campaign-policy/common": here("../src/common") } },
+  resolve: {
+    alias: [
+      { find: "@campaign-policy/client", replacement: here("../client/src/index.ts") },
+      { find: "@campaign-policy/common", replacement: here("../src/common") },
+      // exceljs's browser build without its polyfills for old browsers (native async): smaller and faster.
+      { find: /^exceljs$/, replacement: "exceljs/dist/exceljs.bare.min.js" },
+    ],
+  },
   define: { __API_LIMITS__: JSON.stringify(readApiLimits(here("../client/openapi.json"))) },
   build: { outDir: here("../public/console"), emptyOutDir: true, target: "es2022" },
-  // /v1 goes to the API `npm start` serves: on PORT when it was started with one (as npm start reads it).
-  server: { proxy: { "/v1": `http://127.0.0.1:${process.env.PORT || 8787}` } },
+  // /v1 goes to the API `npm start` serves: on PORT when it was started with one (as npm start reads it); its live WebSockets too.
+  server: { proxy: { "/v1": { target: `http://127.0.0.1:${process.env.PORT || 8787}`, ws: true } } },
 });

@@ -13,7 +13,7 @@
 //   is read back and the units of each pooled line and of each (account, line) are counted again.
 // - One order at a time against the two pooled twins (caps for 10 accounts or for all), alternating.
 // - POST …/allocations/plan for ACCOUNTS accounts × POOLED lines: the whole walk of its pages, the
-//   first page, a page of one cap (the plan computed all the same) and the constant route.
+//   first page, a page of one cap (one line computed) and the constant route.
 // - PUT …/allocations of LINES lines against PUT …/lines of LINES lines (two DRAFT twins), alternating;
 //   and the same PUT …/allocations on the rushed Operation (its orders and caps), as information.
 //
@@ -424,7 +424,7 @@ async function plan(ctx, { operator, accounts, twins }, notes) {
   if (walked.caps !== ACCOUNTS * POOLED || walked.overPool) {
     throw new Error(`the plan walked ${walked.caps} caps (expected ${ACCOUNTS * POOLED}), ${walked.overPool} lines with caps adding up beyond the pool`);
   }
-  // What a page costs beside its answer: a page of one cap (the whole plan computed all the same), and the floor of any request.
+  // What a page costs beside its answer: a page of one cap (one line computed), and the floor of any request.
   const oneCap = () => ctx.expect(operator, "POST", path, { ...body, limit: 1 }, 200);
   const constant = () => ctx.expect(operator, "GET", "/v1/__bench/constant", undefined, 200);
   const pages = await ctx.sideBySide(
@@ -454,7 +454,7 @@ async function plan(ctx, { operator, accounts, twins }, notes) {
         p99: pair.besideP99,
       },
       pageRow("the first page again, alternating with the two below", pages.firstPage),
-      pageRow("a first page of 1 cap (limit 1: the whole plan computed, one cap sent)", pages.oneCap),
+      pageRow("a first page of 1 cap (limit 1: one line computed, one cap sent)", pages.oneCap),
       pageRow("constant route (the floor of any request)", pages.constant),
     ],
   };

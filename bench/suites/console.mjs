@@ -10,7 +10,15 @@
 // through the API, 100,000 by default: set them small to try the suite), from navigation to its first figures.
 // Issue 50: switching the lines grid's page to German, and what a page loads before its first rows
 // (gzipped, every chunk: the remembered language's catalog, English by default, is read first).
+// Issue 50: Excel, for both grids side by side, timed inside the page: Export Excel of every row (the
+// click to the file made, the library loaded by that first click), and Import Excel of a file of every
+// row with 10 cells in error (the file given to the picker to the frame after the grid says which cells
+// need fixing, marked).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import ExcelJS from "exceljs";
 import { buildConsole, consoleWeight } from "../../scripts/build-console.mjs";
 import { launchChromium } from "../../scripts/lib/chromium.mjs";
 
@@ -31,6 +39,17 @@ const FIRST_LOAD_BEFORE_LANGUAGES_KIB = 148.7;
 /** A count as the console writes it in English (5,000). */
 const en = (count) => count.toLocaleString("en");
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** Cells a bench file makes wrong: every 500th row's `column` (a 1-based column number) holds a word. */
+const ERRORS = 10;
+
+/** An .xlsx of `header` and `rows` at `path`, every 500th row's `wrong` column a word (what the grid marks). */
+async function workbookWithErrors(path, header, rows, wrong) {
+  const book = new ExcelJS.Workbook();
+  const sheet = book.addWorksheet("Sheet");
+  sheet.addRow(header);
+  sheet.addRows(rows.map((values, i) => values.map((value, at) => (at === wrong - 1 && i % (rows.length / ERRORS) === 7 ? "abc" : value))));
+  await book.xlsx.writeFile(path);
+}
 
 export default async function consoleSuite(ctx) {
   await buildConsole({ ifChanged: true });
@@ -301,13 +320,75 @@ export default async function consoleSuite(ctx) {
     return samples;
   };
 
+  /** Inside the page: Export Excel clicked, to the file made (its object URL), the library loaded by that click. */
+  const timedExport = (page) =>
+    page.evaluate(async () => {
+      const made = new Promise((resolve) => {
+        const create = URL.createObjectURL;
+        URL.createObjectURL = (blob) => {
+          URL.createObjectURL = create;
+          resolve(performance.now());
+          return create(blob);
+        };
+      });
+      const started = performance.now();
+      [...document.querySelectorAll("button")].find((button) => button.textContent === "Export Excel").click();
+      return Math.round((await made) - started);
+    });
+  /** Inside the page: the file given to Import Excel's input (its change event) to the frame after a status says `done`. */
+  const timedImport = async (page, path, done) => {
+    await page.evaluate(() => {
+      window.excelPicked = 0;
+      document.addEventListener("change", () => (window.excelPicked = performance.now()), { capture: true, once: true });
+    });
+    await page.locator('input[type="file"][accept*=".xlsx"]').setInputFiles(path);
+    return page.evaluate(async (done) => {
+      const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+      while (![...document.querySelectorAll('[role="status"]')].some((status) => status.textContent.includes(done))) await frame();
+      await frame();
+      return Math.round(performance.now() - window.excelPicked);
+    }, done);
+  };
+  /** Fresh tabs on `url` (once `rows` show): an export, then (another tab) an import of `file` until its `done`. */
+  const measureExcel = async ({ url, rows, file, done }) => {
+    const samples = { exports: [], imports: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const which of ["exports", "imports"]) {
+        const { context, page } = await openPage();
+        await page.goto(url);
+        await rowCount(page, rows + 1);
+        samples[which].push(which === "exports" ? await timedExport(page) : await timedImport(page, file, done));
+        if (which === "imports" && (await page.locator('[role="gridcell"][aria-invalid="true"]').count()) === 0) throw new Error("no cell marked");
+        await context.close();
+      }
+    }
+    return samples;
+  };
+
   const rules = Array.from({ length: RULES }, (_, i) => ({ accountId: `BENCH-A${i % 100}`, supplierId: `BENCH-S${Math.floor(i / 100)}`, minimum: 500 + i }));
+  const scratch = await mkdtemp(join(tmpdir(), "bench-excel-"));
+  const linesFile = join(scratch, "lines.xlsx");
+  const rulesFile = join(scratch, "rules.xlsx");
+  await workbookWithErrors(
+    linesFile,
+    ["variantExternalId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"],
+    lines.map((line) => [line.variantExternalId, line.variantName.en, line.minQuantity, 12, line.recommendedQuantity, 1]),
+    3,
+  );
+  await workbookWithErrors(
+    rulesFile,
+    ["id", "accountId", "supplierId", "storeId", "minimum", "enforcement"],
+    rules.map((rule) => [null, rule.accountId, rule.supplierId, null, rule.minimum + 1, "BLOCK"]),
+    5,
+  );
+  const excelDone = `${ERRORS} cells in ${ERRORS} rows need fixing`;
   await ctx.expect(operator, "PUT", "/v1/buying-policies/quotas/rules", rules, 200);
 
   try {
     const lineGrid = await measureLoad(`${ctx.baseUrl}/console/operations/${full}`, LINES);
     const editing = await measureEditing(`${ctx.baseUrl}/console/operations/${full}`);
     const language = await measureLanguage(`${ctx.baseUrl}/console/operations/${full}`);
+    const lineExcel = await measureExcel({ url: `${ctx.baseUrl}/console/operations/${full}`, rows: LINES, file: linesFile, done: excelDone });
     const linePasteSave = await measurePasteSave({
       url: async () => `${ctx.baseUrl}/console/operations/${await newOperation()}`,
       rows: 0,
@@ -316,6 +397,7 @@ export default async function consoleSuite(ctx) {
       saved: `Saved: ${en(LINES)} created`,
     });
     const ruleGrid = await measureLoad(`${ctx.baseUrl}/console/quota-rules?view=grid`, RULES);
+    const ruleExcel = await measureExcel({ url: `${ctx.baseUrl}/console/quota-rules?view=grid`, rows: RULES, file: rulesFile, done: excelDone });
     const rulePasteSave = await measurePasteSave({
       url: async () => `${ctx.baseUrl}/console/quota-rules?view=grid`,
       rows: RULES,
@@ -327,7 +409,7 @@ export default async function consoleSuite(ctx) {
     const running = await runningOperation();
     const totals = await measureTotals(`${ctx.baseUrl}/console/operations/${running}/totals`);
 
-    const { js, css, html, language: catalog, lazy } = consoleWeight();
+    const { js, css, html, language: catalog, lazy, excel } = consoleWeight();
     const kib = (bytes) => round1(bytes / 1024);
     return {
       title: `The console in headless Chromium (${LINES} lines, ${RULES} quota rules, median of ${ROUNDS} fresh tabs)`,
@@ -344,6 +426,18 @@ export default async function consoleSuite(ctx) {
         { figure: `undo of a ${LINES}-row paste (ms)`, value: median(editing.undo), goal: "≤ 100", samples: editing.undo.join(" ") },
         { figure: `fill down a column of ${LINES} rows, Ctrl+D (ms)`, value: median(editing.fill), goal: "≤ 200", samples: editing.fill.join(" ") },
         { figure: `find and replace: preview over ${LINES} names (ms)`, value: median(editing.preview), goal: "≤ 200", samples: editing.preview.join(" ") },
+        {
+          figure: `Export Excel of ${LINES} lines, click → file made (ms)`,
+          value: median(lineExcel.exports),
+          goal: "≤ 1000",
+          samples: lineExcel.exports.join(" "),
+        },
+        {
+          figure: `Import Excel of ${LINES} lines with ${ERRORS} cells in error → grid marked (ms)`,
+          value: median(lineExcel.imports),
+          goal: "≤ 2000",
+          samples: lineExcel.imports.join(" "),
+        },
         { figure: "rules grid: navigation → first rows (ms)", value: median(ruleGrid.firstRows), goal: "≤ 1000", samples: ruleGrid.firstRows.join(" ") },
         {
           figure: `rules grid: navigation → all ${RULES} rules loaded (ms)`,
@@ -356,6 +450,13 @@ export default async function consoleSuite(ctx) {
           value: median(rulePasteSave),
           goal: "≤ 2000",
           samples: rulePasteSave.join(" "),
+        },
+        { figure: `rules grid: Export Excel of ${RULES} rules (ms)`, value: median(ruleExcel.exports), goal: "≤ 1000", samples: ruleExcel.exports.join(" ") },
+        {
+          figure: `rules grid: Import Excel of ${RULES} rules with ${ERRORS} cells in error → grid marked (ms)`,
+          value: median(ruleExcel.imports),
+          goal: "≤ 2000",
+          samples: ruleExcel.imports.join(" "),
         },
         {
           figure: "rules grid: scroll the whole grid, most row elements in the DOM",
@@ -391,11 +492,12 @@ export default async function consoleSuite(ctx) {
           figure: "first load JS + CSS + HTML + the heaviest language, gzip (KiB)",
           value: kib(js + css + html + catalog),
           goal: "≤ 156",
-          samples: `JS ${kib(js)}, CSS ${kib(css)}, HTML ${kib(html)}, language ${kib(catalog)}; pages and other languages loaded on first use ${kib(lazy)}`,
+          samples: `JS ${kib(js)}, CSS ${kib(css)}, HTML ${kib(html)}, language ${kib(catalog)}; pages and other languages loaded on first use ${kib(lazy)}; the Excel library ${kib(excel)}`,
         },
       ],
     };
   } finally {
     await browser.close();
+    await rm(scratch, { recursive: true, force: true });
   }
 }

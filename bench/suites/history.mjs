@@ -63,15 +63,23 @@ async function seed(side) {
   return { operator, createOperation, putLines, everyLine, threeLines };
 }
 
-/** Side by side: `call(side, seeded, round)` on both servers, alternating; p50s, their ratio and the ratio per third of the run. */
-async function compareSides(ctx, sides, seeded, name, call, goal) {
-  const samples = { current: [], baseline: [] };
-  const timed = (which) => async (round) => {
-    const ms = await call(sides[which], seeded[which], round);
+/**
+ * Side by side: `call(side, seeded, round)` on both servers, alternating; p50s, their ratio and the ratio
+ * per third of the run. `floor(round)`, when given, runs in the same rounds: its p50 comes back as `floorP50`.
+ */
+async function compareSides(ctx, sides, seeded, name, call, goal, floor) {
+  const samples = { current: [], baseline: [], floor: [] };
+  const timed = (which, run) => async (round) => {
+    const ms = await run(round);
     if (round >= 0) samples[which].push(ms);
     return ms;
   };
-  await ctx.sideBySide({ current: timed("current"), baseline: timed("baseline") }, { rounds: WRITE_ROUNDS, warmup: WARMUP, label: name });
+  const calls = {
+    current: timed("current", (round) => call(sides.current, seeded.current, round)),
+    baseline: timed("baseline", (round) => call(sides.baseline, seeded.baseline, round)),
+  };
+  if (floor) calls.floor = timed("floor", floor);
+  await ctx.sideBySide(calls, { rounds: WRITE_ROUNDS, warmup: WARMUP, label: name });
   const ratio = p50(samples.current) / p50(samples.baseline);
   const size = Math.ceil(WRITE_ROUNDS / BLOCKS);
   const blocks = Array.from(
@@ -86,6 +94,26 @@ async function compareSides(ctx, sides, seeded, name, call, goal) {
     ratioP50: Math.round(ratio * 1000) / 1000,
     blockRatios: blocks.map((r) => r.toFixed(2)).join(" / "),
     ...(goal && { goal: `≤ ${goal}× before`, met: ratio <= goal || withinNoise ? "yes" : "no" }),
+    ...(floor && { floorP50: ctx.round(p50(samples.floor)) }),
+  };
+}
+
+/**
+ * The row of `measured` (compareSides with a floor) as ratios to its floor, this tree's and the
+ * baseline's: within `goal`× the baseline's ratio.
+ */
+function toFloor(name, measured, goal) {
+  const ratio = measured.p50 / measured.floorP50;
+  const baselineRatio = measured.baselineP50 / measured.floorP50;
+  const bound = Math.round(goal * baselineRatio * 100) / 100;
+  return {
+    name,
+    p50: measured.p50,
+    floorP50: measured.floorP50,
+    ratioP50: Math.round(ratio * 100) / 100,
+    baselineRatioP50: Math.round(baselineRatio * 100) / 100,
+    goal: `≤ ${bound}× the bare upsert (${goal}× the ${Math.round(baselineRatio * 100) / 100}× before)`,
+    met: ratio <= bound ? "yes" : "no",
   };
 }
 
@@ -117,23 +145,12 @@ export default async function history(ctx) {
     const seeded = { current: await seed(sides.current), baseline: await seed(sides.baseline) };
     const rows = [];
 
-    // ---- writes, side by side with the commit before history
-    rows.push(
-      await compareSides(
-        ctx,
-        sides,
-        seeded,
-        "PUT 5000 lines, every line changed",
-        async (_side, s, round) =>
-          (
-            await s.putLines(
-              s.everyLine,
-              linesBody(() => 100 + round + 3),
-            )
-          ).ms,
-        1.2,
-      ),
-    );
+    // ---- writes, side by side with the commit before history; every line changed also against the floor of any such write
+    const everyLineBody = (round) => linesBody(() => 100 + round + 3);
+    const bareUpsert = async (round) => (await ctx.expect(seeded.current.operator, "PUT", "/v1/__bench/bare-upsert", everyLineBody(round), 200)).ms;
+    const putEveryLine = async (_side, s, round) => (await s.putLines(s.everyLine, everyLineBody(round))).ms;
+    const everyLine = await compareSides(ctx, sides, seeded, "PUT 5000 lines, every line changed", putEveryLine, 1.2, bareUpsert);
+    rows.push(everyLine, toFloor("PUT 5000 lines, every line changed, against a bare upsert of the same 5000 rows", everyLine, 1.2));
     rows.push(
       await compareSides(
         ctx,
@@ -303,6 +320,7 @@ export default async function history(ctx) {
       },
       notes: [
         `writes: ${WRITE_ROUNDS} rounds after ${WARMUP} untimed, alternating which server goes first; p50 in ms over loopback; blockRatios = the ratio over each third of the rounds (the run's own noise)`,
+        "bare upsert: PUT /v1/__bench/bare-upsert with the same request body, in the same rounds, on this tree's server: the body's JSON text bound as one parameter and upserted into a table with only its primary key (tenant, the line's key) and each row's JSON, no other index, no trigger, nothing else in the batch, no parse in the Worker; it runs no code of either tree, so both PUTs are divided by it",
         `storage: database growth for the same write on both servers, this tree's minus the baseline's, per record: ${Math.round(bytesPerLineRecord)} B for a line record of one changed field, ${Math.round(bytesPerThreeFieldRecord)} B for one of three (name, minimum, maximum), ${Math.round(bytesPerCreatedLineRecord)} B for a line's creation (every field)`,
         `the past page: ${VERSIONS_BACK} later versions each changed ${LINES_PER_VERSION} lines; the diff pages 1000 lines at a time`,
       ],

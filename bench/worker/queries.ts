@@ -74,6 +74,27 @@ export async function rawUpsertLines(db: Db, tenantId: string, tenantDefaultLoca
 }
 
 /**
+ * The floor of any 5000-row write: the request's JSON text bound as one parameter and upserted into a
+ * table with only its key (no other index, no trigger), each row's JSON its one value. No parse in the
+ * Worker, no read, nothing else in the batch. The table is the bench's own, made on first use.
+ * Returns how many rows the statement touched.
+ */
+export async function bareUpsert(database: D1Database, tenantId: string, rowsJson: string): Promise<number> {
+  const [, upserted] = await database.batch([
+    database.prepare(
+      "create table if not exists bench_bare_rows (tenant_id text not null, row_key text not null, row text not null, primary key (tenant_id, row_key)) without rowid",
+    ),
+    database
+      .prepare(
+        `insert into bench_bare_rows (tenant_id, row_key, row) select ?1, value ->> 'variantExternalId', value from json_each(?2) where true
+          on conflict (tenant_id, row_key) do update set row = excluded.row`,
+      )
+      .bind(tenantId, rowsJson),
+  ]);
+  return upserted.meta.changes;
+}
+
+/**
  * Changes a rule's minimum and bumps the tenant's rules version in one batch, with raw SQL on the
  * binding: what a write made in another isolate looks like to this one (its rule index is not told).
  * Returns the new version, or null when the tenant has no such rule.

@@ -20,6 +20,7 @@ import {
   changeRuleElsewhere,
   databaseBytes,
   insertBenchKey,
+  bareUpsert,
   rawUpsertLines,
   rawUpsertRules,
   seedFacts,
@@ -363,6 +364,12 @@ export function mountBenchRoutes(app: App): void {
       cursor = listed.truncated ? listed.cursor : undefined;
     } while (cursor);
     return c.json({ ...counts, bucketObjects, bucketBytes, shardBytes: await databaseBytes(database) });
+  });
+
+  app.put("/v1/__bench/bare-upsert", async (c) => {
+    const principal = c.get("principal");
+    requireRole(principal, "OPERATOR");
+    return c.json({ written: await bareUpsert(c.var.db.$client, principal.tenantId, await c.req.text()) });
   });
 
   app.put("/v1/__bench/raw-upsert/:operationId", async (c) => {

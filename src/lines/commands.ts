@@ -79,21 +79,35 @@ export function upsertStatements(
  * value, so a batch assigns only what it changes on some stored line (a re-PUT of new maximums
  * leaves the name, minimum, recommended and pack-size indexes alone).
  */
-const UPDATABLE: [AnySQLiteColumn[], (line: StoredLine) => unknown][] = [
-  [[operationLines.variantId], (line) => line.variantId],
-  [[operationLines.variantName, operationLines.variantNameSearch, operationLines.variantNameSort], (line) => JSON.stringify(line.variantName)],
-  [[operationLines.minQuantity], (line) => line.minQuantity],
-  [[operationLines.maxQuantity], (line) => line.maxQuantity],
-  [[operationLines.recommendedQuantity], (line) => line.recommendedQuantity],
-  [[operationLines.quantityIncrement], (line) => line.quantityIncrement],
+const UPDATABLE: [AnySQLiteColumn[], (before: StoredLine, after: StoredLine) => boolean][] = [
+  [[operationLines.variantId], (before, after) => before.variantId === after.variantId],
+  [
+    [operationLines.variantName, operationLines.variantNameSearch, operationLines.variantNameSort],
+    (before, after) => sameNames(before.variantName, after.variantName),
+  ],
+  [[operationLines.minQuantity], (before, after) => before.minQuantity === after.minQuantity],
+  [[operationLines.maxQuantity], (before, after) => before.maxQuantity === after.maxQuantity],
+  [[operationLines.recommendedQuantity], (before, after) => before.recommendedQuantity === after.recommendedQuantity],
+  [[operationLines.quantityIncrement], (before, after) => before.quantityIncrement === after.quantityIncrement],
 ];
+
+/** Two names stored as the same JSON text: the same languages in the same order, each with the same text. */
+function sameNames(a: Record<string, string>, b: Record<string, string>): boolean {
+  const languages = Object.keys(b);
+  let i = 0;
+  for (const language in a) {
+    if (language !== languages[i] || a[language] !== b[language]) return false;
+    i++;
+  }
+  return i === languages.length;
+}
 
 /** The columns some line of the batch gives a stored line another value in. */
 function changedColumns(lines: StoredLine[], stored: ReadonlyMap<string, StoredLine>): AnySQLiteColumn[] {
-  return UPDATABLE.filter(([, read]) =>
+  return UPDATABLE.filter(([, same]) =>
     lines.some((line) => {
       const before = stored.get(line.variantExternalId);
-      return before !== undefined && read(before) !== read(line);
+      return before !== undefined && !same(before, line);
     }),
   ).flatMap(([columns]) => columns);
 }

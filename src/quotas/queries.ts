@@ -103,14 +103,30 @@ const LEVEL_KEYS_SQL = sqlText(
 const IDS_SQL = sqlText(
   sql`select ${packedRules} from json_each(${sql.raw("?2")}) as probe cross join ${r} on ${r.id} = probe.value and ${byTenant} group by ${r}.rowid >> 8`,
 );
-/** At most ?2 of the tenant's rules: all of them when the tenant is that small. */
-const FIRST_RULES_SQL = sqlText(
+/** The tenant's rules counted no further than ?2: an index-only count, however large the tenant. */
+const rulesUpTo = sql`(select count(*) from (select 1 from ${r} where ${byTenant} limit ${sql.raw("?2")}))`;
+const RULE_COUNT_SQL = sqlText(sql`select ${rulesUpTo} as count`);
+/**
+ * Every rule of the tenant when it has fewer than ?2, else none: a large tenant's rules are not read
+ * only to find it is large (a LIMIT of 0 reads no row; a condition in WHERE would still scan them).
+ */
+const WHOLE_TENANT_SQL = sqlText(
   sql`select json_group_array(json_array(id, account_id, supplier_id, store_id, minimum, enforcement)) as rules
     from (select ${r}.rowid as rid, ${r.id} as id, ${r.accountId} as account_id, ${r.supplierId} as supplier_id, ${r.storeId} as store_id, ${r.minimum} as minimum,
         ${r.enforcement} as enforcement
-      from ${r} where ${byTenant} limit ${sql.raw("?2")})
+      from ${r} where ${byTenant} limit case when ${rulesUpTo} < ${sql.raw("?2")} then ${sql.raw("?2")} else 0 end)
     group by rid >> 8`,
 );
+
+/** The statements reading the tenant whole if it has at most `wholeUpTo` rules (wholeTenantOf reads their results). */
+function wholeTenantReads(database: D1Database | D1DatabaseSession, tenantId: string, wholeUpTo: number): D1PreparedStatement[] {
+  return [database.prepare(RULE_COUNT_SQL).bind(tenantId, wholeUpTo + 1), database.prepare(WHOLE_TENANT_SQL).bind(tenantId, wholeUpTo + 1)];
+}
+
+/** Every rule of the tenant from wholeTenantReads' results; null when it has more than `wholeUpTo`. */
+function wholeTenantOf([count, ...rules]: D1Result[], wholeUpTo: number): IndexedRule[] | null {
+  return (count.results as { count: number }[])[0].count <= wholeUpTo ? unpackRules(rules) : null;
+}
 
 type PackedRule = [id: string, accountId: string | null, supplierId: string | null, storeId: string | null, minimum: number, enforcement: QuotaEnforcement];
 
@@ -181,7 +197,6 @@ export async function readRulesById(db: Db, tenantId: string, ids: readonly stri
  */
 export async function readRulesForChanges(db: Db, tenantId: string, named: { ids: readonly string[]; scopes: readonly Scope[]; wholeUpTo: number }) {
   const database = db.$client;
-  const first = database.prepare(FIRST_RULES_SQL).bind(tenantId, named.wholeUpTo + 1);
   const { head, extra, rules } = await readWithHead(
     database,
     tenantId,
@@ -189,10 +204,9 @@ export async function readRulesForChanges(db: Db, tenantId: string, named: { ids
       { text: IDS_SQL, values: named.ids },
       { text: SCOPES_SQL, values: named.scopes },
     ],
-    [first],
+    wholeTenantReads(database, tenantId, named.wholeUpTo),
   );
-  const some = unpackRules(extra);
-  return { head, whole: some.length <= named.wholeUpTo ? some : null, byId: rules[0], atScopes: rules[1] };
+  return { head, whole: wholeTenantOf(extra, named.wholeUpTo), byId: rules[0], atScopes: rules[1] };
 }
 
 /**
@@ -208,11 +222,9 @@ export function d1RuleSource(db: Db, shard: ShardName): RuleSource {
       return headOf(await database.prepare(HEAD_SQL).bind(tenantId).run());
     },
     async load(tenantId, { targets, wholeUpTo }) {
-      const first = wholeUpTo === null ? [] : [database.prepare(FIRST_RULES_SQL).bind(tenantId, wholeUpTo + 1)];
-      const { head, extra, rules } = await readWithHead(database, tenantId, [{ text: SCOPES_SQL, values: targets.flatMap(probesOf) }], first);
-      const some = extra.length ? unpackRules(extra) : null;
-      const whole = some && wholeUpTo !== null && some.length <= wholeUpTo ? some : null;
-      return { ...head, whole, matching: rules[0], bookmark: bookmarkOf(db), origin: shard };
+      const whole = wholeUpTo === null ? [] : wholeTenantReads(database, tenantId, wholeUpTo);
+      const { head, extra, rules } = await readWithHead(database, tenantId, [{ text: SCOPES_SQL, values: targets.flatMap(probesOf) }], whole);
+      return { ...head, whole: wholeUpTo === null ? null : wholeTenantOf(extra, wholeUpTo), matching: rules[0], bookmark: bookmarkOf(db), origin: shard };
     },
     async loadGroups(tenantId, targets): Promise<RuleSnapshot> {
       const { head, rules } = await readWithHead(database, tenantId, [{ text: LEVEL_KEYS_SQL, values: targets.flatMap(levelKeysOf) }]);

@@ -12,7 +12,9 @@ import {
   setStatus,
   type Caller,
 } from "../helpers/client";
+import { moveTenant, otherShard } from "../helpers/moves";
 import { routes } from "../helpers/routes";
+import { shardOf } from "../helpers/shards";
 import { accountWithKey, cartBody, line, putAccounts, setUpOperation } from "../helpers/setup";
 import { expectTotalsExact } from "../totals/support";
 
@@ -378,4 +380,70 @@ describe("never oversold", () => {
     await expectTotalsExact(op, operation.id);
     expect(await setStatus(op, operation.id, "INACTIVE")).toBeTruthy();
   }, 300_000);
+});
+
+describe("what is left of pools and caps, against the orders", () => {
+  /** The lines' and the accounts' ordered quantities as the API keeps them equal what the PLACED orders hold. */
+  async function expectAllocationExact(op: Caller, operationId: string) {
+    const params = { operationId };
+    const orders = (await collectPages(op, routes.listOrders, { params, query: { status: "PLACED", limit: "500" } })).items;
+    const byLine = new Map<string, number>();
+    const byCap = new Map<string, number>();
+    for (const placed of orders)
+      for (const row of placed.lines) {
+        byLine.set(row.variantExternalId, (byLine.get(row.variantExternalId) ?? 0) + row.quantity);
+        const cap = `${row.variantExternalId}/${placed.accountId}`;
+        byCap.set(cap, (byCap.get(cap) ?? 0) + row.quantity);
+      }
+    const lines = (await collectPages(op, routes.listLines, { params })).items;
+    for (const row of lines) {
+      expect(row.orderedQuantity, row.variantExternalId).toBe(byLine.get(row.variantExternalId) ?? 0);
+      if (typeof row.poolQuantity === "number")
+        expect(row.poolRemaining, row.variantExternalId).toBe(Math.max(0, row.poolQuantity - (byLine.get(row.variantExternalId) ?? 0)));
+    }
+    const caps = (await collectPages(op, routes.listAccountCaps, { params })).items;
+    for (const cap of caps)
+      expect(cap.orderedQuantity, `${cap.variantExternalId}/${cap.accountId}`).toBe(byCap.get(`${cap.variantExternalId}/${cap.accountId}`) ?? 0);
+    await expectTotalsExact(op, operationId);
+  }
+
+  it("stay exact through orders placed, retried, refused and cancelled, and a tenant move; what is left still fits exactly after it", async () => {
+    const op = await newTenant();
+    const { operation, params } = await campaign(op);
+    await allocate(op, operation.id, [{ variantExternalId: "JACKET", poolQuantity: 25 }]);
+    expectStatus(
+      await callRoute(op, routes.setAccountCaps, {
+        params,
+        body: [
+          { variantExternalId: "JACKET", accountId: "A1", maxQuantity: 10 },
+          { variantExternalId: "JACKET", accountId: "A2", maxQuantity: 10 },
+        ],
+      }),
+      200,
+    );
+    const keyed = (key: string, accountId: string, quantity: number) =>
+      callRoute(op, routes.createOrder, { body: cartBody(operation.id, accountId, [line("JACKET", quantity)]), headers: { "Idempotency-Key": key } });
+    // Placed, then the same request again: one order.
+    const first = expectStatus(await keyed("alloc-exact-1", "A1", 6), 201);
+    expect((await keyed("alloc-exact-1", "A1", 6)).body).toMatchObject({ id: first.id });
+    expectStatus(await keyed("alloc-exact-2", "A2", 8), 201);
+    // Refused: above A1's cap (6 + 5 > 10), and twice with its key.
+    expectProblem(await keyed("alloc-exact-3", "A1", 5), 409, "allocation_exceeded");
+    expect((await keyed("alloc-exact-3", "A1", 5)).status).toBe(409);
+    // Cancelled: its units are left to order again.
+    const cancelled = expectStatus(await keyed("alloc-exact-4", "A3", 7), 201);
+    expectStatus(await callRoute(op, routes.cancelOrder, { params: { orderId: cancelled.id }, body: {} }), 200);
+    expectStatus(await callRoute(op, routes.cancelOrder, { params: { orderId: cancelled.id }, body: {} }), 200);
+    await expectAllocationExact(op, operation.id);
+
+    await moveTenant(op, otherShard(await shardOf(op.tenantId)));
+    await expectAllocationExact(op, operation.id);
+    // After the move, what is left fits exactly: A1 has 4 of its cap, the pool 11; one more is refused.
+    expectStatus(await keyed("alloc-exact-5", "A1", 4), 201);
+    expectProblem(await keyed("alloc-exact-6", "A1", 1), 409, "allocation_exceeded");
+    expectStatus(await keyed("alloc-exact-7", "A3", 7), 201);
+    expectProblem(await keyed("alloc-exact-8", "A3", 1), 409, "allocation_exceeded");
+    await expectAllocationExact(op, operation.id);
+    expect(await lineOf(op, operation.id, "JACKET")).toMatchObject({ orderedQuantity: 25, poolRemaining: 0 });
+  }, 120_000);
 });

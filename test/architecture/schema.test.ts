@@ -59,7 +59,7 @@ async function migratedSchema(db: D1Database): Promise<{ type: string; name: str
 
 describe("the tables the code names and the tables the migrations build", () => {
   it("has a control database and at least one shard", () => {
-    expect([...controlNames].sort()).toEqual(["api_keys", "tenant_directory"]);
+    expect([...controlNames].sort()).toEqual(["api_keys", "live_keys", "tenant_directory"]);
     expect(shards.length).toBeGreaterThan(0);
   });
 

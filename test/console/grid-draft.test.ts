@@ -105,9 +105,9 @@ describe("the grid's draft", () => {
   });
 
   describe("a change from outside (live updates)", () => {
-    const remote = (line: Partial<Line> & { variant: string }): DraftAction<Line> => ({
+    const remote = (...lines: (Partial<Line> & { variant: string })[]): DraftAction<Line> => ({
       type: "remote",
-      stored: { ...stored.find((item) => item.variant === line.variant)!, ...line },
+      items: lines.map((line) => ({ ...stored.find((item) => item.variant === line.variant)!, ...line })),
     });
 
     it("keeps the local edit, takes the other cells, and marks a cell both sides changed differently", () => {
@@ -135,6 +135,62 @@ describe("the grid's draft", () => {
       expect(undone.pending.size).toBe(0);
       const redone = reduce(undone, { type: "redo" });
       expect(rowOf(redone, "B", [stored[0], now, stored[2]]).cells).toEqual({ variant: "B", min: "5", max: "25" });
+    });
+
+    it("keeps a conflict when told the same change twice, and when another cell changes after it", () => {
+      const clash = reduce(setCells(emptyDraft(), "B", { min: "5" }), remote({ variant: "B", min: 7 }));
+      // Sent with the change, then read again after a reconnect: nothing new.
+      expect(reduce(clash, remote({ variant: "B", min: 7 }))).toBe(clash);
+      const later = reduce(clash, remote({ variant: "B", min: 7, max: 40 }));
+      expect([...(later.conflicts.get("B") ?? [])]).toEqual(["min"]);
+      expect(later.pending.get("B")?.cells).toEqual({ variant: "B", min: "5", max: "40" });
+      // The other side came round to the same value: nothing left to answer.
+      expect(reduce(later, remote({ variant: "B", min: 5, max: 40 })).conflicts.size).toBe(0);
+    });
+
+    it("lists the conflicts, shown or not, with their cells", () => {
+      const edited = setCells(setCells(emptyDraft(), "B", { min: "5", max: "21" }), "C", { max: "33" });
+      // One change of both lines, and one of a line without an edit here.
+      const clashes = reduce(edited, remote({ variant: "B", min: 7, max: 22 }, { variant: "C", max: 31 }, { variant: "A", max: 11 }));
+      const listed = view(clashes, [stored[0]]).conflicts;
+      expect(listed.map(({ row, fields }) => [row.id, row.cells.max, fields])).toEqual([
+        ["B", "21", ["min", "max"]],
+        ["C", "33", ["max"]],
+      ]);
+    });
+
+    it("answers a conflict: theirs is an edit of the cell (one undo step), mine keeps the edit to save over theirs", () => {
+      const edited = setCells(emptyDraft(), "B", { min: "5", max: "21" });
+      const clash = reduce(edited, remote({ variant: "B", min: 7, max: 22 }));
+      const items = [stored[0], { ...stored[1], min: 7, max: 22 }, stored[2]];
+      const theirs = change(clash, "Keep theirs (B · min)", (c) => {
+        const row = draftView(config, clash, items).rows[1];
+        c.set(row, { ...c.current(row).cells, min: "7" });
+      });
+      expect(theirs.pending.get("B")?.cells).toEqual({ variant: "B", min: "7", max: "21" });
+      expect([...(theirs.conflicts.get("B") ?? [])]).toEqual(["max"]);
+      expect(theirs.undo.at(-1)?.label).toBe("Keep theirs (B · min)");
+      expect(reduce(theirs, { type: "undo" }).pending.get("B")?.cells.min).toBe("5");
+      const mine = reduce(theirs, { type: "keepMine", cells: [{ id: "B", field: "max" }] });
+      expect(mine.conflicts.size).toBe(0);
+      expect(mine.pending.get("B")?.cells).toEqual({ variant: "B", min: "7", max: "21" });
+      expect(mine.undo).toHaveLength(theirs.undo.length);
+      // Every cell back to theirs: no edit is left, nor a conflict.
+      const all = change(clash, "Keep theirs (2 cells)", (c) => {
+        const row = draftView(config, clash, items).rows[1];
+        c.set(row, { ...c.current(row).cells, min: "7", max: "22" });
+      });
+      expect(all.pending.size).toBe(0);
+      expect(all.conflicts.size).toBe(0);
+    });
+
+    it("keeps a conflict while the person writes another cell of its row", () => {
+      const clash = reduce(setCells(emptyDraft(), "B", { min: "5" }), remote({ variant: "B", min: 7 }));
+      const items = [stored[0], { ...stored[1], min: 7 }, stored[2]];
+      const builder = beginChange(config, clash, newId);
+      const row = draftView(config, clash, items).rows[1];
+      builder.set(row, { ...row.cells, max: "23" });
+      expect([...(reduce(clash, builder.action("Edit")).conflicts.get("B") ?? [])]).toEqual(["min"]);
     });
 
     it("clears a row's conflict once the person writes it", () => {

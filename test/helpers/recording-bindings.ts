@@ -1,4 +1,5 @@
 // Bindings a test swaps in (call's `env` option) to see what the Worker sends them, or to make them fail.
+import { interceptRoundTrips } from "../../src/platform/data/database";
 
 /** A queue binding that keeps what is sent to it. */
 export function recordingQueue(): { queue: Queue; sent: unknown[] } {
@@ -33,6 +34,35 @@ function onPrepare(database: D1Database, hook: (query: string) => void): D1Datab
 export function recordingD1(database: D1Database): { database: D1Database; statements: string[] } {
   const statements: string[] = [];
   return { database: onPrepare(database, (query) => statements.push(query)), statements };
+}
+
+/** One D1 round trip: the SQL of its statement (of each, for a batch) and how many rows came back. */
+export interface AnsweredRoundTrip {
+  queries: string[];
+  rows: number;
+}
+
+/** Rows in what a round trip answered: a D1Result, a batch's list of them, raw()'s rows, or first()'s row. */
+function rowsIn(answer: unknown): number {
+  if (Array.isArray(answer)) return answer.reduce((sum: number, item) => sum + (item && typeof item === "object" && "results" in item ? rowsIn(item) : 1), 0);
+  if (answer && typeof answer === "object") return "results" in answer && Array.isArray(answer.results) ? answer.results.length : 1;
+  return 0;
+}
+
+/** The real D1 binding (its sessions too), keeping each round trip's SQL and the rows it answered: what a request read, and how much. */
+export function answeringD1(database: D1Database): { database: D1Database; roundTrips: AnsweredRoundTrip[] } {
+  const roundTrips: AnsweredRoundTrip[] = [];
+  const answering = (target: D1Database | D1DatabaseSession): D1Database =>
+    ({
+      ...interceptRoundTrips(target, async (queries, call) => {
+        const answer = await call();
+        roundTrips.push({ queries, rows: rowsIn(answer) });
+        return answer;
+      }),
+      withSession: (start?: string) => answering(database.withSession(start)),
+      getBookmark: () => ("getBookmark" in target ? target.getBookmark() : null),
+    }) as unknown as D1Database;
+  return { database: answering(database), roundTrips };
 }
 
 /** The real D1 binding, where every statement matching `failing` fails, as a database that breaks mid-request would. */

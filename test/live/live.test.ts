@@ -313,4 +313,19 @@ describe("POST /v1/operations/{operationId}/live-tickets and GET …/live", () =
     expect(back.messages.filter((message) => message.type === "changed")).toEqual([]);
     for (const client of [open, back]) client.close();
   });
+
+  it("tells changes committed back to back in their commit order, each with the version it made", async () => {
+    const op = await newTenant();
+    const operation = await setUpOperation(op, { status: "DRAFT" });
+    const watcher = await connect(op, operation.id);
+    const { version } = await readOperation(op, operation.id);
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) => putLines(op, operation.id, [{ variantExternalId: `SKU-Q${i}`, minQuantity: 0, maxQuantity: 10 + i }])),
+    );
+    await watcher.next((message) => changed("lines")(message) && message.version === version + 6);
+    const told = watcher.messages.filter(changed("lines"));
+    expect(told.map((message) => message.version)).toEqual(Array.from({ length: 6 }, (_, i) => version + 1 + i));
+    expect(told.map((message) => message.seq)).toEqual([...told.map((message) => message.seq)].sort((a, b) => (a as number) - (b as number)));
+    watcher.close();
+  });
 });

@@ -3,13 +3,31 @@
 // second one (and one outside the filter becomes an edit of its line before anything is saved); the
 // filter finds a variant by code or name as you type; the active cell's error shows right under it;
 // Save dry-runs every chunk of 5000 before saving any, and says exactly what a refusal midway saved;
-// leaving a page with unsaved edits asks first; Deactivate asks first; the lines of an ACTIVE
-// Operation export; the console has an icon.
+// the lines and the rules grid exported to Excel and imported back (unchanged: no change; a file with
+// errors marked cell by cell, then fixed and saved); leaving a page with unsaved edits asks first; Deactivate asks first; the lines of an ACTIVE
+// Operation export; the console has an icon. Two people on one Operation, each in a browser of their
+// own: a change one saves appears at the other's without a reload, keeping the other's unsaved edits;
+// a cell both changed is shown to resolve, never lost; who is here and on which cell; the Orders and
+// Totals as orders arrive; a dropped connection says so and catches up.
 // Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core, which never downloads one).
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { checkPage, chromiumPresent, createOperationWithLines, itemLines, itemSku, screenshot, startConsole } from "./support/browser.mjs";
+import ExcelJS from "exceljs";
+import { launchChromium } from "../../scripts/lib/chromium.mjs";
+import {
+  assertAccessible,
+  checkGridPage,
+  checkPage,
+  chromiumPresent,
+  createOperationWithLines,
+  itemLines,
+  itemSku,
+  screenshot,
+  startConsole,
+} from "./support/browser.mjs";
 
 const TIMEOUT = { timeout: 180_000 };
 const LINES = 5000;
@@ -35,6 +53,8 @@ if (chromiumPresent("console editing test")) {
       clipboard.setData("text/plain", data);
       element.dispatchEvent(new ClipboardEvent("paste", { clipboardData: clipboard, bubbles: true, cancelable: true }));
     }, text);
+  /** A file given to Import Excel's input (the file chooser the button opens, as a test drives it). */
+  const importExcel = (path) => page.locator('input[type="file"][accept*=".xlsx"]').setInputFiles(path);
   const storedLines = async (...variants) => (await api("GET", `/v1/operations/${operationId}/lines?variantIds=${variants.join(",")}`)).body.items;
   const lineCount = async () => (await api("GET", `/v1/operations/${operationId}`)).body.lineCount;
   const nav = (name) => page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name, exact: true });
@@ -266,15 +286,163 @@ if (chromiumPresent("console editing test")) {
       assert.deepEqual(await storedLines(sku(LINES)), [], "the second is not");
       assert.match(await cell((await rowCount()) - 2, 0).textContent(), new RegExp(`^${sku(LINES)}.*\\(unsaved\\)`));
       await screenshot(page, "grid-partly-saved");
-      // The grid is read-only now (no Undo to bring them back): Discard asks first.
+      // ACTIVE, the grid still edits Pool and Per account: Discard is a step Undo takes back, and asks nothing.
       await page.getByRole("button", { name: "Discard" }).click();
-      const discarding = page.getByRole("dialog", { name: "Discard 1 unsaved row?" });
-      await discarding.waitFor();
-      assert.equal(await focusedText(), "Cancel", "the safe answer has the focus");
-      await discarding.getByRole("button", { name: "Discard them" }).click();
-      await status("Discarded 1 unsaved row.").waitFor();
+      await status("Discarded 1 unsaved row").waitFor();
       assert.equal((await api("POST", `/v1/operations/${operationId}/status`, { status: "DRAFT" })).status, 200);
       await openOperation(operationId, stored);
+    });
+
+    it("exports the lines to Excel and imports them back: unchanged, nothing changes; errors are marked cell by cell; fixed, they save", TIMEOUT, async () => {
+      const scratch = await mkdtemp(join(tmpdir(), "console-excel-"));
+      // The driver intercepts file choosers once a listener is there; one set up now is in force by the time a key opens one.
+      const chosen = new Promise((resolve) => page.once("filechooser", resolve));
+      const stored = await lineCount();
+      // A name a spreadsheet would run as a formula, stored as text: the sheet keeps it a text cell.
+      const formulaName = "=cmd|' /C calc'!A0";
+      assert.equal((await api("PUT", `/v1/operations/${operationId}/lines`, [{ variantExternalId: sku(1), variantName: { en: formulaName } }])).status, 200);
+      await openOperation(operationId, stored);
+
+      await page.getByRole("button", { name: "Export Excel" }).focus();
+      const [download] = await Promise.all([page.waitForEvent("download"), page.keyboard.press("Enter")]);
+      assert.equal(download.suggestedFilename(), `lines-${code}.xlsx`);
+      await status(`Exported ${stored} rows to lines-${code}.xlsx.`).waitFor();
+      const exported = join(scratch, "lines.xlsx");
+      await download.saveAs(exported);
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.readFile(exported);
+      const sheet = book.worksheets[0];
+      assert.deepEqual(sheet.getRow(1).values.slice(1), [
+        "variantExternalId",
+        "variantName",
+        "minQuantity",
+        "maxQuantity",
+        "recommendedQuantity",
+        "quantityIncrement",
+      ]);
+      assert.equal(sheet.rowCount, stored + 1);
+      const name = sheet.getCell("B3");
+      assert.deepEqual(
+        [sheet.getCell("A3").value, name.type, name.formula, name.value, name.numFmt],
+        [sku(1), ExcelJS.ValueType.String, undefined, formulaName, "@"],
+      );
+      const [second] = await storedLines(sku(1));
+      assert.deepEqual([sheet.getCell("C3").type, sheet.getCell("C3").value], [ExcelJS.ValueType.Number, second.minQuantity], "numbers are numbers");
+
+      // Import Excel from the keyboard: Enter opens the file chooser (later files go to its input directly).
+      await page.getByRole("button", { name: "Import Excel" }).focus();
+      await page.keyboard.press("Enter");
+      await (await chosen).setFiles(exported);
+      await status(`Imported lines.xlsx: ${stored} rows read, nothing changed.`).waitFor();
+      await page.getByText("0 unsaved cells").waitFor();
+      assert.equal(await page.getByRole("button", { name: "Save" }).isDisabled(), true, "nothing to save");
+
+      // A file with errors: a word for Min, a formula for Max (read as its text), Min over Max; and a
+      // name starting with = (text, not an error) and a new line.
+      sheet.getCell("C8").value = "abc";
+      sheet.getCell("D10").value = { formula: "1+1", result: 2 };
+      sheet.getCell("C12").value = 500;
+      sheet.getCell("B5").value = '=HYPERLINK("http://x")';
+      sheet.addRow(["SKU-XL-1", "From Excel", 2, 8, null, 2]);
+      const withErrors = join(scratch, "with-errors.xlsx");
+      await book.xlsx.writeFile(withErrors);
+      await importExcel(withErrors);
+      await status(`Imported with-errors.xlsx: ${stored + 1} rows read, 5 rows changed (1 new).`).waitFor();
+      await status(`5 cells in 3 rows need fixing, marked in red; the first: ${sku(6)} (file row 8): a whole number ≥ 0.`).waitFor();
+      assert.equal(await grid().getAttribute("aria-activedescendant"), "cell-6-2", "the grid goes to the first cell to fix");
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("role")), "grid");
+      for (const [row, col] of [
+        [6, 2],
+        [8, 3],
+        [10, 2],
+        [10, 3],
+        [10, 4],
+      ])
+        assert.equal(await cell(row, col).getAttribute("aria-invalid"), "true", `cell ${row},${col}`);
+      assert.deepEqual([await cell(8, 3).innerText(), await cell(3, 1).innerText()], ["=1+1", '=HYPERLINK("http://x")']);
+      await screenshot(page, "grid-excel-errors");
+      await assertAccessible(page, "the lines grid after an Excel import with errors");
+      // The same path as any edit: Save refuses before sending; Undo takes the whole import back.
+      await page.getByRole("button", { name: "Save" }).click();
+      await status("Not saved: fix these 3 rows first.").waitFor();
+      await grid().focus();
+      await page.keyboard.press("Control+z");
+      await status("Undone: Import with-errors.xlsx.").waitFor();
+      await page.getByText("0 unsaved cells").waitFor();
+
+      // Refused whole: a column the CSV has not, a file that is not a workbook.
+      const refused = new ExcelJS.Workbook();
+      refused.addWorksheet("Lines").addRows([
+        ["variantExternalId", "orderedQuantity"],
+        [sku(0), 3],
+      ]);
+      await refused.xlsx.writeFile(join(scratch, "ordered.xlsx"));
+      await importExcel(join(scratch, "ordered.xlsx"));
+      await status("Not imported: ordered.xlsx names a column the grid does not take (orderedQuantity)").waitFor();
+      await writeFile(join(scratch, "not-excel.xlsx"), "variantExternalId\nSKU-1\n");
+      await importExcel(join(scratch, "not-excel.xlsx"));
+      await status("Not imported: not-excel.xlsx is not an Excel workbook (.xlsx). The grid is as it was.").waitFor();
+
+      // Fixed in the sheet: the name and the new line are saved, after Save's dry run.
+      for (const [at, value] of [
+        ["C8", 1],
+        ["D10", 77],
+        ["C12", 1],
+      ])
+        sheet.getCell(at).value = value;
+      await book.xlsx.writeFile(join(scratch, "fixed.xlsx"));
+      await importExcel(join(scratch, "fixed.xlsx"));
+      await status(`Imported fixed.xlsx: ${stored + 1} rows read, 2 rows changed (1 new).`).waitFor();
+      await page.getByRole("button", { name: "Save" }).click();
+      await status("Saved: 1 created, 1 updated.").waitFor();
+      const [named, added] = await storedLines(sku(3), "SKU-XL-1");
+      assert.deepEqual(
+        [named.variantName.en, [added.variantName.en, added.minQuantity, added.maxQuantity, added.recommendedQuantity, added.quantityIncrement]],
+        ['=HYPERLINK("http://x")', ["From Excel", 2, 8, null, 2]],
+      );
+      // The Operation as the next steps expect it.
+      assert.equal((await api("DELETE", `/v1/operations/${operationId}/lines`, ["SKU-XL-1"])).status, 200);
+      await rm(scratch, { recursive: true, force: true });
+    });
+
+    it("exports the rules grid to Excel and imports it back: unchanged, nothing changes; a new minimum is checked and applied", TIMEOUT, async () => {
+      const scratch = await mkdtemp(join(tmpdir(), "console-excel-rules-"));
+      const put = await api("PUT", "/v1/buying-policies/quotas/rules", [
+        { accountId: "XL-A", minimum: 18000 },
+        { supplierId: "XL-S", storeId: "XL-ST", minimum: 500, enforcement: "WARN" },
+      ]);
+      assert.equal(put.status, 200, JSON.stringify(put.body));
+      await page.goto(`${baseUrl}/console/quota-rules?view=grid`);
+      await page.getByRole("gridcell", { name: "XL-A" }).first().waitFor();
+      const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export Excel" }).click()]);
+      assert.equal(download.suggestedFilename(), "quota-rules.xlsx");
+      const exported = join(scratch, "rules.xlsx");
+      await download.saveAs(exported);
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.readFile(exported);
+      const sheet = book.worksheets[0];
+      assert.deepEqual(sheet.getRow(1).values.slice(1), ["id", "accountId", "supplierId", "storeId", "minimum", "enforcement"]);
+      const rowOf = (account) => sheet.getRows(2, sheet.rowCount - 1).find((row) => row.getCell(2).value === account);
+      const values = [1, 2, 3, 4, 5, 6].map((column) => rowOf("XL-A").getCell(column).value);
+      assert.match(values[0], /\S/, "the rule's id");
+      assert.deepEqual(values.slice(1), ["XL-A", null, null, 18000, "BLOCK"], "the minimum in minor units, a number");
+
+      await importExcel(exported);
+      await status(`Imported rules.xlsx: ${sheet.rowCount - 1} rows read, nothing changed.`).waitFor();
+      rowOf("XL-A").getCell(5).value = 25000;
+      await book.xlsx.writeFile(join(scratch, "raised.xlsx"));
+      await importExcel(join(scratch, "raised.xlsx"));
+      await status(`Imported raised.xlsx: ${sheet.rowCount - 1} rows read, 1 row changed.`).waitFor();
+      await page.getByRole("button", { name: "Check changes" }).click();
+      await status("Dry run: 0 created, 1 updated").waitFor();
+      await page.getByRole("button", { name: "Apply" }).click();
+      await status("Saved: 0 created, 1 updated").waitFor();
+      const rules = (await api("GET", "/v1/buying-policies/quotas/rules?accountId=XL-A")).body.items;
+      assert.deepEqual(
+        rules.map((rule) => [rule.accountId, rule.minimum]),
+        [["XL-A", 25000]],
+      );
+      await rm(scratch, { recursive: true, force: true });
     });
 
     it("asks before leaving unsaved edits: a link or Back opens a dialog (Escape or Cancel stays), closing the tab asks the browser", TIMEOUT, async () => {
@@ -429,6 +597,229 @@ if (chromiumPresent("console editing test")) {
       await page.waitForLoadState("networkidle");
       assert.deepEqual(missing, []);
       assert.equal(await page.evaluate(() => fetch("/favicon.ico").then((response) => response.status)), 200);
+    });
+  });
+
+  describe("two people on one Operation, live", () => {
+    const liveCode = `${code}-L`;
+    let browser, liveId, ana, ben;
+    // Ben's live connections pass through the test, which can cut them and refuse new ones.
+    const benSockets = [];
+    let benCut = false;
+
+    const liveState = (person) => person.page.locator(".live-state");
+    const here = (person) => person.page.getByRole("region", { name: "Here now" });
+    const cellOf = (person, row, col) => person.page.locator(`#cell-${row}-${col}`);
+    const said = (person, text) => person.page.getByRole("status").filter({ hasText: text });
+    const conflicts = (person) => person.page.getByRole("region", { name: /changed by someone else too/ });
+    const typeInto = async (person, row, col, value) => {
+      await cellOf(person, row, col).click();
+      await person.page.keyboard.type(value);
+      await person.page.keyboard.press("Enter");
+    };
+    const save = async (person, counts) => {
+      await person.page.getByRole("button", { name: "Save" }).click();
+      await said(person, `Saved: ${counts}.`).waitFor();
+    };
+    const storedMax = async (row) => (await api("GET", `/v1/operations/${liveId}/lines?variantIds=${sku(row)}`)).body.items[0].maxQuantity;
+    const version = async () => (await api("GET", `/v1/operations/${liveId}`)).body.version;
+    const view = (person, name) => person.page.getByRole("navigation", { name: "Operation views" }).getByRole("link", { name, exact: true }).click();
+
+    const rowsShownOn = (on, lines) =>
+      on.waitForFunction((expected) => document.querySelector('[role="grid"]')?.getAttribute("aria-rowcount") === String(expected), lines + 1, {
+        timeout: 30_000,
+      });
+
+    /** A person with an OPERATOR key of their own, signed in in a browser context of their own, on the Operation's lines. */
+    async function personOn(name, { routed = false } = {}) {
+      const issued = await api("POST", "/v1/keys", { role: "OPERATOR", name });
+      assert.equal(issued.status, 201, JSON.stringify(issued.body));
+      const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+      if (routed) {
+        await context.routeWebSocket(/\/live\?/, (socket) => {
+          if (benCut) socket.close({ code: 1011, reason: "cut by the test" });
+          else benSockets.push({ socket, server: socket.connectToServer() });
+        });
+      }
+      const page = await context.newPage();
+      await editing.signIn(page, issued.body.key, "OPERATOR");
+      await page.goto(`${baseUrl}/console/operations/${liveId}`);
+      await rowsShownOn(page, 20);
+      const person = { name, key: issued.body.key, context, page };
+      await liveState(person)
+        .filter({ hasText: /^Live$/ })
+        .waitFor({ timeout: 30_000 });
+      return person;
+    }
+
+    before(
+      async () => {
+        browser = await launchChromium();
+        const created = await api("POST", "/v1/operations", {
+          code: liveCode,
+          name: { en: "Live spring" },
+          type: "PUBLIC",
+          startDate: "2020-01-01T00:00:00Z",
+          endDate: "2099-12-31T00:00:00Z",
+        });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        liveId = created.body.id;
+        assert.equal((await api("PUT", `/v1/operations/${liveId}/lines`, itemLines(20))).status, 200);
+        ana = await personOn("Ana Buyer");
+        ben = await personOn("Ben Planner", { routed: true });
+      },
+      { timeout: 180_000 },
+    );
+
+    after(async () => {
+      await browser?.close();
+    });
+
+    it("shows who else is here, by name (never a key), and the cell each is on", TIMEOUT, async () => {
+      await here(ana).getByText("Ben Planner").waitFor();
+      await here(ben).getByText("Ana Buyer").waitFor();
+      for (const person of [ana, ben]) {
+        const text = await here(person).innerText();
+        assert.doesNotMatch(text, /sk3_|key_/, "no key fragment");
+        assert.ok(!text.includes(person.name), "oneself is not listed");
+        assert.ok(!text.includes(ana.key.slice(0, 8)) && !text.includes(ben.key.slice(0, 8)));
+      }
+      await cellOf(ben, 3, 3).click();
+      await here(ana)
+        .getByText(`on ${sku(3)} · Max`)
+        .waitFor();
+      await cellOf(ana, 3, 3).getByText("(Ben Planner here)").waitFor();
+      await ben.page.keyboard.press("ArrowRight");
+      await here(ana)
+        .getByText(`on ${sku(3)} · Recommended`)
+        .waitFor();
+      await cellOf(ana, 3, 4).locator(".here-mark").waitFor();
+      await screenshot(ana.page, "live-here-now");
+      assert.equal(await cellOf(ana, 3, 3).locator(".here-mark").count(), 0, "the mark moved with him");
+    });
+
+    it("shows a change saved by the other without a reload, keeping one's own unsaved edits, and moves the page's version on", TIMEOUT, async () => {
+      await typeInto(ben, 4, 2, "2");
+      await ben.page.getByText("· 1 unsaved").waitFor();
+      await typeInto(ana, 4, 3, "44");
+      await typeInto(ana, 1, 3, "33");
+      await save(ana, "0 created, 2 updated");
+      await cellOf(ben, 1, 3).filter({ hasText: /^33$/ }).waitFor();
+      await cellOf(ben, 4, 3).filter({ hasText: /^44$/ }).waitFor();
+      assert.match(await cellOf(ben, 4, 2).innerText(), /^2$/, "his edit of the row stays");
+      await ben.page.getByText("· 1 unsaved").waitFor();
+      assert.equal(await conflicts(ben).count(), 0, "no cell was changed by both");
+      await ben.page.getByText(new RegExp(`version ${await version()}$`)).waitFor();
+    });
+
+    it("shows a cell both changed as a conflict, never lost: Save waits for an answer, keep mine or keep theirs (keyboard alone)", TIMEOUT, async () => {
+      await typeInto(ben, 5, 3, "50");
+      await typeInto(ana, 5, 3, "55");
+      await save(ana, "0 created, 1 updated");
+      await conflicts(ben).waitFor();
+      assert.match(await conflicts(ben).innerText(), new RegExp(`${sku(5)} · Max: yours 50, theirs 55`));
+      assert.match(await cellOf(ben, 5, 3).innerText(), /^50/, "his value stays in the cell");
+      assert.match(await cellOf(ben, 5, 3).getAttribute("class"), /\bconflict\b/);
+      await cellOf(ben, 5, 3).getByText("(conflict: theirs 55)").waitFor();
+      // Save says why not, and sends nothing.
+      await ben.page.getByRole("button", { name: "Save" }).click();
+      await said(ben, "Not saved: 1 cell changed by someone else too").waitFor();
+      assert.equal(await storedMax(5), 55);
+
+      await ben.page.getByRole("button", { name: `Keep mine for ${sku(5)} · Max` }).focus();
+      await ben.page.keyboard.press("Enter");
+      await said(ben, `Kept yours: ${sku(5)} · Max`).waitFor();
+      await conflicts(ben).waitFor({ state: "detached" });
+      assert.equal(await ben.page.evaluate(() => document.activeElement?.getAttribute("role")), "grid", "the focus goes back to the grid");
+      await save(ben, "0 created, 2 updated");
+      assert.equal(await storedMax(5), 50);
+      await cellOf(ana, 5, 3).filter({ hasText: /^50$/ }).waitFor();
+
+      // The other way round: Ana keeps his.
+      await typeInto(ana, 6, 3, "66");
+      await typeInto(ben, 6, 3, "60");
+      await save(ben, "0 created, 1 updated");
+      await conflicts(ana).waitFor();
+      await cellOf(ben, 6, 3).click();
+      await here(ana)
+        .getByText(`on ${sku(6)} · Max`)
+        .waitFor();
+      await checkGridPage(ana.page, "live-conflict");
+      await ana.page.getByRole("button", { name: `Keep theirs for ${sku(6)} · Max` }).focus();
+      await ana.page.keyboard.press("Enter");
+      await said(ana, `Kept theirs: ${sku(6)} · Max`).waitFor();
+      assert.match(await cellOf(ana, 6, 3).innerText(), /^60/);
+      assert.equal(await ana.page.getByText(/· \d+ unsaved/).count(), 0, "nothing left to save");
+    });
+
+    it("says Reconnecting… while its connection is down, comes back by itself and shows what it missed", TIMEOUT, async () => {
+      benCut = true;
+      for (const { socket, server } of benSockets.splice(0)) {
+        server.close();
+        socket.close({ code: 1001, reason: "cut by the test" });
+      }
+      await liveState(ben).filter({ hasText: "Reconnecting…" }).waitFor();
+      await here(ana).getByText("nobody else").waitFor();
+      await typeInto(ana, 7, 3, "77");
+      await save(ana, "0 created, 1 updated");
+      await screenshot(ben.page, "live-reconnecting");
+      benCut = false;
+      await liveState(ben)
+        .filter({ hasText: /^Live$/ })
+        .waitFor({ timeout: 60_000 });
+      await cellOf(ben, 7, 3).filter({ hasText: /^77$/ }).waitFor();
+      await here(ana).getByText("Ben Planner").waitFor();
+    });
+
+    it("changes the status with the version the page took in: no 412 for a change it already shows", TIMEOUT, async () => {
+      // Ben's save is the last change: Ana's page knows of it only by what its connection told.
+      await typeInto(ben, 8, 3, "88");
+      await save(ben, "0 created, 1 updated");
+      await cellOf(ana, 8, 3).filter({ hasText: /^88$/ }).waitFor();
+      await ana.page.getByText(new RegExp(`version ${await version()}$`)).waitFor();
+      await ana.page.getByRole("button", { name: "Activate", exact: true }).click();
+      await ana.page.locator(".badge", { hasText: "ACTIVE" }).waitFor();
+      assert.equal(await ana.page.getByRole("alert").count(), 0);
+      // Ben's page hears of it: only Pool and Per account edit now.
+      await ben.page.locator(".badge", { hasText: "ACTIVE" }).waitFor();
+      await ben.page.getByText("This Operation is ACTIVE: only Pool and Per account change now").waitFor();
+    });
+
+    it("updates the Orders and Totals as orders arrive, and the lines' Ordered", TIMEOUT, async () => {
+      assert.equal((await api("PUT", "/v1/accounts", [{ accountId: "A-LIVE", name: "Live Shop" }])).status, 200);
+      const order = (quantity) => ({
+        operationId: liveId,
+        accountId: "A-LIVE",
+        lines: [{ variantExternalId: sku(1), quantity, unitPrice: 1000, supplierId: "SUP-1" }],
+      });
+      await view(ben, "Orders");
+      const orders = ben.page.getByRole("table", { name: `Orders of ${liveCode}` });
+      await ben.page.getByRole("heading", { name: "Orders", level: 2 }).waitFor();
+      await view(ana, "Totals");
+      const figure = (label) =>
+        ana.page.locator(".figures div", { has: ana.page.getByRole("term").filter({ hasText: new RegExp(`^${label}$`) }) }).locator("dd");
+      await figure("Orders").waitFor();
+      assert.equal((await api("POST", "/v1/orders", order(3))).status, 201);
+      await orders.getByText("Live Shop, A-LIVE").waitFor();
+      await figure("Orders").filter({ hasText: "1 order" }).waitFor();
+      await liveState(ben)
+        .filter({ hasText: /^Live$/ })
+        .waitFor();
+
+      await view(ben, "Lines");
+      await rowsShownOn(ben.page, 20);
+      const ordered = 8;
+      await cellOf(ben, 1, ordered).filter({ hasText: /^3$/ }).waitFor();
+      assert.equal((await api("POST", "/v1/orders", order(2))).status, 201);
+      await cellOf(ben, 1, ordered).filter({ hasText: /^5$/ }).waitFor();
+      await figure("Orders").filter({ hasText: "2 orders" }).waitFor();
+    });
+
+    it("lists someone here while their page is open, and no more once it is closed", TIMEOUT, async () => {
+      await view(ana, "Lines");
+      await here(ana).getByText("Ben Planner").waitFor();
+      await ben.context.close();
+      await here(ana).getByText("nobody else").waitFor();
     });
   });
 }

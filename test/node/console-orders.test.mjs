@@ -1,5 +1,5 @@
 // An Operation's Orders and Totals in the console, in headless Chromium as a person would: the orders
-// list with its filters in the address (a reload keeps them), sort and CSV, an order cancelled with a
+// list with its filters in the address (a reload keeps them), sort, CSV and Excel, an order cancelled with a
 // reason from the keyboard alone, the Totals page's figures, refusals in words, lines against their
 // recommended quantity, the accounts that have not ordered and the chart per day; the lines grid's
 // read-only Ordered column. Pools and caps: a pool set in the lines grid while the Operation is ACTIVE
@@ -10,6 +10,7 @@
 // Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core).
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
+import ExcelJS from "exceljs";
 import { after, before, describe, it } from "node:test";
 import { assertAccessible, checkGridPage, checkPage, chromiumPresent, createOperationWithLines, screenshot, startConsole } from "./support/browser.mjs";
 
@@ -159,7 +160,7 @@ if (chromiumPresent("console orders test")) {
       assert.match(await rows().nth(1).innerText(), /€30\.00/);
     });
 
-    it("exports the orders the filters show as CSV", TIMEOUT, async () => {
+    it("exports the orders the filters show as CSV and as an Excel sheet", TIMEOUT, async () => {
       await page.goto(`${ordersUrl()}?status=PLACED&account=A-100`);
       await rows().getByRole("button", { name: "Cancel order" }).first().waitFor();
       const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
@@ -171,6 +172,22 @@ if (chromiumPresent("console orders test")) {
         lines.join("\n"),
       );
       assert.deepEqual(lines.map((line) => line.split(",")[4]).sort(), ["3000", "4000"]);
+
+      // The same rows as an Excel sheet: the CSV's columns, amounts and line counts as numbers.
+      const [excel] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export Excel" }).click()]);
+      assert.match(excel.suggestedFilename(), /^orders-.+\.xlsx$/);
+      await page.getByRole("status").filter({ hasText: "Exported 2 rows to orders-" }).waitFor();
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.readFile(await excel.path());
+      const sheet = book.worksheets[0];
+      assert.deepEqual(sheet.getRow(1).values.slice(1), header.split(","));
+      assert.equal(sheet.rowCount, 3);
+      const amounts = [2, 3].map((row) => sheet.getRow(row).getCell(5));
+      assert.deepEqual(
+        amounts.map((cell) => cell.type),
+        [ExcelJS.ValueType.Number, ExcelJS.ValueType.Number],
+      );
+      assert.deepEqual(amounts.map((cell) => cell.value).sort(), [3000, 4000]);
     });
 
     it("cancels an order with a reason, from the keyboard alone (Escape first keeps it)", TIMEOUT, async () => {
@@ -329,7 +346,12 @@ if (chromiumPresent("console orders test")) {
     });
 
     it("refuses a pool below what was ordered meanwhile: the server's 409 on its row, in the grid's words, nothing saved", TIMEOUT, async () => {
-      // Chez Martin orders 50 after the page read the lines: the grid still shows 0 ordered.
+      // Chez Martin orders 50 after the page read the lines, while its live connection is down (up, the
+      // page would take the order in): the grid still shows 0 ordered.
+      let liveDown = true;
+      await page.routeWebSocket(/\/live\?/, (socket) => (liveDown ? socket.close({ code: 1011, reason: "kept down by the test" }) : socket.connectToServer()));
+      await page.reload();
+      await page.locator(".live-state", { hasText: "Reconnecting…" }).waitFor();
       await place(poolsId, "A-200", "JACKET-L", 50);
       await cell("JACKET-L", "Pool").click();
       await page.keyboard.type("20");
@@ -358,6 +380,8 @@ if (chromiumPresent("console orders test")) {
       await page.getByRole("button", { name: "Discard" }).click();
       await status("Discarded").first().waitFor();
       assert.equal(await cell("JACKET-M", "Pool").innerText(), "2,000 · 1,992 left");
+      liveDown = false;
+      await page.locator(".live-state", { hasText: /^Live$/ }).waitFor({ timeout: 60_000 });
     });
   });
 

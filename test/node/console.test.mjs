@@ -178,8 +178,13 @@ if (chromiumPresent("console test")) {
       assert.ok(await page.getByRole("button", { name: "Back to draft" }).isEnabled());
     });
 
-    it("answers a 412 on a status button with what changed, and reloads", TIMEOUT, async () => {
+    it("answers a 412 on a status button with what changed while its live connection was down, and reloads", TIMEOUT, async () => {
       const operationId = new URL(page.url()).pathname.split("/").pop();
+      // With its live connection up the page would take the change in (and meet no 412): it is kept down.
+      let liveDown = true;
+      await page.routeWebSocket(/\/live\?/, (socket) => (liveDown ? socket.close({ code: 1011, reason: "kept down by the test" }) : socket.connectToServer()));
+      await page.reload();
+      await page.locator(".live-state", { hasText: "Reconnecting…" }).waitFor();
       const changed = await api("PATCH", `/v1/operations/${operationId}`, { name: { de: "Konsole" } });
       assert.equal(changed.status, 200);
       await page.getByRole("button", { name: "Deactivate" }).click();
@@ -194,6 +199,8 @@ if (chromiumPresent("console test")) {
       await alert.getByRole("button", { name: "Reload" }).click();
       await alert.waitFor({ state: "detached" });
       await page.getByText("version 6").waitFor();
+      liveDown = false;
+      await page.locator(".live-state", { hasText: /^Live$/ }).waitFor({ timeout: 60_000 });
     });
 
     it("attaches accounts of a PRIVATE Operation from the directory and detaches them, each after a dry run", TIMEOUT, async () => {

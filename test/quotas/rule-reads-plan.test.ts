@@ -1,7 +1,9 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { d1RuleSource, readRulesById, readRulesByScope } from "../../src/quotas/queries";
-import { newTenant } from "../helpers/client";
-import { queryPlan, recordingDb, testPrincipal } from "../helpers/recording-db";
+import { callRoute, expectStatus, newTenant } from "../helpers/client";
+import { queryPlan, recordingDb, testPrincipal, type RecordedStatement } from "../helpers/recording-db";
+import { routes } from "../helpers/routes";
 
 /** Steps of a plan that walk quota_rules without an index key: their cost would grow with the tenant. */
 function scansOfRules(plan: { detail: string }[]): string[] {
@@ -33,5 +35,38 @@ describe("the rule reads of evaluation and bulk writes look rules up by index, n
         JSON.stringify(plan),
       ).toBe(true);
     }
+  });
+});
+
+/** How many rules a recorded statement returns, run again on its shard (reads pack rules as JSON arrays in a `rules` column). */
+async function rulesReadBy(statement: RecordedStatement): Promise<number> {
+  const { results } = await env[statement.shard!]
+    .prepare(statement.sql)
+    .bind(...statement.params)
+    .all<{ rules?: string }>();
+  return results.reduce((count, row) => count + (typeof row.rules === "string" ? (JSON.parse(row.rules) as unknown[]).length : 0), 0);
+}
+
+describe("a rule load finds a tenant too large to cache whole without reading its rules", () => {
+  it("reads a large tenant's matching rules only, a small tenant whole, an empty one as empty", async () => {
+    const op = await newTenant();
+    const rules = Array.from({ length: 30 }, (_, i) => ({ accountId: `A${i}`, supplierId: "S1", minimum: 100 + i }));
+    expectStatus(await callRoute(op, routes.upsertRules, { body: rules }), 200);
+    const principal = await testPrincipal(op.tenantId);
+    const target = { accountId: "A7", supplierId: "S1", storeId: null };
+
+    // Over the size a tenant is cached whole at: no rule read but the order's.
+    const large = recordingDb(principal.shard);
+    const loaded = await d1RuleSource(large.db, principal.shard).load(op.tenantId, { targets: [target], wholeUpTo: 10 });
+    expect(loaded.whole).toBeNull();
+    expect(loaded.matching.map((rule) => rule.minimum)).toEqual([107]);
+    const read = await Promise.all(large.statements.filter((statement) => /quota_rules/.test(statement.sql)).map(rulesReadBy));
+    expect(read.reduce((sum, count) => sum + count, 0)).toBe(1);
+
+    // At or under it: the whole tenant, in the same round trip.
+    const small = recordingDb(principal.shard);
+    expect((await d1RuleSource(small.db, principal.shard).load(op.tenantId, { targets: [target], wholeUpTo: 30 })).whole).toHaveLength(30);
+    const empty = await newTenant({ shard: principal.shard });
+    expect((await d1RuleSource(small.db, principal.shard).load(empty.tenantId, { targets: [target], wholeUpTo: 30 })).whole).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useMemo, useRef, useState } from "react";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
+import { GridExcelTools } from "../shared/excel/ExcelTools";
 import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
 import { DiscardButton } from "../shared/grid/GridTools";
 import { useGridDraft } from "../shared/grid/hooks/useGridDraft";
@@ -15,6 +16,7 @@ import { versionChain, type VersionChain } from "../shared/versionChain";
 import { putAllocations } from "../api/allocations";
 import { exportLinesCsv, fetchLinesOf, fetchOperation, putLines, useAllLines, type LineCounts, type Operation } from "../api/operations";
 import type { LineAccess } from "./lineAccess";
+import { LINES_SHEET } from "./linesSheet";
 import {
   allocationOf,
   allocationOnlyColumns,
@@ -34,6 +36,7 @@ import {
   type LineRow,
 } from "./lineRows";
 import { t, useInLanguage } from "../shared/i18n";
+import { useLiveLines } from "./live/useLiveLines";
 
 // A line's caps and the plan are loaded on their first use, outside the console's first load.
 const AccountCaps = lazy(() => import("./AccountCaps").then((module) => ({ default: module.AccountCaps })));
@@ -58,7 +61,13 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
   const dirtyCount = draft.dirtyRows.length;
   useUnsavedEdits(dirtyCount > 0);
 
+  const live = useLiveLines(operation, draft, storedLineOf);
+  // Once a change from elsewhere met an edit here, the list of conflicts stays on the page (it moves the focus on as they are answered).
+  const conflictsSeen = useRef(false);
+  conflictsSeen.current ||= draft.conflicts.length > 0;
+
   const readOnly = !access.lines && !access.allocations;
+  const shownColumns = useInLanguage(() => (access.lines ? columns() : allocationOnlyColumns()), access.lines);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const grid = useRef<DataGridHandle>(null);
   // The line whose accounts' caps are open, and whether the plan is.
@@ -155,7 +164,6 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
   };
 
   const loaded = rows.length - draft.addedCount;
-  const shownColumns = useInLanguage(() => (access.lines ? columns() : allocationOnlyColumns()), access.lines);
 
   return (
     <div className="lines">
@@ -176,6 +184,15 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
           <button type="button" onClick={() => void exportCsv()}>
             {t("common.exportCsv")}
           </button>
+          {/* The sheet holds the line's own fields: an import edits them, so only where lines are editable. */}
+          <GridExcelTools
+            file={`lines-${operation.code}`}
+            codec={LINES_SHEET}
+            grid={{ draft, handle: grid, columns: shownColumns, errorsOf }}
+            readOnly={!access.lines}
+            loading={lines.isPending || lines.hasNextPage}
+            onNote={saving.setNote}
+          />
           {access.allocations && (
             <>
               <button type="button" ref={capsButton} onClick={openCaps} aria-expanded={capsOf !== null} title={t("lines.capsTitle")}>
@@ -229,6 +246,20 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
           </>
         )}
       </ProblemView>
+      {conflictsSeen.current && live.Conflicts && (
+        <live.Conflicts
+          draft={draft}
+          columns={shownColumns}
+          labelOf={variantOf}
+          onSaid={saving.setNote}
+          onDone={() => grid.current?.focus()}
+          onShow={(row, field) => {
+            const place = rows.findIndex((shown) => shown.id === row.id);
+            if (place >= 0) grid.current?.moveTo(place, field, { focus: true });
+            return place >= 0;
+          }}
+        />
+      )}
       <ProblemView refusal={lines.error ? toRefusal(lines.error) : null} />
       <Suspense fallback={<p className="muted">{t("common.loading")}</p>}>
         {capsOf && <AccountCaps key={capsOf.variantExternalId} operation={operation} line={capsOf} onClose={closeCaps} />}
@@ -243,6 +274,8 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
         appendable={access.lines}
         readOnlyNoteId={access.note ? "grid-readonly" : undefined}
         errorsOf={errorsOf}
+        cellMarks={live.cellMarks}
+        onActiveCell={live.onActiveCell}
         initialField={access.allocations && !access.lines ? "poolQuantity" : "minQuantity"}
         help={t(access.lines ? "lines.help" : "lines.helpAllocation")}
         onNote={saving.setNote}

@@ -21,6 +21,7 @@ import {
 } from "../api/operations";
 import { lineAccess } from "./lineAccess";
 import { LinesGrid } from "./LinesGrid";
+import { LiveBar } from "./live/LiveBar";
 import { OperationForm } from "./OperationForm";
 import { day } from "../shared/format";
 import { t } from "../shared/i18n";
@@ -50,6 +51,7 @@ export function OperationHeader({ operation, view }: { operation: Operation; vie
           {t("ops.facts", { lines: operation.lineCount, version: operation.version })}
         </span>
       </div>
+      <LiveBar operation={operation} />
       {/* Totals and History are for OPERATOR keys (the API refuses them to an ACCOUNT key, which sees its own orders). */}
       <nav className="views" aria-label={t("ops.views")}>
         <Link to={base} current={view === "lines"}>

@@ -7,6 +7,8 @@ import { ActorName } from "../labels/names";
 import { accountName } from "../labels/people";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
+import { ExcelExportButton } from "../shared/excel/ExcelTools";
+import { tableOfCsv } from "../shared/excel/sheet";
 import { Dialog } from "../shared/dialogs";
 import { formatNumber, when } from "../shared/format";
 import { PagedList, type Column } from "../shared/PagedList";
@@ -25,6 +27,8 @@ const sorts = () =>
     ["accountId", t("field.accountId")],
   ] as const;
 const DEFAULTS = { status: "", account: "", from: "", to: "", variant: "", sort: "-placedAt" };
+/** The CSV's columns that hold numbers (ORDER_CSV_COLUMNS in src/checkout/schemas.ts): numbers in Excel too. */
+const NUMBER_COLUMNS = ["amount", "lineCount"];
 /** The longest reason the API keeps. */
 const MAX_REASON = 500;
 
@@ -103,6 +107,16 @@ export function OrdersPage({ operationId }: { operationId: string }) {
         <button type="button" onClick={() => void exportCsv()}>
           {t("common.exportCsv")}
         </button>
+        <ExcelExportButton
+          file={`orders-${code}.xlsx`}
+          sheet="Orders"
+          table={async () => tableOfCsv(await exportOrdersCsv(api, operationId, filters), NUMBER_COLUMNS)}
+          onDone={(said) => {
+            setRefusal(null);
+            setNote(said);
+          }}
+          onError={(error) => setRefusal(toRefusal(error))}
+        />
       </div>
       {note && (
         <p role="status" className="note">

@@ -1,6 +1,7 @@
 import { useMemo, useRef, useState } from "react";
 import { useSession } from "../shared/context";
 import { useDisplaySettings } from "../api/settings";
+import { GridExcelTools } from "../shared/excel/ExcelTools";
 import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
 import { DiscardButton } from "../shared/grid/GridTools";
 import type { GridColumn } from "../shared/grid/models/columns";
@@ -16,6 +17,7 @@ import { ProblemView } from "../shared/ui";
 import { describeUpsert, putRules, useAllRules, useRulesChanged, type ImpactRequest, type QuotaRule, type RuleFilters } from "../api/rules";
 import { CheckImpactButton, ImpactRegion, saveLabel, useImpactCheck } from "./Impact";
 import { t, useInLanguage } from "../shared/i18n";
+import { rulesSheet } from "./rulesSheet";
 
 type Field = "accountId" | "supplierId" | "storeId" | "minimum" | "enforcement";
 type RuleCells = Record<Field, string>;
@@ -115,6 +117,7 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
   // turn "180.00" typed in minor units into other amounts, so the grid keeps the one it opened with.
   const [currency] = useState(current);
   const { columns, cellsOf, ruleInputOf, errorsOf, impactRequestOf } = useInLanguage(() => rulesTable(currency), currency);
+  const sheetCodec = useMemo(() => rulesSheet(currency), [currency]);
   const rulesChanged = useRulesChanged();
   const stored = useMemo(() => (rules.data?.pages ?? []).flatMap((page) => page.items), [rules.data]);
   const draft = useGridDraft(stored, idOf, cellsOf, FIELDS);
@@ -138,6 +141,11 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
   });
 
   const loaded = draft.rows.length - draft.addedCount;
+  /** What a paste, an edit or an import did: the last check is forgotten. */
+  const say = (text: string) => {
+    saving.reset();
+    saving.setNote(text);
+  };
   return (
     <div className="rules-grid-wrap">
       <div className="grid-bar">
@@ -147,6 +155,13 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
           {dirtyCount > 0 && ` · ${t("lines.unsaved", { count: dirtyCount })}`}
         </span>
         <span className="grid-actions">
+          <GridExcelTools
+            file="quota-rules"
+            codec={sheetCodec}
+            grid={{ draft, handle: grid, columns, errorsOf }}
+            loading={rules.isPending || rules.hasNextPage}
+            onNote={say}
+          />
           <button
             type="button"
             onClick={() => {
@@ -188,10 +203,7 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
         className="rules-grid"
         empty={rules.isPending ? t("common.loading") : t("rules.noneInGrid")}
         help={t("rules.help")}
-        onNote={(text) => {
-          saving.reset();
-          saving.setNote(text);
-        }}
+        onNote={say}
       />
     </div>
   );

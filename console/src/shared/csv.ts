@@ -55,9 +55,9 @@ export function toCsv(header: readonly string[], rows: readonly (readonly unknow
   return `${[header, ...rows].map((row) => row.map(quote).join(",")).join("\n")}\n`;
 }
 
-/** Saves a text as a file the browser downloads. */
-export function download(name: string, text: string, type = "text/csv") {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+/** Saves a text (or a file's bytes) as a file the browser downloads. */
+export function download(name: string, content: string | Blob, type = "text/csv") {
+  const url = URL.createObjectURL(typeof content === "string" ? new Blob([content], { type }) : content);
   const link = Object.assign(document.createElement("a"), { href: url, download: name });
   link.click();
   setTimeout(() => URL.revokeObjectURL(url), 1000);

@@ -51,6 +51,18 @@ class TenantMoving extends Error {}
  * continuing on I/O another started.) Each command's batch also re-checks the Operation's state
  * in SQL.
  */
+/** What the live queue holds: a change to tell, a change that could not be read (every page reloads), or a deleted Operation's close. */
+type PendingTell =
+  | { kind: "change"; shard: ShardName; operationId: string; actor: string; change: LiveChange; version: number | null }
+  | { kind: "lost"; operationId: string }
+  | { kind: "close"; operationId: string };
+
+const TELL_STEPS: Record<PendingTell["kind"], string> = {
+  change: "telling live viewers of a change (they are told to reload)",
+  lost: "telling live viewers to reload",
+  close: "closing a deleted Operation's live connections",
+};
+
 export abstract class OperationObject extends DurableObject<Env> implements CommandExecutor {
   /** Every command this object runs, by the name the Worker sends: the app's (src/app.ts). */
   protected abstract readonly commands: ReadonlyMap<string, Command<unknown, unknown>>;
@@ -71,10 +83,11 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
       }
       // Committed: its live viewers hear of it, in commit order (the object runs one command at a time).
       if (outcome.ok && outcome.eventsAppended) {
-        const change = this.commands.get(name)?.live?.(input, outcome.value) ?? (this.commands.get(name)?.live ? null : { what: "operation" as const });
+        // A command without its own describer changed the Operation; one that answers null told nobody (a cart).
+        const command = this.commands.get(name);
+        const change = command?.live ? command.live(input, outcome.value) : { what: "operation" as const };
         if (change) await this.tellViewers(principal.shard, principal.tenantId, operationId, actorOf(principal), change);
-        if (name === deleteOperation.name)
-          this.tellLater(operationId, "closing live connections", async () => this.live.closeAll(CLOSE.operationDeleted, "the Operation was deleted"));
+        if (name === deleteOperation.name) this.tellLater({ kind: "close", operationId });
       }
       return outcome;
     });
@@ -127,7 +140,6 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
     this.live.closed(ws);
   }
 
-  /** Tells the live viewers (and the log kept for reconnects) of a committed change: the version it left, the lines it touched as they are now. */
   /**
    * Tells live viewers of a committed change. Called inside the section that committed it, it reads
    * only the version that change made (exact, as reconnects count on it); the lines and the sending
@@ -139,29 +151,50 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
     await afterCommit(`live:${operationId}`, "reading the version live viewers are told (they are told to reload)", async () => {
       version = await this.currentVersion(shard, tenantId, operationId);
     });
-    if (version === undefined) return this.tellLater(operationId, "telling live viewers to reload", () => this.live.lost());
-    const told = version;
-    this.tellLater(operationId, "telling live viewers of a change (they are told to reload)", async () => {
-      const keys = change.lineKeys ? [...new Set(change.lineKeys)] : [];
-      const named = keys.length > 0 && keys.length <= LIVE.maxLines;
-      const lines = named ? await this.liveLines(primaryDb(this.env, shard), operationId, keys) : undefined;
-      await this.live.broadcastOrReload({
-        version: told,
-        actor,
-        what: change.what,
-        counts: change.counts ?? {},
-        ...(named && { lineKeys: keys }),
-        ...(lines && { lines }),
-        ...(change.accountId && { accountId: change.accountId }),
-      });
-    });
+    this.tellLater(version === undefined ? { kind: "lost", operationId } : { kind: "change", shard, operationId, actor, change, version });
   }
 
-  /** Live work after a command answered: one after another, in the order the commands committed. */
-  private telling: Promise<void> = Promise.resolve();
-  private tellLater(operationId: string, step: string, run: () => Promise<void>): void {
-    this.telling = this.telling.then(() => afterCommit(`live:${operationId}`, step, run));
-    this.ctx.waitUntil(this.telling);
+  /**
+   * Live work waiting until its command has answered, in commit order. Plain data only: the request
+   * that finds the queue idle drains it (its own I/O, awaited in its own context); the others only add to it.
+   */
+  private readonly pendingTells: PendingTell[] = [];
+  private drainingTells = false;
+
+  private tellLater(pending: PendingTell): void {
+    this.pendingTells.push(pending);
+    if (this.drainingTells) return;
+    this.drainingTells = true;
+    this.ctx.waitUntil(this.drainTells());
+  }
+
+  private async drainTells(): Promise<void> {
+    try {
+      for (let next = this.pendingTells.shift(); next; next = this.pendingTells.shift()) {
+        const pending = next;
+        await afterCommit(`live:${pending.operationId}`, TELL_STEPS[pending.kind], () => this.tell(pending));
+      }
+    } finally {
+      this.drainingTells = false;
+    }
+  }
+
+  private async tell(pending: PendingTell): Promise<void> {
+    if (pending.kind === "lost") return this.live.lost();
+    if (pending.kind === "close") return this.live.closeAll(CLOSE.operationDeleted, "the Operation was deleted");
+    const { shard, operationId, actor, change, version } = pending;
+    const keys = change.lineKeys ? [...new Set(change.lineKeys)] : [];
+    const named = keys.length > 0 && keys.length <= LIVE.maxLines;
+    const lines = named ? await this.liveLines(primaryDb(this.env, shard), operationId, keys) : undefined;
+    await this.live.broadcastOrReload({
+      version,
+      actor,
+      what: change.what,
+      counts: change.counts ?? {},
+      ...(named && { lineKeys: keys }),
+      ...(lines && { lines }),
+      ...(change.accountId && { accountId: change.accountId }),
+    });
   }
 
   private async currentVersion(shard: ShardName, tenantId: string, operationId: string): Promise<number | null> {

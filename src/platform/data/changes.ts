@@ -97,17 +97,27 @@ export interface ChangeSet {
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
-  // Most objects compared come in the same key order: the plain text settles them; only a difference is checked in order-free form.
-  return JSON.stringify(a) === JSON.stringify(b) || canonicalJson(a) === canonicalJson(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i] ?? null, b[i] ?? null)) return false;
+    return true;
+  }
+  if (!isPlainObject(a) || !isPlainObject(b)) return JSON.stringify(a) === JSON.stringify(b);
+  // Member by member, in any order; a member whose value is undefined is not in the JSON.
+  let members = 0;
+  for (const key in a) {
+    const value = a[key];
+    if (value === undefined) continue;
+    if (!sameValue(value, b[key])) return false;
+    members++;
+  }
+  for (const key in b) if (b[key] !== undefined) members--;
+  return members === 0;
 }
 
-function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : 1));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
 /** A field read off a resource for history: its name, how to read it, and whether it is a secret (recorded as REDACTED). */
@@ -128,7 +138,6 @@ export function recordedFields<T>(names: readonly (keyof T & string)[], options:
  * never recorded: REDACTED stands for it (and, on an update, for both sides of its change).
  */
 export function changeOf<T>(type: ResourceType, id: string, before: T | null, after: T | null, fields: readonly RecordedField<T>[]): ChangeRecord | undefined {
-  const shown = (field: RecordedField<T>, value: unknown) => (field.secret && value !== null && value !== undefined ? REDACTED : (value ?? null));
   if (before === null && after === null) return undefined;
   if (before === null || after === null) {
     const resource = (before ?? after) as T;
@@ -136,13 +145,20 @@ export function changeOf<T>(type: ResourceType, id: string, before: T | null, af
     for (const field of fields) changes[field.name] = shown(field, field.read(resource));
     return { type, id, action: before === null ? "created" : "deleted", changes };
   }
-  const changes: StoredChanges = {};
+  // Built only once a field differs: most resources of a bulk write change one field, or none.
+  let changes: StoredChanges | undefined;
   for (const field of fields) {
     const previous = field.read(before);
     const next = field.read(after);
-    if (!sameValue(previous, next)) changes[field.name] = [shown(field, previous), shown(field, next)];
+    if (sameValue(previous, next)) continue;
+    changes ??= {};
+    changes[field.name] = [shown(field, previous), shown(field, next)];
   }
-  return Object.keys(changes).length ? { type, id, action: "updated", changes } : undefined;
+  return changes && { type, id, action: "updated", changes };
+}
+
+function shown<T>(field: RecordedField<T>, value: unknown): unknown {
+  return field.secret && value !== null && value !== undefined ? REDACTED : (value ?? null);
 }
 
 /** The records of `changed` that say something (changeOf answers undefined for an unchanged resource). */
@@ -168,23 +184,55 @@ export function changeStatements(db: Db, set: ChangeSet): Statement[] {
     reason: set.author.reason,
     at: nowIso(),
   });
-  // In the table's key order (type, action, id): a set's records go in as one run of the index, not all over it.
-  const keyed = set.records.map((record) => ({ key: `${typeCode(record.type)}${actionCode(record.action)}${record.id}`, record }));
-  const ordered = keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map(({ record }) => record);
-  const rows = insertFromJson(
-    changeRecords,
-    ordered.map((record, ordinal) => ({ record, ordinal })),
-    [
-      [changeRecords.setId, setId],
-      [changeRecords.resourceType, ({ record }) => typeCode(record.type)],
-      [changeRecords.action, ({ record }) => actionCode(record.action)],
-      [changeRecords.resourceId, ({ record }) => record.id],
-      [changeRecords.ordinal, ({ ordinal }) => ordinal],
-      // The changes travel as JSON inside the rows' JSON; `value ->> n` gives their text, encoded once.
-      [changeRecords.changes, ({ record }) => record.changes],
-    ],
-  );
+  const rows: Statement[] = [];
+  let ordinal = 0;
+  for (const run of runsInKeyOrder(set.records)) {
+    // The run's type and action are the statement's: each record carries only its id and changes, and its ordinal is its place.
+    rows.push(
+      ...insertFromJson(changeRecords, run.records, [
+        [changeRecords.setId, setId],
+        [changeRecords.resourceType, run.type],
+        [changeRecords.action, run.action],
+        [changeRecords.resourceId, (record) => record.id],
+        [changeRecords.ordinal, { placeFrom: ordinal }],
+        // The changes travel as JSON inside the rows' JSON; `value ->> n` gives their text, encoded once.
+        [changeRecords.changes, (record) => record.changes],
+      ]),
+    );
+    ordinal += run.records.length;
+  }
   return [header, ...rows, ...(set.recordedInSql?.(setId, set.records.length) ?? [])];
+}
+
+/** Two records in the table's key order: type, action, id (their codes are one letter each). */
+function compareKeys(a: ChangeRecord, b: ChangeRecord): number {
+  return compareText(typeCode(a.type), typeCode(b.type)) || compareText(actionCode(a.action), actionCode(b.action)) || compareText(a.id, b.id);
+}
+
+const compareText = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+
+/**
+ * The records in the table's key order (type, action, id), as runs of one type and action: a set's
+ * records go in as runs of the index, not all over it. Records that come in order (a bulk write's,
+ * by key) are not sorted again.
+ */
+function runsInKeyOrder(records: readonly ChangeRecord[]): { type: string; action: string; records: ChangeRecord[] }[] {
+  let ordered = records;
+  for (let i = 1; i < records.length; i++) {
+    if (compareKeys(records[i - 1], records[i]) > 0) {
+      ordered = [...records].sort(compareKeys);
+      break;
+    }
+  }
+  const runs: { type: string; action: string; records: ChangeRecord[] }[] = [];
+  for (const record of ordered) {
+    const type = typeCode(record.type);
+    const action = actionCode(record.action);
+    const last = runs[runs.length - 1];
+    if (last?.type === type && last.action === action) last.records.push(record);
+    else runs.push({ type, action, records: [record] });
+  }
+  return runs;
 }
 
 /**

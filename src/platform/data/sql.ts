@@ -18,7 +18,17 @@ function utf8Bytes(text: string): number {
 
 /** Splits items into JSON arrays each under the D1 value limit (in UTF-8 bytes), for `json_each(?)` statements. */
 export function jsonChunks<T>(items: readonly T[], maxBytes = D1_MAX_JSON_PARAMETER_BYTES): string[] {
-  return jsonTextChunks(
+  return sizedJsonChunks(items, maxBytes).map((chunk) => chunk.text);
+}
+
+/**
+ * jsonChunks with how many items each chunk holds. Items that fit in one value, the usual case, are
+ * encoded in one call and measured once; only a larger list is measured item by item.
+ */
+function sizedJsonChunks<T>(items: readonly T[], maxBytes: number): { text: string; count: number }[] {
+  const whole = JSON.stringify(items);
+  if (whole.length <= maxBytes && utf8Bytes(whole) <= maxBytes) return [{ text: whole, count: items.length }];
+  return textChunks(
     items.map((item) => JSON.stringify(item)),
     maxBytes,
   );
@@ -26,20 +36,24 @@ export function jsonChunks<T>(items: readonly T[], maxBytes = D1_MAX_JSON_PARAME
 
 /** jsonChunks of items that are JSON texts already (rows read as `json_array(…)`). An empty list is one empty array. */
 export function jsonTextChunks(encoded: readonly string[], maxBytes = D1_MAX_JSON_PARAMETER_BYTES): string[] {
-  const chunks: string[] = [];
+  return textChunks(encoded, maxBytes).map((chunk) => chunk.text);
+}
+
+function textChunks(encoded: readonly string[], maxBytes: number): { text: string; count: number }[] {
+  const chunks: { text: string; count: number }[] = [];
   let current: string[] = [];
   let size = 2;
   for (const text of encoded) {
     const bytes = utf8Bytes(text);
     if (current.length && size + bytes + 1 > maxBytes) {
-      chunks.push(`[${current.join(",")}]`);
+      chunks.push({ text: `[${current.join(",")}]`, count: current.length });
       current = [];
       size = 2;
     }
     current.push(text);
     size += bytes + 1;
   }
-  if (current.length || !chunks.length) chunks.push(`[${current.join(",")}]`);
+  if (current.length || !chunks.length) chunks.push({ text: `[${current.join(",")}]`, count: current.length });
   return chunks;
 }
 
@@ -95,13 +109,15 @@ export function sqlText(query: SQL): string {
 
 /**
  * A column of a bulk insert and where its value comes from: a function of each item (carried in
- * the items' JSON parameter), or one value for every row (bound once per statement). A function may
+ * the items' JSON parameter), one value for every row (bound once per statement), or the item's
+ * place in the list counted from `placeFrom` (read off json_each, carried by nothing). A function may
  * give a JSON object or array for a JSON text column: it travels inside the items' JSON and is
  * stored as its text (`value ->> n`), encoded once.
  */
 export type JsonInsertColumn<Item> =
   | readonly [AnySQLiteColumn, (item: Item) => string | number | boolean | null | Record<string, unknown> | readonly unknown[]]
-  | readonly [AnySQLiteColumn, SQL | string | number | boolean | null];
+  | readonly [AnySQLiteColumn, SQL | string | number | boolean | null]
+  | readonly [AnySQLiteColumn, { placeFrom: number }];
 
 const columnNames = (columns: readonly AnySQLiteColumn[]) =>
   sql.join(
@@ -126,14 +142,17 @@ export function insertFromJson<Item>(
   if (!items.length) return [];
   const fields = columns.flatMap(([, value]) => (typeof value === "function" ? [value] : []));
   const encode: (item: Item) => unknown = fields.length === 1 ? fields[0] : (item) => fields.map((field) => field(item));
-  let field = 0;
-  const selected = sql.join(
-    columns.map(([, value]) => {
-      if (typeof value === "function") return sql.raw(fields.length === 1 ? "value" : `value ->> ${field++}`);
-      return is(value, SQL) ? value : sql`${value}`;
-    }),
-    sql`, `,
-  );
+  const selected = (firstItem: number) => {
+    let field = 0;
+    return sql.join(
+      columns.map(([, value]) => {
+        if (typeof value === "function") return sql.raw(fields.length === 1 ? "value" : `value ->> ${field++}`);
+        if (isPlace(value)) return sql`${value.placeFrom + firstItem} + key`;
+        return is(value, SQL) ? value : sql`${value}`;
+      }),
+      sql`, `,
+    );
+  };
   let conflict = sql``;
   if (onConflict) {
     const update = onConflict.update ?? [];
@@ -145,8 +164,15 @@ export function insertFromJson<Item>(
       : sql` on conflict (${columnNames(onConflict.target)}) do nothing`;
   }
   const names = columnNames(columns.map(([column]) => column));
-  return jsonChunks(items.map(encode)).map((rows) => sql`insert into ${table} (${names}) select ${selected} from json_each(${rows}) where true${conflict}`);
+  let firstItem = 0;
+  return sizedJsonChunks(items.map(encode), D1_MAX_JSON_PARAMETER_BYTES).map((chunk) => {
+    const statement = sql`insert into ${table} (${names}) select ${selected(firstItem)} from json_each(${chunk.text}) where true${conflict}`;
+    firstItem += chunk.count;
+    return statement;
+  });
 }
+
+const isPlace = (value: unknown): value is { placeFrom: number } => typeof value === "object" && value !== null && "placeFrom" in value;
 
 function compile(statement: Statement): { sql: string; params: unknown[] } {
   return is(statement, SQL) ? dialect.sqlToQuery(statement) : statement.toSQL();

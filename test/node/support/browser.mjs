@@ -88,6 +88,8 @@ export async function screenshot(page, name) {
   if (!dir) return;
   await page.screenshot({ path: join(dir, `${name}-wide.png`) });
   await page.setViewportSize({ width: 390, height: 844 });
+  // The grid lays itself out again once it has seen the new width (a resize observer, then a render).
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   await page.screenshot({ path: join(dir, `${name}-narrow.png`), fullPage: true });
   await page.setViewportSize({ width: 1440, height: 900 });
 }

@@ -1,4 +1,4 @@
-import { useImperativeHandle, useMemo, type Ref } from "react";
+import { useEffect, useImperativeHandle, useMemo, useState, type ReactNode, type Ref } from "react";
 import "./grid.css";
 import { EditingBar } from "./GridTools";
 import type { DataGridHandle } from "./hooks/handle";
@@ -39,6 +39,8 @@ export function DataGrid<Stored>({
   onNote,
   initialField = columns[0].key,
   cellIdPrefix = "cell",
+  cellMarks,
+  onActiveCell,
   appendable = true,
 }: {
   ref?: Ref<DataGridHandle>;
@@ -63,6 +65,10 @@ export function DataGrid<Stored>({
   initialField?: string;
   /** Its cells' ids start with this (`cell-<row>-<column>`): two grids on one page take two. */
   cellIdPrefix?: string;
+  /** What else a cell shows (who else is on it), after its value. */
+  cellMarks?: (row: GridRow<Stored>, key: string) => ReactNode;
+  /** The cell the person is on moved: its row and column, or no row while the focus is outside the grid. */
+  onActiveCell?: (row: GridRow<Stored> | undefined, key: string) => void;
   /** Whether rows may be added (a paste past the end): false while only some columns of stored rows edit. */
   appendable?: boolean;
 }) {
@@ -110,10 +116,15 @@ export function DataGrid<Stored>({
       requestAnimationFrame(() => gridRef.current?.scrollIntoView({ block: "nearest" }));
     },
     addRow: () => editing.addRow((row) => virtualizer.scrollToIndex(row)),
+    focus: () => gridRef.current?.focus(),
     activeRow: () => rows[active.row],
   }));
 
   const activeRow = rows[active.row];
+  const [focused, setFocused] = useState(false);
+  const personOn = focused ? activeRow : undefined;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: told when the cell moves, not when its row's values change.
+  useEffect(() => onActiveCell?.(personOn, activeKey), [personOn?.id, activeKey, onActiveCell]);
   const activeErrors = activeRow
     ? errorsOf(typing ? { ...activeRow, cells: { ...activeRow.cells, [activeKey]: typing.value } } : activeRow)
     : new Map<string, string>();
@@ -166,6 +177,8 @@ export function DataGrid<Stored>({
         className={`grid${readOnly ? " readonly" : ""} ${className}`}
         style={tracks}
         onKeyDown={onKeyDown}
+        onFocus={() => setFocused(true)}
+        onBlur={(event) => setFocused(event.currentTarget.contains(event.relatedTarget))}
         onPaste={onPaste}
         onCopy={onCopy}
         onCut={onCut}
@@ -195,6 +208,7 @@ export function DataGrid<Stored>({
               const errors = errorsOf(row);
               const serverError = draft.serverErrorOf(row);
               const dirty = draft.isDirty(row);
+              const conflicts = draft.conflictsOf(row);
               const inFill = fillTarget !== null && item.index >= fillTarget.top && item.index <= fillTarget.bottom;
               return (
                 <div
@@ -224,6 +238,7 @@ export function DataGrid<Stored>({
                       ...edges,
                       inFill && col >= block.left && col <= block.right && "fill-target",
                       error && "invalid",
+                      conflicts?.has(column.key) && "conflict",
                     ];
                     return (
                       <div
@@ -268,8 +283,15 @@ export function DataGrid<Stored>({
                           <>
                             {column.display ? column.display(row) : row.cells[column.key]}
                             {col === 0 && dirty && <span className="sr-only"> {t("grid.unsaved")}</span>}
+                            {conflicts?.has(column.key) && (
+                              <span className="sr-only">
+                                {" "}
+                                {t("grid.conflictTheirs", { theirs: draft.storedCellsOf(row)?.[column.key] || t("grid.conflictEmpty") })}
+                              </span>
+                            )}
                           </>
                         )}
+                        {cellMarks?.(row, column.key)}
                         {!readOnly && !typing && item.index === block.bottom && col === block.right && (
                           // The pointer's way to fill; the keyboard's is Ctrl+D (the help says so).
                           <span className="fill-handle" aria-hidden="true" onMouseDown={startFillDrag} />

@@ -6,6 +6,8 @@ export interface DataGridHandle {
   moveTo: (row: number, key: string, options?: { focus?: boolean }) => void;
   /** Appends an empty row and starts editing its first cell. */
   addRow: () => void;
+  /** Gives the grid the focus, its active cell where it was. */
+  focus: () => void;
   /** The row of the active cell (undefined in a grid without rows). */
   activeRow: () => GridRow<unknown> | undefined;
 }

@@ -1,4 +1,5 @@
 import { useState, type RefObject } from "react";
+import { plural } from "../../format";
 import type { Refusal } from "../../session";
 import type { DataGridHandle } from "./handle";
 import { ChunkRefused, describePartialSave, putInChunks, type ChunkedPut, type Counts } from "../models/chunkedSave";
@@ -78,6 +79,12 @@ export function useBatchSave<Stored, Result extends Counts>(options: BatchSaveOp
     const dirty = draft.dirtyRows;
     setRefusal(null);
     setChecked(null);
+    // A cell someone else changed meanwhile is saved over theirs only once the person said so.
+    const conflicts = draft.conflicts.reduce((count, { fields }) => count + fields.length, 0);
+    if (conflicts) {
+      setNote(`Not saved: ${plural(conflicts, "cell")} changed by someone else too; keep theirs or yours first.`);
+      return;
+    }
     const invalid = dirty.flatMap((row) => {
       const errors = errorsOf(row);
       return errors.size ? [{ row, errors, place: draft.rows.findIndex((shown) => shown.id === row.id) }] : [];

@@ -5,6 +5,7 @@ import {
   emptyDraft,
   reduceDraft,
   type Cells,
+  type ConflictCell,
   type DraftAction,
   type DraftConfig,
   type DraftState,
@@ -41,10 +42,12 @@ export interface GridDraft<Stored> extends DraftView<Stored> {
   settle: (saved: GridRow<Stored>[]) => void;
   /** Drops every unsaved edit, shown or not, as one undo step (Undo brings them all back): how many rows it dropped. */
   discard: () => number;
-  /** A stored item changed elsewhere: local edits stay over it, conflicting cells are marked (the seam live updates will use). */
-  receive: (stored: Stored) => void;
+  /** Stored items changed elsewhere (live updates): local edits stay over them, conflicting cells are marked. */
+  receive: (items: readonly Stored[]) => void;
   /** The cells of a row where a change from outside differs from the edit kept here. */
   conflictsOf: (row: GridRow<Stored>) => ReadonlySet<string> | undefined;
+  /** Keeps the edits of these cells over the other side's values (keeping theirs is an edit: `change`). */
+  keepMine: (cells: readonly ConflictCell[]) => void;
   /** How many times the draft changed so far: what a status line about the last action keeps, to be shown only until the next change. */
   editCount: () => number;
   refresh: () => void;
@@ -107,8 +110,9 @@ export function useGridDraft<Stored>(
         dispatch({ type: "discard" });
         return dropped;
       },
-      receive: (stored) => dispatch({ type: "remote", stored }),
+      receive: (items) => dispatch({ type: "remote", items }),
       conflictsOf: (row) => store.current.conflicts.get(row.id),
+      keepMine: (cells) => dispatch({ type: "keepMine", cells }),
       editCount: () => store.current.edits,
       refresh,
     };

@@ -66,11 +66,19 @@ export type DraftAction<Stored> =
   /** Every unsaved edit dropped, as one undo step. */
   | { type: "discard" }
   /**
-   * A stored item changed elsewhere (a colleague's save, live totals): a row edited here keeps its
+   * Stored items changed elsewhere (a colleague's save, live totals): a row edited here keeps its
    * edited cells over the new values and takes the others; a cell both sides changed differently is a
    * conflict. A row without an edit needs nothing: it shows the items as they are.
    */
-  | { type: "remote"; stored: Stored };
+  | { type: "remote"; items: readonly Stored[] }
+  /** The person keeps the local edits of these cells over the other side's values: no conflict any more (Save saves them). Keeping theirs is an edit. */
+  | { type: "keepMine"; cells: readonly ConflictCell[] };
+
+/** A cell of a row where a change from outside met a local edit. */
+export interface ConflictCell {
+  id: string;
+  field: string;
+}
 
 export const emptyDraft = <Stored>(): DraftState<Stored> => ({
   pending: new Map(),
@@ -97,16 +105,45 @@ const without = <K, V>(map: ReadonlyMap<K, V>, keys: Iterable<K>) => {
   return copy;
 };
 
+/**
+ * The conflicts left once rows changed (`changes`): each stays until its cell is written here, or
+ * holds what the other side has (the row back to its stored values, an undo to the same value).
+ */
+function conflictsAfter<Stored>(
+  config: DraftConfig<Stored>,
+  conflicts: DraftState<Stored>["conflicts"],
+  changes: readonly { id: string; before?: Pending<Stored>; after?: Pending<Stored> }[],
+): DraftState<Stored>["conflicts"] {
+  const left = new Map(conflicts);
+  for (const { id, before, after } of changes) {
+    const open = conflicts.get(id);
+    if (!open) continue;
+    const theirs = after?.stored ? config.cellsOf(after.stored) : undefined;
+    const still = [...open].filter((field) => theirs && after && after.cells[field] === before?.cells[field] && after.cells[field] !== theirs[field]);
+    if (still.length) left.set(id, new Set(still));
+    else left.delete(id);
+  }
+  return left;
+}
+
 /** The pending entries a step leaves on one side, applied to `pending`. */
-function applyStep<Stored>(state: DraftState<Stored>, step: Step<Stored>, side: "before" | "after"): DraftState<Stored> {
+function applyStep<Stored>(config: DraftConfig<Stored>, state: DraftState<Stored>, step: Step<Stored>, side: "before" | "after"): DraftState<Stored> {
   const pending = new Map(state.pending);
+  const changes = [];
   for (const change of side === "before" ? [...step.changes].reverse() : step.changes) {
     const entry = change[side];
+    changes.push({ id: change.id, before: state.pending.get(change.id), after: entry });
     if (entry) pending.set(change.id, entry);
     else pending.delete(change.id);
   }
   const ids = step.changes.map((change) => change.id);
-  return { ...state, pending, serverErrors: without(state.serverErrors, ids), conflicts: without(state.conflicts, ids), edits: state.edits + 1 };
+  return {
+    ...state,
+    pending,
+    serverErrors: without(state.serverErrors, ids),
+    conflicts: conflictsAfter(config, state.conflicts, changes),
+    edits: state.edits + 1,
+  };
 }
 
 /**
@@ -125,14 +162,62 @@ function rebase<Stored>(config: DraftConfig<Stored>, entry: Pending<Stored>, now
   return sameCells(cells, theirs) ? undefined : { ...entry, stored: now, cells };
 }
 
+/**
+ * Stored items changed elsewhere: each row edited here moves onto its new values (rebase), its
+ * history too (undoing an edit made before never brings back what the other side replaced). One
+ * pass for many items: a change of 500 lines costs one copy of the state, not 500.
+ */
+function receiveRemote<Stored>(config: DraftConfig<Stored>, state: DraftState<Stored>, items: readonly Stored[]): DraftState<Stored> {
+  const pending = new Map(state.pending);
+  const conflicts = new Map(state.conflicts);
+  const moved = new Map<string, Stored>();
+  for (const item of items) {
+    const id = config.idOf(item);
+    const entry = pending.get(id);
+    if (!entry || entry.added) continue;
+    const theirs = config.cellsOf(item);
+    // Told twice (sent with the change, then read again): nothing new, and the conflicts found the first time stay.
+    if (entry.stored && sameCells(theirs, config.cellsOf(entry.stored))) continue;
+    // A conflict stays until the person answers it, or until both sides hold the same value.
+    const found = new Set(conflicts.get(id));
+    const next = rebase(config, entry, item, found);
+    if (next) pending.set(id, next);
+    else pending.delete(id);
+    const open = next ? [...found].filter((field) => next.cells[field] !== theirs[field]) : [];
+    if (open.length) conflicts.set(id, new Set(open));
+    else conflicts.delete(id);
+    moved.set(id, item);
+  }
+  if (!moved.size) return state;
+  const rebaseIn = (steps: readonly Step<Stored>[]) =>
+    steps.map((step) =>
+      step.changes.some((change) => moved.has(change.id))
+        ? {
+            ...step,
+            changes: step.changes.map((change) => {
+              const now = moved.get(change.id);
+              if (!now) return change;
+              const { id, before, after } = change;
+              return {
+                id,
+                before: before && !before.added ? rebase(config, before, now) : before,
+                after: after && !after.added ? rebase(config, after, now) : after,
+              };
+            }),
+          }
+        : step,
+    );
+  return { ...state, pending, conflicts, undo: rebaseIn(state.undo), redo: rebaseIn(state.redo), edits: state.edits + 1 };
+}
+
 export function reduceDraft<Stored>(config: DraftConfig<Stored>, state: DraftState<Stored>, action: DraftAction<Stored>): DraftState<Stored> {
   switch (action.type) {
     case "commit": {
       const changes = [...action.writes]
         .map(([id, after]) => ({ id, before: state.pending.get(id), after }))
         .filter(({ before, after }) => !sameEntry(before, after));
-      // A row written is the person's answer to what the server or the other side said of it.
-      const written = { serverErrors: without(state.serverErrors, action.writes.keys()), conflicts: without(state.conflicts, action.writes.keys()) };
+      // A row written is the person's answer to what the server said of it, and a cell written to what the other side did.
+      const written = { serverErrors: without(state.serverErrors, action.writes.keys()), conflicts: conflictsAfter(config, state.conflicts, changes) };
       if (!changes.length) return { ...state, ...written, seq: action.seq };
       const pending = new Map(state.pending);
       for (const { id, after } of changes) {
@@ -152,12 +237,12 @@ export function reduceDraft<Stored>(config: DraftConfig<Stored>, state: DraftSta
     case "undo": {
       const step = state.undo.at(-1);
       if (!step) return state;
-      return { ...applyStep(state, step, "before"), undo: state.undo.slice(0, -1), redo: [...state.redo, step] };
+      return { ...applyStep(config, state, step, "before"), undo: state.undo.slice(0, -1), redo: [...state.redo, step] };
     }
     case "redo": {
       const step = state.redo.at(-1);
       if (!step) return state;
-      return { ...applyStep(state, step, "after"), redo: state.redo.slice(0, -1), undo: [...state.undo, step] };
+      return { ...applyStep(config, state, step, "after"), redo: state.redo.slice(0, -1), undo: [...state.undo, step] };
     }
     case "adopt": {
       const entry = state.pending.get(action.id);
@@ -188,37 +273,17 @@ export function reduceDraft<Stored>(config: DraftConfig<Stored>, state: DraftSta
         edits: state.edits + 1,
       };
     }
-    case "remote": {
-      const id = config.idOf(action.stored);
-      const entry = state.pending.get(id);
-      if (!entry || entry.added) return state;
-      const found = new Set<string>();
-      const next = rebase(config, entry, action.stored, found);
-      const pending = new Map(state.pending);
-      if (next) pending.set(id, next);
-      else pending.delete(id);
+    case "remote":
+      return receiveRemote(config, state, action.items);
+    case "keepMine": {
       const conflicts = new Map(state.conflicts);
-      if (found.size && next) conflicts.set(id, found);
-      else conflicts.delete(id);
-      // The history moves onto the new values too: undoing an edit made before never brings back what the other side replaced.
-      const rebaseIn = (steps: readonly Step<Stored>[]) =>
-        steps.map((step) =>
-          step.changes.some((change) => change.id === id)
-            ? {
-                ...step,
-                changes: step.changes.map((change) =>
-                  change.id !== id
-                    ? change
-                    : {
-                        id,
-                        before: change.before && !change.before.added ? rebase(config, change.before, action.stored) : change.before,
-                        after: change.after && !change.after.added ? rebase(config, change.after, action.stored) : change.after,
-                      },
-                ),
-              }
-            : step,
-        );
-      return { ...state, pending, conflicts, undo: rebaseIn(state.undo), redo: rebaseIn(state.redo), edits: state.edits + 1 };
+      for (const { id, field } of action.cells) {
+        const left = new Set(conflicts.get(id));
+        left.delete(field);
+        if (left.size) conflicts.set(id, left);
+        else conflicts.delete(id);
+      }
+      return { ...state, conflicts, edits: state.edits + 1 };
     }
   }
 }
@@ -280,6 +345,8 @@ export interface DraftView<Stored> {
   addedCount: number;
   /** The row whose key cell holds `key` (trimmed), shown or not. */
   rowOfKey: (key: string) => GridRow<Stored> | undefined;
+  /** The rows where a change from outside met a local edit, shown or not, with those cells (in the order they arose). */
+  conflicts: { row: GridRow<Stored>; fields: string[] }[];
 }
 
 export function draftView<Stored>(config: DraftConfig<Stored>, state: DraftState<Stored>, items: readonly Stored[]): DraftView<Stored> {
@@ -309,5 +376,9 @@ export function draftView<Stored>(config: DraftConfig<Stored>, state: DraftState
     hiddenDirtyCount: hiddenRows.length,
     addedCount: addedRows.length,
     rowOfKey: (key) => byKey.get(key),
+    conflicts: [...state.conflicts].flatMap(([id, fields]) => {
+      const entry = pending.get(id);
+      return entry ? [{ row: rowOf(id, entry), fields: config.fields.filter((field) => fields.has(field)) }] : [];
+    }),
   };
 }
