@@ -109,7 +109,7 @@ export function OrdersPage({ operationId }: { operationId: string }) {
         </button>
         <ExcelExportButton
           file={`orders-${code}.xlsx`}
-          sheet="Orders"
+          sheet={t("excel.sheetOrders")}
           table={async () => tableOfCsv(await exportOrdersCsv(api, operationId, filters), NUMBER_COLUMNS)}
           onDone={(said) => {
             setRefusal(null);

@@ -2,6 +2,7 @@ import { createElement, Fragment, isValidElement, type ReactNode, useRef, useSyn
 import type app from "../../messages/en/app.json";
 import type common from "../../messages/en/common.json";
 import type desk from "../../messages/en/desk.json";
+import type excel from "../../messages/en/excel.json";
 import type fields from "../../messages/en/fields.json";
 import type grid from "../../messages/en/grid.json";
 import type history from "../../messages/en/history.json";
@@ -23,6 +24,7 @@ export type MessageKey =
   | keyof typeof app
   | keyof typeof common
   | keyof typeof desk
+  | keyof typeof excel
   | keyof typeof fields
   | keyof typeof grid
   | keyof typeof history
