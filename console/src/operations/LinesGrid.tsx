@@ -35,7 +35,7 @@ import {
   type GridLine,
   type LineRow,
 } from "./lineRows";
-import { t, useInLanguage } from "../shared/i18n";
+import { t, tx, useInLanguage } from "../shared/i18n";
 import { useLiveLines } from "./live/useLiveLines";
 
 // A line's caps and the plan are loaded on their first use, outside the console's first load.
@@ -253,6 +253,7 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
           labelOf={variantOf}
           onSaid={saving.setNote}
           onDone={() => grid.current?.focus()}
+          words={{ t, tx }}
           onShow={(row, field) => {
             const place = rows.findIndex((shown) => shown.id === row.id);
             if (place >= 0) grid.current?.moveTo(place, field, { focus: true });

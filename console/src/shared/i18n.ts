@@ -6,6 +6,7 @@ import type excel from "../../messages/en/excel.json";
 import type fields from "../../messages/en/fields.json";
 import type grid from "../../messages/en/grid.json";
 import type history from "../../messages/en/history.json";
+import type live from "../../messages/en/live.json";
 import type operations from "../../messages/en/operations.json";
 import type orders from "../../messages/en/orders.json";
 import type problems from "../../messages/en/problems.json";
@@ -28,6 +29,7 @@ export type MessageKey =
   | keyof typeof fields
   | keyof typeof grid
   | keyof typeof history
+  | keyof typeof live
   | keyof typeof operations
   | keyof typeof orders
   | keyof typeof problems

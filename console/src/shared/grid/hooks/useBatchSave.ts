@@ -1,5 +1,4 @@
 import { useState, type RefObject } from "react";
-import { plural } from "../../format";
 import type { Refusal } from "../../session";
 import type { DataGridHandle } from "./handle";
 import { ChunkRefused, describePartialSave, putInChunks, type ChunkedPut, type Counts } from "../models/chunkedSave";
@@ -82,7 +81,7 @@ export function useBatchSave<Stored, Result extends Counts>(options: BatchSaveOp
     // A cell someone else changed meanwhile is saved over theirs only once the person said so.
     const conflicts = draft.conflicts.reduce((count, { fields }) => count + fields.length, 0);
     if (conflicts) {
-      setNote(`Not saved: ${plural(conflicts, "cell")} changed by someone else too; keep theirs or yours first.`);
+      setNote(t("grid.saveConflicts", { count: conflicts }));
       return;
     }
     const invalid = dirty.flatMap((row) => {
