@@ -12,7 +12,11 @@ import { userStrings } from "./user-strings";
  * its sources, every language has every message, and each says it with the same values.
  */
 
-const sources = import.meta.glob("../../console/src/**/*.tsx", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+// Every module of the console, its pages (.tsx) and its models and helpers (.ts), whatever the folder.
+const sources = import.meta.glob(["../../console/src/**/*.{ts,tsx}", "!**/*.d.ts"], { query: "?raw", import: "default", eager: true }) as Record<
+  string,
+  string
+>;
 const files = import.meta.glob("../../console/messages/*/*.json", { import: "default", eager: true }) as Record<string, Record<string, string>>;
 
 /** Each language's messages, its files merged. */
@@ -48,7 +52,14 @@ describe("the console's words", () => {
     expect(left).toEqual([]);
   });
 
-  it("would be found if one were left: text, a prop people read, a literal child, a notice", () => {
+  it("are looked for in every module of the console, its .ts files and every folder", () => {
+    // Every file under console/src (not read: only named), whatever its kind.
+    const modules = Object.keys(import.meta.glob("../../console/src/**/*")).filter((file) => /\.tsx?$/.test(file) && !file.endsWith(".d.ts"));
+    expect(Object.keys(sources).sort()).toEqual(modules.sort());
+    expect(modules.filter((file) => /\/(excel|live)\//.test(file)).length).toBeGreaterThan(5);
+  });
+
+  it("would be found if one were left: text, a prop people read, a literal child, a notice, a phrase", () => {
     const found = userStrings("english-left.tsx", fixture);
     expect(found.map(({ where, text }) => `${where} ${text}`)).toEqual([
       'say() "Saved."',
@@ -60,6 +71,7 @@ describe("the console's words", () => {
       'alt "Chart of orders"',
       'child "Saving…"',
       `child \`\${3} rows\``,
+      'phrase "Not live: the key was revoked"',
     ]);
   });
 

@@ -3,13 +3,16 @@ import ts from "typescript";
 /**
  * The words a console source shows people outside the catalogs (console/messages): text between
  * tags, a literal in a prop people read or hear (aria-label, title, placeholder, alt, a label…),
- * a literal child (`{"Save"}`, `{busy ? "Saving…" : "Save"}`), and a literal given to a helper
- * that says something (a status line, an undo step's name, a button's label). Words come from
- * `t("key")`; a code (`DRAFT`, `OPERATOR`) or a sign (`—`, `·`, `→`) is not a word.
+ * a literal child (`{"Save"}`, `{busy ? "Saving…" : "Save"}`), a literal given to a helper
+ * that says something (a status line, an undo step's name, a button's label), and anywhere else, in
+ * a .ts module too, a phrase (two words with a space between: a sentence kept in a constant or
+ * returned by a function). Words come from `t("key")`; a code (`DRAFT`, `OPERATOR`) or a sign (`—`,
+ * `·`, `→`) is not a word.
  */
 
-/** Props people neither read nor hear: a literal there is markup, an address or a value. */
+/** Props people neither read nor hear: a literal there is markup, an address or a value (`file`: a download's name, as `download`). */
 const UNSEEN_PROPS = new Set([
+  "file",
   "className",
   "current",
   "known",
@@ -72,6 +75,20 @@ const literalWords = (node: ts.Node) =>
     ? true
     : ts.isTemplateExpression(node) && isWords([node.head.text, ...node.templateSpans.map((span) => span.literal.text)].join(" "));
 
+/** Two words with a space between: what a sentence has, and a selector, a size or a list of codes lacks. */
+const PHRASE = /\p{L}{2,}[,;:.]? +[("']?\p{L}{2,}/u;
+/** Calls whose literals nobody reads: a developer's error, a symbol's name, a CSS selector. */
+const UNSAID_CALLS = new Set(["Error", "Symbol", "querySelector", "querySelectorAll", "closest", "matches"]);
+const calleeName = (call: ts.CallExpression | ts.NewExpression) =>
+  ts.isPropertyAccessExpression(call.expression) ? call.expression.name.text : call.expression.getText();
+/** A literal's text, a template's parts joined by a digit where its values go (`${n} rows` reads "0 rows"). */
+const literalText = (node: ts.Node) =>
+  ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)
+    ? node.text
+    : ts.isTemplateExpression(node)
+      ? [node.head.text, ...node.templateSpans.map((span) => span.literal.text)].join("0")
+      : null;
+
 export interface UserString {
   line: number;
   where: string;
@@ -121,5 +138,19 @@ export function userStrings(fileName: string, source: string): UserString[] {
     ts.forEachChild(node, visit);
   };
   visit(file);
+  const reported = new Set(found.map(({ line, text }) => `${line} ${text}`));
+  const phrases = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node) || ts.isJsxAttribute(node) || ts.isLiteralTypeNode(node)) return;
+    if (ts.isBinaryExpression(node) && COMPARISONS.has(node.operatorToken.kind)) return;
+    if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && UNSAID_CALLS.has(calleeName(node))) return;
+    const text = literalText(node);
+    if (text !== null && PHRASE.test(text)) {
+      const line = file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1;
+      const shown = node.getText(file).replace(/\s+/g, " ").trim();
+      if (!reported.has(`${line} ${shown}`)) found.push({ line, where: "phrase", text: shown });
+    }
+    ts.forEachChild(node, phrases);
+  };
+  phrases(file);
   return found;
 }

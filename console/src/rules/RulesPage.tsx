@@ -38,7 +38,7 @@ const csvMinimumNote = (currency: string | null) =>
   currency ? t("rules.csvMinimumIn", { currency, example: formatMoney(18000, currency) }) : t("rules.csvMinimum");
 
 /** The columns a rules CSV holds: the API's field names, the same in every language. */
-const RULE_CSV_COLUMNS = "accountId, supplierId, storeId, minimum, enforcement";
+const RULE_CSV_COLUMNS = ["accountId", "supplierId", "storeId", "minimum", "enforcement"].join(", ");
 
 export function RulesPage() {
   const { api } = useSession();

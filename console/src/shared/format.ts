@@ -5,9 +5,6 @@ import { currentLanguage, type Language } from "./i18n";
 
 export type FieldChange = Schemas["FieldChange"];
 
-/** A count with its noun: "1 line", "200 lines", "1 valid rejection" (`many` for an irregular plural). */
-export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
 /** What an empty value reads as, wherever a value is shown. */
 export const EMPTY = "—";
 
