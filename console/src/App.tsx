@@ -1,9 +1,10 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { lazy, Suspense, useMemo, useState, type FormEvent, type ReactNode } from "react";
+import { Suspense, useMemo, useState, type FormEvent, type ReactNode } from "react";
 import { Route, Switch, useLocation } from "wouter";
 import { AmountsReady } from "./labels/money";
 import { OperationPage } from "./operations/OperationPage";
 import { OperationsPage } from "./operations/OperationsPage";
+import { LAZY_PAGES, lazyPage } from "./pages";
 import { SessionContext } from "./shared/context";
 import { type MessageKey, t, useLanguage } from "./shared/i18n";
 import { LanguageChoice } from "./shared/LanguageChoice";
@@ -12,20 +13,20 @@ import { answer, clientFor, loadSession, saveSession, toRefusal, type Refusal, t
 import { Link, ProblemView } from "./shared/ui";
 
 // The first load holds the Operations and an Operation's lines (the pages people open first, and the
-// grid's first rows); every other page loads on its first visit: the first load stays within its budget.
-const OrdersPage = lazy(() => import("./operations/OrdersPage").then((module) => ({ default: module.OrdersPage })));
-const TotalsPage = lazy(() => import("./operations/TotalsPage").then((module) => ({ default: module.TotalsPage })));
-const HistoryPage = lazy(() => import("./operations/HistoryPage").then((module) => ({ default: module.HistoryPage })));
-const RulesPage = lazy(() => import("./rules/RulesPage").then((module) => ({ default: module.RulesPage })));
-const RuleFormPage = lazy(() => import("./rules/RuleForm").then((module) => ({ default: module.RuleFormPage })));
-const Simulator = lazy(() => import("./rules/Simulator").then((module) => ({ default: module.Simulator })));
-const OrderCheckPage = lazy(() => import("./desk/OrderCheckPage").then((module) => ({ default: module.OrderCheckPage })));
-const AccountsPage = lazy(() => import("./desk/AccountsPage").then((module) => ({ default: module.AccountsPage })));
-const EventsPage = lazy(() => import("./desk/EventsPage").then((module) => ({ default: module.EventsPage })));
-const WebhooksPage = lazy(() => import("./desk/WebhooksPage").then((module) => ({ default: module.WebhooksPage })));
-const KeysPage = lazy(() => import("./desk/KeysPage").then((module) => ({ default: module.KeysPage })));
-const ChangesPage = lazy(() => import("./desk/ChangesPage").then((module) => ({ default: module.ChangesPage })));
-const SettingsPage = lazy(() => import("./desk/SettingsPage").then((module) => ({ default: module.SettingsPage })));
+// grid's first rows); every other page loads on its first visit (pages.ts): the first load stays within its budget.
+const HistoryPage = lazyPage(LAZY_PAGES.history, "HistoryPage");
+const OrdersPage = lazyPage(LAZY_PAGES.orders, "OrdersPage");
+const TotalsPage = lazyPage(LAZY_PAGES.totals, "TotalsPage");
+const Simulator = lazyPage(LAZY_PAGES.simulator, "Simulator");
+const RuleFormPage = lazyPage(LAZY_PAGES.rule, "RuleFormPage");
+const RulesPage = lazyPage(LAZY_PAGES.rules, "RulesPage");
+const OrderCheckPage = lazyPage(LAZY_PAGES.orderCheck, "OrderCheckPage");
+const AccountsPage = lazyPage(LAZY_PAGES.accounts, "AccountsPage");
+const EventsPage = lazyPage(LAZY_PAGES.events, "EventsPage");
+const WebhooksPage = lazyPage(LAZY_PAGES.webhooks, "WebhooksPage");
+const KeysPage = lazyPage(LAZY_PAGES.keys, "KeysPage");
+const ChangesPage = lazyPage(LAZY_PAGES.changes, "ChangesPage");
+const SettingsPage = lazyPage(LAZY_PAGES.settings, "SettingsPage");
 
 /** The console's sections, as the menu lists them. */
 interface Section {
@@ -38,13 +39,13 @@ interface Section {
 const SECTIONS = {
   operations: { path: "/console/operations", label: "app.nav.operations" },
   rules: { path: "/console/quota-rules", label: "app.nav.rules", operatorOnly: true },
-  orderCheck: { path: "/console/order-check", label: "app.nav.orderCheck" },
-  accounts: { path: "/console/accounts", label: "app.nav.accounts" },
-  events: { path: "/console/events", label: "app.nav.events", operatorOnly: true },
+  orderCheck: { path: LAZY_PAGES.orderCheck.path, label: "app.nav.orderCheck" },
+  accounts: { path: LAZY_PAGES.accounts.path, label: "app.nav.accounts" },
+  events: { path: LAZY_PAGES.events.path, label: "app.nav.events", operatorOnly: true },
   webhooks: { path: "/console/webhooks", label: "app.nav.webhooks", operatorOnly: true },
-  keys: { path: "/console/keys", label: "app.nav.keys", operatorOnly: true },
-  changes: { path: "/console/changes", label: "app.nav.changes", operatorOnly: true },
-  settings: { path: "/console/settings", label: "app.nav.settings", operatorOnly: true },
+  keys: { path: LAZY_PAGES.keys.path, label: "app.nav.keys", operatorOnly: true },
+  changes: { path: LAZY_PAGES.changes.path, label: "app.nav.changes", operatorOnly: true },
+  settings: { path: LAZY_PAGES.settings.path, label: "app.nav.settings", operatorOnly: true },
 } satisfies Record<string, Section>;
 const MENU: Section[] = Object.values(SECTIONS);
 
@@ -54,17 +55,17 @@ const MENU: Section[] = Object.values(SECTIONS);
  */
 const ROUTES: { path: string; section: Section; page: (params: Record<string, string>) => ReactNode }[] = [
   {
-    path: "/console/operations/:operationId/history",
+    path: LAZY_PAGES.history.path,
     section: SECTIONS.operations,
     page: ({ operationId }) => <HistoryPage key={operationId} operationId={operationId} />,
   },
   {
-    path: "/console/operations/:operationId/orders",
+    path: LAZY_PAGES.orders.path,
     section: SECTIONS.operations,
     page: ({ operationId }) => <OrdersPage key={operationId} operationId={operationId} />,
   },
   {
-    path: "/console/operations/:operationId/totals",
+    path: LAZY_PAGES.totals.path,
     section: SECTIONS.operations,
     page: ({ operationId }) => <TotalsPage key={operationId} operationId={operationId} />,
   },
@@ -74,17 +75,17 @@ const ROUTES: { path: string; section: Section; page: (params: Record<string, st
     page: ({ operationId }) => <OperationPage key={operationId} operationId={operationId} />,
   },
   { path: "/console/operations", section: SECTIONS.operations, page: () => <OperationsPage /> },
-  { path: "/console/quota-rules/simulator", section: SECTIONS.rules, page: () => <Simulator /> },
-  { path: "/console/quota-rules/new", section: SECTIONS.rules, page: () => <RuleFormPage key="new" ruleId={null} /> },
-  { path: "/console/quota-rules/:ruleId", section: SECTIONS.rules, page: ({ ruleId }) => <RuleFormPage key={ruleId} ruleId={ruleId} /> },
-  { path: "/console/quota-rules", section: SECTIONS.rules, page: () => <RulesPage /> },
-  { path: "/console/order-check", section: SECTIONS.orderCheck, page: () => <OrderCheckPage /> },
-  { path: "/console/accounts", section: SECTIONS.accounts, page: () => <AccountsPage /> },
-  { path: "/console/events", section: SECTIONS.events, page: () => <EventsPage /> },
-  { path: "/console/webhooks/:webhookId?", section: SECTIONS.webhooks, page: ({ webhookId }) => <WebhooksPage webhookId={webhookId} /> },
-  { path: "/console/keys", section: SECTIONS.keys, page: () => <KeysPage /> },
-  { path: "/console/changes", section: SECTIONS.changes, page: () => <ChangesPage /> },
-  { path: "/console/settings", section: SECTIONS.settings, page: () => <SettingsPage /> },
+  { path: LAZY_PAGES.simulator.path, section: SECTIONS.rules, page: () => <Simulator /> },
+  { path: LAZY_PAGES.newRule.path, section: SECTIONS.rules, page: () => <RuleFormPage key="new" ruleId={null} /> },
+  { path: LAZY_PAGES.rule.path, section: SECTIONS.rules, page: ({ ruleId }) => <RuleFormPage key={ruleId} ruleId={ruleId} /> },
+  { path: LAZY_PAGES.rules.path, section: SECTIONS.rules, page: () => <RulesPage /> },
+  { path: LAZY_PAGES.orderCheck.path, section: SECTIONS.orderCheck, page: () => <OrderCheckPage /> },
+  { path: LAZY_PAGES.accounts.path, section: SECTIONS.accounts, page: () => <AccountsPage /> },
+  { path: LAZY_PAGES.events.path, section: SECTIONS.events, page: () => <EventsPage /> },
+  { path: LAZY_PAGES.webhooks.path, section: SECTIONS.webhooks, page: ({ webhookId }) => <WebhooksPage webhookId={webhookId} /> },
+  { path: LAZY_PAGES.keys.path, section: SECTIONS.keys, page: () => <KeysPage /> },
+  { path: LAZY_PAGES.changes.path, section: SECTIONS.changes, page: () => <ChangesPage /> },
+  { path: LAZY_PAGES.settings.path, section: SECTIONS.settings, page: () => <SettingsPage /> },
 ];
 
 /** The page of a section an ACCOUNT key may not use: said, rather than a refusal from the API. */

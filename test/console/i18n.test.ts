@@ -1,8 +1,10 @@
 /// <reference types="vite/client" />
 import MessageFormat from "@messageformat/core";
 import { parse, type Token } from "@messageformat/parser";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import errorCatalogue from "../../client/error-catalogue.json";
+import { keysNamedBy, resolveModule, staticClosure } from "../../console/i18n-keys";
 import { LANGUAGES } from "../../console/src/shared/i18n";
 import fixture from "./fixtures/english-left.tsx?raw";
 import { userStrings } from "./user-strings";
@@ -106,6 +108,37 @@ describe("the console's words", () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it("of the first load are its modules' (a language's first chunk); a chunk that says later words waits for them", () => {
+    const keys = Object.keys(english);
+    const read = (file: string) => sources[file];
+    const exists = (file: string) => file in sources;
+    const firstModules = staticClosure(["../../console/src/main.tsx", "../../console/src/early.ts"], read);
+    const first = keysNamedBy(firstModules.values(), keys);
+    const laterWordsOf = (module: string) => [...keysNamedBy(staticClosure([module], read).values(), keys)].filter((key) => !first.has(key));
+    expect(firstModules.has("../../console/src/operations/LinesGrid.tsx")).toBe(true);
+    expect(firstModules.has("../../console/src/desk/ChangesPage.tsx")).toBe(false);
+    expect([first.has("app.brand"), first.has("problem.not_found"), first.size < keys.length * 0.75]).toEqual([true, true, true]);
+    // What the check below would find: a page loaded on first visit says words of its own.
+    expect(laterWordsOf("../../console/src/desk/ChangesPage.tsx").length).toBeGreaterThan(10);
+
+    const unready: string[] = [];
+    for (const [file, text] of Object.entries(sources)) {
+      const visit = (node: ts.Node) => {
+        if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && ts.isStringLiteral(node.arguments[0])) {
+          // withLaterWords(import(…)), or a page of pages.ts: page(path, () => import(…)) loads with withLaterWords.
+          const caller = ts.isArrowFunction(node.parent) ? node.parent.parent : node.parent;
+          const waits = ts.isCallExpression(caller) && ["withLaterWords", "page"].includes(caller.expression.getText());
+          const target = resolveModule(file, node.arguments[0].text, exists);
+          const later = target && !waits ? laterWordsOf(target) : [];
+          if (later.length) unready.push(`${file.replace("../../", "")} → ${node.arguments[0].text}: ${later.slice(0, 3).join(", ")}…`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS));
+    }
+    expect(unready).toEqual([]);
   });
 
   it("name every problem the API answers, by its code", () => {

@@ -35,12 +35,12 @@ import {
   type GridLine,
   type LineRow,
 } from "./lineRows";
-import { t, tx, useInLanguage } from "../shared/i18n";
+import { t, tx, useInLanguage, withLaterWords } from "../shared/i18n";
 import { useLiveLines } from "./live/useLiveLines";
 
 // A line's caps and the plan are loaded on their first use, outside the console's first load.
-const AccountCaps = lazy(() => import("./AccountCaps").then((module) => ({ default: module.AccountCaps })));
-const PlanAllocation = lazy(() => import("./PlanAllocation").then((module) => ({ default: module.PlanAllocation })));
+const AccountCaps = lazy(() => withLaterWords(import("./AccountCaps")).then((module) => ({ default: module.AccountCaps })));
+const PlanAllocation = lazy(() => withLaterWords(import("./PlanAllocation")).then((module) => ({ default: module.PlanAllocation })));
 
 export function LinesGrid({ operation, access, onSaved }: { operation: Operation; access: LineAccess; onSaved: () => void }) {
   const { api } = useSession();

@@ -12,13 +12,14 @@ import type orders from "../../messages/en/orders.json";
 import type problems from "../../messages/en/problems.json";
 import type rules from "../../messages/en/rules.json";
 import type totals from "../../messages/en/totals.json";
+import { type Language, onWords, prefetchWords, words } from "./languages";
 
 /**
- * The console's languages. Its words come from the catalogs of console/messages (ICU MessageFormat,
- * compiled when the console is built: console/i18n-messages.ts), each language a chunk of its own:
- * the one remembered (or the browser's) is read before the first page shows, another when it is
- * chosen, so every language's first load weighs the same. `t` says a message in the language
- * chosen; the root re-renders on a change (useLanguage), so nothing keeps the last language's words.
+ * The console's words, said in the language chosen. They come from the catalogs of console/messages
+ * (ICU MessageFormat, compiled when the console is built: console/i18n-messages.ts), each language
+ * two chunks read as languages.ts says: the first load's words beside it, the later pages' with the
+ * first of them. `t` says a message in the language chosen; the root re-renders on a change
+ * (useLanguage), so nothing keeps the last language's words.
  */
 
 export type MessageKey =
@@ -36,77 +37,31 @@ export type MessageKey =
   | keyof typeof rules
   | keyof typeof totals;
 
-/** Each language by its own name (a name: never translated). */
-export const LANGUAGES = { en: "English", fr: "Français", de: "Deutsch", es: "Español", it: "Italiano" } as const;
-export type Language = keyof typeof LANGUAGES;
+export { LANGUAGES, type Language, preferredLanguage, switchLanguage, withLaterWords } from "./languages";
 
-type Messages = Record<string, (values?: Record<string, unknown>) => string>;
 export type MessageValues = Record<string, string | number | ReactNode>;
 
-const loaders: Record<Language, () => Promise<{ default: Messages }>> = {
-  en: () => import("virtual:messages/en"),
-  fr: () => import("virtual:messages/fr"),
-  de: () => import("virtual:messages/de"),
-  es: () => import("virtual:messages/es"),
-  it: () => import("virtual:messages/it"),
-};
+/** Starts reading a language's chunks (a pointer over the Language control), so choosing it is instant. */
+export const prefetchLanguage = (language: Language) => void prefetchWords(language).catch(() => undefined);
 
-const STORAGE_KEY = "campaign-console-language";
-const isLanguage = (value: unknown): value is Language => typeof value === "string" && Object.hasOwn(LANGUAGES, value);
+export const currentLanguage = () => words().language;
 
-// Empty until main.tsx (or a test's setup) reads the first language, before anything is shown.
-let current: { language: Language; messages: Messages } = { language: "en", messages: {} };
-const listeners = new Set<() => void>();
-
-/** The language remembered in this browser, else the first of the browser's languages the console speaks, else English. */
-export function preferredLanguage(): Language {
-  let stored: string | null = null;
-  try {
-    stored = localStorage.getItem(STORAGE_KEY);
-  } catch {}
-  if (isLanguage(stored)) return stored;
-  const spoken = (typeof navigator === "undefined" ? [] : navigator.languages).map((tag) => tag.split("-")[0].toLowerCase()).find(isLanguage);
-  return spoken ?? "en";
-}
-
-/** Reads a language's catalog (its chunk, once), makes it the console's, and remembers it when `remember`. */
-export async function switchLanguage(language: Language, { remember = false } = {}) {
-  const messages = (await loaders[language]()).default;
-  current = { language, messages };
-  if (typeof document !== "undefined") document.documentElement.lang = language;
-  if (remember) {
-    try {
-      localStorage.setItem(STORAGE_KEY, language);
-    } catch {}
-  }
-  for (const listener of listeners) listener();
-}
-
-/** Starts reading a language's chunk (a pointer over the Language control), so choosing it is instant. */
-export const prefetchLanguage = (language: Language) => void loaders[language]().catch(() => undefined);
-
-export const currentLanguage = () => current.language;
-
-/** The language chosen, re-rendering the component when it changes. */
+/**
+ * The language chosen, re-rendering the component when it changes. Later words coming in change
+ * nothing shown: what says them loads with them (withLaterWords).
+ */
 export function useLanguage(): Language {
-  return useSyncExternalStore(
-    (listener) => {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    currentLanguage,
-    currentLanguage,
-  );
+  return useSyncExternalStore(onWords, currentLanguage, currentLanguage);
 }
 
 /** A message in the language chosen (its key should a catalog lack it: the catalogs test forbids that). */
 export function t(key: MessageKey, values?: Record<string, string | number>): string {
-  const message = current.messages[key];
+  const message = words().messages[key];
   return message ? message(values) : key;
 }
 
 /** Whether a message exists (keys made from the API's values: a problem code, a status); every language has the same keys. */
-export const hasMessage = (key: string): key is MessageKey => Object.hasOwn(current.messages, key);
+export const hasMessage = (key: string): key is MessageKey => Object.hasOwn(words().messages, key);
 
 const MARK = /\u{F0000}(\d+)\u{F0001}/u;
 
@@ -138,4 +93,4 @@ export function useInLanguage<T>(make: () => T, key?: unknown): T {
 }
 
 /** Items as the language lists them: "Min and Max", "Min und Max". */
-export const listText = (items: readonly string[]) => new Intl.ListFormat(current.language, { type: "conjunction" }).format(items);
+export const listText = (items: readonly string[]) => new Intl.ListFormat(currentLanguage(), { type: "conjunction" }).format(items);
