@@ -13,6 +13,7 @@ import { pathToFileURL } from "node:url";
 import { buildConsole, consoleWeight } from "../../scripts/build-console.mjs";
 import { launchChromium } from "../../scripts/lib/chromium.mjs";
 import { extractTree } from "../lib.mjs";
+import { benchLines, benchRules } from "./console.mjs";
 
 /** The commit before the languages: main as it was when issue 50's branch was brought up to date with it. */
 const BASELINE_REF = process.env.BENCH_CONSOLE_BASELINE ?? "f3f6fa6";
@@ -37,16 +38,8 @@ async function seed(side) {
       endDate: "2098-12-31T00:00:00Z",
     })
   ).body.id;
-  const lines = Array.from({ length: LINES }, (_, i) => ({
-    variantExternalId: `SKU-${String(i).padStart(5, "0")}`,
-    variantName: { en: `Item ${i}` },
-    minQuantity: 1,
-    maxQuantity: 10,
-    recommendedQuantity: 5,
-  }));
-  await side.expect(operator, "PUT", `/v1/operations/${operation}/lines`, lines, 200);
-  const rules = Array.from({ length: RULES }, (_, i) => ({ accountId: `BENCH-A${i % 100}`, supplierId: `BENCH-S${Math.floor(i / 100)}`, minimum: 500 + i }));
-  await side.expect(operator, "PUT", "/v1/buying-policies/quotas/rules", rules, 200);
+  await side.expect(operator, "PUT", `/v1/operations/${operation}/lines`, benchLines(LINES), 200);
+  await side.expect(operator, "PUT", "/v1/buying-policies/quotas/rules", benchRules(RULES), 200);
   return { operator, linesUrl: `${side.baseUrl}/console/operations/${operation}`, rulesUrl: `${side.baseUrl}/console/quota-rules?view=grid` };
 }
 
