@@ -3,8 +3,8 @@ import { dirname, resolve } from "node:path";
 import type { OutputChunk } from "rolldown";
 import type { Plugin } from "vite";
 
-/** A page of pages.ts: its path and its module, as `page("…", () => import("…"))` writes them. */
-const PAGE = /page\("([^"]+)", \(\) => import\("([^"]+)"\)\)/g;
+/** A page of pages.ts: its path and its module, as `page("…", () => import("…"), …)` writes them. */
+const PAGE = /page\("([^"]+)", \(\) => import\("([^"]+)"\)/g;
 
 /**
  * A second entry, `script` (src/early.ts), built as a chunk of its own and named in index.html as an

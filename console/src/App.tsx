@@ -4,29 +4,13 @@ import { Route, Switch, useLocation } from "wouter";
 import { AmountsReady } from "./labels/money";
 import { OperationPage } from "./operations/OperationPage";
 import { OperationsPage } from "./operations/OperationsPage";
-import { LAZY_PAGES, lazyPage } from "./pages";
+import { LAZY_PAGES } from "./pages";
 import { SessionContext } from "./shared/context";
 import { type MessageKey, t, useLanguage } from "./shared/i18n";
 import { LanguageChoice } from "./shared/LanguageChoice";
 import { LeaveGuard, useConfirmLeave } from "./shared/leaving";
 import { answer, clientFor, loadSession, saveSession, toRefusal, type Refusal, type Role, type Session } from "./shared/session";
 import { Link, ProblemView } from "./shared/ui";
-
-// The first load holds the Operations and an Operation's lines (the pages people open first, and the
-// grid's first rows); every other page loads on its first visit (pages.ts): the first load stays within its budget.
-const HistoryPage = lazyPage(LAZY_PAGES.history, "HistoryPage");
-const OrdersPage = lazyPage(LAZY_PAGES.orders, "OrdersPage");
-const TotalsPage = lazyPage(LAZY_PAGES.totals, "TotalsPage");
-const Simulator = lazyPage(LAZY_PAGES.simulator, "Simulator");
-const RuleFormPage = lazyPage(LAZY_PAGES.rule, "RuleFormPage");
-const RulesPage = lazyPage(LAZY_PAGES.rules, "RulesPage");
-const OrderCheckPage = lazyPage(LAZY_PAGES.orderCheck, "OrderCheckPage");
-const AccountsPage = lazyPage(LAZY_PAGES.accounts, "AccountsPage");
-const EventsPage = lazyPage(LAZY_PAGES.events, "EventsPage");
-const WebhooksPage = lazyPage(LAZY_PAGES.webhooks, "WebhooksPage");
-const KeysPage = lazyPage(LAZY_PAGES.keys, "KeysPage");
-const ChangesPage = lazyPage(LAZY_PAGES.changes, "ChangesPage");
-const SettingsPage = lazyPage(LAZY_PAGES.settings, "SettingsPage");
 
 /** The console's sections, as the menu lists them. */
 interface Section {
@@ -39,35 +23,37 @@ interface Section {
 const SECTIONS = {
   operations: { path: "/console/operations", label: "app.nav.operations" },
   rules: { path: "/console/quota-rules", label: "app.nav.rules", operatorOnly: true },
-  orderCheck: { path: LAZY_PAGES.orderCheck.path, label: "app.nav.orderCheck" },
-  accounts: { path: LAZY_PAGES.accounts.path, label: "app.nav.accounts" },
-  events: { path: LAZY_PAGES.events.path, label: "app.nav.events", operatorOnly: true },
+  orderCheck: { path: "/console/order-check", label: "app.nav.orderCheck" },
+  accounts: { path: "/console/accounts", label: "app.nav.accounts" },
+  events: { path: "/console/events", label: "app.nav.events", operatorOnly: true },
   webhooks: { path: "/console/webhooks", label: "app.nav.webhooks", operatorOnly: true },
-  keys: { path: LAZY_PAGES.keys.path, label: "app.nav.keys", operatorOnly: true },
-  changes: { path: LAZY_PAGES.changes.path, label: "app.nav.changes", operatorOnly: true },
-  settings: { path: LAZY_PAGES.settings.path, label: "app.nav.settings", operatorOnly: true },
+  keys: { path: "/console/keys", label: "app.nav.keys", operatorOnly: true },
+  changes: { path: "/console/changes", label: "app.nav.changes", operatorOnly: true },
+  settings: { path: "/console/settings", label: "app.nav.settings", operatorOnly: true },
 } satisfies Record<string, Section>;
 const MENU: Section[] = Object.values(SECTIONS);
 
 /**
  * Every page of the console, in one place: its path (the most specific first: wouter's <Switch>
- * takes the first that matches), its section, and what it shows with the path's parameters.
+ * takes the first that matches), its section, and what it shows with the path's parameters. The
+ * first load holds the Operations and an Operation's lines (what people open first); every other
+ * page loads on its first visit (LAZY_PAGES): the first load stays within its budget.
  */
 const ROUTES: { path: string; section: Section; page: (params: Record<string, string>) => ReactNode }[] = [
   {
     path: LAZY_PAGES.history.path,
     section: SECTIONS.operations,
-    page: ({ operationId }) => <HistoryPage key={operationId} operationId={operationId} />,
+    page: ({ operationId }) => <LAZY_PAGES.history.Page key={operationId} operationId={operationId} />,
   },
   {
     path: LAZY_PAGES.orders.path,
     section: SECTIONS.operations,
-    page: ({ operationId }) => <OrdersPage key={operationId} operationId={operationId} />,
+    page: ({ operationId }) => <LAZY_PAGES.orders.Page key={operationId} operationId={operationId} />,
   },
   {
     path: LAZY_PAGES.totals.path,
     section: SECTIONS.operations,
-    page: ({ operationId }) => <TotalsPage key={operationId} operationId={operationId} />,
+    page: ({ operationId }) => <LAZY_PAGES.totals.Page key={operationId} operationId={operationId} />,
   },
   {
     path: "/console/operations/:operationId",
@@ -75,17 +61,17 @@ const ROUTES: { path: string; section: Section; page: (params: Record<string, st
     page: ({ operationId }) => <OperationPage key={operationId} operationId={operationId} />,
   },
   { path: "/console/operations", section: SECTIONS.operations, page: () => <OperationsPage /> },
-  { path: LAZY_PAGES.simulator.path, section: SECTIONS.rules, page: () => <Simulator /> },
-  { path: LAZY_PAGES.newRule.path, section: SECTIONS.rules, page: () => <RuleFormPage key="new" ruleId={null} /> },
-  { path: LAZY_PAGES.rule.path, section: SECTIONS.rules, page: ({ ruleId }) => <RuleFormPage key={ruleId} ruleId={ruleId} /> },
-  { path: LAZY_PAGES.rules.path, section: SECTIONS.rules, page: () => <RulesPage /> },
-  { path: LAZY_PAGES.orderCheck.path, section: SECTIONS.orderCheck, page: () => <OrderCheckPage /> },
-  { path: LAZY_PAGES.accounts.path, section: SECTIONS.accounts, page: () => <AccountsPage /> },
-  { path: LAZY_PAGES.events.path, section: SECTIONS.events, page: () => <EventsPage /> },
-  { path: LAZY_PAGES.webhooks.path, section: SECTIONS.webhooks, page: ({ webhookId }) => <WebhooksPage webhookId={webhookId} /> },
-  { path: LAZY_PAGES.keys.path, section: SECTIONS.keys, page: () => <KeysPage /> },
-  { path: LAZY_PAGES.changes.path, section: SECTIONS.changes, page: () => <ChangesPage /> },
-  { path: LAZY_PAGES.settings.path, section: SECTIONS.settings, page: () => <SettingsPage /> },
+  { path: LAZY_PAGES.simulator.path, section: SECTIONS.rules, page: () => <LAZY_PAGES.simulator.Page /> },
+  { path: LAZY_PAGES.newRule.path, section: SECTIONS.rules, page: () => <LAZY_PAGES.newRule.Page key="new" ruleId={null} /> },
+  { path: LAZY_PAGES.rule.path, section: SECTIONS.rules, page: ({ ruleId }) => <LAZY_PAGES.rule.Page key={ruleId} ruleId={ruleId} /> },
+  { path: LAZY_PAGES.rules.path, section: SECTIONS.rules, page: () => <LAZY_PAGES.rules.Page /> },
+  { path: LAZY_PAGES.orderCheck.path, section: SECTIONS.orderCheck, page: () => <LAZY_PAGES.orderCheck.Page /> },
+  { path: LAZY_PAGES.accounts.path, section: SECTIONS.accounts, page: () => <LAZY_PAGES.accounts.Page /> },
+  { path: LAZY_PAGES.events.path, section: SECTIONS.events, page: () => <LAZY_PAGES.events.Page /> },
+  { path: LAZY_PAGES.webhooks.path, section: SECTIONS.webhooks, page: ({ webhookId }) => <LAZY_PAGES.webhooks.Page webhookId={webhookId} /> },
+  { path: LAZY_PAGES.keys.path, section: SECTIONS.keys, page: () => <LAZY_PAGES.keys.Page /> },
+  { path: LAZY_PAGES.changes.path, section: SECTIONS.changes, page: () => <LAZY_PAGES.changes.Page /> },
+  { path: LAZY_PAGES.settings.path, section: SECTIONS.settings, page: () => <LAZY_PAGES.settings.Page /> },
 ];
 
 /** The page of a section an ACCOUNT key may not use: said, rather than a refusal from the API. */
