@@ -1,8 +1,7 @@
-// A crowd of live connections in a thread of its own (bench/suites/live.mjs): the thread that times
-// the PUTs is never busy reading the crowd's messages. Each arrival is kept as an epoch time in ms
-// (performance.timeOrigin + performance.now(), comparable across threads); a message is never
-// parsed, its version read from its first characters.
-import { parentPort } from "node:worker_threads";
+// A crowd of live connections in a process of its own, at the lowest CPU priority (bench/suites/live.mjs):
+// it stands for browsers on other machines, reading their messages on cores the server does not need.
+// Each arrival is kept as an epoch time in ms (performance.timeOrigin + performance.now(), comparable
+// across processes); a message is never parsed, its version read from its first characters.
 
 const now = () => performance.timeOrigin + performance.now();
 const VERSION = /"version":(\d+)/;
@@ -15,11 +14,11 @@ function settle() {
   if (!waiting) return;
   const times = heard.map((versions) => versions.get(waiting.version));
   if (times.some((time) => time === undefined)) return;
-  parentPort.postMessage({ type: "heard", version: waiting.version, times });
+  process.send({ type: "heard", version: waiting.version, times });
   waiting = null;
 }
 
-parentPort.on("message", async (command) => {
+process.on("message", async (command) => {
   if (command.type === "open") {
     heard = command.urls.map(() => new Map());
     sockets = await Promise.all(
@@ -40,12 +39,12 @@ parentPort.on("message", async (command) => {
           }),
       ),
     );
-    parentPort.postMessage({ type: "opened", count: sockets.length });
+    process.send({ type: "opened", count: sockets.length });
   } else if (command.type === "await") {
     waiting = { version: command.version };
     settle();
   } else if (command.type === "close") {
     for (const socket of sockets) socket.close();
-    parentPort.postMessage({ type: "closed" });
+    process.send({ type: "closed" });
   }
 });

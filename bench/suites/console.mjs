@@ -6,8 +6,10 @@
 // lines grid over 5000 lines, timed inside the page (from the key or the typed text to the frame after
 // the grid says it is done): undo of a 5000-row paste, fill down a column of 5000 rows, and the
 // preview of a find and replace over the 5000 names. Issue 47: the Totals page of a running Operation
-// (BENCH_CONSOLE_TOTALS_LINES lines, 5000 by default, and BENCH_CONSOLE_TOTALS_ORDERS orders placed
-// through the API, 100,000 by default: set them small to try the suite), from navigation to its first figures.
+// (BENCH_CONSOLE_TOTALS_LINES lines, 5000 by default, and BENCH_CONSOLE_TOTALS_ORDERS orders, 100,000 by
+// default: set them small to try the suite), from navigation to its first figures. The orders are written
+// by the bench Worker (PUT /v1/__bench/seed-orders: orders, their lines and the totals the real batch
+// keeps), and a few hundred more placed and refused through the API.
 // Issue 50: switching the lines grid's page to German, and what a page loads before its first rows
 // (gzipped, every chunk: the remembered language's words, English by default, read beside the page);
 // console-languages.mjs measures the same side by side with main.
@@ -28,8 +30,12 @@ const RULES = 5000;
 const ROUNDS = 3;
 const TOTALS_LINES = Number(process.env.BENCH_CONSOLE_TOTALS_LINES ?? 5000);
 const TOTALS_ORDERS = Number(process.env.BENCH_CONSOLE_TOTALS_ORDERS ?? 100_000);
-/** Orders placed at once while seeding (each goes through its Operation's object, one at a time there). */
-const SEED_CONCURRENCY = 16;
+/** Orders placed at once through the API (each goes through its Operation's object, one at a time there). */
+const PLACE_CONCURRENCY = 16;
+/** Orders placed through the API beside the seeded ones (one in a hundred refused below a minimum). */
+const PLACED_ORDERS = Math.min(TOTALS_ORDERS, 300);
+/** Orders per seeding call: one batch of the bench Worker. */
+const SEED_CHUNK = 2_000;
 
 const block = (count, round) => Array.from({ length: count }, (_, i) => `SKU-${String(i).padStart(5, "0")}\tItem ${i}\t1\t${10 + round}\t5`).join("\n");
 /** Minimum and enforcement of every rule, pasted from the first row's minimum cell. */
@@ -269,7 +275,8 @@ export default async function consoleSuite(ctx) {
 
   /**
    * An ACTIVE Operation of TOTALS_LINES lines and TOTALS_ORDERS orders (three lines each, from 1000
-   * accounts, and one refusal in a hundred below a minimum), placed through the API: its id.
+   * accounts): PLACED_ORDERS placed through the API (one in a hundred refused below a minimum), the
+   * rest written by the bench Worker. Its id.
    */
   const runningOperation = async () => {
     const operationId = (
@@ -303,11 +310,19 @@ export default async function consoleSuite(ctx) {
       }));
       return ctx.expect(operator, "POST", "/v1/orders", { operationId, accountId: `TA-${i % 1000}`, lines }, refused ? 422 : 201);
     };
-    for (let next = 0; next < TOTALS_ORDERS; ) {
-      const batch = Array.from({ length: Math.min(SEED_CONCURRENCY, TOTALS_ORDERS - next) }, (_, i) => next + i);
+    for (let next = 0; next < PLACED_ORDERS; ) {
+      const batch = Array.from({ length: Math.min(PLACE_CONCURRENCY, PLACED_ORDERS - next) }, (_, i) => next + i);
       next += batch.length;
       await Promise.all(batch.map(place));
     }
+    const seeded = TOTALS_ORDERS - PLACED_ORDERS;
+    for (let from = 0; from < seeded; from += SEED_CHUNK) {
+      const seed = { from, count: Math.min(SEED_CHUNK, seeded - from), accounts: 1000, days: 30, linesPerOrder: 3 };
+      await ctx.expect(operator, "PUT", `/v1/__bench/seed-orders/${operationId}`, seed, 200);
+    }
+    const { body: totals } = await ctx.expect(operator, "GET", `/v1/operations/${operationId}/totals`, undefined, 200);
+    const refused = Math.floor((PLACED_ORDERS + 1) / 100);
+    if (totals.orders !== TOTALS_ORDERS - refused) throw new Error(`the Totals bench Operation holds ${totals.orders} orders, not ${TOTALS_ORDERS - refused}`);
     return operationId;
   };
 

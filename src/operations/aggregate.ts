@@ -8,6 +8,7 @@ import { isWriteGuardFailure, violatesUnique } from "../platform/data/constraint
 import { ApiError } from "../platform/core/errors";
 import { appendEvent } from "../platform/data/events";
 import type { EventType } from "../common/event-types";
+import { changeSets } from "../platform/data/tables";
 import { operationAccounts, operationLines, operations } from "./tables";
 import { nowIso } from "../platform/core/time";
 
@@ -23,6 +24,30 @@ export async function findOperation(db: Db, tenantId: string, operationId: strin
   const [row] = await db
     .select()
     .from(operations)
+    .where(and(eq(operations.tenantId, tenantId), eq(operations.id, operationId)))
+    .limit(1);
+  return row;
+}
+
+/**
+ * The Operation's version, and the change set that made it if request `requestId` did: one set per
+ * version, found through (operation_id, version) and checked to be that request's. Without a request
+ * (an order, which makes no version and shares one with many sets) no set is looked for.
+ */
+export async function versionMadeBy(
+  db: Db,
+  tenantId: string,
+  operationId: string,
+  requestId: string | null,
+): Promise<{ version: number; changeSetId: string | null } | undefined> {
+  if (requestId === null) {
+    const row = await findOperation(db, tenantId, operationId);
+    return row && { version: row.version, changeSetId: null };
+  }
+  const [row] = await db
+    .select({ version: operations.version, changeSetId: changeSets.id })
+    .from(operations)
+    .leftJoin(changeSets, and(eq(changeSets.operationId, operations.id), eq(changeSets.version, operations.version), eq(changeSets.requestId, requestId)))
     .where(and(eq(operations.tenantId, tenantId), eq(operations.id, operationId)))
     .limit(1);
   return row;

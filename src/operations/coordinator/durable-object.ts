@@ -13,7 +13,7 @@ import { authorOf } from "../../platform/data/changes";
 import { isTenantMovingFailure, readPlacement, tenantMovingError } from "../../platform/data/tenancy";
 import { newTrace, type RequestTrace } from "../../platform/data/trace";
 import { deleteOperation, giveUpScheduledChange, nextScheduledTime, patchOperation, runScheduledChanges } from "../commands";
-import { findOperation, type OperationRow } from "../aggregate";
+import { findOperation, versionMadeBy, type OperationRow } from "../aggregate";
 
 /**
  * Whose Operation the object's alarm runs scheduled changes of: kept only while a time is scheduled.
@@ -53,7 +53,7 @@ class TenantMoving extends Error {}
  */
 /** What the live queue holds: a change to tell, a change that could not be read (every page reloads), or a deleted Operation's close. */
 type PendingTell =
-  | { kind: "change"; shard: ShardName; operationId: string; actor: string; change: LiveChange; version: number | null }
+  | { kind: "change"; shard: ShardName; operationId: string; actor: string; change: LiveChange; version: number | null; changeSetId: string | null }
   | { kind: "lost"; operationId: string }
   | { kind: "close"; operationId: string };
 
@@ -86,7 +86,7 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
         // A command without its own describer changed the Operation; one that answers null told nobody (a cart).
         const command = this.commands.get(name);
         const change = command?.live ? command.live(input, outcome.value) : { what: "operation" as const };
-        if (change) await this.tellViewers(principal.shard, principal.tenantId, operationId, actorOf(principal), change);
+        if (change) await this.tellViewers(principal.shard, principal.tenantId, operationId, actorOf(principal), change, request.requestId);
         if (name === deleteOperation.name) this.tellLater({ kind: "close", operationId });
       }
       return outcome;
@@ -96,6 +96,11 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
   /** A single-use ticket for a live connection of `viewer` (the Worker checked it may read the Operation). */
   async issueLiveTicket(viewer: LiveViewer): Promise<{ ticket: string; expiresAt: string }> {
     return this.ctx.blockConcurrencyWhile(() => this.live.issueTicket(viewer));
+  }
+
+  /** The live connections a key holds here (housekeeping forgets a key with none). */
+  async liveConnectionsOf(keyId: string): Promise<number> {
+    return this.live.connectionsOf(keyId);
   }
 
   /** Closes a revoked key's live connections; answers how many. */
@@ -145,13 +150,22 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
    * only the version that change made (exact, as reconnects count on it); the lines and the sending
    * wait until the command has answered, one change after another in commit order.
    */
-  private async tellViewers(shard: ShardName, tenantId: string, operationId: string, actor: string, change: LiveChange): Promise<void> {
+  private async tellViewers(
+    shard: ShardName,
+    tenantId: string,
+    operationId: string,
+    actor: string,
+    change: LiveChange,
+    requestId: string | null,
+  ): Promise<void> {
     if (!(await this.live.listening())) return;
-    let version: number | null | undefined;
+    let made: { version: number | null; changeSetId: string | null } | undefined;
     await afterCommit(`live:${operationId}`, "reading the version live viewers are told (they are told to reload)", async () => {
-      version = await this.currentVersion(shard, tenantId, operationId);
+      // An order makes no version: its change set is not looked for (many orders share one version).
+      const madeBy = change.what === "orders" ? null : requestId;
+      made = (await versionMadeBy(primaryDb(this.env, shard), tenantId, operationId, madeBy)) ?? { version: null, changeSetId: null };
     });
-    this.tellLater(version === undefined ? { kind: "lost", operationId } : { kind: "change", shard, operationId, actor, change, version });
+    this.tellLater(made === undefined ? { kind: "lost", operationId } : { kind: "change", shard, operationId, actor, change, ...made });
   }
 
   /**
@@ -182,12 +196,13 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
   private async tell(pending: PendingTell): Promise<void> {
     if (pending.kind === "lost") return this.live.lost();
     if (pending.kind === "close") return this.live.closeAll(CLOSE.operationDeleted, "the Operation was deleted");
-    const { shard, operationId, actor, change, version } = pending;
+    const { shard, operationId, actor, change, version, changeSetId } = pending;
     const keys = change.lineKeys ? [...new Set(change.lineKeys)] : [];
     const named = keys.length > 0 && keys.length <= LIVE.maxLines;
     const lines = named ? await this.liveLines(primaryDb(this.env, shard), operationId, keys) : undefined;
     await this.live.broadcastOrReload({
       version,
+      ...(changeSetId && { changeSetId }),
       actor,
       what: change.what,
       counts: change.counts ?? {},
@@ -250,7 +265,7 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
       }
       await this.arm(owner, row);
       if (trace.eventsAppended && trace.shard) {
-        await this.tellViewers(trace.shard, owner.tenantId, owner.operationId, "schedule", { what: "status" });
+        await this.tellViewers(trace.shard, owner.tenantId, owner.operationId, "schedule", { what: "status" }, trace.requestId);
       }
     });
     // The change (or its operation.schedule_failed) is heard now (webhooks), not at the next sweep.

@@ -59,6 +59,8 @@ export interface ChangedMessage {
   type: "changed";
   seq: number;
   version: number | null;
+  /** The change set that made the version (GET /v1/history), when one did: not for orders. */
+  changeSetId?: string;
   actor: string;
   what: LiveChange["what"];
   counts: Record<string, number>;
@@ -70,16 +72,12 @@ export interface ChangedMessage {
   accountId?: string;
 }
 
-/** What a line reveals of the campaign's orders: an ACCOUNT key's connection gets it without. */
-const ORDER_FIGURES = ["orderedQuantity", "orderCount", "poolQuantity", "maxPerAccount", "poolRemaining"];
-
-/** What one viewer may see of a change: an ACCOUNT key hears of no attachment and of no other account's order, and sees no order figures. */
+/** What one viewer may see of a change: an ACCOUNT key hears of no attachment and of no other account's order; lines it sees as its reads of them show them. */
 export function seenBy(viewer: Pick<LiveViewer, "role" | "accountIds">, message: ChangedMessage): ChangedMessage | null {
   if (viewer.role === "OPERATOR") return message;
   if (message.what === "accounts") return null;
   if (message.what === "orders" && (message.accountId === undefined || !viewer.accountIds.includes(message.accountId))) return null;
-  const lines = message.lines?.map((line) => Object.fromEntries(Object.entries(line).filter(([field]) => !ORDER_FIGURES.includes(field))));
-  return { ...message, ...(lines && { lines }) };
+  return message;
 }
 
 const toHex = (bytes: ArrayBuffer) => Array.from(new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, "0")).join("");
@@ -247,6 +245,11 @@ export class LiveRoom {
   /** Connections held now. */
   get connections(): number {
     return this.ctx.getWebSockets().length;
+  }
+
+  /** Connections held now by a key. */
+  connectionsOf(keyId: string): number {
+    return this.ctx.getWebSockets(keyId).length;
   }
 
   /** Closes the connections of a key (revoked); answers how many. */

@@ -116,6 +116,8 @@ export interface CommandExecutor extends Rpc.DurableObjectBranded {
   issueLiveTicket(viewer: LiveViewer): Promise<{ ticket: string; expiresAt: string }>;
   /** Closes a revoked key's live connections; answers how many. */
   closeLiveKey(keyId: string): Promise<number>;
+  /** The live connections a key holds on the Operation. */
+  liveConnectionsOf(keyId: string): Promise<number>;
   /** The live connections held now, and since when this instance of the object lives. */
   liveStats(): Promise<{ connections: number; instanceSince: number }>;
   /** The live connection's upgrade (GET …/live), forwarded as it came. */

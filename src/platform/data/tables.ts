@@ -41,7 +41,6 @@ export const apiKeys = sqliteTable("api_keys", {
   createdAt: text("created_at").notNull(),
 });
 
-/** Tables of the control database; every other table is a tenant shard's. */
 /** Which keys were given live connections to which Operations: a revoked key's are closed there (src/live/). */
 export const liveKeys = sqliteTable(
   "live_keys",
@@ -54,6 +53,7 @@ export const liveKeys = sqliteTable(
   (t) => [primaryKey({ columns: [t.keyId, t.operationId] })],
 );
 
+/** Tables of the control database; every other table is a tenant shard's. */
 export const CONTROL_TABLES = [tenantDirectory, apiKeys, liveKeys] as const;
 
 /* A tenant shard (migrations/tenant): every tenant's own data, each row carrying its tenant. */
