@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
+import { icuMessages } from "./console/i18n-messages.ts";
 import { startWebhookReceiver } from "./test/support/webhook-receiver.mjs";
 
 // The tests set their secrets as bindings below; wrangler would still announce, once per test file,
@@ -126,7 +127,10 @@ export default defineConfig(async () => {
         },
         // The console's pure modules (words, names, grouping): plain Node, no Worker, no browser.
         {
-          test: { name: "console", include: ["test/console/**/*.test.ts"], environment: "node" },
+          // The console's words in English, read as main.tsx reads the first language.
+          test: { name: "console", include: ["test/console/**/*.test.ts"], environment: "node", setupFiles: ["./test/console/english.ts"] },
+          // The catalogs as the console's build compiles them (`virtual:messages/<language>`).
+          plugins: [icuMessages(new URL("./console/messages", import.meta.url).pathname)],
           resolve: {
             alias: {
               "@campaign-policy/common": new URL("./src/common", import.meta.url).pathname,

@@ -2,6 +2,8 @@ import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
 import { readApiLimits } from "./api-limits.ts";
+import { icuMessages } from "./i18n-messages.ts";
+import { earlyScript } from "./early-script.ts";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -9,7 +11,13 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export default defineConfig({
   root: here("."),
   base: "/console/",
-  plugins: [react()],
+  // The catalogs, each language's first-load words apart from the later pages' (main.tsx makes the first load);
+  // early.ts starts reading the language's words while main.tsx's scripts load.
+  plugins: [
+    react(),
+    icuMessages(here("./messages"), [here("./src/main.tsx"), here("./src/early.ts")]),
+    earlyScript(here("./src/early.ts"), here("./src/pages.ts")),
+  ],
   resolve: {
     alias: [
       { find: "@campaign-policy/client", replacement: here("../client/src/index.ts") },

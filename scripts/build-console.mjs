@@ -25,23 +25,38 @@ export function sourcesHash() {
   return hash.digest("hex");
 }
 
+/** A language's catalog chunk (console/i18n-messages.ts): assets/de-<hash>.js. */
+const LANGUAGE_CHUNK = /^assets\/(en|fr|de|es|it)-[\w-]+\.js$/;
+
 /** What only the Excel library's chunk holds (its own links to its upgrade notes name it): no other chunk may. */
 export const EXCEL_LIBRARY_MARK = /exceljs/i;
 
 /**
  * The built console's weight, gzipped (level 9) in bytes: what its page loads first (index.html and
- * the scripts and style sheets it names, preloads included), the chunks loaded on a page's first
- * visit (`lazy`), and the Excel library's, loaded on the first Export or Import Excel (`excel`).
- * `firstFiles` are the files of the first load.
+ * the scripts and style sheets it names, preloads included), the heaviest language's catalog (read
+ * beside the first page: `language`), the chunks loaded on a page's first visit or on choosing
+ * another language (`lazy`), and the Excel library's, loaded on the first Export or Import Excel
+ * (`excel`). `firstFiles` are the files of the first load.
  */
 export function consoleWeight() {
   const html = readFileSync(join(out, "index.html"), "utf8");
   const named = new Set([...html.matchAll(/(?:src|href)="\/console\/(assets\/[^"]+\.(?:js|css))"/g)].map((match) => match[1]));
   const gzipped = (file) => gzipSync(readFileSync(join(out, file)), { level: 9 }).length;
-  const weight = { js: 0, css: 0, html: gzipSync(html, { level: 9 }).length, lazy: 0, excel: 0, firstFiles: [...named].map((file) => join(out, file)) };
+  const weight = {
+    js: 0,
+    css: 0,
+    html: gzipSync(html, { level: 9 }).length,
+    language: 0,
+    lazy: 0,
+    excel: 0,
+    firstFiles: [...named].map((file) => join(out, file)),
+  };
   for (const file of readdirSync(join(out, "assets")).map((name) => `assets/${name}`)) {
     if (!/\.(js|css)$/.test(file)) continue;
-    if (named.has(file)) weight[file.endsWith(".js") ? "js" : "css"] += gzipped(file);
+    if (LANGUAGE_CHUNK.test(file)) {
+      weight.lazy += Math.min(weight.language, gzipped(file));
+      weight.language = Math.max(weight.language, gzipped(file));
+    } else if (named.has(file)) weight[file.endsWith(".js") ? "js" : "css"] += gzipped(file);
     else if (EXCEL_LIBRARY_MARK.test(readFileSync(join(out, file), "utf8"))) weight.excel += gzipped(file);
     else weight.lazy += gzipped(file);
   }

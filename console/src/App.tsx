@@ -1,69 +1,59 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { lazy, Suspense, useMemo, useState, type FormEvent, type ReactNode } from "react";
+import { Suspense, useMemo, useState, type FormEvent, type ReactNode } from "react";
 import { Route, Switch, useLocation } from "wouter";
-import { AccountsPage } from "./desk/AccountsPage";
-import { OrderCheckPage } from "./desk/OrderCheckPage";
 import { AmountsReady } from "./labels/money";
 import { OperationPage } from "./operations/OperationPage";
 import { OperationsPage } from "./operations/OperationsPage";
-import { RuleFormPage } from "./rules/RuleForm";
-import { RulesPage } from "./rules/RulesPage";
+import { LAZY_PAGES } from "./pages";
 import { SessionContext } from "./shared/context";
+import { type MessageKey, t, useLanguage } from "./shared/i18n";
+import { LanguageChoice } from "./shared/LanguageChoice";
 import { LeaveGuard, useConfirmLeave } from "./shared/leaving";
 import { answer, clientFor, loadSession, saveSession, toRefusal, type Refusal, type Role, type Session } from "./shared/session";
 import { Link, ProblemView } from "./shared/ui";
 
-// An Operation's orders and totals load on first visit: the first load stays within its budget.
-const ChangesPage = lazy(() => import("./desk/ChangesPage").then((module) => ({ default: module.ChangesPage })));
-const EventsPage = lazy(() => import("./desk/EventsPage").then((module) => ({ default: module.EventsPage })));
-const KeysPage = lazy(() => import("./desk/KeysPage").then((module) => ({ default: module.KeysPage })));
-const SettingsPage = lazy(() => import("./desk/SettingsPage").then((module) => ({ default: module.SettingsPage })));
-const WebhooksPage = lazy(() => import("./desk/WebhooksPage").then((module) => ({ default: module.WebhooksPage })));
-const HistoryPage = lazy(() => import("./operations/HistoryPage").then((module) => ({ default: module.HistoryPage })));
-const Simulator = lazy(() => import("./rules/Simulator").then((module) => ({ default: module.Simulator })));
-const OrdersPage = lazy(() => import("./operations/OrdersPage").then((module) => ({ default: module.OrdersPage })));
-const TotalsPage = lazy(() => import("./operations/TotalsPage").then((module) => ({ default: module.TotalsPage })));
-
 /** The console's sections, as the menu lists them. */
 interface Section {
   path: string;
-  label: string;
+  label: MessageKey;
   /** Hidden from an ACCOUNT key, which the API refuses there. */
   operatorOnly?: boolean;
 }
 
 const SECTIONS = {
-  operations: { path: "/console/operations", label: "Operations" },
-  rules: { path: "/console/quota-rules", label: "Quota rules", operatorOnly: true },
-  orderCheck: { path: "/console/order-check", label: "Order check" },
-  accounts: { path: "/console/accounts", label: "Accounts" },
-  events: { path: "/console/events", label: "Events", operatorOnly: true },
-  webhooks: { path: "/console/webhooks", label: "Webhooks", operatorOnly: true },
-  keys: { path: "/console/keys", label: "Keys", operatorOnly: true },
-  changes: { path: "/console/changes", label: "Changes", operatorOnly: true },
-  settings: { path: "/console/settings", label: "Settings", operatorOnly: true },
+  operations: { path: "/console/operations", label: "app.nav.operations" },
+  rules: { path: "/console/quota-rules", label: "app.nav.rules", operatorOnly: true },
+  orderCheck: { path: "/console/order-check", label: "app.nav.orderCheck" },
+  accounts: { path: "/console/accounts", label: "app.nav.accounts" },
+  events: { path: "/console/events", label: "app.nav.events", operatorOnly: true },
+  webhooks: { path: "/console/webhooks", label: "app.nav.webhooks", operatorOnly: true },
+  keys: { path: "/console/keys", label: "app.nav.keys", operatorOnly: true },
+  changes: { path: "/console/changes", label: "app.nav.changes", operatorOnly: true },
+  settings: { path: "/console/settings", label: "app.nav.settings", operatorOnly: true },
 } satisfies Record<string, Section>;
 const MENU: Section[] = Object.values(SECTIONS);
 
 /**
  * Every page of the console, in one place: its path (the most specific first: wouter's <Switch>
- * takes the first that matches), its section, and what it shows with the path's parameters.
+ * takes the first that matches), its section, and what it shows with the path's parameters. The
+ * first load holds the Operations and an Operation's lines (what people open first); every other
+ * page loads on its first visit (LAZY_PAGES): the first load stays within its budget.
  */
 const ROUTES: { path: string; section: Section; page: (params: Record<string, string>) => ReactNode }[] = [
   {
-    path: "/console/operations/:operationId/history",
+    path: LAZY_PAGES.history.path,
     section: SECTIONS.operations,
-    page: ({ operationId }) => <HistoryPage key={operationId} operationId={operationId} />,
+    page: ({ operationId }) => <LAZY_PAGES.history.Page key={operationId} operationId={operationId} />,
   },
   {
-    path: "/console/operations/:operationId/orders",
+    path: LAZY_PAGES.orders.path,
     section: SECTIONS.operations,
-    page: ({ operationId }) => <OrdersPage key={operationId} operationId={operationId} />,
+    page: ({ operationId }) => <LAZY_PAGES.orders.Page key={operationId} operationId={operationId} />,
   },
   {
-    path: "/console/operations/:operationId/totals",
+    path: LAZY_PAGES.totals.path,
     section: SECTIONS.operations,
-    page: ({ operationId }) => <TotalsPage key={operationId} operationId={operationId} />,
+    page: ({ operationId }) => <LAZY_PAGES.totals.Page key={operationId} operationId={operationId} />,
   },
   {
     path: "/console/operations/:operationId",
@@ -71,30 +61,32 @@ const ROUTES: { path: string; section: Section; page: (params: Record<string, st
     page: ({ operationId }) => <OperationPage key={operationId} operationId={operationId} />,
   },
   { path: "/console/operations", section: SECTIONS.operations, page: () => <OperationsPage /> },
-  { path: "/console/quota-rules/simulator", section: SECTIONS.rules, page: () => <Simulator /> },
-  { path: "/console/quota-rules/new", section: SECTIONS.rules, page: () => <RuleFormPage key="new" ruleId={null} /> },
-  { path: "/console/quota-rules/:ruleId", section: SECTIONS.rules, page: ({ ruleId }) => <RuleFormPage key={ruleId} ruleId={ruleId} /> },
-  { path: "/console/quota-rules", section: SECTIONS.rules, page: () => <RulesPage /> },
-  { path: "/console/order-check", section: SECTIONS.orderCheck, page: () => <OrderCheckPage /> },
-  { path: "/console/accounts", section: SECTIONS.accounts, page: () => <AccountsPage /> },
-  { path: "/console/events", section: SECTIONS.events, page: () => <EventsPage /> },
-  { path: "/console/webhooks/:webhookId?", section: SECTIONS.webhooks, page: ({ webhookId }) => <WebhooksPage webhookId={webhookId} /> },
-  { path: "/console/keys", section: SECTIONS.keys, page: () => <KeysPage /> },
-  { path: "/console/changes", section: SECTIONS.changes, page: () => <ChangesPage /> },
-  { path: "/console/settings", section: SECTIONS.settings, page: () => <SettingsPage /> },
+  { path: LAZY_PAGES.simulator.path, section: SECTIONS.rules, page: () => <LAZY_PAGES.simulator.Page /> },
+  { path: LAZY_PAGES.newRule.path, section: SECTIONS.rules, page: () => <LAZY_PAGES.newRule.Page key="new" ruleId={null} /> },
+  { path: LAZY_PAGES.rule.path, section: SECTIONS.rules, page: ({ ruleId }) => <LAZY_PAGES.rule.Page key={ruleId} ruleId={ruleId} /> },
+  { path: LAZY_PAGES.rules.path, section: SECTIONS.rules, page: () => <LAZY_PAGES.rules.Page /> },
+  { path: LAZY_PAGES.orderCheck.path, section: SECTIONS.orderCheck, page: () => <LAZY_PAGES.orderCheck.Page /> },
+  { path: LAZY_PAGES.accounts.path, section: SECTIONS.accounts, page: () => <LAZY_PAGES.accounts.Page /> },
+  { path: LAZY_PAGES.events.path, section: SECTIONS.events, page: () => <LAZY_PAGES.events.Page /> },
+  { path: LAZY_PAGES.webhooks.path, section: SECTIONS.webhooks, page: ({ webhookId }) => <LAZY_PAGES.webhooks.Page webhookId={webhookId} /> },
+  { path: LAZY_PAGES.keys.path, section: SECTIONS.keys, page: () => <LAZY_PAGES.keys.Page /> },
+  { path: LAZY_PAGES.changes.path, section: SECTIONS.changes, page: () => <LAZY_PAGES.changes.Page /> },
+  { path: LAZY_PAGES.settings.path, section: SECTIONS.settings, page: () => <LAZY_PAGES.settings.Page /> },
 ];
 
 /** The page of a section an ACCOUNT key may not use: said, rather than a refusal from the API. */
 function OperatorOnly({ section }: { section: Section }) {
   return (
     <section>
-      <h1>{section.label}</h1>
-      <p className="muted">This page is for OPERATOR keys: an ACCOUNT key cannot use it.</p>
+      <h1>{t(section.label)}</h1>
+      <p className="muted">{t("app.operatorOnly")}</p>
     </section>
   );
 }
 
 export function App() {
+  // Every page below re-renders in the language chosen (its words are read as it renders).
+  useLanguage();
   const [session, setSession] = useState<Session | null>(loadSession);
   const queryClient = useQueryClient();
   const signOut = () => {
@@ -150,25 +142,28 @@ function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
   return (
     <main className="signin">
       <form onSubmit={submit} className="card">
-        <h1>Campaign console</h1>
+        <div className="signin-top">
+          <h1>{t("app.brand")}</h1>
+          <LanguageChoice />
+        </div>
         <label>
-          API key
+          {t("app.apiKey")}
           <input type="password" autoComplete="off" required value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
         </label>
         <label>
-          Role
+          {t("app.role")}
           <select value={role} onChange={(e) => setRole(e.target.value as Role)} aria-describedby="role-hint">
             <option value="OPERATOR">OPERATOR</option>
             <option value="ACCOUNT">ACCOUNT</option>
           </select>
         </label>
         <button type="submit" className="primary" disabled={busy}>
-          Sign in
+          {t("app.signIn")}
         </button>
         <p id="role-hint" className="muted hint">
-          A key of the other role signs in with its own.
+          {t("app.roleHint")}
         </p>
-        <p className="muted">The key is kept in this tab only (sessionStorage).</p>
+        <p className="muted">{t("app.keptInTab")}</p>
         <ProblemView refusal={refusal} />
       </form>
     </main>
@@ -184,24 +179,27 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
   return (
     <SessionContext.Provider value={{ session, api }}>
       <header className="top">
-        <span className="brand">Campaign console</span>
-        <nav aria-label="Sections">
+        <span className="brand">{t("app.brand")}</span>
+        <nav aria-label={t("app.sections")}>
           {MENU.filter(allowed).map((section) => (
             <Link key={section.path} to={section.path} current={section === current}>
-              {section.label}
+              {t(section.label)}
             </Link>
           ))}
         </nav>
-        <span className="who">
-          {session.role}
-          <button type="button" onClick={() => confirmLeave(onSignOut)}>
-            Sign out
-          </button>
-        </span>
+        <div className="top-end">
+          <LanguageChoice />
+          <span className="who">
+            {session.role}
+            <button type="button" onClick={() => confirmLeave(onSignOut)}>
+              {t("app.signOut")}
+            </button>
+          </span>
+        </div>
       </header>
       <main className="content">
         <AmountsReady>
-          <Suspense fallback={<p className="muted">Loading…</p>}>
+          <Suspense fallback={<p className="muted">{t("common.loading")}</p>}>
             <Switch>
               {ROUTES.map(({ path, section, page }) => (
                 <Route key={path} path={path}>

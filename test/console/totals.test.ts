@@ -89,8 +89,8 @@ describe("an Operation's figures", () => {
       "Accounts that ordered": "1 account",
       Cancelled: "none",
       Refused: "37 below a minimum",
-      "Lines ordered": "4120 lines",
-      "Below recommended": "2310 lines",
+      "Lines ordered": "4,120 lines",
+      "Below recommended": "2,310 lines",
     });
   });
 

@@ -5,11 +5,38 @@
 // Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core, which never downloads one).
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
+import { readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
 import { checkPage as checkSchemes, chromiumPresent, screenshot, startConsole } from "./support/browser.mjs";
 
 const TIMEOUT = { timeout: 120_000 };
+
+/** A language's catalog, its area files merged (console/messages/<language>/*.json). */
+const catalog = (language) => {
+  const dir = new URL(`../../console/messages/${language}/`, import.meta.url);
+  return Object.assign({}, ...readdirSync(dir).map((file) => JSON.parse(readFileSync(new URL(file, dir), "utf8"))));
+};
+
+/**
+ * The English a page in German must not show: each English message without values that German says
+ * otherwise (a word both languages write alike, "Status", is no sign of English).
+ */
+function englishLeftOn(english, german) {
+  const words = new Set(Object.entries(english).flatMap(([key, text]) => (!text.includes("{") && german[key] !== text ? [text] : [])));
+  return async (page) => {
+    const shown = await page.evaluate(() => {
+      const texts = [];
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      while (walker.nextNode()) texts.push(walker.currentNode.textContent.trim());
+      for (const element of document.querySelectorAll("[aria-label], [title], [placeholder], [alt]"))
+        for (const name of ["aria-label", "title", "placeholder", "alt"]) texts.push(element.getAttribute(name) ?? "");
+      return { texts: texts.filter(Boolean), body: document.body.innerText };
+    });
+    // A text or a name that is an English message whole, or an English sentence anywhere in the page.
+    return [...words].filter((text) => shown.texts.includes(text) || (text.length > 24 && shown.body.includes(text)));
+  };
+}
 
 if (chromiumPresent("console desk test")) {
   let desk, page, api, baseUrl, receiver, receiverUrl, operationId;
@@ -40,7 +67,7 @@ if (chromiumPresent("console desk test")) {
 
       const created = await api("POST", "/v1/operations", {
         code,
-        name: { en: "Desk spring" },
+        name: { en: "Desk spring", de: "Schalterfrühling" },
         type: "PUBLIC",
         startDate: "2098-01-01T00:00:00Z",
         endDate: "2098-12-31T00:00:00Z",
@@ -403,6 +430,63 @@ if (chromiumPresent("console desk test")) {
         .getByText("revoked")
         .waitFor();
       assert.equal((await api("GET", "/v1/operations?limit=1", undefined, { key: issued, role: "ACCOUNT" })).status, 401, "the revoked key is refused");
+    });
+
+    it("in German: every page says nothing in English but names and codes, and the choice survives a reload", { timeout: 300_000 }, async () => {
+      const german = catalog("de");
+      const englishLeft = englishLeftOn(catalog("en"), german);
+      const tab = await desk.browser.newPage();
+      try {
+        await desk.signIn(tab, desk.operatorKey, "OPERATOR");
+        await tab.getByLabel("Language").selectOption("de");
+        // Its catalog read (a chunk of its own), the page says it in German.
+        await tab.getByRole("button", { name: german["app.signOut"] }).waitFor();
+        assert.equal(await tab.evaluate(() => document.documentElement.lang), "de");
+        await tab.reload();
+        await tab.getByRole("navigation", { name: german["app.sections"] }).waitFor();
+        assert.equal(await tab.getByLabel(german["app.language"]).inputValue(), "de", "the language chosen is remembered");
+        const pages = [
+          ["operations", "/console/operations"],
+          ["operation", `/console/operations/${operationId}`],
+          ["orders", `/console/operations/${operationId}/orders`],
+          ["totals", `/console/operations/${operationId}/totals`],
+          ["history", `/console/operations/${operationId}/history`],
+          ["rules", "/console/quota-rules"],
+          ["rules-grid", "/console/quota-rules?view=grid"],
+          ["rule-new", "/console/quota-rules/new"],
+          ["simulator", "/console/quota-rules/simulator"],
+          ["order-check", "/console/order-check"],
+          ["accounts", "/console/accounts"],
+          ["events", "/console/events"],
+          ["webhooks", "/console/webhooks"],
+          ["keys", "/console/keys"],
+          ["changes", "/console/changes"],
+          ["settings", "/console/settings"],
+        ];
+        for (const [name, path] of pages) {
+          await tab.goto(`${baseUrl}${path}`);
+          await tab.locator("main h1, main h2").first().waitFor();
+          // Every part read: no "loading" left anywhere on the page.
+          await tab.waitForFunction((loading) => !document.body.innerText.includes(loading), german["common.loading"]);
+          assert.deepEqual(await englishLeft(tab), [], `${name} in German`);
+          await screenshot(tab, `de-${name}`);
+        }
+        // The Operation by its German name, as the API resolves a name for a language.
+        await tab.goto(`${baseUrl}/console/operations`);
+        await tab.getByRole("cell", { name: "Schalterfrühling", exact: true }).waitFor();
+        // Numbers and dates as German writes them.
+        await tab.goto(`${baseUrl}/console/operations/${operationId}`);
+        await tab.getByText("01.01.2098").first().waitFor();
+        // Signed out, the sign-in card is in German too.
+        await tab.getByRole("button", { name: german["app.signOut"] }).click();
+        await tab.getByLabel(german["app.apiKey"]).waitFor();
+        assert.deepEqual(await englishLeft(tab), [], "sign-in in German");
+        await screenshot(tab, "de-signin");
+      } finally {
+        // The tests after this one read the console in English (the browser's language).
+        await tab.evaluate(() => localStorage.removeItem("campaign-console-language")).catch(() => {});
+        await tab.close();
+      }
     });
 
     it("an ACCOUNT key sees no Keys, Events, Webhooks or Quota rules page, and is told so at their address", TIMEOUT, async () => {

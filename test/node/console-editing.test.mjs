@@ -31,6 +31,8 @@ import {
 
 const TIMEOUT = { timeout: 180_000 };
 const LINES = 5000;
+/** A count as the console writes it in English (5,000). */
+const en = (count) => count.toLocaleString("en");
 const sku = itemSku;
 
 if (chromiumPresent("console editing test")) {
@@ -241,7 +243,7 @@ if (chromiumPresent("console editing test")) {
       await page.keyboard.press("Control+Home");
       await cell(0, 0).click();
       await paste([...Array.from({ length: LINES }, (_, i) => `${sku(i)}\t\t\t77`), `${tooLong}\tNew\t1\t5`].join("\n"));
-      await status(`Pasted ${LINES + 1} rows, 1 of them new; ${LINES} rows named a variant already in the grid`).waitFor();
+      await status(`Pasted ${en(LINES + 1)} rows, 1 of them new; ${en(LINES)} rows named a variant already in the grid`).waitFor();
       const puts = [];
       const onRequest = (request) => request.method() === "PUT" && puts.push(new URL(request.url()).searchParams.get("dryRun"));
       page.on("request", onRequest);
@@ -273,7 +275,7 @@ if (chromiumPresent("console editing test")) {
       });
       await page.getByRole("button", { name: "Save" }).click();
       await status(
-        `Partly saved: the first ${LINES} of the ${LINES + 1} changed lines were saved (${sku(0)} to ${sku(LINES - 1)}, in the grid's order); the server then refused the next one, which stays as an unsaved edit, marked in the grid.`,
+        `Partly saved: the first ${en(LINES)} of the ${en(LINES + 1)} changed lines were saved (${sku(0)} to ${sku(LINES - 1)}, in the grid's order); the server then refused the next one, which stays as an unsaved edit, marked in the grid.`,
       ).waitFor();
       await page.unroute("**/v1/operations/*/lines*");
       page.off("request", onRequest);
@@ -304,7 +306,7 @@ if (chromiumPresent("console editing test")) {
       await page.getByRole("button", { name: "Export Excel" }).focus();
       const [download] = await Promise.all([page.waitForEvent("download"), page.keyboard.press("Enter")]);
       assert.equal(download.suggestedFilename(), `lines-${code}.xlsx`);
-      await status(`Exported ${stored} rows to lines-${code}.xlsx.`).waitFor();
+      await status(`Exported ${en(stored)} rows to lines-${code}.xlsx.`).waitFor();
       const exported = join(scratch, "lines.xlsx");
       await download.saveAs(exported);
       const book = new ExcelJS.Workbook();
@@ -331,7 +333,7 @@ if (chromiumPresent("console editing test")) {
       await page.getByRole("button", { name: "Import Excel" }).focus();
       await page.keyboard.press("Enter");
       await (await chosen).setFiles(exported);
-      await status(`Imported lines.xlsx: ${stored} rows read, nothing changed.`).waitFor();
+      await status(`Imported lines.xlsx: ${en(stored)} rows read, nothing changed.`).waitFor();
       await page.getByText("0 unsaved cells").waitFor();
       assert.equal(await page.getByRole("button", { name: "Save" }).isDisabled(), true, "nothing to save");
 
@@ -345,7 +347,7 @@ if (chromiumPresent("console editing test")) {
       const withErrors = join(scratch, "with-errors.xlsx");
       await book.xlsx.writeFile(withErrors);
       await importExcel(withErrors);
-      await status(`Imported with-errors.xlsx: ${stored + 1} rows read, 5 rows changed (1 new).`).waitFor();
+      await status(`Imported with-errors.xlsx: ${en(stored + 1)} rows read, 5 rows changed (1 new).`).waitFor();
       await status(`5 cells in 3 rows need fixing, marked in red; the first: ${sku(6)} (file row 8): a whole number ≥ 0.`).waitFor();
       assert.equal(await grid().getAttribute("aria-activedescendant"), "cell-6-2", "the grid goes to the first cell to fix");
       assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("role")), "grid");
@@ -390,7 +392,7 @@ if (chromiumPresent("console editing test")) {
         sheet.getCell(at).value = value;
       await book.xlsx.writeFile(join(scratch, "fixed.xlsx"));
       await importExcel(join(scratch, "fixed.xlsx"));
-      await status(`Imported fixed.xlsx: ${stored + 1} rows read, 2 rows changed (1 new).`).waitFor();
+      await status(`Imported fixed.xlsx: ${en(stored + 1)} rows read, 2 rows changed (1 new).`).waitFor();
       await page.getByRole("button", { name: "Save" }).click();
       await status("Saved: 1 created, 1 updated.").waitFor();
       const [named, added] = await storedLines(sku(3), "SKU-XL-1");
@@ -426,11 +428,11 @@ if (chromiumPresent("console editing test")) {
       assert.deepEqual(values.slice(1), ["XL-A", null, null, 18000, "BLOCK"], "the minimum in minor units, a number");
 
       await importExcel(exported);
-      await status(`Imported rules.xlsx: ${sheet.rowCount - 1} rows read, nothing changed.`).waitFor();
+      await status(`Imported rules.xlsx: ${en(sheet.rowCount - 1)} rows read, nothing changed.`).waitFor();
       rowOf("XL-A").getCell(5).value = 25000;
       await book.xlsx.writeFile(join(scratch, "raised.xlsx"));
       await importExcel(join(scratch, "raised.xlsx"));
-      await status(`Imported raised.xlsx: ${sheet.rowCount - 1} rows read, 1 row changed.`).waitFor();
+      await status(`Imported raised.xlsx: ${en(sheet.rowCount - 1)} rows read, 1 row changed.`).waitFor();
       await page.getByRole("button", { name: "Check changes" }).click();
       await status("Dry run: 0 created, 1 updated").waitFor();
       await page.getByRole("button", { name: "Apply" }).click();

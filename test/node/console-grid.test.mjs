@@ -136,7 +136,7 @@ if (chromiumPresent("console grid test")) {
 
     it("a drag held past the grid's edge scrolls it, and the selection (or the fill) goes on to the rows it brings in", TIMEOUT, async () => {
       const scrolledPast = (rows) => page.waitForFunction((top) => document.querySelector('[role="grid"]').scrollTop > top, rows * 34, { timeout: 30_000 });
-      const selectedText = async () => Number((await page.getByText(/cells selected$/).textContent()).match(/(\d+) cells selected$/)[1]);
+      const selectedText = async () => Number((await page.getByText(/cells selected$/).textContent()).match(/([\d,]+) cells selected$/)[1].replaceAll(",", ""));
       await goTo(0, NAME);
       // The page scrolled so that there is room below the grid for the pointer.
       await grid().evaluate((element) => element.scrollIntoView({ block: "center" }));
@@ -204,7 +204,7 @@ if (chromiumPresent("console grid test")) {
       await press("Control+a");
       // Every cell of every column (the allocation columns too).
       const columns = await page.getByRole("grid").getByRole("columnheader").count();
-      await page.getByText(`${LINES * columns} cells selected`).waitFor();
+      await page.getByText(`${(LINES * columns).toLocaleString("en")} cells selected`).waitFor();
     });
 
     it("finds and replaces within a column after previewing the cells it will change", TIMEOUT, async () => {

@@ -87,7 +87,7 @@ if (chromiumPresent("console test")) {
       const puts = [];
       page.on("request", (request) => request.method() === "PUT" && puts.push(request.url()));
       await page.getByRole("button", { name: "Save" }).click();
-      await status(`Saved: ${LINES} created, 0 updated.`).waitFor();
+      await status(`Saved: ${LINES.toLocaleString("en")} created, 0 updated.`).waitFor();
       assert.deepEqual(
         puts.map((url) => new URL(url).searchParams.get("dryRun")),
         ["true", "false"],
@@ -224,7 +224,7 @@ if (chromiumPresent("console test")) {
       await page.getByRole("heading", { name: /^Accounts/ }).waitFor();
       await page.getByLabel("Find accounts in the directory").fill("Console");
       await page.getByRole("button", { name: "Attach ACC-CONSOLE-1" }).click();
-      await status("Dry run: 1 to attach, 0 already attached, 1 accounts after").waitFor();
+      await status("Dry run: 1 to attach, 0 already attached, 1 account after").waitFor();
       await page.getByRole("button", { name: "Attach", exact: true }).click();
       await page.getByRole("cell", { name: "ACC-CONSOLE-1", exact: true }).waitFor();
       await page.getByLabel("Select ACC-CONSOLE-1").check();

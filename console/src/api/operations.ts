@@ -7,6 +7,8 @@ import { useNamesOf } from "../shared/lookups";
 import { usePagedQuery } from "../shared/PagedList";
 import { queryKeys } from "../shared/queryKeys";
 import { answer, csvAnswer, csvBody, type QueryOf, type SortOf } from "../shared/session";
+import { resolveLocale } from "@campaign-policy/common/locale";
+import { currentLanguage } from "../shared/i18n";
 
 /** The Operations, their lines and their accounts as the console reads and writes them: every call of the API about them. */
 
@@ -19,8 +21,12 @@ export type Attachment = Schemas["AttachmentPage"]["items"][number];
 export type AttachmentStatus = NonNullable<QueryOf<"/v1/operations/{operationId}/accounts">["operationStatus"]>[number];
 export type LineCounts = { created: number; updated: number };
 
-/** The name shown for an Operation: its English name, else its first, else its code. */
-export const nameOf = (operation: Pick<Operation, "name" | "code">) => operation.name.en ?? Object.values(operation.name)[0] ?? operation.code;
+/**
+ * The name shown for an Operation: in the console's language, by the API's own fallback (its base
+ * language, then the default, then the first by tag), else its code. The console does not know the
+ * tenant's default locale, so English stands for it.
+ */
+export const nameOf = (operation: Pick<Operation, "name" | "code">) => resolveLocale(operation.name, currentLanguage(), "en").value ?? operation.code;
 
 export interface OperationFilters {
   status: string;
@@ -247,21 +253,28 @@ export function useAttachmentList(operationId: string, filters: AttachmentFilter
   );
 }
 
-/** Attaches or detaches accounts (ids, or a CSV of ids), as a dry run or for real: the answer's counts in words. */
+/** What an attach or a detach did (or would do): the accounts it changed, those it left as they were, the count after. */
+export interface AttachmentCounts {
+  changed: number;
+  unchanged: number;
+  after: number;
+}
+
+/** Attaches or detaches accounts (ids, or a CSV of ids), as a dry run or for real: the answer's counts. */
 export async function changeAttachments(
   api: ApiClient,
   operationId: string,
   action: "attach" | "detach",
   dryRun: boolean,
   accounts: { ids?: string[]; csv?: string },
-): Promise<string> {
+): Promise<AttachmentCounts> {
   const init = { params: { path: { operationId }, query: { dryRun } }, ...(accounts.csv !== undefined ? csvBody(accounts.csv) : { body: accounts.ids! }) };
   if (action === "attach") {
     const { data } = await answer(api.PUT("/v1/operations/{operationId}/accounts", init));
-    return `${data.attached} to attach, ${data.alreadyAttached} already attached, ${data.accountCount} accounts after`;
+    return { changed: data.attached, unchanged: data.alreadyAttached, after: data.accountCount };
   }
   const { data } = await answer(api.DELETE("/v1/operations/{operationId}/accounts", init));
-  return `${data.detached} to detach${data.notAttached.length ? `, ${data.notAttached.length} not attached` : ""}, ${data.accountCount} accounts after`;
+  return { changed: data.detached, unchanged: data.notAttached.length, after: data.accountCount };
 }
 
 export type RevertCounts = Schemas["RevertCounts"];

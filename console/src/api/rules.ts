@@ -7,6 +7,7 @@ import { API_LIMITS } from "../shared/limits";
 import { usePagedQuery } from "../shared/PagedList";
 import { queryKeys } from "../shared/queryKeys";
 import { answer, csvAnswer, csvBody, type SortOf } from "../shared/session";
+import { t } from "../shared/i18n";
 
 /** The quota rules, the tenant default and evaluations as the console reads and writes them: every call of the API about them. */
 
@@ -18,13 +19,13 @@ export type RulePage = Schemas["QuotaRulePage"];
 export type RuleWrite = Schemas["QuotaRuleWrite"];
 export type UpsertCounts = Schemas["QuotaRulesUpsertResult"];
 
-export const SORTS: [RuleSort, string][] = [
-  ["createdAt", "Oldest first"],
-  ["-createdAt", "Newest first"],
-  ["-minimum", "Highest minimum"],
-  ["minimum", "Lowest minimum"],
-  ["accountId", "Account"],
-  ["supplierId", "Supplier"],
+export const ruleSorts = (): [RuleSort, string][] => [
+  ["createdAt", t("orders.sort.oldest")],
+  ["-createdAt", t("ops.sort.newest")],
+  ["-minimum", t("rules.sort.highest")],
+  ["minimum", t("rules.sort.lowest")],
+  ["accountId", t("field.accountId")],
+  ["supplierId", t("field.supplierId")],
 ];
 
 /** The list query of `filters` (exact matches; empty filters send nothing). */
@@ -40,7 +41,7 @@ const ruleQuery = (filters: RuleFilters, limit: number, nextToken?: string) => (
 const fetchRules = async (api: ApiClient, query: ReturnType<typeof ruleQuery> | { accountId: string } | { supplierId: string }) =>
   (await answer(api.GET("/v1/buying-policies/quotas/rules", { params: { query } }))).data as RulePage;
 
-export const describeUpsert = (result: UpsertCounts) => `${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged`;
+export const describeUpsert = (result: UpsertCounts) => t("rules.upsertCounts", { ...result });
 
 export function useRuleList(filters: RuleFilters) {
   const { api } = useSession();

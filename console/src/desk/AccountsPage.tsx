@@ -8,32 +8,35 @@ import { queryKeys } from "../shared/queryKeys";
 import { toRefusal } from "../shared/session";
 import { SearchFilter } from "../shared/ui";
 import { putAccounts, useDirectoryList, type Account, type AccountsUpsert } from "../api/directory";
-const SORTS = [
-  ["accountId", "Account id"],
-  ["name", "Name"],
-  ["-name", "Name, Z to A"],
-] as const;
+import { day } from "../shared/format";
+import { t } from "../shared/i18n";
+const sorts = () =>
+  [
+    ["accountId", t("orders.accountId")],
+    ["name", t("field.name")],
+    ["-name", t("directory.nameDesc")],
+  ] as const;
 const CSV_COLUMNS = ["accountId", "name", "userId", "email"] as const;
 
-const COLUMNS: Column<Account>[] = [
-  { header: "Account", cell: (account) => account.accountId },
-  { header: "Name", cell: (account) => account.name },
+const columns = (): Column<Account>[] => [
+  { header: t("field.accountId"), cell: (account) => account.accountId },
+  { header: t("field.name"), cell: (account) => account.name },
   {
-    header: "Users",
+    header: t("field.users"),
     cell: (account) =>
       account.users.length === 0 ? (
-        <span className="muted">none</span>
+        <span className="muted">{t("directory.noUsers")}</span>
       ) : (
         <span title={account.users.map((user) => `${user.userId} <${user.email}>`).join("\n")}>
           {account.users
             .slice(0, 2)
             .map((user) => `${user.userId} <${user.email}>`)
             .join(", ")}
-          {account.users.length > 2 && ` and ${account.users.length - 2} more`}
+          {account.users.length > 2 && ` ${t("directory.andMore", { count: account.users.length - 2 })}`}
         </span>
       ),
   },
-  { header: "Updated", cell: (account) => account.updatedAt.slice(0, 10) },
+  { header: t("directory.updated"), cell: (account) => day(account.updatedAt) },
 ];
 
 /**
@@ -81,22 +84,22 @@ export function AccountsPage() {
   return (
     <section>
       <div className="title-row">
-        <h1>Accounts</h1>
+        <h1>{t("app.nav.accounts")}</h1>
       </div>
       {session.role === "OPERATOR" && <AccountsImport />}
       <PagedList
-        label="Accounts"
+        label={t("app.nav.accounts")}
         list={list}
-        columns={COLUMNS}
+        columns={columns()}
         rowKey={(account) => account.accountId}
-        empty="No account matches."
-        sorts={SORTS}
+        empty={t("directory.noneMatches")}
+        sorts={sorts()}
         sort={sort}
         onSort={setSort}
       >
-        <SearchFilter label="Name contains" value={name} onChange={setName} />
-        <SearchFilter label="User email" value={email} onChange={setEmail} />
-        <SearchFilter label="User id" value={userId} onChange={setUserId} />
+        <SearchFilter label={t("ops.nameContains")} value={name} onChange={setName} />
+        <SearchFilter label={t("directory.userEmail")} value={email} onChange={setEmail} />
+        <SearchFilter label={t("directory.userId")} value={userId} onChange={setUserId} />
       </PagedList>
     </section>
   );
@@ -127,10 +130,10 @@ function AccountsImport() {
   };
   return (
     <CsvImport
-      label="Import accounts CSV"
-      columns={`${CSV_COLUMNS.join(", ")} · one row per user; an account's users are replaced by the file's`}
+      label={t("directory.import")}
+      columns={t("directory.importColumns", { columns: CSV_COLUMNS.join(", ") })}
       send={send}
-      describe={(result) => `${result.created} created, ${result.updated} updated`}
+      describe={(result) => t("directory.importOutcome", { created: result.created, updated: result.updated })}
       onApplied={() => void queryClient.invalidateQueries({ queryKey: queryKeys.directory.all })}
     />
   );

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useOperationByCode, useOperationCodes } from "../api/operations";
 import { ChangeList } from "../labels/ChangeList";
-import { FIELD_CHOICES } from "../labels/fields";
+import { fieldChoices } from "../labels/fields";
 import { useSession } from "../shared/context";
 import { download } from "../shared/csv";
 import { when } from "../shared/format";
@@ -16,31 +16,32 @@ import { useAccountNames } from "../api/directory";
 import { exportHistoryCsv, useHistoryList, type ChangeFilters, type ChangeRecord } from "../api/history";
 import { useRestoreRule } from "../api/rules";
 import { useWebhooksById } from "../api/webhooks";
+import { t, tx } from "../shared/i18n";
 
 type Names = ReadonlyMap<string, string | null> | undefined;
 
-const KINDS = [
-  ["operation", "Operations"],
-  ["line", "Lines"],
-  ["attachment", "Attached accounts"],
-  ["rule", "Quota rules"],
-  ["quota_default", "Tenant default"],
-  ["account", "Directory accounts"],
-  ["key", "Keys"],
-  ["webhook", "Webhooks"],
-] as const;
-const SORTS = [
-  ["-at", "Newest first"],
-  ["at", "Oldest first"],
-] as const;
-const ACTIONS = { created: "Created", updated: "Changed", deleted: "Deleted" } as const;
+const kinds = () =>
+  [
+    ["operation", t("app.nav.operations")],
+    ["line", t("ops.lines")],
+    ["attachment", t("accounts.attachedList")],
+    ["rule", t("app.nav.rules")],
+    ["quota_default", t("changes.tenantDefault")],
+    ["account", t("changes.directoryAccounts")],
+    ["key", t("app.nav.keys")],
+    ["webhook", t("app.nav.webhooks")],
+  ] as const;
+const sorts = () =>
+  [
+    ["-at", t("ops.sort.newest")],
+    ["at", t("orders.sort.oldest")],
+  ] as const;
+const ACTIONS = { created: "history.created", updated: "history.changed", deleted: "history.deleted" } as const;
 const DEFAULTS = { kind: "", resource: "", operation: "", field: "", actor: "", from: "", to: "", sort: "-at" };
 
 /** A record's values as they were (a deleted rule's scope, a created key's name), from its changes. */
 const valuesOf = (record: ChangeRecord) =>
   Object.fromEntries(record.changes.map((change) => [change.field, change.next ?? change.previous])) as Record<string, string | null>;
-
-const SETTINGS = { display: "the display settings", approvals: "the approval settings", history: "the history settings" } as Record<string, string>;
 
 /** What a record is about, named as people know it: never by an internal id (an Operation by its code, a rule by its scope, a key by its name). */
 function Subject({ record, codes, accounts }: { record: ChangeRecord; codes: Map<string, string | null> | undefined; accounts: Names }) {
@@ -50,33 +51,23 @@ function Subject({ record, codes, accounts }: { record: ChangeRecord; codes: Map
   const values = valuesOf(record);
   // Named by the codes the page read for its rows (one request per hundred), once they are in.
   const operation = (operationId: string | undefined) =>
-    !operationId ? "an Operation" : codes ? <OperationName id={operationId} code={codes.get(operationId) ?? null} /> : "…";
+    !operationId ? t("changes.anOperation") : codes ? <OperationName id={operationId} code={codes.get(operationId) ?? null} /> : "…";
   if (type === "operation") return operation(id);
-  if (type === "line")
-    return (
-      <>
-        line {id} of {operation(record.operationId)}
-      </>
-    );
-  if (type === "attachment")
-    return (
-      <>
-        account {accountName(id, accounts)} of {operation(record.operationId)}
-      </>
-    );
-  if (type === "approval") return <>an approval of {operation(record.operationId)}</>;
+  if (type === "line") return tx("changes.lineOf", { line: id, operation: operation(record.operationId) });
+  if (type === "attachment") return tx("changes.accountOf", { account: accountName(id, accounts), operation: operation(record.operationId) });
+  if (type === "approval") return tx("changes.approvalOf", { operation: operation(record.operationId) });
   if (type === "rule") return <RuleName id={id} known={record.action === "updated" ? undefined : values} />;
-  if (type === "quota_default") return <>the tenant default</>;
+  if (type === "quota_default") return t("totals.theDefault");
   if (type === "key") {
     const key = people.keys?.get(id);
     const name = key?.name ?? values.name;
-    if (name) return <>key {name}</>;
-    if (key?.userId) return <>a key of {userName(key.userId, people)}</>;
-    return <>{key ? keyName(key, people) : "an unnamed key"}</>;
+    if (name) return t("changes.key", { name });
+    if (key?.userId) return t("changes.keyOf", { user: userName(key.userId, people) });
+    return key ? keyName(key, people) : t("changes.unnamedKey");
   }
-  if (type === "account") return <>directory account {accountName(id, accounts)}</>;
-  if (type === "webhook") return <>webhook {webhooks.data?.get(id)?.url ?? values.url ?? "(deleted)"}</>;
-  if (type === "settings") return <>{SETTINGS[id] ?? `the ${id} settings`}</>;
+  if (type === "account") return t("changes.directoryAccount", { account: accountName(id, accounts) });
+  if (type === "webhook") return t("changes.webhook", { url: webhooks.data?.get(id)?.url ?? values.url ?? t("changes.deleted") });
+  if (type === "settings") return t("changes.settings", { which: id });
   return <>{type}</>;
 }
 
@@ -101,7 +92,7 @@ export function ChangesPage() {
   const list = useHistoryList(filters, !view.operation.trim() || Boolean(byCode.data));
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const [note, setNote] = useState<string | null>(null);
-  const restore = useRestoreRule(() => setNote("Rule restored: it is back with its id and last values."));
+  const restore = useRestoreRule(() => setNote(t("changes.restored")));
   const typing = { typing: true };
   const records = (list.data?.pages ?? []).flatMap((page) => page.items);
   // The accounts the rows name, read in one request per hundred (not one per row).
@@ -116,44 +107,43 @@ export function ChangesPage() {
       .filter((id): id is string => Boolean(id)),
   );
   const columns: Column<ChangeRecord>[] = [
-    { header: "When", cell: (record) => <time dateTime={record.at}>{when(record.at)}</time> },
-    { header: "Who", cell: (record) => <ActorName actor={record.actor} actorKeyId={record.actorKeyId} /> },
+    { header: t("approvals.when"), cell: (record) => <time dateTime={record.at}>{when(record.at)}</time> },
+    { header: t("history.who"), cell: (record) => <ActorName actor={record.actor} actorKeyId={record.actorKeyId} /> },
     {
-      header: "What",
+      header: t("history.what"),
       wrap: true,
-      cell: (record) => (
-        <>
-          {ACTIONS[record.action]} <Subject record={record} codes={codes} accounts={accounts} />
-        </>
-      ),
+      cell: (record) => tx("changes.what", { action: t(ACTIONS[record.action]), subject: <Subject record={record} codes={codes} accounts={accounts} /> }),
     },
     {
-      header: "Changes",
+      header: t("app.nav.changes"),
       wrap: true,
       cell: (record) => <ChangeList changes={record.changes} accounts={accounts} />,
     },
-    { header: "Reason", wrap: true, cell: (record) => record.reason ?? <span className="muted">—</span> },
+    { header: t("orders.reason"), wrap: true, cell: (record) => record.reason ?? <span className="muted">—</span> },
     {
-      header: <span className="sr-only">Actions</span>,
+      header: <span className="sr-only">{t("orders.actions")}</span>,
       cell: (record) =>
         record.resourceType === "rule" && record.action === "deleted" ? (
           <button
             type="button"
-            aria-label={`Restore the rule of ${Object.entries(valuesOf(record))
-              .filter(([field]) => ["accountId", "supplierId", "storeId"].includes(field))
-              .map(([, value]) => value ?? "any")
-              .join(" / ")}`}
+            aria-label={t("changes.restoreLabel", {
+              scope: Object.entries(valuesOf(record))
+                .filter(([field]) => ["accountId", "supplierId", "storeId"].includes(field))
+                .map(([, value]) => value ?? t("changes.any"))
+                .join(" / "),
+            })}
             disabled={restore.isPending}
             onClick={() => {
               setNote(null);
               restore.mutate(record.resourceId);
             }}
           >
-            Restore
+            {t("changes.restore")}
           </button>
         ) : null,
     },
   ];
+  const fields = fieldChoices();
   const exportCsv = async () => {
     setRefusal(null);
     try {
@@ -165,12 +155,12 @@ export function ChangesPage() {
   return (
     <section>
       <div className="title-row">
-        <h1>Changes</h1>
+        <h1>{t("app.nav.changes")}</h1>
         <button type="button" onClick={() => void exportCsv()}>
-          Export CSV
+          {t("common.exportCsv")}
         </button>
       </div>
-      <p className="muted">Every change of the tenant, newest first: what changed from what to what, who made it, when and why.</p>
+      <p className="muted">{t("changes.intro")}</p>
       {note && (
         <p role="status" className="note">
           {note}
@@ -179,30 +169,30 @@ export function ChangesPage() {
       <ProblemView refusal={refusal ?? (restore.error ? toRefusal(restore.error) : null)} />
       {unknownCode && (
         <p role="status" className="error-text">
-          No Operation has the code {view.operation.trim()}.
+          {t("changes.noCode", { code: view.operation.trim() })}
         </p>
       )}
       <PagedList
-        label="Changes"
+        label={t("app.nav.changes")}
         list={list}
         columns={columns}
         rowKey={(record) => record.id}
-        empty="No change matches."
-        sorts={SORTS}
+        empty={t("history.noneMatches")}
+        sorts={sorts()}
         sort={view.sort}
         onSort={(sort) => setView({ sort })}
       >
-        <ChoiceFilter label="Kind" value={view.kind} choices={KINDS} onChange={(kind) => setView({ kind })} />
-        <SearchFilter label="Operation code" value={view.operation} onChange={(operation) => setView({ operation }, typing)} />
-        <SearchFilter label="Resource id" value={view.resource} onChange={(resource) => setView({ resource }, typing)} />
+        <ChoiceFilter label={t("changes.kind")} value={view.kind} choices={kinds()} onChange={(kind) => setView({ kind })} />
+        <SearchFilter label={t("changes.operationCode")} value={view.operation} onChange={(operation) => setView({ operation }, typing)} />
+        <SearchFilter label={t("changes.resourceId")} value={view.resource} onChange={(resource) => setView({ resource }, typing)} />
         <ChoiceFilter
-          label="Field"
+          label={t("changes.field")}
           value={view.field}
-          choices={FIELD_CHOICES.some(([field]) => field === view.field) || !view.field ? FIELD_CHOICES : [...FIELD_CHOICES, [view.field, view.field] as const]}
+          choices={fields.some(([field]) => field === view.field) || !view.field ? fields : [...fields, [view.field, view.field] as const]}
           onChange={(field) => setView({ field })}
         />
         <ChoiceFilter
-          label="Key"
+          label={t("changes.keyFilter")}
           value={view.actor}
           choices={[...(people.keys?.values() ?? [])].map((key) => [key.id, keyName(key, people)] as const)}
           onChange={(actor) => setView({ actor })}

@@ -3,7 +3,7 @@ import { EVENT_TYPES } from "@campaign-policy/common/event-types";
 import { useSession } from "../shared/context";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
-import { formatValue, when, type FieldChange } from "../shared/format";
+import { clock, formatValue, when, type FieldChange } from "../shared/format";
 import { ActorName, OperationName, scopeLabel, usePeople } from "../labels/names";
 import { formatMoney, useCurrency } from "../labels/money";
 import { accountsNamedIn, fieldValueText, usersNamedIn, type ValueNames } from "../labels/values";
@@ -12,6 +12,7 @@ import { useViewParams } from "../shared/viewParams";
 import { useOperationByCode, useOperationCodes } from "../api/operations";
 import { useAccountNames } from "../api/directory";
 import { fetchEvents, type Event } from "../api/events";
+import { t } from "../shared/i18n";
 
 /** How often the feed asks for what is new, while following it live. */
 export const POLL_MS = 2000;
@@ -39,7 +40,7 @@ const accountsOf = (events: Event[]) =>
  */
 function EventData({ data, names }: { data: unknown; names: ValueNames }) {
   const fields = fieldsOf(data);
-  if (!fields.length) return <span className="muted">none</span>;
+  if (!fields.length) return <span className="muted">{t("directory.noUsers")}</span>;
   const valueText = ({ field, next: value }: FieldChange) => {
     const scope = scopeIn(value);
     if (scope) return scopeLabel(scope, names.accounts);
@@ -56,7 +57,7 @@ function EventData({ data, names }: { data: unknown; names: ValueNames }) {
     <details className="event-data">
       <summary>
         {summary}
-        {fields.length > 3 && ` · ${fields.length - 3} more`}
+        {fields.length > 3 && ` · ${t("events.more", { count: fields.length - 3 })}`}
       </summary>
       <pre>{JSON.stringify(data, null, 2)}</pre>
     </details>
@@ -65,15 +66,15 @@ function EventData({ data, names }: { data: unknown; names: ValueNames }) {
 
 /** The feed's columns, its Operations named by the codes read for the events shown. */
 const columnsOf = (codes: Map<string, string | null> | undefined, names: ValueNames): Column<Event>[] => [
-  { header: "At", cell: (event) => <time dateTime={event.at}>{when(event.at)}</time> },
-  { header: "Type", cell: (event) => <code>{event.type}</code> },
+  { header: t("events.at"), cell: (event) => <time dateTime={event.at}>{when(event.at)}</time> },
+  { header: t("field.type"), cell: (event) => <code>{event.type}</code> },
   {
-    header: "Operation",
+    header: t("ops.operation"),
     cell: (event) =>
       event.operationId ? codes ? <OperationName id={event.operationId} code={codes.get(event.operationId) ?? null} /> : event.operationId : "",
   },
-  { header: "Actor", cell: (event) => <ActorName actor={event.actor} /> },
-  { header: "Data", cell: (event) => <EventData data={event.data} names={names} /> },
+  { header: t("events.actor"), cell: (event) => <ActorName actor={event.actor} /> },
+  { header: t("events.data"), cell: (event) => <EventData data={event.data} names={names} /> },
 ];
 
 interface Feed {
@@ -199,33 +200,33 @@ export function EventsPage() {
   return (
     <section>
       <div className="title-row">
-        <h1>Events</h1>
+        <h1>{t("app.nav.events")}</h1>
         <label className="switch">
           <input type="checkbox" checked={live} onChange={(e) => setView({ live: e.target.checked ? "on" : "off" })} />
-          Follow live
+          {t("events.followLive")}
         </label>
       </div>
-      <form className="filters" role="search" aria-label="Filter events" onSubmit={(e) => e.preventDefault()}>
-        <ChoiceFilter label="Type" value={view.type} choices={EVENT_TYPES} onChange={(type) => setView({ type })} />
-        <SearchFilter label="Operation code" value={view.operation} onChange={(operation) => setView({ operation }, { typing: true })} />
+      <form className="filters" role="search" aria-label={t("common.filters", { list: t("app.nav.events") })} onSubmit={(e) => e.preventDefault()}>
+        <ChoiceFilter label={t("field.type")} value={view.type} choices={EVENT_TYPES} onChange={(type) => setView({ type })} />
+        <SearchFilter label={t("changes.operationCode")} value={view.operation} onChange={(operation) => setView({ operation }, { typing: true })} />
       </form>
-      {code && byCode.data === null && <p className="muted">No Operation has the code {code}.</p>}
+      {code && byCode.data === null && <p className="muted">{t("changes.noCode", { code })}</p>}
       <p className="muted note">
-        <span role="status">{feed.loading ? "Loading…" : `${feed.events.length} events shown, newest first.`}</span>{" "}
-        {live ? `Following live: checked at ${feed.checkedAt ? when(feed.checkedAt.toISOString()).slice(11) : "—"}.` : "Paused."}
+        <span role="status">{feed.loading ? t("common.loading") : t("events.shown", { count: feed.events.length })}</span>{" "}
+        {live ? t("events.following", { at: feed.checkedAt ? clock(feed.checkedAt) : "—" }) : t("events.paused")}
       </p>
       <ProblemView refusal={feed.refusal} />
       <ListTable
-        label="Events"
+        label={t("app.nav.events")}
         columns={columnsOf(codes, names)}
         items={feed.events}
         rowKey={(event) => event.id}
-        empty="No event matches."
+        empty={t("events.noneMatches")}
         pending={feed.loading}
       />
       {feed.hasOlder && (
         <button type="button" onClick={feed.showOlder}>
-          Show older
+          {t("totals.showOlder")}
         </button>
       )}
     </section>

@@ -7,13 +7,17 @@ import { keyLabel, useSignedInKeyId } from "../labels/names";
 import { ChoiceFilter, FormActions, ProblemView, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
 import { useIssueKey, useKeyList, useRevokeKey, type Key } from "../api/keys";
+import { day } from "../shared/format";
+import { t, tx } from "../shared/i18n";
 
 type Role = Key["role"];
 const ROLES = ["OPERATOR", "ACCOUNT"] as const satisfies readonly Role[];
-const SORTS = [
-  ["-createdAt", "Newest first"],
-  ["createdAt", "Oldest first"],
-] as const;
+const sorts = () =>
+  [
+    ["-createdAt", t("ops.sort.newest")],
+    ["createdAt", t("orders.sort.oldest")],
+  ] as const;
+const STATES = { revoked: "keys.revoked", expired: "keys.expired", active: "keys.active" } as const;
 
 const stateOf = (key: Key) => (key.revokedAt ? "revoked" : key.expiresAt && key.expiresAt <= new Date().toISOString() ? "expired" : "active");
 
@@ -30,30 +34,30 @@ export function KeysPage() {
   const list = useKeyList({ role, userId, sort });
   const columns: Column<Key>[] = [
     {
-      header: "Name",
+      header: t("field.name"),
       // Names and user ids can be long: they wrap, so the state and Revoke stay in view at any width.
       wrap: true,
       cell: (key) => (
         <>
-          {key.name ?? <span className="muted">unnamed</span>}
-          {key.id === signedInWith && <span className="badge current">you are signed in with it</span>}
+          {key.name ?? <span className="muted">{t("keys.unnamed")}</span>}
+          {key.id === signedInWith && <span className="badge current">{t("keys.signedInWith")}</span>}
         </>
       ),
     },
-    { header: "Key", cell: (key) => <code>{key.prefix ? `${key.prefix}…` : key.id}</code> },
-    { header: "Role", cell: (key) => key.role },
-    { header: "User", wrap: true, cell: (key) => key.userId ?? "" },
-    { header: "Created", cell: (key) => key.createdAt.slice(0, 10) },
-    { header: "Expires", cell: (key) => key.expiresAt?.slice(0, 10) ?? "never" },
-    { header: "State", cell: (key) => <span className={`badge ${stateOf(key)}`}>{stateOf(key)}</span> },
+    { header: t("changes.keyFilter"), cell: (key) => <code>{key.prefix ? `${key.prefix}…` : key.id}</code> },
+    { header: t("field.role"), cell: (key) => key.role },
+    { header: t("field.userId"), wrap: true, cell: (key) => key.userId ?? "" },
+    { header: t("field.createdAt"), cell: (key) => day(key.createdAt) },
+    { header: t("keys.expires"), cell: (key) => (key.expiresAt ? day(key.expiresAt) : t("keys.never")) },
+    { header: t("keys.state"), cell: (key) => <span className={`badge ${stateOf(key)}`}>{t(STATES[stateOf(key)])}</span> },
     {
-      header: <span className="sr-only">Actions</span>,
+      header: <span className="sr-only">{t("orders.actions")}</span>,
       wrap: true,
       cell: (key) =>
         key.revokedAt ? (
-          <span className="muted">{key.revokedAt.slice(0, 10)}</span>
+          <span className="muted">{day(key.revokedAt)}</span>
         ) : key.id === signedInWith ? (
-          <span className="muted">Sign in with another key to revoke this one</span>
+          <span className="muted">{t("keys.signInOther")}</span>
         ) : (
           <span className="row-actions">
             <button
@@ -63,9 +67,9 @@ export function KeysPage() {
                 revoke.reset();
                 setRevoking(key);
               }}
-              aria-label={`Revoke ${keyLabel(key)}`}
+              aria-label={t("keys.revokeLabel", { key: keyLabel(key) })}
             >
-              Revoke
+              {t("keys.revoke")}
             </button>
           </span>
         ),
@@ -74,9 +78,9 @@ export function KeysPage() {
   return (
     <section>
       <div className="title-row">
-        <h1>Keys</h1>
+        <h1>{t("app.nav.keys")}</h1>
         <button type="button" className="primary" aria-expanded={issuing} onClick={() => setIssuing((open) => !open)}>
-          Issue a key
+          {t("keys.issueKey")}
         </button>
       </div>
       {issuing && (
@@ -87,34 +91,36 @@ export function KeysPage() {
           }}
         />
       )}
-      {issued && <SecretOnce label="New API key" secret={issued} onDone={() => setIssued(null)} />}
+      {issued && <SecretOnce label={t("keys.newKey")} secret={issued} onDone={() => setIssued(null)} />}
       {revoking && (
         <ConfirmDialog
-          title="Revoke this key?"
-          confirm="Revoke"
+          title={t("keys.revokeTitle")}
+          confirm={t("keys.revoke")}
           busy={revoke.isPending}
           onConfirm={() => revoke.mutate(revoking)}
           onClose={() => setRevoking(null)}
         >
           <p>
-            <strong>{keyLabel(revoking)}</strong> ({revoking.role}
-            {revoking.userId ? `, ${revoking.userId}` : ""}) will be refused from now on. This cannot be undone.
+            {tx("keys.revokeText", {
+              key: <strong>{keyLabel(revoking)}</strong>,
+              who: revoking.userId ? `${revoking.role}, ${revoking.userId}` : revoking.role,
+            })}
           </p>
           <ProblemView refusal={revoke.error ? toRefusal(revoke.error) : null} />
         </ConfirmDialog>
       )}
       <PagedList
-        label="Keys"
+        label={t("app.nav.keys")}
         list={list}
         columns={columns}
         rowKey={(key) => key.id}
-        empty="No key matches."
-        sorts={SORTS}
+        empty={t("keys.noneMatches")}
+        sorts={sorts()}
         sort={sort}
         onSort={(sort) => setView({ sort })}
       >
-        <ChoiceFilter label="Role" value={role} choices={ROLES} onChange={(role) => setView({ role })} />
-        <SearchFilter label="User id" value={userId} onChange={(user) => setView({ user }, { typing: true })} />
+        <ChoiceFilter label={t("field.role")} value={role} choices={ROLES} onChange={(role) => setView({ role })} />
+        <SearchFilter label={t("directory.userId")} value={userId} onChange={(user) => setView({ user }, { typing: true })} />
       </PagedList>
     </section>
   );
@@ -138,10 +144,10 @@ function KeyForm({ onDone }: { onDone: (secret?: string) => void }) {
     });
   };
   return (
-    <form className="card entity-form" onSubmit={submit} aria-label="Issue a key">
+    <form className="card entity-form" onSubmit={submit} aria-label={t("keys.issueKey")}>
       <div className="fields">
         <label>
-          Role
+          {t("field.role")}
           <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
             {ROLES.map((r) => (
               <option key={r}>{r}</option>
@@ -150,20 +156,20 @@ function KeyForm({ onDone }: { onDone: (secret?: string) => void }) {
         </label>
         {role === "ACCOUNT" && (
           <label>
-            User id
+            {t("directory.userId")}
             <input value={userId} onChange={(e) => setUserId(e.target.value)} />
           </label>
         )}
         <label>
-          Name
+          {t("field.name")}
           <input value={name} onChange={(e) => setName(e.target.value)} />
         </label>
         <label>
-          Expires on
+          {t("keys.expiresOn")}
           <input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
         </label>
       </div>
-      <FormActions submit="Issue" busy={issue.isPending} onCancel={onDone} error={issue.error} />
+      <FormActions submit={t("keys.issue")} busy={issue.isPending} onCancel={onDone} error={issue.error} />
     </form>
   );
 }

@@ -1,12 +1,14 @@
 import { useState, type ChangeEvent, type DragEvent, type FormEvent } from "react";
 import { nameOf, useOperationPicker } from "../api/operations";
 import { download, hasHeader, parseTable, toCsv } from "../shared/csv";
-import { plural } from "../shared/format";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal } from "../shared/session";
 import { ChoiceFilter, Field, FirstOf, Link, ProblemView, SearchFilter } from "../shared/ui";
 import { useCompare, type Comparison } from "../api/compare";
-import { DISCREPANCY_WORDS, discrepancyWords } from "../labels/discrepancies";
+import { DISCREPANCY_CODES, discrepancyWords } from "../labels/discrepancies";
+import { fieldLabel } from "../labels/fields";
+import { formatNumber } from "../shared/format";
+import { t } from "../shared/i18n";
 import { shortfallText } from "../labels/allocation";
 import { accountHint, useTypedAccountName } from "../labels/names";
 
@@ -14,27 +16,34 @@ type Issue = Comparison["issues"][number];
 type OrderLine = { variantExternalId: string; quantity: number };
 
 /** The discrepancies to filter by, in words (the filter keeps the API's code). */
-const ISSUE_CHOICES = (Object.keys(DISCREPANCY_WORDS) as Issue["code"][]).map((code) => [code, discrepancyWords(code)] as const);
-const SUMMARY: [keyof Comparison["summary"], string][] = [
-  ["checked", "Lines checked"],
-  ["inBounds", "In bounds"],
-  ["belowMin", DISCREPANCY_WORDS.below_min],
-  ["aboveMax", DISCREPANCY_WORDS.above_max],
-  ["notInOperation", DISCREPANCY_WORDS.not_in_operation],
-  ["missingRequired", DISCREPANCY_WORDS.missing_required],
-  ["incrementMismatch", DISCREPANCY_WORDS.increment_mismatch],
-  ["allocationExceeded", DISCREPANCY_WORDS.allocation_exceeded],
+const issueChoices = () => DISCREPANCY_CODES.map((code) => [code, discrepancyWords(code)] as const);
+/** The report's counts, each named as its discrepancy is. */
+const summary = (): [keyof Comparison["summary"], string][] => [
+  ["checked", t("check.checked")],
+  ["inBounds", t("check.inBounds")],
+  ["belowMin", discrepancyWords("below_min")],
+  ["aboveMax", discrepancyWords("above_max")],
+  ["notInOperation", discrepancyWords("not_in_operation")],
+  ["missingRequired", discrepancyWords("missing_required")],
+  ["incrementMismatch", discrepancyWords("increment_mismatch")],
+  ["allocationExceeded", discrepancyWords("allocation_exceeded")],
 ];
-const ISSUE_COLUMNS: Column<Issue>[] = [
-  { header: "Variant", cell: (issue) => issue.variantExternalId },
-  { header: "Discrepancy", cell: (issue) => <span className={`badge issue ${issue.code}`}>{discrepancyWords(issue.code)}</span> },
-  { header: "Quantity", numeric: true, cell: (issue) => issue.quantity ?? "—" },
-  { header: "Min", numeric: true, cell: (issue) => issue.minQuantity ?? "—" },
-  { header: "Max", numeric: true, cell: (issue) => issue.maxQuantity ?? "—" },
-  { header: "Pack", numeric: true, cell: (issue) => issue.quantityIncrement ?? "" },
+const issueColumns = (): Column<Issue>[] => [
+  { header: t("field.variantExternalId"), cell: (issue) => issue.variantExternalId },
+  { header: t("check.discrepancy"), cell: (issue) => <span className={`badge issue ${issue.code}`}>{discrepancyWords(issue.code)}</span> },
+  {
+    header: t("check.quantity"),
+    numeric: true,
+    cell: (issue) => (issue.quantity === null || issue.quantity === undefined ? "—" : formatNumber(issue.quantity)),
+  },
+  { header: fieldLabel("minQuantity"), numeric: true, cell: (issue) => (issue.minQuantity == null ? "—" : formatNumber(issue.minQuantity)) },
+  { header: fieldLabel("maxQuantity"), numeric: true, cell: (issue) => (issue.maxQuantity == null ? "—" : formatNumber(issue.maxQuantity)) },
+  { header: fieldLabel("quantityIncrement"), numeric: true, cell: (issue) => (issue.quantityIncrement == null ? "" : formatNumber(issue.quantityIncrement)) },
   // What is left of the pool and of the account's cap, and what fits: an order asking more is refused whole.
-  { header: "What is left", wrap: true, cell: (issue) => (issue.code === "allocation_exceeded" ? shortfallText(issue) : "") },
+  { header: t("check.whatIsLeft"), wrap: true, cell: (issue) => (issue.code === "allocation_exceeded" ? shortfallText(issue) : "") },
 ];
+/** A pasted order as the API names its columns (its field names: the same in every language). */
+const ORDER_EXAMPLE = "variantExternalId,quantity\nSKU-1001-M,12";
 
 /**
  * An order's lines from a paste or a file: variant and quantity, comma or tab separated, with or
@@ -47,8 +56,8 @@ export function readOrder(text: string): { lines: OrderLine[]; errors: string[] 
   const errors: string[] = [];
   rows.slice(first).forEach(([variantExternalId = "", quantity = ""], i) => {
     const row = i + first + 1;
-    if (!variantExternalId) errors.push(`Row ${row}: no variant`);
-    else if (!/^\d+$/.test(quantity)) errors.push(`Row ${row}: quantity "${quantity}" is not a whole number`);
+    if (!variantExternalId) errors.push(t("check.noVariant", { row }));
+    else if (!/^\d+$/.test(quantity)) errors.push(t("check.notWhole", { row, quantity }));
     else lines.push({ variantExternalId, quantity: Number(quantity) });
   });
   return { lines, errors };
@@ -68,7 +77,7 @@ export function OrderCheckPage() {
     setParseErrors(errors);
     compare.reset();
     if (errors.length === 0 && lines.length > 0) compare.mutate({ lines, accountId: accountId.trim() || undefined });
-    else if (errors.length === 0) setParseErrors(["The order has no line."]);
+    else if (errors.length === 0) setParseErrors([t("check.noLine")]);
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -84,15 +93,12 @@ export function OrderCheckPage() {
   return (
     <section>
       <div className="title-row">
-        <h1>Order check</h1>
+        <h1>{t("app.nav.orderCheck")}</h1>
       </div>
-      <p className="muted">
-        Compares an order with an Operation's lines on the server: lines outside their bounds, not in the Operation, not a pack multiple, more than is left of a
-        pool (or of the account's cap, once the account is named), and required lines the order leaves out.
-      </p>
+      <p className="muted">{t("check.intro")}</p>
       <form
         className="card order-form"
-        aria-label="Order to check"
+        aria-label={t("check.orderToCheck")}
         onSubmit={submit}
         onDragOver={(e) => e.preventDefault()}
         onDrop={(e: DragEvent) => {
@@ -101,11 +107,11 @@ export function OrderCheckPage() {
         }}
       >
         <div className="fields">
-          <SearchFilter label="Find an Operation by name" value={search} onChange={setSearch} />
+          <SearchFilter label={t("check.findOperation")} value={search} onChange={setSearch} />
           <label>
-            Operation
+            {t("ops.operation")}
             <select required value={operationId} onChange={(e) => setOperationId(e.target.value)}>
-              <option value="">Choose…</option>
+              <option value="">{t("check.choose")}</option>
               {operations.data?.items.map((operation) => (
                 <option key={operation.id} value={operation.id}>
                   {operation.code} · {nameOf(operation)} ({operation.status})
@@ -113,15 +119,11 @@ export function OrderCheckPage() {
               ))}
             </select>
           </label>
-          <Field
-            id="order-account"
-            label="Account"
-            hint={accountId.trim() ? accountHint(accountNamed) : "Optional: the buying account, whose caps count too (empty: the pools only)."}
-          >
+          <Field id="order-account" label={t("field.accountId")} hint={accountId.trim() ? accountHint(accountNamed) : t("check.accountHint")}>
             {(control) => <input {...control} value={accountId} onChange={(e) => setAccountId(e.target.value)} autoComplete="off" />}
           </Field>
           <label>
-            Order file
+            {t("check.orderFile")}
             <input
               type="file"
               accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values"
@@ -130,27 +132,21 @@ export function OrderCheckPage() {
           </label>
         </div>
         <label>
-          Order lines
-          <textarea
-            rows={8}
-            value={order}
-            onChange={(e) => setOrder(e.target.value)}
-            placeholder={"variantExternalId,quantity\nSKU-1001-M,12"}
-            aria-describedby="order-help"
-          />
+          {t("check.orderLines")}
+          <textarea rows={8} value={order} onChange={(e) => setOrder(e.target.value)} placeholder={ORDER_EXAMPLE} aria-describedby="order-help" />
         </label>
         <p id="order-help" className="muted help">
-          Paste from a spreadsheet (tab-separated) or a CSV, or drop a file here: a variant and a quantity per line, with or without a header row.
+          {t("check.help")}
         </p>
         <div className="actions">
           <button type="submit" className="primary" disabled={!operationId || compare.isPending}>
-            Compare
+            {t("history.compare")}
           </button>
-          {picked && <Link to={`/console/operations/${picked.id}`}>Open {picked.code}</Link>}
+          {picked && <Link to={`/console/operations/${picked.id}`}>{t("check.open", { code: picked.code })}</Link>}
         </div>
         {parseErrors.length > 0 && (
           <div role="alert" className="problem">
-            <strong>The order cannot be read</strong>
+            <strong>{t("check.unreadable")}</strong>
             <FirstOf items={parseErrors} />
           </div>
         )}
@@ -187,32 +183,32 @@ function ComparisonReport({ comparison, operationCode }: { comparison: Compariso
     );
   return (
     <section className="report" aria-labelledby="report-heading">
-      <h2 id="report-heading">{comparison.ok ? "The order fits the Operation" : plural(comparison.issues.length, "discrepancy", "discrepancies")}</h2>
+      <h2 id="report-heading">{comparison.ok ? t("check.fits") : t("check.discrepancies", { count: comparison.issues.length })}</h2>
       <div role="status">
         <dl className="stats">
-          {SUMMARY.map(([field, label]) => (
+          {summary().map(([field, label]) => (
             <div key={field} className={field !== "checked" && field !== "inBounds" && comparison.summary[field] > 0 ? "stat bad" : "stat"}>
               <dt>{label}</dt>
-              <dd>{comparison.summary[field]}</dd>
+              <dd>{formatNumber(comparison.summary[field])}</dd>
             </div>
           ))}
         </dl>
       </div>
       {comparison.issues.length > 0 && (
         <>
-          <form className="filters" role="search" aria-label="Filter discrepancies" onSubmit={(e) => e.preventDefault()}>
-            <SearchFilter label="Variant contains" value={variant} onChange={setVariant} />
-            <ChoiceFilter label="Discrepancy" value={code} choices={ISSUE_CHOICES} onChange={setCode} />
+          <form className="filters" role="search" aria-label={t("common.filters", { list: t("check.discrepancyList") })} onSubmit={(e) => e.preventDefault()}>
+            <SearchFilter label={t("check.variantContains")} value={variant} onChange={setVariant} />
+            <ChoiceFilter label={t("check.discrepancy")} value={code} choices={issueChoices()} onChange={setCode} />
             <button type="button" className="filter-action" onClick={exportCsv}>
-              Export CSV ({shown.length})
+              {t("check.exportShown", { count: shown.length })}
             </button>
           </form>
           <ListTable
-            label="Discrepancies"
-            columns={ISSUE_COLUMNS}
+            label={t("check.discrepancyList")}
+            columns={issueColumns()}
             items={shown}
             rowKey={(issue) => `${issue.code}:${issue.variantExternalId}`}
-            empty="No discrepancy matches."
+            empty={t("check.noneMatches")}
           />
         </>
       )}

@@ -1,9 +1,10 @@
-import { useEffect, useMemo, useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { useUnsavedEdits } from "../shared/leaving";
 import { formatMoney } from "../labels/money";
 import { toRefusal } from "../shared/session";
 import { ProblemView } from "../shared/ui";
 import { useApprovalSettings, useDisplaySettings, useSaveApprovalSettings, useSaveDisplaySettings } from "../api/settings";
+import { currentLanguage, t, useInLanguage } from "../shared/i18n";
 
 /**
  * /console/settings: how amounts are shown (the tenant's currency) and the approvals an activation
@@ -13,19 +14,19 @@ import { useApprovalSettings, useDisplaySettings, useSaveApprovalSettings, useSa
 export function SettingsPage() {
   return (
     <section>
-      <h1>Settings</h1>
+      <h1>{t("app.nav.settings")}</h1>
       <DisplayForm />
       <ApprovalsForm />
     </section>
   );
 }
 
-/** Every ISO 4217 currency the browser knows, by its name ("EUR · Euro"). */
+/** Every ISO 4217 currency the browser knows, by its name in the console's language ("EUR · Euro"). */
 function useCurrencies() {
-  return useMemo(() => {
-    const names = new Intl.DisplayNames(["en"], { type: "currency" });
+  return useInLanguage(() => {
+    const names = new Intl.DisplayNames([currentLanguage()], { type: "currency" });
     return Intl.supportedValuesOf("currency").map((code) => [code, `${code} · ${names.of(code) ?? code}`] as const);
-  }, []);
+  });
 }
 
 function DisplayForm() {
@@ -44,10 +45,10 @@ function DisplayForm() {
   };
   return (
     <form className="card entity-form settings-form" aria-labelledby="display-heading" onSubmit={submit}>
-      <h2 id="display-heading">Amounts</h2>
+      <h2 id="display-heading">{t("settings.amounts")}</h2>
       <div className="fields">
         <label>
-          Currency
+          {t("field.currency")}
           <select
             value={currency}
             onChange={(e) => {
@@ -57,7 +58,7 @@ function DisplayForm() {
             aria-describedby="currency-help"
             disabled={!current.data}
           >
-            <option value="">None: amounts as held (minor units)</option>
+            <option value="">{t("settings.noCurrency")}</option>
             {currencies.map(([code, label]) => (
               <option key={code} value={code}>
                 {label}
@@ -67,9 +68,9 @@ function DisplayForm() {
         </label>
       </div>
       <p id="currency-help" className="muted help">
-        Minimums and order amounts are held in minor units (cents): 18000 is shown as {formatMoney(18000, currency || null)}.
+        {t("settings.currencyHelp", { example: formatMoney(18000, currency || null) })}
       </p>
-      <SettingFooter what="currency" saved={saved} save={save} current={current} />
+      <SettingFooter setting="currency" saved={saved} save={save} current={current} />
     </form>
   );
 }
@@ -96,39 +97,39 @@ function ApprovalsForm() {
   };
   return (
     <form className="card entity-form settings-form" aria-labelledby="approvals-heading" onSubmit={submit}>
-      <h2 id="approvals-heading">Approvals before activation</h2>
+      <h2 id="approvals-heading">{t("settings.approvals")}</h2>
       <div className="fields">
         <label>
-          Approvals needed
+          {t("settings.approvalsNeeded")}
           <select value={required} onChange={(e) => setRequired(e.target.value)} aria-describedby="approvals-help" disabled={!current.data}>
             {[0, 1, 2, 3, 4, 5].map((n) => (
               <option key={n} value={n}>
-                {n === 0 ? "None (approvals off)" : n}
+                {n === 0 ? t("settings.approvalsOff") : n}
               </option>
             ))}
           </select>
         </label>
         <label className="check">
           <input type="checkbox" checked={allowSelf} onChange={(e) => setAllowSelf(e.target.checked)} disabled={!current.data} />
-          The version's author may approve it
+          {t("settings.selfApproval")}
         </label>
       </div>
       <p id="approvals-help" className="muted help">
-        An Operation goes ACTIVE only with this many valid approvals from distinct people and no valid rejection; any change voids them.
+        {t("settings.approvalsHelp")}
       </p>
-      <SettingFooter what="approvals" saved={saved} save={save} current={current} />
+      <SettingFooter setting="approvals" saved={saved} save={save} current={current} />
     </form>
   );
 }
 
 /** A setting form's end: its Save button (while the stored setting is read, and not while saving), "saved", or what refused it. */
 function SettingFooter({
-  what,
+  setting,
   saved,
   save,
   current,
 }: {
-  what: string;
+  setting: "currency" | "approvals";
   saved: boolean;
   save: { isPending: boolean; error: unknown };
   current: { data?: unknown; error: unknown };
@@ -137,12 +138,12 @@ function SettingFooter({
     <>
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending || !current.data}>
-          Save {what}
+          {t("settings.save", { what: setting })}
         </button>
       </div>
       {saved && (
         <p role="status" className="note">
-          {what[0].toUpperCase() + what.slice(1)} saved.
+          {t("settings.saved", { what: setting })}
         </p>
       )}
       <ProblemView refusal={save.error ? toRefusal(save.error) : current.error ? toRefusal(current.error) : null} />

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import { when } from "../shared/format";
+import { day, formatNumber, when } from "../shared/format";
 import { useViewParams } from "../shared/viewParams";
 import { ConfirmDialog, SecretOnce } from "../shared/dialogs";
 import { useUnsavedForm } from "../shared/leaving";
@@ -17,12 +17,16 @@ import {
   type DeliveryStatus,
   type Webhook,
 } from "../api/webhooks";
+import { t, tx } from "../shared/i18n";
 
 const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const satisfies readonly DeliveryStatus[];
-const SORTS = [
-  ["-createdAt", "Newest first"],
-  ["createdAt", "Oldest first"],
-] as const;
+const sorts = () =>
+  [
+    ["-createdAt", t("ops.sort.newest")],
+    ["createdAt", t("orders.sort.oldest")],
+  ] as const;
+/** A receiver's address, as the URL field suggests one. */
+const URL_EXAMPLE = "https://erp.example.com/hooks/campaigns";
 
 const typesOf = (text: string) =>
   text
@@ -38,14 +42,11 @@ function FailingDeliveries({ webhook }: { webhook: Webhook }) {
   const deliveries = useFailingDeliveries(webhook.id);
   if (!deliveries.data) return <span className="muted">…</span>;
   const { failing, more } = deliveries.data;
-  if (failing.length === 0) return <span className="muted">none failing</span>;
+  if (failing.length === 0) return <span className="muted">{t("webhooks.noneFailing")}</span>;
   return (
     <Link to={`/console/webhooks/${webhook.id}`}>
-      <span className="badge failed">
-        {failing.length}
-        {more ? "+" : ""} failing
-      </span>
-      <span className="sr-only">: deliveries to {webhook.url}</span>
+      <span className="badge failed">{t(more ? "webhooks.failingMore" : "webhooks.failing", { count: failing.length })}</span>
+      <span className="sr-only">{t("webhooks.deliveriesTo", { url: webhook.url })}</span>
     </Link>
   );
 }
@@ -59,17 +60,17 @@ export function WebhooksPage({ webhookId }: { webhookId?: string }) {
   const remove = useDeleteWebhook(() => setRemoving(null));
   const list = useWebhookList(sort);
   const columns: Column<Webhook>[] = [
-    { header: "URL", cell: (webhook) => <Link to={`/console/webhooks/${webhook.id}`}>{webhook.url}</Link> },
-    { header: "Event types", cell: (webhook) => webhook.eventTypes.join(", "), wrap: true },
-    { header: "Deliveries", cell: (webhook) => <FailingDeliveries webhook={webhook} /> },
-    { header: "Description", cell: (webhook) => webhook.description ?? "" },
-    { header: "Created", cell: (webhook) => webhook.createdAt.slice(0, 10) },
+    { header: t("field.url"), cell: (webhook) => <Link to={`/console/webhooks/${webhook.id}`}>{webhook.url}</Link> },
+    { header: t("webhooks.eventTypes"), cell: (webhook) => webhook.eventTypes.join(", "), wrap: true },
+    { header: t("webhooks.deliveries"), cell: (webhook) => <FailingDeliveries webhook={webhook} /> },
+    { header: t("field.description"), cell: (webhook) => webhook.description ?? "" },
+    { header: t("field.createdAt"), cell: (webhook) => day(webhook.createdAt) },
     {
-      header: <span className="sr-only">Actions</span>,
+      header: <span className="sr-only">{t("orders.actions")}</span>,
       cell: (webhook) => (
         <span className="row-actions">
-          <button type="button" onClick={() => setForm({ webhook })} aria-label={`Edit ${webhook.url}`}>
-            Edit
+          <button type="button" onClick={() => setForm({ webhook })} aria-label={t("webhooks.editLabel", { url: webhook.url })}>
+            {t("webhooks.edit")}
           </button>
           <button
             type="button"
@@ -78,9 +79,9 @@ export function WebhooksPage({ webhookId }: { webhookId?: string }) {
               remove.reset();
               setRemoving(webhook);
             }}
-            aria-label={`Delete ${webhook.url}`}
+            aria-label={t("webhooks.deleteLabel", { url: webhook.url })}
           >
-            Delete
+            {t("common.delete")}
           </button>
         </span>
       ),
@@ -89,9 +90,9 @@ export function WebhooksPage({ webhookId }: { webhookId?: string }) {
   return (
     <section>
       <div className="title-row">
-        <h1>Webhooks</h1>
+        <h1>{t("app.nav.webhooks")}</h1>
         <button type="button" className="primary" aria-expanded={form !== null && !form.webhook} onClick={() => setForm(form && !form.webhook ? null : {})}>
-          New subscription
+          {t("webhooks.new")}
         </button>
       </div>
       {form && (
@@ -104,28 +105,26 @@ export function WebhooksPage({ webhookId }: { webhookId?: string }) {
           }}
         />
       )}
-      {secret && <SecretOnce label="Signing secret" secret={secret} onDone={() => setSecret(null)} />}
+      {secret && <SecretOnce label={t("webhooks.secret")} secret={secret} onDone={() => setSecret(null)} />}
       {removing && (
         <ConfirmDialog
-          title="Delete this subscription?"
-          confirm="Delete"
+          title={t("webhooks.deleteTitle")}
+          confirm={t("common.delete")}
           busy={remove.isPending}
           onConfirm={() => remove.mutate(removing)}
           onClose={() => setRemoving(null)}
         >
-          <p>
-            <strong>{removing.url}</strong> will receive no more events, and its deliveries are deleted with it.
-          </p>
+          <p>{tx("webhooks.deleteText", { url: <strong>{removing.url}</strong> })}</p>
           <ProblemView refusal={remove.error ? toRefusal(remove.error) : null} />
         </ConfirmDialog>
       )}
       <PagedList
-        label="Subscriptions"
+        label={t("webhooks.subscriptions")}
         list={list}
         columns={columns}
         rowKey={(webhook) => webhook.id}
-        empty="No subscription yet."
-        sorts={SORTS}
+        empty={t("webhooks.none")}
+        sorts={sorts()}
         sort={sort}
         onSort={(sort) => setView({ sort })}
         rowClass={(webhook) => (webhook.id === webhookId ? "selected" : undefined)}
@@ -155,25 +154,25 @@ function WebhookForm({ webhook, onDone }: { webhook?: Webhook; onDone: (secret?:
     save.mutate({ url, eventTypes: typesOf(eventTypes), description: description.trim() || null });
   };
   return (
-    <form className="card entity-form" onSubmit={submit} aria-label={webhook ? "Edit subscription" : "New subscription"}>
+    <form className="card entity-form" onSubmit={submit} aria-label={t(webhook ? "webhooks.editTitle" : "webhooks.new")}>
       <div className="fields">
         <label className="wide">
-          URL
-          <input type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://erp.example.com/hooks/campaigns" />
+          {t("field.url")}
+          <input type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder={URL_EXAMPLE} />
         </label>
         <label>
-          Event types
+          {t("webhooks.eventTypes")}
           <input value={eventTypes} onChange={(e) => setEventTypes(e.target.value)} aria-describedby="types-help" />
         </label>
         <label>
-          Description
+          {t("field.description")}
           <input value={description} onChange={(e) => setDescription(e.target.value)} />
         </label>
       </div>
       <p id="types-help" className="muted help">
-        Comma-separated: exact types (order.created), a prefix ending in * (operation.*), or * for every type.
+        {t("webhooks.typesHelp")}
       </p>
-      <FormActions submit={webhook ? "Save changes" : "Subscribe"} busy={save.isPending} onCancel={onDone} error={save.error} />
+      <FormActions submit={t(webhook ? "common.saveChanges" : "webhooks.subscribe")} busy={save.isPending} onCancel={onDone} error={save.error} />
     </form>
   );
 }
@@ -183,24 +182,24 @@ function Deliveries({ webhookId, url, status, onStatus }: { webhookId: string; u
   const list = useDeliveryList(webhookId, status);
   const redeliver = useRedeliver(webhookId);
   const columns: Column<Delivery>[] = [
-    { header: "Event", cell: (delivery) => <code>{delivery.eventType}</code> },
-    { header: "Status", cell: (delivery) => <span className={`badge ${delivery.status}`}>{delivery.status}</span> },
-    { header: "Attempts", numeric: true, cell: (delivery) => delivery.attempts },
-    { header: "Answer", numeric: true, cell: (delivery) => delivery.responseStatus ?? "—" },
-    { header: "Last error", cell: (delivery) => delivery.lastError ?? "", wrap: true },
-    { header: "Last attempt", cell: (delivery) => when(delivery.lastAttemptAt) },
-    { header: "Next attempt", cell: (delivery) => when(delivery.nextAttemptAt) },
+    { header: t("webhooks.event"), cell: (delivery) => <code>{delivery.eventType}</code> },
+    { header: t("field.status"), cell: (delivery) => <span className={`badge ${delivery.status}`}>{delivery.status}</span> },
+    { header: t("webhooks.attempts"), numeric: true, cell: (delivery) => formatNumber(delivery.attempts) },
+    { header: t("webhooks.answer"), numeric: true, cell: (delivery) => delivery.responseStatus ?? "—" },
+    { header: t("webhooks.lastError"), cell: (delivery) => delivery.lastError ?? "", wrap: true },
+    { header: t("webhooks.lastAttempt"), cell: (delivery) => when(delivery.lastAttemptAt) },
+    { header: t("webhooks.nextAttempt"), cell: (delivery) => when(delivery.nextAttemptAt) },
     {
-      header: <span className="sr-only">Actions</span>,
+      header: <span className="sr-only">{t("orders.actions")}</span>,
       cell: (delivery) =>
         delivery.status === "pending" ? null : (
           <button
             type="button"
             onClick={() => redeliver.mutate(delivery)}
             disabled={redeliver.isPending}
-            aria-label={`Redeliver ${delivery.eventType} of ${when(delivery.createdAt)}`}
+            aria-label={t("webhooks.redeliverLabel", { type: delivery.eventType, at: when(delivery.createdAt) })}
           >
-            Redeliver
+            {t("webhooks.redeliver")}
           </button>
         ),
     },
@@ -208,17 +207,17 @@ function Deliveries({ webhookId, url, status, onStatus }: { webhookId: string; u
   return (
     <section className="card" aria-labelledby="deliveries-heading">
       <div className="title-row">
-        <h2 id="deliveries-heading">Deliveries to {url ?? "this subscription"}</h2>
-        <Link to="/console/webhooks">Close</Link>
+        <h2 id="deliveries-heading">{url ? t("webhooks.deliveriesHeading", { url }) : t("webhooks.deliveriesHere")}</h2>
+        <Link to="/console/webhooks">{t("common.close")}</Link>
       </div>
       {redeliver.isSuccess && (
         <p role="status" className="note">
-          Sent again: the delivery is pending until the receiver answers.
+          {t("webhooks.sentAgain")}
         </p>
       )}
       <ProblemView refusal={redeliver.error ? toRefusal(redeliver.error) : null} />
-      <PagedList label="Deliveries" list={list} columns={columns} rowKey={(delivery) => delivery.id} empty="No delivery matches.">
-        <ChoiceFilter label="Status" value={status} choices={DELIVERY_STATUSES} onChange={onStatus} />
+      <PagedList label={t("webhooks.deliveries")} list={list} columns={columns} rowKey={(delivery) => delivery.id} empty={t("webhooks.noDelivery")}>
+        <ChoiceFilter label={t("field.status")} value={status} choices={DELIVERY_STATUSES} onChange={onStatus} />
       </PagedList>
     </section>
   );

@@ -4,6 +4,7 @@ import { fieldLabel } from "./fields";
 import { formatMoney, useCurrency } from "./money";
 import { usePeople } from "./names";
 import { accountsNamedIn, fieldValueText, usersNamedIn } from "./values";
+import { t } from "../shared/i18n";
 
 const SHOWN = 8;
 
@@ -25,7 +26,7 @@ export function ChangeList({ changes, accounts }: { changes: FieldChange[]; acco
           {formatChange(change, (value) => fieldValueText(change.field, value, names), fieldLabel(change.field))}
         </li>
       ))}
-      {worth.length > SHOWN && <li className="muted">… and {worth.length - SHOWN} more fields</li>}
+      {worth.length > SHOWN && <li className="muted">{t("history.moreFields", { count: worth.length - SHOWN })}</li>}
     </ul>
   );
 }

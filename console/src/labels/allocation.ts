@@ -1,12 +1,14 @@
 import type { CapWrite } from "../api/allocations";
+import { formatNumber } from "../shared/format";
+import { t } from "../shared/i18n";
 
 /**
  * Pools and caps in words, as the lines grid, a line's caps, the plan and the order check say them:
  * what is left of a pool, a refusal below what is ordered, an order asking more than is left.
  */
 
-/** A quantity as people read a large one: 2,000. */
-export const figure = (n: number) => n.toLocaleString("en-US");
+/** A quantity as people read a large one, in the console's language: 2,000 (2.000 in German). */
+export const figure = (n: number) => formatNumber(n);
 
 const WHOLE = /^\d+$/;
 
@@ -25,11 +27,8 @@ export function poolText(typed: string, ordered: number | undefined, remaining?:
   if (ordered === undefined) return figure(pool);
   if (pool < ordered) return typed;
   const left = remaining ?? pool - ordered;
-  return `${figure(pool)} · ${left === 0 ? "none" : figure(left)} left`;
+  return t("alloc.poolLeft", { pool: figure(pool), left });
 }
-
-/** What a pool, a line's cap per account or an account's own cap is called in a sentence, by the API's field. */
-const CAP_NAMES: Record<string, string> = { poolQuantity: "Pool", maxPerAccount: "Per account", maxQuantity: "Cap" };
 
 /** A pool or a cap the server refused (409 allocation_below_ordered, one of its `lines`), or the grid found, below what was ordered. */
 export interface BelowOrdered {
@@ -43,10 +42,8 @@ export interface BelowOrdered {
  * Why a pool or a cap cannot be that low, in the grid's words: "Pool 29 is below the 30 already
  * ordered." The line's cap per account is held to what the accounts without a cap of their own ordered.
  */
-export function belowOrderedText({ field, value, ordered }: BelowOrdered, account = "this account"): string {
-  const name = CAP_NAMES[field] ?? field;
-  const who = field === "maxPerAccount" ? " by an account without a cap of its own" : field === "maxQuantity" ? ` by ${account}` : "";
-  return `${name} ${figure(value)} is below the ${figure(ordered)} already ordered${who}.`;
+export function belowOrderedText({ field, value, ordered }: BelowOrdered, account = t("alloc.thisAccount")): string {
+  return t("alloc.belowOrdered", { field, value: figure(value), ordered: figure(ordered), account });
 }
 
 /** An order's line asking more than is left (compare's allocation_exceeded issue, a placement's 409 line). */
@@ -56,19 +53,18 @@ export interface Shortfall {
   nearestValid?: number | null;
 }
 
-const leftIn = (n: number, where: string, first: boolean) =>
-  n === 0 ? `${first ? "None" : "none"} left ${where}` : `${first ? "Only " : ""}${figure(n)} left ${where}`;
-
 /**
  * What is left and what fits, in words: "Only 15 left in the pool, 5 left to this account; at most 5
  * fits" (the largest valid quantity within what is left: its bounds and pack size count), or "none fits".
  */
 export function shortfallText({ poolRemaining, accountRemaining, nearestValid }: Shortfall): string {
   const parts: string[] = [];
-  if (poolRemaining !== null && poolRemaining !== undefined) parts.push(leftIn(poolRemaining, "in the pool", true));
-  if (accountRemaining !== null && accountRemaining !== undefined) parts.push(leftIn(accountRemaining, "to this account", parts.length === 0));
-  const fits = nearestValid ? `at most ${figure(nearestValid)} fits` : "none fits";
-  return parts.length ? `${parts.join(", ")}; ${fits}` : `${fits[0].toUpperCase()}${fits.slice(1)}`;
+  if (poolRemaining !== null && poolRemaining !== undefined) parts.push(t("alloc.leftInPool", { count: poolRemaining }));
+  if (accountRemaining !== null && accountRemaining !== undefined)
+    parts.push(t("alloc.leftToAccount", { count: accountRemaining, first: parts.length === 0 ? "yes" : "no" }));
+  if (!parts.length) return nearestValid ? t("alloc.atMostFitsFirst", { count: nearestValid }) : t("alloc.noneFitsFirst");
+  const fits = nearestValid ? t("alloc.atMostFits", { count: nearestValid }) : t("alloc.noneFits");
+  return t("alloc.leftAndFits", { left: parts.join(", "), fits });
 }
 
 /**
@@ -84,7 +80,8 @@ export function orderedByAccount(lineOrdered: number, listed: ReadonlyMap<string
 }
 
 /** That figure in words: "12", or "at most 40" where it is a bound. */
-export const orderedText = ({ exact, ordered }: { exact: boolean; ordered: number }) => (exact ? figure(ordered) : `at most ${figure(ordered)}`);
+export const orderedText = ({ exact, ordered }: { exact: boolean; ordered: number }) =>
+  exact ? figure(ordered) : t("common.atMost", { most: figure(ordered) });
 
 /** A cap's key: its line and its account. */
 export const capKey = (cap: { variantExternalId: string; accountId: string }) => `${cap.variantExternalId}\u001f${cap.accountId}`;
@@ -102,8 +99,8 @@ export function capsRefused(refusal: { problem: object }, chunk: readonly CapWri
   return chunk.flatMap((cap): [CapWrite, string][] => {
     const line = below.get(capKey(cap));
     if (line) return [[cap, belowOrderedText(line, named(cap.accountId))]];
-    if (outside.has(cap.accountId)) return [[cap, `${named(cap.accountId)} is not in the directory.`]];
-    if (noLine.has(cap.variantExternalId)) return [[cap, `${cap.variantExternalId} is not a line of this Operation.`]];
+    if (outside.has(cap.accountId)) return [[cap, t("alloc.notInDirectory", { account: named(cap.accountId) })]];
+    if (noLine.has(cap.variantExternalId)) return [[cap, t("alloc.notALine", { variant: cap.variantExternalId })]];
     return [];
   });
 }

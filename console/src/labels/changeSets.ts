@@ -1,6 +1,6 @@
 import type { ChangeRecord } from "../api/history";
-import { plural } from "../shared/format";
 import { fieldLabel } from "./fields";
+import { type MessageKey, t } from "../shared/i18n";
 
 /**
  * An Operation's history as people read it: one entry per change (a save of 200 lines is one entry,
@@ -50,24 +50,25 @@ export function groupChangeSets(records: readonly ChangeRecord[], { complete }: 
   return { entries: entries.slice(0, -1), heldBack: entries.at(-1)!.records.length };
 }
 
-/** What each kind of record did, in words: [noun, verb of created, of updated, of deleted]. */
-const COUNTED: Partial<Record<ChangeRecord["resourceType"], [string, string, string, string]>> = {
-  line: ["line", "added", "changed", "removed"],
-  attachment: ["account", "attached", "changed", "detached"],
+/** What each kind of record did, in words: the message of created, of updated, of deleted (each a count). */
+const COUNTED: Partial<Record<ChangeRecord["resourceType"], [MessageKey, MessageKey, MessageKey]>> = {
+  line: ["history.linesAdded", "history.linesChanged", "history.linesRemoved"],
+  attachment: ["history.accountsAttached", "history.accountsChanged", "history.accountsDetached"],
 };
 const ACTIONS = ["created", "updated", "deleted"] as const;
 
 /** What the Operation's own record says: "Operation created", "Operation changed (Status, Name)". */
 function operationWords(record: ChangeRecord): string {
-  if (record.action !== "updated") return `Operation ${record.action}`;
-  return `Operation changed (${record.changes.map((change) => fieldLabel(change.field)).join(", ")})`;
+  if (record.action === "created") return t("history.operationCreated");
+  if (record.action === "deleted") return t("history.operationDeleted");
+  return t("history.operationChanged", { fields: record.changes.map((change) => fieldLabel(change.field)).join(", ") });
 }
 
 /** An approval's record: "Approved" or "Rejected". */
 function decisionWords(record: ChangeRecord): string {
   const decision = record.changes.find((change) => change.field === "decision");
   const value = decision && "next" in decision ? decision.next : undefined;
-  return value === "REJECT" ? "Rejected" : value === "APPROVE" ? "Approved" : "Decision changed";
+  return t(value === "REJECT" ? "history.rejected" : value === "APPROVE" ? "history.approved" : "history.decisionChanged");
 }
 
 /**
@@ -78,16 +79,16 @@ export function entrySummary(entry: Pick<ChangeEntry, "records">, revertedTo?: n
   const parts: string[] = [];
   for (const record of entry.records) if (record.resourceType === "operation") parts.push(operationWords(record));
   for (const record of entry.records) if (record.resourceType === "approval") parts.push(decisionWords(record));
-  for (const [type, [noun, ...verbs]] of Object.entries(COUNTED)) {
+  for (const [type, messages] of Object.entries(COUNTED)) {
     ACTIONS.forEach((action, i) => {
-      const n = entry.records.filter((record) => record.resourceType === type && record.action === action).length;
-      if (n) parts.push(`${plural(n, noun)} ${verbs[i]}`);
+      const count = entry.records.filter((record) => record.resourceType === type && record.action === action).length;
+      if (count) parts.push(t(messages[i], { count }));
     });
   }
   const other = entry.records.filter((record) => !["operation", "approval", ...Object.keys(COUNTED)].includes(record.resourceType)).length;
-  if (other) parts.push(plural(other, "other record"));
-  const said = parts.join(", ") || "nothing changed";
-  return revertedTo === undefined ? said : `Reverted to version ${revertedTo} (${said})`;
+  if (other) parts.push(t("history.otherRecords", { count: other }));
+  const said = parts.join(", ") || t("history.nothingChanged");
+  return revertedTo === undefined ? said : t("history.revertedTo", { version: revertedTo, said });
 }
 
 /** The versions reverts made (an operation.reverted event's fromVersion + 1) → the version each went back to. */

@@ -1,14 +1,12 @@
-/** An order check's discrepancy codes (the API's `above_max`…) in words, as the report's counts name them. */
-export const DISCREPANCY_WORDS = {
-  below_min: "Below minimum",
-  above_max: "Above maximum",
-  not_in_operation: "Not in the Operation",
-  missing_required: "Required, missing",
-  increment_mismatch: "Not a pack multiple",
-  allocation_exceeded: "More than is left",
-} as const;
+import { hasMessage, t } from "../shared/i18n";
 
-export type DiscrepancyCode = keyof typeof DISCREPANCY_WORDS;
+/** An order check's discrepancy codes (the API's `above_max`…), as the report's counts name them. */
+export const DISCREPANCY_CODES = ["below_min", "above_max", "not_in_operation", "missing_required", "increment_mismatch", "allocation_exceeded"] as const;
+
+export type DiscrepancyCode = (typeof DISCREPANCY_CODES)[number];
 
 /** A discrepancy code in words; a code this console does not know yet reads as its words ("over_budget" → "over budget"). */
-export const discrepancyWords = (code: string) => DISCREPANCY_WORDS[code as DiscrepancyCode] ?? code.replaceAll("_", " ");
+export function discrepancyWords(code: string): string {
+  const key = `discrepancy.${code}`;
+  return hasMessage(key) ? t(key) : code.replaceAll("_", " ");
+}

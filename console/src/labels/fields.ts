@@ -1,76 +1,76 @@
+import { hasMessage, t } from "../shared/i18n";
+
 /**
  * Fields as the console's headers and forms name them, for the places that list a resource's fields
  * by the API's names (a change record's `maxQuantity 50 → 5` reads "Max 50 → 5", as the grid's column
  * says). A field without a name here is shown as the API spells it.
  */
-export const FIELD_LABELS: Readonly<Record<string, string>> = {
+export const LABELLED_FIELDS = [
   // A line (the grid's columns)
-  variantId: "Variant",
-  variantExternalId: "Variant",
-  variantName: "Name",
-  minQuantity: "Min",
-  maxQuantity: "Max",
-  recommendedQuantity: "Recommended",
-  quantityIncrement: "Pack",
-  poolQuantity: "Pool",
-  maxPerAccount: "Per account",
-  orderedQuantity: "Ordered",
+  "variantId",
+  "variantExternalId",
+  "variantName",
+  "minQuantity",
+  "maxQuantity",
+  "recommendedQuantity",
+  "quantityIncrement",
+  "poolQuantity",
+  "maxPerAccount",
+  "orderedQuantity",
   // An Operation (its form)
-  code: "Code",
-  externalId: "External id",
-  name: "Name",
-  description: "Description",
-  type: "Type",
-  status: "Status",
-  startDate: "Start date",
-  endDate: "End date",
-  activateAt: "Activates at",
-  deactivateAt: "Deactivates at",
-  ownerIds: "Owners",
-  createdAt: "Created",
+  "code",
+  "externalId",
+  "name",
+  "description",
+  "type",
+  "status",
+  "startDate",
+  "endDate",
+  "activateAt",
+  "deactivateAt",
+  "ownerIds",
+  "createdAt",
   // A rule, the tenant default
-  accountId: "Account",
-  supplierId: "Supplier",
-  storeId: "Store",
-  minimum: "Minimum",
-  enforcement: "Enforcement",
+  "accountId",
+  "supplierId",
+  "storeId",
+  "minimum",
+  "enforcement",
   // An approval
-  version: "Version",
-  decision: "Decision",
-  comment: "Comment",
-  approver: "By",
-  decidedAt: "Decided at",
+  "version",
+  "decision",
+  "comment",
+  "approver",
+  "decidedAt",
   // Settings, accounts, webhooks, keys
-  currency: "Currency",
-  required: "Approvals required",
-  allowSelfApproval: "Self-approval allowed",
-  retentionYears: "Kept for (years)",
-  users: "Users",
-  url: "URL",
-  eventTypes: "Events",
-  role: "Role",
-  userId: "User",
-  prefix: "Prefix",
-  expiresAt: "Expires at",
-  revokedAt: "Revoked at",
-};
+  "currency",
+  "required",
+  "allowSelfApproval",
+  "retentionYears",
+  "users",
+  "url",
+  "eventTypes",
+  "role",
+  "userId",
+  "prefix",
+  "expiresAt",
+  "revokedAt",
+] as const;
 
-/** A field's name for people: "Max" for `maxQuantity`. */
-export const fieldLabel = (field: string) => FIELD_LABELS[field] ?? field;
+/** A field's name for people, in the console's language: "Max" for `maxQuantity` (the API's name when it has none). */
+export function fieldLabel(field: string): string {
+  const key = `field.${field}`;
+  return hasMessage(key) ? t(key) : field;
+}
 
 /** Every recorded field as a filter offers it: "Max (maxQuantity)", by its name for people. */
-export const FIELD_CHOICES: readonly (readonly [string, string])[] = Object.entries(FIELD_LABELS)
-  .filter(([field]) => field !== "variantExternalId") // a line's key, not one of its recorded fields
-  .map(([field, label]) => [field, `${label} (${field})`] as const)
-  .sort((a, b) => a[1].localeCompare(b[1]));
+export const fieldChoices = (): readonly (readonly [string, string])[] =>
+  LABELLED_FIELDS.filter((field) => field !== "variantExternalId") // a line's key, not one of its recorded fields
+    .map((field) => [field, `${fieldLabel(field)} (${field})`] as const)
+    .sort((a, b) => a[1].localeCompare(b[1]));
 
 /** The API's field names a message may hold (camelCase ones: a plain word such as "status" is left as written). */
-const NAMED_IN_MESSAGES = new RegExp(
-  `\\b(${Object.keys(FIELD_LABELS)
-    .filter((field) => /[A-Z]/.test(field))
-    .join("|")})\\b`,
-  "g",
-);
+const NAMED_IN_MESSAGES = new RegExp(`\\b(${LABELLED_FIELDS.filter((field) => /[A-Z]/.test(field)).join("|")})\\b`, "g");
 
 /**
  * A message about fields (the server's bounds rules, an error item) in the console's words: "minQuantity

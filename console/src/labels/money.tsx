@@ -3,6 +3,7 @@ import { useDisplaySettings } from "../api/settings";
 import { useSession } from "../shared/context";
 import { toRefusal } from "../shared/session";
 import { Link, ProblemView } from "../shared/ui";
+import { currentLanguage, t, tx } from "../shared/i18n";
 
 /**
  * Amounts as people read them. The API holds every amount as an integer of minor units (cents);
@@ -26,13 +27,13 @@ export function AmountsReady({ children }: { children: ReactNode }) {
     return (
       <ProblemView refusal={toRefusal(display.error)}>
         <button type="button" onClick={() => void display.refetch()}>
-          Try again
+          {t("common.tryAgain")}
         </button>
       </ProblemView>
     );
   return (
     <p role="status" className="muted">
-      Loading…
+      {t("common.loading")}
     </p>
   );
 }
@@ -50,12 +51,12 @@ export function majorText(amount: number, digits: number): string {
   return digits === 0 ? `${sign}${text}` : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
 }
 
-/** An amount in words: "€180.00" in the tenant's currency, else the minor units as held ("18000"). */
+/** An amount in words, in the console's language: "€180.00" (180,00 € in French) in the tenant's currency, else the minor units as held ("18000"). */
 export function formatMoney(amount: number, currency: string | null): string {
   if (!currency) return String(amount);
   const digits = minorDigits(currency);
   // Intl formats a decimal string exactly as written.
-  return new Intl.NumberFormat("en", { style: "currency", currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(
+  return new Intl.NumberFormat(currentLanguage(), { style: "currency", currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(
     majorText(amount, digits) as Intl.StringNumericLiteral,
   );
 }
@@ -76,20 +77,16 @@ export function CurrencyNote() {
   if (currency) return null;
   return (
     <p className="muted note currency-note">
-      Amounts are in minor units, as the API holds them (18000 is 180.00 in euros).{" "}
-      {session.role === "OPERATOR" ? (
-        <>
-          Set the tenant's currency in <Link to="/console/settings">Settings</Link> to see and type them in it.
-        </>
-      ) : (
-        "An OPERATOR key sets the tenant's currency in Settings."
-      )}
+      {t("common.minorUnits")}{" "}
+      {session.role === "OPERATOR"
+        ? tx("common.setCurrency", { settings: <Link to="/console/settings">{t("app.nav.settings")}</Link> })
+        : t("common.operatorSetsCurrency")}
     </p>
   );
 }
 
 /** The unit an amount is typed in: "EUR", or "minor units" while no currency is set. */
-export const moneyUnit = (currency: string | null) => currency ?? "minor units";
+export const moneyUnit = (currency: string | null) => currency ?? t("common.minorUnitsUnit");
 
 /** An amount as an input shows it: "180.00" in major units, or the minor units as held. */
 export const moneyInputText = (amount: number, currency: string | null) => (currency ? majorText(amount, minorDigits(currency)) : String(amount));
@@ -126,14 +123,12 @@ export function moneyProblem(text: string, currency: string | null): string | un
   const trimmed = text.trim();
   const plain = plainAmount(text, currency);
   const digits = currency ? minorDigits(currency) : 0;
-  const unit = currency ? `an amount in ${currency}` : "a whole number of minor units";
-  if (!/^\d+(\.\d*)?$|^\.\d+$/.test(plain)) return `${unit} ≥ 0, such as ${moneyInputText(18000, currency)}`;
+  if (!/^\d+(\.\d*)?$|^\.\d+$/.test(plain))
+    return t(currency ? "common.amountIn" : "common.amountMinor", { currency: currency ?? "", example: moneyInputText(18000, currency) });
   const decimals = plain.split(".")[1] ?? "";
-  if (decimals.length > digits) {
-    const allowed = digits === 0 ? `${currency ?? "minor units"} have no decimals` : `${currency} has ${digits} decimals at most`;
-    return `${allowed}: ${trimmed} has ${decimals.length}`;
-  }
-  if (!Number.isSafeInteger(minorOf(plain, digits))) return `at most ${moneyInputText(Number.MAX_SAFE_INTEGER, currency)}`;
+  if (decimals.length > digits)
+    return t("common.tooManyDecimals", { unit: currency ?? t("common.minorUnitsUnit"), digits, typed: trimmed, count: decimals.length });
+  if (!Number.isSafeInteger(minorOf(plain, digits))) return t("common.atMost", { most: moneyInputText(Number.MAX_SAFE_INTEGER, currency) });
   return undefined;
 }
 

@@ -5,6 +5,7 @@ import { useRule } from "../api/rules";
 import { useSession } from "../shared/context";
 import { Link, useDebounced } from "../shared/ui";
 import { accountName, actorName, needsEmail, userOfActor, type People } from "./people";
+import { t } from "../shared/i18n";
 
 /**
  * Resources as people know them, wherever the API answers an id: an Operation by its code, a rule by
@@ -55,7 +56,7 @@ export function ActorName({ actor, actorKeyId }: { actor: string; actorKeyId?: s
  */
 export function OperationName({ id, code }: { id: string; code?: string | null }) {
   const operation = useOperation(id, { enabled: code === undefined });
-  if (code === null) return <span title="deleted">{id}</span>;
+  if (code === null) return <span title={t("changes.deleted")}>{id}</span>;
   return <Link to={`/console/operations/${id}`}>{code ?? operation.data?.code ?? id}</Link>;
 }
 
@@ -73,16 +74,16 @@ export function useTypedAccountName(typed: string): string | null | undefined {
 }
 
 /** A typed account id's hint: its name in the directory, or that the directory does not hold it. */
-export const accountHint = (name: string | null | undefined) => (name === null ? "Not in the directory" : name);
+export const accountHint = (name: string | null | undefined) => (name === null ? t("common.notInDirectory") : name);
 
 type Scope = { accountId?: string | null; supplierId?: string | null; storeId?: string | null };
 
 /** A rule's scope in words: "account Maison Dupont, A-1 · supplier S-2 · every store" (the account by its name once `names` holds it). */
 export function scopeLabel(rule: Scope, names?: ReadonlyMap<string, string | null>) {
   return [
-    rule.accountId ? `account ${accountName(rule.accountId, names)}` : "any account",
-    rule.supplierId ? `supplier ${rule.supplierId}` : "any supplier",
-    rule.storeId ? `store ${rule.storeId}` : "every store",
+    rule.accountId ? t("scope.account", { account: accountName(rule.accountId, names) }) : t("scope.anyAccount"),
+    rule.supplierId ? t("scope.supplier", { supplier: rule.supplierId }) : t("scope.anySupplier"),
+    rule.storeId ? t("scope.store", { store: rule.storeId }) : t("scope.everyStore"),
   ].join(" · ");
 }
 

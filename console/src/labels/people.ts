@@ -1,3 +1,6 @@
+import { day } from "../shared/format";
+import { t } from "../shared/i18n";
+
 /**
  * Who and whose, as people know them (pure: the pages read the keys and the directory, this names
  * them). An actor is `key:<keyId>`, `user:<userId>`, `schedule` or `cli`; a key is named by its name,
@@ -47,7 +50,7 @@ export const needsEmail = (userId: string, people: People) => people.keys !== un
 export function keyName(key: KnownKey, people: People): string {
   if (key.name) return key.name;
   if (key.userId) return userName(key.userId, people);
-  return `an unnamed ${key.role} key of ${key.createdAt.slice(0, 10)}`;
+  return t("common.unnamedKey", { role: key.role, day: day(key.createdAt) });
 }
 
 /** The user an actor names, if any (for the email to read): `user:X`, or the user of the key it names. */
@@ -71,9 +74,9 @@ export function actorName(actor: string, people: People, actorKeyId?: string): s
     if (key) return keyName(key, people);
   }
   if (kind === "user") return userName(id, people);
-  if (kind === "key") return people.keys ? "a key no longer listed" : "…";
-  if (kind === "schedule") return "the schedule";
-  if (kind === "cli") return "the command line";
+  if (kind === "key") return people.keys ? t("common.keyGone") : "…";
+  if (kind === "schedule") return t("common.theSchedule");
+  if (kind === "cli") return t("common.theCommandLine");
   return actor;
 }
 

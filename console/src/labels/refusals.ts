@@ -1,4 +1,4 @@
-import { plural } from "../shared/format";
+import { t } from "../shared/i18n";
 
 /**
  * A refused order in words, from its order.blocked event: who, for how much, which minimum refused it
@@ -48,33 +48,44 @@ export function refusalsOf(data: unknown): Refusal[] {
 /** A sentence in pieces: text, and where the minimum's rule stands (a link, once its scope is read). */
 export type Piece = string | { rule: string } | { default: true };
 
+/** Where the sentence's source stands in it (a mark no translation holds). */
+const SOURCE = "\u{F0002}";
+
 /** "Maison Dupont, A-100 ordered €420.00 from supplier S-1: €80.00 short of the €500.00 minimum of the rule …". */
 export function refusalPieces(refusal: Refusal, who: string, money: (amount: number) => string): Piece[] {
-  const from = refusal.supplierId === null ? "without a supplier" : `from supplier ${refusal.supplierId}`;
-  return [
-    `${who} ordered ${money(refusal.amount)} ${from}${refusal.storeId ? ` for store ${refusal.storeId}` : ""}: ${money(refusal.shortfall)} short of the ${money(refusal.minimum)} minimum of `,
-    refusal.ruleId === null ? { default: true } : { rule: refusal.ruleId },
-    ".",
-  ];
+  const [before, after] = t("totals.refusal", {
+    who,
+    amount: money(refusal.amount),
+    // "_": none (a select of the message).
+    supplier: refusal.supplierId ?? "_",
+    store: refusal.storeId ?? "_",
+    shortfall: money(refusal.shortfall),
+    minimum: money(refusal.minimum),
+    source: SOURCE,
+  }).split(SOURCE);
+  return [before, refusal.ruleId === null ? { default: true } : { rule: refusal.ruleId }, after];
 }
 
 /** The pieces as plain text, the rule named by `ruleWords` (its scope, once read). */
 export const piecesText = (pieces: Piece[], ruleWords: (ruleId: string) => string) =>
-  pieces.map((piece) => (typeof piece === "string" ? piece : "rule" in piece ? `the rule ${ruleWords(piece.rule)}` : "the tenant default")).join("");
+  pieces
+    .map((piece) => (typeof piece === "string" ? piece : "rule" in piece ? t("totals.theRule", { scope: ruleWords(piece.rule) }) : t("totals.theDefault")))
+    .join("");
 
 /** An Operation's refusals counted in words: "37 refused below a minimum", "none". */
 export function refusalCount(refusals: { quota: number; allocation: number }): string {
   const parts = [
-    refusals.quota > 0 && `${plural(refusals.quota, "order")} refused below a minimum`,
-    refusals.allocation > 0 && `${plural(refusals.allocation, "order")} refused beyond an allocation`,
+    refusals.quota > 0 && t("totals.refusedBelowMinimum", { count: refusals.quota }),
+    refusals.allocation > 0 && t("totals.refusedBeyondAllocation", { count: refusals.allocation }),
   ].filter((part): part is string => Boolean(part));
-  return parts.length ? parts.join(", ") : "none";
+  return parts.length ? parts.join(", ") : t("totals.none");
 }
 
 /** The refusals as one figure: "37 below a minimum", "none". */
 export function refusalFigure(refusals: { quota: number; allocation: number }): string {
-  const parts = [refusals.quota > 0 && `${refusals.quota} below a minimum`, refusals.allocation > 0 && `${refusals.allocation} beyond an allocation`].filter(
-    (part): part is string => Boolean(part),
-  );
-  return parts.length ? parts.join(", ") : "none";
+  const parts = [
+    refusals.quota > 0 && t("totals.belowMinimum", { count: refusals.quota }),
+    refusals.allocation > 0 && t("totals.beyondAllocation", { count: refusals.allocation }),
+  ].filter((part): part is string => Boolean(part));
+  return parts.length ? parts.join(", ") : t("totals.none");
 }

@@ -1,17 +1,17 @@
 import type { OperationTotals } from "../api/totals";
-import { plural } from "../shared/format";
 import { refusalFigure } from "./refusals";
+import { t } from "../shared/i18n";
 
 /** An Operation's figures as the Totals page shows them, each a label and its value in words. */
 export function totalsFigures(totals: OperationTotals, money: (amount: number) => string): { label: string; value: string }[] {
   return [
-    { label: "Orders", value: plural(totals.orders, "order") },
-    { label: "Amount", value: money(totals.amount) },
-    { label: "Accounts that ordered", value: plural(totals.accounts, "account") },
-    { label: "Cancelled", value: totals.cancelled ? plural(totals.cancelled, "order") : "none" },
-    { label: "Refused", value: refusalFigure(totals.refusals) },
-    { label: "Lines ordered", value: plural(totals.lines.ordered, "line") },
-    { label: "Below recommended", value: plural(totals.lines.belowRecommended, "line") },
+    { label: t("totals.orders"), value: t("totals.orderCount", { count: totals.orders }) },
+    { label: t("totals.amount"), value: money(totals.amount) },
+    { label: t("totals.accountsOrdered"), value: t("totals.accountCount", { count: totals.accounts }) },
+    { label: t("totals.cancelled"), value: totals.cancelled ? t("totals.orderCount", { count: totals.cancelled }) : t("totals.none") },
+    { label: t("totals.refused"), value: refusalFigure(totals.refusals) },
+    { label: t("totals.linesOrdered"), value: t("totals.lineCount", { count: totals.lines.ordered }) },
+    { label: t("totals.belowRecommended"), value: t("totals.lineCount", { count: totals.lines.belowRecommended }) },
   ];
 }
 

@@ -16,6 +16,7 @@ import { useUnsavedEdits } from "../shared/leaving";
 import { Field, ProblemView, StatusNote } from "../shared/ui";
 import { saveCaps } from "./capsSave";
 import type { GridLine } from "./lineRows";
+import { t } from "../shared/i18n";
 
 const WHOLE = /^\d+$/;
 
@@ -31,7 +32,7 @@ interface CapRow {
 function capProblem(row: CapRow, name: string): string | null {
   const text = row.typed.trim();
   if (text === "") return null;
-  if (!WHOLE.test(text)) return "a whole number ≥ 0 (empty removes the cap)";
+  if (!WHOLE.test(text)) return t("caps.whole");
   if (Number(text) < row.ordered) return belowOrderedText({ field: "maxQuantity", value: Number(text), ordered: row.ordered }, name);
   return null;
 }
@@ -72,7 +73,7 @@ export function AccountCaps({ operation, line, onClose }: { operation: Operation
     rows.flatMap((row) => (changedRow(row) && capProblem(row, named(row.accountId)) ? [[row.accountId, capProblem(row, named(row.accountId))!]] : [])),
   );
   useUnsavedEdits(changes.length > 0);
-  const heading = `Account caps of ${variant}`;
+  const heading = t("caps.heading", { variant });
 
   const edit = (accountId: string, value: string) => {
     setTyped((current) => new Map(current).set(accountId, value));
@@ -88,14 +89,14 @@ export function AccountCaps({ operation, line, onClose }: { operation: Operation
     if (!accountId) return;
     if (!rows.some((row) => row.accountId === accountId)) setAdded((current) => [...current, accountId]);
     setNewAccount("");
-    setNote(`${accountName(accountId, new Map([[accountId, newName ?? null]]))} added: type its cap, then Save caps.`);
+    setNote(t("caps.added", { account: accountName(accountId, new Map([[accountId, newName ?? null]])) }));
     // Its cap is the field to fill next.
     requestAnimationFrame(() => document.getElementById(`cap-${accountId}`)?.focus());
   };
   const save = async () => {
     setRefusal(null);
     setNote(null);
-    if (problems.size) return setNote(`Not saved: ${problems.size === 1 ? "a cap needs" : `${problems.size} caps need`} fixing first.`);
+    if (problems.size) return setNote(t("caps.fixFirst", { count: problems.size }));
     const entries: CapWrite[] = changes.map((row) => ({
       variantExternalId: variant,
       accountId: row.accountId,
@@ -113,7 +114,7 @@ export function AccountCaps({ operation, line, onClose }: { operation: Operation
       );
       setTyped(new Map());
       setAdded([]);
-      setNote(`Saved: ${counts.set} set, ${counts.removed} removed.`);
+      setNote(t("caps.saved", { set: counts.set, removed: counts.removed }));
     } catch (error) {
       if (!(error instanceof ChunkRefused)) throw error;
       setRefusal(error.refusal);
@@ -131,30 +132,27 @@ export function AccountCaps({ operation, line, onClose }: { operation: Operation
           {heading}
         </h3>
         <button type="button" onClick={onClose}>
-          Close
+          {t("common.close")}
         </button>
       </div>
       <p className="muted">
         {line.poolQuantity === null || line.poolQuantity === undefined
-          ? "No pool"
-          : `Pool ${poolText(String(line.poolQuantity), line.orderedQuantity, line.poolRemaining)}`}{" "}
-        ·{" "}
-        {line.maxPerAccount === null || line.maxPerAccount === undefined
-          ? "no cap per account: an account without a cap of its own may order up to the line's Max"
-          : `Per account ${figure(line.maxPerAccount)}: what an account without a cap of its own may order`}{" "}
-        · Ordered {figure(line.orderedQuantity ?? 0)}.
+          ? t("caps.noPool")
+          : t("caps.pool", { pool: poolText(String(line.poolQuantity), line.orderedQuantity, line.poolRemaining) })}{" "}
+        · {line.maxPerAccount === null || line.maxPerAccount === undefined ? t("caps.noPerAccount") : t("caps.perAccount", { cap: figure(line.maxPerAccount) })}{" "}
+        · {t("caps.ordered", { ordered: figure(line.orderedQuantity ?? 0) })}
       </p>
       <ListTable<CapRow>
         label={heading}
         items={rows}
         rowKey={(row) => row.accountId}
         pending={caps.isPending}
-        empty={`No account has a cap of its own on ${variant}.`}
+        empty={t("caps.none", { variant })}
         rowClass={(row) => (changedRow(row) ? "dirty" : undefined)}
         columns={[
-          { header: "Account", cell: (row) => named(row.accountId) },
+          { header: t("field.accountId"), cell: (row) => named(row.accountId) },
           {
-            header: "Cap",
+            header: t("caps.cap"),
             cell: (row) => {
               const error = errorOf(row);
               return (
@@ -163,7 +161,7 @@ export function AccountCaps({ operation, line, onClose }: { operation: Operation
                     id={`cap-${row.accountId}`}
                     className="cap-input"
                     inputMode="numeric"
-                    aria-label={`Cap of ${named(row.accountId)}`}
+                    aria-label={t("caps.capOf", { account: named(row.accountId) })}
                     aria-invalid={error ? true : undefined}
                     aria-describedby={error ? `cap-error-${row.accountId}` : undefined}
                     value={row.typed}
@@ -178,18 +176,18 @@ export function AccountCaps({ operation, line, onClose }: { operation: Operation
               );
             },
           },
-          { header: "Ordered", numeric: true, cell: (row) => figure(row.ordered) },
+          { header: t("field.orderedQuantity"), numeric: true, cell: (row) => figure(row.ordered) },
           {
-            header: <span className="sr-only">Remove</span>,
+            header: <span className="sr-only">{t("caps.remove")}</span>,
             cell: (row) =>
               row.stored !== null && row.typed.trim() === "" ? null : (
                 <button
                   type="button"
-                  aria-label={`Remove the cap of ${named(row.accountId)}`}
+                  aria-label={t("caps.removeOf", { account: named(row.accountId) })}
                   // An account added here and not saved just goes; a stored cap is removed when saved.
                   onClick={() => (row.stored === null ? setAdded((current) => current.filter((id) => id !== row.accountId)) : edit(row.accountId, ""))}
                 >
-                  Remove
+                  {t("caps.remove")}
                 </button>
               ),
           },
@@ -203,16 +201,16 @@ export function AccountCaps({ operation, line, onClose }: { operation: Operation
           add();
         }}
       >
-        <Field id="caps-new-account" label="Account id" hint={accountHint(newName) ?? "The account to give a cap of its own on this line."}>
+        <Field id="caps-new-account" label={t("orders.accountId")} hint={accountHint(newName) ?? t("caps.newHint")}>
           {(control) => <input {...control} value={newAccount} onChange={(e) => setNewAccount(e.target.value)} />}
         </Field>
         <button type="submit" disabled={!newAccount.trim()}>
-          Add account
+          {t("caps.addAccount")}
         </button>
       </form>
       <div className="actions">
         <button type="button" className="primary" disabled={busy || changes.length === 0} onClick={() => void save()}>
-          Save caps
+          {t("caps.save")}
         </button>
         {changes.length > 0 && (
           <button
@@ -223,10 +221,10 @@ export function AccountCaps({ operation, line, onClose }: { operation: Operation
               setServerErrors(new Map());
             }}
           >
-            Discard caps
+            {t("caps.discard")}
           </button>
         )}
-        <span className="muted">An empty cap removes it: the line's Per account applies to that account again.</span>
+        <span className="muted">{t("caps.emptyRemoves")}</span>
       </div>
       <StatusNote>{note}</StatusNote>
       <ProblemView refusal={refusal} />

@@ -7,7 +7,17 @@ import { PagedList } from "../shared/PagedList";
 import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
 import { ChoiceFilter, ProblemView, SearchFilter } from "../shared/ui";
-import { changeAttachments, useAttachmentList, useOperationRefresh, type Attachment, type AttachmentStatus, type Operation } from "../api/operations";
+import {
+  changeAttachments,
+  useAttachmentList,
+  useOperationRefresh,
+  type Attachment,
+  type AttachmentCounts,
+  type AttachmentStatus,
+  type Operation,
+} from "../api/operations";
+import { day } from "../shared/format";
+import { t } from "../shared/i18n";
 
 const STATUSES: AttachmentStatus[] = ["NOT_STARTED", "CART_CREATED", "ORDERED"];
 
@@ -16,8 +26,12 @@ interface Pending {
   action: "attach" | "detach";
   ids?: string[];
   csv?: string;
-  counts: string;
+  counts: AttachmentCounts;
 }
+
+/** An attach's or a detach's counts in words, as a dry run says them or once done. */
+const countsWords = (action: "attach" | "detach", counts: AttachmentCounts, done: boolean) =>
+  t(action === "attach" ? (done ? "accounts.attached" : "accounts.toAttach") : done ? "accounts.detached" : "accounts.toDetach", { ...counts });
 
 /** The accounts attached to a PRIVATE Operation: filters and progress, attach from the directory or a CSV, detach selected. */
 export function AccountsPanel({ operation }: { operation: Operation }) {
@@ -57,7 +71,7 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
     const done = await send(pending.action, false, pending.ids, pending.csv);
     setPending(null);
     if (done) {
-      setNote(`${pending.action === "attach" ? "Attached" : "Detached"}: ${done.replace(/ to (attach|detach)/, "")}.`);
+      setNote(countsWords(pending.action, done, true));
       setSelected(new Set());
       await queryClient.invalidateQueries({ queryKey: queryKeys.attachments.of(operation.id) });
       void refreshHeader();
@@ -74,32 +88,32 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
 
   return (
     <section className="card accounts" aria-labelledby="accounts-heading">
-      <h2 id="accounts-heading">Accounts ({operation.accountCount})</h2>
+      <h2 id="accounts-heading">{t("accounts.heading", { count: operation.accountCount })}</h2>
       <ProblemView refusal={refusal} />
       {pending && (
         <div role="status" className="import-outcome">
-          Dry run: {pending.counts}.
+          {t("accounts.dryRun", { counts: countsWords(pending.action, pending.counts, false) })}
           <button type="button" className="primary" onClick={apply}>
-            {pending.action === "attach" ? "Attach" : "Detach"}
+            {t(pending.action === "attach" ? "accounts.attach" : "accounts.detach")}
           </button>
           <button type="button" onClick={() => setPending(null)}>
-            Cancel
+            {t("common.cancel")}
           </button>
         </div>
       )}
       {note && <p role="status">{note}</p>}
       <PagedList
-        label="Attached accounts"
+        label={t("accounts.attachedList")}
         list={attached}
         columns={[
           ...(operator
             ? [
                 {
-                  header: <span className="sr-only">Selected</span>,
+                  header: <span className="sr-only">{t("accounts.selected")}</span>,
                   cell: (row: Attachment) => (
                     <input
                       type="checkbox"
-                      aria-label={`Select ${row.accountId}`}
+                      aria-label={t("accounts.select", { account: row.accountId })}
                       checked={selected.has(row.accountId)}
                       onChange={() => toggle(row.accountId)}
                     />
@@ -107,30 +121,30 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
                 },
               ]
             : []),
-          { header: "Account", cell: (row) => row.accountId },
-          { header: "Name", cell: (row) => row.accountName },
-          { header: "Progress", cell: (row) => row.operationStatus },
-          { header: "Attached", cell: (row) => row.attachedAt.slice(0, 10) },
+          { header: t("field.accountId"), cell: (row) => row.accountId },
+          { header: t("field.name"), cell: (row) => row.accountName },
+          { header: t("accounts.progress"), cell: (row) => row.operationStatus },
+          { header: t("accounts.attachedAt"), cell: (row) => day(row.attachedAt) },
         ]}
         rowKey={(row) => row.accountId}
-        empty="No attached account matches."
+        empty={t("accounts.noneMatches")}
       >
-        <SearchFilter label="Account name contains" value={accountName} onChange={setAccountName} />
-        <ChoiceFilter label="Progress" value={status} choices={STATUSES} onChange={setStatus} />
+        <SearchFilter label={t("accounts.nameContains")} value={accountName} onChange={setAccountName} />
+        <ChoiceFilter label={t("accounts.progress")} value={status} choices={STATUSES} onChange={setStatus} />
         {operator && (
           <button type="button" className="filter-action" disabled={selected.size === 0} onClick={() => check("detach", [...selected])}>
-            Detach selected ({selected.size})
+            {t("accounts.detachSelected", { count: selected.size })}
           </button>
         )}
       </PagedList>
       {operator && (
         <div className="attach">
           <label>
-            Find accounts in the directory
+            {t("accounts.find")}
             <input type="search" value={search} onChange={(e) => setSearch(e.target.value.trim())} />
           </label>
           <label>
-            Account ids CSV
+            {t("accounts.idsCsv")}
             <input
               type="file"
               accept=".csv,text/csv"
@@ -146,11 +160,11 @@ export function AccountsPanel({ operation }: { operation: Operation }) {
                 <li key={account.accountId}>
                   {account.accountId} · {account.name}{" "}
                   <button type="button" onClick={() => check("attach", [account.accountId])}>
-                    Attach {account.accountId}
+                    {t("accounts.attachOne", { account: account.accountId })}
                   </button>
                 </li>
               ))}
-              {directory.data.items.length === 0 && <li className="muted">No account in the directory matches.</li>}
+              {directory.data.items.length === 0 && <li className="muted">{t("accounts.noneInDirectory")}</li>}
             </ul>
           )}
           <ProblemView refusal={directory.error ? toRefusal(directory.error) : null} />

@@ -6,6 +6,7 @@ import { toRefusal, type Refusal } from "../shared/session";
 import { Field, ProblemView } from "../shared/ui";
 import { useApprovals, useDecide, type ApprovalDecision, type Operation } from "../api/operations";
 import { approvalRefusalWords, canDecide, countsText, decisionNote, standingText } from "./approvalWords";
+import { t } from "../shared/i18n";
 
 /**
  * Four eyes before ACTIVE, on an Operation's page: what activating needs and what is missing, every
@@ -28,15 +29,17 @@ export function ApprovalsPanel({ operation }: { operation: Operation }) {
   const facts = { settings, decisions, author, status: operation.status, version: operation.version };
   const columns: Column<ApprovalDecision>[] = [
     {
-      header: "Decision",
+      header: t("field.decision"),
       cell: (decision) => (
-        <span className={`badge ${decision.decision === "APPROVE" ? "active" : "failed"}`}>{decision.decision === "APPROVE" ? "Approved" : "Rejected"}</span>
+        <span className={`badge ${decision.decision === "APPROVE" ? "active" : "failed"}`}>
+          {t(decision.decision === "APPROVE" ? "history.approved" : "history.rejected")}
+        </span>
       ),
     },
-    { header: "By", cell: (decision) => <ActorName actor={decision.approver} /> },
-    { header: "When", cell: (decision) => when(decision.decidedAt) },
-    { header: "Comment", cell: (decision) => decision.comment ?? "", wrap: true },
-    { header: "Counts", cell: (decision) => countsText(decision, settings, author) },
+    { header: t("field.approver"), cell: (decision) => <ActorName actor={decision.approver} /> },
+    { header: t("approvals.when"), cell: (decision) => when(decision.decidedAt) },
+    { header: t("field.comment"), cell: (decision) => decision.comment ?? "", wrap: true },
+    { header: t("approvals.counts"), cell: (decision) => countsText(decision, settings, author) },
   ];
   const send = (choice: ApprovalDecision["decision"]) => {
     setNote(null);
@@ -47,27 +50,27 @@ export function ApprovalsPanel({ operation }: { operation: Operation }) {
   };
   return (
     <section className="card approvals" aria-labelledby="approvals-title">
-      <h2 id="approvals-title">Approvals</h2>
+      <h2 id="approvals-title">{t("approvals.title")}</h2>
       <p id="approvals-status">{standingText(facts)}</p>
-      <ListTable label="Decisions" columns={columns} items={decisions} rowKey={(decision) => decision.id} empty="No decision yet." />
+      <ListTable label={t("approvals.decisions")} columns={columns} items={decisions} rowKey={(decision) => decision.id} empty={t("approvals.none")} />
       {canDecide(facts) && (
         <form
           className="decide"
-          aria-label="Decide"
+          aria-label={t("approvals.decide")}
           onSubmit={(e) => {
             e.preventDefault();
             send("APPROVE");
           }}
         >
-          <Field id="decision-comment" label="Comment" hint={`On version ${operation.version}, as shown on this page`}>
+          <Field id="decision-comment" label={t("field.comment")} hint={t("approvals.onVersion", { version: operation.version })}>
             {(control) => <input {...control} value={comment} maxLength={500} onChange={(e) => setComment(e.target.value)} />}
           </Field>
           <div className="actions">
             <button type="submit" className="primary" disabled={decide.isPending}>
-              Approve
+              {t("approvals.approve")}
             </button>
             <button type="button" className="danger" disabled={decide.isPending} onClick={() => send("REJECT")}>
-              Reject
+              {t("approvals.reject")}
             </button>
           </div>
         </form>

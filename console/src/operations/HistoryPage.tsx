@@ -2,12 +2,12 @@ import { useEffect, useMemo, useState } from "react";
 import { useAccountNames } from "../api/directory";
 import { entrySummary, groupChangeSets, revertsOf, type ChangeEntry } from "../labels/changeSets";
 import { ChangeList } from "../labels/ChangeList";
-import { FIELD_LABELS } from "../labels/fields";
+import { fieldLabel } from "../labels/fields";
 import { accountName } from "../labels/people";
 import { accountsNamedIn } from "../labels/values";
 import { useSession } from "../shared/context";
 import { Dialog } from "../shared/dialogs";
-import { formatValue, plural, when, type FieldChange } from "../shared/format";
+import { formatNumber, formatValue, when, type FieldChange } from "../shared/format";
 import { DataGrid } from "../shared/grid/DataGrid";
 import { useGridDraft } from "../shared/grid/hooks/useGridDraft";
 import type { Cells } from "../shared/grid/models/draft";
@@ -19,13 +19,15 @@ import { useViewParams } from "../shared/viewParams";
 import { useDiffWithCurrent, useOperationHistory, useOperationReverts, type ChangeRecord, type DiffItem } from "../api/history";
 import { revertOperation, useOperation, useOperationReverted, type Operation, type RevertCounts } from "../api/operations";
 import { OperationHeader } from "./OperationPage";
+import { t, tx, useInLanguage } from "../shared/i18n";
 
-const KINDS = [
-  ["operation", "The Operation"],
-  ["line", "Lines"],
-  ["attachment", "Accounts"],
-] as const;
-const ACTIONS = { created: "Created", updated: "Changed", deleted: "Deleted" } as const;
+const kinds = () =>
+  [
+    ["operation", t("history.theOperation")],
+    ["line", t("ops.lines")],
+    ["attachment", t("app.nav.accounts")],
+  ] as const;
+const ACTIONS = { created: "history.created", updated: "history.changed", deleted: "history.deleted" } as const;
 /** Entries the page reads on for (page after page) before it waits for `Load more`: a change of 5000 lines fills ten pages alone. */
 const ENTRIES_WANTED = 20;
 /** An opened entry's records, shown so many at a time. */
@@ -35,10 +37,10 @@ type Names = ReadonlyMap<string, string | null> | undefined;
 
 /** What a record is about, in words: the Operation, a line by its variant, an account by its name. */
 function subjectOf(record: ChangeRecord, accounts: Names) {
-  if (record.resourceType === "line") return `Line ${record.resourceId}`;
-  if (record.resourceType === "attachment") return `Account ${accountName(record.resourceId, accounts)}`;
-  if (record.resourceType === "approval") return "An approval";
-  return "The Operation";
+  if (record.resourceType === "line") return t("history.line", { variant: record.resourceId });
+  if (record.resourceType === "attachment") return t("history.account", { account: accountName(record.resourceId, accounts) });
+  if (record.resourceType === "approval") return t("history.anApproval");
+  return t("history.theOperation");
 }
 
 /** /console/operations/:operationId/history: one entry per change, newest first (opened to its records), a version compared with the current one, a revert. */
@@ -67,41 +69,37 @@ export function HistoryPage({ operationId }: { operationId: string }) {
     });
   const operation = query.data;
   if (query.error) return <ProblemView refusal={toRefusal(query.error)} />;
-  if (!operation) return <p className="muted">Loading…</p>;
+  if (!operation) return <p className="muted">{t("common.loading")}</p>;
   const compared = /^\d+$/.test(view.compare) ? Number(view.compare) : null;
   const revertOf = (entry: ChangeEntry) => (entry.version === undefined ? undefined : revertedTo.get(entry.version));
   const columns: Column<ChangeEntry>[] = [
-    { header: "When", cell: (entry) => <time dateTime={entry.at}>{when(entry.at)}</time> },
-    { header: "Who", cell: (entry) => <ActorName actor={entry.actor} actorKeyId={entry.actorKeyId} /> },
+    { header: t("approvals.when"), cell: (entry) => <time dateTime={entry.at}>{when(entry.at)}</time> },
+    { header: t("history.who"), cell: (entry) => <ActorName actor={entry.actor} actorKeyId={entry.actorKeyId} /> },
     {
-      header: "What",
+      header: t("history.what"),
       wrap: true,
       cell: (entry) => {
         const [record] = entry.records;
-        return entry.records.length > 1 || revertOf(entry) !== undefined ? (
-          entrySummary(entry, revertOf(entry))
-        ) : (
-          <>
-            {ACTIONS[record.action]}: {subjectOf(record, accounts)}
-          </>
-        );
+        return entry.records.length > 1 || revertOf(entry) !== undefined
+          ? entrySummary(entry, revertOf(entry))
+          : t("history.record", { action: t(ACTIONS[record.action]), subject: subjectOf(record, accounts) });
       },
     },
     {
-      header: "Changes",
+      header: t("app.nav.changes"),
       wrap: true,
       cell: (entry) =>
         entry.records.length === 1 ? (
           <ChangeList changes={entry.records[0].changes} accounts={accounts} />
         ) : (
           <button type="button" aria-expanded={opened.has(entry.id)} onClick={() => toggle(entry)}>
-            {opened.has(entry.id) ? "Hide" : "Show"} the {entry.records.length} records
+            {t(opened.has(entry.id) ? "history.hideRecords" : "history.showRecords", { count: entry.records.length })}
           </button>
         ),
     },
-    { header: "Reason", wrap: true, cell: (entry) => entry.reason ?? <span className="muted">—</span> },
+    { header: t("orders.reason"), wrap: true, cell: (entry) => entry.reason ?? <span className="muted">—</span> },
     {
-      header: "Version",
+      header: t("field.version"),
       numeric: true,
       cell: (entry) =>
         entry.version === undefined ? (
@@ -112,11 +110,11 @@ export function HistoryPage({ operationId }: { operationId: string }) {
             {entry.version < operation.version && (
               <button
                 type="button"
-                aria-label={`Compare version ${entry.version} with the current one`}
+                aria-label={t("history.compareLabel", { version: entry.version })}
                 aria-pressed={compared === entry.version}
                 onClick={() => setView({ compare: String(entry.version) })}
               >
-                Compare
+                {t("history.compare")}
               </button>
             )}
           </span>
@@ -126,23 +124,20 @@ export function HistoryPage({ operationId }: { operationId: string }) {
   return (
     <section>
       <OperationHeader operation={operation} view="history" />
-      <h2>History</h2>
-      <p className="muted">
-        Every change to this Operation, its lines and its accounts, newest first: who, when and why, and what changed from what to what (a change of many lines
-        opens to them).
-      </p>
+      <h2>{t("ops.history")}</h2>
+      <p className="muted">{t("history.intro")}</p>
       {compared !== null && <Comparison key={compared} operation={operation} from={compared} onClose={() => setView({ compare: "" })} />}
-      <form className="filters" role="search" aria-label="Filter changes" onSubmit={(e) => e.preventDefault()}>
-        <SearchFilter label="Variant" value={view.variant} onChange={(variant) => setView({ variant }, { typing: true })} />
-        <ChoiceFilter label="Changes of" value={view.kind} choices={KINDS} onChange={(kind) => setView({ kind })} />
+      <form className="filters" role="search" aria-label={t("common.filters", { list: t("app.nav.changes") })} onSubmit={(e) => e.preventDefault()}>
+        <SearchFilter label={t("field.variantId")} value={view.variant} onChange={(variant) => setView({ variant }, { typing: true })} />
+        <ChoiceFilter label={t("history.changesOf")} value={view.kind} choices={kinds()} onChange={(kind) => setView({ kind })} />
       </form>
       <ProblemView refusal={list.error ? toRefusal(list.error) : null} />
       <ListTable
-        label="Changes"
+        label={t("app.nav.changes")}
         columns={columns}
         items={entries}
         rowKey={(entry) => entry.id}
-        empty="No change matches."
+        empty={t("history.noneMatches")}
         pending={list.isPending || (entries.length === 0 && list.hasNextPage)}
         detail={(entry) => (opened.has(entry.id) ? <EntryRecords entry={entry} accounts={accounts} /> : null)}
       />
@@ -155,13 +150,13 @@ export function HistoryPage({ operationId }: { operationId: string }) {
 function EntryRecords({ entry, accounts }: { entry: ChangeEntry; accounts: Names }) {
   const [shown, setShown] = useState(RECORDS_SHOWN);
   const columns: Column<ChangeRecord>[] = [
-    { header: "Record", cell: (record) => `${ACTIONS[record.action]}: ${subjectOf(record, accounts)}` },
-    { header: "Changes", wrap: true, cell: (record) => <ChangeList changes={record.changes} accounts={accounts} /> },
+    { header: t("history.recordHeader"), cell: (record) => t("history.record", { action: t(ACTIONS[record.action]), subject: subjectOf(record, accounts) }) },
+    { header: t("app.nav.changes"), wrap: true, cell: (record) => <ChangeList changes={record.changes} accounts={accounts} /> },
   ];
   return (
     <div className="entry-records">
       <ListTable
-        label={`Records of the change of ${when(entry.at)}`}
+        label={t("history.recordsOf", { at: when(entry.at) })}
         columns={columns}
         items={entry.records.slice(0, shown)}
         rowKey={(record) => record.id}
@@ -169,7 +164,7 @@ function EntryRecords({ entry, accounts }: { entry: ChangeEntry; accounts: Names
       />
       {entry.records.length > shown && (
         <button type="button" onClick={() => setShown((n) => n + RECORDS_SHOWN * 5)}>
-          Show more ({plural(entry.records.length - shown, "record")} not shown)
+          {t("history.showMore", { count: entry.records.length - shown })}
         </button>
       )}
     </div>
@@ -178,17 +173,18 @@ function EntryRecords({ entry, accounts }: { entry: ChangeEntry; accounts: Names
 
 // Measured like the lines grid's (each column never narrower than its widest value "50 → 5"); the names, read and
 // not edited here, are never cut ("Old name → New name" is their point) and take most of the room left.
-const DIFF_COLUMNS = [
-  { key: "variantExternalId", label: FIELD_LABELS.variantExternalId, grow: 1 },
-  { key: "change", label: "Change", grow: 0.8 },
-  { key: "variantName", label: FIELD_LABELS.variantName, grow: 4, whole: true },
-  { key: "minQuantity", label: FIELD_LABELS.minQuantity, numeric: true, grow: 0.5 },
-  { key: "maxQuantity", label: FIELD_LABELS.maxQuantity, numeric: true, grow: 0.5 },
-  { key: "recommendedQuantity", label: FIELD_LABELS.recommendedQuantity, short: "Rec.", numeric: true, grow: 0.5 },
-  { key: "quantityIncrement", label: FIELD_LABELS.quantityIncrement, numeric: true, grow: 0.5 },
-] as const;
-const DIFF_FIELDS = DIFF_COLUMNS.map((column) => column.key);
-const LINE_CHANGES = { added: "added since", removed: "removed since", changed: "changed since" } as const;
+const diffColumns = () =>
+  [
+    { key: "variantExternalId", label: fieldLabel("variantExternalId"), grow: 1 },
+    { key: "change", label: t("history.change"), grow: 0.8 },
+    { key: "variantName", label: fieldLabel("variantName"), grow: 4, whole: true },
+    { key: "minQuantity", label: fieldLabel("minQuantity"), numeric: true, grow: 0.5 },
+    { key: "maxQuantity", label: fieldLabel("maxQuantity"), numeric: true, grow: 0.5 },
+    { key: "recommendedQuantity", label: fieldLabel("recommendedQuantity"), short: t("field.recommendedQuantity.short"), numeric: true, grow: 0.5 },
+    { key: "quantityIncrement", label: fieldLabel("quantityIncrement"), numeric: true, grow: 0.5 },
+  ] as const;
+const DIFF_FIELDS = ["variantExternalId", "change", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"];
+const LINE_CHANGES = { added: "history.addedSince", removed: "history.removedSince", changed: "history.changedSince" } as const;
 
 /** A field of a line's difference as a cell: "50 → 5" (then → now), or its value then or now for a line removed or added since. */
 const cellOf = (change: FieldChange | undefined) =>
@@ -201,7 +197,7 @@ const diffCellsOf = (item: DiffItem): Cells => {
   const byField = new Map(item.changes.map((change) => [change.field, change]));
   return {
     variantExternalId: item.variantExternalId,
-    change: LINE_CHANGES[item.change],
+    change: t(LINE_CHANGES[item.change]),
     ...Object.fromEntries(DIFF_FIELDS.slice(2).map((field) => [field, cellOf(byField.get(field))])),
   };
 };
@@ -223,6 +219,7 @@ function Comparison({ operation, from, onClose }: { operation: Operation; from: 
   const [busy, setBusy] = useState(false);
   const reverted = useOperationReverted(operation.id);
   const accounts = useAccountNames(first?.accounts.map((account) => account.accountId) ?? []);
+  const columns = useInLanguage(diffColumns);
   // Read whole and nothing differs (just reverted to it, say): there is nothing to revert.
   const same = first !== undefined && !diff.hasNextPage && !first.operation.length && !first.accounts.length && !items.length;
   const canRevert = session.role === "OPERATOR" && operation.status === "DRAFT";
@@ -244,7 +241,7 @@ function Comparison({ operation, from, onClose }: { operation: Operation; from: 
       const done = await revertOperation(api, operation, from, false, reason);
       setChecking(null);
       await reverted();
-      setNote(`Reverted to version ${from}: it is now version ${done.version}.`);
+      setNote(t("history.reverted", { from, version: done.version }));
     } catch (error) {
       setChecking(null);
       setRefusal(toRefusal(error));
@@ -256,22 +253,18 @@ function Comparison({ operation, from, onClose }: { operation: Operation; from: 
   return (
     <section className="card comparison" aria-labelledby={headingId}>
       <div className="title-row">
-        <h3 id={headingId}>
-          Version {from} compared with the current one (version {operation.version})
-        </h3>
+        <h3 id={headingId}>{t("history.comparedTitle", { from, version: operation.version })}</h3>
         {canRevert && !same && (
           <button type="button" className="danger" onClick={() => void checkRevert()}>
-            Revert to this version
+            {t("history.revertToThis")}
           </button>
         )}
         <button type="button" onClick={onClose}>
-          Close
+          {t("common.close")}
         </button>
       </div>
-      {same && <p className="muted">Version {from} and the current version hold the same: there is nothing to revert.</p>}
-      {!canRevert && !same && session.role === "OPERATOR" && (
-        <p className="muted">Only a DRAFT Operation can be reverted: Back to draft first to revert it to this version.</p>
-      )}
+      {same && <p className="muted">{t("history.same", { from })}</p>}
+      {!canRevert && !same && session.role === "OPERATOR" && <p className="muted">{t("history.onlyDraft")}</p>}
       {note && (
         <p role="status" className="note">
           {note}
@@ -279,10 +272,10 @@ function Comparison({ operation, from, onClose }: { operation: Operation; from: 
       )}
       <ProblemView refusal={refusal ?? (diff.error ? toRefusal(diff.error) : null)} />
       {checking && (
-        <Dialog title={`Revert ${operation.code} to version ${from}?`} onClose={() => setChecking(null)}>
-          <p>A dry run says the revert would make one new version and change:</p>
+        <Dialog title={t("history.revertTitle", { code: operation.code, from })} onClose={() => setChecking(null)}>
+          <p>{t("history.dryRunSays")}</p>
           <RevertSummary counts={checking.counts} />
-          <p className="muted">Its status and schedule stay as they are. The revert is recorded in the history like any change, and can itself be reverted.</p>
+          <p className="muted">{t("history.revertKeeps")}</p>
           <form
             id="revert-form"
             onSubmit={(e) => {
@@ -290,53 +283,49 @@ function Comparison({ operation, from, onClose }: { operation: Operation; from: 
               void revert();
             }}
           >
-            <Field id="revert-reason" label="Reason" hint="Optional: kept in the history with the revert, as the reason of its changes.">
+            <Field id="revert-reason" label={t("orders.reason")} hint={t("history.reasonHint")}>
               {(control) => <input {...control} value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} />}
             </Field>
           </form>
           <div className="actions">
             <button type="button" onClick={() => setChecking(null)}>
-              Cancel
+              {t("common.cancel")}
             </button>
             <button type="submit" form="revert-form" className="danger" disabled={busy}>
-              Revert
+              {t("history.revert")}
             </button>
           </div>
         </Dialog>
       )}
       {first && (
         <div className="diff-summary">
-          <h4>The Operation</h4>
-          {first.operation.length ? <ChangeList changes={first.operation} /> : <p className="muted">Its fields are the same.</p>}
+          <h4>{t("history.theOperation")}</h4>
+          {first.operation.length ? <ChangeList changes={first.operation} /> : <p className="muted">{t("history.sameFields")}</p>}
           {first.accounts.length > 0 && (
             <>
-              <h4>Accounts</h4>
+              <h4>{t("app.nav.accounts")}</h4>
               <ul className="changes">
                 {first.accounts.map((account) => (
-                  <li key={account.accountId}>
-                    {accountName(account.accountId, accounts)} {account.change} since
-                  </li>
+                  <li key={account.accountId}>{t("history.accountSince", { account: accountName(account.accountId, accounts), change: account.change })}</li>
                 ))}
               </ul>
             </>
           )}
         </div>
       )}
-      <h4>Lines</h4>
+      <h4>{t("ops.lines")}</h4>
       <p className="muted" aria-live="polite">
-        {diff.isPending || diff.hasNextPage
-          ? `Loading… ${items.length} lines differ so far`
-          : `${items.length} line${items.length === 1 ? " differs" : "s differ"}`}
-        {" · each changed cell reads then → now"}
+        {t(diff.isPending || diff.hasNextPage ? "history.differSoFar" : "history.differ", { count: items.length })}
+        {` · ${t("history.thenNow")}`}
       </p>
       <DataGrid
-        label={`Lines that differ between version ${from} and now`}
-        columns={DIFF_COLUMNS}
+        label={t("history.diffLabel", { from })}
+        columns={columns}
         draft={draft}
         readOnly
         errorsOf={noErrors}
         help=""
-        empty="No line differs."
+        empty={t("history.noLineDiffers")}
         className="diff-grid"
         cellIdPrefix="diff-cell"
       />
@@ -347,18 +336,16 @@ function Comparison({ operation, from, onClose }: { operation: Operation; from: 
 /** What a revert changes (or would), in words. */
 function RevertSummary({ counts }: { counts: RevertCounts }) {
   const items = [
-    [counts.fields, "field of the Operation set back", "fields of the Operation set back"],
-    [counts.linesUpserted, "line set back or brought back", "lines set back or brought back"],
-    [counts.linesRemoved, "line added since, removed", "lines added since, removed"],
-    [counts.accountsAttached, "account attached again", "accounts attached again"],
-    [counts.accountsDetached, "account attached since, detached", "accounts attached since, detached"],
+    [counts.fields, "history.fieldsSetBack"],
+    [counts.linesUpserted, "history.linesSetBack"],
+    [counts.linesRemoved, "history.linesRemovedSince"],
+    [counts.accountsAttached, "history.accountsAttachedAgain"],
+    [counts.accountsDetached, "history.accountsDetachedSince"],
   ] as const;
   return (
-    <ul className="revert-counts" aria-label="What the revert changes">
-      {items.map(([count, one, many]) => (
-        <li key={one}>
-          <strong>{count}</strong> {count === 1 ? one : many}
-        </li>
+    <ul className="revert-counts" aria-label={t("history.revertChanges")}>
+      {items.map(([count, key]) => (
+        <li key={key}>{tx(key, { count: <strong>{formatNumber(count)}</strong>, n: count })}</li>
       ))}
     </ul>
   );

@@ -7,7 +7,6 @@ import { DataGrid, type DataGridHandle } from "../shared/grid/DataGrid";
 import { DiscardButton } from "../shared/grid/GridTools";
 import { useGridDraft } from "../shared/grid/hooks/useGridDraft";
 import { useBatchSave } from "../shared/grid/hooks/useBatchSave";
-import { plural } from "../shared/format";
 import { useUnsavedEdits } from "../shared/leaving";
 import { API_LIMITS } from "../shared/limits";
 import { queryKeys } from "../shared/queryKeys";
@@ -19,28 +18,29 @@ import { exportLinesCsv, fetchLinesOf, fetchOperation, putLines, useAllLines, ty
 import type { LineAccess } from "./lineAccess";
 import { LINES_SHEET } from "./linesSheet";
 import {
-  ALLOCATION_ONLY_COLUMNS,
   allocationOf,
+  allocationOnlyColumns,
   cellsOf,
   changesAllocation,
   changesLine,
-  COLUMNS,
+  columns,
   errorsOf,
   FIELDS,
   idOf,
   inputOf,
   refusedRows,
-  SORT_CHOICES,
+  sortChoices,
   storedLineOf,
   variantOf,
   type GridLine,
   type LineRow,
 } from "./lineRows";
+import { t, tx, useInLanguage, withLaterWords } from "../shared/i18n";
 import { useLiveLines } from "./live/useLiveLines";
 
 // A line's caps and the plan are loaded on their first use, outside the console's first load.
-const AccountCaps = lazy(() => import("./AccountCaps").then((module) => ({ default: module.AccountCaps })));
-const PlanAllocation = lazy(() => import("./PlanAllocation").then((module) => ({ default: module.PlanAllocation })));
+const AccountCaps = lazy(() => withLaterWords(import("./AccountCaps")).then((module) => ({ default: module.AccountCaps })));
+const PlanAllocation = lazy(() => withLaterWords(import("./PlanAllocation")).then((module) => ({ default: module.PlanAllocation })));
 
 export function LinesGrid({ operation, access, onSaved }: { operation: Operation; access: LineAccess; onSaved: () => void }) {
   const { api } = useSession();
@@ -67,7 +67,7 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
   conflictsSeen.current ||= draft.conflicts.length > 0;
 
   const readOnly = !access.lines && !access.allocations;
-  const columns = access.lines ? COLUMNS : ALLOCATION_ONLY_COLUMNS;
+  const shownColumns = useInLanguage(() => (access.lines ? columns() : allocationOnlyColumns()), access.lines);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const grid = useRef<DataGridHandle>(null);
   // The line whose accounts' caps are open, and whether the plan is.
@@ -97,10 +97,7 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
       }
     }
     if (!adopted) return null;
-    return (
-      `Not saved yet: ${adopted} new row${adopted === 1 ? " names a variant" : "s name variants"} the Operation already holds (outside the filter, or added since the page loaded). ` +
-      "Each now edits that line with only the cells you filled; check them (at the end of the grid), then Save again."
-    );
+    return t("lines.adopted", { count: adopted });
   };
 
   /** A chunk of rows: its pools and caps (checked against the version the page read), then its lines. */
@@ -132,8 +129,8 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
     labelOf: variantOf,
     describe: (counts) =>
       [
-        access.lines && `${counts.created} created, ${counts.updated} updated`,
-        (counts.allocated > 0 || !access.lines) && `${plural(counts.allocated, "line")} given a new pool or cap`,
+        access.lines && t("lines.savedCounts", { created: counts.created, updated: counts.updated }),
+        (counts.allocated > 0 || !access.lines) && t("lines.allocated", { count: counts.allocated }),
       ]
         .filter(Boolean)
         .join("; "),
@@ -156,7 +153,7 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
   /** Opens the accounts' caps of the active cell's line (a saved one). */
   const openCaps = () => {
     const line = grid.current?.activeRow()?.stored as GridLine | undefined;
-    setCapsNote(line ? null : "Account caps: choose a saved line in the grid first (its cell active), then Account caps.");
+    setCapsNote(line ? null : t("lines.capsChooseLine"));
     setCapsOf(line ?? null);
   };
 
@@ -171,63 +168,57 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
   return (
     <div className="lines">
       <div className="grid-bar">
-        <h2>Lines</h2>
-        <SortChoice value={sort} choices={SORT_CHOICES} onChange={setSort} />
+        <h2>{t("ops.lines")}</h2>
+        <SortChoice value={sort} choices={sortChoices()} onChange={setSort} />
         <label>
-          Search variant or name
+          {t("lines.search")}
           <input type="search" maxLength={200} value={search} onChange={(e) => setSearch(e.target.value)} aria-describedby="lines-search-hint" />
         </label>
         <span className="muted" aria-live="polite">
           {lines.isPending || lines.hasNextPage
-            ? `Loading… ${loaded}${filter ? "" : ` of ${operation.lineCount}`}`
-            : `${loaded} ${filter ? "matching " : ""}lines`}
-          {dirtyCount > 0 && ` · ${dirtyCount} unsaved`}
+            ? t(filter ? "lines.loadingSome" : "lines.loadingOf", { loaded, total: operation.lineCount })
+            : t(filter ? "lines.matching" : "lines.count", { count: loaded })}
+          {dirtyCount > 0 && ` · ${t("lines.unsaved", { count: dirtyCount })}`}
         </span>
         <span className="grid-actions">
           <button type="button" onClick={() => void exportCsv()}>
-            Export CSV
+            {t("common.exportCsv")}
           </button>
           {/* The sheet holds the line's own fields: an import edits them, so only where lines are editable. */}
           <GridExcelTools
             file={`lines-${operation.code}`}
             codec={LINES_SHEET}
-            grid={{ draft, handle: grid, columns: COLUMNS, errorsOf }}
+            grid={{ draft, handle: grid, columns: shownColumns, errorsOf }}
             readOnly={!access.lines}
             loading={lines.isPending || lines.hasNextPage}
             onNote={saving.setNote}
           />
           {access.allocations && (
             <>
-              <button
-                type="button"
-                ref={capsButton}
-                onClick={openCaps}
-                aria-expanded={capsOf !== null}
-                title="The accounts' own caps on the active cell's line"
-              >
-                Account caps
+              <button type="button" ref={capsButton} onClick={openCaps} aria-expanded={capsOf !== null} title={t("lines.capsTitle")}>
+                {t("lines.caps")}
               </button>
               <button type="button" onClick={() => setPlanning(true)}>
-                Plan allocation
+                {t("lines.plan")}
               </button>
             </>
           )}
           {access.lines && (
             <button type="button" onClick={() => grid.current?.addRow()}>
-              Add line
+              {t("lines.add")}
             </button>
           )}
           {/* Edits kept when the Operation left DRAFT meanwhile (a save refused midway) can still be dropped. */}
           {(!readOnly || dirtyCount > 0) && <DiscardButton draft={draft} saving={saving} dirtyCount={dirtyCount} undoable={!readOnly} />}
           {!readOnly && (
             <button type="button" className="primary" onClick={saving.save} disabled={saving.busy || dirtyCount === 0}>
-              Save
+              {t("common.save")}
             </button>
           )}
         </span>
       </div>
       <p id="lines-search-hint" className="muted help">
-        Filters as you type: a variant's code (or several, comma-separated) or a part of its name. Unsaved edits stay (and undo) whatever the search and sort.
+        {t("lines.searchHint")}
       </p>
       {access.note && (
         <p className="readonly-note" id="grid-readonly">
@@ -243,14 +234,14 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
       <ProblemView refusal={saving.refusal ?? refusal}>
         {versionRefused && (
           <>
-            <p>This Operation changed since the page read it (someone saved it, or changed its status). Reload reads it again; your unsaved edits stay.</p>
+            <p>{t("lines.versionChanged")}</p>
             <button
               type="button"
               onClick={() =>
                 void Promise.all([reloadLines(), queryClient.invalidateQueries({ queryKey: queryKeys.operation(operation.id) })]).then(saving.reset)
               }
             >
-              Reload
+              {t("ops.reload")}
             </button>
           </>
         )}
@@ -258,10 +249,11 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
       {conflictsSeen.current && live.Conflicts && (
         <live.Conflicts
           draft={draft}
-          columns={columns}
+          columns={shownColumns}
           labelOf={variantOf}
           onSaid={saving.setNote}
           onDone={() => grid.current?.focus()}
+          words={{ t, tx }}
           onShow={(row, field) => {
             const place = rows.findIndex((shown) => shown.id === row.id);
             if (place >= 0) grid.current?.moveTo(place, field, { focus: true });
@@ -270,14 +262,14 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
         />
       )}
       <ProblemView refusal={lines.error ? toRefusal(lines.error) : null} />
-      <Suspense fallback={<p className="muted">Loading…</p>}>
+      <Suspense fallback={<p className="muted">{t("common.loading")}</p>}>
         {capsOf && <AccountCaps key={capsOf.variantExternalId} operation={operation} line={capsOf} onClose={closeCaps} />}
         {planning && <PlanAllocation operation={operation} onClose={() => setPlanning(false)} />}
       </Suspense>
       <DataGrid
         ref={grid}
-        label={`Lines of ${operation.code}`}
-        columns={columns}
+        label={t("lines.of", { code: operation.code })}
+        columns={shownColumns}
         draft={draft}
         readOnly={readOnly}
         appendable={access.lines}
@@ -286,21 +278,9 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
         cellMarks={live.cellMarks}
         onActiveCell={live.onActiveCell}
         initialField={access.allocations && !access.lines ? "poolQuantity" : "minQuantity"}
-        help={
-          access.lines
-            ? "Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a variant already in the grid edits its row · new rows past the end become new lines · a new line's Pool and Per account are set once it is saved (empty: none)."
-            : "Arrow keys move · Enter edits Pool or Per account (empty: none) · Escape cancels · paste them from a spreadsheet (rows with a Variant column go to their lines)."
-        }
+        help={t(access.lines ? "lines.help" : "lines.helpAllocation")}
         onNote={saving.setNote}
-        empty={
-          lines.isPending
-            ? "Loading…"
-            : filter
-              ? "No line matches the search."
-              : !access.lines
-                ? "This Operation has no lines."
-                : "No lines yet: Add line, paste cells from a spreadsheet, or import a CSV."
-        }
+        empty={lines.isPending ? t("common.loading") : t(filter ? "lines.noneMatches" : !access.lines ? "lines.none" : "lines.noneYet")}
       />
     </div>
   );

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from "react";
 import { useUnsavedForm } from "../shared/leaving";
 import { FormActions } from "../shared/ui";
 import { useSaveOperation, type Operation } from "../api/operations";
+import { t } from "../shared/i18n";
 
 export const LOCALES = ["en", "fr", "de"] as const;
 
@@ -30,38 +31,38 @@ export function OperationForm({ operation, onDone }: { operation?: Operation; on
     save.mutate({ code, type, name, ...dates });
   };
   return (
-    <form className="card operation-form" onSubmit={submit} aria-label={operation ? "Edit Operation" : "New Operation"}>
+    <form className="card operation-form" onSubmit={submit} aria-label={t(operation ? "ops.edit" : "ops.new")}>
       <div className="fields">
         <label>
-          Code
+          {t("field.code")}
           <input required value={code} onChange={(e) => setCode(e.target.value)} />
         </label>
         <label>
-          Type
+          {t("field.type")}
           <select value={type} onChange={(e) => setType(e.target.value as Operation["type"])}>
             <option>PUBLIC</option>
             <option>PRIVATE</option>
           </select>
         </label>
         <label>
-          Start date
+          {t("field.startDate")}
           <input type="date" required value={startDate} onChange={(e) => setStartDate(e.target.value)} />
         </label>
         <label>
-          End date
+          {t("field.endDate")}
           <input type="date" required value={endDate} onChange={(e) => setEndDate(e.target.value)} />
         </label>
       </div>
       <fieldset className="locales">
-        <legend>Name, per locale</legend>
+        <legend>{t("ops.namePerLocale")}</legend>
         {Object.keys(names).map((locale) => (
           <label key={locale}>
-            Name ({locale})
+            {t("ops.nameIn", { locale })}
             <input lang={locale} value={names[locale]} onChange={(e) => setNames({ ...names, [locale]: e.target.value })} />
           </label>
         ))}
       </fieldset>
-      <FormActions submit={operation ? "Save changes" : "Create"} busy={save.isPending} onCancel={onDone} error={save.error} />
+      <FormActions submit={t(operation ? "common.saveChanges" : "common.create")} busy={save.isPending} onCancel={onDone} error={save.error} />
     </form>
   );
 }

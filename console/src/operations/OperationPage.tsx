@@ -23,11 +23,13 @@ import { lineAccess } from "./lineAccess";
 import { LinesGrid } from "./LinesGrid";
 import { LiveBar } from "./live/LiveBar";
 import { OperationForm } from "./OperationForm";
+import { day } from "../shared/format";
+import { t } from "../shared/i18n";
 
 const STATUS_BUTTONS = [
-  { label: "Activate", status: "ACTIVE" },
-  { label: "Deactivate", status: "INACTIVE" },
-  { label: "Back to draft", status: "DRAFT" },
+  { label: "ops.activate", status: "ACTIVE" },
+  { label: "ops.deactivate", status: "INACTIVE" },
+  { label: "ops.backToDraft", status: "DRAFT" },
 ] as const;
 
 /** The fields that differ between what the page showed and what the server now holds. */
@@ -39,32 +41,32 @@ export function OperationHeader({ operation, view }: { operation: Operation; vie
   return (
     <>
       <p className="crumbs">
-        <Link to="/console/operations">Operations</Link> /
+        <Link to="/console/operations">{t("app.nav.operations")}</Link> /
       </p>
       <div className="title-row">
         <h1>{operation.code}</h1>
         <span className={`badge ${operation.status.toLowerCase()}`}>{operation.status}</span>
         <span className="muted">
-          {nameOf(operation)} · {operation.type} · {operation.startDate.slice(0, 10)} → {operation.endDate.slice(0, 10)} · {operation.lineCount} lines · version{" "}
-          {operation.version}
+          {nameOf(operation)} · {operation.type} · {day(operation.startDate)} → {day(operation.endDate)} ·{" "}
+          {t("ops.facts", { lines: operation.lineCount, version: operation.version })}
         </span>
       </div>
       <LiveBar operation={operation} />
       {/* Totals and History are for OPERATOR keys (the API refuses them to an ACCOUNT key, which sees its own orders). */}
-      <nav className="views" aria-label="Operation views">
+      <nav className="views" aria-label={t("ops.views")}>
         <Link to={base} current={view === "lines"}>
-          Lines
+          {t("ops.lines")}
         </Link>
         <Link to={`${base}/orders`} current={view === "orders"}>
-          Orders
+          {t("ops.orders")}
         </Link>
         {operator && (
           <>
             <Link to={`${base}/totals`} current={view === "totals"}>
-              Totals
+              {t("ops.totals")}
             </Link>
             <Link to={`${base}/history`} current={view === "history"}>
-              History
+              {t("ops.history")}
             </Link>
           </>
         )}
@@ -116,12 +118,12 @@ export function OperationPage({ operationId }: { operationId: string }) {
   });
 
   if (query.error) return <ProblemView refusal={toRefusal(query.error)} />;
-  if (!operation) return <p className="muted">Loading…</p>;
+  if (!operation) return <p className="muted">{t("common.loading")}</p>;
   return (
     <section>
       <OperationHeader operation={operation} view="lines" />
       {operator && (
-        <div className="toolbar" role="toolbar" aria-label="Operation">
+        <div className="toolbar" role="toolbar" aria-label={t("ops.operation")}>
           {STATUS_BUTTONS.map((button) => (
             <button
               key={button.status}
@@ -129,51 +131,47 @@ export function OperationPage({ operationId }: { operationId: string }) {
               disabled={operation.status === button.status || changeStatus.isPending}
               onClick={() => (button.status === "INACTIVE" ? setDeactivating(true) : changeStatus.mutate(button.status))}
             >
-              {button.label}
+              {t(button.label)}
             </button>
           ))}
           <button type="button" onClick={() => setEditing((open) => !open)} aria-expanded={editing}>
-            Edit details
+            {t("ops.editDetails")}
           </button>
           <button type="button" className="danger" onClick={() => setDeleting(true)}>
-            Delete
+            {t("common.delete")}
           </button>
         </div>
       )}
       {deleting && (
         <ConfirmDialog
-          title={`Delete ${operation.code}?`}
-          confirm="Delete"
+          title={t("ops.deleteTitle", { code: operation.code })}
+          confirm={t("common.delete")}
           onConfirm={() => {
             setDeleting(false);
             remove.mutate();
           }}
           onClose={() => setDeleting(false)}
         >
-          <p>This cannot be undone.</p>
+          <p>{t("common.cannotUndo")}</p>
         </ConfirmDialog>
       )}
       {deactivating && (
         <ConfirmDialog
-          title={`Deactivate ${operation.code}?`}
-          confirm="Deactivate"
+          title={t("ops.deactivateTitle", { code: operation.code })}
+          confirm={t("ops.deactivate")}
           onConfirm={() => {
             setDeactivating(false);
             changeStatus.mutate("INACTIVE");
           }}
           onClose={() => setDeactivating(false)}
         >
-          <p>
-            {operation.status === "DRAFT"
-              ? "It is still a draft and has never been active: it becomes INACTIVE, and its lines can no longer be edited until it is back to draft."
-              : "Accounts can no longer order from it until it is activated again."}
-          </p>
+          <p>{t(operation.status === "DRAFT" ? "ops.deactivateDraft" : "ops.deactivateActive")}</p>
         </ConfirmDialog>
       )}
       {editing && <OperationForm operation={operation} onDone={() => setEditing(false)} />}
       {conflict && (
         <ProblemView refusal={conflict.refusal}>
-          <p>Changed since you loaded it: {conflict.changed.join(", ") || "nothing visible (only its version)"}.</p>
+          <p>{t("ops.changedSince", { fields: conflict.changed.join(", ") || t("ops.nothingVisible") })}</p>
           <button
             type="button"
             onClick={() => {
@@ -181,15 +179,15 @@ export function OperationPage({ operationId }: { operationId: string }) {
               setConflict(null);
             }}
           >
-            Reload
+            {t("ops.reload")}
           </button>
         </ProblemView>
       )}
       {linked && (
         <ProblemView refusal={linked}>
-          <p>It cannot be deleted while things refer to it; deactivating it keeps them and stops its use.</p>
+          <p>{t("ops.hasLinks")}</p>
           <button type="button" onClick={() => changeStatus.mutate("INACTIVE")}>
-            Set INACTIVE instead
+            {t("ops.setInactive")}
           </button>
         </ProblemView>
       )}
@@ -210,7 +208,7 @@ function LinesImport({ operationId }: { operationId: string }) {
     <CsvImport
       columns="variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity, quantityIncrement"
       send={(text, dryRun) => importLinesCsv(api, operationId, text, dryRun)}
-      describe={(result) => `${result.created} created, ${result.updated} updated, ${result.lineCount} lines after import`}
+      describe={(result) => t("ops.importOutcome", { created: result.created, updated: result.updated, lines: result.lineCount })}
       onApplied={() => {
         void queryClient.invalidateQueries({ queryKey: queryKeys.lines.of(operationId) });
         void refreshHeader();

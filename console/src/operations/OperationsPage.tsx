@@ -6,25 +6,28 @@ import { ChoiceFilter, Link, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
 import { nameOf, useOperationList, type Operation } from "../api/operations";
 import { OperationForm } from "./OperationForm";
+import { day, formatNumber } from "../shared/format";
+import { t } from "../shared/i18n";
 
 const STATUSES = ["DRAFT", "ACTIVE", "INACTIVE"] as const;
 const TYPES = ["PUBLIC", "PRIVATE"] as const;
-const SORTS = [
-  ["-createdAt", "Newest first"],
-  ["name", "Name"],
-  ["code", "Code"],
-  ["startDate", "Start date"],
-  ["-endDate", "End date, latest first"],
-  ["status", "Status"],
-] as const;
+const sorts = () =>
+  [
+    ["-createdAt", t("ops.sort.newest")],
+    ["name", t("field.name")],
+    ["code", t("field.code")],
+    ["startDate", t("field.startDate")],
+    ["-endDate", t("ops.sort.endLatest")],
+    ["status", t("field.status")],
+  ] as const;
 
-const COLUMNS: Column<Operation>[] = [
-  { header: "Code", cell: (operation) => <Link to={`/console/operations/${operation.id}`}>{operation.code}</Link> },
-  { header: "Name", cell: nameOf },
-  { header: "Type", cell: (operation) => operation.type },
-  { header: "Status", cell: (operation) => <span className={`badge ${operation.status.toLowerCase()}`}>{operation.status}</span> },
-  { header: "Dates", cell: (operation) => `${operation.startDate.slice(0, 10)} → ${operation.endDate.slice(0, 10)}` },
-  { header: "Lines", numeric: true, cell: (operation) => operation.lineCount },
+const columns = (): Column<Operation>[] => [
+  { header: t("field.code"), cell: (operation) => <Link to={`/console/operations/${operation.id}`}>{operation.code}</Link> },
+  { header: t("field.name"), cell: nameOf },
+  { header: t("field.type"), cell: (operation) => operation.type },
+  { header: t("field.status"), cell: (operation) => <span className={`badge ${operation.status.toLowerCase()}`}>{operation.status}</span> },
+  { header: t("ops.dates"), cell: (operation) => `${day(operation.startDate)} → ${day(operation.endDate)}` },
+  { header: t("ops.lines"), numeric: true, cell: (operation) => formatNumber(operation.lineCount) },
 ];
 
 export function OperationsPage() {
@@ -40,10 +43,10 @@ export function OperationsPage() {
   return (
     <section>
       <div className="title-row">
-        <h1>Operations</h1>
+        <h1>{t("app.nav.operations")}</h1>
         {session.role === "OPERATOR" && (
           <button type="button" className="primary" onClick={() => setCreating((open) => !open)} aria-expanded={creating}>
-            New Operation
+            {t("ops.new")}
           </button>
         )}
       </div>
@@ -56,18 +59,18 @@ export function OperationsPage() {
         />
       )}
       <PagedList
-        label="Operations"
+        label={t("app.nav.operations")}
         list={list}
-        columns={COLUMNS}
+        columns={columns()}
         rowKey={(operation) => operation.id}
-        empty="No Operation matches."
-        sorts={SORTS}
+        empty={t("ops.noneMatches")}
+        sorts={sorts()}
         sort={sort}
         onSort={setSort}
       >
-        <SearchFilter label="Name contains" value={name} onChange={setName} />
-        <ChoiceFilter label="Status" value={status} choices={STATUSES} onChange={setStatus} />
-        <ChoiceFilter label="Type" value={type} choices={TYPES} onChange={setType} />
+        <SearchFilter label={t("ops.nameContains")} value={name} onChange={setName} />
+        <ChoiceFilter label={t("field.status")} value={status} choices={STATUSES} onChange={setStatus} />
+        <ChoiceFilter label={t("field.type")} value={type} choices={TYPES} onChange={setType} />
       </PagedList>
     </section>
   );

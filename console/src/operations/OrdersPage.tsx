@@ -10,20 +10,22 @@ import { download } from "../shared/csv";
 import { ExcelExportButton } from "../shared/excel/ExcelTools";
 import { tableOfCsv } from "../shared/excel/sheet";
 import { Dialog } from "../shared/dialogs";
-import { plural, when } from "../shared/format";
+import { formatNumber, when } from "../shared/format";
 import { PagedList, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
 import { ChoiceFilter, DayRangeFilter, ProblemView, SearchFilter } from "../shared/ui";
 import { useViewParams } from "../shared/viewParams";
 import { OperationHeader } from "./OperationPage";
+import { t, tx } from "../shared/i18n";
 
-const SORTS = [
-  ["-placedAt", "Newest first"],
-  ["placedAt", "Oldest first"],
-  ["-amount", "Highest amount"],
-  ["amount", "Lowest amount"],
-  ["accountId", "Account"],
-] as const;
+const sorts = () =>
+  [
+    ["-placedAt", t("ops.sort.newest")],
+    ["placedAt", t("orders.sort.oldest")],
+    ["-amount", t("orders.sort.highest")],
+    ["amount", t("orders.sort.lowest")],
+    ["accountId", t("field.accountId")],
+  ] as const;
 const DEFAULTS = { status: "", account: "", from: "", to: "", variant: "", sort: "-placedAt" };
 /** The CSV's columns that hold numbers (ORDER_CSV_COLUMNS in src/checkout/schemas.ts): numbers in Excel too. */
 const NUMBER_COLUMNS = ["amount", "lineCount"];
@@ -44,31 +46,27 @@ export function OrdersPage({ operationId }: { operationId: string }) {
   const typing = { typing: true };
 
   if (operation.error) return <ProblemView refusal={toRefusal(operation.error)} />;
-  if (!operation.data) return <p className="muted">Loading…</p>;
+  if (!operation.data) return <p className="muted">{t("common.loading")}</p>;
   const { code, status } = operation.data;
   // An ACCOUNT key cancels only while the Operation is ACTIVE (and open: the API says so otherwise); an OPERATOR key always.
   const mayCancel = session.role === "OPERATOR" || status === "ACTIVE";
 
   const columns: Column<Order>[] = [
-    { header: "Placed", cell: (order) => <time dateTime={order.placedAt}>{when(order.placedAt)}</time> },
-    { header: "Account", cell: (order) => accountName(order.accountId, names) },
-    { header: "Status", cell: (order) => <span className={`badge ${order.status.toLowerCase()}`}>{order.status}</span> },
-    { header: "Amount", numeric: true, cell: (order) => <Money amount={order.total} /> },
-    { header: "Lines", numeric: true, cell: (order) => order.lines.length },
-    { header: "Store", cell: (order) => order.storeId ?? <span className="muted">—</span> },
+    { header: t("orders.placed"), cell: (order) => <time dateTime={order.placedAt}>{when(order.placedAt)}</time> },
+    { header: t("field.accountId"), cell: (order) => accountName(order.accountId, names) },
+    { header: t("field.status"), cell: (order) => <span className={`badge ${order.status.toLowerCase()}`}>{order.status}</span> },
+    { header: t("totals.amount"), numeric: true, cell: (order) => <Money amount={order.total} /> },
+    { header: t("ops.lines"), numeric: true, cell: (order) => formatNumber(order.lines.length) },
+    { header: t("field.storeId"), cell: (order) => order.storeId ?? <span className="muted">—</span> },
     {
-      header: "Cancelled",
+      header: t("totals.cancelled"),
       wrap: true,
       cell: (order) =>
         order.cancelledAt ? (
           <>
-            {when(order.cancelledAt)}
-            {order.cancelledBy && (
-              <>
-                {" by "}
-                <ActorName actor={order.cancelledBy} />
-              </>
-            )}
+            {order.cancelledBy
+              ? tx("orders.cancelledBy", { at: when(order.cancelledAt), who: <ActorName actor={order.cancelledBy} /> })
+              : when(order.cancelledAt)}
             {order.cancelReason && `: ${order.cancelReason}`}
           </>
         ) : (
@@ -76,7 +74,7 @@ export function OrdersPage({ operationId }: { operationId: string }) {
         ),
     },
     {
-      header: <span className="sr-only">Actions</span>,
+      header: <span className="sr-only">{t("orders.actions")}</span>,
       cell: (order) =>
         order.status === "PLACED" && mayCancel ? (
           <button
@@ -86,7 +84,7 @@ export function OrdersPage({ operationId }: { operationId: string }) {
               setCancelling(order);
             }}
           >
-            Cancel order
+            {t("orders.cancel")}
           </button>
         ) : null,
     },
@@ -105,13 +103,13 @@ export function OrdersPage({ operationId }: { operationId: string }) {
     <section>
       <OperationHeader operation={operation.data} view="orders" />
       <div className="title-row">
-        <h2>Orders</h2>
+        <h2>{t("ops.orders")}</h2>
         <button type="button" onClick={() => void exportCsv()}>
-          Export CSV
+          {t("common.exportCsv")}
         </button>
         <ExcelExportButton
           file={`orders-${code}.xlsx`}
-          sheet="Orders"
+          sheet={t("excel.sheetOrders")}
           table={async () => tableOfCsv(await exportOrdersCsv(api, operationId, filters), NUMBER_COLUMNS)}
           onDone={(said) => {
             setRefusal(null);
@@ -127,18 +125,18 @@ export function OrdersPage({ operationId }: { operationId: string }) {
       )}
       <ProblemView refusal={refusal} />
       <PagedList
-        label={`Orders of ${code}`}
+        label={t("orders.of", { code })}
         list={list}
         columns={columns}
         rowKey={(order) => order.id}
-        empty="No order matches."
-        sorts={SORTS}
+        empty={t("orders.noneMatches")}
+        sorts={sorts()}
         sort={filters.sort}
         onSort={(sort) => setFilters({ sort })}
       >
-        <ChoiceFilter label="Status" value={filters.status} choices={["PLACED", "CANCELLED"]} onChange={(status) => setFilters({ status })} />
-        <SearchFilter label="Account id" value={filters.account} onChange={(account) => setFilters({ account }, typing)} />
-        <SearchFilter label="Variant" value={filters.variant} onChange={(variant) => setFilters({ variant }, typing)} />
+        <ChoiceFilter label={t("field.status")} value={filters.status} choices={["PLACED", "CANCELLED"]} onChange={(status) => setFilters({ status })} />
+        <SearchFilter label={t("orders.accountId")} value={filters.account} onChange={(account) => setFilters({ account }, typing)} />
+        <SearchFilter label={t("field.variantId")} value={filters.variant} onChange={(variant) => setFilters({ variant }, typing)} />
         <DayRangeFilter from={filters.from} to={filters.to} onChange={setFilters} />
       </PagedList>
       {cancelling && (
@@ -148,7 +146,7 @@ export function OrdersPage({ operationId }: { operationId: string }) {
           onClose={() => setCancelling(null)}
           onCancelled={(order) => {
             setCancelling(null);
-            setNote(`Cancelled the order of ${accountName(order.accountId, names)} placed ${when(order.placedAt)}: its amount and quantities left the totals.`);
+            setNote(t("orders.cancelled", { account: accountName(order.accountId, names), at: when(order.placedAt) }));
           }}
         />
       )}
@@ -171,7 +169,7 @@ function CancelOrderDialog({
   const [reason, setReason] = useState("");
   const cancel = useCancelOrder(order.operationId, onCancelled);
   return (
-    <Dialog title={`Cancel the order of ${account}?`} onClose={onClose}>
+    <Dialog title={t("orders.cancelTitle", { account })} onClose={onClose}>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -179,10 +177,10 @@ function CancelOrderDialog({
         }}
       >
         <p>
-          {when(order.placedAt)} · <Money amount={order.total} /> · {plural(order.lines.length, "line")}. It stays listed, as CANCELLED, and leaves every total.
+          {when(order.placedAt)} · <Money amount={order.total} /> · {t("orders.cancelFacts", { count: order.lines.length })}
         </p>
         <label className="field">
-          Reason
+          {t("orders.reason")}
           <input
             type="text"
             autoFocus
@@ -193,15 +191,15 @@ function CancelOrderDialog({
           />
         </label>
         <p id="cancel-reason-hint" className="muted help">
-          Why, in a sentence (kept with the order, up to {MAX_REASON} characters).
+          {t("orders.reasonHint", { max: MAX_REASON })}
         </p>
         <ProblemView refusal={cancel.error ? toRefusal(cancel.error) : null} />
         <div className="actions">
           <button type="button" onClick={onClose}>
-            Keep it
+            {t("orders.keep")}
           </button>
           <button type="submit" className="danger" disabled={cancel.isPending || !reason.trim()}>
-            Cancel the order
+            {t("orders.cancelIt")}
           </button>
         </div>
       </form>

@@ -8,19 +8,21 @@ import { capKey, figure, orderedByAccount, orderedText } from "../labels/allocat
 import { accountName } from "../labels/people";
 import { useSession } from "../shared/context";
 import { Dialog } from "../shared/dialogs";
-import { plural } from "../shared/format";
 import { ChunkRefused, describePartialSave } from "../shared/grid/models/chunkedSave";
 import { ListTable } from "../shared/PagedList";
 import { queryKeys } from "../shared/queryKeys";
 import { toRefusal, type Refusal } from "../shared/session";
 import { Field, FirstOf, ProblemView, SearchFilter, StatusNote, useDebounced } from "../shared/ui";
 import { saveCaps } from "./capsSave";
+import { t } from "../shared/i18n";
 
 /** The plan's methods, as the API names them and in words. */
 const METHODS = [
-  ["equal", "Equal shares"],
-  ["proportional", "In proportion to what each ordered in an earlier Operation"],
+  ["equal", "plan.equal"],
+  ["proportional", "plan.proportional"],
 ] as const;
+/** What the progress bar says it is doing, by step. */
+const STEPS = { Planning: "plan.planning", Checking: "plan.checking", Saving: "plan.saving" } as const;
 
 /** Rows of the preview shown at once (the filter finds the others). */
 const PREVIEW_ROWS = 100;
@@ -98,7 +100,7 @@ export function PlanAllocation({ operation, onClose }: { operation: Operation; o
     event.preventDefault();
     setRefusal(null);
     setOutcome(null);
-    if (byEarlier && !earlier.data) return setOutcome(code.trim() ? `No Operation has the code ${code.trim()}.` : "Type the code of the earlier Operation.");
+    if (byEarlier && !earlier.data) return setOutcome(code.trim() ? t("changes.noCode", { code: code.trim() }) : t("plan.typeCode"));
     const lines = variants
       .split(",")
       .map((variant) => variant.trim())
@@ -136,7 +138,7 @@ export function PlanAllocation({ operation, onClose }: { operation: Operation; o
         },
         onProgress: (done, total, dryRun) => setProgress({ done, total, what: dryRun ? "Checking" : "Saving" }),
       });
-      setSaved(`Saved: ${figure(counts.set)} caps set, ${figure(counts.removed)} removed, ${figure(counts.unchanged)} as they were.`);
+      setSaved(t("plan.saved", { set: counts.set, removed: counts.removed, unchanged: counts.unchanged }));
       setPreview(null);
       await Promise.all(
         [queryKeys.allocations.of(operation.id), queryKeys.operation(operation.id)].map((queryKey) => queryClient.invalidateQueries({ queryKey })),
@@ -148,7 +150,7 @@ export function PlanAllocation({ operation, onClose }: { operation: Operation; o
       setOutcome(
         error.saved.length
           ? describePartialSave(error, caps.length, "caps", (cap: PlannedCap) => `${cap.variantExternalId} · ${cap.accountId}`)
-          : "Nothing was saved: the check refused the plan.",
+          : t("plan.nothingSaved"),
       );
     } finally {
       setProgress(null);
@@ -159,16 +161,13 @@ export function PlanAllocation({ operation, onClose }: { operation: Operation; o
   const accountCount = new Set(preview?.map((row) => row.accountId)).size;
 
   return (
-    <Dialog title="Plan allocation" onClose={() => !busy && onClose()}>
+    <Dialog title={t("lines.plan")} onClose={() => !busy && onClose()}>
       <div className="plan">
         {!preview && !saved && (
-          <form onSubmit={plan} aria-label="The plan">
-            <p className="muted">
-              Splits each pool among accounts as caps of their own: each keeps what it already ordered, the rest is shared in whole packs. Nothing is saved
-              until you see the caps and save them.
-            </p>
+          <form onSubmit={plan} aria-label={t("plan.thePlan")}>
+            <p className="muted">{t("plan.intro")}</p>
             <fieldset>
-              <legend>Method</legend>
+              <legend>{t("plan.method")}</legend>
               {METHODS.map(([value, label]) => (
                 <label key={value} className="check">
                   <input
@@ -178,12 +177,12 @@ export function PlanAllocation({ operation, onClose }: { operation: Operation; o
                     checked={method === value}
                     onChange={() => setMethod(value)}
                   />
-                  {label}
+                  {t(label)}
                 </label>
               ))}
             </fieldset>
             <fieldset>
-              <legend>Among</legend>
+              <legend>{t("plan.among")}</legend>
               <label className="check">
                 <input
                   type="radio"
@@ -193,42 +192,42 @@ export function PlanAllocation({ operation, onClose }: { operation: Operation; o
                   onChange={() => setAmong("attached")}
                   aria-describedby="plan-attached-hint"
                 />
-                The accounts attached to {operation.code}
+                {t("plan.attached", { code: operation.code })}
               </label>
               <span id="plan-attached-hint" className="muted hint">
-                {attachedOffered ? "Equal shares only." : "A PUBLIC Operation has no attached accounts."}
+                {t(attachedOffered ? "plan.equalOnly" : "plan.noAttached")}
               </span>
               <label className="check">
                 <input type="radio" name="among" checked={byEarlier} onChange={() => setAmong("earlier")} />
-                The accounts that ordered in an earlier Operation
+                {t("plan.earlierAccounts")}
               </label>
             </fieldset>
             {byEarlier && (
               <Field
                 id="plan-earlier"
-                label="Earlier Operation's code"
+                label={t("plan.earlierCode")}
                 hint={
                   code.trim()
                     ? earlier.data
                       ? `${earlier.data.code}: ${nameOf(earlier.data)}`
                       : earlier.isFetching
                         ? "…"
-                        : "No Operation has this code"
-                    : "Its code, as its page shows it."
+                        : t("plan.noSuchCode")
+                    : t("plan.codeHint")
                 }
               >
                 {(control) => <input {...control} value={code} onChange={(e) => setCode(e.target.value)} autoComplete="off" />}
               </Field>
             )}
-            <Field id="plan-lines" label="Lines" hint="Variant codes, comma-separated; empty: every line with a pool.">
+            <Field id="plan-lines" label={t("ops.lines")} hint={t("plan.linesHint")}>
               {(control) => <input {...control} value={variants} onChange={(e) => setVariants(e.target.value)} />}
             </Field>
             <div className="actions">
               <button type="button" onClick={onClose} disabled={busy}>
-                Cancel
+                {t("common.cancel")}
               </button>
               <button type="submit" className="primary" disabled={busy}>
-                Preview the caps
+                {t("plan.preview")}
               </button>
             </div>
           </form>
@@ -236,43 +235,31 @@ export function PlanAllocation({ operation, onClose }: { operation: Operation; o
         {preview && (
           <section aria-labelledby="plan-preview-heading">
             <h3 id="plan-preview-heading" tabIndex={-1} ref={startHere}>
-              {preview.length
-                ? `${plural(preview.length, "cap")} for ${plural(lineCount, "line")} and ${plural(accountCount, "account")}`
-                : "The plan has no cap"}
+              {preview.length ? t("plan.capsFor", { caps: preview.length, lines: lineCount, accounts: accountCount }) : t("plan.noCap")}
             </h3>
-            <p className="muted">
-              {preview.length
-                ? "Nothing is saved yet. Each account's cap becomes its own on the line (over the line's Per account); what it ordered stays within it."
-                : "No line planned has a pool, or there is no account to share among."}
-            </p>
+            <p className="muted">{t(preview.length ? "plan.notSavedYet" : "plan.nothingToShare")}</p>
             {preview.length > PREVIEW_ROWS && (
-              <form className="filters" role="search" aria-label="Filter the caps" onSubmit={(e) => e.preventDefault()}>
-                <SearchFilter label="Line or account contains" value={filter} onChange={setFilter} />
-                <span className="muted">
-                  The first {shown.length} shown of {figure(preview.length)}.
-                </span>
+              <form className="filters" role="search" aria-label={t("plan.filterCaps")} onSubmit={(e) => e.preventDefault()}>
+                <SearchFilter label={t("plan.lineOrAccount")} value={filter} onChange={setFilter} />
+                <span className="muted">{t("plan.firstShown", { shown: shown.length, total: preview.length })}</span>
               </form>
             )}
             {preview.length > 0 && (
               <ListTable<PreviewRow>
-                label="Planned caps"
+                label={t("plan.planned")}
                 items={shown}
                 rowKey={capKey}
-                empty="No cap matches."
+                empty={t("plan.noneMatches")}
                 columns={[
-                  { header: "Line", cell: (row) => row.variantExternalId },
-                  { header: "Account", cell: (row) => named(row.accountId) },
-                  { header: "Cap", numeric: true, cell: (row) => figure(row.maxQuantity) },
-                  { header: "Cap now", numeric: true, cell: (row) => (row.now === null ? "none of its own" : figure(row.now)) },
-                  { header: "Ordered", numeric: true, cell: (row) => orderedText(row.ordered) },
+                  { header: t("plan.line"), cell: (row) => row.variantExternalId },
+                  { header: t("field.accountId"), cell: (row) => named(row.accountId) },
+                  { header: t("caps.cap"), numeric: true, cell: (row) => figure(row.maxQuantity) },
+                  { header: t("plan.capNow"), numeric: true, cell: (row) => (row.now === null ? t("plan.noneOfItsOwn") : figure(row.now)) },
+                  { header: t("field.orderedQuantity"), numeric: true, cell: (row) => orderedText(row.ordered) },
                 ]}
               />
             )}
-            {shown.some((row) => !row.ordered.exact) && (
-              <p className="muted help">
-                "At most": the API lists what an account ordered of a line only once it has a cap of its own; the plan keeps it within the cap either way.
-              </p>
-            )}
+            {shown.some((row) => !row.ordered.exact) && <p className="muted help">{t("plan.atMostHelp")}</p>}
             <div className="actions">
               <button
                 type="button"
@@ -284,11 +271,11 @@ export function PlanAllocation({ operation, onClose }: { operation: Operation; o
                 }}
                 disabled={busy}
               >
-                Change the plan
+                {t("plan.change")}
               </button>
               {preview.length > 0 && (
                 <button type="button" className="primary" onClick={() => void save()} disabled={busy}>
-                  Save {plural(preview.length, "cap")}
+                  {t("plan.save", { count: preview.length })}
                 </button>
               )}
             </div>
@@ -296,11 +283,11 @@ export function PlanAllocation({ operation, onClose }: { operation: Operation; o
         )}
         {progress && (
           <div className="plan-progress">
-            <progress aria-label={`${progress.what} caps`} value={progress.total ? progress.done : undefined} max={progress.total || undefined} />
+            <progress aria-label={t(STEPS[progress.what])} value={progress.total ? progress.done : undefined} max={progress.total || undefined} />
             <span role="status">
               {progress.what === "Planning"
-                ? `Planning… ${figure(progress.done)} caps so far`
-                : `${progress.what} ${figure(progress.done)} of ${figure(progress.total)} caps…`}
+                ? t("plan.planningSoFar", { done: progress.done })
+                : t("plan.progress", { step: progress.what, done: progress.done, total: progress.total })}
             </span>
           </div>
         )}
@@ -310,7 +297,7 @@ export function PlanAllocation({ operation, onClose }: { operation: Operation; o
           <div className="actions">
             <StatusNote>{saved}</StatusNote>
             <button type="button" className="primary" onClick={onClose} ref={startHere}>
-              Close
+              {t("common.close")}
             </button>
           </div>
         )}

@@ -7,13 +7,14 @@ import { accountName } from "../labels/people";
 import { refusalCount, refusalPieces, refusalsOf } from "../labels/refusals";
 import { belowRecommendedFirst, lineProgress, totalsFigures } from "../labels/totals";
 import { useSession } from "../shared/context";
-import { plural, when } from "../shared/format";
+import { formatNumber, when } from "../shared/format";
 import { ListTable, LoadMore, PagedList, type Column } from "../shared/PagedList";
 import { toRefusal } from "../shared/session";
 import { Link, ProblemView } from "../shared/ui";
 import { DailyChart } from "./DailyChart";
 import "./totals.css";
 import { OperationHeader } from "./OperationPage";
+import { t, tx } from "../shared/i18n";
 
 /**
  * An Operation while it runs: its figures (read first, one request), who was refused and why, how
@@ -25,9 +26,9 @@ export function TotalsPage({ operationId }: { operationId: string }) {
   const operation = useOperation(operationId);
   // Asked beside the Operation, not after it: the figures are what the page shows first.
   useOperationTotals(operationId, { enabled: session.role === "OPERATOR" });
-  if (session.role !== "OPERATOR") return <p className="muted">An Operation's totals are for OPERATOR keys: an ACCOUNT key sees its own orders.</p>;
+  if (session.role !== "OPERATOR") return <p className="muted">{t("totals.operatorOnly")}</p>;
   if (operation.error) return <ProblemView refusal={toRefusal(operation.error)} />;
-  if (!operation.data) return <p className="muted">Loading…</p>;
+  if (!operation.data) return <p className="muted">{t("common.loading")}</p>;
   return (
     <section className="totals">
       <OperationHeader operation={operation.data} view="totals" />
@@ -44,11 +45,11 @@ function Figures({ operationId }: { operationId: string }) {
   const totals = useOperationTotals(operationId);
   const currency = useCurrency();
   if (totals.error) return <ProblemView refusal={toRefusal(totals.error)} />;
-  if (!totals.data) return <p className="muted">Loading the figures…</p>;
+  if (!totals.data) return <p className="muted">{t("totals.loadingFigures")}</p>;
   return (
     <>
-      <h2 className="sr-only">Figures</h2>
-      <dl className="figures" aria-label="Figures">
+      <h2 className="sr-only">{t("totals.figures")}</h2>
+      <dl className="figures" aria-label={t("totals.figures")}>
         {totalsFigures(totals.data, (amount) => formatMoney(amount, currency)).map(({ label, value }) => (
           <div key={label}>
             <dt>{label}</dt>
@@ -56,7 +57,7 @@ function Figures({ operationId }: { operationId: string }) {
           </div>
         ))}
       </dl>
-      <p className="muted">As of {when(totals.data.asOf)} (UTC).</p>
+      <p className="muted">{t("totals.asOf", { at: when(totals.data.asOf) })}</p>
     </>
   );
 }
@@ -70,13 +71,13 @@ function Refusals({ operationId }: { operationId: string }) {
   const money = (amount: number) => formatMoney(amount, currency);
   return (
     <section aria-labelledby="refusals-title">
-      <h2 id="refusals-title">Refusals</h2>
-      {totals.data && <p className="muted">In all: {refusalCount(totals.data.refusals)}. The newest first:</p>}
+      <h2 id="refusals-title">{t("totals.refusals")}</h2>
+      {totals.data && <p className="muted">{t("totals.inAll", { count: refusalCount(totals.data.refusals) })}</p>}
       <ProblemView refusal={events.error ? toRefusal(events.error) : null} />
       {events.isPending ? (
-        <p className="muted">Loading…</p>
+        <p className="muted">{t("common.loading")}</p>
       ) : items.length === 0 ? (
-        <p className="muted">No order was refused.</p>
+        <p className="muted">{t("totals.noRefusal")}</p>
       ) : (
         <ul className="refusals">
           {items.map(({ event, refusal }, i) => (
@@ -88,13 +89,11 @@ function Refusals({ operationId }: { operationId: string }) {
                   piece
                 ) : "rule" in piece ? (
                   // biome-ignore lint/suspicious/noArrayIndexKey: a sentence's pieces, in order.
-                  <span key={j}>
-                    the rule <RuleName id={piece.rule} />
-                  </span>
+                  <span key={j}>{tx("totals.theRule", { scope: <RuleName id={piece.rule} /> })}</span>
                 ) : (
                   // biome-ignore lint/suspicious/noArrayIndexKey: a sentence's pieces, in order.
                   <Link key={j} to="/console/quota-rules">
-                    the tenant default
+                    {t("totals.theDefault")}
                   </Link>
                 ),
               )}
@@ -102,7 +101,7 @@ function Refusals({ operationId }: { operationId: string }) {
           ))}
         </ul>
       )}
-      <LoadMore list={events} label="Show older" />
+      <LoadMore list={events} label={t("totals.showOlder")} />
     </section>
   );
 }
@@ -111,40 +110,42 @@ function LinesProgress({ operationId, lineCount }: { operationId: string; lineCo
   const lines = useLinesByOrdered(operationId);
   const shown = belowRecommendedFirst((lines.data?.pages ?? []).flatMap((page) => page.items));
   const columns: Column<Line>[] = [
-    { header: "Variant", cell: (line) => line.variantExternalId },
-    { header: "Ordered", numeric: true, cell: (line) => line.orderedQuantity ?? 0 },
-    { header: "Recommended", numeric: true, cell: (line) => line.recommendedQuantity ?? <span className="muted">—</span> },
+    { header: t("field.variantExternalId"), cell: (line) => line.variantExternalId },
+    { header: t("lines.ordered"), numeric: true, cell: (line) => formatNumber(line.orderedQuantity ?? 0) },
     {
-      header: "Progress",
+      header: t("field.recommendedQuantity"),
+      numeric: true,
+      cell: (line) => (line.recommendedQuantity === null ? <span className="muted">—</span> : formatNumber(line.recommendedQuantity)),
+    },
+    {
+      header: t("accounts.progress"),
       cell: (line) =>
         line.recommendedQuantity === null ? (
-          <span className="muted">no recommendation</span>
+          <span className="muted">{t("totals.noRecommendation")}</span>
         ) : (
           <span className="progress">
             <meter
               min={0}
               max={Math.max(1, line.recommendedQuantity)}
               value={line.orderedQuantity ?? 0}
-              aria-label={`${line.variantExternalId}: ordered of recommended`}
+              aria-label={t("totals.meter", { variant: line.variantExternalId })}
             />
-            {lineProgress(line) === "below" ? `${line.recommendedQuantity - (line.orderedQuantity ?? 0)} short` : "reached"}
+            {lineProgress(line) === "below" ? t("totals.short", { count: line.recommendedQuantity - (line.orderedQuantity ?? 0) }) : t("totals.reached")}
           </span>
         ),
     },
   ];
   return (
     <section aria-labelledby="lines-progress-title">
-      <h2 id="lines-progress-title">Ordered and recommended, per line</h2>
-      <p className="muted">
-        The least ordered lines first ({plural(shown.length, "line")} of {lineCount}), those below their recommended quantity at the top.
-      </p>
+      <h2 id="lines-progress-title">{t("totals.perLine")}</h2>
+      <p className="muted">{t("totals.perLineHint", { shown: shown.length, total: lineCount })}</p>
       <ProblemView refusal={lines.error ? toRefusal(lines.error) : null} />
       <ListTable
-        label="Ordered and recommended, per line"
+        label={t("totals.perLine")}
         columns={columns}
         items={shown}
         rowKey={(line) => line.variantExternalId}
-        empty="This Operation has no lines."
+        empty={t("lines.none")}
         pending={lines.isPending}
         rowClass={(line) => (lineProgress(line) === "below" ? "below" : undefined)}
       />
@@ -156,21 +157,15 @@ function LinesProgress({ operationId, lineCount }: { operationId: string; lineCo
 function NotOrdered({ operationId }: { operationId: string }) {
   const list = useAccountsNotOrdered(operationId);
   const columns: Column<AccountTotals>[] = [
-    { header: "Account", cell: (account) => (account.accountName ? `${account.accountName}, ${account.accountId}` : account.accountId) },
-    { header: "Attached", cell: (account) => (account.attached ? "yes" : "no") },
-    { header: "Refused", numeric: true, cell: (account) => account.refusals.quota + account.refusals.allocation },
-    { header: "Cancelled", numeric: true, cell: (account) => account.cancelled },
+    { header: t("field.accountId"), cell: (account) => (account.accountName ? `${account.accountName}, ${account.accountId}` : account.accountId) },
+    { header: t("totals.attached"), cell: (account) => t(account.attached ? "common.yes" : "common.no") },
+    { header: t("totals.refused"), numeric: true, cell: (account) => formatNumber(account.refusals.quota + account.refusals.allocation) },
+    { header: t("totals.cancelled"), numeric: true, cell: (account) => formatNumber(account.cancelled) },
   ];
   return (
     <section aria-labelledby="not-ordered-title">
-      <h2 id="not-ordered-title">Accounts that have not ordered</h2>
-      <PagedList
-        label="Accounts that have not ordered"
-        list={list}
-        columns={columns}
-        rowKey={(account) => account.accountId}
-        empty="Every account has ordered."
-      />
+      <h2 id="not-ordered-title">{t("totals.notOrdered")}</h2>
+      <PagedList label={t("totals.notOrdered")} list={list} columns={columns} rowKey={(account) => account.accountId} empty={t("totals.allOrdered")} />
     </section>
   );
 }
@@ -179,9 +174,9 @@ function Daily({ operationId }: { operationId: string }) {
   const daily = useDailyTotals(operationId);
   return (
     <section aria-labelledby="daily-title">
-      <h2 id="daily-title">Orders and refusals per day</h2>
+      <h2 id="daily-title">{t("totals.perDay")}</h2>
       <ProblemView refusal={daily.error ? toRefusal(daily.error) : null} />
-      {daily.data ? <DailyChart days={daily.data.items} /> : <p className="muted">Loading…</p>}
+      {daily.data ? <DailyChart days={daily.data.items} /> : <p className="muted">{t("common.loading")}</p>}
     </section>
   );
 }

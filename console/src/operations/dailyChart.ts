@@ -1,4 +1,5 @@
-import { plural } from "../shared/format";
+import { day } from "../shared/format";
+import { t } from "../shared/i18n";
 
 /** The geometry of the orders-and-refusals chart, per day, in the chart's own units (its viewBox). */
 
@@ -45,12 +46,9 @@ export function dailyBars(days: readonly Day[], width: number, height: number): 
 
 /** The chart in a sentence (its accessible name): the span, the totals and the busiest day. */
 export function dailySummary(days: readonly Day[]): string {
-  if (!days.length) return "No day to show.";
+  if (!days.length) return t("totals.noDay");
   const orders = days.reduce((sum, day) => sum + day.orders, 0);
   const refusals = days.reduce((sum, day) => sum + day.refusals.quota + day.refusals.allocation, 0);
   const busiest = days.reduce((best, day) => (day.orders > best.orders ? day : best), days[0]);
-  return (
-    `Orders and refusals per day from ${days[0].day} to ${days.at(-1)!.day}: ${plural(orders, "order")}, ${plural(refusals, "refusal")}` +
-    (orders ? `; the most orders on ${busiest.day} (${busiest.orders}).` : ".")
-  );
+  return t("totals.chartSummary", { from: day(days[0].day), to: day(days.at(-1)!.day), orders, refusals, busiest: day(busiest.day), most: busiest.orders });
 }

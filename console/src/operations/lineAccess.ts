@@ -1,3 +1,5 @@
+import { t } from "../shared/i18n";
+
 /**
  * What of an Operation's lines the console lets a person change, and why not the rest: a line's
  * bounds while it is DRAFT (the API's rule), its pool and cap per account in any status (supply
@@ -13,11 +15,11 @@ export interface LineAccess {
 }
 
 export function lineAccess(status: string, operator: boolean): LineAccess {
-  if (!operator) return { lines: false, allocations: false, note: "Read-only: an ACCOUNT key reads lines; only OPERATOR keys change them." };
+  if (!operator) return { lines: false, allocations: false, note: t("ops.readOnlyAccount") };
   if (status === "DRAFT") return { lines: true, allocations: true, note: null };
   return {
     lines: false,
     allocations: true,
-    note: `This Operation is ${status}: only Pool and Per account change now (an order placed next is held to them); the other columns change only while it is DRAFT (Back to draft to edit them).`,
+    note: t("ops.readOnlyStatus", { status }),
   };
 }

@@ -1,7 +1,8 @@
 import { mergeLines, type StoredLine } from "@campaign-policy/common/line-bounds";
 import type { Line } from "../api/operations";
 import { belowOrderedText, figureText, poolText, type BelowOrdered } from "../labels/allocation";
-import { FIELD_LABELS, inFieldLabels } from "../labels/fields";
+import { fieldLabel, inFieldLabels } from "../labels/fields";
+import { listText, t } from "../shared/i18n";
 import { rowsByIndex, type ErrorItem } from "../shared/grid/models/chunkedSave";
 import type { GridColumn } from "../shared/grid/models/columns";
 import type { Cells, GridRow } from "../shared/grid/models/draft";
@@ -26,54 +27,60 @@ function poolShown(row: GridRow<unknown>) {
 }
 const figureShown = (key: string) => (row: GridRow<unknown>) => figureText(row.cells[key]);
 
-const LINE_COLUMNS = [
-  { key: "variantExternalId", label: FIELD_LABELS.variantExternalId, grow: 1.3 },
-  { key: "variantName", label: FIELD_LABELS.variantName, grow: 2 },
-  { key: "minQuantity", label: FIELD_LABELS.minQuantity, numeric: true, grow: 0.8 },
-  { key: "maxQuantity", label: FIELD_LABELS.maxQuantity, numeric: true, grow: 0.8 },
-  { key: "recommendedQuantity", label: FIELD_LABELS.recommendedQuantity, short: "Rec.", numeric: true, grow: 0.8 },
-  { key: "quantityIncrement", label: FIELD_LABELS.quantityIncrement, numeric: true, grow: 0.8 },
-] as const satisfies readonly GridColumn[];
+const LINE_FIELDS = ["variantExternalId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"] as const;
+const ALLOCATION_FIELDS = ["poolQuantity", "maxPerAccount"] as const;
+export const FIELDS = [...LINE_FIELDS, ...ALLOCATION_FIELDS, "orderedQuantity"] as const;
+type Field = (typeof FIELDS)[number];
+
+/** The line's own columns, named in the console's language. */
+const lineColumns = () =>
+  [
+    { key: "variantExternalId", label: fieldLabel("variantExternalId"), grow: 1.3 },
+    { key: "variantName", label: fieldLabel("variantName"), grow: 2 },
+    { key: "minQuantity", label: fieldLabel("minQuantity"), numeric: true, grow: 0.8 },
+    { key: "maxQuantity", label: fieldLabel("maxQuantity"), numeric: true, grow: 0.8 },
+    { key: "recommendedQuantity", label: fieldLabel("recommendedQuantity"), short: t("field.recommendedQuantity.short"), numeric: true, grow: 0.8 },
+    { key: "quantityIncrement", label: fieldLabel("quantityIncrement"), numeric: true, grow: 0.8 },
+  ] as const satisfies readonly GridColumn[];
 /** Set through PUT …/allocations in any status, on a stored line (a new line's waits until it is saved). */
-const ALLOCATION_COLUMNS = [
-  { key: "poolQuantity", label: FIELD_LABELS.poolQuantity, numeric: true, grow: 1.2, storedOnly: true, display: poolShown },
-  {
-    key: "maxPerAccount",
-    label: FIELD_LABELS.maxPerAccount,
-    short: "Per acc.",
+const allocationColumns = () =>
+  [
+    { key: "poolQuantity", label: fieldLabel("poolQuantity"), numeric: true, grow: 1.2, storedOnly: true, display: poolShown },
+    {
+      key: "maxPerAccount",
+      label: fieldLabel("maxPerAccount"),
+      short: t("field.maxPerAccount.short"),
+      numeric: true,
+      grow: 0.8,
+      storedOnly: true,
+      display: figureShown("maxPerAccount"),
+    },
+  ] as const satisfies readonly GridColumn[];
+// What the Operation's PLACED orders hold of the line, kept by the server: shown, never edited, beside the pool it draws from.
+const orderedColumn = () =>
+  ({
+    key: "orderedQuantity",
+    label: fieldLabel("orderedQuantity"),
     numeric: true,
     grow: 0.8,
-    storedOnly: true,
-    display: figureShown("maxPerAccount"),
-  },
-] as const satisfies readonly GridColumn[];
-// What the Operation's PLACED orders hold of the line, kept by the server: shown, never edited, beside the pool it draws from.
-const ORDERED_COLUMN = {
-  key: "orderedQuantity",
-  label: FIELD_LABELS.orderedQuantity,
-  numeric: true,
-  grow: 0.8,
-  readOnly: true,
-  display: figureShown("orderedQuantity"),
-} as const satisfies GridColumn;
-export const COLUMNS = [...LINE_COLUMNS, ...ALLOCATION_COLUMNS, ORDERED_COLUMN] as const;
+    readOnly: true,
+    display: figureShown("orderedQuantity"),
+  }) as const satisfies GridColumn;
+/** Every column of the grid. */
+export const columns = (): readonly GridColumn[] => [...lineColumns(), ...allocationColumns(), orderedColumn()];
 /** The columns while only the allocation edits (the Operation left DRAFT): the line's own are read-only. */
-export const ALLOCATION_ONLY_COLUMNS = COLUMNS.map(
-  (column): GridColumn => (LINE_COLUMNS.some((line) => line.key === column.key) ? { ...column, readOnly: true } : column),
-);
-type Field = (typeof COLUMNS)[number]["key"];
-export const FIELDS = COLUMNS.map((column) => column.key);
+export const allocationOnlyColumns = (): readonly GridColumn[] =>
+  columns().map((column) => ((LINE_FIELDS as readonly string[]).includes(column.key) ? { ...column, readOnly: true } : column));
 const QUANTITIES = ["minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"] as const satisfies readonly Field[];
-const ALLOCATION_FIELDS = ALLOCATION_COLUMNS.map((column) => column.key);
-const LINE_FIELDS = LINE_COLUMNS.map((column) => column.key);
 /** Each column the API sorts by, ascending and descending, labelled as its column with an arrow. */
-export const SORT_CHOICES = [...LINE_COLUMNS, ORDERED_COLUMN].flatMap(
-  ({ key, label }) =>
-    [
-      [key, `${label} ↑`],
-      [`-${key}`, `${label} ↓`],
-    ] as const,
-);
+export const sortChoices = () =>
+  [...lineColumns(), orderedColumn()].flatMap(
+    ({ key, label }) =>
+      [
+        [key, `${label} ↑`],
+        [`-${key}`, `${label} ↓`],
+      ] as const,
+  );
 const NAME_LOCALE = "en";
 
 type LineCells = Record<Field, string>;
@@ -140,10 +147,23 @@ export function inputOf(row: LineRow) {
 function allocationErrorsOf(row: LineRow, errors: Map<string, string>) {
   const { poolQuantity, maxPerAccount } = row.cells as LineCells;
   const ordered = row.stored?.orderedQuantity ?? 0;
-  if (poolQuantity.trim() !== "" && !WHOLE.test(poolQuantity.trim())) errors.set("poolQuantity", "a whole number ≥ 0 (empty: no pool)");
+  if (poolQuantity.trim() !== "" && !WHOLE.test(poolQuantity.trim())) errors.set("poolQuantity", t("lines.wholeOrNoPool"));
   else if (changed(row, "poolQuantity") && poolQuantity.trim() !== "" && Number(poolQuantity) < ordered)
     errors.set("poolQuantity", belowOrderedText({ field: "poolQuantity", value: Number(poolQuantity), ordered }));
-  if (maxPerAccount.trim() !== "" && !/^0*[1-9]\d*$/.test(maxPerAccount.trim())) errors.set("maxPerAccount", "a whole number ≥ 1 (empty: no cap)");
+  if (maxPerAccount.trim() !== "" && !/^0*[1-9]\d*$/.test(maxPerAccount.trim())) errors.set("maxPerAccount", t("lines.wholeOrNoCap"));
+}
+
+/** A bounds error of the server's own rules (src/common/line-bounds.ts), said by its code in the console's words (Min, Max). */
+function boundsMessage(error: { code: string; field?: unknown; message: unknown; missing?: unknown }, line: Partial<StoredLine>): string {
+  const value = (field: unknown) => String(line[field as keyof StoredLine] ?? "?");
+  if (error.code === "min_gt_max") return t("lines.minGtMax", { min: value("minQuantity"), max: value("maxQuantity") });
+  if (error.code === "recommended_out_of_bounds")
+    return t("lines.recommendedOutside", { recommended: value("recommendedQuantity"), min: value("minQuantity"), max: value("maxQuantity") });
+  if (error.code === "missing_bounds" && Array.isArray(error.missing))
+    return t("lines.missingBounds", { fields: listText(error.missing.map(String).map(fieldLabel)) });
+  if (error.code === "increment_mismatch")
+    return t("lines.notMultiple", { field: fieldLabel(String(error.field)), value: value(error.field), increment: value("quantityIncrement") });
+  return inFieldLabels(String(error.message));
 }
 
 /** The row's errors by column, by the server's own rules (src/common/line-bounds.ts) plus whole-number cells, in the grid's words (Min, Max). */
@@ -151,14 +171,14 @@ export function errorsOf(row: LineRow): Map<string, string> {
   const errors = new Map<string, string>();
   allocationErrorsOf(row, errors);
   const cells = row.cells as LineCells;
-  if (!variantOf(row)) errors.set("variantExternalId", "a line needs a Variant");
-  for (const field of QUANTITIES) if (cells[field].trim() !== "" && !WHOLE.test(cells[field].trim())) errors.set(field, "a whole number ≥ 0");
-  if (/^0+$/.test(cells.quantityIncrement.trim())) errors.set("quantityIncrement", "a pack size is at least 1");
+  if (!variantOf(row)) errors.set("variantExternalId", t("lines.needsVariant"));
+  for (const field of QUANTITIES) if (cells[field].trim() !== "" && !WHOLE.test(cells[field].trim())) errors.set(field, t("lines.wholeNumber"));
+  if (/^0+$/.test(cells.quantityIncrement.trim())) errors.set("quantityIncrement", t("lines.packAtLeastOne"));
   if (errors.size || !changesLine(row)) return errors;
   const input = inputOf(row);
   const { errors: found } = mergeLines([input], new Map(row.stored ? [[input.variantExternalId, row.stored]] : []));
   for (const error of found) {
-    const message = inFieldLabels(String(error.message));
+    const message = boundsMessage(error, row.stored ? { ...row.stored, ...input } : input);
     if (error.code === "min_gt_max") {
       errors.set("minQuantity", message);
       errors.set("maxQuantity", message);
@@ -184,7 +204,7 @@ export function refusedRows(refusal: Refusal, chunk: LineRow[]): [LineRow, strin
       if (row) said.set(row, [...(said.get(row) ?? []), text]);
     };
     for (const line of problem.lines ?? []) say(line.variantExternalId, belowOrderedText(line));
-    for (const variant of problem.unknownVariantExternalIds ?? []) say(variant, "Not a line of this Operation any more (removed since the page loaded).");
+    for (const variant of problem.unknownVariantExternalIds ?? []) say(variant, t("lines.removedSince"));
     return [...said].map(([row, texts]) => [row, texts.join(" ")]);
   }
   // Which PUT refused: …/allocations names its own fields (body.3.poolQuantity).

@@ -1,13 +1,14 @@
 import { useEffect, useState } from "react";
 import { useSession } from "../shared/context";
 import { Money } from "../labels/money";
-import { plural } from "../shared/format";
 import { ListTable, type Column } from "../shared/PagedList";
 import { toRefusal, type Refusal } from "../shared/session";
 import { Link, ProblemView } from "../shared/ui";
 import { fetchImpact, type Impact, type ImpactAccount, type ImpactRequest } from "../api/rules";
 import { useAccountNames } from "../api/directory";
 import { accountName } from "../labels/people";
+import { formatNumber } from "../shared/format";
+import { t } from "../shared/i18n";
 
 /**
  * Impact before saving: what a rule change (a rule's form, the grid's edits, the tenant default)
@@ -75,9 +76,7 @@ export function useImpactCheck(request: ImpactRequest | null, { auto = false } =
 
 /** What saving will do to past orders, in a few words ("2 orders newly blocked, none newly allowed"). */
 export function impactWords(impact: Impact) {
-  const blocked = impact.newlyBlocked ? `${plural(impact.newlyBlocked, "order")} newly blocked` : "no order newly blocked";
-  const allowed = impact.newlyAllowed ? `${plural(impact.newlyAllowed, "order")} newly allowed` : "none newly allowed";
-  return `${blocked}, ${allowed}`;
+  return t("impact.words", { blocked: impact.newlyBlocked, allowed: impact.newlyAllowed });
 }
 
 /** A save button's text: what it does, and what it does to past orders once their impact is checked. */
@@ -87,16 +86,16 @@ export const saveLabel = (verb: string, impact: ImpactCheck) => (impact.current 
 const accountColumns = (names: ReadonlyMap<string, string | null> | undefined): Column<ImpactAccount>[] => [
   // Each account links to its rules (the list filtered by it, a view the address keeps), by its name.
   {
-    header: "Account",
+    header: t("field.accountId"),
     cell: (row) => <Link to={`/console/quota-rules?accountId=${encodeURIComponent(row.accountId)}`}>{accountName(row.accountId, names)}</Link>,
   },
-  { header: "Orders' supplier", cell: (row) => row.supplierId ?? <span className="muted">none</span> },
-  { header: "Orders' store", cell: (row) => row.storeId ?? <span className="muted">none</span> },
-  { header: "Orders", numeric: true, cell: (row) => row.orders },
-  { header: "Newly blocked", numeric: true, cell: (row) => row.newlyBlocked },
-  { header: "Newly allowed", numeric: true, cell: (row) => row.newlyAllowed },
+  { header: t("impact.supplier"), cell: (row) => row.supplierId ?? <span className="muted">{t("impact.none")}</span> },
+  { header: t("impact.store"), cell: (row) => row.storeId ?? <span className="muted">{t("impact.none")}</span> },
+  { header: t("totals.orders"), numeric: true, cell: (row) => formatNumber(row.orders) },
+  { header: t("impact.newlyBlocked"), numeric: true, cell: (row) => formatNumber(row.newlyBlocked) },
+  { header: t("impact.newlyAllowed"), numeric: true, cell: (row) => formatNumber(row.newlyAllowed) },
   {
-    header: "Minimum",
+    header: t("field.minimum"),
     numeric: true,
     cell: (row) => (
       <>
@@ -107,58 +106,54 @@ const accountColumns = (names: ReadonlyMap<string, string | null> | undefined): 
 ];
 
 /** The region named Impact: the counts, then the accounts whose minimum or outcome changes, each a link to it. */
-export function ImpactRegion({ impact, what }: { impact: ImpactCheck; what: string }) {
+export function ImpactRegion({ impact, of }: { impact: ImpactCheck; of: "change" | "rule" | "edit" | "edits" | "default" }) {
   const { result, refusal } = impact;
   const names = useAccountNames(result?.accounts.map((row) => row.accountId) ?? []);
   if (!result && !refusal) return null;
   return (
-    <section className="card impact" aria-label="Impact">
-      <h3>Impact of {what} on the orders of the last 90 days</h3>
-      {!impact.current && <p className="error-text">The values changed since this check: Check impact again before saving.</p>}
+    <section className="card impact" aria-label={t("impact.region")}>
+      <h3>{t("impact.title", { of })}</h3>
+      {!impact.current && <p className="error-text">{t("impact.stale")}</p>}
       <ProblemView refusal={refusal} />
       {result && (
         <>
           <dl className="stats">
             <div className={result.newlyBlocked > 0 ? "stat bad" : "stat"}>
-              <dt>Newly blocked</dt>
-              <dd>{result.newlyBlocked}</dd>
+              <dt>{t("impact.newlyBlocked")}</dt>
+              <dd>{formatNumber(result.newlyBlocked)}</dd>
             </div>
             <div className="stat">
-              <dt>Newly allowed</dt>
-              <dd>{result.newlyAllowed}</dd>
+              <dt>{t("impact.newlyAllowed")}</dt>
+              <dd>{formatNumber(result.newlyAllowed)}</dd>
             </div>
             <div className="stat">
-              <dt>Orders considered</dt>
-              <dd>{result.ordersConsidered}</dd>
+              <dt>{t("impact.considered")}</dt>
+              <dd>{formatNumber(result.ordersConsidered)}</dd>
             </div>
             <div className="stat">
-              <dt>Blocked: now → after</dt>
+              <dt>{t("impact.blockedNowAfter")}</dt>
               <dd>
-                {result.before.blocked} → {result.after.blocked}
+                {formatNumber(result.before.blocked)} → {formatNumber(result.after.blocked)}
               </dd>
             </div>
             <div className="stat">
-              <dt>Warned: now → after</dt>
+              <dt>{t("impact.warnedNowAfter")}</dt>
               <dd>
-                {result.before.warned} → {result.after.warned}
+                {formatNumber(result.before.warned)} → {formatNumber(result.after.warned)}
               </dd>
             </div>
           </dl>
-          {result.accounts.length > 0 && (
-            <p className="muted help">
-              One row per account, supplier and store of the orders ("none": orders placed without one, which rules for any supplier or every store cover).
-            </p>
-          )}
+          {result.accounts.length > 0 && <p className="muted help">{t("impact.rowsHelp")}</p>}
           <ListTable
-            label="Accounts affected"
+            label={t("impact.affected")}
             columns={accountColumns(names)}
             items={result.accounts}
             rowKey={(row) => `${row.accountId}\u0000${row.supplierId ?? ""}\u0000${row.storeId ?? ""}`}
-            empty="No account's minimum or outcome changes."
+            empty={t("impact.noChange")}
           />
           {result.nextToken && (
             <button type="button" onClick={() => void impact.more()} disabled={impact.busy}>
-              More accounts
+              {t("impact.more")}
             </button>
           )}
         </>
@@ -171,7 +166,7 @@ export function ImpactRegion({ impact, what }: { impact: ImpactCheck; what: stri
 export function CheckImpactButton({ impact, disabled }: { impact: ImpactCheck; disabled?: boolean }) {
   return (
     <button type="button" onClick={() => void impact.check()} disabled={disabled || impact.busy} aria-busy={impact.busy || undefined}>
-      Check impact
+      {t("impact.check")}
     </button>
   );
 }

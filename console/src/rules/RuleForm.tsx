@@ -11,11 +11,12 @@ import { CurrencyNote, moneyInputText, moneyUnit, parseMoney, useCurrency } from
 import { useDeleteRule, useRule, useSaveRule, type QuotaRule } from "../api/rules";
 import { CheckImpactButton, ImpactRegion, impactWords, saveLabel, useImpactCheck } from "./Impact";
 import { accountHint, useScopeLabel, useTypedAccountName } from "../labels/names";
+import { t } from "../shared/i18n";
 
 const FIELDS = [
-  ["accountId", "Account id"],
-  ["supplierId", "Supplier id"],
-  ["storeId", "Store id"],
+  ["accountId", "rules.accountId"],
+  ["supplierId", "rules.supplierId"],
+  ["storeId", "rules.storeId"],
 ] as const;
 type FormField = (typeof FIELDS)[number][0] | "minimum" | "enforcement";
 
@@ -23,7 +24,7 @@ type FormField = (typeof FIELDS)[number][0] | "minimum" | "enforcement";
 function fieldErrors(refusal: Refusal | null): Map<FormField, string> {
   const errors = new Map<FormField, string>();
   if (!refusal) return errors;
-  if (refusal.problem.code === "duplicate_scope") errors.set("accountId", refusal.problem.detail ?? "another rule has this scope");
+  if (refusal.problem.code === "duplicate_scope") errors.set("accountId", refusal.problem.detail ?? t("rules.scopeTaken"));
   for (const item of (refusal.problem as { errors?: { field?: string; message?: string }[] }).errors ?? []) {
     const field = item.field?.replace(/^body\./, "") as FormField | undefined;
     if (field) errors.set(field, item.message ?? refusal.problem.code);
@@ -40,14 +41,14 @@ export function RuleFormPage({ ruleId }: { ruleId: string | null }) {
   return (
     <section>
       <p className="crumbs">
-        <Link to="/console/quota-rules">Quota rules</Link> /
+        <Link to="/console/quota-rules">{t("app.nav.rules")}</Link> /
       </p>
-      <h1>{rule.data ? `Rule: ${scope}` : ruleId ? "Rule" : "New rule"}</h1>
+      <h1>{rule.data ? t("rules.ruleOf", { scope }) : t(ruleId ? "rules.rule" : "rules.new")}</h1>
       <CurrencyNote />
       {rule.error ? (
         <ProblemView refusal={toRefusal(rule.error)} />
       ) : (ruleId && !rule.data) || display.isPending ? (
-        <p className="muted">Loading…</p>
+        <p className="muted">{t("common.loading")}</p>
       ) : (
         <RuleForm rule={rule.data ?? null} />
       )}
@@ -109,47 +110,47 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
   return (
     <form
       className="card rule-form"
-      aria-label={rule ? "Edit rule" : "New rule"}
+      aria-label={t(rule ? "rules.edit" : "rules.new")}
       onSubmit={(e: FormEvent) => {
         e.preventDefault();
         save.mutate(body());
       }}
     >
       <fieldset className="fields">
-        <legend>Scope (at least an account or a supplier; an empty store means every store)</legend>
+        <legend>{t("rules.scopeLegend")}</legend>
         {FIELDS.map(([field, label]) => (
-          <Field key={field} id={`rule-${field}`} label={label} hint={field === "accountId" ? account : undefined} error={errors.get(field)}>
+          <Field key={field} id={`rule-${field}`} label={t(label)} hint={field === "accountId" ? account : undefined} error={errors.get(field)}>
             {(control) => <input {...control} value={values[field]} onChange={(e) => set(field)(e.target.value)} />}
           </Field>
         ))}
       </fieldset>
       <div className="fields">
-        <Field id="rule-minimum" label="Minimum" hint={`In ${moneyUnit(currency)}`} error={errors.get("minimum")}>
+        <Field id="rule-minimum" label={t("field.minimum")} hint={t("rules.in", { unit: moneyUnit(currency) })} error={errors.get("minimum")}>
           {(control) => <input {...control} inputMode="decimal" required value={values.minimum} onChange={(e) => set("minimum")(e.target.value)} />}
         </Field>
         <label>
-          Enforcement
+          {t("field.enforcement")}
           <select value={values.enforcement} onChange={(e) => set("enforcement")(e.target.value)}>
-            <option value="BLOCK">BLOCK (refuse the order)</option>
-            <option value="WARN">WARN (place it with a warning)</option>
+            <option value="BLOCK">{t("rules.block")}</option>
+            <option value="WARN">{t("rules.warn")}</option>
           </select>
         </label>
       </div>
       <div className="actions">
         <CheckImpactButton impact={impact} />
         <button type="submit" className="primary" disabled={save.isPending}>
-          {saveLabel(rule ? "Save" : "Create", impact)}
+          {saveLabel(t(rule ? "common.save" : "common.create"), impact)}
         </button>
         {rule && (
           <button type="button" className="danger" disabled={remove.isPending} onClick={() => setDeleting(true)}>
-            Delete
+            {t("common.delete")}
           </button>
         )}
         {rule && (
           <Link
             to={`/console/quota-rules/simulator?accountId=${encodeURIComponent(rule.accountId ?? "")}&supplierId=${encodeURIComponent(rule.supplierId ?? "")}&storeId=${encodeURIComponent(rule.storeId ?? "")}`}
           >
-            Simulate an order of this scope
+            {t("rules.simulateScope")}
           </Link>
         )}
       </div>
@@ -165,11 +166,11 @@ function RuleForm({ rule }: { rule: QuotaRule | null }) {
       )}
       {saved && (
         <p role="status" className="note">
-          Saved.
+          {t("rules.saved")}
         </p>
       )}
       <ProblemView refusal={refusal} />
-      <ImpactRegion impact={impact} what={rule ? "this change" : "this rule"} />
+      <ImpactRegion impact={impact} of={rule ? "change" : "rule"} />
     </form>
   );
 }
@@ -179,9 +180,9 @@ function DeleteRuleDialog({ rule, onConfirm, onClose }: { rule: QuotaRule; onCon
   const impact = useImpactCheck({ changes: [{ op: "delete", ruleId: rule.id }] }, { auto: true });
   const scope = useScopeLabel(rule);
   return (
-    <ConfirmDialog title={`Delete the rule of ${scope}?`} confirm={saveLabel("Delete", impact)} onConfirm={onConfirm} onClose={onClose}>
-      <p>Orders of this scope fall back to the next level's rule. Changes can restore it.</p>
-      <p role="status">{impact.result ? `Over the last 90 days: ${impactWords(impact.result)}.` : impact.busy ? "Checking its impact…" : ""}</p>
+    <ConfirmDialog title={t("rules.deleteTitle", { scope })} confirm={saveLabel(t("common.delete"), impact)} onConfirm={onConfirm} onClose={onClose}>
+      <p>{t("rules.deleteText")}</p>
+      <p role="status">{impact.result ? t("rules.over90", { impact: impactWords(impact.result) }) : impact.busy ? t("rules.checkingImpact") : ""}</p>
       <ProblemView refusal={impact.refusal} />
     </ConfirmDialog>
   );

@@ -16,6 +16,7 @@ import { moneyInputText, moneyProblem, moneyUnit, parseMoney } from "../labels/m
 import { ProblemView } from "../shared/ui";
 import { describeUpsert, putRules, useAllRules, useRulesChanged, type ImpactRequest, type QuotaRule, type RuleFilters } from "../api/rules";
 import { CheckImpactButton, ImpactRegion, saveLabel, useImpactCheck } from "./Impact";
+import { t, useInLanguage } from "../shared/i18n";
 import { rulesSheet } from "./rulesSheet";
 
 type Field = "accountId" | "supplierId" | "storeId" | "minimum" | "enforcement";
@@ -37,13 +38,13 @@ const key = (value: string) => value.trim() || null;
 function rulesTable(currency: string | null) {
   const unit = moneyUnit(currency);
   const columns = [
-    { key: "accountId", label: "Account", grow: 1.2 },
-    { key: "supplierId", label: "Supplier", grow: 1.2 },
-    { key: "storeId", label: "Store (empty: every store)", short: "Store", grow: 1.2 },
+    { key: "accountId", label: t("field.accountId"), grow: 1.2 },
+    { key: "supplierId", label: t("field.supplierId"), grow: 1.2 },
+    { key: "storeId", label: t("rules.storeColumn"), short: t("field.storeId"), grow: 1.2 },
     {
       key: "minimum",
-      label: `Minimum (${unit})`,
-      short: currency ? `Min. ${currency}` : "Min.",
+      label: t("rules.minimumIn", { unit }),
+      short: currency ? t("rules.minShortIn", { currency }) : t("rules.minShort"),
       numeric: true,
       grow: 0.8,
       normalize: (text: string) => {
@@ -51,7 +52,7 @@ function rulesTable(currency: string | null) {
         return Number.isNaN(minor) ? text : moneyInputText(minor, currency);
       },
     },
-    { key: "enforcement", label: "Enforcement", short: "Enforce", grow: 0.8 },
+    { key: "enforcement", label: t("field.enforcement"), short: t("rules.enforceShort"), grow: 0.8 },
   ] satisfies (GridColumn & { key: Field })[];
 
   const cellsOf = (rule: QuotaRule): Cells =>
@@ -79,10 +80,10 @@ function rulesTable(currency: string | null) {
   const errorsOf = (row: RuleRow): Map<string, string> => {
     const errors = new Map<string, string>();
     const { accountId, supplierId, minimum, enforcement } = row.cells as RuleCells;
-    if (!accountId.trim() && !supplierId.trim()) errors.set("accountId", "at least one of Account and Supplier must be set");
+    if (!accountId.trim() && !supplierId.trim()) errors.set("accountId", t("rules.needsScope"));
     const problem = moneyProblem(minimum, currency);
     if (problem) errors.set("minimum", problem);
-    if (enforcement.trim() && !["BLOCK", "WARN"].includes(enforcement.trim().toUpperCase())) errors.set("enforcement", "BLOCK or WARN");
+    if (enforcement.trim() && !["BLOCK", "WARN"].includes(enforcement.trim().toUpperCase())) errors.set("enforcement", t("rules.blockOrWarn"));
     return errors;
   };
 
@@ -98,14 +99,14 @@ function rulesTable(currency: string | null) {
 }
 
 /** A rule's scope in a sentence: "ACC / SUP / any". */
-const scopeOf = (row: RuleRow) => SCOPE_FIELDS.map((field) => row.cells[field].trim() || "any").join(" / ");
+const scopeOf = (row: RuleRow) => SCOPE_FIELDS.map((field) => row.cells[field].trim() || t("changes.any")).join(" / ");
 
 /** Every rule of the filters in one grid, once the tenant's currency is known (the minimum is typed in it). */
 export function RulesGrid({ filters }: { filters: RuleFilters }) {
   const display = useDisplaySettings();
   // Asked here, beside the currency, not after it: the rules load meanwhile.
   const rules = useAllRules(filters);
-  if (display.isPending) return <p className="muted">Loading…</p>;
+  if (display.isPending) return <p className="muted">{t("common.loading")}</p>;
   return <RulesGridIn rules={rules} currency={display.data?.currency ?? null} />;
 }
 
@@ -115,7 +116,7 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
   // The unit of the cells is the one they were typed in: a currency set meanwhile (elsewhere) would
   // turn "180.00" typed in minor units into other amounts, so the grid keeps the one it opened with.
   const [currency] = useState(current);
-  const { columns, cellsOf, ruleInputOf, errorsOf, impactRequestOf } = useMemo(() => rulesTable(currency), [currency]);
+  const { columns, cellsOf, ruleInputOf, errorsOf, impactRequestOf } = useInLanguage(() => rulesTable(currency), currency);
   const sheetCodec = useMemo(() => rulesSheet(currency), [currency]);
   const rulesChanged = useRulesChanged();
   const stored = useMemo(() => (rules.data?.pages ?? []).flatMap((page) => page.items), [rules.data]);
@@ -148,10 +149,10 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
   return (
     <div className="rules-grid-wrap">
       <div className="grid-bar">
-        <h2>Rules</h2>
+        <h2>{t("rules.rules")}</h2>
         <span className="muted" aria-live="polite">
-          {rules.isFetching ? `Loading… ${loaded}` : `${loaded} rules`}
-          {dirtyCount > 0 && ` · ${dirtyCount} unsaved`}
+          {rules.isFetching ? t("lines.loadingSome", { loaded }) : t("rules.count", { count: loaded })}
+          {dirtyCount > 0 && ` · ${t("lines.unsaved", { count: dirtyCount })}`}
         </span>
         <span className="grid-actions">
           <GridExcelTools
@@ -168,12 +169,12 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
               grid.current?.addRow();
             }}
           >
-            Add rule
+            {t("rules.add")}
           </button>
           <DiscardButton draft={draft} saving={saving} dirtyCount={dirtyCount} undoable />
           <CheckImpactButton impact={impact} disabled={dirtyCount === 0 || dirtyCount > API_LIMITS.impactChanges} />
           <button type="button" className="primary" onClick={saving.save} disabled={saving.busy || dirtyCount === 0}>
-            Check changes
+            {t("rules.checkChanges")}
           </button>
         </span>
       </div>
@@ -182,17 +183,17 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
           {saving.note}
           {saving.checked && (
             <button type="button" className="primary" onClick={saving.apply} disabled={saving.busy}>
-              {saveLabel("Apply", impact)}
+              {saveLabel(t("common.apply"), impact)}
             </button>
           )}
         </div>
       )}
-      <ImpactRegion impact={impact} what={`${dirtyCount === 1 ? "this edit" : "these edits"}`} />
+      <ImpactRegion impact={impact} of={dirtyCount === 1 ? "edit" : "edits"} />
       <ProblemView refusal={saving.refusal} />
       <ProblemView refusal={rules.error ? toRefusal(rules.error) : null} />
       <DataGrid
         ref={grid}
-        label="Quota rules"
+        label={t("app.nav.rules")}
         columns={columns}
         draft={draft}
         readOnly={false}
@@ -200,8 +201,8 @@ function RulesGridIn({ rules, currency: current }: { rules: ReturnType<typeof us
         lockedWhenStored={SCOPE_FIELDS}
         initialField="minimum"
         className="rules-grid"
-        empty={rules.isPending ? "Loading…" : "No rule matches the filters: Add rule, or paste cells from a spreadsheet."}
-        help="Arrow keys move · Enter edits · Escape cancels · paste cells from a spreadsheet · a stored rule's scope is changed in its own form · Check changes sends a dry run, Apply saves."
+        empty={rules.isPending ? t("common.loading") : t("rules.noneInGrid")}
+        help={t("rules.help")}
         onNote={say}
       />
     </div>

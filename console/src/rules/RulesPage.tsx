@@ -16,7 +16,7 @@ import {
   describeUpsert,
   exportRulesCsv,
   importRulesCsv,
-  SORTS,
+  ruleSorts,
   useQuotaDefault,
   useRuleList,
   useRulesChanged,
@@ -28,15 +28,17 @@ import { CheckImpactButton, ImpactRegion, saveLabel, useImpactCheck } from "./Im
 import { RulesGrid } from "./RulesGrid";
 import "./rules.css";
 import { scopeText } from "./scope";
+import { t } from "../shared/i18n";
 
 /**
  * The unit of a CSV file's minimum: the API's own, minor units, whatever the grid shows, so that an
  * export imports back unchanged and files made for the API work here too.
  */
 const csvMinimumNote = (currency: string | null) =>
-  currency
-    ? `The file's minimum is in minor units of ${currency}, as the API holds it: 18000 is ${formatMoney(18000, currency)}.`
-    : "The file's minimum is in minor units, as the API holds it.";
+  currency ? t("rules.csvMinimumIn", { currency, example: formatMoney(18000, currency) }) : t("rules.csvMinimum");
+
+/** The columns a rules CSV holds: the API's field names, the same in every language. */
+const RULE_CSV_COLUMNS = ["accountId", "supplierId", "storeId", "minimum", "enforcement"].join(", ");
 
 export function RulesPage() {
   const { api } = useSession();
@@ -57,34 +59,34 @@ export function RulesPage() {
   return (
     <section>
       <div className="title-row">
-        <h1>Quota rules</h1>
-        <Link to="/console/quota-rules/simulator">Simulator</Link>
-        <Link to="/console/quota-rules/new">New rule</Link>
+        <h1>{t("app.nav.rules")}</h1>
+        <Link to="/console/quota-rules/simulator">{t("rules.simulator")}</Link>
+        <Link to="/console/quota-rules/new">{t("rules.new")}</Link>
       </div>
       <CurrencyNote />
       <DefaultMinimum />
       <CsvImport
-        columns={`accountId, supplierId, storeId, minimum, enforcement (id is ignored: an export imports back). ${csvMinimumNote(currency)}`}
+        columns={`${t("rules.csvColumns", { columns: RULE_CSV_COLUMNS })} ${csvMinimumNote(currency)}`}
         send={(text, dryRun) => importRulesCsv(api, text, dryRun)}
         describe={describeUpsert}
         onApplied={() => void rulesChanged()}
         onExport={async () => download("quota-rules.csv", await exportRulesCsv(api, filters))}
       />
-      <form className="filters" role="search" aria-label="Filter rules" onSubmit={(e) => e.preventDefault()}>
-        <SearchFilter label="Account id" value={params.accountId} onChange={filter("accountId")} />
-        <SearchFilter label="Supplier id" value={params.supplierId} onChange={filter("supplierId")} />
-        <SearchFilter label="Store id" value={params.storeId} onChange={filter("storeId")} />
-        <SortChoice value={filters.sort} choices={SORTS} onChange={filter("sort")} />
-        <div className="view-switch" role="group" aria-label="View">
+      <form className="filters" role="search" aria-label={t("common.filters", { list: t("rules.rules") })} onSubmit={(e) => e.preventDefault()}>
+        <SearchFilter label={t("rules.accountId")} value={params.accountId} onChange={filter("accountId")} />
+        <SearchFilter label={t("rules.supplierId")} value={params.supplierId} onChange={filter("supplierId")} />
+        <SearchFilter label={t("rules.storeId")} value={params.storeId} onChange={filter("storeId")} />
+        <SortChoice value={filters.sort} choices={ruleSorts()} onChange={filter("sort")} />
+        <div className="view-switch" role="group" aria-label={t("rules.view")}>
           <button type="button" aria-pressed={view === "list"} onClick={() => confirmLeave(() => setView("list"))}>
-            List
+            {t("rules.list")}
           </button>
           <button type="button" aria-pressed={view === "grid"} onClick={() => setView("grid")}>
-            Edit in a grid
+            {t("rules.editInGrid")}
           </button>
         </div>
       </form>
-      <p className="muted help">Each filter matches its id exactly; a rule without that key never matches it.</p>
+      <p className="muted help">{t("rules.filterHelp")}</p>
       {view === "list" ? <RulesList filters={filters} /> : <RulesGrid filters={filters} />}
     </section>
   );
@@ -92,16 +94,17 @@ export function RulesPage() {
 
 /** The list's columns, its accounts by their names (read for the rows shown). */
 const ruleColumns = (names: ReadonlyMap<string, string | null> | undefined): Column<QuotaRule>[] => [
-  { header: "Account", cell: (rule) => (rule.accountId ? accountName(rule.accountId, names) : scopeText(null)) },
-  { header: "Supplier", cell: (rule) => scopeText(rule.supplierId) },
-  { header: "Store", cell: (rule) => rule.storeId ?? "every store" },
-  { header: "Minimum", cell: (rule) => <Money amount={rule.minimum} />, numeric: true },
-  { header: "Enforcement", cell: (rule) => rule.enforcement },
+  { header: t("field.accountId"), cell: (rule) => (rule.accountId ? accountName(rule.accountId, names) : scopeText(null)) },
+  { header: t("field.supplierId"), cell: (rule) => scopeText(rule.supplierId) },
+  { header: t("field.storeId"), cell: (rule) => rule.storeId ?? t("scope.everyStore") },
+  { header: t("field.minimum"), cell: (rule) => <Money amount={rule.minimum} />, numeric: true },
+  { header: t("field.enforcement"), cell: (rule) => rule.enforcement },
   {
-    header: "Rule",
+    header: t("rules.rule"),
     cell: (rule) => (
       <Link to={`/console/quota-rules/${rule.id}`}>
-        Edit<span className="sr-only"> the rule of {scopeLabel(rule, names)}</span>
+        {t("webhooks.edit")}
+        <span className="sr-only"> {t("rules.editScope", { scope: scopeLabel(rule, names) })}</span>
       </Link>
     ),
   },
@@ -110,7 +113,7 @@ const ruleColumns = (names: ReadonlyMap<string, string | null> | undefined): Col
 function RulesList({ filters }: { filters: RuleFilters }) {
   const list = useRuleList(filters);
   const names = useAccountNames((list.data?.pages ?? []).flatMap((page) => page.items.flatMap((rule) => (rule.accountId ? [rule.accountId] : []))));
-  return <PagedList label="Quota rules" list={list} columns={ruleColumns(names)} rowKey={(rule) => rule.id} empty="No rule matches." />;
+  return <PagedList label={t("app.nav.rules")} list={list} columns={ruleColumns(names)} rowKey={(rule) => rule.id} empty={t("rules.noneMatches")} />;
 }
 
 /** The tenant default: the minimum when no rule matches an order. */
@@ -148,15 +151,15 @@ function DefaultMinimum() {
   return (
     <form
       className="card default-minimum"
-      aria-label="Tenant default"
+      aria-label={t("changes.tenantDefault")}
       onSubmit={(e: FormEvent) => {
         e.preventDefault();
         save.mutate({ minimum: typed, enforcement });
       }}
     >
-      <h2>Tenant default</h2>
-      <p className="muted">The minimum of an order no rule matches.</p>
-      <Field id="default-minimum" label="Default minimum" hint={`In ${moneyUnit(currency)}`}>
+      <h2>{t("changes.tenantDefault")}</h2>
+      <p className="muted">{t("rules.defaultHelp")}</p>
+      <Field id="default-minimum" label={t("rules.defaultMinimum")} hint={t("rules.in", { unit: moneyUnit(currency) })}>
         {(control) => (
           <input
             {...control}
@@ -173,7 +176,7 @@ function DefaultMinimum() {
         )}
       </Field>
       <label>
-        Default enforcement
+        {t("rules.defaultEnforcement")}
         <select
           disabled={!current.data}
           value={enforcement}
@@ -189,16 +192,16 @@ function DefaultMinimum() {
       <div className="actions">
         <CheckImpactButton impact={impact} disabled={!current.data} />
         <button type="submit" disabled={save.isPending || !current.data || display.isPending}>
-          {saveLabel("Save default", impact)}
+          {saveLabel(t("rules.saveDefault"), impact)}
         </button>
       </div>
       {saved && (
         <p role="status" className="note">
-          Default saved: {Number.isNaN(typed) ? minimum : formatMoney(typed, currency)} ({enforcement}).
+          {t("rules.defaultSaved", { minimum: Number.isNaN(typed) ? minimum : formatMoney(typed, currency), enforcement })}
         </p>
       )}
       <ProblemView refusal={refusal ?? (current.error ? toRefusal(current.error) : null)} />
-      <ImpactRegion impact={impact} what="this default" />
+      <ImpactRegion impact={impact} of="default" />
     </form>
   );
 }

@@ -7,30 +7,35 @@ import { buildRuleIndex, evaluateExplained, indexedRuleOf, type ExplainedQuotaRe
 import { useSession } from "../shared/context";
 import { CurrencyNote, Money, moneyInputText, moneyUnit, parseMoney, useCurrency } from "../labels/money";
 import { accountHint, RuleName, useTypedAccountName } from "../labels/names";
-import { plural } from "../shared/format";
 import { useUnsavedEdits } from "../shared/leaving";
 import { toRefusal, type Refusal } from "../shared/session";
 import { Link, ProblemView } from "../shared/ui";
 import { saveMinimums, useEvaluation, useQuotaDefault, useRulesChanged, useRulesOfOrder, type QuotaRule } from "../api/rules";
 import "./rules.css";
+import { type MessageKey, t } from "../shared/i18n";
 
 type Evaluation = Schemas["EvaluationResult"];
 type Explanation = ExplainedQuotaResult["explanation"];
 type Candidate = Explanation["levels"][number]["candidates"][number];
 
-const LEVEL_LABELS = { ACCOUNT_SUPPLIER: "Account + Supplier", ACCOUNT: "Account", SUPPLIER: "Supplier", DEFAULT: "Tenant default" } as const;
+const LEVEL_LABELS = {
+  ACCOUNT_SUPPLIER: "sim.level.accountSupplier",
+  ACCOUNT: "field.accountId",
+  SUPPLIER: "field.supplierId",
+  DEFAULT: "changes.tenantDefault",
+} as const;
 /** Each outcome the API names, in words: what happened to the rule, then why. */
-const OUTCOME_WORDS: Record<Candidate["outcome"], [string, string]> = {
-  selected: ["Decides", "its minimum applies to the order"],
-  lower_minimum: ["Outranked", "a higher minimum won at this level"],
-  tie_older_rule_wins: ["Tied, older rule wins", "same minimum: an older rule won"],
-  shadowed_by_higher_level: ["Overruled", "it matches, but a higher level decided"],
-  store_mismatch: ["Other store", "a rule for another store"],
+const OUTCOME_WORDS: Record<Candidate["outcome"], [MessageKey, MessageKey]> = {
+  selected: ["sim.decides", "sim.selectedWhy"],
+  lower_minimum: ["sim.outranked", "sim.outrankedWhy"],
+  tie_older_rule_wins: ["sim.tied", "sim.tiedWhy"],
+  shadowed_by_higher_level: ["sim.overruled", "sim.overruledWhy"],
+  store_mismatch: ["sim.otherStore", "sim.otherStoreWhy"],
 };
 
 /** An outcome in words (the API's code kept in the row's class for styling and tests). */
 function Outcome({ outcome }: { outcome: Candidate["outcome"] }) {
-  const [word, why] = OUTCOME_WORDS[outcome];
+  const [word, why] = OUTCOME_WORDS[outcome].map((key) => t(key));
   return (
     <>
       <strong className={`outcome ${outcome}`}>{word}</strong> <span className="muted">{why}</span>
@@ -119,7 +124,7 @@ export function Simulator() {
       await rulesChanged({ withForms: true });
       setDrafts(new Map());
       setWhatIf(false);
-      setSaveNote(`Saved ${plural(count, "rule")}; the answer below is the API's, evaluated again.`);
+      setSaveNote(t("sim.saved", { count }));
     },
     onError: (error) => setSaveRefusal(toRefusal(error)),
   });
@@ -128,14 +133,14 @@ export function Simulator() {
   return (
     <section className="simulator">
       <p className="crumbs">
-        <Link to="/console/quota-rules">Quota rules</Link> /
+        <Link to="/console/quota-rules">{t("app.nav.rules")}</Link> /
       </p>
-      <h1>Simulator</h1>
-      <p className="muted">Which minimum applies to an order, and why: every rule of the order's account and supplier, level by level.</p>
+      <h1>{t("rules.simulator")}</h1>
+      <p className="muted">{t("sim.intro")}</p>
       <CurrencyNote />
-      <form className="card sim-form" aria-label="Order to evaluate" onSubmit={evaluate}>
+      <form className="card sim-form" aria-label={t("sim.orderToEvaluate")} onSubmit={evaluate}>
         <div className="field">
-          <label htmlFor="sim-account">Account</label>
+          <label htmlFor="sim-account">{t("field.accountId")}</label>
           <input
             id="sim-account"
             required
@@ -151,7 +156,7 @@ export function Simulator() {
         </div>
         {/* Each label holds the field's name only; its hint describes the field (aria-describedby), outside the label. */}
         <div className="field">
-          <label htmlFor="sim-supplier">Supplier</label>
+          <label htmlFor="sim-supplier">{t("field.supplierId")}</label>
           <input
             id="sim-supplier"
             value={form.supplierId}
@@ -159,18 +164,18 @@ export function Simulator() {
             aria-describedby="sim-supplier-help"
           />
           <span id="sim-supplier-help" className="muted hint">
-            Empty: no supplier
+            {t("sim.noSupplier")}
           </span>
         </div>
         <div className="field">
-          <label htmlFor="sim-store">Store</label>
+          <label htmlFor="sim-store">{t("field.storeId")}</label>
           <input id="sim-store" value={form.storeId} onChange={(e) => setForm({ ...form, storeId: e.target.value })} aria-describedby="sim-store-help" />
           <span id="sim-store-help" className="muted hint">
-            Empty: no store
+            {t("sim.noStore")}
           </span>
         </div>
         <div className="field">
-          <label htmlFor="sim-amount">Amount</label>
+          <label htmlFor="sim-amount">{t("totals.amount")}</label>
           <input
             id="sim-amount"
             required
@@ -181,11 +186,11 @@ export function Simulator() {
             aria-invalid={form.amount.trim() !== "" && Number.isNaN(parseMoney(form.amount, currency)) ? true : undefined}
           />
           <span id="sim-amount-help" className="muted hint">
-            In {moneyUnit(currency)}
+            {t("rules.in", { unit: moneyUnit(currency) })}
           </span>
         </div>
         <button type="submit" className="primary">
-          Evaluate
+          {t("sim.evaluate")}
         </button>
       </form>
       <ProblemView refusal={server.error ? toRefusal(server.error) : rules.error ? toRefusal(rules.error) : null} />
@@ -200,20 +205,18 @@ export function Simulator() {
                 setSaveNote(null);
               }}
             />
-            What if: try other minimums before saving
+            {t("sim.whatIf")}
           </label>
           {agrees !== null && (
             <p className={agrees ? "muted" : "error-text"} role="status" data-simulated={canonical(simulated)}>
-              {agrees
-                ? "This browser's simulation, by the server's own resolution code, gives the API's answer."
-                : "This browser's simulation differs from the API's answer: the rules changed since they were read. Evaluate again."}
+              {t(agrees ? "sim.agrees" : "sim.differs")}
             </p>
           )}
         </div>
       )}
       {whatIf && (
         <p className="what-if-note" role="note">
-          What if: simulated in this browser against your unsaved minimums, by the server's own resolution code. Nothing is saved until you save.
+          {t("sim.whatIfNote")}
         </p>
       )}
       {saveNote && (
@@ -234,10 +237,10 @@ export function Simulator() {
       {whatIf && (
         <div className="actions">
           <button type="button" className="primary" disabled={changed.length === 0 || saveChanges.isPending} onClick={() => saveChanges.mutate()}>
-            Save {plural(changed.length, "changed minimum")}
+            {t("sim.saveChanged", { count: changed.length })}
           </button>
           <button type="button" disabled={drafts.size === 0} onClick={() => setDrafts(new Map())}>
-            Reset
+            {t("sim.reset")}
           </button>
         </div>
       )}
@@ -249,7 +252,7 @@ function Verdict({ result }: { result: Evaluation | ExplainedQuotaResult }) {
   const below = result.shortfall > 0;
   return (
     <span className={`badge ${result.allowed ? (below ? "warn" : "active") : "blocked"}`}>
-      {result.allowed ? (below ? "Allowed with a warning" : "Allowed") : "Blocked"}
+      {t(result.allowed ? (below ? "sim.allowedWarning" : "sim.allowed") : "sim.blocked")}
     </span>
   );
 }
@@ -274,34 +277,34 @@ function Answer({
   return (
     <div
       className={`card answer${whatIf ? " simulated" : ""}`}
-      aria-label={whatIf ? "Simulated answer" : "API answer"}
+      aria-label={t(whatIf ? "sim.simulatedAnswer" : "sim.apiAnswer")}
       role="region"
       data-result={canonical(result)}
     >
-      <h2>{whatIf ? "Simulated answer (not saved)" : "The API's answer"}</h2>
+      <h2>{t(whatIf ? "sim.simulatedTitle" : "sim.apiTitle")}</h2>
       <dl className="summary">
         <div>
-          <dt>Effective minimum</dt>
+          <dt>{t("sim.effectiveMinimum")}</dt>
           <dd>
             <Money amount={result.effectiveMinimum} />
           </dd>
         </div>
         <div>
-          <dt>Outcome</dt>
+          <dt>{t("sim.outcome")}</dt>
           <dd>
             <Verdict result={result} /> <span className="muted">({result.enforcement})</span>
           </dd>
         </div>
         <div>
-          <dt>Shortfall</dt>
+          <dt>{t("sim.shortfall")}</dt>
           <dd>
             <Money amount={result.shortfall} />
           </dd>
         </div>
         <div>
-          <dt>Decided by</dt>
+          <dt>{t("sim.decidedBy")}</dt>
           <dd>
-            {LEVEL_LABELS[decided.kind]}
+            {t(LEVEL_LABELS[decided.kind])}
             {decided.ruleId && (
               <>
                 {" "}
@@ -312,7 +315,7 @@ function Answer({
         </div>
         {now && (
           <div>
-            <dt>Now (saved rules)</dt>
+            <dt>{t("sim.now")}</dt>
             <dd>
               <Money amount={now.effectiveMinimum} /> · <Verdict result={now} />
             </dd>
@@ -323,24 +326,24 @@ function Answer({
         {explanation.levels.map((level) => (
           <li key={level.level} className={`level${decided.kind === level.level ? " decided" : ""}`}>
             <h3>
-              {LEVEL_LABELS[level.level]} <span className="muted">({level.level})</span>
-              {decided.kind === level.level && <span className="badge active">decides</span>}
+              {t(LEVEL_LABELS[level.level])} <span className="muted">({level.level})</span>
+              {decided.kind === level.level && <span className="badge active">{t("sim.decidesBadge")}</span>}
             </h3>
             {!level.applicable ? (
-              <p className="muted">Not applicable: the order has no supplier.</p>
+              <p className="muted">{t("sim.notApplicable")}</p>
             ) : level.candidates.length === 0 ? (
-              <p className="muted">No rule at this level.</p>
+              <p className="muted">{t("sim.noRule")}</p>
             ) : (
               <table className="list candidates">
-                <caption className="sr-only">Rules at the {LEVEL_LABELS[level.level]} level</caption>
+                <caption className="sr-only">{t("sim.rulesAt", { level: t(LEVEL_LABELS[level.level]) })}</caption>
                 <thead>
                   <tr>
-                    <th scope="col">Rule</th>
-                    <th scope="col">Store</th>
+                    <th scope="col">{t("rules.rule")}</th>
+                    <th scope="col">{t("field.storeId")}</th>
                     <th scope="col" className="num">
-                      Minimum
+                      {t("field.minimum")}
                     </th>
-                    <th scope="col">Outcome</th>
+                    <th scope="col">{t("sim.outcome")}</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -349,13 +352,13 @@ function Answer({
                       <td>
                         <RuleName id={candidate.ruleId} />
                       </td>
-                      <td>{candidate.storeId ?? "every store"}</td>
+                      <td>{candidate.storeId ?? t("scope.everyStore")}</td>
                       <td className="num">
                         {whatIf ? (
                           <input
                             className="what-if-minimum"
                             inputMode="numeric"
-                            aria-label={`What-if minimum of ${candidate.ruleId}`}
+                            aria-label={t("sim.whatIfMinimum", { rule: candidate.ruleId })}
                             value={drafts.get(candidate.ruleId) ?? moneyInputText(candidate.minimum, currency)}
                             aria-invalid={drafts.has(candidate.ruleId) && Number.isNaN(parseMoney(drafts.get(candidate.ruleId)!, currency)) ? true : undefined}
                             onChange={(e) => onDraft(candidate.ruleId, e.target.value)}
@@ -372,18 +375,20 @@ function Answer({
                 </tbody>
               </table>
             )}
-            {level.omittedStoreMismatches > 0 && <p className="muted">… and {level.omittedStoreMismatches} more rules for other stores.</p>}
+            {level.omittedStoreMismatches > 0 && <p className="muted">{t("sim.omitted", { count: level.omittedStoreMismatches })}</p>}
           </li>
         ))}
         <li className={`level${decided.kind === "DEFAULT" ? " decided" : ""}`}>
           <h3>
-            Tenant default <span className="muted">(DEFAULT)</span>
-            {decided.kind === "DEFAULT" && <span className="badge active">decides</span>}
+            {t("changes.tenantDefault")} <span className="muted">(DEFAULT)</span>
+            {decided.kind === "DEFAULT" && <span className="badge active">{t("sim.decidesBadge")}</span>}
           </h3>
           <p>
-            Minimum <Money amount={explanation.default.minimum} /> ·{" "}
-            <strong className={`outcome ${explanation.default.outcome}`}>{explanation.default.outcome === "selected" ? "Decides" : "Not used"}</strong>{" "}
-            <span className="muted">{explanation.default.outcome === "selected" ? "no rule matched: the default decided" : "a rule decided"}</span>
+            {t("field.minimum")} <Money amount={explanation.default.minimum} /> ·{" "}
+            <strong className={`outcome ${explanation.default.outcome}`}>
+              {t(explanation.default.outcome === "selected" ? "sim.decides" : "sim.notUsed")}
+            </strong>{" "}
+            <span className="muted">{t(explanation.default.outcome === "selected" ? "sim.defaultDecided" : "sim.ruleDecided")}</span>
           </p>
         </li>
       </ol>

@@ -2,6 +2,7 @@ import type { Cells } from "../shared/grid/models/draft";
 import { numberValue, textValue, type SheetCodec, type SheetColumn } from "../shared/excel/sheet";
 import { minorDigits, parseMoney } from "../labels/money";
 import type { QuotaRule } from "../api/rules";
+import { t } from "../shared/i18n";
 
 /** The CSV's columns (RULE_CSV_COLUMNS in src/quotas/schemas.ts): the minimum in minor units, as the API holds it. */
 const COLUMNS: readonly SheetColumn[] = [
@@ -28,16 +29,17 @@ export function minorToGridText(text: string, currency: string | null): string {
   return point === 0 ? digits : `${digits.slice(0, -point)}.${digits.slice(-point)}`;
 }
 
-/** A rule's scope in a sentence ("A-1 / (any) / S-3"), "" when it has neither an account nor a supplier (such a row is always new). */
+/** A rule's scope in a sentence ("A-1 / (any) / S-3", "(alle)" in German), "" when it has neither an account nor a supplier (such a row is always new). */
 const scopeKey = (cells: Cells) => {
   const [account, supplier, store] = SCOPE.map((field) => (cells[field] ?? "").trim());
-  return account || supplier ? [account, supplier, store].map((id) => id || "(any)").join(" / ") : "";
+  const any = t("excel.anyScope");
+  return account || supplier ? [account, supplier, store].map((id) => id || any).join(" / ") : "";
 };
 
 /** The rules grid as an Excel sheet in the grid's `currency`: a row goes to the rule of its scope, as the CSV import upserts (its id is ignored). */
 export function rulesSheet(currency: string | null): SheetCodec<QuotaRule> {
   return {
-    sheet: "Quota rules",
+    sheet: () => t("excel.sheetRules"),
     columns: COLUMNS,
     required: ["minimum"],
     keyName: "scope",

@@ -1,4 +1,5 @@
 import { useState, type ChangeEvent, type DragEvent } from "react";
+import { t } from "./i18n";
 import { toRefusal, type Refusal } from "./session";
 import { ProblemView } from "./ui";
 
@@ -7,7 +8,7 @@ import { ProblemView } from "./ui";
  * row), then Apply sends the same file for real. `send` is the resource's bulk PUT taking text/csv.
  */
 export function CsvImport<Result>({
-  label = "Import CSV",
+  label = t("common.importCsv"),
   columns,
   send,
   describe,
@@ -58,20 +59,19 @@ export function CsvImport<Result>({
         {label}
         <input type="file" accept=".csv,text/csv" onChange={(e: ChangeEvent<HTMLInputElement>) => void pick(e.target.files?.[0])} />
       </label>
-      <span className="muted">or drop a file here · columns: {columns}</span>
+      <span className="muted">{t("common.dropOrColumns", { columns })}</span>
       {onExport && (
         <button type="button" className="export" onClick={() => void onExport()}>
-          Export CSV
+          {t("common.exportCsv")}
         </button>
       )}
-      {busy && <p className="muted">Checking…</p>}
+      {busy && <p className="muted">{t("common.checking")}</p>}
       {outcome?.result && (
         <div role="status" className="import-outcome">
-          {outcome.dryRun ? "Dry run of " : "Imported "}
-          {file?.name}: {describe(outcome.result)}.
+          {t(outcome.dryRun ? "common.dryRunOf" : "common.importedFile", { file: file?.name ?? "", outcome: describe(outcome.result) })}
           {outcome.dryRun && (
             <button type="button" className="primary" disabled={busy} onClick={() => file && run(file.text, false)}>
-              Apply
+              {t("common.apply")}
             </button>
           )}
         </div>

@@ -1,5 +1,6 @@
 import { useInfiniteQuery, type InfiniteData, type UseInfiniteQueryResult } from "@tanstack/react-query";
 import { Fragment, type ReactNode } from "react";
+import { t } from "./i18n";
 import { toRefusal } from "./session";
 import { ProblemView, SortChoice } from "./ui";
 
@@ -89,7 +90,7 @@ export function ListTable<T>({
             <tr role="row">
               <td role="cell" colSpan={columns.length} className="muted">
                 {/* Until the first page is in, the table says so rather than standing empty. */}
-                {pending ? "Loading…" : empty}
+                {pending ? t("common.loading") : empty}
               </td>
             </tr>
           )}
@@ -140,7 +141,7 @@ export function PagedList<T>({ label, list, columns, rowKey, empty, children, so
   return (
     <>
       {(children || sorts) && (
-        <form className="filters" role="search" aria-label={`Filter ${label.toLowerCase()}`} onSubmit={(e) => e.preventDefault()}>
+        <form className="filters" role="search" aria-label={t("common.filters", { list: label })} onSubmit={(e) => e.preventDefault()}>
           {children}
           {sorts && onSort && <SortChoice value={sort ?? ""} choices={sorts} onChange={onSort} />}
         </form>
@@ -155,7 +156,7 @@ export function PagedList<T>({ label, list, columns, rowKey, empty, children, so
 /** The next page of a list, while there is one (`label`: what the button says, "Load more" unless told). */
 export function LoadMore({
   list,
-  label = "Load more",
+  label = t("common.loadMore"),
 }: {
   list: Pick<PagedQuery<unknown>, "hasNextPage" | "isFetchingNextPage" | "fetchNextPage">;
   label?: string;

@@ -1,3 +1,4 @@
+import { t } from "./i18n";
 import { useEffect, useRef, useState, type ReactNode } from "react";
 
 /**
@@ -52,7 +53,7 @@ export function ConfirmDialog({
       {children}
       <div className="actions">
         <button type="button" onClick={onClose}>
-          Cancel
+          {t("common.cancel")}
         </button>
         <button type="button" className="danger" disabled={busy} onClick={onConfirm}>
           {confirm}
@@ -63,7 +64,7 @@ export function ConfirmDialog({
 }
 
 /** Copies a text to the clipboard and says so. */
-export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
+export function CopyButton({ text, label = t("common.copy") }: { text: string; label?: string }) {
   const [copied, setCopied] = useState<boolean | null>(null);
   return (
     <>
@@ -81,7 +82,7 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
         {label}
       </button>
       <span role="status" className="muted">
-        {copied === true ? "Copied." : copied === false ? "Copy refused by the browser: select the text instead." : ""}
+        {copied === true ? t("common.copied") : copied === false ? t("common.copyRefused") : ""}
       </span>
     </>
   );
@@ -91,14 +92,14 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
 export function SecretOnce({ label, secret, onDone }: { label: string; secret: string; onDone: () => void }) {
   return (
     <Dialog title={label} onClose={onDone}>
-      <p>Copy it now: it is shown this once and cannot be read again.</p>
+      <p>{t("common.secretOnce")}</p>
       <p className="secret">
         <code>{secret}</code>
       </p>
       <div className="actions">
         <CopyButton text={secret} />
         <button type="button" className="primary" onClick={onDone}>
-          Done
+          {t("common.done")}
         </button>
       </div>
     </Dialog>

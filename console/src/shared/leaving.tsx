@@ -1,3 +1,4 @@
+import { t } from "./i18n";
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
 import { Router } from "wouter";
 import { ConfirmDialog } from "./dialogs";
@@ -90,15 +91,15 @@ export function LeaveGuard({ children }: { children: ReactNode }) {
       </Router>
       {pending && (
         <ConfirmDialog
-          title="Leave with unsaved edits?"
-          confirm="Leave and discard them"
+          title={t("common.leaveTitle")}
+          confirm={t("common.leaveConfirm")}
           onClose={() => setPending(null)}
           onConfirm={() => {
             setPending(null);
             pending();
           }}
         >
-          <p>This page has edits that are not saved. Leaving it discards them; Cancel keeps them here so you can save them.</p>
+          <p>{t("common.leaveText")}</p>
         </ConfirmDialog>
       )}
     </ConfirmLeave.Provider>

@@ -1,4 +1,5 @@
 import { ApiProblem, createClient, type ApiClient, type paths, type Problem } from "@campaign-policy/client";
+import { t } from "./i18n";
 
 export type Role = "OPERATOR" | "ACCOUNT";
 export interface Session {
@@ -39,7 +40,7 @@ export function toRefusal(error: unknown): Refusal {
   if (error instanceof ApiProblem) return { status: error.status, problem: error.problem ?? { code: "unknown", title: error.message } };
   return {
     status: 0,
-    problem: { code: "network", title: "The API did not answer", detail: error instanceof Error ? error.message : String(error) } as unknown as Problem,
+    problem: { code: "network", title: t("problem.network"), detail: error instanceof Error ? error.message : String(error) } as unknown as Problem,
   };
 }
 

@@ -1,5 +1,6 @@
 import { useEffect, useState, type ReactNode } from "react";
 import { Link as RouterLink } from "wouter";
+import { currentLanguage, hasMessage, t } from "./i18n";
 import { toRefusal, type Refusal } from "./session";
 
 export function Link({ to, children, current }: { to: string; children: ReactNode; current?: boolean }) {
@@ -15,26 +16,35 @@ export function ProblemView({ refusal, children }: { refusal: Refusal | null | u
   if (!refusal) return null;
   const { problem, status } = refusal;
   const items = (problem as { errors?: { field?: string; message?: string; row?: number; index?: number; code?: string }[] }).errors ?? [];
+  const key = `problem.${problem.code}`;
+  // The API speaks English: in another language its title is the catalog's sentence for the code, and
+  // its detail and items follow as it said them (marked English for a screen reader).
+  const english = currentLanguage() === "en";
   return (
     <div role="alert" className="problem">
-      <strong>{problem.title ?? problem.code}</strong>{" "}
+      <strong>{hasMessage(key) ? t(key) : (problem.title ?? problem.code)}</strong>{" "}
       {status ? (
         <span className="muted">
           ({status} {problem.code})
         </span>
       ) : null}
-      {problem.detail && <p>{problem.detail}</p>}
+      {problem.detail && (
+        <p lang="en">
+          {!english && <span className="muted">{t("common.serverSaid")} </span>}
+          {problem.detail}
+        </p>
+      )}
       {items.length > 0 && (
-        <ul>
+        <ul lang="en">
           {items.slice(0, 20).map((item, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: one answer's items, never reordered, and two may read the same.
             <li key={i}>
-              {item.row !== undefined ? `Row ${item.row}: ` : ""}
+              {item.row !== undefined ? `${t("common.row", { row: item.row })}: ` : ""}
               {item.field ? `${item.field}: ` : ""}
               {item.message ?? item.code}
             </li>
           ))}
-          {items.length > 20 && <li>… and {items.length - 20} more</li>}
+          {items.length > 20 && <li>{t("common.andMore", { count: items.length - 20 })}</li>}
         </ul>
       )}
       {children}
@@ -58,7 +68,7 @@ export function FirstOf({ items }: { items: readonly string[] }) {
       {items.slice(0, 20).map((item) => (
         <li key={item}>{item}</li>
       ))}
-      {items.length > 20 && <li>… and {items.length - 20} more</li>}
+      {items.length > 20 && <li>{t("common.andMore", { count: items.length - 20 })}</li>}
     </ul>
   );
 }
@@ -78,11 +88,11 @@ export function DayRangeFilter({ from, to, onChange }: { from: string; to: strin
   return (
     <>
       <label>
-        From
+        {t("common.from")}
         <input type="date" value={from} onChange={(e) => onChange({ from: e.target.value })} />
       </label>
       <label>
-        To
+        {t("common.to")}
         <input type="date" value={to} onChange={(e) => onChange({ to: e.target.value })} />
       </label>
     </>
@@ -105,7 +115,7 @@ export function ChoiceFilter({
     <label>
       {label}
       <select value={value} onChange={(e) => onChange(e.target.value)}>
-        <option value="">Any</option>
+        <option value="">{t("common.any")}</option>
         {choices.map((choice) => {
           const [option, text] = typeof choice === "string" ? [choice, choice] : choice;
           return (
@@ -133,7 +143,7 @@ export function SortChoice({
 }) {
   return (
     <label>
-      Sort
+      {t("common.sort")}
       <select value={value} onChange={(e) => onChange(e.target.value)} disabled={disabled}>
         {choices.map(([choice, text]) => (
           <option key={choice} value={choice}>
@@ -154,7 +164,7 @@ export function FormActions({ submit, busy, onCancel, error }: { submit: string;
           {submit}
         </button>
         <button type="button" onClick={() => onCancel()}>
-          Cancel
+          {t("common.cancel")}
         </button>
       </div>
       <ProblemView refusal={error ? toRefusal(error) : null} />

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { resolveLocale } from "../../common/locale";
 import { characterCount } from "./identifier-text.mjs";
 
 export type LocalizedText = Record<string, string>;
@@ -81,22 +82,8 @@ export function foldedText(text: LocalizedText): LocalizedText {
   return folded;
 }
 
-/**
- * Picks the text to show for a requested locale: exact tag, then its base language
- * (fr-FR → fr), then the tenant's default locale, then any value.
- */
-export function resolveLocale(text: LocalizedText, requested: string | null, tenantDefault: string): { locale: string | null; value: string | null } {
-  const keys = Object.keys(text);
-  const find = (tag: string) => keys.find((k) => k.toLowerCase() === tag.toLowerCase());
-  const candidates = requested ? [requested, requested.split("-")[0]] : [];
-  candidates.push(tenantDefault, tenantDefault.split("-")[0]);
-  for (const candidate of candidates) {
-    const key = find(candidate);
-    if (key) return { locale: key, value: text[key] };
-  }
-  const sortedKeys = [...keys].sort();
-  return sortedKeys.length ? { locale: sortedKeys[0], value: text[sortedKeys[0]] } : { locale: null, value: null };
-}
+// One resolution for the API and the console (which shows names in its language the same way).
+export { resolveLocale };
 
 /** The sort key for a localized field: the tenant default locale's text, else any. */
 export function sortText(text: LocalizedText, tenantDefault: string): string {

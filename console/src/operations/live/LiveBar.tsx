@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import type { Operation } from "../../api/operations";
 import { fieldLabel } from "../../labels/fields";
+import { t, tx } from "../../shared/i18n";
 import type { LiveState } from "./liveClient";
 import { useLiveOperation } from "./useLiveOperation";
 
@@ -23,9 +24,11 @@ export function LiveBar({ operation }: { operation: Operation }) {
   return (
     <div className="live-bar">
       <span role="status" className={`live-state ${status}`}>
-        {live && state ? live.views.stateText(state) : "Connecting…"}
+        {live && state ? live.views.stateText(state, { t, tx }) : t("live.connecting")}
       </span>
-      {live && state?.status === "live" && <live.views.HereNow others={state.viewers.filter((viewer) => viewer.id !== state.you)} fieldLabel={fieldLabel} />}
+      {live && state?.status === "live" && (
+        <live.views.HereNow others={state.viewers.filter((viewer) => viewer.id !== state.you)} fieldLabel={fieldLabel} words={{ t, tx }} />
+      )}
     </div>
   );
 }

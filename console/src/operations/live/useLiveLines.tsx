@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Line, Operation } from "../../api/operations";
 import type { GridDraft } from "../../shared/grid/hooks/useGridDraft";
 import type { GridRow } from "../../shared/grid/models/draft";
+import { t, tx } from "../../shared/i18n";
 import type { LiveState, LiveViewer } from "./liveClient";
 import { useLiveOperation } from "./useLiveOperation";
 import "./live.css";
@@ -52,7 +53,7 @@ export function useLiveLines<Stored>(operation: Operation, draft: GridDraft<Stor
   const cellMarks = useCallback(
     (row: GridRow<Stored>, key: string) => {
       const viewers = row.stored && here.get(`${row.id}\n${key}`);
-      return viewers && live ? <live.views.HereMark viewers={viewers} /> : null;
+      return viewers && live ? <live.views.HereMark viewers={viewers} words={{ t, tx }} /> : null;
     },
     [here, live],
   );

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from "react";
 import { fetchLinesOf, type Operation } from "../../api/operations";
 import { useSession } from "../../shared/context";
 import { queryKeys } from "../../shared/queryKeys";
+import { withLaterWords } from "../../shared/languages";
 import { answer } from "../../shared/session";
 import type { LiveHandle } from "./liveHub";
 import type * as Loaded from "./loaded";
@@ -28,7 +29,7 @@ export function useLiveOperation(operation: Operation): Live | null {
   useEffect(() => {
     let held: LiveHandle | null = null;
     let left = false;
-    void import("./loaded").then((views) => {
+    void withLaterWords(import("./loaded")).then((views) => {
       if (left) return;
       held = views.acquireLive(operationId, {
         session: api,

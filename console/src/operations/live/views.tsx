@@ -2,30 +2,36 @@ import { type CSSProperties, useEffect, useRef } from "react";
 import type { GridDraft } from "../../shared/grid/hooks/useGridDraft";
 import type { GridColumn } from "../../shared/grid/models/columns";
 import type { GridRow } from "../../shared/grid/models/draft";
+import type { MessageKey, t, tx } from "../../shared/i18n";
 import type { LiveEnd, LiveState, LiveViewer } from "./liveClient";
 import "./views.css";
 
 /*
  * What live pages show beyond their status line: who else is here and where, and the conflicts to
  * answer. Loaded with the live connection, beside the page (loaded.ts): it imports no module of the
- * console's first load (the build would split that load), so what it needs of the page comes in props.
+ * console's first load (the build would split that load), so what it needs of the page comes in props,
+ * the words too (`t`, the page's, in the language chosen).
  */
 
-const ENDED: Record<LiveEnd, string> = {
-  revoked: "Not live: the key was revoked",
-  deleted: "Not live: the Operation was deleted",
-  refused: "Not live: the Operation cannot be read",
+/** What says a message in the language chosen: the page's `t` and `tx` (shared/i18n.ts). */
+export interface Words {
+  t: typeof t;
+  tx: typeof tx;
+}
+
+const ENDED: Record<LiveEnd, MessageKey> = {
+  revoked: "live.endedRevoked",
+  deleted: "live.endedDeleted",
+  refused: "live.endedRefused",
 };
 
 /** The connection's state in words (the page says Connecting… until this is loaded). */
-export function stateText(state: LiveState): string {
-  if (state.status === "live") return "Live";
-  if (state.status === "reconnecting") return "Reconnecting…";
-  if (state.status === "ended") return ENDED[state.ended ?? "refused"];
-  return "Connecting…";
+export function stateText(state: LiveState, { t }: Words): string {
+  if (state.status === "live") return t("live.live");
+  if (state.status === "reconnecting") return t("live.reconnecting");
+  if (state.status === "ended") return t(ENDED[state.ended ?? "refused"]);
+  return t("live.connecting");
 }
-
-const cellCount = (count: number) => `${count} cell${count === 1 ? "" : "s"}`;
 
 /** A color per person here (by connection), the same in `Here now` and on the cell they are on; white letters read on each. */
 const COLORS = ["#1f5fd1", "#8a3ffc", "#b3261e", "#17663a", "#9a3412", "#0e7490"];
@@ -46,31 +52,31 @@ export function HereDot({ viewer }: { viewer: LiveViewer }) {
 }
 
 /** On a cell: who else is on it (their initials; their names to a screen reader and on hover). */
-export function HereMark({ viewers }: { viewers: readonly LiveViewer[] }) {
+export function HereMark({ viewers, words: { t } }: { viewers: readonly LiveViewer[]; words: Words }) {
   const names = viewers.map((viewer) => viewer.name).join(", ");
   return (
-    <span className="here-mark" style={{ "--here": hereColor(viewers[0].id) } as CSSProperties} title={`${names}: here`}>
+    <span className="here-mark" style={{ "--here": hereColor(viewers[0].id) } as CSSProperties} title={t("live.hereTitle", { names })}>
       {viewers.map((viewer) => (
         <HereDot key={viewer.id} viewer={viewer} />
       ))}
-      <span className="sr-only"> ({names} here)</span>
+      <span className="sr-only"> {t("live.hereSaid", { names })}</span>
     </span>
   );
 }
 
 /** `Here now`: the others on the Operation, each with the cell they are on. */
-export function HereNow({ others, fieldLabel }: { others: readonly LiveViewer[]; fieldLabel: (field: string) => string }) {
+export function HereNow({ others, fieldLabel, words: { t } }: { others: readonly LiveViewer[]; fieldLabel: (field: string) => string; words: Words }) {
   return (
-    <section className="here-now" aria-label="Here now">
-      Here now:
+    <section className="here-now" aria-label={t("live.hereNow")}>
+      {t("live.hereNowLead")}
       {others.length === 0 ? (
-        <span className="muted"> nobody else</span>
+        <span className="muted"> {t("live.nobodyElse")}</span>
       ) : (
         <ul>
           {others.map(({ focus, ...viewer }) => (
             <li key={viewer.id}>
               <HereDot viewer={viewer} /> {viewer.name}
-              {focus && <span className="muted"> on {`${focus.variantExternalId} · ${fieldLabel(focus.field)}`}</span>}
+              {focus && <span className="muted"> {t("live.onCell", { cell: `${focus.variantExternalId} · ${fieldLabel(focus.field)}` })}</span>}
             </li>
           ))}
         </ul>
@@ -88,8 +94,6 @@ export function HereNow({ others, fieldLabel }: { others: readonly LiveViewer[];
 /** The conflicts listed at once; the buttons for all of them answer the others too. */
 const SHOWN = 20;
 
-const valueText = (value: string | undefined) => (value === undefined || value === "" ? "(empty)" : value);
-
 export function LiveConflicts<Stored>({
   draft,
   columns,
@@ -97,6 +101,7 @@ export function LiveConflicts<Stored>({
   onShow,
   onSaid,
   onDone,
+  words: { t, tx },
 }: {
   draft: GridDraft<Stored>;
   columns: readonly GridColumn[];
@@ -107,6 +112,7 @@ export function LiveConflicts<Stored>({
   onSaid: (text: string) => void;
   /** Every conflict answered, the focus in none of them: where it goes (the grid). */
   onDone: () => void;
+  words: Words;
 }) {
   const panel = useRef<HTMLElement>(null);
   /** An answer was given here: the focus it leaves (its button goes) moves on. */
@@ -115,6 +121,7 @@ export function LiveConflicts<Stored>({
   const count = cells.length;
   const columnLabel = (field: string) => columns.find((column) => column.key === field)?.label ?? field;
   const nameOf = ({ row, field }: { row: GridRow<Stored>; field: string }) => `${labelOf(row)} · ${columnLabel(field)}`;
+  const valueText = (value: string | undefined) => (value === undefined || value === "" ? t("live.emptyValue") : value);
 
   // An answered conflict leaves the list: the focus goes on to the next one (or back to the grid) rather than to the page.
   // biome-ignore lint/correctness/useExhaustiveDependencies(count): runs when the list changed.
@@ -129,25 +136,22 @@ export function LiveConflicts<Stored>({
 
   /** Theirs: each cell takes their value, as one step of the undo history; mine: the edits stay, to be saved over theirs. */
   const resolve = (keep: "theirs" | "mine", chosen: { row: GridRow<Stored>; field: string }[]) => {
-    const what = chosen.length === 1 ? nameOf(chosen[0]) : cellCount(chosen.length);
+    const what = chosen.length === 1 ? nameOf(chosen[0]) : t("live.cells", { count: chosen.length });
     answered.current = true;
     if (keep === "mine") draft.keepMine(chosen.map(({ row, field }) => ({ id: row.id, field })));
     else {
-      const change = draft.change(`Keep theirs (${what})`);
+      const change = draft.change(t("live.keepTheirsStep", { what }));
       for (const { row, field } of chosen) change.set(row, { ...change.current(row).cells, [field]: draft.storedCellsOf(row)?.[field] ?? "" });
       change.commit();
     }
-    onSaid(keep === "theirs" ? `Kept theirs: ${what}. Undo (Ctrl+Z) brings yours back.` : `Kept yours: ${what}; Save saves it over theirs.`);
+    onSaid(t(keep === "theirs" ? "live.keptTheirs" : "live.keptYours", { what }));
   };
 
   if (!count) return null;
   return (
     <section className="live-conflicts" aria-labelledby="live-conflicts-title" ref={panel}>
-      <h3 id="live-conflicts-title">{count === 1 ? "1 cell" : `${count} cells`} changed by someone else too</h3>
-      <p className="help">
-        Someone saved these cells while your edits of them were unsaved. Keep theirs, or keep yours (Save then saves yours over theirs). Save waits until each
-        is answered.
-      </p>
+      <h3 id="live-conflicts-title">{t("live.conflictsTitle", { count })}</h3>
+      <p className="help">{t("live.conflictsHelp")}</p>
       <ul>
         {cells.slice(0, SHOWN).map((cell) => {
           const theirs = draft.storedCellsOf(cell.row)?.[cell.field];
@@ -155,35 +159,31 @@ export function LiveConflicts<Stored>({
           return (
             <li key={`${cell.row.id}\n${cell.field}`}>
               <span className="conflict-cell">
-                <button
-                  type="button"
-                  className="link"
-                  onClick={() => onShow(cell.row, cell.field) || onSaid(`${name} is outside the current search: clear it to see the row.`)}
-                >
+                <button type="button" className="link" onClick={() => onShow(cell.row, cell.field) || onSaid(t("live.outsideSearch", { name }))}>
                   {name}
                 </button>
-                : yours <strong>{valueText(cell.row.cells[cell.field])}</strong>, theirs <strong>{valueText(theirs)}</strong>
+                {tx("live.bothValues", { yours: <strong>{valueText(cell.row.cells[cell.field])}</strong>, theirs: <strong>{valueText(theirs)}</strong> })}
               </span>
               <span className="conflict-actions">
-                <button type="button" onClick={() => resolve("theirs", [cell])} aria-label={`Keep theirs for ${name}`}>
-                  Keep theirs
+                <button type="button" onClick={() => resolve("theirs", [cell])} aria-label={t("live.keepTheirsFor", { name })}>
+                  {t("live.keepTheirs")}
                 </button>
-                <button type="button" onClick={() => resolve("mine", [cell])} aria-label={`Keep mine for ${name}`}>
-                  Keep mine
+                <button type="button" onClick={() => resolve("mine", [cell])} aria-label={t("live.keepMineFor", { name })}>
+                  {t("live.keepMine")}
                 </button>
               </span>
             </li>
           );
         })}
       </ul>
-      {count > SHOWN && <p className="muted">… and {count - SHOWN} more.</p>}
+      {count > SHOWN && <p className="muted">{t("live.more", { count: count - SHOWN })}</p>}
       {count > 1 && (
         <p className="conflict-actions">
           <button type="button" onClick={() => resolve("theirs", cells)}>
-            Keep theirs for all {count}
+            {t("live.keepTheirsAll", { count })}
           </button>
           <button type="button" onClick={() => resolve("mine", cells)}>
-            Keep mine for all {count}
+            {t("live.keepMineAll", { count })}
           </button>
         </p>
       )}

@@ -44,7 +44,7 @@ export function ExcelExportButton({
   return (
     // Busy, it stays focusable (a disabled button would drop the keyboard's focus) and ignores clicks.
     <button type="button" disabled={disabled} aria-busy={busy || undefined} onClick={() => void (busy || exportTable())} {...warmUp}>
-      {EXCEL_WORDS.exportButton}
+      {EXCEL_WORDS.exportButton()}
     </button>
   );
 }
@@ -94,7 +94,7 @@ export function GridExcelTools<Stored>({
     const { readSheet, importSheetRows } = await workbook();
     const read = await readSheet(await picked.arrayBuffer(), codec);
     if ("problem" in read) return onNote(EXCEL_WORDS.notImported(picked.name, read.problem));
-    const change = draft.change(`Import ${picked.name}`);
+    const change = draft.change(EXCEL_WORDS.importStep(picked.name));
     const editable = editableCells(columns, { readOnly: false, lockedWhenStored: [] });
     const outcome = importSheetRows({ rows: draft.rows.concat(draft.dirtyRows), columns, editable }, change, read.rows, codec);
     const invalid = outcome.written.flatMap(({ line, row }) => {
@@ -115,7 +115,7 @@ export function GridExcelTools<Stored>({
   const pick = async (picked: File | undefined) => {
     if (!picked || busy) return;
     setBusy(true);
-    onNote(EXCEL_WORDS.working);
+    onNote(EXCEL_WORDS.working());
     try {
       await importFile(picked);
     } finally {
@@ -128,7 +128,7 @@ export function GridExcelTools<Stored>({
     <>
       <ExcelExportButton
         file={`${file}.xlsx`}
-        sheet={codec.sheet}
+        sheet={codec.sheet()}
         table={() => ({ columns: codec.columns, rows: draft.rows.map(codec.valuesOf) })}
         disabled={loading}
         onDone={onNote}
@@ -137,7 +137,7 @@ export function GridExcelTools<Stored>({
       {!readOnly && (
         <>
           <button type="button" disabled={loading} aria-busy={busy || undefined} aria-describedby={hintId} onClick={() => picker.current?.click()} {...warmUp}>
-            {EXCEL_WORDS.importButton}
+            {EXCEL_WORDS.importButton()}
           </button>
           <span id={hintId} className="sr-only">
             {EXCEL_WORDS.importHint(codec.columns.map((column) => column.name))}

@@ -26,15 +26,18 @@ export interface SheetTable {
   rows: SheetValue[][];
 }
 
+/** What a sheet's rows are found by, as a sentence names it. */
+export type SheetKeyName = "variant" | "scope";
+
 /** How a grid's rows become a sheet's and back, by the CSV's columns. */
 export interface SheetCodec<Stored> {
-  /** The sheet's name in the workbook. */
-  sheet: string;
+  /** The sheet's name in the workbook, in the language chosen when it is written. */
+  sheet: () => string;
   columns: readonly SheetColumn[];
   /** The columns a file must have (those the CSV import requires). */
   required: readonly string[];
-  /** What a row's key is called in a sentence ("variant"). */
-  keyName: string;
+  /** What a row's key is called in a sentence: a line's variant, a rule's scope (the catalogs say it). */
+  keyName: SheetKeyName;
   /** A grid row as the sheet's values, in the order of `columns`. */
   valuesOf: (row: GridRow<Stored>) => SheetValue[];
   /** A file's row (its texts by column name) as the grid cells it writes, only of the columns the file has. */
@@ -60,9 +63,9 @@ export const valuesOfCells = (columns: readonly SheetColumn[], cells: Cells): Sh
 
 /** The codec of a grid whose columns are the CSV's, by the same names (a line's): each row found by its `keyField`. */
 export function sameColumnsCodec(
-  sheet: string,
+  sheet: () => string,
   columns: readonly SheetColumn[],
-  { required, keyField, keyName }: { required: readonly string[]; keyField: string; keyName: string },
+  { required, keyField, keyName }: { required: readonly string[]; keyField: string; keyName: SheetKeyName },
 ): SheetCodec<unknown> {
   return {
     sheet,

@@ -76,12 +76,12 @@ export type SheetRows = { rows: SheetRow[] } | { problem: string };
  */
 export function readSheetRows<Stored>(sheet: SheetText, codec: SheetCodec<Stored>): SheetRows {
   const [head, ...body] = sheet.rows.filter((row) => row.cells.some((cell) => cell.trim() !== ""));
-  if (!head) return { problem: EXCEL_WORDS.noHeader };
+  if (!head) return { problem: EXCEL_WORDS.noHeader() };
   const known = codec.columns.map((column) => column.name);
   const names = head.cells.map((cell) => cell.trim());
   // A column without a name is left out when it is empty all the way down (a spreadsheet's stray formatting).
   const used = names.flatMap((name, at) => (name !== "" || body.some((row) => (row.cells[at] ?? "").trim() !== "") ? [{ name, at }] : []));
-  const unknown = used.filter(({ name }) => !known.includes(name)).map(({ name, at }) => name || `column ${at + 1} (no name)`);
+  const unknown = used.filter(({ name }) => !known.includes(name)).map(({ name, at }) => name || EXCEL_WORDS.unnamedColumn(at + 1));
   if (unknown.length) return { problem: EXCEL_WORDS.unknownColumns(unknown, known) };
   const repeated = [...new Set(used.filter(({ name }, i) => used.findIndex((other) => other.name === name) !== i).map(({ name }) => name))];
   if (repeated.length) return { problem: EXCEL_WORDS.repeatedColumns(repeated) };

@@ -60,7 +60,7 @@ export async function readSheet<Stored>(data: ArrayBuffer, codec: SheetCodec<Sto
   try {
     sheet = await readWorkbook(data);
   } catch {
-    return { problem: EXCEL_WORDS.notWorkbook };
+    return { problem: EXCEL_WORDS.notWorkbook() };
   }
   return readSheetRows(sheet, codec);
 }

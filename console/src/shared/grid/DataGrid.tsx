@@ -12,6 +12,7 @@ import { useGridSelection } from "./hooks/useGridSelection";
 import { editableCells, type GridColumn } from "./models/columns";
 import type { GridRow } from "./models/draft";
 import { cellsIn, holds, pendingCells, type Writable } from "./models/selection";
+import { t } from "../i18n";
 
 export type { DataGridHandle };
 
@@ -22,11 +23,6 @@ export type { DataGridHandle };
  * Each concern is a hook (hooks/: layout, selection, editing, keyboard, clipboard, pointer) over pure
  * models (models/: the draft, the selection's plans, the edits, the columns); this file draws them.
  */
-
-const READ_ONLY_HELP = "Arrow keys, Page Up/Down and Ctrl+Home/End move from cell to cell · Shift with them selects · Ctrl+C copies.";
-/** The spreadsheet keys every editable grid has, said under it after the page's own help. */
-const EDIT_HELP =
-  "Shift+arrows (or a drag) select · Ctrl+C copies, Ctrl+V pastes into the selection · Ctrl+D fills down (or drag the selection's corner) · Delete or Space clears · Ctrl+Z undoes, Ctrl+Shift+Z or Ctrl+Y redoes.";
 
 export function DataGrid<Stored>({
   ref,
@@ -137,8 +133,8 @@ export function DataGrid<Stored>({
   const tipId = `${idBase}-cell-error`;
   const activeServerError = activeRow && draft.serverErrorOf(activeRow);
   // What is wrong with the active cell, shown right under it (and said by the live region below).
-  const activeMessages = [activeErrors.get(activeKey), activeServerError && `Server: ${activeServerError}`].filter((message): message is string =>
-    Boolean(message),
+  const activeMessages = [activeErrors.get(activeKey), activeServerError && t("grid.serverSaid", { message: activeServerError })].filter(
+    (message): message is string => Boolean(message),
   );
   // Below the cell, but above it on the last rows (the body is at least three rows high, so it fits either way).
   const tipAbove = active.row > 0 && active.row >= rows.length - 2;
@@ -264,7 +260,7 @@ export function DataGrid<Stored>({
                           <input
                             // biome-ignore lint/a11y/noAutofocus: the editor appears only when the person starts editing this cell (Enter, a double click, typing); focus belongs in it.
                             autoFocus
-                            aria-label={`${column.key}, row ${item.index + 1}`}
+                            aria-label={t("grid.cellName", { column: column.key, row: item.index + 1 })}
                             aria-invalid={activeErrors.has(column.key) || undefined}
                             aria-describedby={activeMessages.length ? tipId : undefined}
                             inputMode={column.numeric ? "numeric" : undefined}
@@ -286,9 +282,12 @@ export function DataGrid<Stored>({
                         ) : (
                           <>
                             {column.display ? column.display(row) : row.cells[column.key]}
-                            {col === 0 && dirty && <span className="sr-only"> (unsaved)</span>}
+                            {col === 0 && dirty && <span className="sr-only"> {t("grid.unsaved")}</span>}
                             {conflicts?.has(column.key) && (
-                              <span className="sr-only"> (conflict: theirs {draft.storedCellsOf(row)?.[column.key] || "empty"})</span>
+                              <span className="sr-only">
+                                {" "}
+                                {t("grid.conflictTheirs", { theirs: draft.storedCellsOf(row)?.[column.key] || t("grid.conflictEmpty") })}
+                              </span>
                             )}
                           </>
                         )}
@@ -326,20 +325,15 @@ export function DataGrid<Stored>({
       </div>
       {rows.length === 0 && <p className="muted grid-empty">{empty}</p>}
       <p id={helpId} className="muted help">
-        {readOnly ? READ_ONLY_HELP : `${help} ${EDIT_HELP}`}
+        {/* The spreadsheet keys every editable grid has, said after the page's own help. */}
+        {readOnly ? t("grid.readOnlyHelp") : `${help} ${t("grid.editHelp")}`}
       </p>
       <div role="status" aria-live="polite" className="sr-only">
         {readOnly && said && <p key={said.n}>{said.text}</p>}
         {[...activeErrors.entries()].map(([key, message]) => (
-          <p key={key}>
-            Row {active.row + 1}, {columns[indexOfKey(key)].label}: {message}
-          </p>
+          <p key={key}>{t("grid.cellSaid", { row: active.row + 1, column: columns[indexOfKey(key)].label, message })}</p>
         ))}
-        {activeServerError && (
-          <p>
-            Row {active.row + 1}, server: {activeServerError}
-          </p>
-        )}
+        {activeServerError && <p>{t("grid.serverSaidAt", { row: active.row + 1, message: activeServerError })}</p>}
       </div>
     </>
   );

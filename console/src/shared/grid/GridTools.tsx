@@ -1,18 +1,18 @@
 import { useMemo, useState } from "react";
 import { ConfirmDialog, Dialog } from "../dialogs";
-import { plural } from "../format";
 import { ListTable } from "../PagedList";
 import type { GridDraft } from "./hooks/useGridDraft";
 import type { GridEditing } from "./hooks/useGridEditing";
 import type { GridColumn } from "./models/columns";
 import type { GridRow } from "./models/draft";
 import { pendingCells, planReplace, type FindOptions, type PendingCell, type Replacement, type Writable } from "./models/selection";
+import { t } from "../i18n";
 
 /** The editing bar above an editable grid, its find-and-replace panel and the review of pending changes (DataGrid renders them). */
 
 const PREVIEW_ROWS = 100;
 const REVIEW_PAGE = 200;
-const shown = (value: string) => (value === "" ? <span className="muted">(empty)</span> : value);
+const shown = (value: string) => (value === "" ? <span className="muted">{t("grid.empty")}</span> : value);
 
 /**
  * The editing bar: undo, redo, fill down, find and replace, review; the count of unsaved cells; and
@@ -55,30 +55,35 @@ export function EditingBar<Stored>({
   return (
     <>
       <div className="grid-tools">
-        <button type="button" onClick={() => editing.step("undo")} disabled={!draft.undoLabel} title={draft.undoLabel && `Undo ${draft.undoLabel} (Ctrl+Z)`}>
-          Undo
+        <button
+          type="button"
+          onClick={() => editing.step("undo")}
+          disabled={!draft.undoLabel}
+          title={draft.undoLabel && t("grid.undoTitle", { step: draft.undoLabel })}
+        >
+          {t("grid.undo")}
         </button>
         <button
           type="button"
           onClick={() => editing.step("redo")}
           disabled={!draft.redoLabel}
-          title={draft.redoLabel && `Redo ${draft.redoLabel} (Ctrl+Shift+Z)`}
+          title={draft.redoLabel && t("grid.redoTitle", { step: draft.redoLabel })}
         >
-          Redo
+          {t("grid.redo")}
         </button>
         <button type="button" onClick={editing.fillDown} disabled={!canFillDown}>
-          Fill down
+          {t("grid.fillDown")}
         </button>
         <button type="button" aria-expanded={finding} aria-controls={finding ? `${id}-find` : undefined} onClick={() => setFinding(!finding)}>
-          Find and replace
+          {t("grid.findReplace")}
         </button>
         <button type="button" onClick={() => setReviewing(true)} disabled={unsavedCells === 0}>
-          Review changes
+          {t("grid.review")}
         </button>
         <span className="muted">
-          {plural(unsavedCells, "unsaved cell")}
-          {draft.hiddenDirtyCount > 0 && ` (${plural(draft.hiddenDirtyCount, "edited row")} outside this view)`}
-          {selected > 1 && ` · ${plural(selected, "cell")} selected`}
+          {t("grid.unsavedCells", { count: unsavedCells })}
+          {draft.hiddenDirtyCount > 0 && ` ${t("grid.hiddenEdited", { count: draft.hiddenDirtyCount })}`}
+          {selected > 1 && ` · ${t("grid.selected", { count: selected })}`}
         </span>
         <span role="status" className="grid-said">
           {said && <span key={said.n}>{said.text}</span>}
@@ -144,12 +149,12 @@ export function FindReplace({
   const set = (patch: Partial<FindOptions>) => setOptions((now) => ({ ...now, ...patch }));
   const column = columns.find((c) => c.key === key) ?? columns[0];
   const found = useMemo(() => planReplace(rows, key, options, writable, column.normalize), [rows, key, options, writable, column]);
-  const label = (row: number) => (rows[row] && labelOf(rows[row])) || `row ${row + 1}`;
+  const label = (row: number) => (rows[row] && labelOf(rows[row])) || t("grid.rowN", { row: row + 1 });
   const nothing = !options.find && !options.wholeCell;
 
   return (
     <section className="find-replace" aria-labelledby={`${id}-title`}>
-      <h3 id={`${id}-title`}>Find and replace</h3>
+      <h3 id={`${id}-title`}>{t("grid.findReplace")}</h3>
       <form
         className="find-replace-fields"
         onSubmit={(e) => {
@@ -158,7 +163,7 @@ export function FindReplace({
         }}
       >
         <label>
-          Column
+          {t("grid.column")}
           <select value={key} onChange={(e) => setKey(e.target.value)}>
             {columns.map((c) => (
               <option key={c.key} value={c.key}>
@@ -168,47 +173,47 @@ export function FindReplace({
           </select>
         </label>
         <label>
-          Find
+          {t("grid.find")}
           {/* biome-ignore lint/a11y/noAutofocus: the panel opens on the person's request, to type what to find. */}
           <input type="search" autoFocus value={options.find} onChange={(e) => set({ find: e.target.value })} />
         </label>
         <label>
-          Replace with
+          {t("grid.replaceWith")}
           <input type="text" value={options.replace} onChange={(e) => set({ replace: e.target.value })} />
         </label>
         <label className="check">
           <input type="checkbox" checked={options.matchCase} onChange={(e) => set({ matchCase: e.target.checked })} />
-          Match case
+          {t("grid.matchCase")}
         </label>
         <label className="check">
           <input type="checkbox" checked={options.wholeCell} onChange={(e) => set({ wholeCell: e.target.checked })} />
-          Whole cell
+          {t("grid.wholeCell")}
         </label>
         <span className="find-replace-actions">
           <button type="submit" className="primary" disabled={!found.length}>
-            Replace {plural(found.length, "cell")}
+            {t("grid.replaceCells", { count: found.length })}
           </button>
           <button type="button" onClick={onClose}>
-            Close
+            {t("common.close")}
           </button>
         </span>
       </form>
       <p role="status" className="muted">
         {nothing
-          ? `Type what to find in ${column.label} (the rows shown).`
+          ? t("grid.typeToFind", { column: column.label })
           : found.length
-            ? `${plural(found.length, "cell")} of ${column.label} will change${found.length > PREVIEW_ROWS ? ` (the first ${PREVIEW_ROWS} shown)` : ""}.`
-            : `No cell of ${column.label} would change.`}
+            ? t("grid.willChange", { count: found.length, column: column.label, shown: found.length > PREVIEW_ROWS ? PREVIEW_ROWS : 0 })
+            : t("grid.noneWouldChange", { column: column.label })}
       </p>
       {found.length > 0 && (
         // biome-ignore lint/a11y/noNoninteractiveTabindex: the preview scrolls; the keyboard must reach it to scroll it.
-        <div className="find-preview" tabIndex={0} role="region" aria-label="Preview">
+        <div className="find-preview" tabIndex={0} role="region" aria-label={t("grid.preview")}>
           <ListTable
-            label={`Cells a replace will change in ${column.label}`}
+            label={t("grid.previewLabel", { column: column.label })}
             columns={[
-              { header: "Row", cell: (r: Replacement) => `${r.row + 1} · ${label(r.row)}` },
-              { header: "From", cell: (r: Replacement) => shown(r.from), wrap: true },
-              { header: "To", cell: (r: Replacement) => shown(r.to), wrap: true },
+              { header: t("grid.row"), cell: (r: Replacement) => `${r.row + 1} · ${label(r.row)}` },
+              { header: t("grid.from"), cell: (r: Replacement) => shown(r.from), wrap: true },
+              { header: t("grid.to"), cell: (r: Replacement) => shown(r.to), wrap: true },
             ]}
             items={found.slice(0, PREVIEW_ROWS)}
             rowKey={(r) => r.id}
@@ -250,35 +255,31 @@ export function ReviewChanges({
   const labelOf = new Map(columns.map((column) => [column.key, column.label]));
   const added = new Set(changes.filter((change) => change.added).map((change) => change.id)).size;
   return (
-    <Dialog title="Review changes" onClose={onClose}>
-      <p>
-        {plural(changes.length, "changed cell")} in {plural(rows.length, "row")}
-        {added ? ` (${added} new)` : ""}
-        {hiddenCount ? `; ${plural(hiddenCount, "row")} the current view does not show (its search or filters)` : ""}. Nothing is saved until you save.
-      </p>
+    <Dialog title={t("grid.review")} onClose={onClose}>
+      <p>{t("grid.reviewSummary", { cells: changes.length, rows: rows.length, added, hidden: hiddenCount })}</p>
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the list scrolls; the keyboard must reach it to scroll it. */}
-      <div className="review-list" tabIndex={0} role="region" aria-label="Pending changes, scrollable">
+      <div className="review-list" tabIndex={0} role="region" aria-label={t("grid.pendingScrollable")}>
         <ListTable
-          label="Pending changes"
+          label={t("grid.pending")}
           columns={[
-            { header: "Row", cell: (c: PendingCell) => (c.added ? `${c.label || "(no key)"} (new)` : c.label) },
-            { header: "Column", cell: (c: PendingCell) => labelOf.get(c.key) },
-            { header: "From", cell: (c: PendingCell) => (c.added ? <span className="muted">(new row)</span> : shown(c.from)), wrap: true },
-            { header: "To", cell: (c: PendingCell) => shown(c.to), wrap: true },
+            { header: t("grid.row"), cell: (c: PendingCell) => (c.added ? t("grid.newRowLabel", { label: c.label || t("grid.noKey") }) : c.label) },
+            { header: t("grid.column"), cell: (c: PendingCell) => labelOf.get(c.key) },
+            { header: t("grid.from"), cell: (c: PendingCell) => (c.added ? <span className="muted">{t("grid.newRow")}</span> : shown(c.from)), wrap: true },
+            { header: t("grid.to"), cell: (c: PendingCell) => shown(c.to), wrap: true },
           ]}
           items={changes.slice(0, limit)}
           rowKey={(c) => `${c.id}\u0000${c.key}`}
-          empty="No unsaved change."
+          empty={t("grid.noUnsaved")}
         />
       </div>
       <div className="actions">
         {changes.length > limit && (
           <button type="button" onClick={() => setLimit((n) => n + REVIEW_PAGE * 5)}>
-            Show more ({changes.length - limit} not shown)
+            {t("grid.showMore", { count: changes.length - limit })}
           </button>
         )}
         <button type="button" className="primary" onClick={onClose}>
-          Close
+          {t("common.close")}
         </button>
       </div>
     </Dialog>
@@ -305,24 +306,24 @@ export function DiscardButton({
   const discard = () => {
     const dropped = draft.discard();
     saving.reset();
-    saving.setNote(`Discarded ${plural(dropped, "unsaved row")}${undoable ? ": Undo (Ctrl+Z) brings them back." : "."}`);
+    saving.setNote(t(undoable ? "grid.discardedUndoable" : "grid.discarded", { count: dropped }));
   };
   return (
     <>
       <button type="button" onClick={() => (undoable ? discard() : setAsking(true))} disabled={dirtyCount === 0}>
-        Discard
+        {t("grid.discard")}
       </button>
       {asking && (
         <ConfirmDialog
-          title={`Discard ${plural(dirtyCount, "unsaved row")}?`}
-          confirm="Discard them"
+          title={t("grid.discardTitle", { count: dirtyCount })}
+          confirm={t("grid.discardThem")}
           onConfirm={() => {
             setAsking(false);
             discard();
           }}
           onClose={() => setAsking(false)}
         >
-          <p>The grid is read-only now, so nothing can bring them back.</p>
+          <p>{t("grid.discardReadOnly")}</p>
         </ConfirmDialog>
       )}
     </>

@@ -1,11 +1,11 @@
 import { useState, type RefObject } from "react";
-import { plural } from "../../format";
 import type { Refusal } from "../../session";
 import type { DataGridHandle } from "./handle";
 import { ChunkRefused, describePartialSave, putInChunks, type ChunkedPut, type Counts } from "../models/chunkedSave";
 import type { GridRow } from "../models/draft";
 import { invalidRowsText } from "../models/invalidRows";
 import type { GridDraft } from "./useGridDraft";
+import { t } from "../../i18n";
 
 export interface BatchSaveOptions<Stored, Result extends Counts> extends ChunkedPut<GridRow<Stored>, Result> {
   draft: GridDraft<Stored>;
@@ -61,7 +61,7 @@ export function useBatchSave<Stored, Result extends Counts>(options: BatchSaveOp
   const commit = async (rows: GridRow<Stored>[]) => {
     let said: string;
     try {
-      said = `Saved: ${describe(await putInChunks(rows, false, options))}.`;
+      said = t("grid.saved", { outcome: describe(await putInChunks(rows, false, options)) });
     } catch (error) {
       if (!(error instanceof ChunkRefused)) throw error;
       setRefusal(error.refusal);
@@ -81,7 +81,7 @@ export function useBatchSave<Stored, Result extends Counts>(options: BatchSaveOp
     // A cell someone else changed meanwhile is saved over theirs only once the person said so.
     const conflicts = draft.conflicts.reduce((count, { fields }) => count + fields.length, 0);
     if (conflicts) {
-      setNote(`Not saved: ${plural(conflicts, "cell")} changed by someone else too; keep theirs or yours first.`);
+      setNote(t("grid.saveConflicts", { count: conflicts }));
       return;
     }
     const invalid = dirty.flatMap((row) => {
@@ -104,12 +104,12 @@ export function useBatchSave<Stored, Result extends Counts>(options: BatchSaveOp
       else if (confirm === "immediate") await commit(dirty);
       else {
         setChecked({ counts, rows: dirty, signature: signatureOf(dirty) });
-        setNote(`Dry run: ${describe(counts)}. Nothing is saved yet.`);
+        setNote(t("grid.dryRun", { outcome: describe(counts) }));
       }
     } catch (error) {
       if (!(error instanceof ChunkRefused)) throw error;
       setRefusal(error.refusal);
-      setNote(`Not saved: the dry run found errors, marked on their rows; nothing was saved.`);
+      setNote(t("grid.dryRunErrors"));
     } finally {
       draft.refresh();
       setBusy(false);

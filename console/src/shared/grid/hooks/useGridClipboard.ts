@@ -1,8 +1,8 @@
 import type { ClipboardEvent } from "react";
-import { plural } from "../../format";
 import { pasteBlock } from "../models/edits";
 import { blockText, cellsIn, parseBlock, planSet } from "../models/selection";
 import type { GridEditing, GridParts } from "./useGridEditing";
+import { t } from "../../i18n";
 
 /**
  * Copy, cut and paste as spreadsheets do (tab-separated text): a copy takes the selection, a paste
@@ -18,7 +18,7 @@ export function useGridClipboard<Stored>(parts: GridParts<Stored>, editing: Grid
     if (editing.editing || !rows.length) return;
     event.preventDefault();
     event.clipboardData.setData("text/plain", blockText(rows, keys, block));
-    editing.say(`${plural(cellsIn(block), "cell")} copied.`);
+    editing.say(t("grid.copied", { count: cellsIn(block) }));
   };
   const onCut = (event: ClipboardEvent<HTMLDivElement>) => {
     if (editing.editing || readOnly || !rows.length) return;
@@ -32,25 +32,19 @@ export function useGridClipboard<Stored>(parts: GridParts<Stored>, editing: Grid
     event.preventDefault();
     const cells = parseBlock(text);
     if (cells.length === 1 && cells[0].length === 1 && cellsIn(block) > 1) {
-      return editing.write(planSet(rows, keys, block, cells[0][0].trim(), writable), "Paste", "pasted");
+      return editing.write(planSet(rows, keys, block, cells[0][0].trim(), writable), "paste");
     }
     const start = rows.length ? { row: block.top, col: block.left } : { row: 0, col: 0 };
-    const change = draft.change("Paste");
+    const change = draft.change(t("grid.pasteStep"));
     const { added, found, width, left } = pasteBlock(edits, change, cells, start);
-    change.commit(`Paste (${plural(cells.length, "row")})`);
+    change.commit(t("grid.pasteRowsStep", { count: cells.length }));
     // The pasted block becomes the selection (as far as the grid shows it: keyed rows may stand
     // elsewhere), the active cell staying at its first cell, as spreadsheets do.
     selection.setAnchor({ row: start.row + cells.length - 1, col: start.col + Math.max(0, width - 1) });
     selection.setActive(start);
-    editing.say(`${plural(cells.length, "row")} pasted.`);
-    const keyLabel = (columns.find((column) => column.key === draft.keyField) ?? columns[0]).label.toLowerCase();
-    onNote?.(
-      `Pasted ${plural(cells.length, "row")}` +
-        (added ? `, ${added} of them new` : "") +
-        (found ? `; ${plural(found, "row")} named a ${keyLabel} already in the grid and edited its row (filled cells only)` : "") +
-        (left ? `; ${plural(left, "row")} left out: no row can be added to this grid now` : "") +
-        ".",
-    );
+    editing.say(t("grid.pastedRows", { count: cells.length }));
+    const keyLabel = (columns.find((column) => column.key === draft.keyField) ?? columns[0]).label;
+    onNote?.(t("grid.pasteNote", { count: cells.length, added, found, key: keyLabel, left }));
   };
   return { onCopy, onCut, onPaste };
 }

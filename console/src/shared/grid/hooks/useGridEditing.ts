@@ -1,10 +1,10 @@
 import { useState, type RefObject } from "react";
-import { plural } from "../../format";
 import type { GridColumn } from "../models/columns";
 import { editCell, writePlan, type EditContext } from "../models/edits";
 import { planFillDown, planSet, type Plan, type Replacement, type Writable } from "../models/selection";
 import type { GridSelection } from "./useGridSelection";
 import type { GridDraft } from "./useGridDraft";
+import { type MessageKey, t } from "../../i18n";
 
 /** What the grid's hooks share: its draft, what may be written, the selection and how to move it. */
 export interface GridParts<Stored> {
@@ -22,6 +22,16 @@ export interface GridParts<Stored> {
   onNote?: (note: string) => void;
 }
 
+/** Each way a plan is written: its undo step's name, what it says when done, and when it changed nothing. */
+const GRID_WRITES = {
+  clear: { step: "grid.clearStep", done: "grid.cleared", nothing: "grid.clearNothing" },
+  fill: { step: "grid.fillStep", done: "grid.filled", nothing: "grid.fillNothing" },
+  fillDown: { step: "grid.fillDown", done: "grid.filled", nothing: "grid.fillDownNothing" },
+  paste: { step: "grid.pasteStep", done: "grid.pastedCells", nothing: "grid.pasteNothing" },
+  replace: { step: "grid.replaceStep", done: "grid.replaced", nothing: "grid.replaceNothing" },
+} satisfies Record<string, Record<"step" | "done" | "nothing", MessageKey>>;
+export type GridWrite = keyof typeof GRID_WRITES;
+
 /**
  * The grid's writes into its draft, each one undo step: the cell being edited and its commit, plans
  * (clear, fill down, replace), undo and redo; and what the last of them did, for the live region
@@ -38,25 +48,26 @@ export function useGridEditing<Stored>(parts: GridParts<Stored>) {
   const say = (text: string) => setSaid((last) => ({ text, n: (last?.n ?? 0) + 1, edits: draft.editCount() }));
   const said = lastSaid?.edits === draft.editCount() ? lastSaid : null;
 
-  /** Writes a plan as one undo step named `what` and says how many cells it changed (`done`: "filled"). */
-  const write = (plan: Plan, what: string, done: string) => {
-    if (!plan.cells) return say(`No cell changed: ${what.toLowerCase()} left every cell as it was.`);
+  /** Writes a plan as one undo step (`how`: its name and what it says) and says how many cells it changed. */
+  const write = (plan: Plan, how: GridWrite, column?: GridColumn) => {
+    const what = t(GRID_WRITES[how].step, { column: column?.label ?? "" });
+    if (!plan.cells) return say(t(GRID_WRITES[how].nothing, { column: column?.label ?? "" }));
     const change = draft.change(what);
     writePlan(edits, change, plan);
-    change.commit(`${what} (${plural(plan.cells, "cell")})`);
-    say(`${plural(plan.cells, "cell")} ${done}.`);
+    change.commit(t("grid.stepCells", { step: what, count: plan.cells }));
+    say(t(GRID_WRITES[how].done, { count: plan.cells }));
   };
-  const clear = () => write(planSet(rows, keys, selection.block, "", edits.editable), "Clear", "cleared");
-  const fillDown = () => write(planFillDown(rows, keys, selection.block, writable), "Fill down", "filled");
+  const clear = () => write(planSet(rows, keys, selection.block, "", edits.editable), "clear");
+  const fillDown = () => write(planFillDown(rows, keys, selection.block, writable), "fillDown");
   const replace = (replacements: Replacement[], column: GridColumn) => {
     const plan: Plan = { writes: replacements.map(({ row, to }) => ({ row, cells: new Map([[column.key, to]]) })), cells: replacements.length };
-    write(plan, `Replace in ${column.label}`, "replaced");
+    write(plan, "replace", column);
   };
   const step = (which: "undo" | "redo") => {
     const name = which === "undo" ? draft.undoLabel : draft.redoLabel;
     const touched = draft[which]();
-    if (!touched) return say(which === "undo" ? "Nothing to undo." : "Nothing to redo.");
-    say(`${which === "undo" ? "Undone" : "Redone"}: ${name}.`);
+    if (!touched) return say(t(which === "undo" ? "grid.nothingToUndo" : "grid.nothingToRedo"));
+    say(t(which === "undo" ? "grid.undone" : "grid.redone", { step: name ?? "" }));
     // The first row it touched, wherever the sort or the search now shows it (if it does).
     const at = rows.findIndex((row) => row.id === touched[0]);
     if (at >= 0) moveToPlace(at, active.col);
@@ -66,11 +77,11 @@ export function useGridEditing<Stored>(parts: GridParts<Stored>) {
     setEditing(null);
     gridRef.current?.focus();
     if (!editing || !rows[active.row]) return void (move && moveToPlace(active.row + move[0], active.col + move[1]));
-    const change = draft.change(`Edit ${columns[active.col].label}`);
+    const change = draft.change(t("grid.editStep", { column: columns[active.col].label }));
     const merged = editCell(edits, change, active.row, activeKey, editing.value);
     change.commit();
     if (merged) {
-      onNote?.(`${merged.key} is already in the grid (row ${merged.row + 1}): that row was edited instead of adding another.`);
+      onNote?.(t("grid.merged", { key: merged.key, row: merged.row + 1 }));
       return moveToPlace(merged.row, active.col + (move?.[1] ?? 0));
     }
     if (move) moveToPlace(active.row + move[0], active.col + move[1]);
@@ -86,7 +97,7 @@ export function useGridEditing<Stored>(parts: GridParts<Stored>) {
   };
   /** Appends an empty row and starts editing its first cell (`scrollTo` once it is drawn). */
   const addRow = (scrollTo: (row: number) => void) => {
-    const change = draft.change("Add a row");
+    const change = draft.change(t("grid.addRowStep"));
     change.append();
     change.commit();
     selection.placeAt({ row: rows.length, col: 0 });

@@ -82,7 +82,7 @@ export function useGridPointer<Stored>(parts: GridParts<Stored>, editing: GridEd
   const release = useRef<() => void>(() => {});
   release.current = () => {
     if (dragging.current === "fill" && fillTarget) {
-      editing.write(planFill(rows, keys, block, fillTarget, writable), "Fill", "filled");
+      editing.write(planFill(rows, keys, block, fillTarget, writable), "fill");
       selection.setAnchor({ row: Math.min(block.top, fillTarget.top), col: block.left });
       selection.setActive({ row: Math.max(block.bottom, fillTarget.bottom), col: block.right });
     }

@@ -1,4 +1,5 @@
 import { toRefusal, type Refusal } from "../../session";
+import { t } from "../../i18n";
 
 /**
  * How a grid's unsaved rows (or any rows: a plan's caps) reach a bulk PUT that takes at most `size`
@@ -94,9 +95,6 @@ export async function putInChunks<Row, Result extends Counts>(rows: Row[], dryRu
 export function describePartialSave<Row>(refused: ChunkRefused<Row>, sent: number, what: string, labelOf: (row: Row) => string): string {
   const { saved } = refused;
   const kept = sent - saved.length;
-  if (!saved.length) return `Nothing was saved: the server refused the first ${what} sent; all ${sent} stay as unsaved edits.`;
-  return (
-    `Partly saved: the first ${saved.length} of the ${sent} changed ${what} were saved (${labelOf(saved[0])} to ${labelOf(saved[saved.length - 1])}, in the grid's order); ` +
-    `the server then refused the next ${kept === 1 ? "one, which stays as an unsaved edit" : `${kept}, which stay as unsaved edits`}, marked in the grid.`
-  );
+  if (!saved.length) return t("grid.nothingSaved", { what, sent });
+  return t("grid.partlySaved", { saved: saved.length, sent, what, first: labelOf(saved[0]), last: labelOf(saved[saved.length - 1]), kept });
 }

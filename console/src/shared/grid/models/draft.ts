@@ -1,4 +1,4 @@
-import { plural } from "../../format";
+import { t } from "../../i18n";
 
 /**
  * The unsaved state of a grid as plain data and a reducer: the edits of stored rows and the rows
@@ -269,7 +269,7 @@ export function reduceDraft<Stored>(config: DraftConfig<Stored>, state: DraftSta
         pending: new Map(),
         serverErrors: new Map(),
         conflicts: new Map(),
-        ...(changes.length && { undo: [...state.undo, { label: `Discard (${plural(changes.length, "row")})`, changes }], redo: [] }),
+        ...(changes.length && { undo: [...state.undo, { label: t("grid.discardStep", { count: changes.length }), changes }], redo: [] }),
         edits: state.edits + 1,
       };
     }

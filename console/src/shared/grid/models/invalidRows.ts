@@ -1,4 +1,4 @@
-import { plural } from "../../format";
+import { t } from "../../i18n";
 
 /** A row a save cannot send: how the grid names it, its place (-1: outside the current view), and what is wrong, in the grid's words. */
 export interface InvalidRow {
@@ -11,7 +11,7 @@ export interface InvalidRow {
 const NAMED = 3;
 
 const rowText = ({ label, place, messages }: InvalidRow) =>
-  `${label || "a new row"} (${place >= 0 ? `row ${place + 1}` : "outside this view"}): ${[...new Set(messages)].join("; ")}`;
+  t("grid.invalidRow", { label: label || t("grid.aNewRow"), outside: place < 0 ? "yes" : "no", row: place + 1, messages: [...new Set(messages)].join("; ") });
 
 /**
  * Why Save sent nothing, naming the rows and their reasons whole: "Not saved: fix SKU-7 (row 205):
@@ -19,6 +19,5 @@ const rowText = ({ label, place, messages }: InvalidRow) =>
  */
 export function invalidRowsText(rows: readonly InvalidRow[]): string {
   const named = rows.slice(0, NAMED).map(rowText).join(" · ");
-  const more = rows.length > NAMED ? ` · and ${plural(rows.length - NAMED, "more row")}` : "";
-  return `Not saved: ${rows.length === 1 ? "fix this row first" : `fix these ${rows.length} rows first`}. ${named}${more}.`;
+  return t("grid.notSaved", { count: rows.length, named, more: Math.max(0, rows.length - NAMED) });
 }
