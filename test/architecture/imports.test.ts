@@ -38,8 +38,10 @@ const CONSOLE_LAYERS: Layers = [
   ["api", (file) => file.startsWith("api/")],
   ["labels", (file) => file.startsWith("labels/")],
   ["sections", (file) => SECTIONS.some((section) => file.startsWith(section))],
-  ["app", (file) => file === "App.tsx"],
-  ["entry", (file) => file === "main.tsx"],
+  // The routes, and the pages read on their first visit.
+  ["app", (file) => file === "App.tsx" || file === "pages.ts"],
+  // The console's scripts: main.tsx, and early.ts which starts reading words and a lazy page beside it.
+  ["entry", (file) => file === "main.tsx" || file === "early.ts"],
 ];
 
 /** Every import's specifier (type-only ones too: they tie the files together for a reader just the same). */
