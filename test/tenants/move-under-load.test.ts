@@ -128,6 +128,7 @@ function longestRefusal(traffic: Traffic): number {
 interface Load {
   journey: Journey;
   writers: { operations: Caller; lines: Caller; rules: Caller; directory: Caller };
+  reader: Caller;
   draftId: string;
 }
 
@@ -144,12 +145,18 @@ async function loadedTenant(): Promise<Load> {
   const lines = Array.from({ length: 5000 }, (_, i) => ({ variantExternalId: `BULK-${String(i).padStart(5, "0")}`, minQuantity: 0, maxQuantity: 10 }));
   expectStatus(await callRoute(operator, routes.putLines, { params: { operationId: draft.id }, body: lines }), 200);
   const key = () => issueKey(operator.tenantId, "OPERATOR");
-  return { journey, writers: { operations: await key(), lines: await key(), rules: await key(), directory: await key() }, draftId: draft.id };
+  // The readers' own key: their read budget spent, the test's own reads of the move (the journey's key) still answer.
+  return {
+    journey,
+    writers: { operations: await key(), lines: await key(), rules: await key(), directory: await key() },
+    reader: await key(),
+    draftId: draft.id,
+  };
 }
 
 /** Runs writers and readers on the tenant until `done` resolves (and a moment after, so writes land on the new shard too). */
 async function underTraffic(load: Load, moveStatus: () => MoveStatus | null, done: Promise<unknown>, resetting = false): Promise<Traffic> {
-  const { journey, writers, draftId } = load;
+  const { journey, writers, reader, draftId } = load;
   const traffic = newTraffic(resetting);
   let stopped = false;
   const stop = () => stopped;
@@ -189,11 +196,11 @@ async function underTraffic(load: Load, moveStatus: () => MoveStatus | null, don
       return { send: () => callRoute(journey.account, routes.createCart, { body, headers }), status: 201 };
     }),
     keepReading(traffic, stop, [
-      () => callRoute(journey.operator, routes.getOperation, { params: { operationId: journey.operationId } }),
-      () => callRoute(journey.operator, routes.listLines, { params: { operationId: draftId }, query: { limit: 200 } }),
-      () => callRoute(journey.operator, routes.listRules, { query: { limit: 50 } }),
+      () => callRoute(reader, routes.getOperation, { params: { operationId: journey.operationId } }),
+      () => callRoute(reader, routes.listLines, { params: { operationId: draftId }, query: { limit: 200 } }),
+      () => callRoute(reader, routes.listRules, { query: { limit: 50 } }),
       () =>
-        callRoute(journey.operator, routes.evaluateQuotas, {
+        callRoute(reader, routes.evaluateQuotas, {
           body: { orders: [{ accountId: journey.accountIds[0], supplierId: "SUP-1", storeId: null, amount: 500 }] },
         }),
     ]),
