@@ -4,6 +4,7 @@ import type { Env } from "../platform/core/env";
 import { logFailure } from "../platform/core/errors";
 import { nowIso } from "../platform/core/time";
 import { primaryDb, type Db } from "../platform/data/database";
+import { runBatch } from "../platform/data/sql";
 import { apiKeys, liveKeys } from "../platform/data/tables";
 
 /** Notes that `keyId` may hold live connections to the Operation: its revocation closes them there. */
@@ -61,8 +62,11 @@ export async function forgetIdleLiveKeys(env: Env, now = Date.now()): Promise<nu
   const rows = await control.select().from(liveKeys).where(lt(liveKeys.issuedAt, idleSince)).limit(SWEEP_LIMIT);
   const counts = await Promise.all(rows.map((row) => operationStub(env, row.operationId).liveConnectionsOf(row.keyId)));
   const idle = rows.filter((_, i) => counts[i] === 0);
-  for (const row of idle) {
-    await control.delete(liveKeys).where(and(eq(liveKeys.keyId, row.keyId), eq(liveKeys.operationId, row.operationId), eq(liveKeys.issuedAt, row.issuedAt)));
+  // One batch for them all, not a round trip each.
+  if (idle.length) {
+    const forget = (row: (typeof idle)[number]) =>
+      control.delete(liveKeys).where(and(eq(liveKeys.keyId, row.keyId), eq(liveKeys.operationId, row.operationId), eq(liveKeys.issuedAt, row.issuedAt)));
+    await runBatch(control, idle.map(forget));
   }
   return idle.length;
 }
