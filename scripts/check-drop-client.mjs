@@ -10,13 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DROPPED_UPLOADS, dropMidBody } from "./lib/drop-client.mjs";
 import { answers, startDevServer } from "./lib/dev-server.mjs";
-import { applyMigrations } from "./lib/wrangler.mjs";
+import { copyMigratedState } from "./lib/migrated-state.mjs";
 
 const state = mkdtempSync(join(tmpdir(), "drop-client-"));
 let server;
 let failed = false;
 try {
-  await applyMigrations({ persistTo: state });
+  await copyMigratedState(state);
   server = await startDevServer({ persistTo: state });
   for (const upload of DROPPED_UPLOADS) {
     await dropMidBody(server.port, upload);

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { availableParallelism, tmpdir } from "node:os";
 import { buildConsole } from "./build-console.mjs";
 import { join, relative } from "node:path";
+import { migratedTemplate } from "./lib/migrated-state.mjs";
 import { repoRoot } from "./lib/wrangler.mjs";
 
 /** How many of the slowest test files the run names at its end. */
@@ -59,31 +60,49 @@ if ((await run(process.execPath, [join(repoRoot, "client", "build.mjs")])) !== 0
   process.exit(1);
 }
 
-const vitestCode = await run(join(repoRoot, "node_modules", ".bin", "vitest"), [
+// The Worker suite and the node checks run side by side: the checks spend much of their time waiting
+// (a local server starting, a cron or an alarm due, a browser answering) while the suite keeps the
+// cores busy. The checks' report is printed once the suite's is, so the two never interleave.
+const nodeTests = readdirSync(join(repoRoot, "test", "node"))
+  .filter((name) => name.endsWith(".test.mjs"))
+  .sort()
+  .map((name) => join("test", "node", name));
+const nodeSpec = join(scratch, "node-spec.txt");
+// The console first: the browser checks serve it, and the suite's production bundle reads its assets.
+if (!vitestArgs.length) await buildConsole({ ifChanged: true });
+const vitestRun = run(join(repoRoot, "node_modules", ".bin", "vitest"), [
   "run",
   "--reporter=default",
   "--reporter=json",
   `--outputFile.json=${vitestReport}`,
   ...vitestArgs,
 ]);
-const nodeTests = readdirSync(join(repoRoot, "test", "node"))
-  .filter((name) => name.endsWith(".test.mjs"))
-  .sort()
-  .map((name) => join("test", "node", name));
-// The console is built once before the browser tests run side by side (each would otherwise build it).
-if (!vitestArgs.length) await buildConsole({ ifChanged: true });
-const nodeCode = vitestArgs.length
-  ? 0
-  : await run(process.execPath, [
-      "--test",
-      // Two files at a time: most of their time is a local server starting, or a cron or an alarm awaited.
-      `--test-concurrency=${Math.max(2, availableParallelism() - 1)}`,
-      "--test-reporter=spec",
-      "--test-reporter-destination=stdout",
-      `--test-reporter=${join(repoRoot, "scripts", "lib", "node-test-counts.mjs")}`,
-      `--test-reporter-destination=${nodeReport}`,
-      ...nodeTests,
-    ]);
+const nodeRun = vitestArgs.length ? Promise.resolve(0) : runNodeChecks();
+
+async function runNodeChecks() {
+  // Migrated once before the checks start (each server check would otherwise migrate a state of its own).
+  try {
+    await migratedTemplate();
+  } catch (error) {
+    console.error(`The node checks could not start: ${error.message}`);
+    return 1;
+  }
+  return run(process.execPath, [
+    "--test",
+    // Two files at a time: most of their time is a local server starting, or a cron or an alarm awaited.
+    `--test-concurrency=${Math.max(2, availableParallelism() - 1)}`,
+    "--test-reporter=spec",
+    `--test-reporter-destination=${nodeSpec}`,
+    `--test-reporter=${join(repoRoot, "scripts", "lib", "node-test-counts.mjs")}`,
+    `--test-reporter-destination=${nodeReport}`,
+    ...nodeTests,
+  ]);
+}
+
+const vitestCode = await vitestRun;
+if (!vitestArgs.length) console.log("\nThe node checks (a local server, a browser, a packed tarball): running beside the suite, reported once done…\n");
+const nodeCode = await nodeRun;
+if (existsSync(nodeSpec)) process.stdout.write(readFileSync(nodeSpec));
 
 const vitest = readJson(vitestReport);
 const node = readJson(nodeReport) ?? { passed: 0, failed: 0, skipped: 0, fileMs: {} };

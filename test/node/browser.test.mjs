@@ -12,8 +12,9 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { freePort, startDevServer } from "../../scripts/lib/dev-server.mjs";
 import { guideUrl, listGuides, writeGuideList } from "../../scripts/lib/guides.mjs";
-import { issueKeys } from "../../scripts/lib/keys.mjs";
-import { applyMigrations, repoRoot } from "../../scripts/lib/wrangler.mjs";
+import { serverKeys } from "../../scripts/lib/keys.mjs";
+import { copyMigratedState } from "../../scripts/lib/migrated-state.mjs";
+import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 import { launchChromiumProfile } from "../../scripts/lib/chromium.mjs";
 import { chromiumPresent } from "./support/browser.mjs";
 
@@ -48,10 +49,10 @@ if (chromiumPresent("browser test")) {
   before(
     async () => {
       [listed, unlisted] = await Promise.all([startPageServer(), startPageServer()]);
-      await applyMigrations({ persistTo: state });
-      [{ key }] = await issueKeys([{ tenant: "browser", role: "OPERATOR" }], { persistTo: state });
+      await copyMigratedState(state);
       writeGuideList();
       server = await startDevServer({ persistTo: state, vars: { CORS_ORIGINS: listed.origin } });
+      [{ key }] = await serverKeys(server.operator).issue([{ tenant: "browser", role: "OPERATOR" }]);
       browser = await launchChromiumProfile(profile);
     },
     { timeout: 180_000 },

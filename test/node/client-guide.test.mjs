@@ -13,8 +13,9 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { startDevServer } from "../../scripts/lib/dev-server.mjs";
-import { issueKeys } from "../../scripts/lib/keys.mjs";
-import { applyMigrations, repoRoot } from "../../scripts/lib/wrangler.mjs";
+import { serverKeys } from "../../scripts/lib/keys.mjs";
+import { copyMigratedState } from "../../scripts/lib/migrated-state.mjs";
+import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 import { fencedBlocks, runInOneShell, textMatches } from "./support/doc-examples.mjs";
 
 const GUIDE = "docs/client.md";
@@ -78,9 +79,9 @@ describe("docs/client.md's new project, step by step, with today's registry", { 
 
   before(
     async () => {
-      await applyMigrations({ persistTo: state });
-      [{ key }] = await issueKeys([{ tenant: "client-guide", role: "OPERATOR" }], { persistTo: state });
+      await copyMigratedState(state);
       server = await startDevServer({ persistTo: state });
+      [{ key }] = await serverKeys(server.operator).issue([{ tenant: "client-guide", role: "OPERATOR" }]);
     },
     { timeout: 240_000 },
   );

@@ -11,8 +11,9 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { startDevServer } from "../../scripts/lib/dev-server.mjs";
-import { issueKeys } from "../../scripts/lib/keys.mjs";
-import { applyMigrations, repoRoot } from "../../scripts/lib/wrangler.mjs";
+import { serverKeys } from "../../scripts/lib/keys.mjs";
+import { copyMigratedState } from "../../scripts/lib/migrated-state.mjs";
+import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 
 const clientDir = join(repoRoot, "client");
 const manifest = JSON.parse(readFileSync(join(clientDir, "package.json"), "utf8"));
@@ -146,9 +147,9 @@ describe("the client package, installed from its tarball into a project outside 
     const installed = await run("npm", ["ci", "--offline", "--no-audit", "--no-fund"], { cwd: scratch });
     assert.equal(installed.code, 0, `npm ci --offline in the scratch project failed:\n${installed.stderr}`);
 
-    await applyMigrations({ persistTo: state });
-    [{ key }] = await issueKeys([{ tenant: "client-package", role: "OPERATOR" }], { persistTo: state });
+    await copyMigratedState(state);
     server = await startDevServer({ persistTo: state });
+    [{ key }] = await serverKeys(server.operator).issue([{ tenant: "client-package", role: "OPERATOR" }]);
   }, SETUP);
 
   after(async () => {

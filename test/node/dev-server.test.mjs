@@ -12,7 +12,8 @@ import { promisify } from "node:util";
 import { answers, startDevServer } from "../../scripts/lib/dev-server.mjs";
 import { fireScheduled } from "../../scripts/lib/local-crons.mjs";
 import { DROPPED_UPLOADS, dropMidBody } from "../../scripts/lib/drop-client.mjs";
-import { applyMigrations, executeSql, repoRoot } from "../../scripts/lib/wrangler.mjs";
+import { copyMigratedState } from "../../scripts/lib/migrated-state.mjs";
+import { executeSql, repoRoot } from "../../scripts/lib/wrangler.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const state = mkdtempSync(join(tmpdir(), "dev-server-test-"));
@@ -50,7 +51,7 @@ async function api(key, role, path, init = {}) {
 }
 
 before(async () => {
-  await applyMigrations({ persistTo: state });
+  await copyMigratedState(state);
   server = await startDevServer({ persistTo: state });
 });
 

@@ -29,7 +29,8 @@ import { DEMO_KEYS, exampleVariables, httpCaller, seedDemo } from "../../scripts
 import { startDevServer } from "../../scripts/lib/dev-server.mjs";
 import { listGuides } from "../../scripts/lib/guides.mjs";
 import { serverKeys } from "../../scripts/lib/keys.mjs";
-import { applyMigrations, repoRoot } from "../../scripts/lib/wrangler.mjs";
+import { copyMigratedState } from "../../scripts/lib/migrated-state.mjs";
+import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 import { answerDifference, examples, runInOneShell, servedPathMentions } from "./support/doc-examples.mjs";
 
 const state = mkdtempSync(join(tmpdir(), "docs-examples-"));
@@ -45,7 +46,7 @@ let server;
 let env;
 
 before(async () => {
-  await applyMigrations({ persistTo: state });
+  await copyMigratedState(state);
   server = await startDevServer({ persistTo: state, vars: { WEBHOOKS_ALLOW_LOCAL: "on" } });
   const tenant = `docs-${randomBytes(3).toString("hex")}`;
   // As `npm start` issues them: through the server, which holds the databases.

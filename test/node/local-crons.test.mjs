@@ -12,7 +12,8 @@ import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { startDevServer } from "../../scripts/lib/dev-server.mjs";
 import { configuredCrons } from "../../scripts/lib/local-crons.mjs";
-import { applyMigrations, executeSql, repoRoot, sqlString } from "../../scripts/lib/wrangler.mjs";
+import { copyMigratedState } from "../../scripts/lib/migrated-state.mjs";
+import { executeSql, repoRoot, sqlString } from "../../scripts/lib/wrangler.mjs";
 
 const TENANT = "t_local_crons";
 const state = mkdtempSync(join(tmpdir(), "local-crons-test-"));
@@ -32,7 +33,7 @@ before(async () => {
   });
   await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   receiverUrl = `http://127.0.0.1:${receiver.address().port}/hooks`;
-  await applyMigrations({ persistTo: state });
+  await copyMigratedState(state);
   server = await startDevServer({ persistTo: state, crons: true, vars: { WEBHOOKS_ALLOW_LOCAL: "on" } });
 });
 

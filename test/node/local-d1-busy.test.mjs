@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { applyMigrations, repoRoot } from "../../scripts/lib/wrangler.mjs";
+import { copyMigratedState } from "../../scripts/lib/migrated-state.mjs";
+import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 
 const state = mkdtempSync(join(tmpdir(), "local-d1-busy-test-"));
 // Node 22 (the repository's devDependency) has node:sqlite: it holds the lock as another process would.
@@ -45,7 +46,7 @@ function lockDatabases(directory) {
 
 describe("a local D1 database another process holds", { skip: !existsSync(node22) && "no Node 22 in node_modules" }, () => {
   it("npm run key waits for it, says so, and issues the key once it is free", { timeout: 180_000 }, async () => {
-    await applyMigrations({ persistTo: state });
+    await copyMigratedState(state);
     const release = await lockDatabases(join(state, "v3", "d1", "miniflare-D1DatabaseObject"));
     const command = execFile(process.execPath, [join(repoRoot, "scripts", "key.mjs"), "--tenant", "t_busy", "--role", "OPERATOR", "--persist-to", state], {
       cwd: repoRoot,

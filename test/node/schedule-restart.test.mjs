@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { startDevServer } from "../../scripts/lib/dev-server.mjs";
-import { applyMigrations, repoRoot } from "../../scripts/lib/wrangler.mjs";
+import { copyMigratedState } from "../../scripts/lib/migrated-state.mjs";
+import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 
 const state = mkdtempSync(join(tmpdir(), "schedule-restart-test-"));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -34,7 +35,7 @@ function caller(key) {
 
 describe("a scheduled activation across a restart of the local server", () => {
   it("runs at its time, once, after the server that armed it was stopped", { timeout: 240_000 }, async () => {
-    await applyMigrations({ persistTo: state });
+    await copyMigratedState(state);
     server = await startDevServer({ persistTo: state });
     const { stdout } = await promisify(execFile)(
       process.execPath,

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { startDevServer } from "../../scripts/lib/dev-server.mjs";
-import { applyMigrations, repoRoot } from "../../scripts/lib/wrangler.mjs";
+import { copyMigratedState } from "../../scripts/lib/migrated-state.mjs";
+import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 
 const state = mkdtempSync(join(tmpdir(), "tenant-move-test-"));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -155,7 +156,7 @@ async function waitForStatus(call, status) {
 
 async function ensureServer() {
   if (server) return;
-  await applyMigrations({ persistTo: state });
+  await copyMigratedState(state);
   server = await startDevServer({ persistTo: state });
 }
 

@@ -8,8 +8,8 @@ import { it } from "node:test";
 import { buildConsole } from "../../../scripts/build-console.mjs";
 import { CHROMIUM, launchChromiumProfile } from "../../../scripts/lib/chromium.mjs";
 import { startDevServer } from "../../../scripts/lib/dev-server.mjs";
-import { issueKeys } from "../../../scripts/lib/keys.mjs";
-import { applyMigrations } from "../../../scripts/lib/wrangler.mjs";
+import { serverKeys } from "../../../scripts/lib/keys.mjs";
+import { copyMigratedState } from "../../../scripts/lib/migrated-state.mjs";
 
 /**
  * Whether Chromium is here. When it is not, registers one test that skips (fails on CI, which must
@@ -34,15 +34,13 @@ export async function startConsole({ tenant = "console", vars } = {}) {
   const state = mkdtempSync(join(tmpdir(), `${tenant}-state-`));
   const profile = mkdtempSync(join(tmpdir(), `${tenant}-profile-`));
   await buildConsole({ ifChanged: true });
-  await applyMigrations({ persistTo: state });
-  const [{ key: operatorKey }, { key: accountKey }] = await issueKeys(
-    [
-      { tenant, role: "OPERATOR" },
-      { tenant, role: "ACCOUNT", user: "u_console" },
-    ],
-    { persistTo: state },
-  );
+  await copyMigratedState(state);
   const server = await startDevServer({ persistTo: state, vars });
+  // Through the server's operator routes: a wrangler process writing the state would take seconds.
+  const [{ key: operatorKey }, { key: accountKey }] = await serverKeys(server.operator).issue([
+    { tenant, role: "OPERATOR" },
+    { tenant, role: "ACCOUNT", user: "u_console" },
+  ]);
   const browser = await launchChromiumProfile(profile, { viewport: { width: 1440, height: 900 } });
   const baseUrl = server.baseUrl;
 
