@@ -2,6 +2,7 @@
  * How a tenant move paces itself, and the clocks it reads: every figure is a bound the move keeps
  * whatever the tenant's size (docs/tenants-and-shards.md says what each costs, as the bench measured it).
  */
+import type { Env } from "../platform/core/env";
 import { CHUNK_ROWS } from "./move";
 
 export const MOVE_PACE = {
@@ -65,17 +66,28 @@ export const MOVE_PACE = {
 export interface MoveClocks {
   now(): number;
   pace(): number;
+  /** The rest after each piece of work, in multiples of its time. */
+  restPerWork: number;
 }
 
-export const systemClocks: MoveClocks = { now: () => Date.now(), pace: () => performance.now() };
+const systemClocks: MoveClocks = { now: () => Date.now(), pace: () => performance.now(), restPerWork: MOVE_PACE.restPerWork };
+
+/**
+ * The system's clocks with the deployment's rest (MOVE_REST_PER_WORK, 0–10): less rest moves faster and
+ * leaves the tenant's requests less room while it does (the tests move on a shorter rest).
+ */
+export function clocksOf(env: Pick<Env, "MOVE_REST_PER_WORK">): MoveClocks {
+  const configured = env.MOVE_REST_PER_WORK === undefined || env.MOVE_REST_PER_WORK === "" ? Number.NaN : Number(env.MOVE_REST_PER_WORK);
+  return Number.isFinite(configured) && configured >= 0 && configured <= 10 ? { ...systemClocks, restPerWork: configured } : systemClocks;
+}
 
 /**
  * The databases' time back to the tenant after each piece of the move's work: as long as the piece
- * took, times MOVE_PACE.restPerWork. Resting between pieces, not only between steps, keeps a request
+ * took, times the clocks' restPerWork. Resting between pieces, not only between steps, keeps a request
  * from queueing behind a whole step's statements one after another.
  */
 export async function restAfter(clocks: MoveClocks, began: number): Promise<void> {
-  const rest = Math.min((clocks.pace() - began) * MOVE_PACE.restPerWork, MOVE_PACE.stepMs);
+  const rest = Math.min((clocks.pace() - began) * clocks.restPerWork, MOVE_PACE.stepMs);
   if (rest >= 1) await new Promise((resolve) => setTimeout(resolve, rest));
 }
 

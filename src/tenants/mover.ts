@@ -5,7 +5,7 @@ import { newId } from "../platform/core/ids";
 import { shardNames, type ShardName } from "../platform/core/shards";
 import { d1 } from "../platform/data/database";
 import { CopyDiffers } from "./move";
-import { MOVE_PACE, type MoveClocks, systemClocks } from "./move-pace";
+import { clocksOf, MOVE_PACE, type MoveClocks } from "./move-pace";
 import { ABORTABLE, MoveFailed, type MoveRecord, type MoveStatus, MoveStep, newMove, representation, type TenantMove, upgraded } from "./move-steps";
 
 export type { MoveStatus, TenantMove };
@@ -38,7 +38,7 @@ export interface MoveRequest {
  */
 export class TenantMover extends DurableObject<Env> {
   /** The clocks its steps read (tests replace them: a loaded database, two minutes gone by). */
-  clocks: MoveClocks = systemClocks;
+  clocks: MoveClocks = clocksOf(this.env);
 
   async start(request: MoveRequest): Promise<MoveOutcome> {
     return this.ctx.blockConcurrencyWhile(async () => {

@@ -26,6 +26,7 @@ import {
   itemLines,
   itemSku,
   screenshot,
+  settled,
   startConsole,
 } from "./support/browser.mjs";
 
@@ -178,7 +179,7 @@ if (chromiumPresent("console editing test")) {
       ).waitFor();
       // The grid has the focus, on that row's Min, and the row stands in the window, its reason whole beside it.
       assert.equal(await grid().getAttribute("aria-activedescendant"), `cell-${LINES - 1}-2`);
-      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("role")), "grid");
+      assert.equal(await settled(page, () => document.activeElement?.getAttribute("role"), "grid"), "grid");
       await page.waitForFunction(
         (id) => {
           const box = document.getElementById(id)?.getBoundingClientRect();
@@ -350,7 +351,7 @@ if (chromiumPresent("console editing test")) {
       await status(`Imported with-errors.xlsx: ${en(stored + 1)} rows read, 5 rows changed (1 new).`).waitFor();
       await status(`5 cells in 3 rows need fixing, marked in red; the first: ${sku(6)} (file row 8): a whole number ≥ 0.`).waitFor();
       assert.equal(await grid().getAttribute("aria-activedescendant"), "cell-6-2", "the grid goes to the first cell to fix");
-      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("role")), "grid");
+      assert.equal(await settled(page, () => document.activeElement?.getAttribute("role"), "grid"), "grid");
       for (const [row, col] of [
         [6, 2],
         [8, 3],
@@ -730,7 +731,7 @@ if (chromiumPresent("console editing test")) {
       await ben.page.keyboard.press("Enter");
       await said(ben, `Kept yours: ${sku(5)} · Max`).waitFor();
       await conflicts(ben).waitFor({ state: "detached" });
-      assert.equal(await ben.page.evaluate(() => document.activeElement?.getAttribute("role")), "grid", "the focus goes back to the grid");
+      assert.equal(await settled(ben.page, () => document.activeElement?.getAttribute("role"), "grid"), "grid", "the focus goes back to the grid");
       await save(ben, "0 created, 2 updated");
       assert.equal(await storedMax(5), 50);
       await cellOf(ana, 5, 3).filter({ hasText: /^50$/ }).waitFor();

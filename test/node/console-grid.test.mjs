@@ -7,7 +7,7 @@
 // Needs Debian's chromium at /usr/bin/chromium (driven by playwright-core, which never downloads one).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { checkGridPage, chromiumPresent, createOperationWithLines, itemLines, itemSku, startConsole } from "./support/browser.mjs";
+import { checkGridPage, chromiumPresent, createOperationWithLines, itemLines, itemSku, startConsole, settled } from "./support/browser.mjs";
 
 const TIMEOUT = { timeout: 180_000 };
 const LINES = 200;
@@ -230,7 +230,7 @@ if (chromiumPresent("console grid test")) {
       assert.equal(await cellText(19, NAME), "Article 19");
       assert.equal(await cellText(2, NAME), "Item 2");
       await panel.getByRole("button", { name: "Close" }).click();
-      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("role")), "grid", "the grid has the focus back");
+      assert.equal(await settled(page, () => document.activeElement?.getAttribute("role"), "grid"), "grid", "the grid has the focus back");
     });
 
     it("undoes and redoes (Ctrl+Z, Ctrl+Shift+Z, Ctrl+Y) across a sort and a search: edits are kept by row, not place", TIMEOUT, async () => {

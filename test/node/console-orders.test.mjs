@@ -12,7 +12,16 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import ExcelJS from "exceljs";
 import { after, before, describe, it } from "node:test";
-import { assertAccessible, checkGridPage, checkPage, chromiumPresent, createOperationWithLines, screenshot, startConsole } from "./support/browser.mjs";
+import {
+  assertAccessible,
+  checkGridPage,
+  checkPage,
+  chromiumPresent,
+  createOperationWithLines,
+  screenshot,
+  startConsole,
+  settled,
+} from "./support/browser.mjs";
 
 const TIMEOUT = { timeout: 180_000 };
 
@@ -199,11 +208,11 @@ if (chromiumPresent("console orders test")) {
       await dialog.waitFor();
       await page.keyboard.press("Escape");
       await dialog.waitFor({ state: "detached" });
-      assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Cancel order", "the focus is back on the button");
+      assert.equal(await settled(page, () => document.activeElement?.textContent, "Cancel order"), "Cancel order", "the focus is back on the button");
 
       await page.keyboard.press("Enter");
       await dialog.waitFor();
-      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("type")), "text", "the focus is in the reason");
+      assert.equal(await settled(page, () => document.activeElement?.getAttribute("type"), "text"), "text", "the focus is in the reason");
       await page.keyboard.type("Customer called to cancel");
       await screenshot(page, "orders-cancel-dialog");
       await page.keyboard.press("Enter");
@@ -439,7 +448,11 @@ if (chromiumPresent("console orders test")) {
       await page.keyboard.press("Enter");
       const dialog = page.getByRole("dialog", { name: "Plan allocation" });
       await dialog.waitFor();
-      assert.equal(await page.evaluate(() => document.activeElement?.closest("label")?.textContent), "Equal shares", "the focus in the dialog, on its method");
+      assert.equal(
+        await settled(page, () => document.activeElement?.closest("label")?.textContent, "Equal shares"),
+        "Equal shares",
+        "the focus in the dialog, on its method",
+      );
       await page.keyboard.press("ArrowDown"); // In proportion to what each ordered in an earlier Operation
       await page.keyboard.press("Tab"); // Among: the accounts of the earlier Operation (the attached ones are equal shares only)
       await page.keyboard.press("Tab"); // Earlier Operation's code
@@ -448,7 +461,11 @@ if (chromiumPresent("console orders test")) {
       await page.keyboard.press("Enter");
       const preview = dialog.getByRole("heading", { name: "2 caps for 1 line and 2 accounts" });
       await preview.waitFor();
-      assert.equal(await page.evaluate(() => document.activeElement?.id), "plan-preview-heading", "the focus on what the plan proposes");
+      assert.equal(
+        await settled(page, () => document.activeElement?.id, "plan-preview-heading"),
+        "plan-preview-heading",
+        "the focus on what the plan proposes",
+      );
       const table = dialog.getByRole("table", { name: "Planned caps" });
       await table.getByText("Chez Martin, A-200").waitFor();
       // 2,000 less the 8 Maison Dupont ordered, shared 3 to 1; each keeps what it ordered.
@@ -472,7 +489,7 @@ if (chromiumPresent("console orders test")) {
       assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Close");
       await page.keyboard.press("Enter");
       await dialog.waitFor({ state: "detached" });
-      assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Plan allocation", "the focus back on the button");
+      assert.equal(await settled(page, () => document.activeElement?.textContent, "Plan allocation"), "Plan allocation", "the focus back on the button");
     });
   });
 

@@ -4,7 +4,7 @@
 // its size follows its time; and the check of a table kept in commit order holds whatever rows of a
 // chunk were changed meanwhile.
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   CHUNK_ROWS,
   compareChunk,
@@ -27,7 +27,7 @@ import { holdMover, loadedPace, moveReaches, otherShard, patchStoredMove, startM
 import { routes } from "../helpers/routes";
 import { shardOf } from "../helpers/shards";
 import type { CatchUp } from "../../src/tenants/move-catch-up";
-import { MIN_CHUNK_ROWS, MOVE_PACE, nextChunkRows } from "../../src/tenants/move-pace";
+import { clocksOf, MIN_CHUNK_ROWS, MOVE_PACE, nextChunkRows, restAfter } from "../../src/tenants/move-pace";
 import { queryPlan, type PlanRow } from "../helpers/recording-db";
 
 /** A scope of each kind, as nextScope gives them. */
@@ -100,6 +100,31 @@ describe("a move's chunks sized by their time", () => {
     const back = [MIN_CHUNK_ROWS];
     for (let i = 0; i < 5; i++) back.push(nextChunkRows(back.at(-1)!, 1));
     expect(back).toEqual([25, 50, 100, 200, 250, 250]);
+  });
+});
+
+describe("a move's rest after its work", () => {
+  it("is the deployment's MOVE_REST_PER_WORK times the work (the default when unset or out of 0–10), never over a step", async () => {
+    expect(clocksOf({}).restPerWork).toBe(MOVE_PACE.restPerWork);
+    expect(clocksOf({ MOVE_REST_PER_WORK: "0.25" }).restPerWork).toBe(0.25);
+    expect(clocksOf({ MOVE_REST_PER_WORK: "0" }).restPerWork).toBe(0);
+    for (const wrong of ["", "fast", "-1", "11", "Infinity"]) expect(clocksOf({ MOVE_REST_PER_WORK: wrong }).restPerWork).toBe(MOVE_PACE.restPerWork);
+    // The rest as the move's timer is asked for it: 40 ms of work, at 0.5 and at the default (a step at most).
+    const waits: number[] = [];
+    const timer = vi.spyOn(globalThis, "setTimeout").mockImplementation(((resolve: () => void, ms: number) => {
+      waits.push(ms);
+      resolve();
+      return 0;
+    }) as unknown as typeof setTimeout);
+    try {
+      const worked = (restPerWork: number) => ({ now: () => 0, pace: () => 40, restPerWork });
+      await restAfter(worked(0.5), 0);
+      await restAfter(worked(MOVE_PACE.restPerWork), 0);
+      await restAfter(worked(10), 0);
+    } finally {
+      timer.mockRestore();
+    }
+    expect(waits).toEqual([20, 40 * MOVE_PACE.restPerWork, MOVE_PACE.stepMs]);
   });
 });
 

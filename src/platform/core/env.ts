@@ -35,4 +35,6 @@ export interface Env {
   BUILD_COMMIT?: string;
   /** Seconds between attempts as a comma list (the default is in src/webhooks/delivery.ts); one attempt more than delays. */
   WEBHOOK_RETRY_DELAYS?: string;
+  /** A tenant move's rest after each piece of its work, in multiples of that work's time (the default is MOVE_PACE.restPerWork). */
+  MOVE_REST_PER_WORK?: string;
 }

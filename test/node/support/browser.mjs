@@ -80,6 +80,19 @@ export async function startConsole({ tenant = "console", vars } = {}) {
   };
 }
 
+/**
+ * What `read` answers in the page once it answers `expected`, or its last answer after `timeoutMs`: for
+ * what an effect sets after a render (where the focus goes back), which a busy machine runs a moment later.
+ */
+export async function settled(page, read, expected, timeoutMs = 10_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await page.evaluate(read);
+    if (value === expected || Date.now() > until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** CONSOLE_SCREENSHOTS=dir saves what the page looks like, wide (1440×900) and narrow (390 wide, whole page). */
 export async function screenshot(page, name) {
   const dir = process.env.CONSOLE_SCREENSHOTS;
