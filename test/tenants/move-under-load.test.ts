@@ -92,7 +92,7 @@ async function keepWriting(name: string, traffic: Traffic, stop: () => boolean, 
       traffic.unexpected.push(`${name} #${i}: ${answer.status} ${answer.text.slice(0, 300)}`);
       break;
     }
-    await sleep(15);
+    await sleep(50);
   }
 }
 
