@@ -229,6 +229,7 @@ export default async function live(ctx) {
       `${ROUNDS} rounds after ${WARMUP} untimed; ms of wall time on the client; each change is a PUT of lines to a DRAFT Operation by an OPERATOR key, heard by another key's connections`,
       `the crowd's PUT row alternates a ${LINES}-line PUT to the watched Operation and to one nobody watches, round after round (which goes first too)`,
       `the crowd of ${CROWD} runs in a process of its own at the lowest CPU priority (nice 19): it stands for browsers on other machines; the server's sending to every connection is on the measured cores`,
+      `the object tells a change LIVE.settleMs (50 ms) after it commits, with every change committed meanwhile: the writer's answer leaves first, so the reach includes that wait; each round waits for the crowd to hear its change before the next PUT (a burst of PUTs back to back would still share the cores with the sending, locally)`,
       `hibernation: each Operation's object answers its connection count and when it was made (liveStats); an object made again after the quiet spell while its ${PER_OPERATION} connections stayed open was evicted from memory with them held — the runtime's hibernation`,
     ],
   };

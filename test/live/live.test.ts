@@ -2,6 +2,7 @@ import { createExecutionContext, createScheduledController, env, runInDurableObj
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { IDLE_NOTE_AFTER_MS } from "../../src/live/keys";
+import { LIVE } from "../../src/operations/coordinator/live";
 import { WEBHOOK_SWEEP_CRON } from "../../src/webhooks/outbox";
 import { callRoute, expectProblem, expectStatus, newTenant, readOperation, setStatus, type Caller } from "../helpers/client";
 import { routes } from "../helpers/routes";
@@ -143,11 +144,14 @@ describe("POST /v1/operations/{operationId}/live-tickets and GET …/live", () =
     const op = await newTenant();
     const operation = await setUpOperation(op, { status: "DRAFT" });
     const first = await connect(op, operation.id);
+    // Another page stays: once it has heard both changes, they are told and kept (a change is told LIVE.settleMs after it commits).
+    const witness = await connect(op, operation.id);
     const seen = first.messages[0]!.version as number;
     first.close();
     await closedOf(first);
     await putLines(op, operation.id, [{ variantExternalId: "SKU-A", minQuantity: 0, maxQuantity: 20 }]);
     await putLines(op, operation.id, [{ variantExternalId: "SKU-B", minQuantity: 2, maxQuantity: 9 }]);
+    await witness.next((message) => changed("lines")(message) && message.version === seen + 2);
 
     const back = await connect(op, operation.id, seen);
     await back.next(changed("lines"), 1);
@@ -165,7 +169,7 @@ describe("POST /v1/operations/{operationId}/live-tickets and GET …/live", () =
     const stale = await connect(op, operation.id, seen - 1);
     await stale.next((message) => message.type === "reload");
     expect(current.messages.filter((message) => message.type === "changed" || message.type === "reload")).toEqual([]);
-    for (const client of [back, current, stale]) client.close();
+    for (const client of [witness, back, current, stale]) client.close();
   });
 
   it("an ACCOUNT key's connection carries only what its reads would show it", async () => {
@@ -379,6 +383,42 @@ describe("POST /v1/operations/{operationId}/live-tickets and GET …/live", () =
     await back.next((message) => message.type === "reload");
     expect(back.messages.filter((message) => message.type === "changed")).toEqual([]);
     for (const client of [open, back]) client.close();
+  });
+
+  it("tells a change LIVE.settleMs after its writer is answered, with every change committed meanwhile", async () => {
+    const op = await newTenant();
+    const operation = await setUpOperation(op, { status: "DRAFT" });
+    const watcher = await connect(op, operation.id);
+    const { version } = await readOperation(op, operation.id);
+    // The object's wait held by the test until it opens the gate (plain data: a promise resolved from the
+    // test's context would never complete in the object's), and how long it was asked to wait.
+    const gate = { open: false };
+    const waits: number[] = [];
+    type Settling = { settle: (ms: number) => Promise<void> };
+    let shipped: Settling["settle"] | undefined;
+    await runInDurableObject(objectOf(operation.id), (instance) => {
+      shipped = (instance as unknown as Settling).settle;
+      (instance as unknown as Settling).settle = async (ms) => {
+        waits.push(ms);
+        while (!gate.open) await new Promise((resolve) => setTimeout(resolve, 5));
+      };
+    });
+    try {
+      await putLines(op, operation.id, [{ variantExternalId: "SKU-S1", minQuantity: 0, maxQuantity: 1 }]);
+      await putLines(op, operation.id, [{ variantExternalId: "SKU-S2", minQuantity: 0, maxQuantity: 2 }]);
+      // Both writers answered; one wait, of the settle time, holds both changes.
+      expect(waits).toEqual([LIVE.settleMs]);
+      expect(watcher.messages.filter(changed("lines"))).toEqual([]);
+      gate.open = true;
+      await watcher.next((message) => changed("lines")(message) && message.version === version + 2);
+      expect(watcher.messages.filter(changed("lines")).map((message) => message.lineKeys)).toEqual([["SKU-S1"], ["SKU-S2"]]);
+      expect(waits).toEqual([LIVE.settleMs]);
+    } finally {
+      await runInDurableObject(objectOf(operation.id), (instance) => {
+        (instance as unknown as Settling).settle = shipped!;
+      });
+      watcher.close();
+    }
   });
 
   it("tells changes committed back to back in their commit order, each with the version it made", async () => {

@@ -169,11 +169,14 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
   }
 
   /**
-   * Live work waiting until its command has answered, in commit order. Plain data only: the request
-   * that finds the queue idle drains it (its own I/O, awaited in its own context); the others only add to it.
+   * Live work waiting until its command has answered and LIVE.settleMs more, in commit order. Plain data
+   * only: the request that finds the queue idle drains it (its own I/O, awaited in its own context); the
+   * others only add to it.
    */
   private readonly pendingTells: PendingTell[] = [];
   private drainingTells = false;
+  /** How the queue waits LIVE.settleMs before it is drained (a test holds it to see what waits). */
+  protected settle = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
   private tellLater(pending: PendingTell): void {
     this.pendingTells.push(pending);
@@ -184,6 +187,7 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
 
   private async drainTells(): Promise<void> {
     try {
+      await this.settle(LIVE.settleMs);
       for (let next = this.pendingTells.shift(); next; next = this.pendingTells.shift()) {
         const pending = next;
         await afterCommit(`live:${pending.operationId}`, TELL_STEPS[pending.kind], () => this.tell(pending));

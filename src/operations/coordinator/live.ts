@@ -25,6 +25,12 @@ export const LIVE = {
   focusBurst: 20,
   /** Lines sent with a change, at most: beyond, the client reads them. */
   maxLines: 500,
+  /**
+   * A change is told this long after it commits, with every change committed meanwhile: the writer's
+   * answer leaves first (sending to hundreds of connections would otherwise hold it up in the same
+   * runtime), and a burst of commits (a save in chunks, a rush of orders) is told in one go.
+   */
+  settleMs: 50,
 } as const;
 
 /** Close codes a client is told (4000–4999 are the application's own). */
