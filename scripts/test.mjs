@@ -2,10 +2,10 @@
 // need a real local server, a browser or a packed tarball (node:test); all always run, and the run
 // ends with one line: "N passed, N failed" (", N skipped" when some were; a lint finding is a failure).
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { buildConsole } from "./build-console.mjs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { migratedTemplate } from "./lib/migrated-state.mjs";
 import { repoRoot } from "./lib/wrangler.mjs";
 
@@ -63,10 +63,14 @@ if ((await run(process.execPath, [join(repoRoot, "client", "build.mjs")])) !== 0
 // The Worker suite and the node checks run side by side: the checks spend much of their time waiting
 // (a local server starting, a cron or an alarm due, a browser answering) while the suite keeps the
 // cores busy. The checks' report is printed once the suite's is, so the two never interleave.
+// Longest first (by the last run's times, kept beside the installed packages): a long file that starts
+// last would end the run alone. A file not timed yet goes first (it may be long), then by name.
+const nodeDurationsFile = join(repoRoot, "node_modules", ".cache", "npm-test", "node-file-ms.json");
+const lastNodeMs = readJson(nodeDurationsFile) ?? {};
 const nodeTests = readdirSync(join(repoRoot, "test", "node"))
   .filter((name) => name.endsWith(".test.mjs"))
-  .sort()
-  .map((name) => join("test", "node", name));
+  .map((name) => join("test", "node", name))
+  .sort((a, b) => (lastNodeMs[b] ?? Number.POSITIVE_INFINITY) - (lastNodeMs[a] ?? Number.POSITIVE_INFINITY) || a.localeCompare(b));
 const nodeSpec = join(scratch, "node-spec.txt");
 // The console first: the browser checks serve it, and the suite's production bundle reads its assets.
 if (!vitestArgs.length) await buildConsole({ ifChanged: true });
@@ -106,6 +110,11 @@ if (existsSync(nodeSpec)) process.stdout.write(readFileSync(nodeSpec));
 
 const vitest = readJson(vitestReport);
 const node = readJson(nodeReport) ?? { passed: 0, failed: 0, skipped: 0, fileMs: {} };
+if (Object.keys(node.fileMs).length) {
+  mkdirSync(dirname(nodeDurationsFile), { recursive: true });
+  const byFile = Object.fromEntries(Object.entries(node.fileMs).map(([file, ms]) => [relative(repoRoot, file), Math.round(ms)]));
+  writeFileSync(nodeDurationsFile, JSON.stringify({ ...lastNodeMs, ...byFile }, null, 1));
+}
 printSlowestFiles(vitest, node);
 rmSync(scratch, { recursive: true, force: true });
 

@@ -50,7 +50,7 @@ function startServer(port) {
   start.stderr.on("data", (chunk) => (output.stderr += chunk));
   return new Promise((resolve, reject) => {
     start.stdout.on("data", () => output.stdout.includes("Stop with Ctrl-C.") && resolve(output));
-    start.once("exit", (code) => reject(new Error(`npm start exited ${code}:\n${output.stderr.slice(-3000)}`)));
+    start.once("exit", (code) => reject(Object.assign(new Error(`npm start exited ${code}:\n${output.stderr.slice(-3000)}`), { output: output.stderr })));
   });
 }
 
@@ -82,9 +82,23 @@ function traffic(baseUrl, key) {
 
 describe("npm start and the operator commands over one local state", () => {
   it("go through the server on its port, never beside it; a second server refuses; the demo is named and in EUR", { timeout: 900_000 }, async () => {
-    const port = await freePort();
+    // A free port found here (or one wrangler picks for its own sockets) can be taken by another check's
+    // server starting meanwhile: then npm start exits saying so, and starts again on another (the
+    // migrations' progress is in the first start's output).
+    let port;
+    let stdout = "";
+    let stderr = "";
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
+      try {
+        ({ stdout, stderr } = await startServer(port).then((output) => ({ stdout: output.stdout, stderr: stderr + output.stderr })));
+        break;
+      } catch (error) {
+        if (attempt >= 3 || !/Address already in use/.test(error.message)) throw error;
+        stderr += error.output;
+      }
+    }
     const baseUrl = `http://127.0.0.1:${port}`;
-    const { stdout, stderr } = await startServer(port);
 
     // Where the first start spends its time, database by database, migration by migration.
     assert.match(stderr, /CONTROL \(database 1 of 3\): \d+ migrations to apply…/);
