@@ -60,11 +60,8 @@ if ((await run(process.execPath, [join(repoRoot, "client", "build.mjs")])) !== 0
   process.exit(1);
 }
 
-// The Worker suite and the node checks run side by side: the checks spend much of their time waiting
-// (a local server starting, a cron or an alarm due, a browser answering) while the suite keeps the
-// cores busy. The checks' report is printed once the suite's is, so the two never interleave.
-// Longest first (by the last run's times, kept beside the installed packages): a long file that starts
-// last would end the run alone. A file not timed yet goes first (it may be long), then by name.
+// The node checks longest first, by the last run's times (kept beside the installed packages): a long
+// file that starts last would end the run alone. A file not timed yet goes first, then by name.
 const nodeDurationsFile = join(repoRoot, "node_modules", ".cache", "npm-test", "node-file-ms.json");
 const lastNodeMs = readJson(nodeDurationsFile) ?? {};
 const nodeTests = readdirSync(join(repoRoot, "test", "node"))
@@ -74,6 +71,9 @@ const nodeTests = readdirSync(join(repoRoot, "test", "node"))
 const nodeSpec = join(scratch, "node-spec.txt");
 // The console first: the browser checks serve it, and the suite's production bundle reads its assets.
 if (!vitestArgs.length) await buildConsole({ ifChanged: true });
+// The Worker suite and the node checks run side by side: the checks spend much of their time waiting
+// (a local server starting, a cron or an alarm due, a browser answering) while the suite keeps the
+// cores busy. The checks' report is printed once the suite's is, so the two never interleave.
 const vitestRun = run(join(repoRoot, "node_modules", ".bin", "vitest"), [
   "run",
   "--reporter=default",
