@@ -1,3 +1,4 @@
+import { RECORDED_LINE_FIELDS, RECORDED_OPERATION_FIELDS } from "../common/recorded-fields";
 import { and, eq, sql } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { CommandContext } from "./coordinator/protocol";
@@ -106,29 +107,16 @@ export function bumpWithValues(ctx: CommandContext, row: OperationRow, changes: 
   return { statement: bumpOperation(ctx, row, changes, after.updatedAt), after };
 }
 
-/** The Operation's fields as history records them (not its counts, version or timestamps, which follow from them). */
-export const OPERATION_FIELDS = recordedFields<OperationRow>([
-  "code",
-  "externalId",
-  "name",
-  "description",
-  "type",
-  "status",
-  "startDate",
-  "endDate",
-  "activateAt",
-  "deactivateAt",
-  "ownerIds",
-  "createdAt",
-]);
+/** The Operation's fields as history records them. */
+export const OPERATION_FIELDS = recordedFields<OperationRow>(RECORDED_OPERATION_FIELDS);
 
 /** The Operation's record of a change from `before` to `after` (undefined: none of its recorded fields changed). */
 export function operationChange(before: OperationRow | null, after: OperationRow | null): ChangeRecord | undefined {
   return changeOf("operation", (before ?? after)!.id, before, after, OPERATION_FIELDS);
 }
 
-/** A line's fields as history records them: their names on a stored line and in operation_lines alike. */
-export const LINE_FIELD_NAMES = ["variantId", "variantName", "minQuantity", "maxQuantity", "recommendedQuantity", "quantityIncrement"] as const;
+/** A line's fields as history records them. */
+export const LINE_FIELD_NAMES = RECORDED_LINE_FIELDS;
 
 /**
  * Statements recording, as deleted, every line and attachment of the Operation (each with all its

@@ -1,3 +1,4 @@
+import { RECORDED_LINE_FIELDS, RECORDED_OPERATION_FIELDS } from "@campaign-policy/common/recorded-fields";
 import { hasMessage, t } from "../shared/i18n";
 
 /**
@@ -7,29 +8,13 @@ import { hasMessage, t } from "../shared/i18n";
  */
 export const LABELLED_FIELDS = [
   // A line (the grid's columns)
-  "variantId",
+  ...RECORDED_LINE_FIELDS,
   "variantExternalId",
-  "variantName",
-  "minQuantity",
-  "maxQuantity",
-  "recommendedQuantity",
-  "quantityIncrement",
   "poolQuantity",
   "maxPerAccount",
   "orderedQuantity",
   // An Operation (its form)
-  "code",
-  "externalId",
-  "name",
-  "description",
-  "type",
-  "status",
-  "startDate",
-  "endDate",
-  "activateAt",
-  "deactivateAt",
-  "ownerIds",
-  "createdAt",
+  ...RECORDED_OPERATION_FIELDS,
   // A rule, the tenant default
   "accountId",
   "supplierId",
