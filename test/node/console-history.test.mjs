@@ -181,6 +181,15 @@ if (chromiumPresent("console history test")) {
       assert.match(rows[1], /Created/);
       assert.match(new URL(page.url()).search, /kind=rule/);
       await checkPage(page, "changes");
+      // At 1440 px the list fits its box: Restore is in view, not behind a sideways scroll.
+      assert.equal(
+        await page.evaluate(() => {
+          const wrap = document.querySelector('table[aria-label="Changes"]').parentElement;
+          return wrap.scrollWidth - wrap.clientWidth;
+        }),
+        0,
+        "the Changes list scrolls sideways at 1440 px",
+      );
 
       const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
       const apiCsv = await (

@@ -108,7 +108,8 @@ export function ChangesPage() {
   );
   const columns: Column<ChangeRecord>[] = [
     { header: t("approvals.when"), cell: (record) => <time dateTime={record.at}>{when(record.at)}</time> },
-    { header: t("history.who"), cell: (record) => <ActorName actor={record.actor} actorKeyId={record.actorKeyId} /> },
+    // Who wraps: a key's name for people ("an unnamed OPERATOR key of …") would otherwise push Restore out of a 1440 px window.
+    { header: t("history.who"), wrap: true, cell: (record) => <ActorName actor={record.actor} actorKeyId={record.actorKeyId} /> },
     {
       header: t("history.what"),
       wrap: true,
