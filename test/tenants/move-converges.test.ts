@@ -133,7 +133,7 @@ async function expectSwitchedWhole(tenant: BusyTenant, seen: TenantMove[], write
 
 describe("a move while the tenant writes steadily, one step at a time", { timeout: 300_000 }, () => {
   it("converges under 20 writes a second (10-line PUTs and rules) by catching up faster than they come: the fence takes the last few", async () => {
-    const tenant = await busyTenant(4_000, 20);
+    const tenant = await busyTenant(2_000, 20);
     const writes = writer(tenant, { puts: 2, lines: 10, rules: 1 });
     const started = await startHeldMove(tenant.operator, "SHARD_2");
     // 3 writes between steps 150 ms apart: 20 a second, from the first step to the switch, on a database

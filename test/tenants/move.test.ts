@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ShardName } from "../../src/platform/core/shards";
-import { countTenantRows, MOVE_PLANS } from "../../src/tenants/move";
+import { CHUNK_ROWS, countTenantRows, MOVE_PLANS } from "../../src/tenants/move";
 import type { CatchUp } from "../../src/tenants/move-catch-up";
 import { MOVE_PACE } from "../../src/tenants/move-pace";
 import type { TenantMove } from "../../src/tenants/mover";
@@ -23,8 +23,8 @@ import { routes } from "../helpers/routes";
 import { shardOf } from "../helpers/shards";
 import { apiView, runJourney, type Journey } from "./journey";
 
-/** More lines than one copy chunk (1000 rows), so the lines table moves in several. */
-const LINES = 2500;
+/** Lines for three copy chunks (CHUNK_ROWS each), so the lines table moves in several. */
+const LINES = 3 * CHUNK_ROWS;
 
 async function seeded(shard: ShardName, lineCount = LINES): Promise<Journey> {
   const journey = await runJourney(await newTenant({ shard }), { lineCount });
@@ -62,7 +62,7 @@ async function corruptingTarget(shard: ShardName, tenantId: string): Promise<() 
   const trigger = `test_corrupt_${uniqueId("t").replace(/[^A-Za-z0-9]/g, "_")}`;
   await env[shard]
     .prepare(
-      `create trigger ${trigger} after insert on operation_lines when new.tenant_id = '${tenantId}' and new.variant_external_id = 'SKU-01234'
+      `create trigger ${trigger} after insert on operation_lines when new.tenant_id = '${tenantId}' and new.variant_external_id = 'SKU-00600'
        begin update operation_lines set max_quantity = max_quantity + 1 where operation_id = new.operation_id and variant_external_id = new.variant_external_id; end`,
     )
     .run();
@@ -192,7 +192,7 @@ describe("moving a tenant (POST /v1/tenant/moves)", () => {
     } finally {
       await stopCorrupting();
     }
-    expect(failed.error).toMatch(/^operation_lines \[".*","SKU-01234"\]: different values on the copy/);
+    expect(failed.error).toMatch(/^operation_lines \[".*","SKU-00600"\]: different values on the copy/);
     expect(failed.switchedAt).toBeNull();
 
     expect(await directoryEntry(mover.operator.tenantId)).toEqual({ shard: "SHARD_1", state: "ACTIVE", movingTo: null });
@@ -230,7 +230,7 @@ describe("moving a tenant (POST /v1/tenant/moves)", () => {
   });
 
   it("a switched move is reversed with one call while its old copy is kept: only the writes made since are copied back", async () => {
-    const mover = await seeded("SHARD_1", 1500);
+    const mover = await seeded("SHARD_1");
     const forward = await moveReaches(mover.operator, (await startMove(mover.operator, "SHARD_2")).id, ["SWITCHED"]);
     expect(forward.keepSourceUntil).not.toBeNull();
     expectStatus(await writesOf(mover)[0](), 200);
