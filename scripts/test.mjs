@@ -2,10 +2,11 @@
 // need a real local server, a browser or a packed tarball (node:test); all always run, and the run
 // ends with one line: "N passed, N failed" (", N skipped" when some were; a lint finding is a failure).
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, statfsSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { buildConsole } from "./build-console.mjs";
 import { dirname, join, relative } from "node:path";
+import { startConsoleServer } from "./lib/console-server.mjs";
 import { migratedTemplate } from "./lib/migrated-state.mjs";
 import { repoRoot } from "./lib/wrangler.mjs";
 
@@ -23,7 +24,42 @@ function printSlowestFiles(vitest, node) {
   for (const [file, ms] of files.slice(0, SLOWEST_SHOWN)) console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
 }
 
-const scratch = mkdtempSync(join(tmpdir(), "npm-test-"));
+/** Runs' scratch left by a run that was killed is removed by a later one after this long. */
+const LEFT_SCRATCH_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Where the run keeps its temporary files, its checks' too (local D1 states, the Worker suite's
+ * databases, browser profiles): a memory-backed file system where there is one with room (Linux's
+ * /dev/shm), as SQLite's writes and syncs there cost no disk (docs/tests.md has the measure).
+ */
+function scratchRoot() {
+  const memory = "/dev/shm";
+  try {
+    accessSync(memory, constants.W_OK);
+    const { bavail, bsize } = statfsSync(memory);
+    if (bavail * bsize >= 2 * 1024 ** 3) {
+      for (const name of readdirSync(memory).filter((entry) => entry.startsWith("npm-test-"))) {
+        const left = join(memory, name);
+        if (Date.now() - statSync(left).mtimeMs > LEFT_SCRATCH_MS) rmSync(left, { recursive: true, force: true });
+      }
+      return memory;
+    }
+  } catch {
+    // No such file system here, or not ours to write: the usual temp dir.
+  }
+  return tmpdir();
+}
+
+const scratch = mkdtempSync(join(scratchRoot(), "npm-test-"));
+// Every child (the suites, their servers, wrangler, Chromium) makes its temporary files under the scratch.
+process.env.TMPDIR = join(scratch, "tmp");
+mkdirSync(process.env.TMPDIR);
+// A run stopped from the keyboard takes its scratch with it (it may be in memory).
+for (const signal of ["SIGINT", "SIGTERM"])
+  process.once(signal, () => {
+    rmSync(scratch, { recursive: true, force: true });
+    process.exit(130);
+  });
 const vitestReport = join(scratch, "vitest.json");
 const nodeReport = join(scratch, "node.json");
 
@@ -84,13 +120,24 @@ const vitestRun = run(join(repoRoot, "node_modules", ".bin", "vitest"), [
 const nodeRun = vitestArgs.length ? Promise.resolve(0) : runNodeChecks();
 
 async function runNodeChecks() {
-  // Migrated once before the checks start (each server check would otherwise migrate a state of its own).
+  // Migrated once before the checks start (each server check would otherwise migrate a state of its own),
+  // and one server for the browser checks (each would otherwise start its own).
+  let consoleServer;
   try {
     await migratedTemplate();
+    consoleServer = await startConsoleServer();
   } catch (error) {
     console.error(`The node checks could not start: ${error.message}`);
     return 1;
   }
+  try {
+    return await runNodeTests();
+  } finally {
+    await consoleServer.stop();
+  }
+}
+
+function runNodeTests() {
   return run(process.execPath, [
     "--test",
     // Two files at a time: most of their time is a local server starting, or a cron or an alarm awaited.

@@ -2,10 +2,15 @@
 // wrangler process per migration (about 25 s for the three databases), so the migrated state is made
 // once per schema (the migrations, wrangler.toml and the wrangler that applied them) and copied.
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { applyMigrations, repoRoot } from "./wrangler.mjs";
+
+/**
+ * Beside the installed packages, not in the temp dir: npm test gives its checks a temp dir of their own
+ * (in memory, removed after the run), and the template must outlive it.
+ */
+const TEMPLATES = join(repoRoot, "node_modules", ".cache", "npm-test");
 
 const COMPLETE = "migrated.json";
 /** Templates of other schemas untouched this long are removed when a new one is made. */
@@ -32,9 +37,9 @@ function schemaDigest() {
 }
 
 function removeStaleTemplates(keep) {
-  for (const name of readdirSync(tmpdir())) {
+  for (const name of readdirSync(TEMPLATES)) {
     if (!name.startsWith("migrated-state-") || name === keep) continue;
-    const path = join(tmpdir(), name);
+    const path = join(TEMPLATES, name);
     try {
       if (Date.now() - statSync(path).mtimeMs > STALE_MS) rmSync(path, { recursive: true, force: true });
     } catch {
@@ -46,9 +51,10 @@ function removeStaleTemplates(keep) {
 /** The migrated template of the current schema, made if missing (two runs making it at once: one keeps its copy). */
 export async function migratedTemplate() {
   const name = `migrated-state-${schemaDigest()}`;
-  const template = join(tmpdir(), name);
+  const template = join(TEMPLATES, name);
   if (existsSync(join(template, COMPLETE))) return template;
-  const building = mkdtempSync(join(tmpdir(), `${name}-building-`));
+  mkdirSync(TEMPLATES, { recursive: true });
+  const building = mkdtempSync(join(TEMPLATES, `${name}-building-`));
   try {
     await applyMigrations({ persistTo: building });
     writeFileSync(join(building, COMPLETE), JSON.stringify({ madeAt: new Date().toISOString() }));

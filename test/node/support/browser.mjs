@@ -1,4 +1,4 @@
-// Headless Chromium for the node:test suites, against a local `wrangler dev` of their own.
+// Headless Chromium for the node:test suites, against a local `wrangler dev` (npm test's shared one, or their own).
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { it } from "node:test";
 import { buildConsole } from "../../../scripts/build-console.mjs";
 import { CHROMIUM, launchChromiumProfile } from "../../../scripts/lib/chromium.mjs";
+import { sharedConsoleServer } from "../../../scripts/lib/console-server.mjs";
 import { startDevServer } from "../../../scripts/lib/dev-server.mjs";
 import { serverKeys } from "../../../scripts/lib/keys.mjs";
 import { copyMigratedState } from "../../../scripts/lib/migrated-state.mjs";
@@ -27,15 +28,16 @@ export function chromiumPresent(what) {
 }
 
 /**
- * The console served by a fresh local server with its own state: keys for `tenant` (an OPERATOR
- * key, an ACCOUNT key for user u_console), Chromium at 1440×900. `close()` removes everything.
+ * The console served by a local server: npm test's shared one when it has every variable of `vars`,
+ * else a fresh one with its own state. Keys for `tenant` (an OPERATOR key, an ACCOUNT key for user
+ * u_console), Chromium at 1440×900. `close()` removes everything but the shared server.
  */
 export async function startConsole({ tenant = "console", vars } = {}) {
-  const state = mkdtempSync(join(tmpdir(), `${tenant}-state-`));
   const profile = mkdtempSync(join(tmpdir(), `${tenant}-profile-`));
   await buildConsole({ ifChanged: true });
-  await copyMigratedState(state);
-  const server = await startDevServer({ persistTo: state, vars });
+  const shared = sharedConsoleServer(vars);
+  const own = shared ? undefined : await startOwnServer(tenant, vars);
+  const server = shared ?? own.server;
   // Through the server's operator routes: a wrangler process writing the state would take seconds.
   const [{ key: operatorKey }, { key: accountKey }] = await serverKeys(server.operator).issue([
     { tenant, role: "OPERATOR" },
@@ -73,9 +75,22 @@ export async function startConsole({ tenant = "console", vars } = {}) {
 
     async close() {
       await browser.close();
+      await own?.stop();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A local server over a migrated state of its own: `stop()` ends it and removes the state. */
+async function startOwnServer(tenant, vars) {
+  const state = mkdtempSync(join(tmpdir(), `${tenant}-state-`));
+  await copyMigratedState(state);
+  const server = await startDevServer({ persistTo: state, vars });
+  return {
+    server,
+    async stop() {
       await server.stop();
       rmSync(state, { recursive: true, force: true });
-      rmSync(profile, { recursive: true, force: true });
     },
   };
 }
