@@ -113,7 +113,7 @@ async function main() {
   ensureLocalSecrets();
   await prepareDocs();
   if (await buildConsole({ ifChanged: true })) console.error("Built the console (public/console).");
-  console.error("Applying local D1 migrations (the control database and every shard; the first start applies them all, about a minute or more) …");
+  console.error("Applying local D1 migrations (the control database and every shard; the first start applies them all, a few seconds) …");
   await applyMigrations({ persistTo }, { progress: progressPrinter() });
 
   // Local receivers (http://127.0.0.1, http://localhost) may subscribe to webhooks here; a deployment refuses them.

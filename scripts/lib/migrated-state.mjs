@@ -1,6 +1,6 @@
-// A freshly migrated local state for checks that start servers of their own. Migrating costs a
-// wrangler process per migration (about 25 s for the three databases), so the migrated state is made
-// once per schema (the migrations, wrangler.toml and the wrangler that applied them) and copied.
+// A freshly migrated local state for checks that start servers of their own. Migrating starts a local
+// runtime (about 3 s of CPU), copying takes milliseconds: the migrated state is made once per schema
+// (the migrations, wrangler.toml and the wrangler that applied them) and copied.
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";

@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { applyLocalMigrations, localDatabases } from "./local-migrations.mjs";
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -79,9 +80,22 @@ export async function shardBindings(configPath) {
 /**
  * Applies each database's migrations: the control schema to CONTROL, the tenant schema to every shard
  * (`cwd`: another tree's). `progress(line, { final })` hears which database and which migration of
- * how many is being applied (wrangler applies each one in a process of its own: a first start takes a while).
+ * how many is being applied. Locally in one runtime for all (scripts/lib/local-migrations.mjs); remote
+ * databases through wrangler, which applies each migration in a process of its own.
  */
 export async function applyMigrations(target = {}, { echo = false, configPath, cwd, progress } = {}) {
+  if (!target.remote) {
+    const config = configPath ?? join(repoRoot, "wrangler.toml");
+    const tell = progress ?? (echo ? (line) => console.error(line) : undefined);
+    return applyLocalMigrations({
+      databases: await localDatabases(config),
+      persistTo: target.persistTo,
+      configDir: dirname(config),
+      cwd: cwd ?? repoRoot,
+      progress: tell,
+      retryBusy: (run, database) => retryWhileBusy(run, target, database),
+    });
+  }
   const config = configPath ? ["--config", configPath] : [];
   const bindings = await d1Bindings(configPath);
   for (const [index, binding] of bindings.entries()) {
@@ -136,10 +150,15 @@ const BUSY = /SQLITE_BUSY|database is locked/;
  * (saying so once, on stderr) rather than failing at random. `busyWaitMs(attempt)` is the wait after a
  * refused attempt. Remote databases have no such lock: their errors are thrown as they are.
  */
-export async function runLocalD1(args, target, database, options = {}, busyWaitMs = (attempt) => 400 * 2 ** (attempt - 1)) {
+export function runLocalD1(args, target, database, options = {}, busyWaitMs = undefined) {
+  return retryWhileBusy(() => runWrangler(args, options), target, database, busyWaitMs);
+}
+
+/** Runs `run` (a D1 command, a migration's batch) again while `database`, local, answers that it is busy: see runLocalD1. */
+export async function retryWhileBusy(run, target, database, busyWaitMs = (attempt) => 400 * 2 ** (attempt - 1)) {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await runWrangler(args, options);
+      return await run();
     } catch (error) {
       if (target.remote || !BUSY.test(String(error))) throw error;
       if (attempt >= BUSY_ATTEMPTS) {

@@ -154,7 +154,10 @@ if (chromiumPresent("console test")) {
       await shoot(page, "active");
       assert.equal(await grid().getAttribute("aria-readonly"), null, "its pools still edit");
       // The banner can show a render before the grid's cells take the new status in (a loaded machine).
-      await page.locator('#cell-0-2[aria-readonly="true"]').waitFor({ timeout: 10_000 }).catch(() => {});
+      await page
+        .locator('#cell-0-2[aria-readonly="true"]')
+        .waitFor({ timeout: 10_000 })
+        .catch(() => {});
       assert.equal(await cell(0, 2).getAttribute("aria-readonly"), "true", "Min does not");
       assert.equal(await page.getByRole("button", { name: "Add line" }).count(), 0);
       assert.equal(await page.getByLabel("Import CSV").count(), 0);
