@@ -6,8 +6,8 @@ import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync,
 import { availableParallelism, tmpdir } from "node:os";
 import { buildConsole } from "./build-console.mjs";
 import { dirname, join, relative } from "node:path";
-import { startConsoleServer } from "./lib/console-server.mjs";
 import { migratedTemplate } from "./lib/migrated-state.mjs";
+import { startSharedServer } from "./lib/shared-server.mjs";
 import { repoRoot } from "./lib/wrangler.mjs";
 
 /** How many of the slowest test files the run names at its end. */
@@ -121,11 +121,11 @@ const nodeRun = vitestArgs.length ? Promise.resolve(0) : runNodeChecks();
 
 async function runNodeChecks() {
   // Migrated once before the checks start (each server check would otherwise migrate a state of its own),
-  // and one server for the browser checks (each would otherwise start its own).
-  let consoleServer;
+  // and one server for the checks that need only a server (each would otherwise start its own).
+  let sharedServer;
   try {
     await migratedTemplate();
-    consoleServer = await startConsoleServer();
+    sharedServer = await startSharedServer();
   } catch (error) {
     console.error(`The node checks could not start: ${error.message}`);
     return 1;
@@ -133,7 +133,7 @@ async function runNodeChecks() {
   try {
     return await runNodeTests();
   } finally {
-    await consoleServer.stop();
+    await sharedServer.stop();
   }
 }
 

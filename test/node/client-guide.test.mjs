@@ -12,9 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { startDevServer } from "../../scripts/lib/dev-server.mjs";
 import { serverKeys } from "../../scripts/lib/keys.mjs";
-import { copyMigratedState } from "../../scripts/lib/migrated-state.mjs";
+import { localServer } from "../../scripts/lib/shared-server.mjs";
 import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 import { fencedBlocks, runInOneShell, textMatches } from "./support/doc-examples.mjs";
 
@@ -73,14 +72,12 @@ if (offline && process.env.CI) throw new Error(`${offline}: CI must reach it for
 
 describe("docs/client.md's new project, step by step, with today's registry", { skip: offline }, () => {
   const scratch = mkdtempSync(join(tmpdir(), "client-guide-"));
-  const state = mkdtempSync(join(tmpdir(), "client-guide-state-"));
   let server;
   let key;
 
   before(
     async () => {
-      await copyMigratedState(state);
-      server = await startDevServer({ persistTo: state });
+      server = await localServer("client-guide");
       [{ key }] = await serverKeys(server.operator).issue([{ tenant: "client-guide", role: "OPERATOR" }]);
     },
     { timeout: 240_000 },
@@ -89,7 +86,6 @@ describe("docs/client.md's new project, step by step, with today's registry", { 
   after(async () => {
     await server?.stop();
     rmSync(scratch, { recursive: true, force: true });
-    rmSync(state, { recursive: true, force: true });
   });
 
   it("works as written in a new directory: npm init, the installs, tsc, and the output shown; client/README.md's example compiles and runs there", {

@@ -10,9 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { startDevServer } from "../../scripts/lib/dev-server.mjs";
 import { serverKeys } from "../../scripts/lib/keys.mjs";
-import { copyMigratedState } from "../../scripts/lib/migrated-state.mjs";
+import { localServer } from "../../scripts/lib/shared-server.mjs";
 import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 
 const clientDir = join(repoRoot, "client");
@@ -125,7 +124,6 @@ export async function consume(baseUrl: string, apiKey: string): Promise<string[]
 
 describe("the client package, installed from its tarball into a project outside the repository", () => {
   const scratch = mkdtempSync(join(tmpdir(), "client-package-"));
-  const state = mkdtempSync(join(tmpdir(), "client-package-state-"));
   let server, key, tarballFiles;
 
   before(async () => {
@@ -147,15 +145,13 @@ describe("the client package, installed from its tarball into a project outside 
     const installed = await run("npm", ["ci", "--offline", "--no-audit", "--no-fund"], { cwd: scratch });
     assert.equal(installed.code, 0, `npm ci --offline in the scratch project failed:\n${installed.stderr}`);
 
-    await copyMigratedState(state);
-    server = await startDevServer({ persistTo: state });
+    server = await localServer("client-package");
     [{ key }] = await serverKeys(server.operator).issue([{ tenant: "client-package", role: "OPERATOR" }]);
   }, SETUP);
 
   after(async () => {
     await server?.stop();
     rmSync(scratch, { recursive: true, force: true });
-    rmSync(state, { recursive: true, force: true });
   });
 
   it("ships the built JavaScript, its declarations (the generated schema too), the contract files and its README, not the sources", () => {

@@ -26,14 +26,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { DEMO_KEYS, exampleVariables, httpCaller, seedDemo } from "../../scripts/lib/demo.mjs";
-import { startDevServer } from "../../scripts/lib/dev-server.mjs";
 import { listGuides } from "../../scripts/lib/guides.mjs";
 import { serverKeys } from "../../scripts/lib/keys.mjs";
-import { copyMigratedState } from "../../scripts/lib/migrated-state.mjs";
+import { localServer } from "../../scripts/lib/shared-server.mjs";
 import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 import { answerDifference, examples, runInOneShell, servedPathMentions } from "./support/doc-examples.mjs";
 
-const state = mkdtempSync(join(tmpdir(), "docs-examples-"));
+const scratch = mkdtempSync(join(tmpdir(), "docs-examples-"));
 // DOCS_ONLY=docs/live.md runs one file's examples (while writing it); the suite runs them all.
 const only = process.env.DOCS_ONLY?.split(",");
 const documents = ["README.md", ...listGuides().map((guide) => guide.path)]
@@ -46,8 +45,7 @@ let server;
 let env;
 
 before(async () => {
-  await copyMigratedState(state);
-  server = await startDevServer({ persistTo: state, vars: { WEBHOOKS_ALLOW_LOCAL: "on" } });
+  server = await localServer("docs-examples", { WEBHOOKS_ALLOW_LOCAL: "on" });
   const tenant = `docs-${randomBytes(3).toString("hex")}`;
   // As `npm start` issues them: through the server, which holds the databases.
   const [operator, account] = await serverKeys(server.operator).issue([
@@ -90,14 +88,14 @@ async function tenantFootprint() {
 
 after(async () => {
   await server?.stop();
-  rmSync(state, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 describe("the docs' examples paste and answer what the docs show, one file after another in one tenant", () => {
   for (const [step, document] of readingOrder.entries()) {
     const pass = step < runnable.length ? "first pass" : "second pass, reversed";
     it(`${pass}: ${document.path} (${document.examples.length} example(s))`, async () => {
-      const cwd = join(state, `scratch-${step}`);
+      const cwd = join(scratch, `step-${step}`);
       mkdirSync(cwd);
       const found = await tenantFootprint();
       const { outputs, failed, stderr } = await runInOneShell(

@@ -7,10 +7,8 @@ import { join } from "node:path";
 import { it } from "node:test";
 import { buildConsole } from "../../../scripts/build-console.mjs";
 import { CHROMIUM, launchChromiumProfile } from "../../../scripts/lib/chromium.mjs";
-import { sharedConsoleServer } from "../../../scripts/lib/console-server.mjs";
-import { startDevServer } from "../../../scripts/lib/dev-server.mjs";
 import { serverKeys } from "../../../scripts/lib/keys.mjs";
-import { copyMigratedState } from "../../../scripts/lib/migrated-state.mjs";
+import { localServer } from "../../../scripts/lib/shared-server.mjs";
 
 /**
  * Whether Chromium is here. When it is not, registers one test that skips (fails on CI, which must
@@ -35,9 +33,7 @@ export function chromiumPresent(what) {
 export async function startConsole({ tenant = "console", vars } = {}) {
   const profile = mkdtempSync(join(tmpdir(), `${tenant}-profile-`));
   await buildConsole({ ifChanged: true });
-  const shared = sharedConsoleServer(vars);
-  const own = shared ? undefined : await startOwnServer(tenant, vars);
-  const server = shared ?? own.server;
+  const server = await localServer(tenant, vars);
   // Through the server's operator routes: a wrangler process writing the state would take seconds.
   const [{ key: operatorKey }, { key: accountKey }] = await serverKeys(server.operator).issue([
     { tenant, role: "OPERATOR" },
@@ -75,22 +71,8 @@ export async function startConsole({ tenant = "console", vars } = {}) {
 
     async close() {
       await browser.close();
-      await own?.stop();
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
-}
-
-/** A local server over a migrated state of its own: `stop()` ends it and removes the state. */
-async function startOwnServer(tenant, vars) {
-  const state = mkdtempSync(join(tmpdir(), `${tenant}-state-`));
-  await copyMigratedState(state);
-  const server = await startDevServer({ persistTo: state, vars });
-  return {
-    server,
-    async stop() {
       await server.stop();
-      rmSync(state, { recursive: true, force: true });
+      rmSync(profile, { recursive: true, force: true });
     },
   };
 }
