@@ -293,6 +293,25 @@ describe("the history archive", () => {
     expect(await historyAnswers(op, [{ id: operation.id, versions: [1, 2] }])).toEqual(before);
   });
 
+  it("leaves a set whose id carries no time in D1 and archives the rest; one it cannot place fails that tenant's run instead of running on", async () => {
+    const op = await newTenant();
+    const operation = await createOperation(op);
+    expectStatus(await callRoute(op, routes.putLines, { params: { operationId: operation.id }, body: lineBody([["A", 3]]) }), 200);
+    const db = await tenantDb(op.tenantId);
+    const writtenByHand = (id: string) =>
+      db
+        .prepare("insert into change_sets (id, tenant_id, actor, request_id, at) values (?, ?, 'key:k', ?, ?)")
+        .bind(id, op.tenantId, crypto.randomUUID(), new Date().toISOString())
+        .run();
+    await writtenByHand("chg-written-by-hand");
+    expect(await archive(op)).toMatchObject({ failed: 0, more: false });
+    expect(await stored(op)).toMatchObject({ sets: 1, records: 0, indexed: 1 });
+    // Among the ids a clock makes, but with no time to read: the tenant's run fails and says so (it ran on forever before).
+    await writtenByHand("chg_000000000~unreadable");
+    expect(await archive(op)).toMatchObject({ failed: 1 });
+    expect(await stored(op)).toMatchObject({ sets: 2, indexed: 1 });
+  });
+
   it("keeps records as long as the tenant's retention says (at least 3 years), then removes them; the setting is the OPERATOR's and recorded", async () => {
     const { op, kept, gone, operations } = await tenantWithHistory();
     const settings = {};

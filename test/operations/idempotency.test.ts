@@ -8,6 +8,7 @@ import { env } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/d1";
 import { queryPlan } from "../helpers/recording-db";
 import { markClaimCommitted } from "../../src/platform/data/claims";
+import { idPrefixes, newId } from "../../src/platform/core/ids";
 import { accountWithKey, cartBody, line, setUpOperation } from "../helpers/setup";
 
 const withKey = (key: string, extra: Record<string, string> = {}) => ({ "Idempotency-Key": key, ...extra });
@@ -280,7 +281,7 @@ describe("Idempotency-Key", () => {
         )
         .bind(op.tenantId, key, fingerprint, at, requestId)
         .run();
-      const setId = uniqueId("chg");
+      const setId = newId(idPrefixes.change);
       await db
         .prepare("insert into change_sets (id, tenant_id, actor, request_id, at) values (?, ?, 'key:k', ?, ?)")
         .bind(setId, op.tenantId, requestId, at)
