@@ -54,9 +54,12 @@ const scratch = mkdtempSync(join(scratchRoot(), "npm-test-"));
 // Every child (the suites, their servers, wrangler, Chromium) makes its temporary files under the scratch.
 process.env.TMPDIR = join(scratch, "tmp");
 mkdirSync(process.env.TMPDIR);
-// A run stopped from the keyboard takes its scratch with it (it may be in memory).
+/** The local server the node checks share (started with them): a server runs in a process group of its own. */
+let sharedServer;
+// A run stopped from the keyboard stops that server and takes its scratch with it (it may be in memory).
 for (const signal of ["SIGINT", "SIGTERM"])
-  process.once(signal, () => {
+  process.once(signal, async () => {
+    await sharedServer?.stop().catch(() => {});
     rmSync(scratch, { recursive: true, force: true });
     process.exit(130);
   });
@@ -122,7 +125,6 @@ const nodeRun = vitestArgs.length ? Promise.resolve(0) : runNodeChecks();
 async function runNodeChecks() {
   // Migrated once before the checks start (each server check would otherwise migrate a state of its own),
   // and one server for the checks that need only a server (each would otherwise start its own).
-  let sharedServer;
   try {
     await migratedTemplate();
     sharedServer = await startSharedServer();
