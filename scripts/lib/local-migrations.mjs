@@ -71,6 +71,14 @@ export function splitSqlStatements(sql) {
   return statements;
 }
 
+/** What npm start shows of each database's migrations (wrangler's own output, remote, is told in the same words). */
+export const migrationProgress = {
+  upToDate: (database) => `${database}: up to date`,
+  toApply: (database, total) => `${database}: ${total} migration${total === 1 ? "" : "s"} to apply…`,
+  applied: (database, n, total, name, seconds) =>
+    `${database}: migration ${n} of ${total} applied (${name})${n === total ? `, in ${seconds.toFixed(1)} s` : ""}`,
+};
+
 /** The migration files of `dir` in the order wrangler applies them (by name). */
 function migrationFiles(dir) {
   return readdirSync(dir)
@@ -108,10 +116,10 @@ export async function applyLocalMigrations({ databases, persistTo, configDir, cw
       const applied = new Set((await db.prepare("SELECT name FROM d1_migrations ORDER BY id").all()).results.map((row) => row.name));
       const pending = migrationFiles(migrationsDir).filter((name) => !applied.has(name));
       if (!pending.length) {
-        progress(`${label}: up to date`, { final: true });
+        progress(migrationProgress.upToDate(label), { final: true });
         continue;
       }
-      progress(`${label}: ${pending.length} migration${pending.length === 1 ? "" : "s"} to apply…`, { final: false });
+      progress(migrationProgress.toApply(label, pending.length), { final: false });
       for (const [n, name] of pending.entries()) {
         const statements = splitSqlStatements(readFileSync(join(migrationsDir, name), "utf8")).map((sql) => db.prepare(sql));
         statements.push(db.prepare("INSERT INTO d1_migrations (name) VALUES (?)").bind(name));
@@ -120,9 +128,8 @@ export async function applyLocalMigrations({ databases, persistTo, configDir, cw
         } catch (error) {
           throw new Error(`${binding}: migration ${name} failed, nothing of it applied: ${error.message}`, { cause: error });
         }
-        const final = n === pending.length - 1;
-        const took = final ? `, in ${((Date.now() - startedAt) / 1000).toFixed(1)} s` : "";
-        progress(`${label}: migration ${n + 1} of ${pending.length} applied (${name})${took}`, { final });
+        const seconds = (Date.now() - startedAt) / 1000;
+        progress(migrationProgress.applied(label, n + 1, pending.length, name, seconds), { final: n === pending.length - 1 });
       }
     }
   } finally {

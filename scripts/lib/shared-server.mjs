@@ -48,5 +48,5 @@ export async function startSharedServer() {
 export async function localServer(name, vars = {}) {
   const named = process.env[SHARED_SERVER];
   const fits = named && Object.entries(vars).every(([variable, value]) => SHARED_VARS[variable] === value);
-  return fits ? { ...JSON.parse(named), shared: true, stop: async () => {} } : startOwnServer(name, vars);
+  return fits ? { ...JSON.parse(named), stop: async () => {} } : startOwnServer(name, vars);
 }

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { applyLocalMigrations, localDatabases } from "./local-migrations.mjs";
+import { applyLocalMigrations, localDatabases, migrationProgress } from "./local-migrations.mjs";
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -114,21 +114,20 @@ export function migrationReporter(database, progress) {
   let applied = 0;
   let pending = "";
   const startedAt = Date.now();
-  const seconds = () => `${((Date.now() - startedAt) / 1000).toFixed(1)} s`;
   const onLine = (line) => {
     const listed = line.match(/│\s*(\S+\.sql)\s*│/);
     if (listed && total === null) names.push(listed[1]);
     const about = line.match(/About to apply (\d+) migration/);
     if (about) {
       total = Number(about[1]);
-      progress(`${database}: ${total} migration${total === 1 ? "" : "s"} to apply…`, { final: false });
+      progress(migrationProgress.toApply(database, total), { final: false });
     }
     if (/commands? executed successfully/.test(line) && total !== null) {
       applied += 1;
       const final = applied === total;
-      progress(`${database}: migration ${applied} of ${total} applied (${names[applied - 1] ?? "…"})${final ? `, in ${seconds()}` : ""}`, { final });
+      progress(migrationProgress.applied(database, applied, total, names[applied - 1] ?? "…", (Date.now() - startedAt) / 1000), { final });
     }
-    if (/No migrations to apply/.test(line)) progress(`${database}: up to date`, { final: true });
+    if (/No migrations to apply/.test(line)) progress(migrationProgress.upToDate(database), { final: true });
   };
   return (chunk) => {
     const lines = (pending + chunk).split("\n");

@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, inArray, isNull, lt, lte, sql, type SQL } from "drizzle-orm";
 import type { Env } from "../../platform/core/env";
 import { logFailure } from "../../platform/core/errors";
-import { idAtTime, idPrefixes, timeOfId } from "../../platform/core/ids";
+import { idAtTime, idPrefixes, isWellFormedId, timeOfId } from "../../platform/core/ids";
 import { shardNames } from "../../platform/core/shards";
 import { nowIso } from "../../platform/core/time";
 import { primaryDb, type Db } from "../../platform/data/database";
@@ -140,10 +140,7 @@ export async function archiveHistory(env: Env, options: ArchiveOptions = {}): Pr
       .where(and(notFenced(db, tenants.id), options.tenantId === undefined ? undefined : eq(tenants.id, options.tenantId)))
       .orderBy(asc(tenants.id));
     for (const { id } of rows) {
-      if (Date.now() > deadline) {
-        report.more = true;
-        return report;
-      }
+      if (outOfTime(run)) return report;
       try {
         await archiveTenant(run, db, id);
         await enforceRetention(run, db, id);
@@ -164,6 +161,13 @@ interface Run {
   report: ArchiveReport;
 }
 
+/** Whether the run's budget is spent (then it says there is more, for the next run). */
+function outOfTime(run: Run): boolean {
+  if (Date.now() <= run.deadline) return false;
+  run.report.more = true;
+  return true;
+}
+
 const scopeIs = (scope: string): SQL => (scope === "" ? isNull(changeSets.operationId) : eq(changeSets.operationId, scope));
 
 /** The tenant's sets of one scope from `firstSet` to `lastSet` (both included): an object's, in D1. */
@@ -178,10 +182,7 @@ async function archiveTenant(run: Run, db: Db, tenantId: string): Promise<void> 
   // Ids below the first a clock can make carry no time to file them under (a set written by hand): left in D1.
   const firstId = idAtTime(idPrefixes.change, 0);
   for (;;) {
-    if (Date.now() > run.deadline) {
-      run.report.more = true;
-      return;
-    }
+    if (outOfTime(run)) return;
     const [oldest] = await db
       .select({ id: changeSets.id })
       .from(changeSets)
@@ -189,20 +190,17 @@ async function archiveTenant(run: Run, db: Db, tenantId: string): Promise<void> 
       .orderBy(asc(changeSets.id))
       .limit(1);
     if (!oldest) return;
+    // Each round archives the oldest set's day, read from its id: an id newId did not make would be found again forever.
+    if (!isWellFormedId(idPrefixes.change, oldest.id)) throw new Error(`change set ${oldest.id}: its id carries no time it can be archived under`);
     const day = startOfDay(timeOfId(oldest.id));
     const range = { from: idAtTime(idPrefixes.change, day), to: idAtTime(idPrefixes.change, Math.min(day + DAY_MS, hotStartMs)) };
-    // Each round archives the oldest set's day: an id whose time does not place it in that day would be found again forever.
-    if (!(oldest.id >= range.from && oldest.id < range.to)) throw new Error(`change set ${oldest.id}: its id carries no time it can be archived under`);
     const scopes = await db
       .selectDistinct({ scope: sql<string>`coalesce(${changeSets.operationId}, '')` })
       .from(changeSets)
       .where(and(eq(changeSets.tenantId, tenantId), gte(changeSets.id, range.from), lt(changeSets.id, range.to)));
     for (const { scope } of scopes) {
       for (;;) {
-        if (Date.now() > run.deadline) {
-          run.report.more = true;
-          return;
-        }
+        if (outOfTime(run)) return;
         // Committed objects' sets are gone from D1: the next object starts at the scope's oldest left.
         const sets = await db
           .select({
