@@ -26,6 +26,18 @@ function productionBundle(): string {
   }
 }
 
+/**
+ * Vitest evaluates this file again for each project that extends it (three times a run): what costs
+ * seconds (the dry-run bundle, about 5 s of CPU) or holds a port (the receiver) is made once per process.
+ */
+function oncePerProcess<T>(name: string, make: () => T): T {
+  const shared = globalThis as { vitestConfigMade?: Map<string, unknown> };
+  shared.vitestConfigMade ??= new Map();
+  const made = shared.vitestConfigMade;
+  if (!made.has(name)) made.set(name, make());
+  return made.get(name) as T;
+}
+
 /** Worker test files that need a runtime of their own (the project worker-isolated, below). */
 const wholeDatabaseJobs = ["test/platform/housekeeping.test.ts", "test/platform/migrations.test.ts"];
 
@@ -53,7 +65,7 @@ export default defineConfig(async () => {
   const controlMigrations = await readD1Migrations("./migrations/control");
   const tenantMigrations = await readD1Migrations("./migrations/tenant");
   // A real HTTP receiver in this Node process, for the Worker's webhook deliveries to reach.
-  const receiver = await startWebhookReceiver();
+  const receiver = await oncePerProcess("webhook receiver", startWebhookReceiver);
   return {
     plugins: [
       cloudflareTest({
@@ -76,7 +88,7 @@ export default defineConfig(async () => {
             MOVE_REST_PER_WORK: "0.25",
             TEST_RECEIVER_URL: receiver.url,
             CORS_ORIGINS: "https://admin.example.test, http://127.0.0.1:5173",
-            PRODUCTION_BUNDLE: productionBundle(),
+            PRODUCTION_BUNDLE: oncePerProcess("production bundle", productionBundle),
             // The [[ratelimits]] of wrangler.toml as deployed, so a test can hold them to the Worker's assumptions.
             WRANGLER_RATELIMITS: JSON.stringify(unstable_readConfig({ config: "./wrangler.toml" }).ratelimits),
           },
