@@ -9,9 +9,9 @@ import type { Env } from "../../src/platform/core/env";
 import { ApiError } from "../../src/platform/core/errors";
 import { localeTag } from "../../src/platform/core/locale";
 import type { Principal } from "../../src/platform/core/principal";
-import type { ShardName } from "../../src/platform/core/shards";
+import { type ShardName, shardNames } from "../../src/platform/core/shards";
 import type { ChangeAuthor } from "../../src/platform/data/changes";
-import { primaryDb } from "../../src/platform/data/database";
+import { type DatabaseName, d1, primaryDb } from "../../src/platform/data/database";
 import { apiKeys, tenantDirectory } from "../../src/platform/data/tables";
 import type { App, AppBindings } from "../../src/platform/http/context";
 import { throwZodError } from "../../src/platform/schema/validation";
@@ -21,12 +21,12 @@ import { OPERATOR_TOKEN_HEADER } from "./operator-token.mjs";
 
 /*
  * The operator commands of a local server (`npm run key`, `npm run tenant:move`'s own key,
- * `npm run tenant:delete`), run inside the server that holds the local databases rather than beside
- * it against its files (a second process writing them makes the server answer SQLITE_BUSY). Mounted
- * only by the local entry (local/worker/index.ts), directly rather than through mountRoutes, so they
- * are never deployed and never in the OpenAPI document; they answer only a request carrying the
- * token the server was started with (LOCAL_OPERATOR_TOKEN, which scripts/lib/local-server.mjs keeps
- * beside the state for the commands).
+ * `npm run tenant:delete`, the node checks' SQL), run inside the server that holds the local
+ * databases rather than beside it against its files (a second process writing them makes the server
+ * answer SQLITE_BUSY). Mounted only by the local entry (local/worker/index.ts), directly rather than
+ * through mountRoutes, so they are never deployed and never in the OpenAPI document; they answer only
+ * a request carrying the token the server was started with (LOCAL_OPERATOR_TOKEN, which
+ * scripts/lib/local-server.mjs keeps beside the state for the commands).
  */
 
 /** The local entry's bindings: the API's, and the token its operator commands must carry. */
@@ -45,6 +45,19 @@ const issueBody = z.strictObject({
     .optional(),
   /** Refuse a tenant that does not exist (a command's own key), rather than create it. */
   existingOnly: z.boolean().optional(),
+});
+
+/** Quoted names and strings, and comments: where a ";" ends nothing. */
+const SQL_QUOTED_OR_COMMENT = /'(?:[^']|'')*'|"(?:[^"]|"")*"|`[^`]*`|\[[^\]]*\]|--[^\n]*|\/\*[\s\S]*?(?:\*\/|$)/g;
+
+const sqlBody = z.strictObject({
+  database: z.string().regex(/^(CONTROL|SHARD_[A-Z0-9_]+)$/, "CONTROL or a shard's binding (SHARD_…)"),
+  // D1 would run them all and answer only the last one's rows.
+  sql: z
+    .string()
+    .min(1)
+    .refine((sql) => !/;\s*\S/.test(sql.replace(SQL_QUOTED_OR_COMMENT, " ")), "one statement only"),
+  params: z.array(z.union([z.string(), z.number(), z.null()])).optional(),
 });
 
 function validJson<T extends z.ZodType>(schema: T) {
@@ -120,6 +133,25 @@ export function mountOperatorRoutes(app: App): void {
     await revokeKey({ control, shard: primaryDb(env, shard) }, commandWriter(owner.tenantId, shard, entry.defaultLocale), keyId);
     const after = await findKey(control, owner.tenantId, keyId);
     return c.json({ key: toKeyRepresentation(after!), alreadyRevoked: Boolean(before?.revokedAt) });
+  });
+
+  // One statement on a served database: how the node checks read and write it while it serves.
+  app.post("/__local/sql", validJson(sqlBody), async (c) => {
+    const body = c.req.valid("json" as never) as z.output<typeof sqlBody>;
+    const env = c.env as LocalEnv;
+    const databases: DatabaseName[] = ["CONTROL", ...shardNames(env)];
+    const name = databases.find((database) => database === body.database);
+    if (!name) throw new ApiError("validation_failed", `${body.database} is not a database of this server (${databases.join(", ")}).`);
+    try {
+      const { results } = await d1(env, name)
+        .prepare(body.sql)
+        .bind(...(body.params ?? []))
+        .all();
+      return c.json({ rows: results });
+    } catch (error) {
+      // The statement is the caller's: D1 refusing it (syntax, a constraint) is a bad request.
+      throw new ApiError("validation_failed", error instanceof Error ? error.message : String(error));
+    }
   });
 
   app.post("/__local/tenants/:tenant/delete", async (c) => {

@@ -5,7 +5,6 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { startLocalCrons } from "./local-crons.mjs";
 import { localSecret } from "./local-secrets.mjs";
 import { claimState, newOperatorToken } from "./local-server.mjs";
 import { repoRoot, spawnWrangler } from "./wrangler.mjs";
@@ -51,9 +50,8 @@ export async function answers(baseUrl) {
 
 /**
  * Starts the server (migrate `persistTo` first) and resolves once it answers; `stop()` ends it. `vars`
- * adds Worker variables; `crons` runs wrangler.toml's cron triggers on their schedule, as `npm start` does;
- * `port` serves on that port (a restart of an earlier server), else on a free one. Refuses (StateHeld)
- * while another live process holds `persistTo`.
+ * adds Worker variables; `port` serves on that port (a restart of an earlier server), else on a free
+ * one. Refuses (StateHeld) while another live process holds `persistTo`.
  */
 export async function startDevServer(options) {
   const claim = await claimState(options.persistTo, { holder: "a private wrangler dev", status: "starting" });
@@ -74,7 +72,7 @@ export async function startDevServer(options) {
 
 class PortTaken extends Error {}
 
-async function startDevServerOnce({ persistTo, vars = {}, crons = false, readyTimeoutMs = 120_000, port: wantedPort, claim }) {
+async function startDevServerOnce({ persistTo, vars = {}, readyTimeoutMs = 120_000, port: wantedPort, claim }) {
   const port = wantedPort ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
   const operatorToken = newOperatorToken();
@@ -88,9 +86,7 @@ async function startDevServerOnce({ persistTo, vars = {}, crons = false, readyTi
   child.stdout.on("data", (chunk) => (output += chunk));
   child.stderr.on("data", (chunk) => (output += chunk));
   const running = () => child.exitCode === null && child.signalCode === null;
-  let schedules;
   const halt = async () => {
-    schedules?.stop();
     if (!running()) return;
     try {
       // wrangler runs workerd as a child: signal the whole process group.
@@ -114,7 +110,6 @@ async function startDevServerOnce({ persistTo, vars = {}, crons = false, readyTi
     await sleep(300);
   }
   claim.update({ status: "serving", url: baseUrl, port, token: operatorToken });
-  if (crons) schedules = startLocalCrons(baseUrl);
   const server = { url: baseUrl, token: operatorToken };
   return { baseUrl, port, child, running, stop, output: () => output, operator: server };
 }

@@ -50,6 +50,7 @@ describe("a local server's operator routes", () => {
       expect(answer.body.code).toBe("not_found");
     }
     expect((await local("GET", "/__local/keys?tenant=t-no-token-null")).body.items).toEqual([]);
+    expect((await local("POST", "/__local/sql", { database: "CONTROL", sql: "select 1 as one" }, null)).status).toBe(404);
   });
 
   it("issue the first key of a new tenant (named, as the command line does), list it, revoke it: the API sees each step", async () => {
@@ -97,5 +98,46 @@ describe("a local server's operator routes", () => {
     expect(deleted.body).toMatchObject({ tenantId: op.tenantId, keys: 1 });
     expect((await apiWithKey(op.key, "/v1/operations")).status).toBe(401);
     expect((await local("POST", `/__local/tenants/${op.tenantId}/delete`)).status).toBe(404);
+  });
+
+  it("run one statement, with its parameters, on the database named: a row written there is the API's", async () => {
+    const op = await newTenant();
+    const placed = await local("POST", "/__local/sql", {
+      database: "CONTROL",
+      sql: "select shard from tenant_directory where tenant_id = ?",
+      params: [op.tenantId],
+    });
+    expect(placed.status).toBe(200);
+    const [{ shard }] = placed.body.rows as { shard: string }[];
+    const id = `evt_${crypto.randomUUID().replaceAll("-", "")}`;
+    const written = await local("POST", "/__local/sql", {
+      database: shard,
+      sql: "insert into events (id, tenant_id, type, operation_id, actor, at) values (?, ?, 'operation.created', null, 'test', ?) returning id",
+      params: [id, op.tenantId, new Date().toISOString()],
+    });
+    expect(written.body.rows).toEqual([{ id }]);
+    expect((await apiWithKey(op.key, "/v1/events?types=operation.created")).body.items).toEqual([expect.objectContaining({ id, actor: "test" })]);
+    // A ";" inside a string or a comment, or ending the statement, leaves it one.
+    const quoted = await local("POST", "/__local/sql", { database: shard, sql: 'select \'a;b\' as s, "x;" as "x;" /* ; */ -- ;\n;' });
+    expect(quoted.body.rows).toEqual([{ s: "a;b", "x;": "x;" }]);
+  });
+
+  it("refuse a database the server has not, a bad body, a statement D1 refuses, with a problem: never a 500", async () => {
+    for (const body of [
+      { database: "SHARD_9", sql: "select 1" },
+      { database: "shard_1", sql: "select 1" },
+      { database: "PAGINATION_SECRET", sql: "select 1" },
+      { database: "CONTROL" },
+      { database: "CONTROL", sql: "" },
+      { database: "CONTROL", sql: "select ?", params: "1" },
+      { database: "CONTROL", sql: "select ?", params: [{}] },
+      { database: "CONTROL", sql: "select 1", more: true },
+      { database: "CONTROL", sql: "select * from no_such_table" },
+      { database: "CONTROL", sql: "select 1 as a; select 2 as b" },
+      { database: "CONTROL", sql: "select ?", params: [1, 2] },
+    ]) {
+      const answer = await local("POST", "/__local/sql", body);
+      expect([answer.status, answer.body.code], JSON.stringify(body)).toEqual([400, "validation_failed"]);
+    }
   });
 });

@@ -13,7 +13,8 @@ import { answers, startDevServer } from "../../scripts/lib/dev-server.mjs";
 import { fireScheduled } from "../../scripts/lib/local-crons.mjs";
 import { DROPPED_UPLOADS, dropMidBody } from "../../scripts/lib/drop-client.mjs";
 import { copyMigratedState } from "../../scripts/lib/migrated-state.mjs";
-import { executeSql, repoRoot } from "../../scripts/lib/wrangler.mjs";
+import { repoRoot } from "../../scripts/lib/wrangler.mjs";
+import { servedSql } from "./support/served-sql.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const state = mkdtempSync(join(tmpdir(), "dev-server-test-"));
@@ -34,7 +35,7 @@ const keyCommand = (...args) => command("key.mjs", ...args);
 
 /** The shard the tenant directory names for a tenant. */
 async function shardOf(tenant) {
-  const [[entry]] = await executeSql(`select shard from tenant_directory where tenant_id = '${tenant}'`, { persistTo: state });
+  const [entry] = await servedSql(server, "select shard from tenant_directory where tenant_id = ?", "CONTROL", [tenant]);
   return entry?.shard;
 }
 
@@ -99,19 +100,15 @@ describe("npm run key against the served database", () => {
     assert.equal(status, 401);
     assert.ok(Date.now() - startedAt <= 10_600, `refused only after ${Date.now() - startedAt} ms`);
 
-    const [events] = await executeSql(
-      "select type, actor from events where tenant_id = 'node-cli' order by rowid",
-      { persistTo: state },
-      await shardOf("node-cli"),
-    );
+    const events = await servedSql(server, "select type, actor from events where tenant_id = 'node-cli' order by rowid", await shardOf("node-cli"));
     assert.deepEqual(events, [
       { type: "key.created", actor: "cli" },
       { type: "key.revoked", actor: "cli" },
     ]);
     // The command records the change history the Worker would: created, then revoked, its hash redacted.
-    const [history] = await executeSql(
+    const history = await servedSql(
+      server,
       "select r.action, r.resource_id as keyId, r.changes, s.actor from change_records r join change_sets s on s.id = r.set_id where s.tenant_id = 'node-cli' and r.resource_type = 'k' order by s.id",
-      { persistTo: state },
       await shardOf("node-cli"),
     );
     assert.deepEqual(
@@ -191,7 +188,7 @@ describe("shards: placement and moves against the served databases", () => {
   it("npm run key places a new tenant on the shard named with --shard, else on the one with the fewest tenants", async () => {
     await issue("node-named", "--shard", "SHARD_2");
     assert.equal(await shardOf("node-named"), "SHARD_2");
-    const [load] = await executeSql("select shard, count(*) as n from tenant_directory group by shard order by n, shard", { persistTo: state });
+    const load = await servedSql(server, "select shard, count(*) as n from tenant_directory group by shard order by n, shard");
     const fewest = ["SHARD_1", "SHARD_2"].find((shard) => !load.some((row) => row.shard === shard)) ?? load[0].shard;
     await issue("node-auto");
     assert.equal(await shardOf("node-auto"), fewest);
@@ -226,8 +223,8 @@ describe("shards: placement and moves against the served databases", () => {
     assert.ok(report.keepSourceUntil);
     assert.equal(report.tables.find((table) => table.table === "operation_lines").rows, 1500);
     assert.equal(await shardOf("node-move"), "SHARD_2");
-    const [[kept]] = await executeSql("select count(*) as n from operation_lines where tenant_id = 'node-move'", { persistTo: state }, "SHARD_1");
-    const [[arrived]] = await executeSql("select count(*) as n from operation_lines where tenant_id = 'node-move'", { persistTo: state }, "SHARD_2");
+    const lineCount = "select count(*) as n from operation_lines where tenant_id = 'node-move'";
+    const [[kept], [arrived]] = await Promise.all(["SHARD_1", "SHARD_2"].map((shard) => servedSql(server, lineCount, shard)));
     assert.deepEqual([kept.n, arrived.n], [1500, 1500]);
 
     assert.deepEqual(await api(key, "OPERATOR", `/v1/operations/${created.body.id}`), before);
@@ -261,7 +258,7 @@ describe("the history archive on the local server", () => {
     const history = `/v1/operations/${created.body.id}/history`;
     const before = await api(key, "OPERATOR", history);
     assert.equal(before.body.items.length, 4);
-    const count = async (query) => (await executeSql(query, { persistTo: state }, "SHARD_1"))[0][0].n;
+    const count = async (query) => (await servedSql(server, query, "SHARD_1"))[0].n;
     const inShard = "select count(*) as n from change_sets where tenant_id = 'node-archive'";
     const indexed = "select count(*) as n from history_archive where tenant_id = 'node-archive'";
 
