@@ -328,17 +328,17 @@ describe("POST /v1/operations/{operationId}/allocations/plan", () => {
 });
 
 describe("never oversold", () => {
-  it("500 orders at once from 200 accounts with keyed retries, cancellations racing, the pool lowered midway: no line beyond its pool, no account beyond its cap", async () => {
+  it("200 orders at once from 80 accounts with keyed retries, cancellations racing, the pool lowered midway: no line beyond its pool, no account beyond its cap", async () => {
     const op = await newTenant();
-    const accounts = Array.from({ length: 200 }, (_, i) => `B${String(i).padStart(3, "0")}`);
+    const accounts = Array.from({ length: 80 }, (_, i) => `B${String(i).padStart(3, "0")}`);
     const { operation, params } = await campaign(op, accounts);
     await allocate(op, operation.id, [
-      { variantExternalId: "JACKET", poolQuantity: 1000, maxPerAccount: 9 },
-      { variantExternalId: "PLAIN", poolQuantity: 300 },
+      { variantExternalId: "JACKET", poolQuantity: 400, maxPerAccount: 9 },
+      { variantExternalId: "PLAIN", poolQuantity: 120 },
     ]);
     const placed: string[] = [];
-    // Several clerks' keys: one key's write budget (600 a minute) would turn the rush into 429s.
-    const clerks = [op, ...(await Promise.all(Array.from({ length: 4 }, () => issueKey(op.tenantId, "OPERATOR"))))];
+    // Two clerks' keys: the rush (~420 writes) stays well inside each key's write budget (600 a minute).
+    const clerks = [op, await issueKey(op.tenantId, "OPERATOR")];
     const attempt = async (i: number) => {
       const clerk = clerks[i % clerks.length];
       const accountId = accounts[i % accounts.length];
@@ -353,13 +353,13 @@ describe("never oversold", () => {
         expect([201, 409], answer.text.slice(0, 200)).toContain(answer.status);
         if (answer.status === 201) placed.push((answer.body as { id: string }).id);
       }
-      if (i % 25 === 0 && placed.length) await call(clerk, "POST", `/v1/orders/${placed[placed.length - 1]}/cancel`, { body: {} });
+      if (i % 10 === 0 && placed.length) await call(clerk, "POST", `/v1/orders/${placed[placed.length - 1]}/cancel`, { body: {} });
       // Midway, the pool is lowered to what is ordered then, or refused when below it.
-      if (i === 250) await callRoute(op, routes.setAllocations, { params, body: [{ variantExternalId: "PLAIN", poolQuantity: 280 }] });
+      if (i === 100) await callRoute(op, routes.setAllocations, { params, body: [{ variantExternalId: "PLAIN", poolQuantity: 112 }] });
     };
     const started = Date.now();
-    await Promise.all(Array.from({ length: 500 }, (_, i) => attempt(i)));
-    console.info(`never oversold: 500 orders (1000 requests) in ${Date.now() - started} ms`);
+    await Promise.all(Array.from({ length: 200 }, (_, i) => attempt(i)));
+    console.info(`never oversold: 200 orders (400 requests) in ${Date.now() - started} ms`);
     const orders = (await collectPages(op, routes.listOrders, { params, query: { status: "PLACED", limit: "500" } })).items;
     const byLine = new Map<string, number>();
     const byAccountJacket = new Map<string, number>();
