@@ -95,7 +95,8 @@ async function keepWriting(name: string, traffic: Traffic, stop: () => boolean, 
       traffic.unexpected.push(`${name} #${i}: ${answer.status} ${answer.text.slice(0, 300)}`);
       break;
     }
-    await sleep(50);
+    // Each writer about 6 a second, five of them: traffic all through the move, not a flood that slows it.
+    await sleep(150);
   }
 }
 
@@ -112,7 +113,7 @@ async function keepReading(traffic: Traffic, stop: () => boolean, reads: (() => 
         traffic.unexpected.push(`read: ${answer.status} ${answer.text.slice(0, 300)}`);
       }
     }
-    await sleep(40);
+    await sleep(120);
   }
 }
 
