@@ -17,8 +17,6 @@ import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 const state = mkdtempSync(join(tmpdir(), "tenant-move-test-"));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const TENANT = "t_move_cli";
-// The longest rest per piece of work: the copy lasts seconds, mostly idle, so an abort and a kill land mid-copy of a small tenant.
-const VARS = { MOVE_REST_PER_WORK: "10" };
 let server;
 
 after(async () => {
@@ -96,7 +94,7 @@ function ruleWriter(call) {
         unexpected.push(`${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
         break;
       }
-      await sleep(100);
+      await sleep(50);
     }
   })();
   return {
@@ -120,7 +118,7 @@ function runMoveCommand(args) {
   return { exited, stderr: () => stderr };
 }
 
-/** A tenant on SHARD_1 with about 10,000 rows (5,000 lines, their change records), so the copy takes many steps. */
+/** A tenant on SHARD_1 with about 40,000 rows (20,000 lines, their change records), so the copy takes several steps. */
 async function seededTenant(tenantId) {
   const { stdout } = await promisify(execFile)(
     process.execPath,
@@ -137,9 +135,11 @@ async function seededTenant(tenantId) {
     endDate: "2027-01-01T00:00:00Z",
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
-  const lines = Array.from({ length: 5_000 }, (_, i) => ({ variantExternalId: `SKU-${i}`, minQuantity: 0, maxQuantity: 10 }));
-  const put = await call("PUT", `/v1/operations/${created.body.id}/lines`, lines);
-  assert.equal(put.status, 200, JSON.stringify(put.body));
+  for (let from = 0; from < 20_000; from += 5_000) {
+    const lines = Array.from({ length: 5_000 }, (_, i) => ({ variantExternalId: `SKU-${from + i}`, minQuantity: 0, maxQuantity: 10 }));
+    const put = await call("PUT", `/v1/operations/${created.body.id}/lines`, lines);
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+  }
   return { key, call };
 }
 
@@ -157,7 +157,7 @@ async function waitForStatus(call, status) {
 async function ensureServer() {
   if (server) return;
   await copyMigratedState(state);
-  server = await startDevServer({ persistTo: state, vars: VARS });
+  server = await startDevServer({ persistTo: state });
 }
 
 describe("npm run tenant:move --status and --abort, from another terminal", () => {
@@ -190,7 +190,7 @@ describe("npm run tenant:move --status and --abort, from another terminal", () =
     // Whole on SHARD_1: every acknowledged write is there, writes go on, and a move may start again.
     assert.deepEqual(writer.unexpected, []);
     assert.deepEqual(new Set((await allRules(call)).map((rule) => rule.id)), new Set(writer.acknowledged));
-    assert.equal((await call("GET", "/v1/operations?limit=1")).body.items[0].lineCount, 5_000);
+    assert.equal((await call("GET", "/v1/operations?limit=1")).body.items[0].lineCount, 20_000);
     assert.equal((await call("POST", "/v1/buying-policies/quotas/rules", { accountId: "ACC-AFTER", minimum: 1 })).status, 201);
     const again = await call("POST", "/v1/tenant/moves", { to: "SHARD_2" });
     assert.equal(again.status, 202, JSON.stringify(again.body));
@@ -216,7 +216,7 @@ describe("npm run tenant:move against a running local server, killed and started
     const { port } = server;
     await server.stop();
     await sleep(1_000);
-    server = await startDevServer({ persistTo: state, port, vars: VARS });
+    server = await startDevServer({ persistTo: state, port });
 
     const { code, stdout: report, stderr } = await command.exited;
     await writer.stop();
