@@ -100,13 +100,15 @@ if ((await run(process.execPath, [join(repoRoot, "client", "build.mjs")])) !== 0
 }
 
 // The node checks longest first, by the last run's times (kept beside the installed packages): a long
-// file that starts last would end the run alone. A file not timed yet goes first, then by name.
+// file that starts last would end the run alone. Files not timed yet (all of them in a fresh clone) go
+// first, largest first: the size of a check is the best guess of its length there is without a run.
 const nodeDurationsFile = join(repoRoot, "node_modules", ".cache", "npm-test", "node-file-ms.json");
 const lastNodeMs = readJson(nodeDurationsFile) ?? {};
+const untimedFirst = (file) => lastNodeMs[file] ?? Number.POSITIVE_INFINITY;
 const nodeTests = readdirSync(join(repoRoot, "test", "node"))
   .filter((name) => name.endsWith(".test.mjs"))
   .map((name) => join("test", "node", name))
-  .sort((a, b) => (lastNodeMs[b] ?? Number.POSITIVE_INFINITY) - (lastNodeMs[a] ?? Number.POSITIVE_INFINITY) || a.localeCompare(b));
+  .sort((a, b) => untimedFirst(b) - untimedFirst(a) || statSync(join(repoRoot, b)).size - statSync(join(repoRoot, a)).size || a.localeCompare(b));
 const nodeSpec = join(scratch, "node-spec.txt");
 // The console first: the browser checks serve it, and the suite's production bundle reads its assets.
 if (!vitestArgs.length) await buildConsole({ ifChanged: true });
