@@ -68,10 +68,12 @@ async function historyAnswers(op: Caller, operations: { id: string; versions: nu
       const asOf = String(version);
       answers[`${id} v${version}`] = await answerOf(call(op, "GET", `/v1/operations/${id}/versions/${version}`));
       answers[`${id} v${version} lines`] = await answerOf(callRoute(op, routes.listLines, { params, query: { asOf, limit: "2" } }));
+      answers[`${id} v${version} accounts`] = await answerOf(callRoute(op, routes.listAttachments, { params, query: { asOf } }));
+      // Sorts, filters and diffs at every other version and the last: on both sides of any boundary.
+      if (version % 2 === 0 && version !== versions.at(-1)) continue;
       answers[`${id} v${version} lines page 2`] = await answerOf(callRoute(op, routes.listLines, { params, query: { asOf, limit: "200" } }));
       answers[`${id} v${version} lines by max`] = await answerOf(callRoute(op, routes.listLines, { params, query: { asOf, sort: "-maxQuantity" } }));
       answers[`${id} v${version} lines B, D`] = await answerOf(callRoute(op, routes.listLines, { params, query: { asOf, variantIds: "B,D" } }));
-      answers[`${id} v${version} accounts`] = await answerOf(callRoute(op, routes.listAttachments, { params, query: { asOf } }));
       answers[`${id} v${version} diff to last`] = await answerOf(
         callRoute(op, routes.diffOperationVersions, { params, query: { from: asOf, to: String(versions.at(-1)), limit: "2" } }),
       );
