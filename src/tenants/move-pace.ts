@@ -68,17 +68,33 @@ export interface MoveClocks {
   pace(): number;
   /** The rest after each piece of work, in multiples of its time. */
   restPerWork: number;
+  /** A statement this long or longer halves the next chunk (MOVE_PACE.chunkMs unless the deployment says). */
+  chunkMs: number;
 }
 
-const systemClocks: MoveClocks = { now: () => Date.now(), pace: () => performance.now(), restPerWork: MOVE_PACE.restPerWork };
+const systemClocks: MoveClocks = {
+  now: () => Date.now(),
+  pace: () => performance.now(),
+  restPerWork: MOVE_PACE.restPerWork,
+  chunkMs: MOVE_PACE.chunkMs,
+};
+
+/** A number the deployment set within [least, most], else undefined (unset, empty or out of range: the default stands). */
+function configured(text: string | undefined, least: number, most: number): number | undefined {
+  const value = text === undefined || text === "" ? Number.NaN : Number(text);
+  return Number.isFinite(value) && value >= least && value <= most ? value : undefined;
+}
 
 /**
  * The system's clocks with the deployment's rest (MOVE_REST_PER_WORK, 0–10): less rest moves faster and
- * leaves the tenant's requests less room while it does (the tests move on a shorter rest).
+ * leaves the tenant's requests less room while it does (the tests move on a shorter rest); and its
+ * chunk guard (MOVE_CHUNK_MS, 10–10,000 ms): the tests set a long one, so a machine they keep busy
+ * does not shrink every chunk and make each move do many times the statements.
  */
-export function clocksOf(env: Pick<Env, "MOVE_REST_PER_WORK">): MoveClocks {
-  const configured = env.MOVE_REST_PER_WORK === undefined || env.MOVE_REST_PER_WORK === "" ? Number.NaN : Number(env.MOVE_REST_PER_WORK);
-  return Number.isFinite(configured) && configured >= 0 && configured <= 10 ? { ...systemClocks, restPerWork: configured } : systemClocks;
+export function clocksOf(env: Pick<Env, "MOVE_REST_PER_WORK" | "MOVE_CHUNK_MS">): MoveClocks {
+  const restPerWork = configured(env.MOVE_REST_PER_WORK, 0, 10);
+  const chunkMs = configured(env.MOVE_CHUNK_MS, 10, 10_000);
+  return { ...systemClocks, ...(restPerWork !== undefined && { restPerWork }), ...(chunkMs !== undefined && { chunkMs }) };
 }
 
 /**
@@ -94,9 +110,9 @@ export async function restAfter(clocks: MoveClocks, began: number): Promise<void
 /** The fewest rows a chunk reads, however slow: a move must still get through a big tenant. */
 export const MIN_CHUNK_ROWS = 25;
 
-/** The rows of the chunk after one of `rows` rows whose longest statement took `tookMs` (`most` at most). */
-export function nextChunkRows(rows: number, tookMs: number, most = CHUNK_ROWS): number {
-  if (tookMs >= MOVE_PACE.chunkMs) return Math.max(MIN_CHUNK_ROWS, Math.floor(rows / 2));
-  if (tookMs < MOVE_PACE.chunkMs / 2) return Math.min(most, rows * 2);
+/** The rows of the chunk after one of `rows` rows whose longest statement took `tookMs` (`most` at most; halved from `chunkMs`). */
+export function nextChunkRows(rows: number, tookMs: number, most = CHUNK_ROWS, chunkMs: number = MOVE_PACE.chunkMs): number {
+  if (tookMs >= chunkMs) return Math.max(MIN_CHUNK_ROWS, Math.floor(rows / 2));
+  if (tookMs < chunkMs / 2) return Math.min(most, rows * 2);
   return rows;
 }

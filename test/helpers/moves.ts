@@ -3,7 +3,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { expect, vi } from "vitest";
 import type { ShardName } from "../../src/platform/core/shards";
 import { shardNames } from "../../src/platform/core/shards";
-import type { MoveClocks } from "../../src/tenants/move-pace";
+import { MOVE_PACE, type MoveClocks } from "../../src/tenants/move-pace";
 import type { MoveStatus, TenantMove } from "../../src/tenants/mover";
 import { callRoute, expectStatus, type Caller } from "./client";
 import { routes } from "./routes";
@@ -47,7 +47,8 @@ export function stepMover(tenantId: string, clocks: Partial<MoveClocks> = {}): P
     const systemClocks = mover.clocks;
     const held = mover.held;
     storage.setAlarm = async () => {};
-    mover.clocks = { ...systemClocks, ...clocks };
+    // A test that shows a loaded database by its pace shows it against the shipped chunk guard.
+    mover.clocks = { ...systemClocks, ...(clocks.pace && { chunkMs: MOVE_PACE.chunkMs }), ...clocks };
     mover.held = false;
     try {
       await mover.alarm();

@@ -101,6 +101,14 @@ describe("a move's chunks sized by their time", () => {
     for (let i = 0; i < 5; i++) back.push(nextChunkRows(back.at(-1)!, 1));
     expect(back).toEqual([25, 50, 100, 200, 250, 250]);
   });
+
+  it("halves from the deployment's MOVE_CHUNK_MS (10–10,000 ms), else from the shipped guard", () => {
+    expect(clocksOf({}).chunkMs).toBe(MOVE_PACE.chunkMs);
+    expect(clocksOf({ MOVE_CHUNK_MS: "1000" }).chunkMs).toBe(1000);
+    for (const wrong of ["", "slow", "9", "10001", "NaN"]) expect(clocksOf({ MOVE_CHUNK_MS: wrong }).chunkMs).toBe(MOVE_PACE.chunkMs);
+    expect(nextChunkRows(200, MOVE_PACE.chunkMs * 3, CHUNK_ROWS, 1000)).toBe(250);
+    expect(nextChunkRows(200, 1000, CHUNK_ROWS, 1000)).toBe(100);
+  });
 });
 
 describe("a move's rest after its work", () => {
@@ -117,7 +125,7 @@ describe("a move's rest after its work", () => {
       return 0;
     }) as unknown as typeof setTimeout);
     try {
-      const worked = (restPerWork: number) => ({ now: () => 0, pace: () => 40, restPerWork });
+      const worked = (restPerWork: number) => ({ now: () => 0, pace: () => 40, restPerWork, chunkMs: MOVE_PACE.chunkMs });
       await restAfter(worked(0.5), 0);
       await restAfter(worked(MOVE_PACE.restPerWork), 0);
       await restAfter(worked(10), 0);

@@ -37,4 +37,6 @@ export interface Env {
   WEBHOOK_RETRY_DELAYS?: string;
   /** A tenant move's rest after each piece of its work, in multiples of that work's time (the default is MOVE_PACE.restPerWork). */
   MOVE_REST_PER_WORK?: string;
+  /** A tenant move's chunk guard: a statement this long (ms) halves the next chunk (the default is MOVE_PACE.chunkMs). */
+  MOVE_CHUNK_MS?: string;
 }
