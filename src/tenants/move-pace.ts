@@ -110,8 +110,8 @@ export async function restAfter(clocks: MoveClocks, began: number): Promise<void
 /** The fewest rows a chunk reads, however slow: a move must still get through a big tenant. */
 export const MIN_CHUNK_ROWS = 25;
 
-/** The rows of the chunk after one of `rows` rows whose longest statement took `tookMs` (`most` at most; halved from `chunkMs`). */
-export function nextChunkRows(rows: number, tookMs: number, most = CHUNK_ROWS, chunkMs: number = MOVE_PACE.chunkMs): number {
+/** The rows of the chunk after one of `rows` rows whose longest statement took `tookMs`: halved from `chunkMs`, `most` at most. */
+export function nextChunkRows(rows: number, tookMs: number, chunkMs: number = MOVE_PACE.chunkMs, most = CHUNK_ROWS): number {
   if (tookMs >= chunkMs) return Math.max(MIN_CHUNK_ROWS, Math.floor(rows / 2));
   if (tookMs < chunkMs / 2) return Math.min(most, rows * 2);
   return rows;

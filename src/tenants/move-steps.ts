@@ -302,7 +302,7 @@ export class MoveStep {
       const began = this.clocks.pace();
       const rows = await readRows(this.source, plan, scope, { after: move.copy.after, limit });
       await copyRows(target, plan, rows);
-      move.chunkRows = nextChunkRows(limit, this.clocks.pace() - began, CHUNK_ROWS, this.clocks.chunkMs);
+      move.chunkRows = nextChunkRows(limit, this.clocks.pace() - began, this.clocks.chunkMs);
       move.progress.rowsCopied += rows.length;
       this.advance(move.copy, rows.length === limit ? (JSON.parse(rows[rows.length - 1].cursor) as unknown[]) : null);
       await restAfter(this.clocks, began);
@@ -437,7 +437,7 @@ export class MoveStep {
         return changedKeys(this.source, move.tenantId, move.appliedSeq);
       });
       // A slice of log entries costs less than a chunk of rows (many name the same row): sized by its longest statement, up to a catch-up's read.
-      move.recheckEntries = nextChunkRows(limit, Math.max(longest, this.clocks.pace() - began), CHANGES_PER_READ, this.clocks.chunkMs);
+      move.recheckEntries = nextChunkRows(limit, Math.max(longest, this.clocks.pace() - began), this.clocks.chunkMs, CHANGES_PER_READ);
       from = slice.entries ? slice.lastSeq : upTo;
       move.verifiedSeq = from;
       move.progress.changesChecked += slice.entries;
@@ -481,7 +481,7 @@ export class MoveStep {
         began = this.clocks.pace();
         return (await changedKeys(this.source, move.tenantId, move.appliedSeq)).get(plan.name) ?? new Set();
       });
-      move.chunkRows = nextChunkRows(limit, Math.max(longest, this.clocks.pace() - began), CHUNK_ROWS, this.clocks.chunkMs);
+      move.chunkRows = nextChunkRows(limit, Math.max(longest, this.clocks.pace() - began), this.clocks.chunkMs);
       let report = move.tables.find((table) => table.table === plan.name);
       if (!report) {
         report = { table: plan.name, rows: 0, sha256: "" };

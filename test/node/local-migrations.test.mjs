@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { splitSqlStatements } from "../../scripts/lib/local-migrations.mjs";
+import { splitSqlStatements } from "../../local/worker/sql-statements.mjs";
 import { applyMigrations, repoRoot, runWrangler } from "../../scripts/lib/wrangler.mjs";
 
 const { DatabaseSync } = await import("node:sqlite");

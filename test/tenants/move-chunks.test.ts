@@ -106,8 +106,8 @@ describe("a move's chunks sized by their time", () => {
     expect(clocksOf({}).chunkMs).toBe(MOVE_PACE.chunkMs);
     expect(clocksOf({ MOVE_CHUNK_MS: "1000" }).chunkMs).toBe(1000);
     for (const wrong of ["", "slow", "9", "10001", "NaN"]) expect(clocksOf({ MOVE_CHUNK_MS: wrong }).chunkMs).toBe(MOVE_PACE.chunkMs);
-    expect(nextChunkRows(200, MOVE_PACE.chunkMs * 3, CHUNK_ROWS, 1000)).toBe(250);
-    expect(nextChunkRows(200, 1000, CHUNK_ROWS, 1000)).toBe(100);
+    expect(nextChunkRows(200, MOVE_PACE.chunkMs * 3, 1000)).toBe(250);
+    expect(nextChunkRows(200, 1000, 1000)).toBe(100);
   });
 });
 

@@ -1,0 +1,2 @@
+/** Types of sql-statements.mjs. */
+export declare function splitSqlStatements(sql: string): string[];
