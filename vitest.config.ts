@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,10 +16,13 @@ process.env.WRANGLER_LOG ??= "warn";
 function productionBundle(): string {
   const outdir = mkdtempSync(join(tmpdir(), "deploy-dry-run-"));
   try {
-    execFileSync(join("node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", outdir], {
-      stdio: "ignore",
+    const run = spawnSync(join("node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", outdir], {
+      encoding: "utf8",
       env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
     });
+    // What wrangler said goes with the failure: the run stops at its config, with nothing else to go on.
+    if (run.status !== 0)
+      throw new Error(`wrangler deploy --dry-run exited ${run.status ?? run.signal}:\n${`${run.stdout}\n${run.stderr}`.trim().slice(-4000)}`);
     return readFileSync(join(outdir, "index.js"), "utf8");
   } finally {
     rmSync(outdir, { recursive: true, force: true });
