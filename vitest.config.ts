@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
@@ -41,6 +42,21 @@ function oncePerProcess<T>(name: string, make: () => T): T {
   return made.get(name) as T;
 }
 
+/**
+ * Vitest talks to each workerd over a WebSocket that miniflare opens with ws's defaults, so every
+ * module it sends (transformed, source maps inlined: ~100 MB a run) was deflated here and inflated
+ * there: ~10 s of CPU on loopback for nothing. ws's own per-message option turns it off for what this
+ * process sends; the socket is otherwise untouched.
+ */
+function sendWebSocketMessagesUncompressed() {
+  const { prototype } = createRequire(import.meta.url)("ws") as { prototype: { send: (...args: unknown[]) => void } };
+  const send = prototype.send;
+  prototype.send = function (this: unknown, data: unknown, options?: unknown, callback?: unknown) {
+    if (typeof options === "function") return send.call(this, data, { compress: false }, options);
+    return send.call(this, data, { compress: false, ...(options as object) }, callback);
+  };
+}
+
 /** Worker test files that need a runtime of their own (the project worker-isolated, below). */
 const wholeDatabaseJobs = ["test/platform/housekeeping.test.ts", "test/platform/migrations.test.ts"];
 
@@ -65,6 +81,7 @@ function queueConsumersWithoutBatchWait() {
 }
 
 export default defineConfig(async () => {
+  oncePerProcess("uncompressed WebSocket messages", sendWebSocketMessagesUncompressed);
   const controlMigrations = await readD1Migrations("./migrations/control");
   const tenantMigrations = await readD1Migrations("./migrations/tenant");
   // A real HTTP receiver in this Node process, for the Worker's webhook deliveries to reach.
