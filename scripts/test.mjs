@@ -83,9 +83,20 @@ function readJson(path) {
 
 const vitestArgs = process.argv.slice(2);
 
-// Biome's findings first (a warning counts too), before the long suites; the suites still run, so one
-// run reports both. Only for the whole run: `npm test -- <files>` runs just those files.
-const lintCode = vitestArgs.length ? 0 : await run("npm", ["run", "--silent", "lint"]);
+/** A command's exit code and what it printed (stdout and stderr, interleaved), kept to show later. */
+function runQuietly(command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk) => (output += chunk));
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
+  });
+}
+
+// Biome (a warning counts too) beside everything else: it takes a core for a second or two while the
+// builds below take the other. Its findings are printed at the end, before the count they make fail.
+// Only for the whole run: `npm test -- <files>` runs just those files.
+const linting = vitestArgs.length ? Promise.resolve({ code: 0, output: "" }) : runQuietly("npm", ["run", "--silent", "lint"]);
 
 // The contract as built now (client/openapi.json, its types, the client package), from the code as it
 // stands: what the compatibility gate and the client's tests read is never a stale build.
@@ -168,6 +179,8 @@ if (Object.keys(node.fileMs).length) {
 }
 printSlowestFiles(vitest, node);
 rmSync(scratch, { recursive: true, force: true });
+const { code: lintCode, output: lintOutput } = await linting;
+if (lintCode !== 0) process.stdout.write(`\nThe linter (npm run lint):\n${lintOutput}`);
 
 // A suite that crashed before reporting counts as one failure, so the line never reads as all green.
 const passed = (vitest?.numPassedTests ?? 0) + node.passed;

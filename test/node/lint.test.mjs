@@ -1,4 +1,4 @@
-// `npm run lint` (Biome, run first by `npm test`, so by .ci/run) fails on any finding, a warning too,
+// `npm run lint` (Biome, run by `npm test`, so by .ci/run) fails on any finding, a warning too,
 // under the repo's biome.jsonc: run here on a scratch project holding that config and one file.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
