@@ -45,14 +45,14 @@ export const fenceWork = (sample: CatchUpSample) => 2 * sample.toApply + sample.
 export type NextRound = { next: "fence" } | { next: "round" } | { next: "fail"; reason: string };
 
 /**
- * Between rounds: the fence once few entries wait; also when the last round did not halve what waits
- * (the writes keep pace with the catch-up) or was the last one allowed, if the fence can take it all
- * (the tenant's writes are held for that long, ≤ MOVE_PACE.fenceBudgetMs); else another round, or,
- * after the last, the move fails.
+ * Between rounds: the fence once fewer than `cutoverBelow` entries wait; also when the last round did
+ * not halve what waits (the writes keep pace with the catch-up) or was the last one allowed, if the
+ * fence can take it all (the tenant's writes are held for that long, ≤ MOVE_PACE.fenceBudgetMs); else
+ * another round, or, after the last, the move fails.
  */
-export function nextRound(catchUp: CatchUp): NextRound {
+export function nextRound(catchUp: CatchUp, cutoverBelow: number = MOVE_PACE.cutoverBelow): NextRound {
   const now = waiting(catchUp.last);
-  if (now < MOVE_PACE.cutoverBelow) return { next: "fence" };
+  if (now < cutoverBelow) return { next: "fence" };
   const fits = fenceWork(catchUp.last) <= catchUp.fenceEntries;
   const lastRound = catchUp.rounds >= MOVE_PACE.recheckRounds;
   const keptPace = catchUp.roundBacklog !== null && now > catchUp.roundBacklog / 2;

@@ -70,6 +70,11 @@ export interface MoveClocks {
   restPerWork: number;
   /** A statement this long or longer halves the next chunk (MOVE_PACE.chunkMs unless the deployment says). */
   chunkMs: number;
+  /**
+   * Fewer log entries than this waiting let the check of every row begin, and the fence in
+   * (MOVE_PACE.cutoverBelow): a test lowers it to show a big tenant's catch-up on a small one.
+   */
+  cutoverBelow: number;
 }
 
 const systemClocks: MoveClocks = {
@@ -77,6 +82,7 @@ const systemClocks: MoveClocks = {
   pace: () => performance.now(),
   restPerWork: MOVE_PACE.restPerWork,
   chunkMs: MOVE_PACE.chunkMs,
+  cutoverBelow: MOVE_PACE.cutoverBelow,
 };
 
 /** A number the deployment set within [least, most], else undefined (unset, empty or out of range: the default stands). */
@@ -102,7 +108,7 @@ export function clocksOf(env: Pick<Env, "MOVE_REST_PER_WORK" | "MOVE_CHUNK_MS">)
  * took, times the clocks' restPerWork. Resting between pieces, not only between steps, keeps a request
  * from queueing behind a whole step's statements one after another.
  */
-export async function restAfter(clocks: MoveClocks, began: number): Promise<void> {
+export async function restAfter(clocks: Pick<MoveClocks, "pace" | "restPerWork">, began: number): Promise<void> {
   const rest = Math.min((clocks.pace() - began) * clocks.restPerWork, MOVE_PACE.stepMs);
   if (rest >= 1) await new Promise((resolve) => setTimeout(resolve, rest));
 }

@@ -387,11 +387,11 @@ export class MoveStep {
     const sample = await this.sample();
     catchUp.last = sample;
     if (move.verifiedSeq === null) {
-      if (waiting(sample) < MOVE_PACE.cutoverBelow) this.beginPass();
+      if (waiting(sample) < this.clocks.cutoverBelow) this.beginPass();
       return;
     }
     if (catchUp.roundUpTo === null) {
-      const next = nextRound(catchUp);
+      const next = nextRound(catchUp, this.clocks.cutoverBelow);
       if (next.next === "fence") return this.cutover();
       if (next.next === "fail") throw new MoveFailed(next.reason);
       catchUp.rounds++;
