@@ -50,7 +50,7 @@ export type NextRound = { next: "fence" } | { next: "round" } | { next: "fail"; 
  * fence can take it all (the tenant's writes are held for that long, ≤ MOVE_PACE.fenceBudgetMs); else
  * another round, or, after the last, the move fails.
  */
-export function nextRound(catchUp: CatchUp, cutoverBelow: number = MOVE_PACE.cutoverBelow): NextRound {
+export function nextRound(catchUp: CatchUp, cutoverBelow: number): NextRound {
   const now = waiting(catchUp.last);
   if (now < cutoverBelow) return { next: "fence" };
   const fits = fenceWork(catchUp.last) <= catchUp.fenceEntries;
