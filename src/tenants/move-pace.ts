@@ -117,7 +117,7 @@ export async function restAfter(clocks: Pick<MoveClocks, "pace" | "restPerWork">
 export const MIN_CHUNK_ROWS = 25;
 
 /** The rows of the chunk after one of `rows` rows whose longest statement took `tookMs`: halved from `chunkMs`, `most` at most. */
-export function nextChunkRows(rows: number, tookMs: number, chunkMs: number = MOVE_PACE.chunkMs, most = CHUNK_ROWS): number {
+export function nextChunkRows(rows: number, tookMs: number, chunkMs: number, most = CHUNK_ROWS): number {
   if (tookMs >= chunkMs) return Math.max(MIN_CHUNK_ROWS, Math.floor(rows / 2));
   if (tookMs < chunkMs / 2) return Math.min(most, rows * 2);
   return rows;

@@ -93,12 +93,12 @@ describe("a move's chunks sized by their time", () => {
   it("halves a chunk whose work took the pace's chunk time or longer, down to the fewest rows, and doubles it back under half of it, up to CHUNK_ROWS", () => {
     const slow = MOVE_PACE.chunkMs;
     const sizes = [CHUNK_ROWS];
-    for (let i = 0; i < 6; i++) sizes.push(nextChunkRows(sizes.at(-1)!, slow * 3));
+    for (let i = 0; i < 6; i++) sizes.push(nextChunkRows(sizes.at(-1)!, slow * 3, slow));
     expect(sizes).toEqual([250, 125, 62, 31, MIN_CHUNK_ROWS, MIN_CHUNK_ROWS, MIN_CHUNK_ROWS]);
     // Between half the chunk time and the chunk time: it stays.
-    expect(nextChunkRows(62, slow * 0.75)).toBe(62);
+    expect(nextChunkRows(62, slow * 0.75, slow)).toBe(62);
     const back = [MIN_CHUNK_ROWS];
-    for (let i = 0; i < 5; i++) back.push(nextChunkRows(back.at(-1)!, 1));
+    for (let i = 0; i < 5; i++) back.push(nextChunkRows(back.at(-1)!, 1, slow));
     expect(back).toEqual([25, 50, 100, 200, 250, 250]);
   });
 
