@@ -43,17 +43,19 @@ function oncePerProcess<T>(name: string, make: () => T): T {
 }
 
 /**
- * Vitest talks to each workerd over a WebSocket that miniflare opens with ws's defaults, so every
- * module it sends (transformed, source maps inlined: 29 MB for 228 tests) was deflated here and
- * inflated there, on loopback, for nothing. ws's own per-message option turns that off for what this
- * process sends (its zlib time halves); the socket is otherwise untouched.
+ * Vitest talks to each workerd over a WebSocket that miniflare opens with ws's defaults, which offer
+ * permessage-deflate: every message (the modules sent, transformed with source maps inlined, 29 MB for
+ * 228 tests; every result back) was deflated on one side and inflated on the other, on loopback, for
+ * nothing. The runner's socket (the one request naming MF-Vitest-Worker-Data) now offers no extension,
+ * so neither side compresses; ws takes its request function from node:http at each connection.
  */
-function sendWebSocketMessagesUncompressed() {
-  const { prototype } = createRequire(import.meta.url)("ws") as { prototype: { send: (...args: unknown[]) => void } };
-  const send = prototype.send;
-  prototype.send = function (this: unknown, data: unknown, options?: unknown, callback?: unknown) {
-    if (typeof options === "function") return send.call(this, data, { compress: false }, options);
-    return send.call(this, data, { compress: false, ...(options as object) }, callback);
+function runnerSocketsUncompressed() {
+  const http = createRequire(import.meta.url)("node:http") as { request: (...args: unknown[]) => unknown };
+  const request = http.request;
+  http.request = function (this: unknown, ...args: unknown[]) {
+    const headers = (args[0] as { headers?: Record<string, unknown> } | undefined)?.headers;
+    if (headers && Object.keys(headers).some((name) => name.toLowerCase() === "mf-vitest-worker-data")) delete headers["Sec-WebSocket-Extensions"];
+    return request.apply(this, args);
   };
 }
 
@@ -81,7 +83,7 @@ function queueConsumersWithoutBatchWait() {
 }
 
 export default defineConfig(async () => {
-  oncePerProcess("uncompressed WebSocket messages", sendWebSocketMessagesUncompressed);
+  oncePerProcess("uncompressed runner sockets", runnerSocketsUncompressed);
   const controlMigrations = await readD1Migrations("./migrations/control");
   const tenantMigrations = await readD1Migrations("./migrations/tenant");
   // A real HTTP receiver in this Node process, for the Worker's webhook deliveries to reach.
