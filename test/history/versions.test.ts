@@ -97,7 +97,7 @@ async function collectDiff(op: Caller, operationId: string, from: number, to: nu
     const page = expectStatus(
       await callRoute(op, routes.diffOperationVersions, {
         params: { operationId },
-        query: { from: String(from), to: String(to), limit: "1", ...(nextToken && { nextToken }) },
+        query: { from: String(from), to: String(to), limit: "2", ...(nextToken && { nextToken }) },
       }),
       200,
     );
@@ -128,14 +128,20 @@ describe("an Operation at any version", () => {
           if (answer.status >= 300) continue; // refused (bounds): changes nothing
           seen.push(await stateOf(op, operation.id));
         }
-        for (const then of seen) {
+        for (const [index, then] of seen.entries()) {
           const version = then.operation.version;
           const at = expectStatus(await call(op, "GET", `/v1/operations/${operation.id}/versions/${version}`), 200) as Record<string, unknown>;
           expect(withoutTimes(at)).toEqual(withoutTimes(then.operation as unknown as Record<string, unknown>));
           const lines = (await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { asOf: String(version), limit: "2" } }))
             .items;
           expect(lines.map(withoutTimes)).toEqual(then.lines.map(withoutTimes));
-          // The default order pages without undoing every line; other sorts and filters undo them all: both agree with what was.
+          // The default order pages without undoing every line; other sorts and filters undo them all: both agree with
+          // what was. Those at every other version and the last: each reads every line again, at whatever version.
+          const accounts = (
+            await collectPages(op, routes.listAttachments, { params: { operationId: operation.id }, query: { asOf: String(version) } })
+          ).items.map((account) => account.accountId);
+          expect(accounts).toEqual(then.accounts);
+          if (index % 2 === 1 && index !== seen.length - 1) continue;
           const pastLines = async (query: Record<string, string>) =>
             (await collectPages(op, routes.listLines, { params: { operationId: operation.id }, query: { asOf: String(version), ...query } })).items.map(
               (line) => line.variantExternalId,
@@ -146,12 +152,8 @@ describe("an Operation at any version", () => {
           expect(await pastLines({ minQuantity: "0", limit: "2" })).toEqual(
             then.lines.filter((line) => line.minQuantity === 0).map((line) => line.variantExternalId),
           );
-          const accounts = (
-            await collectPages(op, routes.listAttachments, { params: { operationId: operation.id }, query: { asOf: String(version) } })
-          ).items.map((account) => account.accountId);
-          expect(accounts).toEqual(then.accounts);
         }
-        // The difference between two versions, either way round, a line at a time: what differs between the states seen then.
+        // The difference between two versions, either way round, two lines a page: what differs between the states seen then.
         const pairs = seen.flatMap((a, i) => [[a, seen[seen.length - 1 - i]] as const, [seen[0], a] as const]);
         for (const [a, b] of pairs) {
           const diff = await collectDiff(op, operation.id, a.operation.version, b.operation.version);
@@ -160,7 +162,7 @@ describe("an Operation at any version", () => {
       }),
       { numRuns: 8 },
     );
-    // About 12 s alone: a few hundred small paged reads, which a machine busy with other suites can make six times slower.
+    // About 5 s alone: a few hundred small paged reads, which a machine busy with other suites can make six times slower.
   }, 180_000);
 
   it("sorts and filters a past version's lines as the current ones; an unknown version is 404 version_not_found; asOf is the OPERATOR's", async () => {
