@@ -13,10 +13,8 @@ import { applyMigrations, repoRoot, runWrangler } from "../../scripts/lib/wrangl
 
 const { DatabaseSync } = await import("node:sqlite");
 
-/** What a database holds after `run`: its schema, and the rows of every table. */
-function contentsAfter(run) {
-  const db = new DatabaseSync(":memory:");
-  run(db);
+/** What a database holds: its schema, and the rows of every table. */
+function contentsOf(db) {
   const schema = db.prepare("select type, name, tbl_name, sql from sqlite_master order by type, name").all();
   const rows = Object.fromEntries(
     schema
@@ -26,29 +24,37 @@ function contentsAfter(run) {
   return { schema, rows };
 }
 
-/** The statements of `sql` run one by one, as the applier runs them (each through its own prepare). */
-const oneByOne = (sql) => (db) => {
-  for (const statement of splitSqlStatements(sql)) db.prepare(statement).run();
-};
+/**
+ * Two databases given the same SQL side by side: one runs each statement of the split through its own
+ * prepare, as the applier does; the other gives SQLite the whole text. `contents()`: what each holds.
+ */
+function splitBesideWhole() {
+  const split = new DatabaseSync(":memory:");
+  const whole = new DatabaseSync(":memory:");
+  return {
+    run(sql) {
+      for (const statement of splitSqlStatements(sql)) split.prepare(statement).run();
+      whole.exec(sql);
+    },
+    contents: () => [contentsOf(split), contentsOf(whole)],
+  };
+}
 
 describe("a migration split into statements", () => {
   it("makes what SQLite makes of the whole file, for every migration of both schemas", () => {
     for (const schema of ["control", "tenant"]) {
       const dir = join(repoRoot, "migrations", schema);
-      let sql = "";
+      // Migrated file after file, compared after each.
+      const migrated = splitBesideWhole();
       for (const name of readdirSync(dir)
         .filter((file) => file.endsWith(".sql"))
         .sort()) {
-        sql += `${readFileSync(join(dir, name), "utf8")}\n`;
-        assert.deepEqual(
-          contentsAfter(oneByOne(sql)),
-          contentsAfter((db) => db.exec(sql)),
-          `${schema} up to ${name}`,
-        );
+        migrated.run(readFileSync(join(dir, name), "utf8"));
+        const [split, whole] = migrated.contents();
+        assert.deepEqual(split, whole, `${schema} up to ${name}`);
       }
     }
   });
-
   it("splits at semicolons outside quotes and comments, and keeps a trigger's body whole, CASE … END within", () => {
     const sql = `-- a comment; with a semicolon
       create table t (a text, "b;c" text, [d;e] integer); /* a block; comment */
@@ -66,10 +72,10 @@ describe("a migration split into statements", () => {
     assert.match(statements[2], /^create trigger t_after[\s\S]*end$/);
     assert.match(statements[3], /^create temp trigger t_temp[\s\S]*select 1; end$/);
     assert.match(statements[4], /^insert into t values \('last'[\s\S]*after it$/);
-    assert.deepEqual(
-      contentsAfter(oneByOne(sql)),
-      contentsAfter((db) => db.exec(sql)),
-    );
+    const both = splitBesideWhole();
+    both.run(sql);
+    const [split, whole] = both.contents();
+    assert.deepEqual(split, whole);
     assert.deepEqual(splitSqlStatements("-- only a comment;\n/* and another; */\n"), []);
   });
 });
