@@ -118,7 +118,10 @@ function runMoveCommand(args) {
   return { exited, stderr: () => stderr };
 }
 
-/** A tenant on SHARD_1 with about 40,000 rows (20,000 lines, their change records), so the copy takes several steps. */
+/** Lines of a seeded tenant: with their change records, 20,000 rows, which the copy takes in many steps (several seconds at the shipped pace). */
+const SEEDED_LINES = 10_000;
+
+/** A tenant on SHARD_1 with SEEDED_LINES lines, so the copy takes several steps. */
 async function seededTenant(tenantId) {
   const { stdout } = await promisify(execFile)(
     process.execPath,
@@ -135,7 +138,7 @@ async function seededTenant(tenantId) {
     endDate: "2027-01-01T00:00:00Z",
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
-  for (let from = 0; from < 20_000; from += 5_000) {
+  for (let from = 0; from < SEEDED_LINES; from += 5_000) {
     const lines = Array.from({ length: 5_000 }, (_, i) => ({ variantExternalId: `SKU-${from + i}`, minQuantity: 0, maxQuantity: 10 }));
     const put = await call("PUT", `/v1/operations/${created.body.id}/lines`, lines);
     assert.equal(put.status, 200, JSON.stringify(put.body));
@@ -190,7 +193,7 @@ describe("npm run tenant:move --status and --abort, from another terminal", () =
     // Whole on SHARD_1: every acknowledged write is there, writes go on, and a move may start again.
     assert.deepEqual(writer.unexpected, []);
     assert.deepEqual(new Set((await allRules(call)).map((rule) => rule.id)), new Set(writer.acknowledged));
-    assert.equal((await call("GET", "/v1/operations?limit=1")).body.items[0].lineCount, 20_000);
+    assert.equal((await call("GET", "/v1/operations?limit=1")).body.items[0].lineCount, SEEDED_LINES);
     assert.equal((await call("POST", "/v1/buying-policies/quotas/rules", { accountId: "ACC-AFTER", minimum: 1 })).status, 201);
     const again = await call("POST", "/v1/tenant/moves", { to: "SHARD_2" });
     assert.equal(again.status, 202, JSON.stringify(again.body));
