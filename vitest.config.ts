@@ -60,7 +60,7 @@ function runnerSocketsUncompressed() {
 }
 
 /** Worker test files that need a runtime of their own (the project worker-isolated, below). */
-const wholeDatabaseJobs = ["test/platform/housekeeping.test.ts", "test/platform/migrations.test.ts"];
+const wholeDatabaseJobs = ["test/platform/housekeeping.test.ts"];
 
 /**
  * The queue consumers of wrangler.toml, each batch sent as soon as a message is in it: tests wait for
@@ -152,9 +152,9 @@ export default defineConfig(async () => {
             exclude: ["test/console/**", ...wholeDatabaseJobs],
           },
         },
-        // Files that run a job over every tenant of every shard, as deployed: the hourly cron, a migration's
-        // backfill. What other files leave (a switched move's fenced old copy, thousands of tenants) would
-        // refuse or slow them, so each gets a runtime of its own.
+        // Files that run a job over every tenant of every shard, as deployed (the hourly cron): what other
+        // files leave (a switched move's fenced old copy, thousands of tenants) would refuse or slow it, so
+        // each gets a runtime of its own.
         {
           extends: true,
           test: {
