@@ -2,9 +2,9 @@
 // src/schema.d.ts, which tsc reads but never copies. Run by `npm run build` here, by `npm pack`
 // (prepack) and, from the repository root, by `npm run build:client`, `npm run spec` and every install.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 
 const here = import.meta.dirname;
 const dist = join(here, "dist");
@@ -22,6 +22,25 @@ try {
   throw error;
 }
 
-rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [tsc, "-p", join(here, "tsconfig.build.json")], { stdio: "inherit" });
-copyFileSync(join(here, "src", "schema.d.ts"), join(dist, "schema.d.ts"));
+/** The files under `dir`, as paths relative to it. */
+function filesUnder(dir, root = dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name), root) : [relative(root, join(dir, entry.name))],
+  );
+}
+
+// Built beside dist/, then moved in file by file (a rename replaces a file at once): two builds at the
+// same time (two `npm pack`s of the package) never leave a reader of dist/ a file missing or half written.
+const building = mkdtempSync(join(here, ".dist-"));
+try {
+  execFileSync(process.execPath, [tsc, "-p", join(here, "tsconfig.build.json"), "--outDir", building], { stdio: "inherit" });
+  copyFileSync(join(here, "src", "schema.d.ts"), join(building, "schema.d.ts"));
+  const built = filesUnder(building);
+  for (const file of built) {
+    mkdirSync(join(dist, file, ".."), { recursive: true });
+    renameSync(join(building, file), join(dist, file));
+  }
+  for (const stale of filesUnder(dist).filter((file) => !built.includes(file))) rmSync(join(dist, stale), { force: true });
+} finally {
+  rmSync(building, { recursive: true, force: true });
+}
