@@ -6,6 +6,7 @@ import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync,
 import { availableParallelism, tmpdir } from "node:os";
 import { buildConsole } from "./build-console.mjs";
 import { dirname, join, relative } from "node:path";
+import { writeGuideList } from "./lib/guides.mjs";
 import { migratedTemplate } from "./lib/migrated-state.mjs";
 import { startSharedServer } from "./lib/shared-server.mjs";
 import { repoRoot } from "./lib/wrangler.mjs";
@@ -121,8 +122,13 @@ const nodeTests = readdirSync(join(repoRoot, "test", "node"))
   .map((name) => join("test", "node", name))
   .sort((a, b) => untimedFirst(b) - untimedFirst(a) || statSync(join(repoRoot, b)).size - statSync(join(repoRoot, a)).size || a.localeCompare(b));
 const nodeSpec = join(scratch, "node-spec.txt");
-// The console first: the browser checks serve it, and the suite's production bundle reads its assets.
-if (!vitestArgs.length) await buildConsole({ ifChanged: true });
+// The console and the guides' copies first: the browser checks serve them, and the suite's production
+// bundle reads the assets. A running local server reloads when a file under public/ changes, so
+// nothing there may be written once the servers are up (writeGuideList writes only what differs).
+if (!vitestArgs.length) {
+  await buildConsole({ ifChanged: true });
+  writeGuideList();
+}
 // The Worker suite and the node checks run side by side: the checks spend much of their time waiting
 // (a local server starting, a cron or an alarm due, a browser answering) while the suite keeps the
 // cores busy. The checks' report is printed once the suite's is, so the two never interleave.

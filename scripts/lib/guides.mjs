@@ -1,6 +1,6 @@
 // The guides under docs/: what the README links to, what the /docs page lists, what the docs test runs.
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -25,15 +25,27 @@ export function listGuides(root = repoRoot) {
   });
 }
 
+/** Writes `text` to `path` unless it holds it already: a running server's assets change only when they differ. */
+function writeIfChanged(path, text) {
+  try {
+    if (readFileSync(path, "utf8") === text) return;
+  } catch {
+    // Not there yet.
+  }
+  writeFileSync(path, text);
+}
+
 /**
  * Writes public/docs/guides.json, the list the /docs page shows (each guide by its title, a link to
  * its text), and copies the guides under public/docs/guides/ (both git-ignored: docs/ is their source).
+ * Only what changed is written and only what went is removed: servers may be serving these files.
  */
 export function writeGuideList(root = repoRoot) {
   const guides = listGuides(root).map((guide) => ({ ...guide, url: guideUrl(guide.path) }));
   const folder = join(root, "public", "docs", "guides");
-  rmSync(folder, { recursive: true, force: true });
   mkdirSync(folder, { recursive: true });
-  for (const guide of guides) copyFileSync(join(root, guide.path), join(root, "public", guide.url));
-  writeFileSync(join(root, "public", "docs", "guides.json"), `${JSON.stringify(guides, null, 2)}\n`);
+  const copies = new Set(guides.map((guide) => basename(guide.url)));
+  for (const name of readdirSync(folder)) if (!copies.has(name)) rmSync(join(folder, name), { recursive: true, force: true });
+  for (const guide of guides) writeIfChanged(join(root, "public", guide.url), readFileSync(join(root, guide.path), "utf8"));
+  writeIfChanged(join(root, "public", "docs", "guides.json"), `${JSON.stringify(guides, null, 2)}\n`);
 }
