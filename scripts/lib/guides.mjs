@@ -1,7 +1,8 @@
 // The guides under docs/: what the README links to, what the /docs page lists, what the docs test runs.
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { copyIfChanged, writeIfChanged } from "./write-if-changed.mjs";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -25,16 +26,6 @@ export function listGuides(root = repoRoot) {
   });
 }
 
-/** Writes `text` to `path` unless it holds it already: a running server's assets change only when they differ. */
-function writeIfChanged(path, text) {
-  try {
-    if (readFileSync(path, "utf8") === text) return;
-  } catch {
-    // Not there yet.
-  }
-  writeFileSync(path, text);
-}
-
 /**
  * Writes public/docs/guides.json, the list the /docs page shows (each guide by its title, a link to
  * its text), and copies the guides under public/docs/guides/ (both git-ignored: docs/ is their source).
@@ -46,6 +37,6 @@ export function writeGuideList(root = repoRoot) {
   mkdirSync(folder, { recursive: true });
   const copies = new Set(guides.map((guide) => basename(guide.url)));
   for (const name of readdirSync(folder)) if (!copies.has(name)) rmSync(join(folder, name), { recursive: true, force: true });
-  for (const guide of guides) writeIfChanged(join(root, "public", guide.url), readFileSync(join(root, guide.path), "utf8"));
+  for (const guide of guides) copyIfChanged(join(root, guide.path), join(root, "public", guide.url));
   writeIfChanged(join(root, "public", "docs", "guides.json"), `${JSON.stringify(guides, null, 2)}\n`);
 }

@@ -1,11 +1,14 @@
-// The guides' copies under public/docs/ (what the /docs page lists and serves): a running local
-// server reloads when a file under public/ changes, so writing them again changes only what differs.
+// The guides' copies and the reference viewer under public/docs/ (what the /docs page lists and
+// serves): a running local server reloads when a file under public/ changes, so writing them again
+// (every `npm start` does) changes only what differs.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { writeGuideList } from "../../scripts/lib/guides.mjs";
+import { repoRoot } from "../../scripts/lib/wrangler.mjs";
 
 describe("the guides' copies under public/docs/", () => {
   const root = mkdtempSync(join(tmpdir(), "guides-"));
@@ -38,6 +41,20 @@ describe("the guides' copies under public/docs/", () => {
     assert.deepEqual(
       JSON.parse(readFileSync(list, "utf8")).map((guide) => guide.title),
       ["Alpha, again"],
+    );
+  });
+
+  it("npm start's preparation writes nothing under public/docs/ when nothing changed", () => {
+    const docs = join(repoRoot, "public", "docs");
+    const files = [
+      join(docs, "guides.json"),
+      ...["vendor", "guides"].flatMap((folder) => readdirSync(join(docs, folder)).map((name) => join(docs, folder, name))),
+    ];
+    const before = files.map((path) => statSync(path).mtimeMs);
+    execFileSync(process.execPath, [join(repoRoot, "scripts", "prepare-docs.mjs")]);
+    assert.deepEqual(
+      files.filter((path, i) => statSync(path).mtimeMs !== before[i]),
+      [],
     );
   });
 });

@@ -1,0 +1,18 @@
+// Writes that leave a file alone when it already holds the same bytes: a running local server
+// (wrangler dev) reloads, dropping its connections, whenever a file it serves or reads changes.
+import { readFileSync, writeFileSync } from "node:fs";
+
+/** Writes `data` to `path` unless it holds it already; whether it wrote. */
+export function writeIfChanged(path, data) {
+  const bytes = typeof data === "string" ? Buffer.from(data) : data;
+  try {
+    if (readFileSync(path).equals(bytes)) return false;
+  } catch {
+    // Not there yet.
+  }
+  writeFileSync(path, bytes);
+  return true;
+}
+
+/** Copies `source` to `target` unless `target` holds its bytes already. */
+export const copyIfChanged = (source, target) => writeIfChanged(target, readFileSync(source));
