@@ -127,8 +127,13 @@ export function LiveConflicts<Stored>({
   // biome-ignore lint/correctness/useExhaustiveDependencies(count): runs when the list changed.
   useEffect(() => {
     if (!answered.current) return;
+    // The answered button gone, the focus is on the page, or still on that button until the browser's next
+    // rendering moves it (the focus fixup): either way it was lost. Still in the list: the answer is not in yet.
+    const focused = document.activeElement;
+    const lost = !focused || focused === document.body || !focused.isConnected;
+    if (!lost && panel.current?.contains(focused)) return;
     answered.current = false;
-    if (document.activeElement !== document.body) return;
+    if (!lost) return;
     const next = panel.current?.querySelector<HTMLButtonElement>(".conflict-actions button");
     if (next) next.focus();
     else onDone();
