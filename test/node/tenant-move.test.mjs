@@ -118,10 +118,10 @@ function runMoveCommand(args) {
   return { exited, stderr: () => stderr };
 }
 
-/** Lines of a seeded tenant: with their change records, 20,000 rows, which the copy takes in many steps (several seconds at the shipped pace). */
+/** Lines of a seeded tenant: with their change records 20,000 rows, seconds of copying at the shipped pace. */
 const SEEDED_LINES = 10_000;
 
-/** A tenant on SHARD_1 with SEEDED_LINES lines, so the copy takes several steps. */
+/** A tenant on SHARD_1 with SEEDED_LINES lines. */
 async function seededTenant(tenantId) {
   const { stdout } = await promisify(execFile)(
     process.execPath,
