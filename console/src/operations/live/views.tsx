@@ -4,6 +4,7 @@ import type { GridColumn } from "../../shared/grid/models/columns";
 import type { GridRow } from "../../shared/grid/models/draft";
 import type { MessageKey, t, tx } from "../../shared/i18n";
 import type { LiveEnd, LiveState, LiveViewer } from "./liveClient";
+import { answerFocus } from "./answerFocus";
 import "./views.css";
 
 /*
@@ -127,13 +128,10 @@ export function LiveConflicts<Stored>({
   // biome-ignore lint/correctness/useExhaustiveDependencies(count): runs when the list changed.
   useEffect(() => {
     if (!answered.current) return;
-    // The answered button gone, the focus is on the page, or still on that button until the browser's next
-    // rendering moves it (the focus fixup): either way it was lost. Still in the list: the answer is not in yet.
-    const focused = document.activeElement;
-    const lost = !focused || focused === document.body || !focused.isConnected;
-    if (!lost && panel.current?.contains(focused)) return;
+    const focus = answerFocus(document.activeElement, document.body, panel.current);
+    if (focus === "waiting") return;
     answered.current = false;
-    if (!lost) return;
+    if (focus === "elsewhere") return;
     const next = panel.current?.querySelector<HTMLButtonElement>(".conflict-actions button");
     if (next) next.focus();
     else onDone();
