@@ -5,7 +5,7 @@
 // client's dependencies to what the repository's own lockfile installed, which the npm cache holds.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -124,10 +124,15 @@ export async function consume(baseUrl: string, apiKey: string): Promise<string[]
 
 describe("the client package, installed from its tarball into a project outside the repository", () => {
   const scratch = mkdtempSync(join(tmpdir(), "client-package-"));
-  let server, key, tarballFiles;
+  let server, key, tarballFiles, distMissing;
 
   before(async () => {
-    const packed = await run("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: clientDir });
+    // Whether the client's dist/index.js was ever missing while the pack's build ran (another pack at the
+    // same time, such as the client guide's, reads it then).
+    const built = join(clientDir, "dist", "index.js");
+    distMissing = false;
+    const watching = setInterval(() => (distMissing ||= !existsSync(built)), 5);
+    const packed = await run("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: clientDir }).finally(() => clearInterval(watching));
     assert.equal(packed.code, 0, packed.stderr);
     const [tarball] = readdirSync(scratch).filter((file) => file.endsWith(".tgz"));
     assert.equal(tarball, `${manifest.name.replace("@", "").replace("/", "-")}-${manifest.version}.tgz`);
@@ -152,6 +157,10 @@ describe("the client package, installed from its tarball into a project outside 
   after(async () => {
     await server?.stop();
     rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("is built without its dist/ ever missing a file: two packs at once each ship the whole package", () => {
+    assert.equal(distMissing, false, "dist/index.js was missing while the pack built the client");
   });
 
   it("ships the built JavaScript, its declarations (the generated schema too), the contract files and its README, not the sources", () => {
