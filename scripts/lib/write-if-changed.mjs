@@ -2,16 +2,15 @@
 // (wrangler dev) reloads, dropping its connections, whenever a file it serves or reads changes.
 import { readFileSync, writeFileSync } from "node:fs";
 
-/** Writes `data` to `path` unless it holds it already; whether it wrote. */
+/** Writes `data` to `path` unless it holds it already. */
 export function writeIfChanged(path, data) {
   const bytes = typeof data === "string" ? Buffer.from(data) : data;
   try {
-    if (readFileSync(path).equals(bytes)) return false;
+    if (readFileSync(path).equals(bytes)) return;
   } catch {
     // Not there yet.
   }
   writeFileSync(path, bytes);
-  return true;
 }
 
 /** Copies `source` to `target` unless `target` holds its bytes already. */
