@@ -739,6 +739,7 @@ if (chromiumPresent("console editing test")) {
       await said(ben, `Kept yours: ${sku(5)} · Max`).waitFor();
       await conflicts(ben).waitFor({ state: "detached" });
       assert.equal(await settled(ben.page, () => document.activeElement?.getAttribute("role"), "grid"), "grid", "the focus goes back to the grid");
+      await screenshot(ben.page, "live-kept-mine");
       await save(ben, "0 created, 2 updated");
       assert.equal(await storedMax(5), 50);
       await cellOf(ana, 5, 3).filter({ hasText: /^50$/ }).waitFor();
