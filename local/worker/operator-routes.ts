@@ -7,6 +7,7 @@ import { findKey, toKeyRepresentation } from "../../src/keys/queries";
 import { createKeyBody } from "../../src/keys/schemas";
 import type { Env } from "../../src/platform/core/env";
 import { ApiError } from "../../src/platform/core/errors";
+import { idPrefixes, isWellFormedId } from "../../src/platform/core/ids";
 import { localeTag } from "../../src/platform/core/locale";
 import type { Principal } from "../../src/platform/core/principal";
 import { type ShardName, shardNames } from "../../src/platform/core/shards";
@@ -17,6 +18,7 @@ import type { App, AppBindings } from "../../src/platform/http/context";
 import { throwZodError } from "../../src/platform/schema/validation";
 import { deleteTenant, TenantDeleteRefused } from "../../src/tenants/delete";
 import { createTenant } from "../../src/tenants/placement";
+import type { OperationCoordinator } from "./operation-coordinator";
 import { OPERATOR_TOKEN_HEADER } from "./operator-token.mjs";
 import { splitSqlStatements } from "./sql-statements.mjs";
 
@@ -148,6 +150,14 @@ export function mountOperatorRoutes(app: App): void {
       // The statement is the caller's: D1 refusing it (syntax, a constraint) is a bad request.
       throw new ApiError("validation_failed", error instanceof Error ? error.message : String(error));
     }
+  });
+
+  // Rings an Operation's armed alarm as at its own time: a check sees a schedule run without waiting for it.
+  app.post("/__local/operations/:operationId/alarm", async (c) => {
+    const namespace = c.env.OPERATION_COORDINATOR as unknown as DurableObjectNamespace<OperationCoordinator>;
+    const operationId = c.req.param("operationId");
+    if (!isWellFormedId(idPrefixes.operation, operationId)) throw new ApiError("not_found", `No Operation ${operationId}.`);
+    return c.json(await namespace.get(namespace.idFromName(operationId)).ringArmedAlarm());
   });
 
   app.post("/__local/tenants/:tenant/delete", async (c) => {

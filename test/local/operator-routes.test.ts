@@ -2,7 +2,7 @@ import { createExecutionContext, env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import localWorker from "../../local/worker/index";
 import { OPERATOR_TOKEN_HEADER } from "../../local/worker/operator-token.mjs";
-import { call, newTenant } from "../helpers/client";
+import { call, createOperation, newTenant } from "../helpers/client";
 import { servedDocument } from "../helpers/openapi";
 
 /*
@@ -33,6 +33,7 @@ describe("a local server's operator routes", () => {
   it("are not in the bundle `wrangler deploy` uploads, nor served by it, nor in its OpenAPI document", async () => {
     expect(env.PRODUCTION_BUNDLE).not.toContain("/__local/");
     expect(env.PRODUCTION_BUNDLE).not.toContain("mountOperatorRoutes");
+    expect(env.PRODUCTION_BUNDLE).not.toContain("ringArmedAlarm");
     const response = await SELF.fetch("http://api.test/__local/keys", {
       method: "POST",
       headers: { "content-type": "application/json", [OPERATOR_TOKEN_HEADER]: TOKEN },
@@ -51,6 +52,15 @@ describe("a local server's operator routes", () => {
     }
     expect((await local("GET", "/__local/keys?tenant=t-no-token-null")).body.items).toEqual([]);
     expect((await local("POST", "/__local/sql", { database: "CONTROL", sql: "select 1 as one" }, null)).status).toBe(404);
+    const operation = await createOperation(await newTenant());
+    expect((await local("POST", `/__local/operations/${operation.id}/alarm`, undefined, null)).status).toBe(404);
+  });
+
+  it("ring only an Operation's alarm: a malformed id is a 404, never an object made for it", async () => {
+    for (const id of ["op_x", "not-an-id", "qr_01J0000000000000000000000A"]) {
+      const answer = await local("POST", `/__local/operations/${id}/alarm`);
+      expect([answer.status, answer.body.code], id).toEqual([404, "not_found"]);
+    }
   });
 
   it("issue the first key of a new tenant (named, as the command line does), list it, revoke it: the API sees each step", async () => {

@@ -12,6 +12,7 @@ import type { Principal } from "../../platform/core/principal";
 import { authorOf } from "../../platform/data/changes";
 import { isTenantMovingFailure, readPlacement, tenantMovingError } from "../../platform/data/tenancy";
 import { newTrace, type RequestTrace } from "../../platform/data/trace";
+import { toIsoSeconds } from "../../platform/core/time";
 import { deleteOperation, giveUpScheduledChange, nextScheduledTime, patchOperation, runScheduledChanges } from "../commands";
 import { findOperation, versionMadeBy, type OperationRow } from "../aggregate";
 
@@ -252,6 +253,11 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
    * after SCHEDULE_MAX_ATTEMPTS; the alarm never throws, so the runtime never retries it on its own.
    */
   async alarm(): Promise<void> {
+    await this.ringSchedule(Date.now());
+  }
+
+  /** The alarm's work as at `now` (epoch ms): what is due then runs, and retries are timed from it. */
+  protected async ringSchedule(now: number): Promise<void> {
     const stored = await this.ctx.storage.get<ScheduleOwner & { principal?: Principal }>(SCHEDULE_OWNER);
     if (!stored) return;
     // Objects armed before the owner was reduced to ids stored the whole principal.
@@ -262,9 +268,9 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
       let row: OperationRow | undefined;
       try {
         context = await this.scheduleContext(owner, trace);
-        row = await runScheduledChanges(context);
+        row = await runScheduledChanges(context, toIsoSeconds(now));
       } catch (error) {
-        await this.failedAttempt(owner, error, trace, context);
+        await this.failedAttempt(owner, error, trace, now, context);
         return;
       }
       await this.arm(owner, row);
@@ -303,22 +309,22 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
   }
 
   /** `context`: the one the attempt ran with, reused to record a give-up (none: building it is what failed). */
-  private async failedAttempt(owner: ScheduleOwner, error: unknown, trace: RequestTrace, context?: CommandContext): Promise<void> {
+  private async failedAttempt(owner: ScheduleOwner, error: unknown, trace: RequestTrace, now: number, context?: CommandContext): Promise<void> {
     if (error instanceof TenantMoving || isTenantMovingFailure(error)) {
       // A move's fence holds the tenant's writes for at most 2 s: the change runs right after, on the
       // shard the directory then names (no failure counted). Should the fence outlast it, it rings again.
-      await this.ctx.storage.setAlarm(Date.now() + SCHEDULE_FENCE_RETRY_MS);
+      await this.ctx.storage.setAlarm(now + SCHEDULE_FENCE_RETRY_MS);
       return;
     }
     const failures = ((await this.ctx.storage.get<number>(FAILED_ATTEMPTS)) ?? 0) + 1;
     if (failures < SCHEDULE_MAX_ATTEMPTS) {
       await this.ctx.storage.put(FAILED_ATTEMPTS, failures);
-      await this.ctx.storage.setAlarm(Date.now() + scheduleRetryDelayMs(failures));
+      await this.ctx.storage.setAlarm(now + scheduleRetryDelayMs(failures));
       return;
     }
     const reason = `The scheduled change failed ${failures} times; the last error: ${error instanceof Error ? error.message : String(error)}`;
     try {
-      await this.arm(owner, await giveUpScheduledChange(context ?? (await this.scheduleContext(owner, trace)), reason));
+      await this.arm(owner, await giveUpScheduledChange(context ?? (await this.scheduleContext(owner, trace)), reason, toIsoSeconds(now)));
     } catch {
       // Not even the failure could be recorded: the alarm stops. The sweep arms it again (once a minute
       // at most), and each of those rings tries the change once and then to give it up.
