@@ -19,28 +19,45 @@ export async function fireScheduled(baseUrl, cron, scheduledTime = Date.now()) {
   return response.status;
 }
 
+/** The wall clock the schedules keep; a check passes its own so that no one waits for a cron's time. */
+export const wallClock = {
+  now: () => Date.now(),
+  setTimeout: (run, ms) => setTimeout(run, ms),
+  clearTimeout: (timer) => clearTimeout(timer),
+};
+
 /**
  * Starts one UTC schedule per cron; `onRun(cron, status)` hears of each run (a failed run is reported
- * with status 0 and never stops the schedule). `stop()` ends them all.
+ * with status 0 and never stops the schedule). A run fires for the time its schedule named; the next
+ * is the first time after both that one and the run's end (a run never overlaps its own next). `stop()`
+ * ends them all.
  */
-export function startLocalCrons(baseUrl, { crons = configuredCrons(), onRun = () => {} } = {}) {
-  const jobs = crons.map(
-    (cron) =>
-      new Cron(cron, { timezone: "UTC", protect: true }, async (job) => {
-        const scheduledTime = job.currentRun()?.getTime() ?? Date.now();
-        let status = 0;
-        try {
-          status = await fireScheduled(baseUrl, cron, scheduledTime);
-        } catch {
-          // the server is stopping or busy: the next tick tries again
-        }
-        onRun(cron, status);
-      }),
-  );
+export function startLocalCrons(baseUrl, { crons = configuredCrons(), onRun = () => {}, clock = wallClock } = {}) {
+  const timers = new Set();
+  let stopped = false;
+  const scheduleAfter = (cron, pattern, after) => {
+    const next = pattern.nextRun(new Date(after))?.getTime();
+    if (next === undefined || stopped) return;
+    const timer = clock.setTimeout(async () => {
+      timers.delete(timer);
+      let status = 0;
+      try {
+        status = await fireScheduled(baseUrl, cron, next);
+      } catch {
+        // the server is stopping or busy: the next time tries again
+      }
+      onRun(cron, status);
+      scheduleAfter(cron, pattern, Math.max(next, clock.now()));
+    }, next - clock.now());
+    timers.add(timer);
+  };
+  for (const cron of crons) scheduleAfter(cron, new Cron(cron, { timezone: "UTC", paused: true }), clock.now());
   return {
     crons,
     stop: () => {
-      for (const job of jobs) job.stop();
+      stopped = true;
+      for (const timer of timers) clock.clearTimeout(timer);
+      timers.clear();
     },
   };
 }

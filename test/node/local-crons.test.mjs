@@ -1,7 +1,7 @@
 // `wrangler dev` fires no cron trigger by itself; `npm start` runs them on their production schedule
 // (scripts/lib/local-crons.mjs). Here the runner fires each cron at its time, with that time, through
-// the runtime's scheduled-event request (seconds schedules against a stub: no test waits a minute),
-// and a real local server repairs a lost hand-on when that request comes for the minute sweep: an
+// the runtime's scheduled-event request (seconds schedules against a stub, on a clock the test moves:
+// nothing waits for a cron's time), and a real local server repairs a lost hand-on when that request comes for the minute sweep: an
 // event committed without its hand-on message reaches a webhook receiver.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -24,6 +24,41 @@ async function until(condition, what, timeoutMs = 15_000) {
   }
 }
 
+/**
+ * A clock for the cron runner that moves only when told: advanceTo(time) runs every timer due by then,
+ * in order, each at its own time, and waits for the run it starts before the next (a run may move the
+ * clock on itself: set(time)).
+ */
+function steppedClock(start) {
+  let now = start;
+  let timers = [];
+  return {
+    now: () => now,
+    set: (time) => {
+      now = Math.max(now, time);
+    },
+    setTimeout: (run, ms) => {
+      const timer = { at: now + Math.max(0, ms), run };
+      timers.push(timer);
+      return timer;
+    },
+    clearTimeout: (timer) => {
+      timers = timers.filter((pending) => pending !== timer);
+    },
+    pending: () => timers.length,
+    async advanceTo(time) {
+      for (;;) {
+        const due = timers.filter((timer) => timer.at <= time).sort((a, b) => a.at - b.at)[0];
+        if (!due) break;
+        timers = timers.filter((pending) => pending !== due);
+        now = Math.max(now, due.at);
+        await due.run();
+      }
+      now = Math.max(now, time);
+    },
+  };
+}
+
 describe("the local cron runner", () => {
   it("runs wrangler.toml's crons unless given others", () => {
     assert.deepEqual(configuredCrons(), ["* * * * *", "17 * * * *"]);
@@ -36,12 +71,13 @@ describe("the local cron runner", () => {
     const everySecond = "* * * * * *";
     const evenSeconds = "*/2 * * * * *";
     const fired = [];
+    const clock = steppedClock(Date.UTC(2026, 0, 1, 0, 0, 0, 300));
     // The runtime's scheduled-event endpoint, as `wrangler dev` serves it; the every-second cron's first request is dropped.
     const stub = createServer((request, response) => {
       const url = new URL(request.url, "http://stub");
       const cron = url.searchParams.get("cron");
       const first = !fired.some((earlier) => earlier.cron === cron);
-      fired.push({ path: url.pathname, cron, time: Number(url.searchParams.get("time")), at: Date.now() });
+      fired.push({ path: url.pathname, cron, time: Number(url.searchParams.get("time")), at: clock.now() });
       if (cron === everySecond && first) request.socket.destroy();
       else response.writeHead(200).end();
     });
@@ -50,35 +86,63 @@ describe("the local cron runner", () => {
     const schedules = startLocalCrons(`http://127.0.0.1:${stub.address().port}`, {
       crons: [everySecond, evenSeconds],
       onRun: (cron, status) => runs.push({ cron, status }),
+      clock,
     });
-    const ran = (cron) => runs.filter((run) => run.cron === cron);
     try {
-      await until(
-        () => ran(everySecond).length >= 3 && ran(evenSeconds).length >= 1,
-        () => `runs: ${JSON.stringify(runs)}`,
-      );
+      await clock.advanceTo(Date.UTC(2026, 0, 1, 0, 0, 4, 500));
     } finally {
       schedules.stop();
       stub.close();
     }
+    assert.equal(clock.pending(), 0, "stop() leaves no schedule behind");
 
-    for (const { path, cron, time, at } of fired) {
-      assert.equal(path, "/cdn-cgi/local/scheduled");
-      assert.ok([everySecond, evenSeconds].includes(cron), cron);
-      // The second the schedule named (not when the run happened to start), and reached from it.
-      assert.equal(time % (cron === evenSeconds ? 2000 : 1000), 0, `${cron} fired for ${time}`);
-      assert.ok(at >= time - 50 && at < time + 2000, `${cron} for ${time} fired at ${at}`);
-    }
-    for (const cron of [everySecond, evenSeconds]) {
-      const times = fired.filter((request) => request.cron === cron).map((request) => request.time);
-      assert.equal(new Set(times).size, times.length, `${cron} fired once per scheduled time: ${times}`);
-    }
-    // The dropped run is reported as 0, the ones after it as the endpoint answered.
-    const [dropped, ...later] = ran(everySecond);
-    assert.equal(dropped.status, 0);
+    // Each second the schedule named, at that second, once (not when the run happened to start).
+    const firedFor = (cron) => fired.filter((request) => request.cron === cron);
+    assert.deepEqual(
+      firedFor(everySecond).map(({ time, at }) => [time, at]),
+      [1, 2, 3, 4].map((second) => [Date.UTC(2026, 0, 1, 0, 0, second), Date.UTC(2026, 0, 1, 0, 0, second)]),
+    );
+    assert.deepEqual(
+      firedFor(evenSeconds).map(({ time }) => time),
+      [2, 4].map((second) => Date.UTC(2026, 0, 1, 0, 0, second)),
+    );
     assert.ok(
-      [...later, ...ran(evenSeconds)].every((run) => run.status === 200),
-      JSON.stringify(runs),
+      fired.every(({ path }) => path === "/cdn-cgi/local/scheduled"),
+      JSON.stringify(fired),
+    );
+    // The dropped run is reported as 0, the ones after it as the endpoint answered.
+    assert.deepEqual(
+      runs.filter((run) => run.cron === everySecond).map((run) => run.status),
+      [0, 200, 200, 200],
+    );
+    assert.deepEqual(
+      runs.filter((run) => run.cron === evenSeconds).map((run) => run.status),
+      [200, 200],
+    );
+  });
+
+  it("skips the times a run outlasted, rather than firing them late", async () => {
+    const everySecond = "* * * * * *";
+    const clock = steppedClock(Date.UTC(2026, 0, 1, 0, 0, 0, 300));
+    const times = [];
+    // The first run takes 2.5 s (the endpoint answers then): the times 2 and 3 pass while it runs.
+    const stub = createServer((request, response) => {
+      const time = Number(new URL(request.url, "http://stub").searchParams.get("time"));
+      times.push(time);
+      if (times.length === 1) clock.set(time + 2_500);
+      response.writeHead(200).end();
+    });
+    await new Promise((resolve) => stub.listen(0, "127.0.0.1", resolve));
+    const schedules = startLocalCrons(`http://127.0.0.1:${stub.address().port}`, { crons: [everySecond], clock });
+    try {
+      await clock.advanceTo(Date.UTC(2026, 0, 1, 0, 0, 5, 500));
+    } finally {
+      schedules.stop();
+      stub.close();
+    }
+    assert.deepEqual(
+      times,
+      [1, 4, 5].map((second) => Date.UTC(2026, 0, 1, 0, 0, second)),
     );
   });
 });
