@@ -256,7 +256,7 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
     await this.ringSchedule(Date.now());
   }
 
-  /** The alarm's work as at `now` (epoch ms): what is due then runs, and retries are timed from it. */
+  /** The alarm's work as at `now` (epoch ms): what is due by then runs. */
   protected async ringSchedule(now: number): Promise<void> {
     const stored = await this.ctx.storage.get<ScheduleOwner & { principal?: Principal }>(SCHEDULE_OWNER);
     if (!stored) return;
@@ -310,16 +310,19 @@ export abstract class OperationObject extends DurableObject<Env> implements Comm
 
   /** `context`: the one the attempt ran with, reused to record a give-up (none: building it is what failed). */
   private async failedAttempt(owner: ScheduleOwner, error: unknown, trace: RequestTrace, now: number, context?: CommandContext): Promise<void> {
+    // A retry waits from the attempt's end (a slow failure is not tried again at once), or from the
+    // time rung as when that is later.
+    const retryFrom = Math.max(now, Date.now());
     if (error instanceof TenantMoving || isTenantMovingFailure(error)) {
       // A move's fence holds the tenant's writes for at most 2 s: the change runs right after, on the
       // shard the directory then names (no failure counted). Should the fence outlast it, it rings again.
-      await this.ctx.storage.setAlarm(now + SCHEDULE_FENCE_RETRY_MS);
+      await this.ctx.storage.setAlarm(retryFrom + SCHEDULE_FENCE_RETRY_MS);
       return;
     }
     const failures = ((await this.ctx.storage.get<number>(FAILED_ATTEMPTS)) ?? 0) + 1;
     if (failures < SCHEDULE_MAX_ATTEMPTS) {
       await this.ctx.storage.put(FAILED_ATTEMPTS, failures);
-      await this.ctx.storage.setAlarm(now + scheduleRetryDelayMs(failures));
+      await this.ctx.storage.setAlarm(retryFrom + scheduleRetryDelayMs(failures));
       return;
     }
     const reason = `The scheduled change failed ${failures} times; the last error: ${error instanceof Error ? error.message : String(error)}`;
