@@ -1,15 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  allocationOf,
-  cellsOf,
-  changesAllocation,
-  changesLine,
-  errorsOf,
-  inputOf,
-  refusedRows,
-  type GridLine,
-  type LineRow,
-} from "../../console/src/operations/lineRows";
+import { allocationOf, changesAllocation, linesIn, namesInText, type GridLine, type LineRow } from "../../console/src/operations/lineRows";
+
+const { cellsOf, changesLine, errorsOf, inputOf, refusedRows } = linesIn("en");
 
 const stored: GridLine = {
   variantExternalId: "JACKET-M",
@@ -54,6 +46,55 @@ describe("a row of the lines grid, by what it changes", () => {
     const row = added({ variantExternalId: "CAP", minQuantity: "0", maxQuantity: "60" });
     expect(changesAllocation(row)).toBe(false);
     expect(changesLine(row)).toBe(true);
+  });
+});
+
+describe("a variant's name, in the grid's language", () => {
+  const named: GridLine = { ...stored, variantName: { en: "Jacket M", fr: "Veste M" } };
+  const row = (language: string, cells: Record<string, string>, line: GridLine = named): LineRow => ({
+    id: line.variantExternalId,
+    stored: line,
+    cells: { ...linesIn(language).cellsOf(line), ...cells },
+  });
+
+  it("shows the name in that language, else in English, else the first there is", () => {
+    expect(linesIn("fr").cellsOf(named).variantName).toBe("Veste M");
+    expect(linesIn("de").cellsOf(named).variantName).toBe("Jacket M");
+    expect(linesIn("it").cellsOf({ ...stored, variantName: { fr: "Veste M", es: "Chaqueta M" } }).variantName).toBe("Chaqueta M");
+  });
+
+  it("sends nothing for a name shown in another language and left alone", () => {
+    const quantityOnly = row("de", { maxQuantity: "400" });
+    expect(linesIn("de").changesLine(row("de", {}))).toBe(false);
+    expect(linesIn("de").inputOf(quantityOnly)).toEqual({ variantExternalId: "JACKET-M", maxQuantity: 400 });
+  });
+
+  it("saves an edited name as that language's text and keeps the others", () => {
+    const german = linesIn("de");
+    expect(german.changesLine(row("de", { variantName: "Jacke M" }))).toBe(true);
+    expect(german.inputOf(row("de", { variantName: " Jacke M " }))).toEqual({
+      variantExternalId: "JACKET-M",
+      variantName: { en: "Jacket M", fr: "Veste M", de: "Jacke M" },
+    });
+    // In French the French text is the one edited; English is untouched.
+    expect(linesIn("fr").inputOf(row("fr", { variantName: "Veste courte M" })).variantName).toEqual({ en: "Jacket M", fr: "Veste courte M" });
+  });
+
+  it("names a new line in that language only", () => {
+    const cells = {
+      variantExternalId: "JACKE-S",
+      variantName: "Jacke S",
+      minQuantity: "0",
+      maxQuantity: "10",
+      recommendedQuantity: "",
+      quantityIncrement: "1",
+    };
+    expect(linesIn("de").inputOf({ id: "new-1", cells }).variantName).toEqual({ de: "Jacke S" });
+  });
+
+  it("says which language the names are in", () => {
+    expect(namesInText("de")).toBe("Variant names in German");
+    expect(namesInText("en")).toBe("Variant names in English");
   });
 });
 

@@ -486,6 +486,19 @@ if (chromiumPresent("console desk test")) {
         // Numbers and dates as German writes them.
         await tab.goto(`${baseUrl}/console/operations/${operationId}`);
         await tab.getByText("01.01.2098").first().waitFor();
+        // Variant names in German too: the grid says so, and a name typed there is the line's German text.
+        await tab.getByText(german["lines.namesIn"].replace("{language}", "Deutsch")).waitFor();
+        // Typed once the lines are in (the first row is SKU-A's, the lines sorted by variant).
+        await tab.locator("#cell-0-0", { hasText: "SKU-A" }).waitFor();
+        await tab.getByRole("grid").first().focus();
+        for (const key of ["Control+Home", "Home", "ArrowRight"]) await tab.keyboard.press(key);
+        await tab.keyboard.type("Hemd A");
+        await tab.keyboard.press("Enter");
+        await tab.getByRole("button", { name: german["common.save"], exact: true }).click();
+        const nameOfA = async () => (await api("GET", `/v1/operations/${operationId}/lines?variantIds=SKU-A`)).body.items[0].variantName;
+        const until = Date.now() + 10_000;
+        while (!(await nameOfA()).de && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.deepEqual(await nameOfA(), { de: "Hemd A" });
         // Signed out, the sign-in card is in German too.
         await tab.getByRole("button", { name: german["app.signOut"] }).click();
         await tab.getByLabel(german["app.apiKey"]).waitFor();

@@ -20,22 +20,19 @@ import { LINES_SHEET } from "./linesSheet";
 import {
   allocationOf,
   allocationOnlyColumns,
-  cellsOf,
   changesAllocation,
-  changesLine,
   columns,
-  errorsOf,
   FIELDS,
   idOf,
-  inputOf,
-  refusedRows,
+  linesIn,
+  namesInText,
   sortChoices,
   storedLineOf,
   variantOf,
   type GridLine,
   type LineRow,
 } from "./lineRows";
-import { t, tx, useInLanguage, withLaterWords } from "../shared/i18n";
+import { currentLanguage, t, tx, useInLanguage, withLaterWords } from "../shared/i18n";
 import { useLiveLines } from "./live/useLiveLines";
 
 // A line's caps and the plan are loaded on their first use, outside the console's first load.
@@ -56,6 +53,8 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
       page.items.filter((line) => !seen.has(line.variantExternalId) && seen.add(line.variantExternalId)).map(storedLineOf),
     );
   }, [lines.data]);
+  // Names in the console's language as the grid opened: a later switch of language leaves typed names in the language they were typed in.
+  const [{ nameLanguage, cellsOf, changesLine, inputOf, errorsOf, refusedRows }] = useState(() => linesIn(currentLanguage()));
   const draft = useGridDraft(stored, idOf, cellsOf, FIELDS, { keyField: "variantExternalId" });
   const { rows } = draft;
   const dirtyCount = draft.dirtyRows.length;
@@ -180,6 +179,7 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
             : t(filter ? "lines.matching" : "lines.count", { count: loaded })}
           {dirtyCount > 0 && ` · ${t("lines.unsaved", { count: dirtyCount })}`}
         </span>
+        <span className="muted">{namesInText(nameLanguage)}</span>
         <span className="grid-actions">
           <button type="button" onClick={() => void exportCsv()}>
             {t("common.exportCsv")}

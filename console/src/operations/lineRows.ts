@@ -1,8 +1,9 @@
 import { mergeLines, type StoredLine } from "@campaign-policy/common/line-bounds";
+import { resolveLocale } from "@campaign-policy/common/locale";
 import type { Line } from "../api/operations";
 import { belowOrderedText, figureText, poolText, type BelowOrdered } from "../labels/allocation";
 import { fieldLabel, inFieldLabels } from "../labels/fields";
-import { listText, t } from "../shared/i18n";
+import { currentLanguage, listText, t } from "../shared/i18n";
 import { rowsByIndex, type ErrorItem } from "../shared/grid/models/chunkedSave";
 import type { GridColumn } from "../shared/grid/models/columns";
 import type { Cells, GridRow } from "../shared/grid/models/draft";
@@ -12,6 +13,8 @@ import type { Refusal } from "../shared/session";
  * The lines grid's rows, a pure model: its columns, a line as cells and back, what a row sends to
  * PUT …/lines and to PUT …/allocations (a line's own fields, or its pool and cap per account), its
  * errors as the server would find them, and the rows a refused save names, in the grid's words.
+ * Variant names are shown and edited in one language (linesIn): a name is a map by language, and a
+ * cell holds one of its texts.
  */
 
 /** A line as the grid holds it: what a PUT may change, its pool and cap per account, and what its orders hold (absent on a line the grid has not read). */
@@ -22,7 +25,7 @@ export type LineRow = GridRow<GridLine>;
 function poolShown(row: GridRow<unknown>) {
   const line = row.stored as GridLine | undefined;
   const typed = row.cells.poolQuantity;
-  const stored = line !== undefined && typed === cellsOf(line).poolQuantity;
+  const stored = line !== undefined && typed === figureCells(line).poolQuantity;
   return poolText(typed, line?.orderedQuantity, stored ? line.poolRemaining : undefined);
 }
 const figureShown = (key: string) => (row: GridRow<unknown>) => figureText(row.cells[key]);
@@ -81,23 +84,24 @@ export const sortChoices = () =>
         [`-${key}`, `${label} ↓`],
       ] as const,
   );
-const NAME_LOCALE = "en";
+
+/** Which language the grid's variant names are in, said in the console's: "Variant names in German". */
+export const namesInText = (nameLanguage: string) =>
+  t("lines.namesIn", { language: new Intl.DisplayNames([currentLanguage()], { type: "language" }).of(nameLanguage) ?? nameLanguage });
 
 type LineCells = Record<Field, string>;
 
-const nameIn = (name: Record<string, string>) => name[NAME_LOCALE] ?? Object.values(name)[0] ?? "";
-export const cellsOf = (line: GridLine): Cells =>
-  ({
-    variantExternalId: line.variantExternalId,
-    variantName: nameIn(line.variantName),
-    minQuantity: String(line.minQuantity),
-    maxQuantity: String(line.maxQuantity),
-    recommendedQuantity: line.recommendedQuantity === null ? "" : String(line.recommendedQuantity),
-    quantityIncrement: String(line.quantityIncrement),
-    poolQuantity: line.poolQuantity === null || line.poolQuantity === undefined ? "" : String(line.poolQuantity),
-    maxPerAccount: line.maxPerAccount === null || line.maxPerAccount === undefined ? "" : String(line.maxPerAccount),
-    orderedQuantity: line.orderedQuantity === undefined ? "" : String(line.orderedQuantity),
-  }) satisfies LineCells;
+/** A line's cells but its name: the same in every language. */
+const figureCells = (line: GridLine): Omit<LineCells, "variantName"> => ({
+  variantExternalId: line.variantExternalId,
+  minQuantity: String(line.minQuantity),
+  maxQuantity: String(line.maxQuantity),
+  recommendedQuantity: line.recommendedQuantity === null ? "" : String(line.recommendedQuantity),
+  quantityIncrement: String(line.quantityIncrement),
+  poolQuantity: line.poolQuantity === null || line.poolQuantity === undefined ? "" : String(line.poolQuantity),
+  maxPerAccount: line.maxPerAccount === null || line.maxPerAccount === undefined ? "" : String(line.maxPerAccount),
+  orderedQuantity: line.orderedQuantity === undefined ? "" : String(line.orderedQuantity),
+});
 export const idOf = (line: GridLine) => line.variantExternalId;
 export const storedLineOf = (line: Line): GridLine => ({
   variantExternalId: line.variantExternalId,
@@ -114,32 +118,60 @@ export const storedLineOf = (line: Line): GridLine => ({
 });
 const WHOLE = /^\d+$/;
 export const variantOf = (row: LineRow) => row.cells.variantExternalId.trim();
-/** Whether the row's `field` differs from the stored line (every field of a new row does). */
-const changed = (row: LineRow, field: Field) => !row.stored || (cellsOf(row.stored) as LineCells)[field] !== row.cells[field];
-/** A row PUT …/lines takes: a new line, or a stored one whose own cells changed. */
-export const changesLine = (row: LineRow) => LINE_FIELDS.some((field) => changed(row, field));
+/** Whether the row's `field` (not its name) differs from the stored line (every field of a new row does). */
+const figureChanged = (row: LineRow, field: Exclude<Field, "variantName">) => !row.stored || figureCells(row.stored)[field] !== row.cells[field];
 /** A row PUT …/allocations takes: a stored line whose pool or cap per account changed. */
-export const changesAllocation = (row: LineRow) => row.stored !== undefined && ALLOCATION_FIELDS.some((field) => changed(row, field));
+export const changesAllocation = (row: LineRow) => row.stored !== undefined && ALLOCATION_FIELDS.some((field) => figureChanged(row, field));
 const quantityOrNull = (text: string) => (text.trim() === "" ? null : Number(text));
 
 /** What a row sends to PUT …/allocations: its changed pool and cap per account (empty: none). */
 export const allocationOf = (row: LineRow) => ({
   variantExternalId: variantOf(row),
-  ...(changed(row, "poolQuantity") && { poolQuantity: quantityOrNull(row.cells.poolQuantity) }),
-  ...(changed(row, "maxPerAccount") && { maxPerAccount: quantityOrNull(row.cells.maxPerAccount) }),
+  ...(figureChanged(row, "poolQuantity") && { poolQuantity: quantityOrNull(row.cells.poolQuantity) }),
+  ...(figureChanged(row, "maxPerAccount") && { maxPerAccount: quantityOrNull(row.cells.maxPerAccount) }),
 });
 
-/** What a row sends to PUT: every field of a new line, the changed fields of a stored one. */
-export function inputOf(row: LineRow) {
+/** What a row sends to PUT …/lines, and whether it sends anything: read with the grid's language of names. */
+interface LineWrites {
+  changesLine: (row: LineRow) => boolean;
+  inputOf: (row: LineRow) => ReturnType<typeof lineInput>;
+}
+
+/** What a row sends to PUT: every field of a new line, the changed fields of a stored one (its name as `name` says). */
+function lineInput(row: LineRow, name: { changed: boolean; map: Record<string, string> }) {
   const cells = row.cells as LineCells;
-  const quantity = (field: Field) => changed(row, field) && cells[field].trim() !== "" && { [field]: Number(cells[field]) };
+  const quantity = (field: (typeof QUANTITIES)[number]) => figureChanged(row, field) && cells[field].trim() !== "" && { [field]: Number(cells[field]) };
   return {
     variantExternalId: variantOf(row),
-    ...(changed(row, "variantName") && cells.variantName.trim() && { variantName: { ...row.stored?.variantName, [NAME_LOCALE]: cells.variantName.trim() } }),
+    ...(name.changed && cells.variantName.trim() && { variantName: name.map }),
     ...quantity("minQuantity"),
     ...quantity("maxQuantity"),
-    ...(changed(row, "recommendedQuantity") && { recommendedQuantity: quantityOrNull(cells.recommendedQuantity) }),
+    ...(figureChanged(row, "recommendedQuantity") && { recommendedQuantity: quantityOrNull(cells.recommendedQuantity) }),
     ...quantity("quantityIncrement"),
+  };
+}
+
+/**
+ * The lines grid's rows with variant names in `nameLanguage`: a cell shows the name in that language
+ * (else as the API falls back: English, then the first), and an edited name is saved as that
+ * language's text, the name's others kept. A grid keeps the language it opened with while it is open.
+ */
+export function linesIn(nameLanguage: string) {
+  const nameOf = (line: GridLine) => resolveLocale(line.variantName, nameLanguage, "en").value ?? "";
+  const nameChanged = (row: LineRow) => !row.stored || nameOf(row.stored) !== row.cells.variantName;
+  const cellsOf = (line: GridLine): Cells => ({ ...figureCells(line), variantName: nameOf(line) }) satisfies LineCells;
+  /** A row PUT …/lines takes: a new line, or a stored one whose own cells changed. */
+  const changesLine = (row: LineRow) => nameChanged(row) || LINE_FIELDS.some((field) => field !== "variantName" && figureChanged(row, field));
+  const inputOf = (row: LineRow) =>
+    lineInput(row, { changed: nameChanged(row), map: { ...row.stored?.variantName, [nameLanguage]: row.cells.variantName.trim() } });
+  const writes: LineWrites = { changesLine, inputOf };
+  return {
+    nameLanguage,
+    cellsOf,
+    changesLine,
+    inputOf,
+    errorsOf: (row: LineRow) => errorsOf(row, writes),
+    refusedRows: (refusal: Refusal, chunk: LineRow[]) => refusedRows(refusal, chunk, writes),
   };
 }
 
@@ -148,7 +180,7 @@ function allocationErrorsOf(row: LineRow, errors: Map<string, string>) {
   const { poolQuantity, maxPerAccount } = row.cells as LineCells;
   const ordered = row.stored?.orderedQuantity ?? 0;
   if (poolQuantity.trim() !== "" && !WHOLE.test(poolQuantity.trim())) errors.set("poolQuantity", t("lines.wholeOrNoPool"));
-  else if (changed(row, "poolQuantity") && poolQuantity.trim() !== "" && Number(poolQuantity) < ordered)
+  else if (figureChanged(row, "poolQuantity") && poolQuantity.trim() !== "" && Number(poolQuantity) < ordered)
     errors.set("poolQuantity", belowOrderedText({ field: "poolQuantity", value: Number(poolQuantity), ordered }));
   if (maxPerAccount.trim() !== "" && !/^0*[1-9]\d*$/.test(maxPerAccount.trim())) errors.set("maxPerAccount", t("lines.wholeOrNoCap"));
 }
@@ -167,7 +199,7 @@ function boundsMessage(error: { code: string; field?: unknown; message: unknown;
 }
 
 /** The row's errors by column, by the server's own rules (src/common/line-bounds.ts) plus whole-number cells, in the grid's words (Min, Max). */
-export function errorsOf(row: LineRow): Map<string, string> {
+function errorsOf(row: LineRow, { changesLine, inputOf }: LineWrites): Map<string, string> {
   const errors = new Map<string, string>();
   allocationErrorsOf(row, errors);
   const cells = row.cells as LineCells;
@@ -195,7 +227,7 @@ const ALLOCATION_ITEM = /\.(poolQuantity|maxPerAccount)$/;
  * ordered (PUT …/allocations names lines by variant), or the items of errors[] (by their index among
  * the rows the PUT that refused was sent).
  */
-export function refusedRows(refusal: Refusal, chunk: LineRow[]): [LineRow, string][] {
+function refusedRows(refusal: Refusal, chunk: LineRow[], { changesLine }: LineWrites): [LineRow, string][] {
   const problem = refusal.problem as { lines?: (BelowOrdered & { variantExternalId: string })[]; unknownVariantExternalIds?: string[] };
   if (problem.lines || problem.unknownVariantExternalIds) {
     const said = new Map<LineRow, string[]>();
