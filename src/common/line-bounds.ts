@@ -1,3 +1,5 @@
+import { resolveLocale } from "./locale";
+
 /** A name in several languages, by locale (the API's LocalizedText). */
 type Names = Record<string, string>;
 
@@ -44,11 +46,31 @@ export interface MergeOutcome {
 }
 
 /**
+ * A spreadsheet's name (one language's text) over the stored name: it sets that language and keeps
+ * the others. A text the export showed for a language the name lacks (another's, by the fallback of
+ * `tenantDefault`) is what was read, not typed: it adds nothing, so an exported file imports back unchanged.
+ */
+function mergeName(stored: Names | undefined, input: Names, tenantDefault: string): Names {
+  const merged = { ...stored };
+  for (const [locale, text] of Object.entries(input)) {
+    const absent = !Object.keys(merged).some((key) => key.toLowerCase() === locale.toLowerCase());
+    if (absent && stored && resolveLocale(stored, locale, tenantDefault).value === text) continue;
+    merged[locale] = text;
+  }
+  return merged;
+}
+
+/**
  * Merges each input over the stored line of the same key (omitted fields keep their value) and
  * validates the merged line: a new line needs both bounds, min ≤ max, recommended within them, and
- * every set quantity a multiple of the pack size (1 for a new line sent without one).
+ * every set quantity a multiple of the pack size (1 for a new line sent without one). `mergeNames`:
+ * the names are a spreadsheet's, one language each (mergeName).
  */
-export function mergeLines(inputs: readonly LineFields[], existing: Map<string, StoredLine>, options: { mergeNames?: boolean } = {}): MergeOutcome {
+export function mergeLines(
+  inputs: readonly LineFields[],
+  existing: Map<string, StoredLine>,
+  options: { mergeNames?: { tenantDefault: string } } = {},
+): MergeOutcome {
   const lines: StoredLine[] = [];
   const errors: BoundsError[] = [];
   let created = 0;
@@ -96,9 +118,10 @@ export function mergeLines(inputs: readonly LineFields[], existing: Map<string, 
     lines.push({
       variantExternalId: input.variantExternalId,
       variantId: input.variantId === undefined ? (stored?.variantId ?? null) : input.variantId,
-      // A spreadsheet carries one language of the name: it sets that language and keeps the others.
       variantName:
-        options.mergeNames && input.variantName ? { ...stored?.variantName, ...input.variantName } : (input.variantName ?? stored?.variantName ?? {}),
+        options.mergeNames && input.variantName
+          ? mergeName(stored?.variantName, input.variantName, options.mergeNames.tenantDefault)
+          : (input.variantName ?? stored?.variantName ?? {}),
       minQuantity: minQuantity!,
       maxQuantity: maxQuantity!,
       recommendedQuantity,

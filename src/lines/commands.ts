@@ -122,7 +122,8 @@ export const upsertLines = defineCommand(
     const keys = input.lines.map((line) => line.variantExternalId);
     const [row, stored] = await loadOperationWith(ctx, () => findStoredLines(ctx.db, ctx.operationId, keys));
     requireDraft(row, "Changing lines");
-    const { lines, created, updated, errors } = mergeLines(input.lines, stored, { mergeNames: input.mergeNames });
+    const mergeNames = input.mergeNames ? { tenantDefault: ctx.principal.tenantDefaultLocale } : undefined;
+    const { lines, created, updated, errors } = mergeLines(input.lines, stored, { mergeNames });
     if (errors.length) {
       const badLines = new Set(errors.map((error) => error.index)).size;
       throw new ApiError("line_bounds_invalid", `${badLines} of ${input.lines.length} lines have invalid bounds; nothing was written.`, {

@@ -238,6 +238,28 @@ describe("CSV import (Content-Type: text/csv)", () => {
     });
   });
 
+  it("a name the export showed by the fallback (another language's, or none) imports back unchanged, in any locale", async () => {
+    const op = await newTenant();
+    const lines = [
+      { variantExternalId: "FR-ONLY", variantName: { fr: "Veste" }, minQuantity: 0, maxQuantity: 2 },
+      { variantExternalId: "UNNAMED", minQuantity: 0, maxQuantity: 2 },
+      { variantExternalId: "BOTH", variantName: { en: "Jacket", fr: "Veste" }, minQuantity: 0, maxQuantity: 2 },
+    ];
+    const operationId = await draft(op, lines);
+    const before = await linesOf(op, operationId);
+    for (const locale of [undefined, "de", "fr"]) {
+      const exported = await raw(op, "GET", `/v1/operations/${operationId}/lines`, { accept: "text/csv", locale });
+      const imported = await raw(op, "PUT", `/v1/operations/${operationId}/lines`, { body: exported.text, contentType: "text/csv", locale });
+      expect(imported.status, imported.text).toBe(200);
+      expect(imported.body).toMatchObject({ created: 0 });
+      expect(await linesOf(op, operationId), `locale ${locale}`).toEqual(before);
+    }
+    // A name typed over the one shown is that language's.
+    const renamed = "variantExternalId,variantName\nFR-ONLY,Jacke\n";
+    expect((await raw(op, "PUT", `/v1/operations/${operationId}/lines`, { body: renamed, contentType: "text/csv", locale: "de" })).status).toBe(200);
+    expect((await linesOf(op, operationId)).find((line) => line.variantExternalId === "FR-ONLY")?.variantName).toEqual({ fr: "Veste", de: "Jacke" });
+  });
+
   it("dry runs take CSV too", async () => {
     const op = await newTenant();
     const operationId = await draft(op);

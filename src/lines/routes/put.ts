@@ -19,7 +19,7 @@ export default defineRoute(
       "Every line that breaks a rule is reported in errors[] of 422 line_bounds_invalid (index, variantExternalId, field, code min_gt_max | recommended_out_of_bounds | missing_bounds | increment_mismatch, the last once per offending field; one entry per violated rule, ordered by index) and nothing is written.",
       "A variantExternalId repeated within one call is 400 validation_failed, with one errors[] entry (code duplicate_key) per repeat.",
       `More than ${MAX_LINES_PER_CALL} lines: 413 batch_too_large; an empty array: 400. Bumps the Operation's version and records lines.upserted.`,
-      "As CSV (Content-Type: text/csv, the columns of the CSV export), variantName is one language's name (the locale header's, else the tenant default): it sets that language and keeps the others, so an exported file imports back unchanged.",
+      "As CSV (Content-Type: text/csv, the columns of the CSV export), variantName is one language's name (the locale header's, else the tenant default): it sets that language and keeps the others; a text equal to the one the export shows for a language the name lacks (another language's, by the fallback) adds nothing. So an exported file imports back unchanged.",
     ].join(" "),
     tag: "Lines",
     roles: ["OPERATOR"],
