@@ -499,6 +499,15 @@ if (chromiumPresent("console desk test")) {
         const until = Date.now() + 10_000;
         while (!(await nameOfA()).de && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
         assert.deepEqual(await nameOfA(), { de: "Hemd A" });
+        // A lines CSV imported in German names them in German too, the English names kept.
+        assert.equal((await api("PUT", `/v1/operations/${operationId}/lines`, [{ variantExternalId: "SKU-B", variantName: { en: "Shirt B" } }])).status, 200);
+        const namesCsv = { name: "names.csv", mimeType: "text/csv", buffer: Buffer.from("variantExternalId,variantName\nSKU-B,Hemd B\n") };
+        await tab.getByLabel(german["common.importCsv"]).setInputFiles(namesCsv);
+        await tab.getByRole("button", { name: german["common.apply"] }).click();
+        const nameOfB = async () => (await api("GET", `/v1/operations/${operationId}/lines?variantIds=SKU-B`)).body.items[0].variantName;
+        const imported = Date.now() + 10_000;
+        while (!(await nameOfB()).de && Date.now() < imported) await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.deepEqual(await nameOfB(), { en: "Shirt B", de: "Hemd B" });
         // Signed out, the sign-in card is in German too.
         await tab.getByRole("button", { name: german["app.signOut"] }).click();
         await tab.getByLabel(german["app.apiKey"]).waitFor();

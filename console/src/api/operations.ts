@@ -214,15 +214,19 @@ export const putLines = async (api: ApiClient, operationId: string, lines: Schem
   return { created: data.created, updated: data.updated };
 };
 
-export const importLinesCsv = async (api: ApiClient, operationId: string, text: string, dryRun: boolean) =>
-  (await answer(api.PUT("/v1/operations/{operationId}/lines", { params: { path: { operationId }, query: { dryRun } }, ...csvBody(text) }))).data as {
-    created: number;
-    updated: number;
-    lineCount: number;
-  };
+/** A lines CSV's names are one language's: `language`'s, sent as the locale header (else the API would read and write the tenant's default). */
+export const importLinesCsv = async (api: ApiClient, operationId: string, text: string, dryRun: boolean, language: string) => {
+  const csv = csvBody(text);
+  const request = { params: { path: { operationId }, query: { dryRun } }, ...csv, headers: { ...csv.headers, locale: language } };
+  return (await answer(api.PUT("/v1/operations/{operationId}/lines", request))).data as { created: number; updated: number; lineCount: number };
+};
 
-export const exportLinesCsv = async (api: ApiClient, operationId: string) =>
-  (await answer(api.GET("/v1/operations/{operationId}/lines", { params: { path: { operationId } }, ...csvAnswer }))).data as unknown as string;
+export const exportLinesCsv = async (api: ApiClient, operationId: string, language: string) =>
+  (
+    await answer(
+      api.GET("/v1/operations/{operationId}/lines", { params: { path: { operationId } }, ...csvAnswer, headers: { ...csvAnswer.headers, locale: language } }),
+    )
+  ).data as unknown as string;
 
 export interface AttachmentFilters {
   accountName: string;

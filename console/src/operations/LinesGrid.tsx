@@ -144,7 +144,7 @@ export function LinesGrid({ operation, access, onSaved }: { operation: Operation
   const exportCsv = async () => {
     setRefusal(null);
     try {
-      download(`lines-${operation.code}.csv`, await exportLinesCsv(api, operation.id));
+      download(`lines-${operation.code}.csv`, await exportLinesCsv(api, operation.id, nameLanguage));
     } catch (error) {
       setRefusal(toRefusal(error));
     }

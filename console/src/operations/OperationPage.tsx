@@ -24,7 +24,7 @@ import { LinesGrid } from "./LinesGrid";
 import { LiveBar } from "./live/LiveBar";
 import { OperationForm } from "./OperationForm";
 import { day } from "../shared/format";
-import { t } from "../shared/i18n";
+import { currentLanguage, t } from "../shared/i18n";
 
 const STATUS_BUTTONS = [
   { label: "ops.activate", status: "ACTIVE" },
@@ -207,7 +207,7 @@ function LinesImport({ operationId }: { operationId: string }) {
   return (
     <CsvImport
       columns="variantExternalId, variantName, minQuantity, maxQuantity, recommendedQuantity, quantityIncrement"
-      send={(text, dryRun) => importLinesCsv(api, operationId, text, dryRun)}
+      send={(text, dryRun) => importLinesCsv(api, operationId, text, dryRun, currentLanguage())}
       describe={(result) => t("ops.importOutcome", { created: result.created, updated: result.updated, lines: result.lineCount })}
       onApplied={() => {
         void queryClient.invalidateQueries({ queryKey: queryKeys.lines.of(operationId) });
