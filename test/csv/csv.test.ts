@@ -254,10 +254,24 @@ describe("CSV import (Content-Type: text/csv)", () => {
       expect(imported.body).toMatchObject({ created: 0 });
       expect(await linesOf(op, operationId), `locale ${locale}`).toEqual(before);
     }
-    // A name typed over the one shown is that language's.
+    // Imported back unchanged, no line changed: its history holds only its creation.
+    const lineHistory = async () =>
+      (await collectPages(op, routes.listHistory, { query: { resourceType: "line", resourceId: "FR-ONLY" } })).items.map(({ action, changes }) => ({
+        action,
+        names: changes.filter((change) => change.field === "variantName"),
+      }));
+    expect(await lineHistory()).toEqual([{ action: "created", names: [{ field: "variantName", next: { fr: "Veste" } }] }]);
+    // A name typed over the one shown is that language's: a dry run records nothing, the import one change.
     const renamed = "variantExternalId,variantName\nFR-ONLY,Jacke\n";
-    expect((await raw(op, "PUT", `/v1/operations/${operationId}/lines`, { body: renamed, contentType: "text/csv", locale: "de" })).status).toBe(200);
+    const rename = (query: string) => raw(op, "PUT", `/v1/operations/${operationId}/lines${query}`, { body: renamed, contentType: "text/csv", locale: "de" });
+    expect((await rename("?dryRun=true")).status).toBe(200);
+    expect(await lineHistory()).toHaveLength(1);
+    expect((await rename("")).status).toBe(200);
     expect((await linesOf(op, operationId)).find((line) => line.variantExternalId === "FR-ONLY")?.variantName).toEqual({ fr: "Veste", de: "Jacke" });
+    expect((await lineHistory())[0]).toEqual({
+      action: "updated",
+      names: [{ field: "variantName", previous: { fr: "Veste" }, next: { fr: "Veste", de: "Jacke" } }],
+    });
   });
 
   it("dry runs take CSV too", async () => {

@@ -79,5 +79,18 @@ describe("a scheduled activation across a restart of the local server", () => {
     const changes = events.items.filter((event) => event.operationId === id && event.type === "operation.status_changed");
     assert.equal(changes.length, 1, JSON.stringify(changes));
     assert.equal(changes[0].actor, "schedule");
+    // The history has the scheduler's change, exactly what it changed.
+    const [newest] = (await api("GET", `/v1/operations/${id}/history`)).body.items;
+    assert.deepEqual(
+      { actor: newest.actor, action: newest.action, changes: newest.changes },
+      {
+        actor: "schedule",
+        action: "updated",
+        changes: [
+          { field: "status", previous: "DRAFT", next: "ACTIVE" },
+          { field: "activateAt", previous: activateAt.replace(".000Z", "Z"), next: null },
+        ],
+      },
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { callRoute, createOperation, expectProblem, expectStatus, newTenant, operationBody, readOperation, uniqueId } from "../helpers/client";
+import { callRoute, collectPages, createOperation, expectProblem, expectStatus, newTenant, operationBody, readOperation, uniqueId } from "../helpers/client";
 import { routes } from "../helpers/routes";
 import { alarmOf, inSeconds, later, operationEvents, runScheduleAt, storedKeys, stubOf } from "../helpers/schedule";
 import { setUpOperation } from "../helpers/setup";
@@ -158,6 +158,29 @@ describe("scheduled status changes: the Operation's Durable Object makes them", 
     expect(changes.map((event) => [event.actor, event.data.from, event.data.to])).toEqual([
       ["schedule", "DRAFT", "ACTIVE"],
       ["schedule", "ACTIVE", "INACTIVE"],
+    ]);
+    // Each change is in the history as the scheduler's, exactly what it changed, once (the second ring recorded nothing).
+    const history = await collectPages(op, routes.listOperationHistory, { params: { operationId: operation.id } });
+    const bySchedule = history.items.filter((item) => item.actor === "schedule");
+    expect(bySchedule.map(({ actor, action, version, changes: fields }) => ({ actor, action, version, fields }))).toEqual([
+      {
+        actor: "schedule",
+        action: "updated",
+        version: inactive.version,
+        fields: [
+          { field: "status", previous: "ACTIVE", next: "INACTIVE" },
+          { field: "deactivateAt", previous: deactivateAt, next: null },
+        ],
+      },
+      {
+        actor: "schedule",
+        action: "updated",
+        version: active.version,
+        fields: [
+          { field: "status", previous: "DRAFT", next: "ACTIVE" },
+          { field: "activateAt", previous: activateAt, next: null },
+        ],
+      },
     ]);
   });
 
