@@ -494,7 +494,13 @@ if (chromiumPresent("console desk test")) {
         for (const key of ["Control+Home", "Home", "ArrowRight"]) await tab.keyboard.press(key);
         await tab.keyboard.type("Hemd A");
         await tab.keyboard.press("Enter");
-        await tab.getByRole("button", { name: german["common.save"], exact: true }).click();
+        // Saved from the keyboard alone: back from the grid (Shift+Tab) to Speichern, then Enter.
+        for (let i = 0; i < 20 && (await tab.evaluate(() => document.activeElement?.textContent)) !== german["common.save"]; i++) {
+          await tab.keyboard.press("Shift+Tab");
+        }
+        assert.equal(await tab.evaluate(() => document.activeElement?.textContent), german["common.save"], "Speichern is reached with Shift+Tab");
+        await screenshot(tab, "de-lines-name-typed");
+        await tab.keyboard.press("Enter");
         const nameOfA = async () => (await api("GET", `/v1/operations/${operationId}/lines?variantIds=SKU-A`)).body.items[0].variantName;
         const until = Date.now() + 10_000;
         while (!(await nameOfA()).de && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
